@@ -1,0 +1,241 @@
+"""Audio format conversions at the edges of livejudge.
+
+Inside the core there is one format: float32 mono numpy arrays at ``SAMPLE_RATE`` (16 kHz),
+values in [-1, 1]. Everything else (int16 PCM bytes, G.711 μ-law, other sample rates, stereo
+files) is converted here, once, by the sources.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+SAMPLE_RATE = 16000
+"""Internal sample rate, Hz."""
+
+COMMON_RATES = (8000, 16000, 22050, 24000, 32000, 44100, 48000)
+"""Sample rates (Hz) that sources are tested with."""
+
+
+class AudioFormatError(ValueError):
+    """Input audio that cannot be converted; the message names the problem and the fix."""
+
+
+def pcm16_to_float32(data: bytes | np.ndarray) -> np.ndarray:
+    """Signed 16-bit little-endian PCM → float32 in [-1, 1).
+
+    Args:
+        data: raw s16le bytes (even length) or an int16 array.
+    Returns:
+        float32 array, shape (n_samples,) (interleaved channels are left interleaved).
+    Raises:
+        AudioFormatError: odd byte count.
+    """
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        if len(data) % 2:
+            raise AudioFormatError(f"PCM16 payload has an odd byte count ({len(data)}); expected s16le samples")
+        arr = np.frombuffer(data, dtype="<i2")
+    else:
+        arr = np.asarray(data, dtype=np.int16)
+    return arr.astype(np.float32) / 32768.0
+
+
+def float32_to_pcm16(samples: np.ndarray) -> bytes:
+    """float32 in [-1, 1] → s16le bytes (values outside are clipped)."""
+    x = np.clip(np.asarray(samples, dtype=np.float32), -1.0, 32767.0 / 32768.0)
+    return (np.round(x * 32768.0)).astype("<i2").tobytes()
+
+
+# ITU-T G.711 μ-law, continuous formula with μ = 255 quantised to 8 bits (G.711 table form).
+_MU = 255.0
+
+
+def _mulaw_decode_table() -> np.ndarray:
+    # G.711 decoding of each of the 256 codes (bit-inverted, sign/exponent/mantissa layout).
+    codes = np.arange(256, dtype=np.int32)
+    u = ~codes & 0xFF
+    sign = u & 0x80
+    exponent = (u >> 4) & 0x07
+    mantissa = u & 0x0F
+    magnitude = ((mantissa << 3) + 0x84) << exponent
+    magnitude = magnitude - 0x84
+    vals = np.where(sign != 0, -magnitude, magnitude)
+    return (vals / 32768.0).astype(np.float32)
+
+
+_MULAW_TABLE = _mulaw_decode_table()
+
+
+def mulaw_to_float32(data: bytes) -> np.ndarray:
+    """G.711 μ-law bytes (8 bits per sample) → float32, shape (n_samples,)."""
+    return _MULAW_TABLE[np.frombuffer(data, dtype=np.uint8)]
+
+
+def float32_to_mulaw(samples: np.ndarray) -> bytes:
+    """float32 in [-1, 1] → G.711 μ-law bytes (ITU-T G.711 segment encoding)."""
+    pcm = np.clip(np.round(np.asarray(samples, dtype=np.float64) * 32768.0), -32768, 32767).astype(np.int32)
+    sign = np.where(pcm < 0, 0x80, 0x00)
+    mag = np.minimum(np.abs(pcm), 32635) + 0x84
+    exponent = np.floor(np.log2(mag)).astype(np.int32) - 7
+    exponent = np.clip(exponent, 0, 7)
+    mantissa = (mag >> (exponent + 3)) & 0x0F
+    code = ~(sign | (exponent << 4) | mantissa) & 0xFF
+    return code.astype(np.uint8).tobytes()
+
+
+def resample(samples: np.ndarray, rate_in: int, rate_out: int = SAMPLE_RATE) -> np.ndarray:
+    """Band-limited polyphase resampling (scipy.signal.resample_poly, Kaiser window).
+
+    Args:
+        samples: float32, shape (n_samples,) or (n_samples, n_channels).
+        rate_in, rate_out: sample rates in Hz (positive integers).
+    Returns:
+        float32 array at rate_out, same number of dimensions.
+    Raises:
+        AudioFormatError: a non-positive rate.
+    """
+    if rate_in <= 0 or rate_out <= 0:
+        raise AudioFormatError(f"sample rates must be positive, got {rate_in} → {rate_out}")
+    x = np.asarray(samples, dtype=np.float32)
+    if rate_in == rate_out:
+        return x
+    from scipy.signal import resample_poly
+
+    frac = Fraction(rate_out, rate_in)
+    y = resample_poly(x, frac.numerator, frac.denominator, axis=0)
+    return y.astype(np.float32)
+
+
+class StreamResampler:
+    """Chunk-by-chunk resampler for live streams whose rate is not 16 kHz.
+
+    Each chunk is resampled with ``resample`` on its own; a short tail of the previous chunk
+    is carried to avoid edge clicks at chunk joins. Output length tracks the exact rational
+    ratio, so the stream never drifts against the session clock.
+    """
+
+    def __init__(self, rate_in: int, rate_out: int = SAMPLE_RATE) -> None:
+        if rate_in <= 0:
+            raise AudioFormatError(f"sample rate must be positive, got {rate_in}")
+        self.rate_in = rate_in
+        self.rate_out = rate_out
+        self._in_total = 0
+        self._out_total = 0
+        self._ctx = np.zeros(0, dtype=np.float32)
+        self._ctx_len = max(16, rate_in // 200)  # 5 ms of history
+
+    def __call__(self, samples: np.ndarray) -> np.ndarray:
+        x = np.asarray(samples, dtype=np.float32)
+        if self.rate_in == self.rate_out:
+            return x
+        self._in_total += len(x)
+        target = (self._in_total * self.rate_out) // self.rate_in
+        n_out = target - self._out_total
+        padded = np.concatenate([self._ctx, x])
+        y = resample(padded, self.rate_in, self.rate_out)
+        skip = (len(self._ctx) * self.rate_out) // self.rate_in
+        y = y[skip:]
+        if len(y) < n_out:
+            y = np.pad(y, (0, n_out - len(y)))
+        y = y[:n_out]
+        self._out_total += n_out
+        self._ctx = padded[-self._ctx_len:]
+        return y
+
+
+def to_mono(samples: np.ndarray) -> np.ndarray:
+    """Average the channels of shape (n_samples, n_channels) → (n_samples,) float32."""
+    x = np.asarray(samples, dtype=np.float32)
+    return x if x.ndim == 1 else x.mean(axis=1).astype(np.float32)
+
+
+def load_audio(path: str | Path) -> tuple[np.ndarray, int]:
+    """Decode an audio file with soundfile (WAV, FLAC, OGG, ...).
+
+    Returns:
+        (samples float32 of shape (n_samples, n_channels), sample rate in Hz).
+    Raises:
+        AudioFormatError: file missing or not decodable.
+    """
+    import soundfile as sf
+
+    p = Path(path)
+    if not p.exists():
+        raise AudioFormatError(f"audio file not found: {p} (check the path)")
+    try:
+        data, rate = sf.read(str(p), dtype="float32", always_2d=True)
+    except Exception as exc:  # soundfile raises several types; re-raise as one clear error
+        raise AudioFormatError(f"cannot decode {p}: {exc} (use WAV/FLAC/OGG)") from exc
+    return data, int(rate)
+
+
+@dataclass(frozen=True)
+class TwoChannelAudio:
+    """A call split into its two roles, both float32 mono 16 kHz of equal length.
+
+    Attributes:
+        user, agent: float32, shape (n_samples,), 16 kHz.
+        sample_rate_in: the input files' sample rate, Hz.
+        channels: where each role came from, e.g. ``{"user": 0, "agent": 1}`` or file paths.
+    """
+
+    user: np.ndarray
+    agent: np.ndarray
+    sample_rate_in: int
+    channels: dict
+
+    @property
+    def duration_s(self) -> float:
+        return len(self.user) / SAMPLE_RATE
+
+
+def load_call(
+    path: str | Path | None = None,
+    *,
+    user: str | Path | None = None,
+    agent: str | Path | None = None,
+    user_channel: int = 0,
+    agent_channel: int = 1,
+) -> TwoChannelAudio:
+    """Load a recorded call as two roles: one stereo file, or two mono files.
+
+    Args:
+        path: a file with at least two channels; ``user_channel``/``agent_channel`` pick them.
+        user, agent: two files, one per role (each downmixed to mono), used instead of path.
+    Raises:
+        AudioFormatError: mono input without a second file, a channel index out of range,
+            or mismatched arguments.
+    """
+    if path is not None and (user is not None or agent is not None):
+        raise AudioFormatError("give either one stereo FILE or --user A.wav --agent B.wav, not both")
+    if path is not None:
+        data, rate = load_audio(path)
+        n_ch = data.shape[1]
+        if n_ch < 2:
+            raise AudioFormatError(
+                f"{path} is mono; a call needs two channels: pass a stereo file or --user A.wav --agent B.wav"
+            )
+        for name, idx in (("user", user_channel), ("agent", agent_channel)):
+            if not 0 <= idx < n_ch:
+                raise AudioFormatError(f"--{name}-channel {idx} is out of range: {path} has {n_ch} channels")
+        if user_channel == agent_channel:
+            raise AudioFormatError("--user-channel and --agent-channel must differ")
+        u = resample(data[:, user_channel], rate)
+        a = resample(data[:, agent_channel], rate)
+        channels: dict = {"user": user_channel, "agent": agent_channel}
+    else:
+        if user is None or agent is None:
+            raise AudioFormatError("need a stereo FILE, or both --user A.wav and --agent B.wav")
+        du, ru = load_audio(user)
+        da, ra = load_audio(agent)
+        u = resample(to_mono(du), ru)
+        a = resample(to_mono(da), ra)
+        rate = ru if ru == ra else ru
+        channels = {"user": str(user), "agent": str(agent)}
+    n = max(len(u), len(a))
+    u = np.pad(u, (0, n - len(u)))
+    a = np.pad(a, (0, n - len(a)))
+    return TwoChannelAudio(user=u.astype(np.float32), agent=a.astype(np.float32), sample_rate_in=rate, channels=channels)

@@ -1,0 +1,216 @@
+"""Typed events of a judged conversation.
+
+Every time is a float in seconds on the session clock (0 = start of the session, monotonic).
+Channels are always the strings ``"user"`` and ``"agent"``. All events are frozen dataclasses
+so they can be shared between the audio path and the judge worker without copying.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+Channel = Literal["user", "agent"]
+CHANNELS: tuple[Channel, Channel] = ("user", "agent")
+
+
+def other(channel: Channel) -> Channel:
+    """The other role: ``other("user") == "agent"``."""
+    return "agent" if channel == "user" else "user"
+
+
+@dataclass(frozen=True, slots=True)
+class AudioChunk:
+    """A block of audio from one channel, already in the internal format.
+
+    Attributes:
+        channel: ``"user"`` or ``"agent"``.
+        samples: float32 mono, shape (n_samples,), 16 kHz, values in [-1, 1].
+        t_s: session time of the first sample, seconds.
+    """
+
+    channel: Channel
+    samples: "object"  # numpy.ndarray; typed loosely so events.py needs no numpy import
+    t_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechSegment:
+    """One stretch of speech found by the VAD on one channel.
+
+    ``onset_s``/``offset_s`` are the acoustic bounds (first and last voiced VAD frame),
+    not the time the VAD decided; the decision lags the offset by the hangover.
+    """
+
+    channel: Channel
+    onset_s: float
+    offset_s: float
+
+    @property
+    def duration_s(self) -> float:
+        return self.offset_s - self.onset_s
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """Consecutive speech segments of one speaker merged across within-turn pauses.
+
+    A turn holds the floor: segments classified as backchannels are not turns.
+    ``n_segments`` counts the merged VAD segments (pauses inside the turn = n_segments − 1).
+    """
+
+    channel: Channel
+    onset_s: float
+    offset_s: float
+    n_segments: int = 1
+
+    @property
+    def duration_s(self) -> float:
+        return self.offset_s - self.onset_s
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """A change of floor between turns: ``gap_s = to_onset_s − from_offset_s``.
+
+    Positive gap_s is a silent gap; negative is an overlap (the next speaker started before
+    the previous one finished). For user→agent transitions ``gap_s`` is the agent's response
+    latency (Full-Duplex-Bench: model onset − end of the user's turn).
+    """
+
+    from_channel: Channel
+    to_channel: Channel
+    from_offset_s: float
+    to_onset_s: float
+
+    @property
+    def gap_s(self) -> float:
+        return self.to_onset_s - self.from_offset_s
+
+    @property
+    def is_response(self) -> bool:
+        """True for user→agent transitions (the agent's response latency)."""
+        return self.from_channel == "user" and self.to_channel == "agent"
+
+
+@dataclass(frozen=True, slots=True)
+class BargeIn:
+    """A speaker starting a turn while the other one is speaking.
+
+    ``by`` is who barged in. ``yield_s`` is the other side's yield time: from the barge-in
+    onset to the other's speech offset (Full-Duplex-Bench "stop latency"), or ``None`` when the
+    other side kept talking to the end of its turn (did not yield).
+    """
+
+    by: Channel
+    onset_s: float
+    yield_s: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Backchannel:
+    """A short segment inside the other speaker's turn that does not take the floor.
+
+    Full-Duplex-Bench: shorter than 1 s (and at most 2 words when words are known).
+    """
+
+    channel: Channel
+    onset_s: float
+    offset_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class Overlap:
+    """A stretch where both channels are in speech at once (from VAD segments)."""
+
+    onset_s: float
+    offset_s: float
+
+    @property
+    def duration_s(self) -> float:
+        return self.offset_s - self.onset_s
+
+
+@dataclass(frozen=True, slots=True)
+class DimensionScore:
+    """The judge's reading of one of the 18 human-likeness dimensions for one window.
+
+    Attributes:
+        score: expected rating on the paper's 1–5 scale (1 machine-like, 5 human-like);
+            exactly 3.0 when ``gated`` (no lean / not enough evidence, seed 000 App. D.2).
+        evidence: how much evidence the window held for this dimension, in ``evidence_unit``
+            (seconds of agent speech, turns, words); 0 when there is no signal at all.
+        evidence_unit: unit of ``evidence`` ("s", "turns", "words", "" when no signal exists).
+        gated: True when evidence was below the dimension's minimum, so the score is 3 and
+            the dimension contributes nothing to P(human).
+        z: latent ODL score z_k (after gating: the training-set mean, i.e. contribution 0).
+        contribution: c_k = standardised z_k × classifier weight towards "machine"
+            (seed 000, App. E.7: positive = machine-like evidence).
+        reason: short text for the meter when gated ("no signal in the CPU backbone", ...).
+    """
+
+    score: float
+    evidence: float
+    evidence_unit: str
+    gated: bool
+    z: float = 0.0
+    contribution: float = 0.0
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeResult:
+    """One judged window.
+
+    Attributes:
+        t_s: session time at which the window was taken (= window_end_s).
+        window_start_s, window_end_s: the judged span on the session clock, seconds.
+        p_human: P(human) of the agent side from the linear classifier, in [0, 1].
+        dimensions: dimension id (see ``livejudge.judge.dimensions``) → DimensionScore,
+            in the paper's order.
+        compute_s: wall time the judge took for this window, seconds.
+    """
+
+    t_s: float
+    window_start_s: float
+    window_end_s: float
+    p_human: float
+    dimensions: dict[str, DimensionScore] = field(default_factory=dict)
+    compute_s: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "t_s": round(self.t_s, 3),
+            "window_start_s": round(self.window_start_s, 3),
+            "window_end_s": round(self.window_end_s, 3),
+            "p_human": round(self.p_human, 4),
+            "compute_ms": round(self.compute_s * 1000.0, 2),
+            "dimensions": {
+                k: {
+                    "score": round(v.score, 3),
+                    "evidence": round(v.evidence, 3),
+                    "evidence_unit": v.evidence_unit,
+                    "gated": v.gated,
+                    "z": round(v.z, 4),
+                    "contribution": round(v.contribution, 4),
+                    **({"reason": v.reason} if v.reason else {}),
+                }
+                for k, v in self.dimensions.items()
+            },
+        }
+
+
+def event_to_dict(event: object) -> dict:
+    """A JSON-ready dict of any event above, with a ``type`` key (the class name)."""
+    if isinstance(event, JudgeResult):
+        d = event.to_dict()
+    elif isinstance(event, AudioChunk):
+        raise TypeError("AudioChunk is not an exportable event")
+    else:
+        d = asdict(event)  # type: ignore[arg-type]
+        if isinstance(event, Transition):
+            d = {"from": event.from_channel, "to": event.to_channel,
+                 "from_offset_s": event.from_offset_s, "to_onset_s": event.to_onset_s,
+                 "gap_s": event.gap_s}
+    d = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in d.items()}
+    return {"type": type(event).__name__, **d}
