@@ -1,0 +1,386 @@
+"""Judge head checkpoints: a directory with ``weights.safetensors`` and ``config.json``.
+
+``weights.safetensors`` holds the trainable tensors of ``JudgeHead`` (float32):
+
+* ``readout.fusion_logits`` (2,) — fused readout only
+* ``odl.proj.weight`` (K, d), ``odl.proj.bias`` (K,), ``odl.log_scale`` (K,) (log s_k)
+* ``classifier.weight`` (2, K), ``classifier.bias`` (2,) — rows in ("machine", "human") order
+
+``config.json`` (``format_version`` 1) describes everything else::
+
+    {
+      "format_version": 1,
+      "name": "acoustic-prior", "version": "0.1.0",
+      "provenance": "prior" | "trained",
+      "backbone": {"name": "acoustic-v0", "embedding_dim": 24, "readouts": ["features"]},
+      "readout": "features",                      # fused | mean | last | features
+      "dimensions": ["memory_consistency", ...],  # ids in output order
+      "r": 5, "dropout": 0.3,
+      "feature_names": [...] | null,              # one per embedding component (acoustic)
+      "normalisation": {
+        "inputs": {"features": {"mean": [...], "std": [...]}},   # per readout source, optional
+        "z_mean": [...], "z_std": [...]           # training-set statistics of z (App. E.7)
+      },
+      "evidence_min": {"rhythm": 3.0, ...},       # gating thresholds, optional
+      "training": {...},                          # what was fitted on what, n per split, hparams, date
+      "sources": [...], "notes": "..."
+    }
+
+``provenance`` is "prior" for a head whose weights were set by hand from published
+figures/heuristics (labelled as such everywhere it is shown) and "trained" for a head fitted
+with ``livejudge train``. Loading validates every field and every tensor shape and raises
+``HeadError`` with a one-line message naming the problem and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import torch
+
+from .dimensions import BY_ID, DIMENSION_IDS
+from .odl import READOUT_SOURCES, READOUTS, JudgeHead, ODLError
+
+FORMAT_VERSION = 1
+WEIGHTS_FILE = "weights.safetensors"
+CONFIG_FILE = "config.json"
+PROVENANCES = ("prior", "trained")
+
+
+class HeadError(ValueError):
+    """A head checkpoint that cannot be used; the message is one line naming problem and fix."""
+
+
+@dataclass(frozen=True)
+class BackboneInfo:
+    """The backbone a head was built for: its id, vector size and readout names."""
+
+    name: str
+    embedding_dim: int
+    readouts: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "embedding_dim": self.embedding_dim, "readouts": list(self.readouts)}
+
+    @classmethod
+    def of(cls, backbone: Any) -> "BackboneInfo":
+        """From any object with ``name``, ``embedding_dim``, ``readouts`` (a Backbone)."""
+        return cls(str(backbone.name), int(backbone.embedding_dim), tuple(backbone.readouts))
+
+
+@dataclass(frozen=True)
+class HeadConfig:
+    """Everything in config.json except the normalisation statistics (those live in the head).
+
+    Attributes:
+        name, version: the head's id, e.g. "acoustic-prior", "0.1.0".
+        provenance: "prior" (hand-set from published figures/heuristics) or "trained".
+        backbone: the backbone the head reads.
+        readout: one of ``odl.READOUTS``.
+        dimensions: dimension ids in output order.
+        r: rating levels (5). dropout: ODL dropout used in training.
+        feature_names: names of the embedding components (acoustic backbone), or None.
+        evidence_min: dimension id → minimum evidence (in the backbone's unit) below which the
+            judge gates the dimension (score 3, contribution 0).
+        training: what was fitted on what (n per split, hyperparameters, date); {} for priors.
+        sources, notes: where the numbers come from; free text.
+    """
+
+    name: str
+    version: str
+    provenance: str
+    backbone: BackboneInfo
+    readout: str
+    dimensions: tuple[str, ...] = DIMENSION_IDS
+    r: int = 5
+    dropout: float = 0.3
+    feature_names: tuple[str, ...] | None = None
+    evidence_min: Mapping[str, float] = field(default_factory=dict)
+    training: Mapping[str, Any] = field(default_factory=dict)
+    sources: tuple[str, ...] = ()
+    notes: str = ""
+    format_version: int = FORMAT_VERSION
+
+    def with_(self, **changes: Any) -> "HeadConfig":
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return {
+            "format_version": self.format_version,
+            "name": self.name,
+            "version": self.version,
+            "provenance": self.provenance,
+            "backbone": self.backbone.to_dict(),
+            "readout": self.readout,
+            "dimensions": list(self.dimensions),
+            "r": self.r,
+            "dropout": self.dropout,
+            "feature_names": list(self.feature_names) if self.feature_names is not None else None,
+            "evidence_min": {k: float(v) for k, v in self.evidence_min.items()},
+            "training": dict(self.training),
+            "sources": list(self.sources),
+            "notes": self.notes,
+        }
+
+
+def _fail(msg: str) -> None:
+    raise HeadError(msg)
+
+
+def validate_config(cfg: HeadConfig, where: str = "head") -> None:
+    """Check a HeadConfig's internal consistency.
+
+    Raises:
+        HeadError: the first problem found, in one line.
+    """
+    if cfg.format_version != FORMAT_VERSION:
+        _fail(f"{where}: format_version {cfg.format_version} is not supported (this livejudge reads "
+              f"{FORMAT_VERSION}); upgrade livejudge or re-save the head")
+    if not cfg.name or not isinstance(cfg.name, str):
+        _fail(f"{where}: 'name' must be a non-empty string")
+    if cfg.provenance not in PROVENANCES:
+        _fail(f"{where}: provenance must be one of {', '.join(PROVENANCES)}, got {cfg.provenance!r}")
+    bb = cfg.backbone
+    if not bb.name or int(bb.embedding_dim) <= 0:
+        _fail(f"{where}: backbone needs a name and a positive embedding_dim, got {bb.to_dict()}")
+    if cfg.readout not in READOUTS:
+        _fail(f"{where}: unknown readout {cfg.readout!r}; valid: {', '.join(READOUTS)}")
+    missing = [s for s in READOUT_SOURCES[cfg.readout] if s not in bb.readouts]
+    if missing:
+        _fail(f"{where}: readout {cfg.readout!r} needs backbone vectors {missing}, but backbone "
+              f"{bb.name} provides {list(bb.readouts)}")
+    if not cfg.dimensions:
+        _fail(f"{where}: 'dimensions' is empty")
+    for d in cfg.dimensions:
+        if d not in BY_ID:
+            _fail(f"{where}: unknown dimension {d!r}; valid ids: {', '.join(DIMENSION_IDS)}")
+    if len(set(cfg.dimensions)) != len(cfg.dimensions):
+        _fail(f"{where}: 'dimensions' lists an id twice")
+    if not isinstance(cfg.r, int) or cfg.r < 3:
+        _fail(f"{where}: r must be an integer ≥ 3, got {cfg.r!r}")
+    if not 0.0 <= float(cfg.dropout) < 1.0:
+        _fail(f"{where}: dropout must be in [0, 1), got {cfg.dropout!r}")
+    if cfg.feature_names is not None and len(cfg.feature_names) != bb.embedding_dim:
+        _fail(f"{where}: {len(cfg.feature_names)} feature_names for embedding_dim {bb.embedding_dim}")
+    for d, v in cfg.evidence_min.items():
+        if d not in cfg.dimensions:
+            _fail(f"{where}: evidence_min names {d!r}, which is not one of the head's dimensions")
+        if not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            _fail(f"{where}: evidence_min[{d!r}] must be a finite number ≥ 0, got {v!r}")
+
+
+def build_head(cfg: HeadConfig) -> JudgeHead:
+    """A freshly initialised JudgeHead with the shapes ``cfg`` describes."""
+    return JudgeHead(cfg.backbone.embedding_dim, cfg.readout, cfg.dimensions, cfg.r, dropout=cfg.dropout)
+
+
+def _check_head_matches(head: JudgeHead, cfg: HeadConfig) -> None:
+    if head.embedding_dim != cfg.backbone.embedding_dim:
+        _fail(f"head has embedding size {head.embedding_dim} but config says {cfg.backbone.embedding_dim}")
+    if head.readout_mode != cfg.readout:
+        _fail(f"head uses readout {head.readout_mode!r} but config says {cfg.readout!r}")
+    if tuple(head.dimensions) != tuple(cfg.dimensions):
+        _fail("head dimensions differ from config dimensions (ids or order)")
+    if head.r != cfg.r:
+        _fail(f"head has r={head.r} but config says r={cfg.r}")
+
+
+def _normalisation_dict(head: JudgeHead) -> dict:
+    inputs = {}
+    for src in head.readout.sources:
+        m, sd = head.readout.normalisation(src)
+        if not (torch.all(m == 0) and torch.all(sd == 1)):
+            inputs[src] = {"mean": m.tolist(), "std": sd.tolist()}
+    return {"inputs": inputs, "z_mean": head.z_mean.tolist(), "z_std": head.z_std.tolist()}
+
+
+def save_head(path: str | Path, head: JudgeHead, config: HeadConfig) -> Path:
+    """Write ``head`` + ``config`` as a checkpoint directory (created if needed).
+
+    The normalisation statistics are read from ``head`` (its readout's input statistics and
+    z_mean/z_std) and written into config.json.
+
+    Returns:
+        the directory path.
+    Raises:
+        HeadError: config invalid or inconsistent with the head; non-finite weights.
+    """
+    from safetensors.torch import save_file
+
+    validate_config(config)
+    _check_head_matches(head, config)
+    tensors = {k: v.detach().to(torch.float32).contiguous().cpu() for k, v in head.state_dict().items()}
+    for k, v in tensors.items():
+        if not torch.isfinite(v).all():
+            _fail(f"refusing to save: weight {k} has non-finite values")
+    out = Path(path)
+    out.mkdir(parents=True, exist_ok=True)
+    save_file(tensors, str(out / WEIGHTS_FILE), metadata={"format": "livejudge-head", "format_version": str(FORMAT_VERSION)})
+    doc = config.to_dict()
+    doc["normalisation"] = _normalisation_dict(head)
+    # key order as documented: normalisation before evidence_min
+    ordered = {k: doc[k] for k in ("format_version", "name", "version", "provenance", "backbone", "readout",
+                                   "dimensions", "r", "dropout", "feature_names", "normalisation",
+                                   "evidence_min", "training", "sources", "notes")}
+    (out / CONFIG_FILE).write_text(json.dumps(ordered, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return out
+
+
+def _req(doc: dict, key: str, where: str) -> Any:
+    if key not in doc:
+        _fail(f"{where}: config.json lacks {key!r}; re-save the head with livejudge's save_head")
+    return doc[key]
+
+
+def config_from_dict(doc: dict, where: str = "head") -> HeadConfig:
+    """Parse a config.json document (without validating consistency; see ``validate_config``).
+
+    Raises:
+        HeadError: a required key is missing or has the wrong type.
+    """
+    if not isinstance(doc, dict):
+        _fail(f"{where}: config.json must hold a JSON object")
+    bb = _req(doc, "backbone", where)
+    if not isinstance(bb, dict) or not all(k in bb for k in ("name", "embedding_dim", "readouts")):
+        _fail(f"{where}: 'backbone' must be an object with name, embedding_dim, readouts")
+    try:
+        info = BackboneInfo(str(bb["name"]), int(bb["embedding_dim"]), tuple(str(x) for x in bb["readouts"]))
+        fn = doc.get("feature_names")
+        return HeadConfig(
+            name=str(_req(doc, "name", where)),
+            version=str(_req(doc, "version", where)),
+            provenance=str(_req(doc, "provenance", where)),
+            backbone=info,
+            readout=str(_req(doc, "readout", where)),
+            dimensions=tuple(str(x) for x in _req(doc, "dimensions", where)),
+            r=_req(doc, "r", where),
+            dropout=float(doc.get("dropout", 0.3)),
+            feature_names=tuple(str(x) for x in fn) if fn is not None else None,
+            evidence_min=dict(doc.get("evidence_min") or {}),
+            training=dict(doc.get("training") or {}),
+            sources=tuple(str(x) for x in (doc.get("sources") or ())),
+            notes=str(doc.get("notes") or ""),
+            format_version=_req(doc, "format_version", where),
+        )
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, HeadError):
+            raise
+        _fail(f"{where}: config.json has a field of the wrong type ({exc})")
+    raise AssertionError("unreachable")
+
+
+def _apply_normalisation(head: JudgeHead, norm: Any, where: str) -> None:
+    if norm is None:
+        return
+    if not isinstance(norm, dict):
+        _fail(f"{where}: 'normalisation' must be an object")
+    k = len(head.dimensions)
+    try:
+        for src, st in (norm.get("inputs") or {}).items():
+            if src not in head.readout.sources:
+                _fail(f"{where}: normalisation for {src!r}, which readout {head.readout_mode!r} does not read")
+            if len(st["mean"]) != head.embedding_dim or len(st["std"]) != head.embedding_dim:
+                _fail(f"{where}: normalisation of {src!r} has {len(st['mean'])}/{len(st['std'])} values, "
+                      f"embedding_dim is {head.embedding_dim}")
+            head.readout.set_normalisation(src, st["mean"], st["std"])
+        zm = norm.get("z_mean", [0.0] * k)
+        zs = norm.get("z_std", [1.0] * k)
+        if len(zm) != k or len(zs) != k:
+            _fail(f"{where}: z_mean/z_std have {len(zm)}/{len(zs)} values for {k} dimensions")
+        head.set_z_normalisation(zm, zs)
+    except (KeyError, TypeError, ODLError) as exc:
+        _fail(f"{where}: bad normalisation statistics ({exc})")
+    for name, t in head.named_buffers():
+        if not torch.isfinite(t).all():
+            _fail(f"{where}: normalisation {name} has non-finite values")
+
+
+def load_head(path: str | Path, expected_backbone: str | None = None,
+              expected_dim: int | None = None) -> tuple[JudgeHead, HeadConfig]:
+    """Load and validate a head checkpoint directory.
+
+    Args:
+        path: directory holding weights.safetensors and config.json.
+        expected_backbone: the judge's backbone id; a different id in the head is an error.
+        expected_dim: the judge's backbone embedding size; a different size is an error.
+    Returns:
+        (head in eval mode on the CPU, its HeadConfig).
+    Raises:
+        HeadError: missing files, unreadable JSON, invalid fields, backbone or size mismatch,
+            missing/unexpected/mis-shaped tensors, non-finite values — one line each.
+    """
+    from safetensors import SafetensorError
+    from safetensors.torch import load_file
+
+    p = Path(path)
+    where = f"head {p}"
+    if not p.exists():
+        _fail(f"head directory not found: {p} (pass --head DIR, a directory with {WEIGHTS_FILE} and {CONFIG_FILE})")
+    if not p.is_dir():
+        _fail(f"{p} is a file; --head takes the head directory holding {WEIGHTS_FILE} and {CONFIG_FILE}")
+    for fname in (CONFIG_FILE, WEIGHTS_FILE):
+        if not (p / fname).is_file():
+            _fail(f"{where}: missing {fname} (a head is a directory with {WEIGHTS_FILE} and {CONFIG_FILE})")
+    try:
+        doc = json.loads((p / CONFIG_FILE).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        _fail(f"{where}: {CONFIG_FILE} is not valid JSON (line {exc.lineno}: {exc.msg})")
+    cfg = config_from_dict(doc, where)
+    validate_config(cfg, where)
+    if expected_backbone is not None and cfg.backbone.name != expected_backbone:
+        _fail(f"head was trained for backbone {cfg.backbone.name}, but the judge uses {expected_backbone}: "
+              f"pass --head for {expected_backbone} or --judge {cfg.backbone.name}")
+    if expected_dim is not None and cfg.backbone.embedding_dim != int(expected_dim):
+        _fail(f"{where}: head expects embedding size {cfg.backbone.embedding_dim} but the backbone gives "
+              f"{expected_dim}: use a head trained on this backbone's embeddings")
+    head = build_head(cfg)
+    try:
+        tensors = load_file(str(p / WEIGHTS_FILE))
+    except (SafetensorError, OSError, ValueError) as exc:
+        _fail(f"{where}: cannot read {WEIGHTS_FILE} ({str(exc).splitlines()[0]}); re-save the head")
+    want = head.state_dict()
+    missing = sorted(set(want) - set(tensors))
+    extra = sorted(set(tensors) - set(want))
+    if missing:
+        _fail(f"{where}: {WEIGHTS_FILE} lacks tensors {missing} needed by readout {cfg.readout!r}")
+    if extra:
+        _fail(f"{where}: {WEIGHTS_FILE} has unexpected tensors {extra} (readout or format mismatch)")
+    for k, v in want.items():
+        if tuple(tensors[k].shape) != tuple(v.shape):
+            _fail(f"{where}: tensor {k} has shape {tuple(tensors[k].shape)}, config implies {tuple(v.shape)} "
+                  f"(embedding_dim {cfg.backbone.embedding_dim}, {len(cfg.dimensions)} dimensions)")
+        if not torch.isfinite(tensors[k]).all():
+            _fail(f"{where}: tensor {k} has non-finite values")
+    head.load_state_dict({k: t.to(torch.float32) for k, t in tensors.items()})
+    _apply_normalisation(head, doc.get("normalisation"), where)
+    head.eval()
+    return head, cfg
+
+
+def head_summary(cfg: HeadConfig) -> str:
+    """One line for logs and the meter, e.g. 'acoustic-prior 0.1.0 (prior, acoustic-v0, readout features)'."""
+    return f"{cfg.name} {cfg.version} ({cfg.provenance}, {cfg.backbone.name}, readout {cfg.readout})"
+
+
+def new_config(backbone: Any, *, name: str, version: str = "0.1.0", provenance: str = "trained",
+               readout: str | None = None, dimensions: Sequence[str] = DIMENSION_IDS, r: int = 5,
+               dropout: float = 0.3, feature_names: Sequence[str] | None = None,
+               evidence_min: Mapping[str, float] | None = None, training: Mapping[str, Any] | None = None,
+               sources: Sequence[str] = (), notes: str = "") -> HeadConfig:
+    """Convenience: a HeadConfig for a Backbone object (readout defaults to "fused" when the
+    backbone gives mean+last vectors, else its first readout)."""
+    info = BackboneInfo.of(backbone)
+    if readout is None:
+        readout = "fused" if {"mean", "last"} <= set(info.readouts) else info.readouts[0]
+    cfg = HeadConfig(name=name, version=version, provenance=provenance, backbone=info, readout=readout,
+                     dimensions=tuple(dimensions), r=r, dropout=dropout,
+                     feature_names=tuple(feature_names) if feature_names is not None else None,
+                     evidence_min=dict(evidence_min or {}), training=dict(training or {}),
+                     sources=tuple(sources), notes=notes)
+    validate_config(cfg)
+    return cfg

@@ -1,0 +1,220 @@
+"""The judge: window snapshots → backbone embedding → ODL head → 18 scores + P(human).
+
+Per window (seed 000 §6.2.1): z = f_ODL(readout(embedding)); for each dimension k the expected
+score E[Y_k] on the 1–5 scale; P(human) = softmax(W ẑ + b)["human"]; contribution c_k = ẑ_k · w_k
+toward "machine" (App. E.7; see ``odl`` for the exact choices).
+
+Evidence gating (livejudge's addition, labelled as such): a backbone reports how much evidence
+a window holds for each dimension (seconds of agent speech, turns, words). When that amount is
+below the dimension's minimum (the head's ``evidence_min``, else the backbone's
+``evidence_min`` attribute, else 0), or the backbone reports no signal at all (unit ""), the
+dimension is *gated*: z_k is replaced by its training-set mean μ_k, so ẑ_k = 0 and its
+contribution to P(human) is exactly 0, and its score is shown as exactly 3.0 — the paper's
+"no lean / not enough evidence" rating (App. D.2).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from ..events import DimensionScore, JudgeResult
+from ..window import WindowSnapshot
+from .dimensions import NEUTRAL_SCORE
+from .head import HeadConfig, HeadError, head_summary, load_head
+from .odl import READOUT_SOURCES, TOP_K, JudgeHead, top_contributions
+
+KINDS = ("acoustic", "qwen-omni")
+"""Backbone kinds ``load_judge`` knows."""
+
+DEFAULT_ACOUSTIC_HEAD = Path(__file__).resolve().parent / "heads" / "acoustic-prior"
+"""The shipped head for the CPU acoustic backbone (provenance "prior")."""
+
+
+class JudgeError(ValueError):
+    """Judge set-up or input problem; one-line message naming the fix."""
+
+
+def check_compatible(backbone: Any, cfg: HeadConfig) -> None:
+    """Raise HeadError when ``cfg`` was not built for ``backbone`` (id, size, readouts)."""
+    if cfg.backbone.name != backbone.name:
+        raise HeadError(f"head was trained for backbone {cfg.backbone.name}, but the judge uses {backbone.name}: "
+                        f"pass --head for {backbone.name} or --judge {cfg.backbone.name}")
+    if cfg.backbone.embedding_dim != int(backbone.embedding_dim):
+        raise HeadError(f"head {cfg.name} expects embedding size {cfg.backbone.embedding_dim} but backbone "
+                        f"{backbone.name} gives {backbone.embedding_dim}: use a head trained on this backbone")
+    missing = [s for s in READOUT_SOURCES[cfg.readout] if s not in tuple(backbone.readouts)]
+    if missing:
+        raise HeadError(f"head {cfg.name} reads {missing} but backbone {backbone.name} provides "
+                        f"{list(backbone.readouts)}: use a head with a matching --readout")
+
+
+def stack_vectors(embeddings: Sequence[Any], sources: Sequence[str], dim: int) -> dict[str, torch.Tensor]:
+    """Embedding list → {source: float32 tensor (N, dim)}.
+
+    Raises:
+        JudgeError: a source missing from an embedding or a vector of the wrong size.
+    """
+    out = {}
+    for src in sources:
+        rows = []
+        for i, e in enumerate(embeddings):
+            if src not in e.vectors:
+                raise JudgeError(f"embedding {i} has no {src!r} vector (has {list(e.vectors)})")
+            v = np.asarray(e.vectors[src], dtype=np.float32).reshape(-1)
+            if v.shape[0] != dim:
+                raise JudgeError(f"embedding {i} {src!r} vector has size {v.shape[0]}, expected {dim}")
+            rows.append(v)
+        out[src] = torch.from_numpy(np.stack(rows)) if rows else torch.zeros(0, dim)
+    return out
+
+
+class Judge:
+    """Backbone + head. ``judge(windows)`` gives one JudgeResult per window.
+
+    Args:
+        backbone: a ``backbones.base.Backbone``.
+        head: the JudgeHead (put in eval mode here).
+        head_config: its HeadConfig (from ``load_head``).
+        device: torch device for the head ("cpu" by default; the head is tiny).
+    Raises:
+        HeadError: the head does not fit the backbone (one line, names the fix).
+    """
+
+    def __init__(self, backbone: Any, head: JudgeHead, head_config: HeadConfig, device: str = "cpu") -> None:
+        check_compatible(backbone, head_config)
+        self.backbone = backbone
+        self.head = head.to(device).eval()
+        self.config = head_config
+        self.device = device
+        self.dimensions = tuple(head_config.dimensions)
+        bb_min = dict(getattr(backbone, "evidence_min", {}) or {})
+        self.evidence_min = {d: float(head_config.evidence_min.get(d, bb_min.get(d, 0.0))) for d in self.dimensions}
+
+    def info(self) -> dict:
+        """What the meter and result documents show about the judge."""
+        return {
+            "backbone": self.backbone.name,
+            "head": self.config.name,
+            "head_version": self.config.version,
+            "provenance": self.config.provenance,
+            "readout": self.config.readout,
+            "summary": head_summary(self.config),
+        }
+
+    def _gate(self, emb: Any) -> tuple[list[bool], list[float], list[str], list[str]]:
+        gated, amounts, units, reasons = [], [], [], []
+        for d in self.dimensions:
+            ev = emb.evidence.get(d)
+            need = self.evidence_min[d]
+            if ev is None:
+                amount, unit, why = 0.0, "", ""
+                g = amount < need
+                reason = f"no evidence reported by {self.backbone.name} (needs {need:g})" if g else ""
+            else:
+                amount, unit, why = float(ev.amount), str(ev.unit), str(ev.reason)
+                if unit == "":
+                    g = True
+                    reason = why or f"no signal for this dimension in {self.backbone.name}"
+                else:
+                    g = amount < need
+                    reason = (why or f"{amount:.3g} {unit} < {need:g} {unit} needed") if g else ""
+            gated.append(g)
+            amounts.append(amount)
+            units.append(unit)
+            reasons.append(reason)
+        return gated, amounts, units, reasons
+
+    def judge(self, windows: Sequence[WindowSnapshot]) -> list[JudgeResult]:
+        """Judge a batch of windows.
+
+        Returns:
+            one JudgeResult per window (same order); ``compute_s`` is the batch wall time / N.
+        Raises:
+            JudgeError: the backbone returned the wrong number of embeddings or bad vectors.
+        """
+        if not windows:
+            return []
+        t0 = time.perf_counter()
+        embs = self.backbone.embed(list(windows))
+        if len(embs) != len(windows):
+            raise JudgeError(f"backbone {self.backbone.name} returned {len(embs)} embeddings for {len(windows)} windows")
+        inputs = stack_vectors(embs, self.head.readout.sources, self.head.embedding_dim)
+        gates = [self._gate(e) for e in embs]
+        with torch.no_grad():
+            inputs = {k: v.to(self.device) for k, v in inputs.items()}
+            z = self.head.latent(inputs)
+            mask = torch.tensor([g[0] for g in gates], dtype=torch.bool, device=z.device)
+            z = torch.where(mask, self.head.z_mean.expand_as(z), z)
+            out = self.head.outputs(z)
+        elapsed = (time.perf_counter() - t0) / len(windows)
+        results = []
+        for n, w in enumerate(windows):
+            gated, amounts, units, reasons = gates[n]
+            dims = {}
+            for k, d in enumerate(self.dimensions):
+                g = gated[k]
+                dims[d] = DimensionScore(
+                    score=NEUTRAL_SCORE if g else float(out.scores[n, k]),
+                    evidence=amounts[k],
+                    evidence_unit=units[k],
+                    gated=g,
+                    z=float(z[n, k]),
+                    contribution=0.0 if g else float(out.contributions[n, k]),
+                    reason=reasons[k],
+                )
+            results.append(JudgeResult(
+                t_s=float(w.end_s), window_start_s=float(w.start_s), window_end_s=float(w.end_s),
+                p_human=float(out.p_human[n]), dimensions=dims, compute_s=elapsed,
+            ))
+        return results
+
+
+def top_contributors(result: JudgeResult, k: int = TOP_K) -> list[tuple[str, float]]:
+    """The k dimensions of a result with the largest |contribution| (seed 000 App. E.7, top 8).
+
+    Positive = machine-like evidence, negative = human-like; gated dimensions (0) come last.
+    """
+    ids = list(result.dimensions)
+    return top_contributions([result.dimensions[d].contribution for d in ids], ids, k)
+
+
+def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: str = "cpu",
+               model: str | None = None) -> Judge:
+    """Build a Judge from a backbone kind and a head directory.
+
+    Args:
+        kind: "acoustic" (CPU, no weights; default head: the shipped ``acoustic-prior``) or
+            "qwen-omni" (Qwen2.5-Omni thinker, GPU; ``head`` required).
+        head: head directory (weights.safetensors + config.json).
+        device: torch device for the backbone and head.
+        model: model path or id for "qwen-omni" (the backbone's default when None).
+    Raises:
+        JudgeError: unknown kind, or qwen-omni without a head.
+        HeadError: the head is missing, invalid or built for another backbone.
+    """
+    if kind not in KINDS:
+        raise JudgeError(f"unknown judge {kind!r}; valid: {', '.join(KINDS)}")
+    if kind == "acoustic":
+        head_path = Path(head) if head is not None else DEFAULT_ACOUSTIC_HEAD
+        head_obj, cfg = load_head(head_path)  # validate before building the backbone
+        from .backbones.acoustic import AcousticBackbone
+
+        backbone = AcousticBackbone()
+    else:
+        if head is None:
+            raise JudgeError("--judge qwen-omni needs --head DIR: a head trained with `livejudge train "
+                             "--backbone qwen-omni` (no pretrained qwen head ships with livejudge)")
+        head_obj, cfg = load_head(head)  # cheap check before loading a 7B model
+        from .backbones.qwen_omni import QwenOmniBackbone
+
+        kwargs: dict[str, Any] = {"device": device}
+        if model is not None:
+            kwargs["model"] = model
+        backbone = QwenOmniBackbone(**kwargs)
+    # the head is tiny: it runs on the CPU whatever device the backbone uses
+    return Judge(backbone, head_obj, cfg, device="cpu")
