@@ -1,0 +1,129 @@
+"""Running statistics of a conversation's timing, and human reference bands.
+
+Every reference figure carries its source (see reference.md in the project's shared notes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .turns import Timeline
+
+
+@dataclass(frozen=True)
+class ReferenceBand:
+    """A published human figure to compare a measurement with.
+
+    Attributes:
+        low_s, high_s: band of typical human values, seconds.
+        label: short text for the meter.
+        source: citation.
+    """
+
+    low_s: float
+    high_s: float
+    label: str
+    source: str
+
+
+RESPONSE_LATENCY_HUMAN = ReferenceBand(
+    0.0, 0.742,
+    "human gaps: modal 0–200 ms, mean 742 ms (answers)",
+    "Stivers et al. 2009 PNAS 106:10587 (modal 0–200 ms); SPEARBench Table III human row (mean 742 ms)",
+)
+"""Human turn-transition timing: most gaps fall at 0–200 ms (Stivers et al. 2009); answers to
+questions in Seamless Interaction average 742 ms (SPEARBench Table III)."""
+
+S2S_LATENCY_RANGE = ReferenceBand(
+    0.959, 2.724, "S2S systems 959–2724 ms", "SPEARBench Table III (S2S model rows)"
+)
+
+TYPICAL_GAP_S = 0.2
+"""Typical human gap between turns, seconds (Levinson & Torreira 2015, Front. Psychol. 6:731)."""
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """q-th percentile (0–100, linear interpolation, numpy's default); None when empty."""
+    if not values:
+        return None
+    return float(np.percentile(np.asarray(values, dtype=np.float64), q))
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Conversation-level timing statistics; all times in seconds.
+
+    Attributes:
+        latency_count/mean/p50/p90: agent response latencies (user→agent gap_s).
+        gap_count/mean: all floor transitions (either direction).
+        barge_in_count: user barge-ins (user starts inside an agent turn).
+        agent_talk_over_count: agent barge-ins (agent starts inside a user turn).
+        yield_mean_s: mean agent yield time after user barge-ins (those where it yielded).
+        yield_none_count: user barge-ins the agent talked through (did not yield).
+        overlap_ratio: time both speak at once / time anyone speaks.
+        backchannel_count: backchannels on both channels.
+        talk_ratio: agent speech time / (user + agent speech time).
+    """
+
+    latency_count: int
+    latency_mean_s: float | None
+    latency_p50_s: float | None
+    latency_p90_s: float | None
+    gap_count: int
+    gap_mean_s: float | None
+    barge_in_count: int
+    agent_talk_over_count: int
+    yield_mean_s: float | None
+    yield_none_count: int
+    overlap_ratio: float
+    overlap_s: float
+    backchannel_count: int
+    talk_ratio: float | None
+    user_talk_s: float
+    agent_talk_s: float
+
+
+def _union_s(timeline: Timeline) -> float:
+    spans = sorted((s.onset_s, s.offset_s) for s in timeline.segments)
+    total, cur_lo, cur_hi = 0.0, None, None
+    for lo, hi in spans:
+        if cur_hi is None or lo > cur_hi:
+            if cur_hi is not None:
+                total += cur_hi - cur_lo
+            cur_lo, cur_hi = lo, hi
+        else:
+            cur_hi = max(cur_hi, hi)
+    if cur_hi is not None:
+        total += cur_hi - cur_lo
+    return total
+
+
+def summarize(timeline: Timeline) -> Summary:
+    """Summary statistics of a Timeline (pure)."""
+    lat = timeline.response_latencies_s
+    gaps = [t.gap_s for t in timeline.transitions]
+    user_bi = [b for b in timeline.barge_ins if b.by == "user"]
+    yields = [b.yield_s for b in user_bi if b.yield_s is not None]
+    overlap_s = sum(o.duration_s for o in timeline.overlaps)
+    speech_s = _union_s(timeline)
+    u, a = timeline.talk_s["user"], timeline.talk_s["agent"]
+    return Summary(
+        latency_count=len(lat),
+        latency_mean_s=float(np.mean(lat)) if lat else None,
+        latency_p50_s=percentile(lat, 50),
+        latency_p90_s=percentile(lat, 90),
+        gap_count=len(gaps),
+        gap_mean_s=float(np.mean(gaps)) if gaps else None,
+        barge_in_count=len(user_bi),
+        agent_talk_over_count=sum(1 for b in timeline.barge_ins if b.by == "agent"),
+        yield_mean_s=float(np.mean(yields)) if yields else None,
+        yield_none_count=sum(1 for b in user_bi if b.yield_s is None),
+        overlap_ratio=overlap_s / speech_s if speech_s > 0 else 0.0,
+        overlap_s=overlap_s,
+        backchannel_count=len(timeline.backchannels),
+        talk_ratio=a / (u + a) if (u + a) > 0 else None,
+        user_talk_s=u,
+        agent_talk_s=a,
+    )

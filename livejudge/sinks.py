@@ -1,0 +1,65 @@
+"""Simple sinks: a JSONL event log and a callback adapter."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import threading
+from pathlib import Path
+from typing import Callable
+
+from .events import AudioChunk, event_to_dict
+
+
+def event_record(event: object) -> dict:
+    """JSON-ready dict of a session event (events.* dataclasses or session.Note)."""
+    from .session import Note
+
+    if isinstance(event, Note):
+        return {"type": "Note", "kind": event.kind, "t_s": round(event.t_s, 4), **event.data}
+    return event_to_dict(event)
+
+
+class JsonlSink:
+    """Appends one JSON object per event to a file, flushed per line, so a call cut off
+    mid-way still leaves its event log. The first line is a header with the wall-clock start."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._f = self.path.open("w", encoding="utf-8")
+        self._lock = threading.Lock()
+        self._write({"type": "header", "started_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")})
+
+    def _write(self, obj: dict) -> None:
+        with self._lock:
+            if self._f.closed:
+                return
+            self._f.write(json.dumps(obj) + "\n")
+            self._f.flush()
+
+    def on_event(self, event: object) -> None:
+        if isinstance(event, AudioChunk):
+            return
+        self._write(event_record(event))
+
+    def on_close(self, result: dict) -> None:
+        self._write({"type": "summary", **result.get("summary", {})})
+        with self._lock:
+            self._f.close()
+
+
+class CallbackSink:
+    """Calls ``fn(event)`` for each event of the given types (all when ``types`` is empty)."""
+
+    def __init__(self, fn: Callable[[object], None], *types: type,
+                 on_close: Callable[[dict], None] | None = None) -> None:
+        self.fn, self.types, self._on_close = fn, types, on_close
+
+    def on_event(self, event: object) -> None:
+        if not self.types or isinstance(event, self.types):
+            self.fn(event)
+
+    def on_close(self, result: dict) -> None:
+        if self._on_close:
+            self._on_close(result)
