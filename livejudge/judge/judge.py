@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -73,6 +73,41 @@ def stack_vectors(embeddings: Sequence[Any], sources: Sequence[str], dim: int) -
     return out
 
 
+def gate_dimensions(evidence: Mapping[str, Any], dimensions: Sequence[str], evidence_min: Mapping[str, float],
+                    backbone_name: str = "the backbone") -> tuple[list[bool], list[float], list[str], list[str]]:
+    """Which dimensions to gate for one window (see the module docstring).
+
+    Args:
+        evidence: dimension id → ``Evidence`` (amount, unit, reason) from the backbone.
+        evidence_min: dimension id → minimum amount (missing = 0).
+    Returns:
+        (gated, amounts, units, reasons), one entry per dimension in order. Gated when the
+        backbone reports no signal (unit "") or the amount is below the minimum; a dimension
+        the backbone does not mention has amount 0 and is gated only if its minimum is > 0.
+    """
+    gated, amounts, units, reasons = [], [], [], []
+    for d in dimensions:
+        ev = evidence.get(d)
+        need = float(evidence_min.get(d, 0.0))
+        if ev is None:
+            amount, unit = 0.0, ""
+            g = amount < need
+            reason = f"no evidence reported by {backbone_name} (needs {need:g})" if g else ""
+        else:
+            amount, unit, why = float(ev.amount), str(ev.unit), str(ev.reason)
+            if unit == "":
+                g = True
+                reason = why or f"no signal for this dimension in {backbone_name}"
+            else:
+                g = amount < need
+                reason = (why or f"{amount:.3g} {unit} < {need:g} {unit} needed") if g else ""
+        gated.append(g)
+        amounts.append(amount)
+        units.append(unit)
+        reasons.append(reason)
+    return gated, amounts, units, reasons
+
+
 class Judge:
     """Backbone + head. ``judge(windows)`` gives one JudgeResult per window.
 
@@ -107,27 +142,7 @@ class Judge:
         }
 
     def _gate(self, emb: Any) -> tuple[list[bool], list[float], list[str], list[str]]:
-        gated, amounts, units, reasons = [], [], [], []
-        for d in self.dimensions:
-            ev = emb.evidence.get(d)
-            need = self.evidence_min[d]
-            if ev is None:
-                amount, unit, why = 0.0, "", ""
-                g = amount < need
-                reason = f"no evidence reported by {self.backbone.name} (needs {need:g})" if g else ""
-            else:
-                amount, unit, why = float(ev.amount), str(ev.unit), str(ev.reason)
-                if unit == "":
-                    g = True
-                    reason = why or f"no signal for this dimension in {self.backbone.name}"
-                else:
-                    g = amount < need
-                    reason = (why or f"{amount:.3g} {unit} < {need:g} {unit} needed") if g else ""
-            gated.append(g)
-            amounts.append(amount)
-            units.append(unit)
-            reasons.append(reason)
-        return gated, amounts, units, reasons
+        return gate_dimensions(emb.evidence, self.dimensions, self.evidence_min, self.backbone.name)
 
     def judge(self, windows: Sequence[WindowSnapshot]) -> list[JudgeResult]:
         """Judge a batch of windows.

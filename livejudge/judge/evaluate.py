@@ -1,0 +1,219 @@
+"""Evaluation of a judge head: per-dimension rating accuracy and human/machine accuracy.
+
+Metrics (seed 000):
+* per dimension, three ways (App. E.6, Table 21): exact agreement with the rating; grouped
+  agreement with ratings grouped 1–2 (machine-like) / 3 (unclear) / 4–5 (human-like); within ±1.
+  The predicted rating is the most likely level argmax_i P(Y_k = i); a gated dimension
+  (not enough evidence) predicts 3, as the live judge shows it. Missing ratings are skipped.
+* binary accuracy overall and per data kind (hh, hm, ph, ...; Tables 3, 4), predicting
+  "human" when P(human) ≥ 0.5; ROC-AUC of P(human) against the labels (Table 4), computed
+  rank-based (Mann–Whitney U / (n_pos · n_neg), ties given average ranks).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import torch
+
+from .dimensions import BY_ID, NEUTRAL_SCORE
+from .judge import gate_dimensions
+from .odl import READOUT_SOURCES, JudgeHead, most_likely_level
+
+THRESHOLD = 0.5
+"""P(human) at or above which a call is classified human."""
+
+
+def rating_group(levels: np.ndarray) -> np.ndarray:
+    """1–2 → 0 (machine-like), 3 → 1 (unclear), 4–5 → 2 (human-like) (seed 000 App. E.6)."""
+    lv = np.asarray(levels)
+    return np.where(lv <= 2, 0, np.where(lv == 3, 1, 2))
+
+
+def dimension_accuracy(pred: np.ndarray, ratings: np.ndarray, dimensions: Sequence[str]) -> dict[str, dict]:
+    """Per-dimension exact / grouped / within-±1 accuracy (seed 000 Table 21).
+
+    Args:
+        pred: predicted levels, int (N, K), 1..5.
+        ratings: reference ratings, int (N, K), 1..5, 0 = missing (skipped).
+    Returns:
+        {dimension id: {"exact", "grouped", "within_one", "n"}}; accuracies are None when n = 0.
+    """
+    P, R = np.asarray(pred), np.asarray(ratings)
+    if P.shape != R.shape or P.ndim != 2 or P.shape[1] != len(dimensions):
+        raise ValueError(f"pred {P.shape} and ratings {R.shape} must both be (N, {len(dimensions)})")
+    out = {}
+    for k, d in enumerate(dimensions):
+        m = R[:, k] > 0
+        n = int(m.sum())
+        if n == 0:
+            out[d] = {"exact": None, "grouped": None, "within_one": None, "n": 0}
+            continue
+        p, r = P[m, k], R[m, k]
+        out[d] = {
+            "exact": float((p == r).mean()),
+            "grouped": float((rating_group(p) == rating_group(r)).mean()),
+            "within_one": float((np.abs(p - r) <= 1).mean()),
+            "n": n,
+        }
+    return out
+
+
+def pooled_dimension_accuracy(pred: np.ndarray, ratings: np.ndarray) -> dict:
+    """Exact / grouped / ±1 over all rated (call, dimension) pairs (seed 000 Table 22)."""
+    P, R = np.asarray(pred), np.asarray(ratings)
+    m = R > 0
+    n = int(m.sum())
+    if n == 0:
+        return {"exact": None, "grouped": None, "within_one": None, "n": 0}
+    p, r = P[m], R[m]
+    return {"exact": float((p == r).mean()), "grouped": float((rating_group(p) == rating_group(r)).mean()),
+            "within_one": float((np.abs(p - r) <= 1).mean()), "n": n}
+
+
+def roc_auc(scores: Sequence[float], labels: Sequence[int]) -> float | None:
+    """Area under the ROC curve of ``scores`` for the positive class (label 1).
+
+    Rank-based: AUC = (Σ ranks of positives − n_pos(n_pos + 1)/2) / (n_pos · n_neg), with tied
+    scores given their average rank (Mann–Whitney U; Hanley & McNeil 1982).
+
+    Returns:
+        the AUC in [0, 1], or None when either class is absent.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(labels)
+    n_pos, n_neg = int((y == 1).sum()), int((y == 0).sum())
+    if n_pos == 0 or n_neg == 0:
+        return None
+    keep = (y == 0) | (y == 1)
+    s, y = s[keep], y[keep]
+    order = np.argsort(s, kind="mergesort")
+    ranks = np.empty(len(s), dtype=np.float64)
+    sorted_s = s[order]
+    i = 0
+    while i < len(s):
+        j = i
+        while j + 1 < len(s) and sorted_s[j + 1] == sorted_s[i]:
+            j += 1
+        ranks[order[i:j + 1]] = (i + j) / 2.0 + 1.0
+        i = j + 1
+    return float((ranks[y == 1].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
+
+
+def binary_metrics(p_human: Sequence[float], labels: Sequence[int], kinds: Sequence[str] | None = None,
+                   threshold: float = THRESHOLD) -> dict:
+    """Human/machine accuracy overall and per kind, plus ROC-AUC (seed 000 Tables 3, 4).
+
+    Args:
+        p_human: P(human) per call. labels: 1 human, 0 machine, −1 unknown (skipped).
+        kinds: data kind per call ("" → "unspecified").
+    Returns:
+        {"accuracy", "roc_auc", "n", "threshold", "by_kind": {kind: {"accuracy", "n"}}};
+        accuracy None when n = 0.
+    """
+    p = np.asarray(p_human, dtype=np.float64)
+    y = np.asarray(labels)
+    k = np.asarray(kinds if kinds is not None else [""] * len(p)).astype(str)
+    m = y >= 0
+    pred = (p >= threshold).astype(int)
+    correct = pred == y
+    by_kind = {}
+    for kind in sorted(set(k[m].tolist())):
+        mk = m & (k == kind)
+        by_kind[kind or "unspecified"] = {"accuracy": float(correct[mk].mean()), "n": int(mk.sum())}
+    n = int(m.sum())
+    return {"accuracy": float(correct[m].mean()) if n else None, "roc_auc": roc_auc(p[m], y[m]),
+            "n": n, "threshold": threshold, "by_kind": by_kind}
+
+
+def predict(head: JudgeHead, embeddings: Mapping[str, np.ndarray], evidence: Sequence[Mapping[str, Any]] | None = None,
+            evidence_min: Mapping[str, float] | None = None, backbone_name: str = "the backbone") -> dict:
+    """Run the head on stacked embeddings, with the live judge's evidence gating.
+
+    Args:
+        embeddings: source → float (N, d). evidence: per call, dimension id → Evidence (None =
+            no gating). evidence_min: dimension id → minimum.
+    Returns:
+        {"p_human": (N,), "levels": (N, K) most likely levels (3 where gated), "scores": (N, K)
+        expected scores (3.0 where gated), "gated": (N, K) bool} as numpy arrays.
+    """
+    head.eval()
+    sources = READOUT_SOURCES[head.readout_mode]
+    x = {s: torch.as_tensor(np.asarray(embeddings[s]), dtype=torch.float32) for s in sources}
+    n = next(iter(x.values())).shape[0]
+    k = len(head.dimensions)
+    gated = np.zeros((n, k), dtype=bool)
+    if evidence is not None:
+        for i, ev in enumerate(evidence):
+            gated[i] = gate_dimensions(ev, head.dimensions, evidence_min or {}, backbone_name)[0]
+    with torch.no_grad():
+        z = head.latent(x)
+        g = torch.as_tensor(gated)
+        z = torch.where(g, head.z_mean.expand_as(z), z)
+        out = head.outputs(z)
+        levels = most_likely_level(out.probs).numpy()
+        scores = out.scores.numpy().copy()
+    levels = np.where(gated, int(NEUTRAL_SCORE), levels)
+    scores = np.where(gated, NEUTRAL_SCORE, scores)
+    return {"p_human": out.p_human.numpy().astype(np.float64), "levels": levels, "scores": scores, "gated": gated}
+
+
+def evaluate_predictions(pred: Mapping[str, np.ndarray], ratings: np.ndarray, labels: np.ndarray,
+                         kinds: Sequence[str] | None, dimensions: Sequence[str]) -> dict:
+    """The evaluation document from predictions (see ``predict``) and references.
+
+    Returns:
+        {"binary": {...binary_metrics}, "dimensions": {id: {exact, grouped, within_one, n}},
+         "dimensions_pooled": {exact, grouped, within_one, n}, "n_calls": N,
+         "prediction_rule": str}
+    """
+    return {
+        "n_calls": int(len(labels)),
+        "binary": binary_metrics(pred["p_human"], labels, kinds),
+        "dimensions": dimension_accuracy(pred["levels"], ratings, dimensions),
+        "dimensions_pooled": pooled_dimension_accuracy(pred["levels"], ratings),
+        "prediction_rule": "human if P(human) ≥ 0.5; rating = most likely level (3 when gated)",
+    }
+
+
+def evaluate_head(head: JudgeHead, embeddings: Mapping[str, np.ndarray], ratings: np.ndarray, labels: np.ndarray,
+                  kinds: Sequence[str] | None = None, evidence: Sequence[Mapping[str, Any]] | None = None,
+                  evidence_min: Mapping[str, float] | None = None, backbone_name: str = "the backbone") -> dict:
+    """``predict`` then ``evaluate_predictions`` (see both)."""
+    pred = predict(head, embeddings, evidence, evidence_min, backbone_name)
+    return evaluate_predictions(pred, ratings, labels, kinds, head.dimensions)
+
+
+def _fmt(v: float | None) -> str:
+    return "–" if v is None else f"{v:.3f}"
+
+
+def render(doc: Mapping[str, Any], console: Any = None, title: str = "livejudge eval") -> None:
+    """Print the evaluation document as rich tables."""
+    from rich.console import Console
+    from rich.table import Table
+
+    con = console or Console()
+    b = doc["binary"]
+    t = Table(title=f"{title}: human vs machine (P(human) ≥ {b.get('threshold', THRESHOLD)})")
+    t.add_column("kind")
+    t.add_column("accuracy", justify="right")
+    t.add_column("n", justify="right")
+    for kind, v in b["by_kind"].items():
+        t.add_row(kind, _fmt(v["accuracy"]), str(v["n"]))
+    t.add_row("[b]overall[/b]", _fmt(b["accuracy"]), str(b["n"]))
+    con.print(t)
+    con.print(f"ROC-AUC: {_fmt(b['roc_auc'])}" + ("" if b["roc_auc"] is not None else " (needs both classes)"))
+    d = Table(title="per-dimension rating accuracy (seed 000 Table 21)")
+    for c, j in (("dimension", "left"), ("cat.", "left"), ("exact", "right"), ("grouped", "right"),
+                 ("±1", "right"), ("n", "right")):
+        d.add_column(c, justify=j)  # type: ignore[arg-type]
+    for dim, v in doc["dimensions"].items():
+        meta = BY_ID.get(dim)
+        d.add_row(meta.name if meta else dim, meta.category if meta else "", _fmt(v["exact"]), _fmt(v["grouped"]),
+                  _fmt(v["within_one"]), str(v["n"]))
+    p = doc.get("dimensions_pooled")
+    if p:
+        d.add_row("[b]all rated pairs[/b]", "", _fmt(p["exact"]), _fmt(p["grouped"]), _fmt(p["within_one"]), str(p["n"]))
+    con.print(d)
