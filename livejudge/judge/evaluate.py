@@ -205,6 +205,10 @@ def render(doc: Mapping[str, Any], console: Any = None, title: str = "livejudge 
     t.add_row("[b]overall[/b]", _fmt(b["accuracy"]), str(b["n"]))
     con.print(t)
     con.print(f"ROC-AUC: {_fmt(b['roc_auc'])}" + ("" if b["roc_auc"] is not None else " (needs both classes)"))
+    p = doc.get("dimensions_pooled")
+    if p is not None and p["n"] == 0:
+        con.print("per-dimension accuracy: no ratings in these rows")
+        return
     d = Table(title="per-dimension rating accuracy (seed 000 Table 21)")
     for c, j in (("dimension", "left"), ("cat.", "left"), ("exact", "right"), ("grouped", "right"),
                  ("±1", "right"), ("n", "right")):
@@ -213,7 +217,6 @@ def render(doc: Mapping[str, Any], console: Any = None, title: str = "livejudge 
         meta = BY_ID.get(dim)
         d.add_row(meta.name if meta else dim, meta.category if meta else "", _fmt(v["exact"]), _fmt(v["grouped"]),
                   _fmt(v["within_one"]), str(v["n"]))
-    p = doc.get("dimensions_pooled")
     if p:
         d.add_row("[b]all rated pairs[/b]", "", _fmt(p["exact"]), _fmt(p["grouped"]), _fmt(p["within_one"]), str(p["n"]))
     con.print(d)

@@ -1,0 +1,281 @@
+"""`livejudge train` and `livejudge eval`: fit and score judge heads from a JSONL manifest.
+
+``register(subparsers)`` adds both subcommands to the top-level parser (livejudge.cli).
+
+    livejudge train calls.jsonl --backbone acoustic --out heads/mine [--init-head DIR]
+    livejudge eval calls.jsonl --head heads/mine --json eval.json
+
+Manifest format: see ``livejudge.judge.train.read_manifest``. Bad input exits with code 2 and
+one line naming the problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+BACKBONE_KINDS = ("acoustic", "qwen-omni")
+
+
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+def _cli_error(message: str) -> Exception:
+    from ..runner import EXIT_USAGE, CLIError
+
+    return CLIError(message, EXIT_USAGE)
+
+
+def kind_of_backbone(name: str) -> str:
+    """Backbone id stored in a head ("acoustic-v0", "qwen2.5-omni-7b") → ``load_judge`` kind."""
+    if name.startswith("acoustic"):
+        return "acoustic"
+    if name.startswith("qwen"):
+        return "qwen-omni"
+    raise _cli_error(f"head was built for backbone {name!r}, which this livejudge cannot load "
+                     f"(known: {', '.join(BACKBONE_KINDS)})")
+
+
+def make_backbone(kind: str, device: str = "cpu", model: str | None = None) -> Any:
+    """Instantiate a backbone by kind (imports lazily: the qwen backbone needs transformers)."""
+    if kind == "acoustic":
+        from .backbones.acoustic import AcousticBackbone
+
+        return AcousticBackbone()
+    if kind == "qwen-omni":
+        from .backbones.qwen_omni import QwenOmniBackbone
+
+        kwargs: dict[str, Any] = {"device": device}
+        if model is not None:
+            kwargs["model"] = model
+        return QwenOmniBackbone(**kwargs)
+    raise _cli_error(f"unknown backbone {kind!r}; valid: {', '.join(BACKBONE_KINDS)}")
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cache-dir", default=None, metavar="DIR",
+                   help="embedding cache (default: $LIVEJUDGE_CACHE_DIR or ~/.cache/livejudge/embeddings)")
+    p.add_argument("--device", default="cpu", help="torch device for the backbone (cpu, cuda, cuda:1)")
+    p.add_argument("--qwen-model", default="Qwen/Qwen2.5-Omni-7B",
+                   help="Qwen2.5-Omni model id or local path (qwen-omni backbone)")
+    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+
+
+def register(subparsers: Any) -> None:
+    """Add ``train`` and ``eval`` to an argparse subparsers object."""
+    from .odl import READOUTS, SCALE_INIT, SYMMETRY_LAMBDA
+    from .train import TrainConfig
+
+    d = TrainConfig()
+    p = subparsers.add_parser(
+        "train", help="fit a judge head (ODL + classifier) on a manifest of calls", formatter_class=_Formatter,
+        description="Two-stage training as in seed 000 §6.2.1: stage 1 fits the readout + ODL to the 1–5 "
+                    "ratings, stage 2 the linear classifier on the frozen latent scores. Adam, Table 19 "
+                    "defaults, early stopping on the manifest's 'val' rows.\n"
+                    "Note: the ODL lr 1e-5 is the paper's choice for 3584-d Qwen2.5-Omni-7B states; the "
+                    "acoustic backbone's few features need ~1e-3 (--odl-lr) or many more epochs.\n"
+                    "Example: livejudge train calls.jsonl --backbone acoustic --out heads/mine "
+                    "--init-head livejudge/judge/heads/acoustic-prior --odl-lr 1e-3")
+    p.add_argument("manifest", metavar="MANIFEST", help="JSONL, one call per line (see docs)")
+    p.add_argument("--backbone", default="acoustic", choices=BACKBONE_KINDS, help="backbone to embed the calls")
+    p.add_argument("--out", required=True, metavar="HEAD_DIR", help="directory to write the trained head to")
+    p.add_argument("--init-head", default=None, metavar="DIR",
+                   help="start from this head (kept as is for stage 1 when there are too few ratings)")
+    p.add_argument("--readout", default=None, choices=READOUTS,
+                   help="readout (default: fused for qwen-omni, features for acoustic, or the init head's)")
+    p.add_argument("--name", default=None, help="head name in its config (default: the --out folder name)")
+    p.add_argument("--version", dest="head_version", default="1", help="head version string")
+    p.add_argument("--epochs", type=int, default=None, help="maximum epochs for both stages (overrides the two below)")
+    p.add_argument("--odl-epochs", type=int, default=d.odl_epochs, help="maximum stage-1 epochs")
+    p.add_argument("--linear-epochs", type=int, default=d.linear_epochs, help="maximum stage-2 epochs")
+    p.add_argument("--odl-lr", type=float, default=d.odl_lr, help="stage-1 Adam learning rate (Table 19)")
+    p.add_argument("--odl-batch-size", type=int, default=d.odl_batch_size, help="stage-1 batch (Table 19)")
+    p.add_argument("--dropout", type=float, default=d.dropout, help="ODL dropout (Table 19)")
+    p.add_argument("--scale", type=float, default=SCALE_INIT, help="initial cut-point scale s_k (Table 19)")
+    p.add_argument("--linear-lr", type=float, default=d.linear_lr, help="stage-2 Adam learning rate (Table 19)")
+    p.add_argument("--linear-batch-size", type=int, default=d.linear_batch_size, help="stage-2 batch (Table 19)")
+    p.add_argument("--symmetry-lambda", type=float, default=SYMMETRY_LAMBDA, help="λ of ‖W_1 + W_2‖₂ (§6.2.1)")
+    p.add_argument("--patience", type=int, default=d.patience, help="early-stopping patience, epochs")
+    p.add_argument("--min-rated", type=int, default=d.min_rated,
+                   help="fewest rated training calls to fit stage 1 (else keep --init-head's ODL)")
+    p.add_argument("--seed", type=int, default=d.seed, help="random seed")
+    _add_common(p)
+    p.set_defaults(func=cmd_train)
+
+    p = subparsers.add_parser(
+        "eval", help="score a judge head on a manifest of calls", formatter_class=_Formatter,
+        description="Per-dimension exact / grouped (1–2, 3, 4–5) / ±1 accuracy (seed 000 Table 21), "
+                    "human-vs-machine accuracy per kind and overall, ROC-AUC (Table 4). The backbone is "
+                    "the one the head was built for; evidence gating is applied as in the live judge.\n"
+                    "Example: livejudge eval calls.jsonl --head heads/mine --json eval.json")
+    p.add_argument("manifest", metavar="MANIFEST", help="JSONL, one call per line")
+    p.add_argument("--head", required=True, metavar="HEAD_DIR", help="head checkpoint directory")
+    p.add_argument("--split", default="all", choices=("all", "train", "val", "test"),
+                   help="which manifest rows to evaluate")
+    p.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="write the metrics here ('-' = stdout)")
+    _add_common(p)
+    p.set_defaults(func=cmd_eval)
+
+
+def _load_entries(path: str):
+    from ..audio import AudioFormatError
+    from .train import ManifestError, read_manifest
+
+    try:
+        return read_manifest(path)
+    except (ManifestError, AudioFormatError) as exc:
+        raise _cli_error(str(exc)) from exc
+
+
+def _embed(entries, backbone, args) -> list:
+    from ..audio import AudioFormatError
+    from .train import EmbeddingCache, embed_entries
+
+    try:
+        return embed_entries(entries, backbone, EmbeddingCache(args.cache_dir), progress=not args.no_progress)
+    except AudioFormatError as exc:
+        raise _cli_error(str(exc)) from exc
+
+
+def _file_sha256(path: str) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from .evaluate import evaluate_head, render
+    from .head import HeadError, load_head, new_config, save_head
+    from .train import TrainConfig, TrainError, manifest_arrays, stack_embeddings, train_head
+
+    con = Console(stderr=True)
+    entries = _load_entries(args.manifest)
+    init_head, init_cfg = None, None
+    if args.init_head is not None:
+        try:
+            init_head, init_cfg = load_head(args.init_head)
+        except HeadError as exc:
+            raise _cli_error(str(exc)) from exc
+    try:
+        backbone = make_backbone(args.backbone, args.device, args.qwen_model)
+    except (ImportError, OSError, RuntimeError, ValueError) as exc:
+        raise _cli_error(f"cannot load the {args.backbone} backbone: {exc}") from exc
+    if init_cfg is not None and init_cfg.backbone.name != backbone.name:
+        raise _cli_error(f"--init-head was built for backbone {init_cfg.backbone.name}, but --backbone "
+                         f"{args.backbone} is {backbone.name}: pass a matching --init-head or --backbone")
+    R, labels, split, kinds = manifest_arrays(entries)
+    n_rated = int(((R > 0).any(axis=1) & (split == "train")).sum())
+    if init_head is None and n_rated < args.min_rated:  # fail before embedding anything
+        raise _cli_error(f"only {n_rated} training calls have ratings (need {args.min_rated} to fit the ODL): "
+                         "add 'ratings' to the manifest or pass --init-head DIR to keep an existing head's ODL"
+                         + (" (the shipped prior head is livejudge/judge/heads/acoustic-prior)"
+                            if args.backbone == "acoustic" else ""))
+    embs = _embed(entries, backbone, args)
+    vectors = stack_embeddings(embs)
+    cfg = TrainConfig(
+        seed=args.seed, odl_lr=args.odl_lr, odl_batch_size=args.odl_batch_size,
+        odl_epochs=args.epochs or args.odl_epochs, dropout=args.dropout, scale_init=args.scale,
+        linear_lr=args.linear_lr, linear_batch_size=args.linear_batch_size,
+        linear_epochs=args.epochs or args.linear_epochs, symmetry_lambda=args.symmetry_lambda,
+        patience=args.patience, min_rated=args.min_rated, progress=not args.no_progress,
+    )
+    try:
+        res = train_head(vectors, R, labels, split, readout=args.readout, init_head=init_head, config=cfg)
+    except TrainError as exc:
+        msg = str(exc)
+        if "--init-head" in msg and args.backbone == "acoustic" and init_head is None:
+            from .judge import DEFAULT_ACOUSTIC_HEAD
+
+            msg += f" (the shipped prior head is {DEFAULT_ACOUSTIC_HEAD})"
+        raise _cli_error(msg) from exc
+    s = res.summary
+    con.print(f"stage 1 ({s['stage1']['status']}): {s['stage1']['fitted_on']}")
+    con.print(f"stage 2 ({s['stage2']['status']}): {s['stage2']['fitted_on']}")
+    s["manifest"] = {"path": str(Path(args.manifest)), "sha256": _file_sha256(args.manifest),
+                     "kinds": {k or "unspecified": int((kinds == k).sum()) for k in sorted(set(kinds.tolist()))}}
+    s["backbone"] = backbone.name
+    s["init_head"] = (f"{init_cfg.name} {init_cfg.version} ({init_cfg.provenance}) from {args.init_head}"
+                      if init_cfg is not None else None)
+    test = split == "test"
+    evidence_min = dict(getattr(backbone, "evidence_min", {}) or {})
+    if init_cfg is not None:
+        evidence_min.update(init_cfg.evidence_min)
+    if test.any():
+        rows = np.where(test)[0]
+        doc = evaluate_head(res.head, {k: v[rows] for k, v in vectors.items()}, R[rows], labels[rows],
+                            kinds[rows], [embs[i].evidence for i in rows], evidence_min, backbone.name)
+        s["test"] = {"binary_accuracy": doc["binary"]["accuracy"], "roc_auc": doc["binary"]["roc_auc"],
+                     "n": doc["binary"]["n"], "dimensions_pooled": doc["dimensions_pooled"]}
+        render(doc, con, title="held-out test rows")
+    name = args.name or Path(args.out).name
+    try:
+        hcfg = new_config(
+            backbone, name=name, version=args.head_version, provenance="trained", readout=res.head.readout_mode,
+            feature_names=getattr(backbone, "feature_names", None),
+            evidence_min={k: v for k, v in (init_cfg.evidence_min if init_cfg else {}).items()},
+            training=s,
+            sources=[f"livejudge train on {args.manifest}"] + (list(init_cfg.sources) if init_cfg else []),
+            notes=(f"Trained {_dt.date.today().isoformat()} with livejudge train (seed 000 §6.2.1 two-stage "
+                   "ODL + linear classifier)."),
+        )
+        out = save_head(args.out, res.head, hcfg)
+    except HeadError as exc:
+        raise _cli_error(str(exc)) from exc
+    con.print(f"wrote head {name} to {out}")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from .evaluate import evaluate_head, render
+    from .head import HeadError, head_summary, load_head
+    from .judge import check_compatible
+    from .train import manifest_arrays, stack_embeddings
+
+    con = Console(stderr=args.json_out == "-")
+    try:
+        head, cfg = load_head(args.head)
+    except HeadError as exc:
+        raise _cli_error(str(exc)) from exc
+    entries = _load_entries(args.manifest)
+    if args.split != "all":
+        entries = [e for e in entries if e.split == args.split]
+        if not entries:
+            raise _cli_error(f"{args.manifest} has no rows with split {args.split!r}")
+    kind = kind_of_backbone(cfg.backbone.name)
+    try:
+        backbone = make_backbone(kind, args.device, args.qwen_model)
+        check_compatible(backbone, cfg)
+    except HeadError as exc:
+        raise _cli_error(str(exc)) from exc
+    except (ImportError, OSError, RuntimeError) as exc:
+        raise _cli_error(f"cannot load the {kind} backbone: {exc}") from exc
+    embs = _embed(entries, backbone, args)
+    vectors = stack_embeddings(embs)
+    R, labels, _split, kinds = manifest_arrays(entries, cfg.dimensions)
+    evidence_min = dict(getattr(backbone, "evidence_min", {}) or {})
+    evidence_min.update(cfg.evidence_min)
+    doc = evaluate_head(head, vectors, R, labels, kinds, [e.evidence for e in embs], evidence_min, backbone.name)
+    doc = {"head": {"path": str(args.head), "name": cfg.name, "version": cfg.version,
+                    "provenance": cfg.provenance, "backbone": cfg.backbone.name, "readout": cfg.readout},
+           "manifest": str(args.manifest), "split": args.split, **doc}
+    con.print(f"head: {head_summary(cfg)}" + ("  [yellow](prior: hand-set, not trained)[/yellow]"
+                                               if cfg.provenance == "prior" else ""))
+    render(doc, con)
+    if args.json_out:
+        text = json.dumps(doc, indent=2, ensure_ascii=False)
+        if args.json_out == "-":
+            sys.stdout.write(text + "\n")
+        else:
+            Path(args.json_out).write_text(text + "\n", encoding="utf-8")
+            con.print(f"wrote {args.json_out}")
+    return 0
