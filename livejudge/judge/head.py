@@ -55,6 +55,22 @@ class HeadError(ValueError):
     """A head checkpoint that cannot be used; the message is one line naming problem and fix."""
 
 
+def judge_kind(backbone_name: str) -> str:
+    """The ``--judge`` value that loads a backbone id ("acoustic-v0" → "acoustic",
+    "qwen2.5-omni-7b" → "qwen-omni"); other ids are returned unchanged."""
+    if backbone_name.startswith("acoustic"):
+        return "acoustic"
+    if backbone_name.startswith("qwen"):
+        return "qwen-omni"
+    return backbone_name
+
+
+def mismatch_message(head_backbone: str, judge_backbone: str) -> str:
+    """The one-line error for a head built for another backbone."""
+    return (f"head was trained for backbone {head_backbone}, but the judge uses {judge_backbone}: "
+            f"pass --head for {judge_backbone} or --judge {judge_kind(head_backbone)}")
+
+
 @dataclass(frozen=True)
 class BackboneInfo:
     """The backbone a head was built for: its id, vector size and readout names."""
@@ -333,8 +349,7 @@ def load_head(path: str | Path, expected_backbone: str | None = None,
     cfg = config_from_dict(doc, where)
     validate_config(cfg, where)
     if expected_backbone is not None and cfg.backbone.name != expected_backbone:
-        _fail(f"head was trained for backbone {cfg.backbone.name}, but the judge uses {expected_backbone}: "
-              f"pass --head for {expected_backbone} or --judge {cfg.backbone.name}")
+        _fail(mismatch_message(cfg.backbone.name, expected_backbone))
     if expected_dim is not None and cfg.backbone.embedding_dim != int(expected_dim):
         _fail(f"{where}: head expects embedding size {cfg.backbone.embedding_dim} but the backbone gives "
               f"{expected_dim}: use a head trained on this backbone's embeddings")

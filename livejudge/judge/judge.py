@@ -25,7 +25,7 @@ import torch
 from ..events import DimensionScore, JudgeResult
 from ..window import WindowSnapshot
 from .dimensions import NEUTRAL_SCORE
-from .head import HeadConfig, HeadError, head_summary, load_head
+from .head import HeadConfig, HeadError, head_summary, load_head, mismatch_message
 from .odl import READOUT_SOURCES, TOP_K, JudgeHead, top_contributions
 
 KINDS = ("acoustic", "qwen-omni")
@@ -42,8 +42,7 @@ class JudgeError(ValueError):
 def check_compatible(backbone: Any, cfg: HeadConfig) -> None:
     """Raise HeadError when ``cfg`` was not built for ``backbone`` (id, size, readouts)."""
     if cfg.backbone.name != backbone.name:
-        raise HeadError(f"head was trained for backbone {cfg.backbone.name}, but the judge uses {backbone.name}: "
-                        f"pass --head for {backbone.name} or --judge {cfg.backbone.name}")
+        raise HeadError(mismatch_message(cfg.backbone.name, backbone.name))
     if cfg.backbone.embedding_dim != int(backbone.embedding_dim):
         raise HeadError(f"head {cfg.name} expects embedding size {cfg.backbone.embedding_dim} but backbone "
                         f"{backbone.name} gives {backbone.embedding_dim}: use a head trained on this backbone")
@@ -224,9 +223,13 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
         if head is None:
             raise JudgeError("--judge qwen-omni needs --head DIR: a head trained with `livejudge train "
                              "--backbone qwen-omni` (no pretrained qwen head ships with livejudge)")
-        head_obj, cfg = load_head(head)  # cheap check before loading a 7B model
+        head_obj, cfg = load_head(head)  # cheap checks before loading a 7B model
+        from .backbones import qwen_omni
         from .backbones.qwen_omni import QwenOmniBackbone
 
+        expected = qwen_omni.backbone_name(model if model is not None else qwen_omni.DEFAULT_MODEL)
+        if cfg.backbone.name != expected:
+            raise HeadError(mismatch_message(cfg.backbone.name, expected))
         kwargs: dict[str, Any] = {"device": device}
         if model is not None:
             kwargs["model"] = model
