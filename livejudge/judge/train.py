@@ -326,13 +326,17 @@ def train_head(embeddings: Mapping[str, np.ndarray], ratings: np.ndarray | None,
     with torch.no_grad():
         z_all = head.latent(_tensors(embeddings, sources, np.arange(n)))
     zt = z_all[basis]
-    head.set_z_normalisation(zt.mean(0), zt.std(0, unbiased=False) if len(basis) > 1 else torch.ones(len(dims)))
-    summary["z_normalisation"] = f"mean/std of z over {len(basis)} training calls"
+    fit_stage2 = len(tr_l) >= 2 and len(np.unique(Y[tr_l])) == 2
+    if fit_stage2 or init_head is None:
+        head.set_z_normalisation(zt.mean(0), zt.std(0, unbiased=False) if len(basis) > 1 else torch.ones(len(dims)))
+        summary["z_normalisation"] = f"mean/std of z over {len(basis)} training calls"
+    else:  # the kept classifier was fitted to the initial head's standardisation: keep it too
+        summary["z_normalisation"] = "kept from the initial head (its classifier is kept)"
 
     # ---------------- stage 2: linear classifier on frozen, standardised z
     s2: dict[str, Any] = {"hyperparameters": {"lr": cfg.linear_lr, "batch_size": cfg.linear_batch_size,
                                               "symmetry_lambda": cfg.symmetry_lambda, "optimizer": "Adam"}}
-    if len(tr_l) >= 2 and len(np.unique(Y[tr_l])) == 2:
+    if fit_stage2:
         torch.manual_seed(cfg.seed + 1)
         head.classifier.reset_parameters()
         y_t = torch.as_tensor(Y)
