@@ -1,0 +1,638 @@
+"""Embed livejudge in a Pipecat agent: ``LiveJudgeObserver`` (a Pipecat ``BaseObserver``).
+
+Add it in one line; the agent's pipeline is not touched::
+
+    observer = LiveJudgeObserver(judge="acoustic", display=True, result_path="call.json")
+    worker = PipelineWorker(pipeline, observers=[observer])
+
+What it taps (Pipecat 1.14 ``FramePushed``):
+
+* **user audio** — ``InputAudioRawFrame`` on its *first* push (the input transport, or
+  whoever injected it): each frame is counted once.
+* **agent audio** — ``OutputAudioRawFrame`` (incl. ``TTSAudioRawFrame``,
+  ``SpeechOutputAudioRawFrame``) pushed *downstream by the output transport*. The output
+  transport only pushes a chunk on after writing it to the client, so this is what was really
+  played, cut at interruptions; audio generated but dropped by an interruption never counts.
+  Continuous full-duplex streams that include silence work too: livejudge's own VAD decides
+  what is speech.
+* **framework events** (for comparison only, never for timing) — ``VADUserStarted/Stopped
+  SpeakingFrame`` (with ``start_secs``/``stop_secs``), ``UserStarted/StoppedSpeakingFrame``,
+  ``BotStarted/StoppedSpeakingFrame``, ``InterruptionFrame`` and ``MetricsFrame`` values
+  (TTFB, processing, TTFA, turn). They go into the result's ``framework_events`` and a
+  ``framework_comparison`` block ("framework says 212 ms; audio says 258 ms").
+
+Clock: the push's own ``FramePushed.timestamp`` (ns on the pipeline clock, 0 = pipeline
+start) is the session clock, in seconds. Which sample the timestamp belongs to:
+
+* user chunks: the input transport pushes a chunk when it has *arrived*, so the timestamp is
+  the time of the chunk's **last** sample (first sample = T − duration).
+* agent chunks: Pipecat's output transport (``base_output.py``, ``_audio_task_handler``)
+  pushes a chunk downstream after ``write_audio_frame`` returns. The websocket transports
+  send the chunk and then sleep until their playout clock (``_write_audio_sleep``): chunk k of
+  a burst is sent at T0 + (k−1)·d and pushed at T0 + k·d, exactly when a client playing on
+  arrival starts playing it. So the timestamp is the time of the chunk's **first** sample.
+  A transport that pushes after playout has *finished* (a blocking sound-card write) can
+  say so with ``TapConfig(agent_push_marks="end")``.
+
+Consecutive chunks of one channel are laid end to end (``stitch_tolerance_s``) so event-loop
+jitter of a few ms neither inserts silence nor drops samples; a push later than that starts a
+new stretch at its own timestamp (the silence in between is filled).
+
+Never slows the agent: ``on_push_frame`` does a few ``isinstance`` checks and appends a
+reference to the frame's bytes and the timestamp to a bounded deque (a full deque drops the
+item and counts it); conversion, resampling, VAD and turn analysis run in one worker thread,
+and judging runs in the Session's own judge thread. See ``benchmarks/observer_overhead.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+import numpy as np
+
+from pipecat.frames.frames import (
+    BotStartedSpeakingFrame,
+    BotStoppedSpeakingFrame,
+    CancelFrame,
+    EndFrame,
+    InputAudioRawFrame,
+    InterruptionFrame,
+    MetricsFrame,
+    OutputAudioRawFrame,
+    UserStartedSpeakingFrame,
+    UserStoppedSpeakingFrame,
+    VADUserStartedSpeakingFrame,
+    VADUserStoppedSpeakingFrame,
+)
+from pipecat.observers.base_observer import BaseObserver, FramePushed
+from pipecat.processors.frame_processor import FrameDirection
+from pipecat.transports.base_output import BaseOutputTransport
+
+from ..events import Backchannel, BargeIn, JudgeResult, Transition, Turn
+from ..session import Session, SessionConfig
+
+_NS = 1e-9
+_DOWN = FrameDirection.DOWNSTREAM
+
+# framework frames recorded as notes (kind = "pipecat.<ClassName>")
+NOTE_FRAMES: tuple[type, ...] = (
+    VADUserStartedSpeakingFrame, VADUserStoppedSpeakingFrame,
+    UserStartedSpeakingFrame, UserStoppedSpeakingFrame,
+    BotStartedSpeakingFrame, BotStoppedSpeakingFrame,
+    InterruptionFrame, MetricsFrame,
+)
+
+# Pipecat-style event names the observer and the processor fire, and the events behind them
+EVENTS: dict[str, type] = {
+    "on_judge_result": JudgeResult,
+    "on_turn": Turn,
+    "on_transition": Transition,
+    "on_barge_in": BargeIn,
+    "on_backchannel": Backchannel,
+}
+
+
+@dataclass(frozen=True)
+class TapConfig:
+    """How pushed frames become session audio.
+
+    Attributes:
+        user_push_marks: which sample of a user chunk the push timestamp is: "end" (default:
+            input transports push a chunk when it has arrived) or "start".
+        agent_push_marks: which sample of an agent chunk the push timestamp is: "start"
+            (default: the output transport pushes a chunk when its playout starts, see the
+            module docstring) or "end" (transports that push after playout finished).
+        stitch_tolerance_s: a chunk pushed at most this much later than the end of the
+            previous chunk of its channel continues it seamlessly (absorbs event-loop and
+            network jitter); a later push starts a new stretch at its timestamp. Seconds.
+        max_ahead_s: a chunk pushed this much *earlier* than the channel's end (a stream
+            running ahead of the clock) re-anchors to its timestamp; the overlap is dropped.
+        max_queue: bounded queue between the event loop and the worker thread, items; when
+            full, new items are dropped and counted (``pipecat.dropped_items``).
+    """
+
+    user_push_marks: Literal["start", "end"] = "end"
+    agent_push_marks: Literal["start", "end"] = "start"
+    stitch_tolerance_s: float = 0.06
+    max_ahead_s: float = 0.2
+    max_queue: int = 4000
+
+    def validate(self) -> "TapConfig":
+        for name in ("user_push_marks", "agent_push_marks"):
+            if getattr(self, name) not in ("start", "end"):
+                raise ValueError(f"TapConfig.{name} must be 'start' or 'end', got {getattr(self, name)!r}")
+        if self.stitch_tolerance_s < 0 or self.max_ahead_s < 0:
+            raise ValueError("TapConfig.stitch_tolerance_s and max_ahead_s must be ≥ 0 seconds")
+        if self.max_queue < 1:
+            raise ValueError(f"TapConfig.max_queue must be ≥ 1, got {self.max_queue}")
+        return self
+
+
+# queue item kinds
+_AUDIO, _NOTE, _TICK, _CLOSE = 0, 1, 2, 3
+
+
+def pcm16_chunk_to_float32(audio: bytes, num_channels: int) -> np.ndarray:
+    """s16le PCM bytes (interleaved when ``num_channels`` > 1) → float32 mono in [-1, 1).
+
+    A trailing odd byte or incomplete multi-channel frame is ignored.
+    """
+    n = len(audio) // 2
+    x = np.frombuffer(audio, dtype="<i2", count=n)
+    if num_channels > 1:
+        m = (n // num_channels) * num_channels
+        x = x[:m].reshape(-1, num_channels).mean(axis=1)
+    return x.astype(np.float32) * (1.0 / 32768.0)
+
+
+class _Stitcher:
+    """Places consecutive chunks of one channel end to end (see ``TapConfig``)."""
+
+    def __init__(self, tolerance_s: float, max_ahead_s: float) -> None:
+        self.tol = tolerance_s
+        self.ahead = max_ahead_s
+        self.end_s: float | None = None
+        self.stretches = 0
+
+    def place(self, t_s: float, duration_s: float) -> float:
+        e = self.end_s
+        if e is not None and -self.ahead <= t_s - e <= self.tol:
+            t_s = e
+        else:
+            self.stretches += 1
+        self.end_s = t_s + duration_s
+        return t_s
+
+
+def _metrics_data(frame: Any) -> list[dict]:
+    out = []
+    for m in getattr(frame, "data", []) or []:
+        d: dict[str, Any] = {"metric": type(m).__name__}
+        for k in ("processor", "model", "value", "ttfb", "ttfa", "ttfat", "leading_silence",
+                  "thinking_time", "is_complete", "probability", "e2e_processing_time_ms"):
+            v = getattr(m, k, None)
+            if isinstance(v, (int, float, str, bool)):
+                d[k] = v
+        out.append(d)
+    return out
+
+
+def _note_data(frame: Any) -> dict:
+    if isinstance(frame, VADUserStartedSpeakingFrame):
+        return {"start_secs": float(frame.start_secs)}
+    if isinstance(frame, VADUserStoppedSpeakingFrame):
+        return {"stop_secs": float(frame.stop_secs)}
+    if isinstance(frame, MetricsFrame):
+        return {"metrics": _metrics_data(frame)}
+    return {}
+
+
+class LiveJudgeCore:
+    """Pipecat-independent part of the observer and the processor: the bounded queue, the
+    worker thread that feeds a Session, sinks, display, the result file and event fan-out.
+
+    Args:
+        judge: "acoustic" (CPU judge with the shipped prior head), a Judge, or None (timing only).
+        config: SessionConfig.
+        display: True / "auto" (rich meter on a TTY, plain lines otherwise), "rich", "plain",
+            or False.
+        events_path: JSONL event log (one line per settled event), or None.
+        result_path: where the result document is written on close, or None.
+        tap: TapConfig.
+        sinks: extra Session sinks.
+        title: shown on the meter.
+    Raises:
+        ValueError: bad config; JudgeError/HeadError from ``load_judge``.
+    """
+
+    def __init__(self, judge: Any = "acoustic", config: SessionConfig | None = None,
+                 display: bool | str = False, events_path: str | Path | None = None,
+                 result_path: str | Path | None = None, tap: TapConfig | None = None,
+                 sinks: list | tuple = (), title: str = "pipecat") -> None:
+        self.tap = (tap or TapConfig()).validate()
+        if isinstance(judge, str):
+            from ..judge.judge import load_judge
+
+            judge = load_judge(judge)
+        self.result_path = Path(result_path) if result_path is not None else None
+        all_sinks = list(sinks)
+        if events_path is not None:
+            from ..sinks import JsonlSink
+
+            all_sinks.append(JsonlSink(events_path))
+        self.session = Session(config, judge=judge, sinks=all_sinks,
+                               info={"source": "pipecat", "channels": {"user": "InputAudioRawFrame",
+                                                                       "agent": "OutputAudioRawFrame"}})
+        self.session.add_sink(self)
+        self._display = None
+        self._display_mode = display
+        self._title = title
+        self._q: collections.deque = collections.deque()
+        self._wake = threading.Event()
+        self._stitch = {c: _Stitcher(self.tap.stitch_tolerance_s, self.tap.max_ahead_s) for c in ("user", "agent")}
+        self.dropped_items = 0
+        self.frames = {"user": 0, "agent": 0}
+        self.sample_rates: dict[str, set] = {"user": set(), "agent": set()}
+        self._listeners: list[Callable[[str, object], None]] = []
+        self._closing = False
+        self._closed = threading.Event()
+        self._final: dict | None = None
+        self._thread = threading.Thread(target=self._run, name="livejudge-pipecat", daemon=True)
+        self._thread.start()
+
+    # ------------------------------------------------------------ event loop side (cheap)
+    def put_audio(self, channel: str, frame: Any, t_ns: int) -> None:
+        """Queue one audio frame (a reference to its bytes) stamped ``t_ns``. O(1), never blocks."""
+        if self._closing:
+            return
+        if len(self._q) >= self.tap.max_queue:
+            self.dropped_items += 1
+            return
+        self._q.append((_AUDIO, channel, frame.audio, frame.sample_rate, frame.num_channels, t_ns))
+        self._wake.set()
+
+    def put_note(self, frame: Any, t_ns: int) -> None:
+        if self._closing:
+            return
+        if len(self._q) >= self.tap.max_queue:
+            self.dropped_items += 1
+            return
+        self._q.append((_NOTE, "pipecat." + type(frame).__name__, _note_data(frame), t_ns))
+        self._wake.set()
+
+    def put_tick(self, t_ns: int) -> None:
+        """Tell the session the pipeline clock reached ``t_ns`` (lets silent channels settle)."""
+        if not self._closing and len(self._q) < self.tap.max_queue:
+            self._q.append((_TICK, t_ns))
+            self._wake.set()
+
+    def add_listener(self, fn: Callable[[str, object], None]) -> None:
+        """``fn(event_name, event)`` for each EVENTS event, called from livejudge's threads."""
+        self._listeners.append(fn)
+
+    # ------------------------------------------------------------ Session sink (worker/judge threads)
+    def on_event(self, event: object) -> None:
+        if not self._listeners:
+            return
+        for name, cls in EVENTS.items():
+            if type(event) is cls:
+                for fn in self._listeners:
+                    fn(name, event)
+                return
+
+    def on_close(self, result: dict) -> None:
+        pass
+
+    # ------------------------------------------------------------ worker thread
+    def _run(self) -> None:
+        q = self._q
+        while True:
+            self._wake.wait(0.05)
+            self._wake.clear()
+            while q:
+                item = q.popleft()
+                if item[0] == _CLOSE:
+                    self._finish()
+                    return
+                try:
+                    self._handle(item)
+                except Exception as exc:  # never let one bad frame stop the tap
+                    self.session._on_error(f"pipecat tap: {type(exc).__name__}: {exc}")
+
+    def _start_display(self) -> None:
+        if self._display_mode and self._display is None:
+            from ..ui.meter import make_display
+
+            mode = "auto" if self._display_mode is True else str(self._display_mode)
+            self._display = make_display(self.session, title=self._title, mode=mode)
+            if self._display is not None:
+                self.session.add_sink(self._display)
+                self._display.start()
+
+    def _handle(self, item: tuple) -> None:
+        kind = item[0]
+        if self._display_mode and self._display is None:
+            self._start_display()
+        if kind == _AUDIO:
+            _, channel, audio, rate, nch, t_ns = item
+            x = pcm16_chunk_to_float32(audio, nch)
+            if x.size == 0:
+                return
+            d = x.size / rate
+            t = t_ns * _NS
+            marks = self.tap.user_push_marks if channel == "user" else self.tap.agent_push_marks
+            if marks == "end":
+                t -= d
+            t = self._stitch[channel].place(max(t, 0.0), d)
+            self.frames[channel] += 1
+            self.sample_rates[channel].add(int(rate))
+            self.session.push_audio(channel, x, int(rate), t)
+        elif kind == _NOTE:
+            _, name, data, t_ns = item
+            self.session.note(name, t_ns * _NS, **data)
+            self.session.advance(t_ns * _NS)
+        elif kind == _TICK:
+            self.session.advance(item[1] * _NS)
+
+    def _finish(self) -> None:
+        try:
+            self.session.close()
+        except Exception as exc:
+            self.session._on_error(f"closing the session failed: {exc}")
+        try:
+            doc = self.result()
+            if self.result_path is not None:
+                from ..report import write_json
+
+                write_json(doc, self.result_path)
+            self._final = doc
+        finally:
+            if self._display is not None:
+                try:
+                    self._display.stop()
+                except Exception:
+                    pass
+            self._closed.set()
+
+    # ------------------------------------------------------------ output
+    def info(self) -> dict:
+        """The tap's own facts for the result document (``result["pipecat"]``)."""
+        return {
+            "frames": dict(self.frames),
+            "sample_rates_hz": {c: sorted(v) for c, v in self.sample_rates.items()},
+            "stretches": {c: s.stretches for c, s in self._stitch.items()},
+            "dropped_items": self.dropped_items,
+            "user_push_marks": self.tap.user_push_marks,
+            "agent_push_marks": self.tap.agent_push_marks,
+            "stitch_tolerance_s": self.tap.stitch_tolerance_s,
+            "clock": "pipeline clock (FramePushed.timestamp), seconds since pipeline start",
+        }
+
+    def result(self) -> dict:
+        """The result document (``livejudge.report``) plus ``pipecat`` and
+        ``framework_comparison`` blocks. Safe to call at any time from any thread."""
+        if self._final is not None:
+            return self._final
+        doc = dict(self.session.result())
+        doc["sample_rate_in"] = {c: sorted(v) for c, v in self.sample_rates.items()}
+        doc["pipecat"] = self.info()
+        doc["framework_comparison"] = framework_comparison(doc)
+        return doc
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
+    def close_blocking(self, timeout_s: float | None = 60.0) -> dict:
+        """Finish: drain the queue, close the session (judging the last window), write
+        ``result_path``, stop the display. Idempotent. Blocks: call it off the event loop."""
+        if not self._closing:
+            self._closing = True
+            self._q.append((_CLOSE,))
+            self._wake.set()
+        if not self._closed.wait(timeout_s):
+            raise TimeoutError(f"livejudge did not finish within {timeout_s} s")
+        return self._final if self._final is not None else self.result()
+
+    async def close(self) -> dict:
+        """``close_blocking`` in a thread, so the event loop keeps running."""
+        return await asyncio.to_thread(self.close_blocking)
+
+
+# ---------------------------------------------------------------- framework vs audio
+def _nearest(items: list, key: Callable[[Any], float], t: float, max_s: float):
+    best, best_d = None, max_s
+    for it in items:
+        d = abs(key(it) - t)
+        if d <= best_d:
+            best, best_d = it, d
+    return best
+
+
+def _mean(xs: list[float]) -> float | None:
+    return round(sum(xs) / len(xs), 4) if xs else None
+
+
+def framework_comparison(result: dict, match_s: float = 1.0) -> dict:
+    """Compare what Pipecat's own events say with livejudge's acoustic timing.
+
+    Pure function of a result document (``framework_events`` + acoustic ``transitions``,
+    ``segments``, ``barge_ins``). Definitions (all seconds on the session clock):
+
+    * framework response latency: ``BotStartedSpeakingFrame`` time − (last
+      ``VADUserStoppedSpeakingFrame`` time − its ``stop_secs``), with no VAD start in
+      between: the same arithmetic as Pipecat's ``UserBotLatencyObserver``.
+      Paired with the acoustic user→agent transition whose agent onset is nearest to the
+      bot-started time (within ``match_s``). ``difference_s`` = framework − audio.
+    * VAD onsets: (``VADUserStartedSpeakingFrame`` time − ``start_secs``) − the nearest
+      acoustic user speech onset (only when within ``match_s``/2: a framework VAD that splits
+      one acoustic utterance in two gets no row for the second half), and the decision delay
+      (frame time − acoustic onset).
+    * barge-ins (user): the first ``InterruptionFrame`` and ``BotStoppedSpeakingFrame`` after
+      the acoustic barge-in onset, as delays from it, next to the acoustic yield time.
+    * MetricsFrame values: mean TTFB/processing/TTFA per metric and processor.
+    Returns:
+        dict with ``response_latency`` (rows + means + a one-line ``text``), ``vad_onsets``,
+        ``barge_ins`` and ``metrics``.
+    """
+    notes = result.get("framework_events", [])
+    trans = [t for t in result.get("transitions", []) if t["from"] == "user" and t["to"] == "agent"]
+    rows = []
+    last_stop = None
+    for n in notes:
+        k = n["kind"]
+        if k == "pipecat.VADUserStartedSpeakingFrame":
+            last_stop = None
+        elif k == "pipecat.VADUserStoppedSpeakingFrame":
+            last_stop = n
+        elif k == "pipecat.BotStartedSpeakingFrame" and last_stop is not None:
+            user_stop = last_stop["t_s"] - float(last_stop.get("stop_secs", 0.0))
+            fw = n["t_s"] - user_stop
+            tr = _nearest(trans, lambda t: t["to_onset_s"], n["t_s"], match_s)
+            row = {"framework_user_stop_s": round(user_stop, 4), "framework_bot_start_s": n["t_s"],
+                   "framework_latency_s": round(fw, 4), "audio_latency_s": None, "difference_s": None}
+            if tr is not None:
+                row.update(audio_user_offset_s=tr["from_offset_s"], audio_agent_onset_s=tr["to_onset_s"],
+                           audio_latency_s=tr["gap_s"], difference_s=round(fw - tr["gap_s"], 4))
+            rows.append(row)
+            last_stop = None
+    paired = [r for r in rows if r["difference_s"] is not None]
+    fw_mean = _mean([r["framework_latency_s"] for r in paired])
+    au_mean = _mean([r["audio_latency_s"] for r in paired])
+    text = (f"framework says {fw_mean * 1000:.0f} ms; audio says {au_mean * 1000:.0f} ms "
+            f"(mean of {len(paired)} responses)") if paired else "no framework latency to compare"
+
+    user_onsets = [s["onset_s"] for s in result.get("segments", []) if s["channel"] == "user"]
+    vad = []
+    for n in notes:
+        if n["kind"] == "pipecat.VADUserStartedSpeakingFrame" and user_onsets:
+            claimed = n["t_s"] - float(n.get("start_secs", 0.0))
+            on = min(user_onsets, key=lambda o: abs(o - claimed))
+            if abs(on - claimed) <= match_s / 2:
+                vad.append({"audio_onset_s": on, "framework_onset_s": round(claimed, 4),
+                            "onset_error_s": round(claimed - on, 4), "decision_delay_s": round(n["t_s"] - on, 4)})
+
+    barges = []
+    for b in result.get("barge_ins", []):
+        if b["by"] != "user":
+            continue
+        row = {"audio_onset_s": b["onset_s"], "audio_yield_s": b["yield_s"]}
+        for kind, key in (("pipecat.InterruptionFrame", "interruption_after_s"),
+                          ("pipecat.BotStoppedSpeakingFrame", "bot_stopped_after_s")):
+            nxt = next((n for n in notes if n["kind"] == kind and b["onset_s"] <= n["t_s"] <= b["onset_s"] + 5.0), None)
+            row[key] = round(nxt["t_s"] - b["onset_s"], 4) if nxt else None
+        barges.append(row)
+
+    metrics: dict[str, list[float]] = {}
+    for n in notes:
+        for m in n.get("metrics", []) if n["kind"] == "pipecat.MetricsFrame" else []:
+            for field in ("value", "ttfa", "ttfb"):
+                if isinstance(m.get(field), (int, float)) and not isinstance(m.get(field), bool):
+                    metrics.setdefault(f"{m['metric']}.{field} [{m.get('processor', '')}]", []).append(float(m[field]))
+                    break
+    return {
+        "response_latency": {"rows": rows, "framework_mean_s": fw_mean, "audio_mean_s": au_mean,
+                             "mean_difference_s": _mean([r["difference_s"] for r in paired]), "text": text},
+        "vad_onsets": {"rows": vad, "mean_onset_error_s": _mean([v["onset_error_s"] for v in vad]),
+                       "mean_decision_delay_s": _mean([v["decision_delay_s"] for v in vad])},
+        "barge_ins": barges,
+        "metrics": {k: {"count": len(v), "mean_s": _mean(v)} for k, v in metrics.items()},
+        "note": "framework events are Pipecat's own decisions, stamped when pushed; audio times are "
+                "livejudge's VAD bounds of what was pushed (user) and played (agent)",
+    }
+
+
+# ---------------------------------------------------------------- the observer
+class _LoopBridge:
+    """Runs a BaseObject's Pipecat event handlers on its event loop for events fired
+    from livejudge's threads."""
+
+    def __init__(self, owner: Any) -> None:
+        self.owner = owner
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._tasks: set = set()
+
+    def bind(self) -> None:
+        if self.loop is None:
+            try:
+                self.loop = asyncio.get_running_loop()
+            except RuntimeError:
+                pass
+
+    def __call__(self, name: str, event: object) -> None:
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        handlers = self.owner._event_handlers.get(name)
+        if handlers is None or not handlers.handlers:
+            return
+        try:
+            loop.call_soon_threadsafe(self._spawn, name, event)
+        except RuntimeError:  # loop closed meanwhile
+            pass
+
+    def _spawn(self, name: str, event: object) -> None:
+        t = asyncio.ensure_future(self.owner._call_event_handler(name, event))
+        self._tasks.add(t)
+        t.add_done_callback(self._tasks.discard)
+
+
+class LiveJudgeObserver(BaseObserver):
+    """A Pipecat observer that judges the conversation live (see module docstring).
+
+    Args:
+        judge: "acoustic" (default: CPU judge, shipped prior head), a ``Judge``, or None for
+            timing only.
+        config: SessionConfig (window, interval, VAD, turn thresholds).
+        display: True for the live meter in this terminal (rich on a TTY, plain lines
+            otherwise), or "rich" / "plain"; False for none.
+        events_path: write a JSONL event log here.
+        result_path: write the result document here when the pipeline ends (an
+            ``EndFrame`` pushed by the output transport, or cleanup after a ``CancelFrame``),
+            or on ``await observer.close()``.
+        tap: TapConfig (timestamp meaning, stitching, queue bound).
+        sinks: extra Session sinks.
+
+    Event handlers (Pipecat style, run on the event loop)::
+
+        @observer.event_handler("on_judge_result")
+        async def on_judge_result(observer, result: JudgeResult): ...
+
+    Events: ``on_judge_result`` (JudgeResult), ``on_turn`` (Turn), ``on_transition``
+    (Transition: ``gap_s`` of user→agent is the response latency), ``on_barge_in``
+    (BargeIn), ``on_backchannel`` (Backchannel), ``on_closed`` (the result dict).
+    Raises:
+        ValueError: bad config.
+    """
+
+    def __init__(self, judge: Any = "acoustic", config: SessionConfig | None = None,
+                 display: bool | str = False, events_path: str | Path | None = None,
+                 result_path: str | Path | None = None, *, tap: TapConfig | None = None,
+                 sinks: list | tuple = (), **kwargs: Any) -> None:
+        super().__init__(observe_every_push=True, **kwargs)
+        self.core = LiveJudgeCore(judge, config, display, events_path, result_path, tap, sinks,
+                                  title="pipecat observer")
+        self._bridge = _LoopBridge(self)
+        self.core.add_listener(self._bridge)
+        for name in (*EVENTS, "on_closed"):
+            self._register_event_handler(name)
+        self._close_task: asyncio.Future | None = None
+
+    @property
+    def session(self) -> Session:
+        return self.core.session
+
+    async def on_push_frame(self, data: FramePushed) -> None:
+        """Cheap: classify the frame and queue a reference; all work happens off the loop."""
+        frame = data.frame
+        if isinstance(frame, InputAudioRawFrame):
+            if data.first_push:
+                self.core.put_audio("user", frame, data.timestamp)
+        elif isinstance(frame, OutputAudioRawFrame):
+            if data.direction is _DOWN and isinstance(data.source, BaseOutputTransport):
+                self.core.put_audio("agent", frame, data.timestamp)
+        elif isinstance(frame, NOTE_FRAMES):
+            if data.first_push and (frame.broadcast_sibling_id is None or data.direction is _DOWN):
+                if self._bridge.loop is None:
+                    self._bridge.bind()
+                self.core.put_note(frame, data.timestamp)
+        elif isinstance(frame, (EndFrame, CancelFrame)):
+            if isinstance(data.source, BaseOutputTransport) and data.direction is _DOWN:
+                self._schedule_close()
+
+    async def setup(self, task_manager) -> None:
+        await super().setup(task_manager)
+        self._bridge.bind()
+
+    async def on_pipeline_started(self) -> None:
+        self._bridge.bind()
+
+    def _schedule_close(self) -> None:
+        if self._close_task is None:
+            self._close_task = asyncio.ensure_future(self.close())
+
+    async def close(self) -> dict:
+        """Finish: judge the last window, write ``result_path``, fire ``on_closed``. Idempotent."""
+        first = not self.core.closed and not self.core._closing
+        doc = await self.core.close()
+        if first:
+            await self._call_event_handler("on_closed", doc)
+        return doc
+
+    async def cleanup(self) -> None:
+        await super().cleanup()
+        if self._close_task is not None:
+            await self._close_task
+        else:
+            await self.close()
+
+    def result(self) -> dict:
+        """The result document so far (final after close), with ``pipecat`` and
+        ``framework_comparison`` blocks. Any time, any thread."""
+        return self.core.result()

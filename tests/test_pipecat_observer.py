@@ -1,0 +1,250 @@
+"""LiveJudgeObserver inside a real Pipecat PipelineWorker, against a dialogue with known truth.
+
+The pipeline is scripted input transport → S2S-like agent (answers at scripted delays) →
+output transport paced like Pipecat's websocket transports (``livejudge.pipecat.testing``),
+driven by a virtual pipeline clock: exact, deterministic, ~1 s per 15 s conversation.
+
+Tolerances (stated, and why):
+* response latency and barge-in onset: ±45 ms = one 30 ms VAD frame + one 10 ms clock tick
+  + rounding;
+* yield time: −45 ms … +75 ms: as above, plus one 20 ms output chunk that the transport
+  had in flight when the interruption came (TTS style) — what was really played.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pipecat")
+
+from livejudge.audio import float32_to_pcm16, pcm16_to_float32  # noqa: E402
+from livejudge.events import BargeIn, JudgeResult, Transition  # noqa: E402
+from livejudge.pipecat import LiveJudgeObserver, TapConfig, framework_comparison  # noqa: E402
+from livejudge.pipecat.observer import _Stitcher, pcm16_chunk_to_float32  # noqa: E402
+from livejudge.pipecat.testing import InlineExecutor, run_scripted  # noqa: E402
+from livejudge.session import SessionConfig  # noqa: E402
+from livejudge.testing import DialogueBuilder  # noqa: E402
+
+TOL_S = 0.045
+YIELD_LO_S, YIELD_HI_S = -0.045, 0.075
+
+
+def make_dialogue():
+    b = DialogueBuilder(seed=3)
+    b.user("cmu_cards_001")
+    b.agent("espeak_reply_02", gap_s=0.6)
+    b.user("cmu_cards_004", barge_in_after_s=1.2, agent_yield_s=0.35)  # agent yields
+    b.agent("espeak_reply_05", gap_s=0.9)
+    b.user("cmu_cards_002", gap_s=0.3)
+    b.agent("espeak_reply_03", gap_s=1.4, max_s=1.5)
+    return b.build()
+
+
+DIALOGUE = make_dialogue()
+_RUNS: dict = {}
+
+
+def run(mode: str, rate: int, **obs_kwargs):
+    key = (mode, rate)
+    if key not in _RUNS or obs_kwargs:
+        obs = LiveJudgeObserver(judge=None, **obs_kwargs)
+        stats = asyncio.run(run_scripted(DIALOGUE, sample_rate=rate, mode=mode, observers=[obs]))
+        out = (obs, stats, obs.result())
+        if obs_kwargs:
+            return out
+        _RUNS[key] = out
+    return _RUNS[key]
+
+
+@pytest.mark.parametrize("mode", ["tts", "continuous"])
+@pytest.mark.parametrize("rate", [16000, 24000])
+def test_latency_barge_in_and_yield_match_truth(mode, rate):
+    obs, stats, r = run(mode, rate)
+    truth = DIALOGUE.truth
+    assert r["pipecat"]["dropped_items"] == 0
+    assert r["pipecat"]["sample_rates_hz"] == {"user": [rate], "agent": [rate]}
+    lat = [t["gap_s"] for t in r["transitions"] if t["from"] == "user" and t["to"] == "agent"]
+    assert len(lat) == len(truth.response_latencies_s) == 3
+    for got, want in zip(lat, truth.response_latencies_s):
+        assert abs(got - want) <= TOL_S, (lat, truth.response_latencies_s)
+    barges = [b for b in r["barge_ins"] if b["by"] == "user"]
+    assert len(barges) == len(truth.barge_ins) == 1
+    got, want = barges[0], truth.barge_ins[0]
+    assert abs(got["onset_s"] - want.onset_s) <= TOL_S
+    assert got["yield_s"] is not None
+    assert YIELD_LO_S <= got["yield_s"] - want.yield_s <= YIELD_HI_S, (got, want)
+    # the agent's cut reply ends where the transport stopped playing, not where TTS audio ended
+    assert r["summary"]["latency_count"] == 3
+
+
+@pytest.mark.parametrize("mode", ["tts", "continuous"])
+def test_session_audio_is_exactly_what_was_pushed_and_played(mode):
+    """At 16 kHz no resampling happens, so the session's audio must equal, sample for sample,
+    the user's audio as sent and the agent's audio as the output transport played it, at the
+    times the push timestamps say (user chunks end, agent chunks start, at their push)."""
+    obs, stats, r = run(mode, 16000)
+    snap = obs.session.snapshot(r["duration_s"])
+    assert snap.start_s == 0.0
+    user_sent = pcm16_to_float32(float32_to_pcm16(DIALOGUE.call.user))
+    n = len(user_sent) // 320 * 320
+    np.testing.assert_array_equal(snap.user[:n], user_sent[:n])
+    played = np.zeros(len(snap.agent), dtype=np.float32)
+    for t_ns, audio in stats.played:
+        a = int(round(t_ns * 16000 / 1e9))
+        x = pcm16_to_float32(audio)
+        played[a:a + len(x)] = x[: max(0, len(played) - a)]
+    np.testing.assert_array_equal(snap.agent, played)
+    if mode == "tts":  # the burst held the whole uncut reply; the transport played only up to the cut
+        assert r["pipecat"]["stretches"]["agent"] == 3
+
+
+def test_framework_events_recorded_and_compared_with_audio():
+    from pipecat.audio.vad.silero import SileroVADAnalyzer
+    from pipecat.audio.vad.vad_analyzer import VADParams
+    from pipecat.frames.frames import VADUserStartedSpeakingFrame, VADUserStoppedSpeakingFrame
+    from pipecat.observers.base_observer import BaseObserver
+    from pipecat.processors.audio.vad_processor import VADProcessor
+    from pipecat.processors.frame_processor import FrameDirection
+
+    class Count(BaseObserver):  # independent count: first pushes going downstream
+        def __init__(self):
+            super().__init__(observe_every_push=False)
+            self.n = {"start": 0, "stop": 0}
+
+        async def on_push_frame(self, data):
+            if data.direction == FrameDirection.DOWNSTREAM:
+                if isinstance(data.frame, VADUserStartedSpeakingFrame):
+                    self.n["start"] += 1
+                elif isinstance(data.frame, VADUserStoppedSpeakingFrame):
+                    self.n["stop"] += 1
+
+    obs, count = LiveJudgeObserver(judge=None), Count()
+    analyzer = SileroVADAnalyzer(params=VADParams(stop_secs=0.2))
+    analyzer._executor = InlineExecutor()  # Silero runs in a thread pool: inline it for virtual time
+    vad = VADProcessor(vad_analyzer=analyzer)
+    asyncio.run(run_scripted(DIALOGUE, sample_rate=16000, mode="tts", observers=[obs, count], extra=[vad]))
+    r = obs.result()
+    kinds = [n["kind"] for n in r["framework_events"]]
+    # VAD frames are broadcast both ways; each is recorded once
+    assert kinds.count("pipecat.VADUserStartedSpeakingFrame") == count.n["start"] >= 3
+    assert kinds.count("pipecat.VADUserStoppedSpeakingFrame") == count.n["stop"] == count.n["start"]
+    assert kinds.count("pipecat.InterruptionFrame") == 1
+    stops = [n for n in r["framework_events"] if n["kind"] == "pipecat.VADUserStoppedSpeakingFrame"]
+    assert all(n["stop_secs"] == pytest.approx(0.2) for n in stops)
+    # Pipecat's first BotStartedSpeakingFrame comes when the first chunk is played: the acoustic onset
+    first_bot = next(n for n in r["framework_events"] if n["kind"] == "pipecat.BotStartedSpeakingFrame")
+    agent_onsets = [s["onset_s"] for s in r["segments"] if s["channel"] == "agent"]
+    assert min(abs(first_bot["t_s"] - o) for o in agent_onsets) <= TOL_S
+    cmp = r["framework_comparison"]["response_latency"]
+    paired = [row for row in cmp["rows"] if row["difference_s"] is not None]
+    assert len(paired) >= 2
+    for row in paired:
+        assert row["difference_s"] == pytest.approx(row["framework_latency_s"] - row["audio_latency_s"], abs=1e-3)
+        assert row["framework_bot_start_s"] == pytest.approx(row["audio_agent_onset_s"], abs=TOL_S)
+    assert cmp["text"].startswith("framework says ")
+    vad_rows = r["framework_comparison"]["vad_onsets"]["rows"]
+    assert len(vad_rows) >= 3 and all(v["decision_delay_s"] > 0 for v in vad_rows)
+
+
+def test_event_handlers_result_path_and_events_log(tmp_path):
+    got: dict[str, list] = {"on_transition": [], "on_barge_in": [], "on_judge_result": [], "on_closed": []}
+    loops = set()
+    obs = LiveJudgeObserver(judge="acoustic", config=SessionConfig(interval_s=3.0),
+                            result_path=tmp_path / "r.json", events_path=tmp_path / "e.jsonl")
+    for name in got:
+        def make(name):
+            async def handler(observer, ev):
+                assert observer is obs
+                loops.add(id(asyncio.get_running_loop()))
+                got[name].append(ev)
+            return handler
+        obs.add_event_handler(name, make(name))
+    asyncio.run(run_scripted(DIALOGUE, sample_rate=24000, mode="continuous", observers=[obs]))
+    r = obs.result()
+    assert len(loops) == 1  # handlers ran on the pipeline's event loop
+    assert all(isinstance(t, Transition) for t in got["on_transition"])
+    responses = [t for t in got["on_transition"] if t.is_response]
+    assert [round(t.gap_s, 4) for t in responses] == [t["gap_s"] for t in r["transitions"] if t["from"] == "user"]
+    assert len(got["on_barge_in"]) == 1 and isinstance(got["on_barge_in"][0], BargeIn)
+    assert got["on_judge_result"] and all(isinstance(j, JudgeResult) for j in got["on_judge_result"])
+    assert len(r["judge"]) >= 4  # every 3 s over ~15 s, plus the final window
+    assert len(got["on_closed"]) == 1 and got["on_closed"][0]["summary"] == r["summary"]
+    on_disk = json.loads((tmp_path / "r.json").read_text())
+    assert on_disk["transitions"] == r["transitions"] and on_disk["framework_comparison"] == r["framework_comparison"]
+    lines = [json.loads(x) for x in (tmp_path / "e.jsonl").read_text().splitlines()]
+    assert lines[0]["type"] == "header" and lines[-1]["type"] == "summary"
+    assert sum(1 for x in lines if x["type"] == "Transition") == len(r["transitions"])
+
+
+def test_framework_comparison_arithmetic():
+    doc = {
+        "transitions": [{"from": "user", "to": "agent", "from_offset_s": 1.0, "to_onset_s": 1.5, "gap_s": 0.5}],
+        "segments": [{"channel": "user", "onset_s": 0.2, "offset_s": 1.0}],
+        "barge_ins": [{"by": "user", "onset_s": 3.0, "yield_s": 0.3}],
+        "framework_events": [
+            {"kind": "pipecat.VADUserStartedSpeakingFrame", "t_s": 0.45, "start_secs": 0.2},
+            {"kind": "pipecat.VADUserStoppedSpeakingFrame", "t_s": 1.25, "stop_secs": 0.2},
+            {"kind": "pipecat.BotStartedSpeakingFrame", "t_s": 1.45},
+            {"kind": "pipecat.InterruptionFrame", "t_s": 3.4},
+            {"kind": "pipecat.BotStoppedSpeakingFrame", "t_s": 3.42},
+            {"kind": "pipecat.MetricsFrame", "t_s": 1.3, "metrics": [{"metric": "TTFBMetricsData", "processor": "tts", "value": 0.2}]},
+        ],
+    }
+    c = framework_comparison(doc)
+    row = c["response_latency"]["rows"][0]
+    assert row["framework_user_stop_s"] == pytest.approx(1.05)
+    assert row["framework_latency_s"] == pytest.approx(0.40)
+    assert row["difference_s"] == pytest.approx(-0.10)
+    assert c["response_latency"]["text"] == "framework says 400 ms; audio says 500 ms (mean of 1 responses)"
+    assert c["vad_onsets"]["rows"][0]["onset_error_s"] == pytest.approx(0.05)
+    assert c["vad_onsets"]["rows"][0]["decision_delay_s"] == pytest.approx(0.25)
+    assert c["barge_ins"][0]["interruption_after_s"] == pytest.approx(0.4)
+    assert c["barge_ins"][0]["bot_stopped_after_s"] == pytest.approx(0.42)
+    assert c["metrics"] == {"TTFBMetricsData.value [tts]": {"count": 1, "mean_s": 0.2}}
+
+
+def test_stitcher_absorbs_jitter_and_starts_new_stretches():
+    s = _Stitcher(tolerance_s=0.06, max_ahead_s=0.2)
+    assert s.place(1.0, 0.02) == 1.0
+    assert s.place(1.045, 0.02) == pytest.approx(1.02)   # 25 ms late: continues seamlessly
+    assert s.place(1.01, 0.02) == pytest.approx(1.04)    # early (bunched): continues
+    assert s.place(2.0, 0.02) == 2.0                      # a real gap: new stretch
+    assert s.place(1.5, 0.02) == 1.5                      # far ahead of the clock: re-anchored
+    assert s.stretches == 3
+
+
+def test_pcm_conversion_downmixes_and_ignores_odd_bytes():
+    stereo = np.array([1000, 3000, -2000, 0], dtype="<i2").tobytes() + b"\x01"
+    x = pcm16_chunk_to_float32(stereo, 2)
+    assert x.dtype == np.float32
+    np.testing.assert_allclose(x, [2000 / 32768, -1000 / 32768])
+
+
+def test_bounded_queue_drops_and_counts_instead_of_blocking():
+    from pipecat.frames.frames import InputAudioRawFrame
+
+    obs = LiveJudgeObserver(judge=None, tap=TapConfig(max_queue=2))
+    f = InputAudioRawFrame(audio=bytes(640), sample_rate=16000, num_channels=1)
+    for k in range(500):
+        obs.core.put_audio("user", f, k * 20_000_000)
+    r = asyncio.run(obs.close())
+    assert r["pipecat"]["dropped_items"] > 0
+    assert r["pipecat"]["frames"]["user"] + r["pipecat"]["dropped_items"] == 500
+
+
+def test_bad_tap_config_is_a_clear_error():
+    with pytest.raises(ValueError, match="agent_push_marks must be 'start' or 'end'"):
+        LiveJudgeObserver(judge=None, tap=TapConfig(agent_push_marks="middle"))
+
+
+def test_import_without_pipecat_says_how_to_install():
+    code = ("import sys; sys.modules['pipecat'] = None\n"
+            "try:\n import livejudge.pipecat\nexcept ImportError as e:\n print(e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "pip install 'livejudge[pipecat]'" in out.stdout
