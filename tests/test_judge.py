@@ -230,3 +230,13 @@ def test_qwen_train_and_load_judge_with_tiny_checkpoint(tmp_path):
     assert all(d.gated and d.score == 3.0 and d.contribution == 0.0 for d in res.dimensions.values())
     with pytest.raises(HeadError, match="pass --head for qwen2.5-omni:tiny-omni or --judge acoustic"):
         load_judge("qwen-omni", head=DEFAULT_ACOUSTIC_HEAD, model=str(tiny), device="cpu")
+    # eval picks the qwen backbone from the head and reuses the cached embeddings
+    rc = run_cli("eval", m, "--head", out, "--qwen-model", tiny, "--device", "cpu", "--cache-dir",
+                 tmp_path / "cache", "--no-progress", "--json", tmp_path / "e.json")
+    assert rc == 0
+    doc = json.loads((tmp_path / "e.json").read_text())
+    assert doc["binary"]["n"] == len(clips) and doc["dimensions"][DIMENSION_IDS[0]]["n"] == len(clips)
+    assert doc["dimensions"]["acoustic_emotion"]["n"] == 0
+    code, msg = run_cli("train", m, "--backbone", "qwen-omni", "--qwen-model", tiny, "--out", tmp_path / "x",
+                        "--init-head", DEFAULT_ACOUSTIC_HEAD, "--no-progress")
+    assert code == 2 and "--init-head was built for backbone acoustic-v0" in msg

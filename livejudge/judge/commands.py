@@ -164,13 +164,13 @@ def cmd_train(args: argparse.Namespace) -> int:
             init_head, init_cfg = load_head(args.init_head)
         except HeadError as exc:
             raise _cli_error(str(exc)) from exc
-    try:
-        backbone = make_backbone(args.backbone, args.device, args.qwen_model)
-    except (ImportError, OSError, RuntimeError, ValueError) as exc:
-        raise _cli_error(f"cannot load the {args.backbone} backbone: {exc}") from exc
-    if init_cfg is not None and init_cfg.backbone.name != backbone.name:
-        raise _cli_error(f"--init-head was built for backbone {init_cfg.backbone.name}, but --backbone "
-                         f"{args.backbone} is {backbone.name}: pass a matching --init-head or --backbone")
+    from .judge import expected_backbone_name
+
+    if init_cfg is not None:  # checked before loading any backbone weights
+        expected = expected_backbone_name(args.backbone, args.qwen_model)
+        if init_cfg.backbone.name != expected:
+            raise _cli_error(f"--init-head was built for backbone {init_cfg.backbone.name}, but --backbone "
+                             f"{args.backbone} is {expected}: pass a matching --init-head or --backbone")
     R, labels, split, kinds = manifest_arrays(entries)
     n_rated = int(((R > 0).any(axis=1) & (split == "train")).sum())
     if init_head is None and n_rated < args.min_rated:  # fail before embedding anything
@@ -178,6 +178,10 @@ def cmd_train(args: argparse.Namespace) -> int:
                          "add 'ratings' to the manifest or pass --init-head DIR to keep an existing head's ODL"
                          + (" (the shipped prior head is livejudge/judge/heads/acoustic-prior)"
                             if args.backbone == "acoustic" else ""))
+    try:
+        backbone = make_backbone(args.backbone, args.device, args.qwen_model)
+    except (ImportError, OSError, RuntimeError, ValueError) as exc:
+        raise _cli_error(f"cannot load the {args.backbone} backbone: {exc}") from exc
     embs = _embed(entries, backbone, args)
     vectors = stack_embeddings(embs)
     cfg = TrainConfig(
@@ -238,12 +242,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     from .evaluate import evaluate_head, render
     from .head import HeadError, head_summary, load_head
-    from .judge import check_compatible
+    from .judge import JudgeError, load_judge
     from .train import manifest_arrays, stack_embeddings
 
     con = Console(stderr=args.json_out == "-")
     try:
-        head, cfg = load_head(args.head)
+        _, cfg = load_head(args.head)
     except HeadError as exc:
         raise _cli_error(str(exc)) from exc
     entries = _load_entries(args.manifest)
@@ -253,18 +257,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
             raise _cli_error(f"{args.manifest} has no rows with split {args.split!r}")
     kind = kind_of_backbone(cfg.backbone.name)
     try:
-        backbone = make_backbone(kind, args.device, args.qwen_model)
-        check_compatible(backbone, cfg)
-    except HeadError as exc:
+        judge = load_judge(kind, head=args.head, device=args.device,
+                           model=args.qwen_model if kind == "qwen-omni" else None)
+    except (HeadError, JudgeError) as exc:
         raise _cli_error(str(exc)) from exc
-    except (ImportError, OSError, RuntimeError) as exc:
+    except (ImportError, OSError, RuntimeError, ValueError) as exc:
         raise _cli_error(f"cannot load the {kind} backbone: {exc}") from exc
+    backbone, head = judge.backbone, judge.head
     embs = _embed(entries, backbone, args)
     vectors = stack_embeddings(embs)
     R, labels, _split, kinds = manifest_arrays(entries, cfg.dimensions)
-    evidence_min = dict(getattr(backbone, "evidence_min", {}) or {})
-    evidence_min.update(cfg.evidence_min)
-    doc = evaluate_head(head, vectors, R, labels, kinds, [e.evidence for e in embs], evidence_min, backbone.name)
+    doc = evaluate_head(head, vectors, R, labels, kinds, [e.evidence for e in embs], judge.evidence_min,
+                        backbone.name)
     doc = {"head": {"path": str(args.head), "name": cfg.name, "version": cfg.version,
                     "provenance": cfg.provenance, "backbone": cfg.backbone.name, "readout": cfg.readout},
            "manifest": str(args.manifest), "split": args.split, **doc}

@@ -197,6 +197,25 @@ def top_contributors(result: JudgeResult, k: int = TOP_K) -> list[tuple[str, flo
     return top_contributions([result.dimensions[d].contribution for d in ids], ids, k)
 
 
+def expected_backbone_name(kind: str, model: str | Path | None = None) -> str:
+    """The backbone id a kind (and model) will have, without loading any weights.
+
+    "acoustic" → ``AcousticBackbone.name``; "qwen-omni" → ``qwen_omni.backbone_name(model)``
+    (default model ``qwen_omni.DEFAULT_MODEL``, default prompt).
+    Raises:
+        JudgeError: unknown kind.
+    """
+    if kind == "acoustic":
+        from .backbones.acoustic import AcousticBackbone
+
+        return str(AcousticBackbone.name)
+    if kind == "qwen-omni":
+        from .backbones import qwen_omni
+
+        return qwen_omni.backbone_name(model if model is not None else qwen_omni.DEFAULT_MODEL)
+    raise JudgeError(f"unknown judge {kind!r}; valid: {', '.join(KINDS)}")
+
+
 def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: str = "cpu",
                model: str | None = None) -> Judge:
     """Build a Judge from a backbone kind and a head directory.
@@ -224,10 +243,9 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
             raise JudgeError("--judge qwen-omni needs --head DIR: a head trained with `livejudge train "
                              "--backbone qwen-omni` (no pretrained qwen head ships with livejudge)")
         head_obj, cfg = load_head(head)  # cheap checks before loading a 7B model
-        from .backbones import qwen_omni
         from .backbones.qwen_omni import QwenOmniBackbone
 
-        expected = qwen_omni.backbone_name(model if model is not None else qwen_omni.DEFAULT_MODEL)
+        expected = expected_backbone_name(kind, model)
         if cfg.backbone.name != expected:
             raise HeadError(mismatch_message(cfg.backbone.name, expected))
         kwargs: dict[str, Any] = {"device": device}
