@@ -220,3 +220,37 @@ def test_cache_keys_and_round_trip(tmp_path):
     got = cache.get("bb/v1", "k")
     assert np.array_equal(got.vectors["mean"], emb.vectors["mean"])
     assert got.evidence == emb.evidence and got.features == {"f0": 1.0}
+
+
+def test_embed_entries_uses_the_cache(tmp_path):
+    from pathlib import Path
+
+    from livejudge.judge.train import embed_entries
+
+    audio = Path(__file__).resolve().parents[1] / "livejudge" / "data" / "audio"
+    m = write(tmp_path / "m.jsonl", [{"audio": str(audio / "human" / "cmu_cards_001.wav")},
+                                     {"audio": str(audio / "machine" / "espeak_reply_01.wav")},
+                                     {"user": str(audio / "human" / "cmu_numbers.wav"),
+                                      "agent": str(audio / "machine" / "espeak_reply_02.wav")}])
+    entries = read_manifest(m)
+
+    class Counting:
+        name, embedding_dim, readouts = "count-bb", 2, ("features",)
+        seen: list = []
+
+        def embed(self, windows):
+            self.seen.extend(windows)
+            return [Embedding({"features": np.array([w.duration_s, float(np.abs(w.agent).sum())], np.float32)})
+                    for w in windows]
+
+    bb = Counting()
+    cache = EmbeddingCache(tmp_path / "c")
+    first = embed_entries(entries, bb, cache, progress=False, batch_size=2)
+    assert len(bb.seen) == 3
+    # a mono file is the agent side with a silent user channel
+    assert float(np.abs(bb.seen[0].user).sum()) == 0.0 and float(np.abs(bb.seen[0].agent).sum()) > 0
+    assert float(np.abs(bb.seen[2].user).sum()) > 0  # the pair keeps both roles
+    again = embed_entries(entries, bb, cache, progress=False)
+    assert len(bb.seen) == 3  # nothing recomputed
+    for a, b in zip(first, again):
+        assert np.array_equal(a.vectors["features"], b.vectors["features"])

@@ -17,6 +17,12 @@ Speech-to-Speech Interaction"), section 6.2.1 and appendix E:
 * contributions (App. E.7): c_k = standardised z_k × classifier weight on the machine side,
   ranked by |c_k| (the paper shows the top 8).
 
+Note on the cut-point formula, implemented exactly as printed: for r = 5 it gives
+C_k = s_k · (−1/3, −1/6, 0, 1/6), not symmetric about 0, with the three middle bins s_k/6 wide.
+At the initial s_k = 2.1 the middle bins are 0.35 wide in z, so levels 2–4 are never the single
+most likely level (the expected score still moves smoothly through them); training widens the
+bins (raises s_k) when the ratings use the middle levels.
+
 Choices where the paper leaves room (each documented where it is made):
 
 1. s_k is stored as log s_k, so s_k > 0 always and the cut-points stay strictly ordered as the

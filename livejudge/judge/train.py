@@ -601,27 +601,36 @@ class EmbeddingCache:
 
 
 def embed_entries(entries: Sequence[ManifestEntry], backbone: Any, cache: EmbeddingCache | None = None,
-                  progress: bool = True) -> list:
+                  progress: bool = True, batch_size: int = 4) -> list:
     """One backbone ``Embedding`` per entry, computed once and then read from the cache.
+
+    Calls missing from the cache are embedded ``batch_size`` at a time (one backbone call
+    per batch) and written to the cache as soon as each batch is done.
 
     Raises:
         audio.AudioFormatError: an unreadable audio file (the message names the file).
     """
     cache = cache or EmbeddingCache()
-    out = []
-    hits = 0
+    out: list = [None] * len(entries)
+    keys = [cache_key(e, backbone.name) for e in entries]
+    todo = []
+    for i, k in enumerate(keys):
+        out[i] = cache.get(backbone.name, k)
+        if out[i] is None:
+            todo.append(i)
+    hits = len(entries) - len(todo)
     with _progress(progress) as prog:
-        task = prog.add_task(f"embedding with {backbone.name}", total=len(entries), info="")
-        for e in entries:
-            key = cache_key(e, backbone.name)
-            emb = cache.get(backbone.name, key)
-            if emb is None:
-                emb = backbone.embed([snapshot_of_entry(e)])[0]
-                cache.put(backbone.name, key, emb)
-            else:
-                hits += 1
-            out.append(emb)
-            prog.update(task, advance=1, info=f"{hits} cached")
+        task = prog.add_task(f"embedding with {backbone.name}", total=len(entries), completed=hits,
+                             info=f"{hits} cached")
+        for a in range(0, len(todo), max(1, batch_size)):
+            idx = todo[a:a + max(1, batch_size)]
+            embs = backbone.embed([snapshot_of_entry(entries[i]) for i in idx])
+            if len(embs) != len(idx):
+                raise RuntimeError(f"backbone {backbone.name} returned {len(embs)} embeddings for {len(idx)} calls")
+            for i, emb in zip(idx, embs):
+                cache.put(backbone.name, keys[i], emb)
+                out[i] = emb
+            prog.update(task, advance=len(idx))
     return out
 
 
