@@ -279,12 +279,13 @@ async def run_scripted(dialogue: Dialogue, *, sample_rate: int = 16000, mode: st
                        observers: list | None = None, processors_after_output: list | None = None,
                        virtual: bool = True, chunk_s: float = 0.02, tick_s: float = 0.01,
                        tail_s: float = 0.6, extra: list | None = None,
-                       consume_user_audio: bool = True) -> RunStats:
+                       consume_user_audio: bool = True, before_output: list | None = None) -> RunStats:
     """Run ``dialogue`` through a real ``PipelineWorker``: scripted input → ScriptedAgent →
     PacedOutputTransport (→ ``processors_after_output``), with ``observers`` attached.
 
     ``virtual=True`` drives a VirtualClock (fast, exact); False runs in real time.
-    ``extra``: processors inserted between the input transport and the agent.
+    ``extra``: processors inserted between the input transport and the agent;
+    ``before_output``: between the agent and the output transport.
     ``consume_user_audio``: False passes the user's audio on past the agent (like an
     STT-based pipeline) so a stage after the output transport sees it.
     """
@@ -297,7 +298,8 @@ async def run_scripted(dialogue: Dialogue, *, sample_rate: int = 16000, mode: st
     agent = ScriptedAgent(clock, dialogue, sample_rate, mode=mode, chunk_s=chunk_s, tick_s=tick_s,
                           consume_user_audio=consume_user_audio)
     out = PacedOutputTransport(clock, sample_rate)
-    pipeline = Pipeline([inp, *(extra or []), agent, out, *(processors_after_output or [])])
+    pipeline = Pipeline([inp, *(extra or []), agent, *(before_output or []), out,
+                         *(processors_after_output or [])])
     worker = PipelineWorker(pipeline, clock=clock, observers=list(observers or []), enable_rtvi=False,
                             cancel_on_idle_timeout=False, idle_timeout_secs=None, enable_turn_tracking=False,
                             params=PipelineParams(audio_in_sample_rate=sample_rate, audio_out_sample_rate=sample_rate))
