@@ -115,7 +115,8 @@ class Session:
         self.judge = judge
         self.sinks: list[Sink] = list(sinks)
         self.info: dict = dict(info or {})
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # audio path: VADs, buffers, segments
+        self._results_lock = threading.Lock()  # judge results (written by the judge thread)
         self._vads = {c: StreamingVAD(c, self.config.vad) for c in CHANNELS}
         self._end = {c: 0 for c in CHANNELS}  # samples received per channel (absolute index)
         self._window = RollingWindow(self.config.window_s)
@@ -164,7 +165,8 @@ class Session:
             if x.size:
                 self._feed(channel, x)
             self._fill_lagging()
-            self._maybe_judge()
+            due = self._due_windows()
+        self._submit(due)
 
     def push_audio(self, channel: Channel, samples: np.ndarray, sample_rate: int, t_s: float) -> None:
         """``push`` for audio at any sample rate (float32 mono); resampled to 16 kHz per stream."""
@@ -185,7 +187,8 @@ class Session:
             for c in CHANNELS:
                 if target > self._end[c]:
                     self._feed(c, np.zeros(target - self._end[c], dtype=np.float32))
-            self._maybe_judge()
+            due = self._due_windows()
+        self._submit(due)
 
     def note(self, kind: str, t_s: float | None = None, **data: Any) -> Note:
         """Record a framework/protocol event next to the acoustic timing (never used for it)."""
@@ -227,24 +230,32 @@ class Session:
         """Session time both channels have reached, seconds."""
         return min(self._end.values()) / SAMPLE_RATE
 
-    def _maybe_judge(self) -> None:
+    def _due_windows(self) -> list[WindowSnapshot]:
+        """Snapshots whose judge time has come (called under the lock; submitted outside it,
+        because in "every" mode submitting waits for the judge thread)."""
         if self._scheduler is None:
-            return
+            return []
         covered = self.covered_s
         if covered < self._next_judge_s:
-            return
+            return []
         if self.config.judge_mode == "every":
+            due = []
             while covered >= self._next_judge_s:
-                self._scheduler.submit(self.snapshot(self._next_judge_s))
+                due.append(self.snapshot(self._next_judge_s))
                 self._next_judge_s += self.config.interval_s
-        else:
-            self._scheduler.submit(self.snapshot(covered))
-            # the next one is due interval_s later on the grid (skipped grid points were late)
-            k = int((covered - self._next_judge_s) // self.config.interval_s) + 1
-            self._next_judge_s += k * self.config.interval_s
+            return due
+        # live: only the newest window; skipped grid points were late anyway
+        k = int((covered - self._next_judge_s) // self.config.interval_s) + 1
+        self._next_judge_s += k * self.config.interval_s
+        return [self.snapshot(covered)]
+
+    def _submit(self, due: list[WindowSnapshot]) -> None:
+        for snap in due:
+            self._scheduler.submit(snap)  # type: ignore[union-attr]
 
     def _on_judge_result(self, result: JudgeResult) -> None:
-        with self._lock:
+        # runs in the judge thread: never take the audio-path lock here
+        with self._results_lock:
             self._results.append(result)
         self._publish(result)
 
@@ -290,7 +301,7 @@ class Session:
 
     @property
     def judge_results(self) -> list[JudgeResult]:
-        with self._lock:
+        with self._results_lock:
             return list(self._results)
 
     @property
@@ -362,8 +373,9 @@ class Session:
             ):
                 self._scheduler.submit(self.snapshot(self.covered_s))
             self._scheduler.stop(drain=drain_judge)
-        with self._lock:
+        with self._results_lock:
             self._results.sort(key=lambda r: r.t_s)
+        with self._lock:
             from .report import build_result
 
             self._closed_result = build_result(self)

@@ -1,0 +1,165 @@
+"""`livejudge` command line: parse → config → Session. Thin on purpose.
+
+Commands: replay, score (here); attach, demo (livejudge.attach); train, eval
+(livejudge.judge.commands). Run ``livejudge COMMAND --help`` for each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from pathlib import Path
+
+from . import __version__
+from .runner import (
+    EXIT_USAGE,
+    CLIError,
+    add_judge_args,
+    add_output_args,
+    add_session_args,
+    events_sink,
+    judge_from_args,
+    run_session,
+    session_config,
+)
+
+# Modules that add their own subcommands with ``register(subparsers)``.
+COMMAND_MODULES = [
+    # (added as they land)
+    "livejudge.attach",
+]
+
+
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+def _add_call_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", nargs="?", help="stereo recording of the call (user and agent on separate channels)")
+    p.add_argument("--user", default=None, metavar="A.wav", help="the user's side as its own file (with --agent)")
+    p.add_argument("--agent", default=None, metavar="B.wav", help="the agent's side as its own file (with --user)")
+    p.add_argument("--user-channel", type=int, default=0, help="channel index of the user in FILE")
+    p.add_argument("--agent-channel", type=int, default=1, help="channel index of the agent in FILE")
+
+
+def _load_call(args: argparse.Namespace):
+    from .audio import AudioFormatError, load_call
+
+    if args.file is None and args.user is None and args.agent is None:
+        raise CLIError("no input: give a stereo FILE, or --user A.wav --agent B.wav "
+                       "(try examples/example_call.wav)")
+    try:
+        return load_call(args.file, user=args.user, agent=args.agent,
+                         user_channel=args.user_channel, agent_channel=args.agent_channel)
+    except AudioFormatError as exc:
+        raise CLIError(str(exc)) from exc
+
+
+def _parse_speed(text: str) -> float | None:
+    if text == "max":
+        return None
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--speed must be a number or 'max', got {text!r}") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"--speed must be positive, got {text}")
+    return v
+
+
+def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str, progress: bool) -> int:
+    from .session import Session, stream_call
+
+    call = _load_call(args)
+    config = session_config(args, judge_mode)
+    judge = judge_from_args(args)
+    sinks = [s for s in (events_sink(args),) if s is not None]
+    info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels,
+            "kind": "replay" if speed is not None else "score",
+            "file": args.file, "speed": "max" if speed is None else speed}
+    session = Session(config, judge=judge, sinks=sinks, info=info)
+    title = f"{info['kind']} {Path(args.file).name if args.file else Path(args.user).name + ' + ' + Path(args.agent).name}"
+
+    def body(stop) -> None:
+        if progress and call.duration_s > 60 and sys.stderr.isatty():
+            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+            with Progress(TextColumn("scoring"), BarColumn(), TextColumn("{task.completed:.0f}/{task.total:.0f} s"),
+                          TimeRemainingColumn(), transient=True) as bar:
+                task = bar.add_task("score", total=call.duration_s)
+                stream_call(session, call, speed=speed, stop=stop,
+                            on_progress=lambda t: bar.update(task, completed=t))
+        else:
+            stream_call(session, call, speed=speed, stop=stop)
+
+    return run_session(session, body, title=title, args=args)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    return _run_file(args, speed=args.speed, judge_mode="live", progress=False)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    return _run_file(args, speed=None, judge_mode="every", progress=True)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="livejudge",
+        description="Judge a conversation with a speech-to-speech voice agent while it happens: "
+                    "turn timing from the audio, and the ODL human-likeness judge.",
+        formatter_class=_Formatter,
+    )
+    parser.add_argument("--version", action="version", version=f"livejudge {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("replay", help="stream a recorded call through the pipeline in real time, with the meter",
+                       formatter_class=_Formatter,
+                       description="Replay a recorded call as if it were live: VAD, turn timing and the judge, "
+                                   "with the live meter. Example: livejudge replay examples/example_call.wav")
+    _add_call_args(p)
+    p.add_argument("--speed", type=_parse_speed, default=1.0, help="1 = real time, 2 = twice as fast, max = no pacing")
+    add_session_args(p)
+    add_judge_args(p)
+    add_output_args(p)
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("score", help="run the same pipeline as fast as possible and write the result",
+                       formatter_class=_Formatter,
+                       description="Score a recorded call (every window judged). "
+                                   "Example: livejudge score call.wav --json result.json")
+    _add_call_args(p)
+    add_session_args(p)
+    add_judge_args(p)
+    add_output_args(p)
+    p.set_defaults(func=cmd_score, display="none")
+    for action in p._actions:  # score prints no meter unless asked
+        if action.dest == "display":
+            action.default = "none"
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args.func(args) or 0)
+    except CLIError as exc:
+        print(f"livejudge: {exc}", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        print("livejudge: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,172 @@
+"""Shared plumbing of the CLI commands: flags → SessionConfig/Judge, displays, and a run
+wrapper that always writes the result and event log, whatever ends the call.
+
+Exit codes: 0 done; 1 the call failed mid-way (partial result written); 2 bad input or
+usage; 130 interrupted with Ctrl-C where that is not the normal way to end (replay, score).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Callable
+
+from .session import Session, SessionConfig
+from .turns import TurnConfig
+from .vad import VADConfig
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class CLIError(Exception):
+    """A one-line, user-facing error with an exit code."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def add_session_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("pipeline")
+    g.add_argument("--window-s", type=float, default=30.0, help="judged rolling window, seconds")
+    g.add_argument("--interval-s", type=float, default=2.0, help="session time between judged windows, seconds")
+    g.add_argument("--vad-aggressiveness", type=int, default=1, choices=(0, 1, 2, 3),
+                   help="WebRTC VAD mode (3 rejects the most non-speech)")
+    g.add_argument("--vad-frame-ms", type=int, default=30, choices=(10, 20, 30), help="VAD frame length, ms")
+    g.add_argument("--hangover-s", type=float, default=0.3,
+                   help="silence that ends a speech segment, seconds (bounds are back-dated)")
+    g.add_argument("--merge-pause-s", type=float, default=0.8,
+                   help="pauses shorter than this stay inside one turn, seconds")
+
+
+def add_judge_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("judge")
+    g.add_argument("--judge", default="acoustic", choices=("acoustic", "qwen-omni", "none"),
+                   help="acoustic: CPU, no downloaded weights; qwen-omni: GPU backbone (needs --head)")
+    g.add_argument("--head", default=None, metavar="HEAD_DIR",
+                   help="judge head checkpoint directory (default: the shipped head for --judge acoustic)")
+    g.add_argument("--device", default="cpu", help="torch device for the judge (cpu, cuda, cuda:1)")
+    g.add_argument("--qwen-model", default="Qwen/Qwen2.5-Omni-7B",
+                   help="Qwen2.5-Omni model id or local path (--judge qwen-omni)")
+
+
+def add_output_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("output")
+    g.add_argument("--json", dest="json_out", default=None, metavar="OUT",
+                   help="write the result document (JSON) here; '-' for stdout")
+    g.add_argument("--events", default=None, metavar="OUT.jsonl", help="write the event log (JSON lines) here")
+    g.add_argument("--display", default="auto", choices=("auto", "rich", "plain", "none"),
+                   help="live meter: rich on a terminal, plain lines when piped")
+
+
+def session_config(args: argparse.Namespace, judge_mode: str = "live") -> SessionConfig:
+    try:
+        return SessionConfig(
+            window_s=args.window_s,
+            interval_s=args.interval_s,
+            vad=VADConfig(aggressiveness=args.vad_aggressiveness, frame_ms=args.vad_frame_ms,
+                          hangover_s=args.hangover_s),
+            turns=TurnConfig(merge_pause_s=args.merge_pause_s),
+            judge_mode=judge_mode,  # type: ignore[arg-type]
+        ).validate()
+    except ValueError as exc:
+        raise CLIError(str(exc)) from exc
+
+
+def judge_from_args(args: argparse.Namespace):
+    """The Judge the flags ask for, or None for ``--judge none``. Raises CLIError."""
+    if args.judge == "none":
+        return None
+    from .judge.head import HeadError
+    from .judge.judge import load_judge
+
+    kwargs = {"head": args.head, "device": args.device}
+    if args.judge == "qwen-omni":
+        kwargs["model"] = args.qwen_model
+    try:
+        return load_judge(args.judge, **kwargs)
+    except (HeadError, FileNotFoundError, ValueError, RuntimeError, ImportError, OSError) as exc:
+        raise CLIError(f"cannot load the {args.judge} judge: {exc}") from exc
+
+
+def run_session(session: Session, body: Callable[[threading.Event], None], *, title: str,
+                args: argparse.Namespace, interrupt_code: int = EXIT_INTERRUPTED,
+                failure: type[BaseException] | tuple = ()) -> int:
+    """Run ``body(stop_event)`` with the display on, then close the session and write outputs.
+
+    The result and event log are written however the body ends: normally, by Ctrl-C, or by
+    one of the ``failure`` exceptions (whose message is printed as one line, exit code 1).
+    """
+    from .ui.meter import make_display
+
+    display = make_display(session, title, args.display)
+    if display is not None:
+        session.add_sink(display)
+        display.start()
+    stop = threading.Event()
+    code = EXIT_OK
+    message = None
+    try:
+        body(stop)
+    except KeyboardInterrupt:
+        stop.set()
+        session.note("interrupted", reason="Ctrl-C")
+        code = interrupt_code
+        message = "interrupted: result written for what was measured so far"
+    except failure as exc:  # type: ignore[misc]
+        stop.set()
+        session.note("failed", reason=str(exc))
+        code = EXIT_FAILED
+        message = str(exc)
+    finally:
+        try:
+            result = session.close()
+        except KeyboardInterrupt:
+            result = session.close(drain_judge=False)
+        if display is not None:
+            display.stop()
+        write_outputs(result, args)
+    if message:
+        print(f"livejudge: {message}", file=sys.stderr)
+    if args.display != "none" and args.json_out != "-":
+        print_summary(result)
+    return code
+
+
+def write_outputs(result: dict, args: argparse.Namespace) -> None:
+    from .report import write_json
+
+    out = getattr(args, "json_out", None)
+    if out == "-":
+        json.dump(result, sys.stdout, indent=2)
+        print()
+    elif out:
+        p = write_json(result, out)
+        print(f"livejudge: result written to {p}", file=sys.stderr)
+
+
+def print_summary(result: dict) -> None:
+    """One short human summary on stderr."""
+    sm = result["summary"]
+
+    def f(x):
+        return "–" if x is None else f"{x:.2f}"
+
+    print(
+        f"livejudge: {result['duration_s']:.1f}s · latency p50 {f(sm['latency_p50_s'])}s "
+        f"p90 {f(sm['latency_p90_s'])}s (n={sm['latency_count']}) · barge-ins {sm['barge_in_count']} "
+        f"· backchannels {sm['backchannel_count']} · mean P(human) {f(sm['mean_p_human'])} "
+        f"· windows {sm['judged_windows']} judged, {sm['dropped_windows']} dropped",
+        file=sys.stderr,
+    )
+
+
+def events_sink(args: argparse.Namespace):
+    if getattr(args, "events", None):
+        from .sinks import JsonlSink
+
+        return JsonlSink(Path(args.events))
+    return None

@@ -1,0 +1,311 @@
+"""The live terminal meter (rich), and its plain-text fallback for pipes and CI logs.
+
+Both are session sinks that *read* the session on their own schedule (the meter refreshes
+4× a second from its own thread), so drawing never holds up the audio path.
+
+Layout (fits 80×24)::
+
+    livejudge · replay call.wav   t=23.4s   user ● speaking  agent ○      judge acoustic-v0 (PRIOR)
+    P(human) 0.31 ███████░░░░░░░│░░░░░░░░░░░░░░ machine-like   trend ▁▂▃▅▃▂
+    top: intonation −0.8  rhythm −0.5  response latency …
+    ┌ dimensions (1 machine … 5 human) ┐ ┌ timing ─────────────────────────┐
+    │ I  memory consist.  ·····  3  –  │ │ response latency last 0.78 s     │
+    │ ...                              │ │ ...                              │
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import deque
+from typing import TYPE_CHECKING, TextIO
+
+from ..events import Backchannel, BargeIn, JudgeResult, Transition
+from ..metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE
+
+if TYPE_CHECKING:
+    from ..session import Session
+
+SPARK = "▁▂▃▄▅▆▇█"
+
+SHORT_NAMES = {
+    "memory_consistency": "memory consist.",
+    "logical_coherence": "logic coherence",
+    "pronunciation_accuracy": "pronunc. accuracy",
+    "code_switching": "code-switching",
+    "linguistic_imprecision": "hedging/imprecis.",
+    "use_of_fillers": "use of fillers",
+    "metaphor_and_implied_meaning": "metaphor/implied",
+    "rhythm": "rhythm",
+    "intonation": "intonation",
+    "stress": "stress",
+    "auxiliary_vocalizations": "aux. vocalization",
+    "micro_physiological_noise": "breath/mouth noise",
+    "pronunciation_instability": "pronunc. instab.",
+    "accent": "accent",
+    "sycophant_behavior": "sycophancy",
+    "written_style_expression": "written style",
+    "textual_sentiment": "text sentiment",
+    "acoustic_emotion": "acoustic emotion",
+}
+
+
+def _dimension_rows():
+    """(category roman, id) in the paper's order; falls back to ids if dimensions.py is absent."""
+    try:
+        from ..judge.dimensions import DIMENSIONS
+
+        rows = []
+        last = None
+        for d in DIMENSIONS:
+            cat = str(getattr(d, "category", "")).split(" ")[0]
+            rows.append((cat if cat != last else "", d.id))
+            last = cat
+        return rows
+    except ImportError:
+        return [("", k) for k in SHORT_NAMES]
+
+
+def sparkline(values: list[float], width: int = 16) -> str:
+    """Unicode sparkline of values in [0, 1] (last ``width`` values)."""
+    vals = values[-width:]
+    return "".join(SPARK[min(len(SPARK) - 1, max(0, int(v * (len(SPARK) - 1) + 0.5)))] for v in vals)
+
+
+def fmt_s(x: float | None, nd: int = 2) -> str:
+    return "–" if x is None else f"{x:.{nd}f}"
+
+
+class Meter:
+    """Rich live meter over a session. Use as a sink: ``session.add_sink(meter)``; ``start()``
+    before streaming, ``stop()`` after ``close()``.
+
+    Args:
+        session: the Session to show.
+        title: what is being judged (e.g. "replay call.wav").
+        console: a rich Console (default: stdout).
+        refresh_per_second: redraw rate.
+        log_lines: turn-log length.
+    """
+
+    def __init__(self, session: "Session", title: str = "", console=None,
+                 refresh_per_second: float = 4.0, log_lines: int = 8) -> None:
+        from rich.console import Console
+
+        self.session = session
+        self.title = title
+        self.console = console or Console()
+        self.refresh_per_second = refresh_per_second
+        self._log: deque[str] = deque(maxlen=log_lines)
+        self._live = None
+        self._dims = _dimension_rows()
+
+    # sink interface
+    def on_event(self, event: object) -> None:
+        line = turn_log_line(event)
+        if line:
+            self._log.append(line)
+
+    def on_close(self, result: dict) -> None:
+        pass
+
+    def start(self) -> "Meter":
+        from rich.live import Live
+
+        self._live = Live(self, console=self.console, refresh_per_second=self.refresh_per_second,
+                          transient=False, redirect_stderr=False)
+        self._live.start()
+        return self
+
+    def stop(self) -> None:
+        if self._live is not None:
+            self._live.refresh()
+            self._live.stop()
+            self._live = None
+
+    # rendering
+    def __rich__(self):
+        return self.render()
+
+    def render(self):
+        from rich.console import Group
+        from rich.table import Table
+        from rich.text import Text
+
+        s = self.session
+        sm = s.summary
+        res = s.judge_results
+        latest = res[-1] if res else None
+        info = s.judge.info() if s.judge is not None and hasattr(s.judge, "info") else None
+        speaking = s.speaking
+
+        head = Text()
+        head.append("livejudge", style="bold cyan")
+        head.append(f" · {self.title}  " if self.title else "  ")
+        head.append(f"t={s.now_s:6.1f}s  ")
+        for c in ("user", "agent"):
+            on = speaking[c]
+            head.append(f"{c} ", style="bold" if on else "dim")
+            head.append("● " if on else "○ ", style="green" if on else "dim")
+        if info:
+            prov = str(info.get("provenance", "")).upper()
+            head.append(f" {info.get('backbone', '')}", style="dim")
+            if prov == "PRIOR":
+                head.append(" PRIOR", style="bold yellow")
+        lines = [head]
+
+        gauge = Text()
+        width = 30
+        if latest is not None:
+            p = latest.p_human
+            fill = int(round(p * width))
+            gauge.append(f"P(human) {p:4.2f} ", style="bold")
+            for i in range(width):
+                if i == width // 2:
+                    gauge.append("│", style="bold white")
+                gauge.append("█" if i < fill else "░", style=("green" if p >= 0.5 else "red") if i < fill else "dim")
+            gauge.append("  human-like" if p >= 0.5 else "  machine-like", style="green" if p >= 0.5 else "red")
+            gauge.append("   trend " + sparkline([r.p_human for r in res]), style="cyan")
+        else:
+            gauge.append("P(human)  –   " + "░" * (width // 2) + "│" + "░" * (width // 2), style="dim")
+            gauge.append("  waiting for the first window" if s.judge is not None else "  judge off", style="dim")
+        lines.append(gauge)
+        if latest is not None:
+            top = sorted(((k, v) for k, v in latest.dimensions.items() if not v.gated),
+                         key=lambda kv: -abs(kv[1].contribution))[:3]
+            t = Text("top: ", style="dim")
+            for k, v in top:
+                t.append(f"{SHORT_NAMES.get(k, k)} ", style="")
+                t.append(f"{'machine' if v.contribution > 0 else 'human'} {abs(v.contribution):.2f}  ",
+                         style="red" if v.contribution > 0 else "green")
+            lines.append(t)
+
+        dims = Table.grid(padding=(0, 1))
+        dims.add_column(width=3, style="dim")
+        dims.add_column(width=18, no_wrap=True)
+        dims.add_column(width=5, no_wrap=True)
+        dims.add_column(width=3, justify="right")
+        dims.add_column(width=7, no_wrap=True, style="dim")
+        for cat, dim_id in self._dims:
+            name = SHORT_NAMES.get(dim_id, dim_id)[:18]
+            d = latest.dimensions.get(dim_id) if latest else None
+            if d is None:
+                dims.add_row(cat, Text(name, style="dim"), Text("·····", style="dim"), "", "")
+            elif d.gated:
+                ev = "no signal" if not d.evidence_unit else f"{d.evidence:.0f}{d.evidence_unit}<min"
+                dims.add_row(cat, Text(name, style="dim"), Text("··3··", style="dim"), Text("3", style="dim"),
+                             Text(ev[:7], style="dim"))
+            else:
+                lvl = int(round(d.score))
+                bar = "■" * lvl + "□" * (5 - lvl)
+                style = "red" if d.score < 2.5 else ("green" if d.score > 3.5 else "yellow")
+                dims.add_row(cat, name, Text(bar, style=style), f"{d.score:.1f}",
+                             f"{d.evidence:.0f}{d.evidence_unit}"[:7])
+
+        tim = Table.grid(padding=(0, 1))
+        tim.add_column(no_wrap=True)
+        lat = s.timeline.response_latencies_s
+        last = lat[-1] if lat else None
+        band_style = "green" if last is not None and last <= RESPONSE_LATENCY_HUMAN.high_s else (
+            "yellow" if last is not None and last < S2S_LATENCY_RANGE.low_s else "red")
+        lt = Text("response latency ")
+        lt.append(f"last {fmt_s(last)} s", style=band_style if last is not None else "dim")
+        tim.add_row(lt)
+        tim.add_row(f"  p50 {fmt_s(sm.latency_p50_s)}  p90 {fmt_s(sm.latency_p90_s)}  n={sm.latency_count}")
+        tim.add_row(Text(f"  human ≤{RESPONSE_LATENCY_HUMAN.high_s:.2f} s · S2S "
+                         f"{S2S_LATENCY_RANGE.low_s:.2f}–{S2S_LATENCY_RANGE.high_s:.2f} s", style="dim"))
+        tim.add_row(f"barge-ins {sm.barge_in_count}  yield {fmt_s(sm.yield_mean_s)} s"
+                    + (f" ({sm.yield_none_count} ignored)" if sm.yield_none_count else ""))
+        tim.add_row(f"agent talk-over {sm.agent_talk_over_count}  overlap {sm.overlap_ratio * 100:.1f}%")
+        tr = f"{sm.talk_ratio * 100:.0f}%" if sm.talk_ratio is not None else "–"
+        tim.add_row(f"backchannels {sm.backchannel_count}  agent talk {tr}")
+        ms = f"{latest.compute_s * 1000:.0f} ms" if latest else "–"
+        tim.add_row(Text(f"judge {len(res)} win · {s.dropped_windows} dropped · {ms}", style="dim"))
+        tim.add_row(Text("── turns ──", style="dim"))
+        for line in list(self._log):
+            tim.add_row(Text(line, style="dim" if "backchannel" in line else ""))
+
+        body = Table.grid(padding=(0, 2))
+        body.add_column(width=40)
+        body.add_column(width=37)
+        body.add_row(dims, tim)
+        lines.append(body)
+        if info and str(info.get("provenance", "")).lower() == "prior":
+            lines.append(Text("PRIOR head: weights set from published human figures, not trained on "
+                              "rated calls", style="yellow dim"))
+        return Group(*lines)
+
+
+def turn_log_line(event: object) -> str | None:
+    """One short line for the turn log, or None for events it does not show."""
+    if isinstance(event, Transition):
+        kind = "latency" if event.is_response else "gap"
+        note = " overlap" if event.gap_s < 0 else ""
+        return f"{event.to_onset_s:6.1f} {event.from_channel[0]}→{event.to_channel[0]} {kind} {event.gap_s:+.2f}s{note}"
+    if isinstance(event, BargeIn):
+        y = "kept talking" if event.yield_s is None else f"yield {event.yield_s:.2f}s"
+        return f"{event.onset_s:6.1f} {event.by} barge-in, {y}"
+    if isinstance(event, Backchannel):
+        return f"{event.onset_s:6.1f} {event.channel} backchannel"
+    return None
+
+
+class PlainLines:
+    """Plain periodic status lines (stdout not a TTY): one line per judged window, plus the
+    turn-taking events as they settle."""
+
+    def __init__(self, session: "Session", stream: TextIO | None = None, events: bool = True) -> None:
+        self.session = session
+        self.stream = stream or sys.stdout
+        self.events = events
+        self._lock = threading.Lock()
+
+    def _print(self, text: str) -> None:
+        with self._lock:
+            print(text, file=self.stream, flush=True)
+
+    def on_event(self, event: object) -> None:
+        if isinstance(event, JudgeResult):
+            sm = self.session.summary
+            gated = sum(1 for d in event.dimensions.values() if d.gated)
+            self._print(
+                f"[t={event.t_s:7.1f}s] P(human)={event.p_human:.2f} "
+                f"latency last={fmt_s(self.session.timeline.response_latencies_s[-1] if self.session.timeline.response_latencies_s else None)}s "
+                f"p50={fmt_s(sm.latency_p50_s)}s p90={fmt_s(sm.latency_p90_s)}s n={sm.latency_count} "
+                f"barge-ins={sm.barge_in_count} yield={fmt_s(sm.yield_mean_s)}s overlap={sm.overlap_ratio * 100:.1f}% "
+                f"backchannels={sm.backchannel_count} gated={gated}/18 dropped={self.session.dropped_windows}"
+            )
+        elif self.events:
+            line = turn_log_line(event)
+            if line:
+                self._print(f"[event] {line.strip()}")
+
+    def on_close(self, result: dict) -> None:
+        pass
+
+    def start(self) -> "PlainLines":
+        return self
+
+    def stop(self) -> None:
+        pass
+
+
+def make_display(session: "Session", title: str = "", mode: str = "auto"):
+    """The meter for a TTY, plain lines otherwise. mode: "auto", "rich", "plain" or "none"."""
+    if mode == "none":
+        return None
+    if mode == "rich" or (mode == "auto" and sys.stdout.isatty()):
+        return Meter(session, title)
+    return PlainLines(session)
+
+
+def render_text(session: "Session", title: str = "", width: int = 80, height: int = 24) -> str:
+    """The meter as plain text at a given terminal size (for docs, tests and screenshots)."""
+    from rich.console import Console
+
+    console = Console(width=width, height=height, record=True, file=open("/dev/null", "w"),
+                      force_terminal=False, color_system=None)
+    meter = Meter(session, title, console=console)
+    console.print(meter.render())
+    return console.export_text()
+

@@ -1,0 +1,6 @@
+"""Shared fixtures. Tests never touch a model hub."""
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

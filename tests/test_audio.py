@@ -1,0 +1,98 @@
+"""Conversions at the edges: PCM16, μ-law, resampling, loading calls."""
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from livejudge.audio import (
+    COMMON_RATES,
+    AudioFormatError,
+    StreamResampler,
+    float32_to_mulaw,
+    float32_to_pcm16,
+    load_call,
+    mulaw_to_float32,
+    pcm16_to_float32,
+    resample,
+)
+
+
+def _sine(freq, rate, dur=1.0, amp=0.5):
+    t = np.arange(int(rate * dur)) / rate
+    return (amp * np.sin(2 * np.pi * freq * t)).astype(np.float32)
+
+
+def _peak_hz(x, rate):
+    spec = np.abs(np.fft.rfft(x * np.hanning(len(x))))
+    return np.fft.rfftfreq(len(x), 1 / rate)[int(np.argmax(spec))]
+
+
+def test_pcm16_round_trip_is_exact_to_one_lsb():
+    x = np.linspace(-1, 0.999, 1001, dtype=np.float32)
+    y = pcm16_to_float32(float32_to_pcm16(x))
+    assert y.dtype == np.float32
+    assert np.max(np.abs(x - y)) <= 1 / 32768 + 1e-7
+
+
+def test_pcm16_rejects_odd_byte_count():
+    with pytest.raises(AudioFormatError, match="odd byte count"):
+        pcm16_to_float32(b"\x00\x01\x02")
+
+
+def test_mulaw_round_trip_error_is_within_g711_step():
+    x = _sine(440, 8000, 0.1, amp=0.8)
+    y = mulaw_to_float32(float32_to_mulaw(x))
+    # G.711 μ-law: relative error ≤ ~1/32 of the value plus the smallest step near 0
+    assert np.all(np.abs(x - y) <= np.abs(x) / 16 + 2e-3)
+    assert mulaw_to_float32(bytes([0xFF]))[0] == 0.0  # μ-law code 0xFF is zero
+
+
+@pytest.mark.parametrize("rate", COMMON_RATES)
+def test_resample_keeps_frequency_and_duration(rate):
+    x = _sine(440, rate)
+    y = resample(x, rate)
+    assert len(y) == 16000
+    assert abs(_peak_hz(y, 16000) - 440) <= 1.0
+
+
+def test_stream_resampler_matches_length_and_signal():
+    x = _sine(300, 48000, 2.0)
+    rs = StreamResampler(48000)
+    chunks = [rs(x[i:i + 960]) for i in range(0, len(x), 960)]  # 20 ms chunks
+    y = np.concatenate(chunks)
+    assert len(y) == 32000  # exact: no drift against the session clock
+    whole = resample(x, 48000)
+    # away from the very start, chunked output tracks the whole-signal resampling closely
+    assert np.max(np.abs(y[800:-800] - whole[800:-800])) < 0.05
+
+
+def test_load_call_stereo_channels_either_way_and_two_files(tmp_path):
+    u, a = _sine(200, 44100), _sine(900, 44100)
+    st = tmp_path / "call.wav"
+    sf.write(st, np.stack([u, a], 1), 44100)
+    c = load_call(st)
+    assert c.sample_rate_in == 44100 and c.channels == {"user": 0, "agent": 1}
+    assert abs(_peak_hz(c.user, 16000) - 200) <= 1 and abs(_peak_hz(c.agent, 16000) - 900) <= 1
+    c2 = load_call(st, user_channel=1, agent_channel=0)
+    assert abs(_peak_hz(c2.user, 16000) - 900) <= 1
+    sf.write(tmp_path / "u.wav", u, 44100)
+    sf.write(tmp_path / "a.wav", a[: len(a) // 2], 44100)
+    c3 = load_call(user=tmp_path / "u.wav", agent=tmp_path / "a.wav")
+    assert len(c3.user) == len(c3.agent) == 16000
+
+
+def test_load_call_errors_are_one_line_with_the_fix(tmp_path):
+    mono = tmp_path / "mono.wav"
+    sf.write(mono, _sine(200, 16000), 16000)
+    with pytest.raises(AudioFormatError, match="--user A.wav --agent B.wav"):
+        load_call(mono)
+    st = tmp_path / "st.wav"
+    sf.write(st, np.zeros((1600, 2), dtype=np.float32), 16000)
+    with pytest.raises(AudioFormatError, match="out of range"):
+        load_call(st, agent_channel=2)
+    with pytest.raises(AudioFormatError, match="not found"):
+        load_call(tmp_path / "missing.wav")
+    bad = tmp_path / "bad.wav"
+    bad.write_bytes(b"not audio at all")
+    with pytest.raises(AudioFormatError, match="cannot decode"):
+        load_call(bad)

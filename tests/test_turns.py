@@ -1,0 +1,81 @@
+"""turns.analyze on hand-made segments: every value is computed by hand in the comments."""
+
+import pytest
+
+from livejudge.events import BargeIn, SpeechSegment as S, Transition
+from livejudge.metrics import summarize
+from livejudge.turns import TurnConfig, analyze
+
+
+def test_turns_merge_pauses_and_response_latency():
+    segs = [S("user", 0.0, 1.0), S("user", 1.5, 2.0),  # 0.5 s pause < 0.8 s → one turn
+            S("agent", 2.4, 4.0),                        # latency 2.4 − 2.0 = 0.4
+            S("user", 5.0, 6.0)]                         # gap 5.0 − 4.0 = 1.0
+    tl = analyze(segs)
+    assert [(t.channel, t.onset_s, t.offset_s, t.n_segments) for t in tl.turns] == [
+        ("user", 0.0, 2.0, 2), ("agent", 2.4, 4.0, 1), ("user", 5.0, 6.0, 1)]
+    assert tl.transitions == (Transition("user", "agent", 2.0, 2.4), Transition("agent", "user", 4.0, 5.0))
+    assert tl.response_latencies_s == pytest.approx([0.4])
+    assert tl.barge_ins == () and tl.backchannels == () and tl.overlaps == ()
+
+
+def test_other_speaker_turn_in_a_pause_splits_the_turn():
+    # the agent answers inside a 0.6 s user pause: the user's speech is two turns
+    segs = [S("user", 0.0, 1.0), S("agent", 1.2, 1.5), S("user", 1.6, 3.0)]
+    tl = analyze(segs, TurnConfig(backchannel_max_s=0.2))
+    assert [(t.channel, t.onset_s) for t in tl.turns] == [("user", 0.0), ("agent", 1.2), ("user", 1.6)]
+    assert [round(t.gap_s, 6) for t in tl.transitions] == [0.2, 0.1]
+
+
+def test_backchannel_inside_the_other_turn_is_not_a_barge_in():
+    segs = [S("agent", 0.0, 5.0), S("user", 2.0, 2.4)]  # 0.4 s, agent goes on → backchannel
+    tl = analyze(segs)
+    assert [(b.channel, b.onset_s, b.offset_s) for b in tl.backchannels] == [("user", 2.0, 2.4)]
+    assert tl.barge_ins == () and tl.transitions == ()
+    assert [t.channel for t in tl.turns] == ["agent"]
+
+
+def test_barge_in_with_yield_and_without():
+    # user barges in at 2.0, agent stops at 2.5 → yield 0.5; user's turn takes the floor
+    tl = analyze([S("agent", 0.0, 2.5), S("user", 2.0, 4.0)])
+    assert tl.barge_ins == (BargeIn("user", 2.0, 0.5),)
+    assert [round(t.gap_s, 6) for t in tl.transitions] == [-0.5]
+    # user speaks 1.5 s inside a long agent turn that goes on: barge-in, agent kept talking
+    tl = analyze([S("agent", 0.0, 6.0), S("user", 2.0, 3.5)])
+    assert tl.barge_ins == (BargeIn("user", 2.0, None),)
+    assert tl.transitions == ()  # the floor never changed
+    assert tl.backchannels == ()  # 1.5 s ≥ 1 s: a barge-in, not a backchannel
+
+
+def test_agent_talk_over_is_a_negative_latency():
+    tl = analyze([S("user", 0.0, 3.0), S("agent", 2.7, 6.0)])
+    assert tl.response_latencies_s == pytest.approx([-0.3])
+    assert tl.barge_ins == (BargeIn("agent", 2.7, pytest.approx(0.3)),)
+    sm = summarize(tl)
+    assert sm.agent_talk_over_count == 1 and sm.barge_in_count == 0
+
+
+def test_summary_statistics_by_hand():
+    segs = [S("user", 0, 1), S("agent", 1.2, 3), S("user", 4, 5), S("agent", 5.6, 7),
+            S("user", 8, 9), S("agent", 10.0, 12), S("user", 11.5, 13)]
+    tl = analyze(segs)
+    sm = summarize(tl)
+    # latencies 0.2, 0.6, 1.0 → mean 0.6, p50 0.6, p90 = 0.6 + 0.8·0.4 = 0.92
+    assert sm.latency_count == 3
+    assert sm.latency_mean_s == pytest.approx(0.6)
+    assert sm.latency_p50_s == pytest.approx(0.6)
+    assert sm.latency_p90_s == pytest.approx(0.92)
+    # user barges in at 11.5, agent stops at 12 → yield 0.5
+    assert sm.barge_in_count == 1 and sm.yield_mean_s == pytest.approx(0.5)
+    # overlap 0.5 s of 1+1.8+1+1.4+1+3.0 = 9.2 s of speech (union, the overlap counted once)
+    assert sm.overlap_s == pytest.approx(0.5)
+    assert sm.overlap_ratio == pytest.approx(0.5 / 9.2)
+    # talk: user 1+1+1+1.5 = 4.5, agent 1.8+1.4+2 = 5.2
+    assert sm.talk_ratio == pytest.approx(5.2 / 9.7)
+
+
+def test_analyze_is_order_independent_and_empty_safe():
+    segs = [S("user", 0, 1), S("agent", 1.3, 2)]
+    assert analyze(segs) == analyze(list(reversed(segs)))
+    empty = analyze([])
+    assert empty.turns == () and summarize(empty).latency_count == 0 and summarize(empty).talk_ratio is None

@@ -1,0 +1,70 @@
+"""Streaming VAD: acoustic bounds within one frame, hangover delays only the decision."""
+
+import numpy as np
+import pytest
+
+from livejudge.audio import SAMPLE_RATE
+from livejudge.testing import load_clip, trim
+from livejudge.vad import StreamingVAD, VADConfig, detect_segments
+
+FRAME_TOL_S = 0.030 + 0.020  # one 30 ms VAD frame + 20 ms stated tolerance
+
+
+def _placed(clip, at_s, total_s, noise_dbfs=-65.0, seed=0):
+    x = trim(load_clip(clip))
+    rng = np.random.default_rng(seed)
+    y = (rng.standard_normal(int(total_s * SAMPLE_RATE)) * 10 ** (noise_dbfs / 20)).astype(np.float32)
+    a = int(at_s * SAMPLE_RATE)
+    y[a:a + len(x)] += x
+    return y, at_s, at_s + len(x) / SAMPLE_RATE
+
+
+@pytest.mark.parametrize("clip", ["cmu_cards_005", "librivox_austen_0930", "espeak_reply_05"])
+@pytest.mark.parametrize("frame_ms", [10, 20, 30])
+def test_bounds_within_one_frame(clip, frame_ms):
+    y, on, off = _placed(clip, 1.0, 8.0)
+    segs = detect_segments(y, "user", VADConfig(frame_ms=frame_ms))
+    assert len(segs) >= 1
+    tol = frame_ms / 1000 + 0.020
+    assert abs(segs[0].onset_s - on) <= tol
+    assert abs(segs[-1].offset_s - off) <= tol
+
+
+def test_hangover_delays_the_event_not_the_offset():
+    y, on, off = _placed("cmu_cards_003", 0.5, 4.0)
+    vad = StreamingVAD("agent", VADConfig(hangover_s=0.5))
+    step = 160  # 10 ms chunks
+    emitted_at = None
+    for i in range(0, len(y), step):
+        segs = vad.push(y[i:i + step])
+        if segs and emitted_at is None:
+            emitted_at = (i + step) / SAMPLE_RATE
+            seg = segs[0]
+    assert emitted_at is not None
+    assert abs(seg.offset_s - off) <= FRAME_TOL_S  # back-dated to the last voiced frame
+    assert emitted_at - seg.offset_s >= 0.5 - 1e-6  # decided only after the hangover
+    assert vad.flush() == []
+
+
+def test_open_segment_and_flush_closes_at_last_voiced_frame():
+    y, on, off = _placed("cmu_cards_001", 0.3, 2.0)
+    cut = int((off - 0.2) * SAMPLE_RATE)  # stream ends while speech is still going
+    vad = StreamingVAD("user")
+    assert vad.push(y[:cut]) == []
+    assert vad.open_onset_s is not None and abs(vad.open_onset_s - on) <= FRAME_TOL_S
+    segs = vad.flush()
+    assert len(segs) == 1 and segs[0].offset_s <= cut / SAMPLE_RATE + 0.03
+
+
+def test_silence_and_faint_noise_are_not_speech():
+    rng = np.random.default_rng(1)
+    noise = (rng.standard_normal(SAMPLE_RATE * 3) * 10 ** (-60 / 20)).astype(np.float32)
+    assert detect_segments(noise, "user") == []
+    assert detect_segments(np.zeros(SAMPLE_RATE, dtype=np.float32), "user") == []
+
+
+def test_bad_settings_are_rejected_with_the_fix():
+    with pytest.raises(ValueError, match="10, 20 or 30 ms"):
+        VADConfig(frame_ms=25).validate()
+    with pytest.raises(ValueError, match="0–3"):
+        VADConfig(aggressiveness=5).validate()
