@@ -255,7 +255,8 @@ class LiveJudgeCore:
             self.dropped_items += 1
             return
         self._q.append((_AUDIO, channel, frame.audio, frame.sample_rate, frame.num_channels, t_ns))
-        self._wake.set()
+        if not self._wake.is_set():
+            self._wake.set()
 
     def put_note(self, frame: Any, t_ns: int) -> None:
         if self._closing:
@@ -264,7 +265,8 @@ class LiveJudgeCore:
             self.dropped_items += 1
             return
         self._q.append((_NOTE, "pipecat." + type(frame).__name__, _note_data(frame), t_ns))
-        self._wake.set()
+        if not self._wake.is_set():
+            self._wake.set()
 
     def put_tick(self, t_ns: int) -> None:
         """Tell the session the pipeline clock reached ``t_ns`` (lets silent channels settle)."""
