@@ -1,0 +1,299 @@
+"""`livejudge attach` and `livejudge demo`: judge a live call with a websocket voice agent.
+
+attach: ``livejudge attach --ws-url ws://localhost:8765`` talks to the agent from your
+microphone and speakers (or ``--input-wav``/``--no-playback`` headless) and shows the meter.
+demo:   ``livejudge demo`` starts the shipped example agent (``livejudge.demo_agent``, a real
+Pipecat pipeline) on a free local port and calls it with a scripted human caller made of
+the shipped human recordings, a barge-in included.
+
+Both feed the same Session, meter and result document as ``livejudge score``/``replay``
+(``livejudge.runner.run_session``), so a call cut short by a fault or Ctrl-C still writes
+its result (``--json``) and event log (``--events``); faults exit with code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .runner import (
+    EXIT_OK,
+    CLIError,
+    add_judge_args,
+    add_output_args,
+    add_session_args,
+    events_sink,
+    judge_from_args,
+    run_session,
+    session_config,
+)
+
+DEMO_SCRIPT = [  # (shipped human clip, barge in this long after the agent starts, or None)
+    ("cmu_cards_005", None),
+    ("librivox_austen_0930", None),
+    ("cmu_cards_002", 1.5),
+    ("cmu_numbers", None),
+    ("cmu_something", None),
+]
+"""The demo caller: real recorded speech (CMU ARCTIC, LibriVox), turn 3 barges in."""
+
+
+def _barge_spec(text: str) -> tuple[int, float]:
+    try:
+        turn, after = text.split(":")
+        t, a = int(turn), float(after)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--barge-in wants TURN:SECONDS like 3:1.5, got {text!r}") from None
+    if t < 1 or a < 0:
+        raise argparse.ArgumentTypeError("--barge-in TURN counts from 1 and SECONDS must be ≥ 0")
+    return t, a
+
+
+def _add_call_flags(p: argparse.ArgumentParser, demo: bool = False) -> None:
+    g = p.add_argument_group("call")
+    if not demo:
+        g.add_argument("--ws-url", required=True, metavar="URL", help="the agent's websocket, e.g. ws://localhost:8765")
+        g.add_argument("--protocol", default="pipecat", choices=("pipecat", "twilio"),
+                       help="wire format: Pipecat protobuf frames, or Twilio media-stream JSON (μ-law 8 kHz)")
+        g.add_argument("--in-rate", type=int, default=None,
+                       help="rate of the user audio sent, Hz (default: pipecat 16000, twilio 8000)")
+        g.add_argument("--origin", default=None, help="Origin header (for agents with an Origin allow-list)")
+        g.add_argument("--reconnect", type=int, default=0, metavar="N",
+                       help="reconnect up to N times after a lost, refused or busy connection (backoff 0.5 s, doubling)")
+        g.add_argument("--input-wav", nargs="+", default=None, metavar="FILE",
+                       help="scripted caller instead of the microphone: several files = turns, each "
+                            "starting --pause-s after the agent's reply; one file = played as is")
+    g.add_argument("--pause-s", type=float, default=0.8, help="scripted caller: pause after the agent's reply, seconds")
+    g.add_argument("--barge-in", type=_barge_spec, action="append", default=None, metavar="TURN:SECONDS",
+                   help="scripted caller: start turn TURN that long after the agent starts replying")
+    g.add_argument("--duration-s", type=float, default=None, help="end the call after this long, seconds")
+    g.add_argument("--silence-timeout-s", type=float, default=20.0,
+                   help="fail when nobody has spoken for this long, seconds (0 = never)")
+    g.add_argument("--record", default=None, metavar="CALL.wav",
+                   help="write both sides, aligned on the session clock (ch 0 user, ch 1 agent, 16 kHz)")
+    d = p.add_argument_group("audio devices")
+    d.add_argument("--no-playback", action="store_true", help="do not play the agent (agent audio timed at arrival)")
+    d.add_argument("--jitter-s", type=float, default=0.06, help="jitter buffer before agent audio plays, seconds")
+    if not demo:
+        d.add_argument("--input-device", default=None, help="microphone: PortAudio index or name (--list-devices)")
+    d.add_argument("--output-device", default=None, help="speakers: PortAudio index or name (--list-devices)")
+    d.add_argument("--list-devices", action="store_true", help="print the audio devices and exit")
+
+
+def register(subparsers) -> None:
+    """Add the ``attach`` and ``demo`` subcommands to the ``livejudge`` parser."""
+    from .cli import _Formatter
+
+    p = subparsers.add_parser(
+        "attach", help="judge a live call with a voice agent over its websocket",
+        formatter_class=_Formatter,
+        description="Talk to a running voice agent and judge the call live. "
+                    "Example: livejudge attach --ws-url ws://localhost:8765 "
+                    "(headless: --input-wav a.wav b.wav --no-playback --json out.json)")
+    _add_call_flags(p)
+    add_session_args(p)
+    add_judge_args(p)
+    add_output_args(p)
+    p.set_defaults(func=cmd_attach)
+
+    p = subparsers.add_parser(
+        "demo", help="start the example Pipecat agent and call it with a scripted human caller",
+        formatter_class=_Formatter,
+        description="Zero-setup demo: starts livejudge's example agent (a real Pipecat pipeline with "
+                    "Silero VAD, offline) on a free local port and attaches to it with recorded human "
+                    "speech, showing the live meter. Needs pip install 'livejudge[pipecat]'.")
+    g = p.add_argument_group("demo agent")
+    g.add_argument("--think-s", type=float, default=0.5, help="the agent's pause before answering, seconds")
+    g.add_argument("--never-yield", action="store_true", help="the agent talks over barge-ins")
+    g.add_argument("--agent-log", default=None, metavar="FILE.jsonl", help="the agent's own decision log")
+    _add_call_flags(p, demo=True)
+    add_session_args(p)
+    add_judge_args(p)
+    add_output_args(p)
+    p.set_defaults(func=cmd_demo, protocol="pipecat", in_rate=None, origin=None, reconnect=0,
+                   input_device=None, input_wav=None)
+
+
+# ------------------------------------------------------------------------------------ commands
+def _list_devices() -> int:
+    from .sources.mic import DeviceError, list_devices
+
+    try:
+        print(list_devices())
+    except DeviceError as exc:
+        raise CLIError(str(exc)) from None
+    return EXIT_OK
+
+
+def _source(args: argparse.Namespace, turns=None):
+    """ScriptedSource for --input-wav / the demo, else the microphone. Raises CLIError."""
+    from .audio import AudioFormatError
+    from .sources.ws import ScriptedCaller, ScriptedSource, load_turns
+
+    if turns is None and args.input_wav:
+        barge = dict(args.barge_in or [])
+        try:
+            turns = load_turns(args.input_wav, barge)
+        except AudioFormatError as exc:
+            raise CLIError(str(exc)) from None
+        bad = [t for t in barge if t > len(turns)]
+        if bad:
+            raise CLIError(f"--barge-in names turn {bad[0]} but only {len(turns)} --input-wav files were given")
+    if turns is not None:
+        try:
+            caller = ScriptedCaller(turns, pause_s=args.pause_s, continuous=len(turns) == 1)
+        except ValueError as exc:
+            raise CLIError(str(exc)) from None
+        return ScriptedSource(caller)
+    from .sources.mic import DeviceError, MicSource
+
+    try:
+        return MicSource(args.input_device)
+    except DeviceError as exc:
+        raise CLIError(str(exc)) from None
+
+
+def _speaker(args: argparse.Namespace):
+    if args.no_playback:
+        return None
+    from .sources.mic import DeviceError, Speaker
+
+    try:
+        return Speaker(args.output_device)
+    except DeviceError as exc:
+        raise CLIError(str(exc)) from None
+
+
+def _run_call(args: argparse.Namespace, url: str, source, *, title: str, extra_info: dict | None = None) -> int:
+    from .session import Session
+    from .sources.protocols import make_protocol
+    from .sources.ws import AttachClient, AttachConfig, AttachError, Recorder
+
+    try:
+        make_protocol(args.protocol, args.in_rate)  # fail early: missing pipecat, bad rate
+        config = AttachConfig(url=url, origin=args.origin, jitter_s=args.jitter_s, duration_s=args.duration_s,
+                              silence_timeout_s=args.silence_timeout_s, reconnect=args.reconnect).validate()
+    except (ValueError, ImportError) as exc:
+        raise CLIError(str(exc)) from None
+    output = _speaker(args)
+    recorder = Recorder() if args.record else None
+    judge = judge_from_args(args)
+    sinks = [s for s in (events_sink(args),) if s is not None]
+    info = {"sample_rate_in": args.in_rate or (8000 if args.protocol == "twilio" else 16000),
+            "channels": {"user": "sent (microphone or --input-wav)", "agent": "received from the websocket"},
+            "kind": "attach", "url": url, "protocol": args.protocol, "playback": output is not None,
+            **(extra_info or {})}
+    session = Session(session_config(args, "live"), judge=judge, sinks=sinks, info=info)
+    client = AttachClient(session, config, lambda: make_protocol(args.protocol, args.in_rate), source,
+                          output=output, recorder=recorder)
+
+    def body(stop) -> None:
+        client.stop = stop
+        try:
+            reason = client.run()
+        except KeyboardInterrupt:
+            client.stop.set()
+            raise
+        finally:
+            caller = getattr(source, "caller", None)
+            if caller is not None:
+                session.info["caller"] = caller.placed
+            if output is not None:
+                output.close()
+            if recorder is not None:
+                p = recorder.write(args.record)
+                session.info["record"] = str(p)
+        session.info["ended"] = reason
+
+    try:
+        return run_session(session, body, title=title, args=args, interrupt_code=EXIT_OK, failure=AttachError)
+    finally:
+        if recorder is not None and Path(args.record).exists():
+            print(f"livejudge: call recorded to {args.record}", file=sys.stderr)
+
+
+def cmd_attach(args: argparse.Namespace) -> int:
+    if args.list_devices:
+        return _list_devices()
+    source = _source(args)
+    return _run_call(args, args.ws_url, source, title=f"attach {args.ws_url}")
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port that was free a moment ago on ``host``."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def start_demo_agent(port: int, *, think_s: float = 0.5, never_yield: bool = False, log: str | None = None,
+                     protocol: str = "pipecat", extra: list[str] | None = None,
+                     timeout_s: float = 60.0) -> subprocess.Popen:
+    """Start ``python -m livejudge.demo_agent`` on 127.0.0.1:``port`` and wait until it listens.
+
+    Raises:
+        CLIError: it exited or did not get ready within ``timeout_s`` (its last stderr line shown).
+    """
+    cmd = [sys.executable, "-m", "livejudge.demo_agent", "--host", "127.0.0.1", "--port", str(port),
+           "--think-s", str(think_s), "--protocol", protocol, "--once", *(extra or [])]
+    if never_yield:
+        cmd.append("--never-yield")
+    if log:
+        cmd += ["--log", log]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + timeout_s
+    assert proc.stdout is not None
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            err = (proc.stderr.read() if proc.stderr else "").strip().splitlines()
+            raise CLIError(f"the demo agent exited: {err[-1] if err else 'no message'}", 1)
+        if sel.select(timeout=0.2):
+            line = proc.stdout.readline()
+            if line.startswith("LIVEJUDGE_AGENT_READY"):
+                return proc
+    stop_agent(proc)
+    raise CLIError(f"the demo agent did not start within {timeout_s:.0f} s", 1)
+
+
+def stop_agent(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    if args.list_devices:
+        return _list_devices()
+    try:
+        import pipecat  # noqa: F401
+    except ImportError:
+        raise CLIError("livejudge demo runs a Pipecat agent: pip install 'livejudge[pipecat]'") from None
+    from .sources.ws import CallerTurn
+    from .testing import load_clip
+
+    barge = dict(args.barge_in) if args.barge_in else {i + 1: b for i, (_, b) in enumerate(DEMO_SCRIPT) if b}
+    turns = [CallerTurn(load_clip(name), name, barge.get(i + 1)) for i, (name, _) in enumerate(DEMO_SCRIPT)]
+    source = _source(args, turns)
+    port = free_port()
+    print(f"livejudge: starting the example Pipecat agent on ws://127.0.0.1:{port} "
+          f"(think {args.think_s:.2f} s{', never yields' if args.never_yield else ''})…", file=sys.stderr)
+    proc = start_demo_agent(port, think_s=args.think_s, never_yield=args.never_yield, log=args.agent_log)
+    try:
+        return _run_call(args, f"ws://127.0.0.1:{port}", source, title="demo · example Pipecat agent",
+                         extra_info={"demo_agent": {"think_s": args.think_s, "never_yield": args.never_yield}})
+    finally:
+        stop_agent(proc)

@@ -1,0 +1,271 @@
+"""An offline, key-free voice agent: a real Pipecat pipeline to attach livejudge to.
+
+```
+SingleClientWebsocketServerTransport.input() → VADProcessor(Silero) → ReplyBrain → .output()
+```
+
+* End of the user's turn: Silero VAD (the ONNX model ships inside pipecat-ai), Pipecat's
+  ``VADUserStoppedSpeakingFrame``.
+* After ``--think-s`` it answers with TTS audio: espeak-ng when installed (rendered once at
+  start-up), else the replies shipped in ``livejudge/data/audio/machine/espeak_reply_*.wav``.
+* Barge-in: when Silero reports the user started speaking while the agent talks, it
+  broadcasts an ``InterruptionFrame`` (the output transport drops its queue and tells the
+  client); ``--never-yield`` keeps talking instead, to show bad behaviour.
+* ``--log FILE`` writes one JSON line per decision, stamped with ``in_pos_s`` (seconds of
+  user audio received so far) and ``stream_t_s`` (the start of the last received input frame
+  plus the time elapsed since it arrived: the position of the caller's real-time stream at
+  the moment of the decision). A client that sends each frame when its first sample is due
+  has the same axis as its session clock, so tests can measure the agent's end-of-turn
+  detection delay and reply times independently of livejudge.
+
+Run: ``python -m livejudge.demo_agent --port 8765`` (needs ``pip install 'livejudge[pipecat]'``).
+Wire: ``--protocol pipecat`` (protobuf frames, default) or ``twilio`` (Twilio media-stream
+JSON, μ-law 8 kHz, via Pipecat's ``TwilioFrameSerializer``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPLY_TEXTS = [
+    "That's a great question! I'd be happy to help you with that. Here are three options you might consider.",
+    "Absolutely. I completely understand. Let me look into that for you right away.",
+    "I'm sorry for the confusion. To summarize, the store opens at nine and closes at six.",
+    "Sure. The weather tomorrow will be sunny, with a high of twenty two degrees.",
+    "Thank you for your patience. Is there anything else I can help you with today?",
+]
+"""What the agent says, in turn (the same sentences as the shipped espeak_reply_0N clips)."""
+
+
+def render_replies(tts: str, out_rate: int) -> tuple[list[np.ndarray], str]:
+    """The reply audio, float32 mono at ``out_rate`` Hz, and which TTS made it.
+
+    Args:
+        tts: "espeak" (espeak-ng, required), "clips" (shipped WAVs) or "auto" (espeak-ng if found).
+    Raises:
+        RuntimeError: tts="espeak" without espeak-ng on PATH.
+    """
+    from .audio import load_audio, resample, to_mono
+    from .testing import clips_dir
+
+    use_espeak = tts == "espeak" or (tts == "auto" and shutil.which("espeak-ng"))
+    if tts == "espeak" and not shutil.which("espeak-ng"):
+        raise RuntimeError("--tts espeak needs espeak-ng on PATH (apt install espeak-ng), or use --tts clips")
+    out = []
+    if use_espeak:
+        with tempfile.TemporaryDirectory() as d:
+            for i, text in enumerate(REPLY_TEXTS):
+                p = Path(d) / f"r{i}.wav"
+                subprocess.run(["espeak-ng", "-v", "en-us", "-s", "170", "-w", str(p), text], check=True,
+                               capture_output=True)
+                data, rate = load_audio(p)
+                out.append(resample(to_mono(data), rate, out_rate))
+        return out, "espeak-ng"
+    for i in range(1, len(REPLY_TEXTS) + 1):
+        data, rate = load_audio(clips_dir() / "machine" / f"espeak_reply_{i:02d}.wav")
+        out.append(resample(to_mono(data), rate, out_rate))
+    return out, "clips"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m livejudge.demo_agent", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--protocol", default="pipecat", choices=("pipecat", "twilio"))
+    p.add_argument("--think-s", type=float, default=0.5, help="pause after the user's turn ends, seconds")
+    p.add_argument("--never-yield", action="store_true", help="keep talking when the user barges in")
+    p.add_argument("--tts", default="auto", choices=("auto", "espeak", "clips"))
+    p.add_argument("--in-rate", type=int, default=16000, help="pipeline input rate, Hz (Silero: 8000 or 16000)")
+    p.add_argument("--out-rate", type=int, default=24000, help="agent audio rate on the wire, Hz (pipecat)")
+    p.add_argument("--vad-stop-s", type=float, default=0.2, help="Silero silence before 'stopped speaking', s")
+    p.add_argument("--vad-start-s", type=float, default=0.2, help="Silero speech before 'started speaking', s")
+    p.add_argument("--allowed-origin", action="append", default=None, metavar="ORIGIN",
+                   help="only accept websocket clients with this Origin (repeatable); others get HTTP 403")
+    p.add_argument("--once", action="store_true", help="exit when the first client disconnects")
+    p.add_argument("--log", default=None, metavar="FILE.jsonl", help="write the agent's decisions here")
+    p.add_argument("--verbose", action="store_true", help="Pipecat's own debug log on stderr")
+    return p
+
+
+async def serve(args: argparse.Namespace) -> None:
+    from loguru import logger
+
+    logger.remove()
+    logger.add(sys.stderr, level="DEBUG" if args.verbose else "WARNING")
+    try:
+        from pipecat.audio.vad.silero import SileroVADAnalyzer
+        from pipecat.audio.vad.vad_analyzer import VADParams
+        from pipecat.frames.frames import (
+            Frame, InputAudioRawFrame, TTSAudioRawFrame, TTSStartedFrame, TTSStoppedFrame,
+            VADUserStartedSpeakingFrame, VADUserStoppedSpeakingFrame,
+        )
+        from pipecat.pipeline.pipeline import Pipeline
+        from pipecat.pipeline.worker import PipelineParams, PipelineWorker
+        from pipecat.processors.audio.vad_processor import VADProcessor
+        from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+        from pipecat.transports.websocket.server import (
+            SingleClientWebsocketServerParams, SingleClientWebsocketServerTransport,
+        )
+        from pipecat.workers.runner import WorkerRunner
+    except ImportError as exc:
+        raise SystemExit(f"demo agent: needs pipecat-ai: pip install 'livejudge[pipecat]' ({exc})") from None
+
+    out_rate = 8000 if args.protocol == "twilio" else args.out_rate
+    replies, tts_name = render_replies(args.tts, out_rate)
+    log_f = open(args.log, "a", encoding="utf-8") if args.log else None
+
+    def log(event: str, **data) -> None:
+        if log_f is not None:
+            log_f.write(json.dumps({"event": event, "t_mono": round(time.monotonic(), 4), **data}) + "\n")
+            log_f.flush()
+
+    class ReplyBrain(FrameProcessor):
+        """Answers each user turn after think_s with the next reply; yields on barge-in."""
+
+        def __init__(self) -> None:
+            super().__init__(name="ReplyBrain")
+            self.reset()
+
+        def reset(self) -> None:
+            self.in_samples = 0
+            self.last_frame_samples = 0
+            self.last_frame_mono = time.monotonic()
+            self.n_reply = 0
+            self.pending: asyncio.Task | None = None
+            self.speaking_until = 0.0  # monotonic time the current reply ends (if not cut)
+            self.awaiting_audio = False
+
+        @property
+        def in_pos_s(self) -> float:
+            return round(self.in_samples / args.in_rate, 4)
+
+        def pos(self) -> dict:
+            start = (self.in_samples - self.last_frame_samples) / args.in_rate
+            return {"in_pos_s": self.in_pos_s,
+                    "stream_t_s": round(start + time.monotonic() - self.last_frame_mono, 4)}
+
+        async def process_frame(self, frame: Frame, direction: FrameDirection):
+            await super().process_frame(frame, direction)
+            if isinstance(frame, InputAudioRawFrame):
+                n = len(frame.audio) // (2 * max(1, frame.num_channels))
+                self.in_samples += n
+                self.last_frame_samples = n
+                self.last_frame_mono = time.monotonic()
+            elif isinstance(frame, VADUserStartedSpeakingFrame):
+                speaking = time.monotonic() < self.speaking_until
+                log("vad_start", **self.pos(), agent_speaking=speaking)
+                if self.pending is not None and not self.pending.done():
+                    self.pending.cancel()  # the user went on talking: forget the planned reply
+                    log("reply_cancelled", **self.pos())
+                if speaking and not args.never_yield:
+                    self.speaking_until = 0.0
+                    log("yield", **self.pos())
+                    await self.broadcast_interruption()
+            elif isinstance(frame, VADUserStoppedSpeakingFrame):
+                log("vad_stop", **self.pos())
+                if self.pending is None or self.pending.done():
+                    self.pending = self.create_task(self._reply())
+            await self.push_frame(frame, direction)
+
+        async def _reply(self) -> None:
+            await asyncio.sleep(args.think_s)
+            audio = replies[self.n_reply % len(replies)]
+            idx = self.n_reply % len(replies)
+            self.n_reply += 1
+            pcm = (np.clip(audio, -1, 32767 / 32768) * 32768).astype("<i2").tobytes()
+            self.speaking_until = time.monotonic() + len(audio) / out_rate
+            log("reply_start", **self.pos(), reply=idx + 1, duration_s=round(len(audio) / out_rate, 4),
+                tts=tts_name, out_rate=out_rate)
+            self.awaiting_audio = True
+            await self.push_frame(TTSStartedFrame())
+            await self.push_frame(TTSAudioRawFrame(audio=pcm, sample_rate=out_rate, num_channels=1))
+            await self.push_frame(TTSStoppedFrame())
+
+    from pipecat.frames.frames import OutputAudioRawFrame
+
+    if args.protocol == "twilio":
+        from pipecat.serializers.twilio import TwilioFrameSerializer as Base
+
+        base_kwargs = {"stream_sid": "livejudge-demo", "params": Base.InputParams(auto_hang_up=False)}
+    else:
+        from pipecat.serializers.protobuf import ProtobufFrameSerializer as Base
+
+        base_kwargs = {}
+
+    class LoggingSerializer(Base):  # type: ignore[misc, valid-type]
+        """Pipecat's serializer, plus a log line when a reply's first audio goes on the wire."""
+
+        async def serialize(self, frame):
+            data = await super().serialize(frame)
+            if brain.awaiting_audio and isinstance(frame, OutputAudioRawFrame) and data:
+                brain.awaiting_audio = False
+                log("audio_out", **brain.pos(), reply=brain.n_reply)
+            return data
+
+    serializer = LoggingSerializer(**base_kwargs)
+
+    transport = SingleClientWebsocketServerTransport(
+        params=SingleClientWebsocketServerParams(
+            serializer=serializer, audio_in_enabled=True, audio_out_enabled=True,
+            audio_in_sample_rate=args.in_rate, audio_out_sample_rate=out_rate,
+            allowed_origins=list(args.allowed_origin or []),
+        ),
+        host=args.host, port=args.port,
+    )
+    vad = SileroVADAnalyzer(params=VADParams(stop_secs=args.vad_stop_s, start_secs=args.vad_start_s))
+    brain = ReplyBrain()
+    pipeline = Pipeline([transport.input(), VADProcessor(vad_analyzer=vad), brain, transport.output()])
+    worker = PipelineWorker(pipeline, params=PipelineParams(audio_in_sample_rate=args.in_rate,
+                                                            audio_out_sample_rate=out_rate),
+                            idle_timeout_secs=None, enable_rtvi=False)
+    runner = WorkerRunner(handle_sigint=True)
+
+    @transport.event_handler("on_websocket_ready")
+    async def on_ready(_transport):
+        print(f"LIVEJUDGE_AGENT_READY ws://{args.host}:{args.port} protocol={args.protocol} tts={tts_name}",
+              flush=True)
+        log("ready", port=args.port, protocol=args.protocol, tts=tts_name, think_s=args.think_s,
+            never_yield=args.never_yield, in_rate=args.in_rate, out_rate=out_rate)
+
+    @transport.event_handler("on_client_connected")
+    async def on_connected(_transport, _ws):
+        brain.reset()
+        log("client_connected")
+
+    @transport.event_handler("on_client_disconnected")
+    async def on_disconnected(_transport, _ws):
+        log("client_disconnected", in_pos_s=brain.in_pos_s)
+        if brain.pending is not None:
+            brain.pending.cancel()
+        if args.once:
+            await worker.cancel()
+
+    await runner.add_workers(worker)
+    await runner.run()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.in_rate not in (8000, 16000):
+        print("demo agent: --in-rate must be 8000 or 16000 (Silero VAD)", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(serve(args))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,7 @@
+"""Websocket wire formats the attach client speaks (see ``base.Protocol``)."""
+
+from .base import (PROTOCOLS, AgentAudio, Incoming, Interruption, Mark, Message, Protocol, ProtocolError,
+                   Status, make_protocol)
+
+__all__ = ["PROTOCOLS", "AgentAudio", "Incoming", "Interruption", "Mark", "Message", "Protocol",
+           "ProtocolError", "Status", "make_protocol"]

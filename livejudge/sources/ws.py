@@ -1,0 +1,744 @@
+"""The attach client: talk to a running voice agent over a websocket and feed one Session.
+
+```
+user source ──20 ms chunks, absolute deadlines──▶ protocol.encode ──▶ websocket ──▶ agent
+     │ (capture time)                                                      │
+     ▼                                                                     ▼
+  Session.push("user")      Session.push("agent") ◀── JitterPlayer ◀── protocol.decode
+                               (playout time)       (flushed on interruption)
+```
+
+Timing rules (design.md "one clock"):
+
+* The session clock starts at 0 when the first connection opens (``time.perf_counter``).
+* User chunk ``k`` is stamped ``k × chunk_s``: the sender sleeps to the absolute deadline
+  ``t0 + k × chunk_s`` (never ``sleep(chunk_s)``), so it cannot drift; while the caller is
+  quiet it keeps sending silence, like an open microphone.
+* Agent audio is stamped with its playout time: a burst starts when its first message
+  arrives (plus the jitter buffer and device latency when playing) and continues
+  sample-contiguously; an ``interruption``/``clear`` drops what has not been played yet.
+  With ``playback=False`` no jitter delay is added, so the stamp is the arrival time.
+* Protocol status messages become ``Session.note`` records and never move a timestamp.
+
+Faults end the call with ``AttachError`` (one line, what to do next); the caller (the
+CLI's ``run_session``) still closes the Session and writes the partial result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable, Protocol as TypingProtocol
+from urllib.parse import urlparse
+
+import numpy as np
+
+from ..audio import SAMPLE_RATE, StreamResampler, resample
+from .protocols.base import AgentAudio, Interruption, Mark, Protocol, ProtocolError, Status
+
+VOICE_DBFS = -40.0
+"""RMS level (dB re full scale, per 20 ms) above which a chunk counts as voiced for the
+scripted caller's turn logic and the silence watchdog. A heuristic, not the judged VAD."""
+
+
+class AttachError(Exception):
+    """A fault that ends the call. ``kind`` names it for tests and the result's notes:
+    "unreachable", "forbidden", "busy", "handshake", "dropped", "agent_silent", "protocol"."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+# ---------------------------------------------------------------------------------- config
+@dataclass(frozen=True)
+class AttachConfig:
+    """Settings of one attach call.
+
+    Attributes:
+        url: ws:// or wss:// address of the agent.
+        chunk_s: user chunk length, seconds (20 ms, one transport frame).
+        origin: Origin header to send (agents with an Origin allow-list answer 403 without it).
+        jitter_s: jitter buffer before a burst of agent audio starts playing, seconds
+            (only with playback; with ``playback=False`` audio is stamped at arrival).
+        output_latency_s: device output latency added to playout stamps, seconds.
+        duration_s: end the call after this much session time (None = no limit).
+        silence_timeout_s: fault when nobody has spoken for this long (0 = never).
+        end_quiet_s: once a scripted caller is done, end after the agent has been quiet
+            this long, seconds.
+        reconnect: how many times to reconnect after a lost or refused connection.
+        backoff_s: first reconnect delay, seconds (doubles each try, at most 8 s).
+        open_timeout_s: websocket handshake timeout, seconds.
+    """
+
+    url: str
+    chunk_s: float = 0.02
+    origin: str | None = None
+    jitter_s: float = 0.06
+    output_latency_s: float = 0.0
+    duration_s: float | None = None
+    silence_timeout_s: float = 20.0
+    end_quiet_s: float = 2.0
+    reconnect: int = 0
+    backoff_s: float = 0.5
+    open_timeout_s: float = 5.0
+
+    def validate(self) -> "AttachConfig":
+        p = urlparse(self.url)
+        if p.scheme not in ("ws", "wss") or not p.hostname:
+            raise ValueError(f"--ws-url must look like ws://host:port/path, got {self.url!r}")
+        if not 0.005 <= self.chunk_s <= 0.1:
+            raise ValueError(f"chunk length must be 5–100 ms, got {self.chunk_s * 1000:.0f} ms")
+        if self.duration_s is not None and self.duration_s <= 0:
+            raise ValueError(f"--duration-s must be positive, got {self.duration_s}")
+        if self.reconnect < 0:
+            raise ValueError("--reconnect must be ≥ 0")
+        return self
+
+
+# ---------------------------------------------------------------------------------- player
+class JitterPlayer:
+    """Schedules received agent audio on the session clock (pure: time is passed in).
+
+    ``on_audio`` appends float32 16 kHz samples that arrived at ``arrival_s``; ``pump(now_s)``
+    releases ``(t_s, samples)`` blocks whose playout time has come (up to ``lookahead_s``
+    early), contiguous within a burst; ``flush`` drops everything not yet released.
+
+    Args:
+        prebuffer_s: delay from a burst's first arrival to its playout, seconds (jitter buffer).
+        latency_s: constant added to every stamp (device output latency), seconds.
+        lookahead_s: how far ahead of ``now_s`` audio may be released, seconds.
+    """
+
+    def __init__(self, prebuffer_s: float = 0.0, latency_s: float = 0.0, lookahead_s: float = 0.02) -> None:
+        self.prebuffer_s = prebuffer_s
+        self.latency_s = latency_s
+        self.lookahead_s = lookahead_s
+        self._buf: deque[np.ndarray] = deque()
+        self._buffered = 0  # samples
+        self._cursor: int | None = None  # session sample index where the next buffered sample plays
+        self._marks: deque[tuple[int, Mark]] = deque()  # (buffered-sample position, mark)
+        self._released = 0  # samples released since start (for marks)
+        self._queued_total = 0
+        self.arrivals: deque[tuple[float, int]] = deque()  # (arrival_s, queued_total at first sample)
+        self.first_samples: list[tuple[float, float]] = []  # last pump: (arrival_s, playout_s) per message
+
+    @property
+    def buffered_s(self) -> float:
+        return self._buffered / SAMPLE_RATE
+
+    def on_audio(self, samples: np.ndarray, arrival_s: float) -> None:
+        x = np.asarray(samples, dtype=np.float32).reshape(-1)
+        if not x.size:
+            return
+        start = int(round((arrival_s + self.prebuffer_s) * SAMPLE_RATE))
+        if self._buffered == 0 and (self._cursor is None or self._cursor < start):
+            self._cursor = start  # a new burst (or an underrun): play from its arrival
+        self.arrivals.append((arrival_s, self._queued_total))
+        self._queued_total += x.size
+        self._buf.append(x)
+        self._buffered += x.size
+
+    def on_mark(self, mark: Mark) -> None:
+        """Remember a mark at the end of the audio queued so far (Twilio semantics)."""
+        self._marks.append((self._released + self._buffered, mark))
+
+    def pump(self, now_s: float) -> tuple[list[tuple[float, np.ndarray]], list[Mark]]:
+        """Release the audio due by ``now_s`` (+ lookahead) and the marks it completes.
+
+        Returns:
+            (blocks, marks): blocks are (t_s of first sample, float32 16 kHz samples).
+            ``first_samples`` then lists (arrival_s, playout_s without latency_s) of each
+            message whose first sample was released.
+        """
+        out: list[tuple[float, np.ndarray]] = []
+        self.first_samples: list[tuple[float, float]] = []
+        if self._cursor is not None and self._buffered:
+            due = int(round((now_s + self.lookahead_s) * SAMPLE_RATE)) - self._cursor
+            while due > 0 and self._buf:
+                head = self._buf[0]
+                n = min(due, head.size)
+                out.append(((self._cursor / SAMPLE_RATE) + self.latency_s, head[:n]))
+                while self.arrivals and self.arrivals[0][1] < self._released + n:
+                    arr, idx = self.arrivals.popleft()
+                    self.first_samples.append((arr, (self._cursor + idx - self._released) / SAMPLE_RATE))
+                if n == head.size:
+                    self._buf.popleft()
+                else:
+                    self._buf[0] = head[n:]
+                self._cursor += n
+                self._buffered -= n
+                self._released += n
+                due -= n
+        done = []
+        while self._marks and self._marks[0][0] <= self._released:
+            done.append(self._marks.popleft()[1])
+        return out, done
+
+    def flush(self) -> float:
+        """Drop unplayed audio (interruption). Returns how much was dropped, seconds."""
+        dropped = self._buffered
+        self._buf.clear()
+        self._buffered = 0
+        self._queued_total = self._released
+        self.arrivals.clear()
+        # marks past the cut are acknowledged at once, as Twilio does on "clear"
+        for i, (pos, m) in enumerate(self._marks):
+            self._marks[i] = (min(pos, self._released), m)
+        return dropped / SAMPLE_RATE
+
+
+
+# ---------------------------------------------------------------------------------- user side
+@dataclass(frozen=True)
+class CallerTurn:
+    """One scripted user turn.
+
+    Attributes:
+        samples: float32 mono 16 kHz, shape (n_samples,).
+        name: label for the report (file stem).
+        barge_in_after_s: start this long after the agent starts its reply (a barge-in);
+            None = wait until the agent has finished and ``pause_s`` has passed.
+    """
+
+    samples: np.ndarray
+    name: str
+    barge_in_after_s: float | None = None
+
+
+@dataclass
+class AgentActivity:
+    """What the client has seen of the agent's voice (energy heuristic, ``VOICE_DBFS``)."""
+
+    onset_s: float | None = None      # start of the current/last voiced burst
+    last_voice_s: float | None = None  # end of the last voiced 20 ms block
+    onsets: list = field(default_factory=list)  # every burst onset, seconds
+
+    def update(self, t_s: float, x: np.ndarray, quiet_gap_s: float = 0.3) -> None:
+        step = SAMPLE_RATE // 50
+        for i in range(0, len(x), step):
+            blk = x[i:i + step]
+            if blk.size and 20 * np.log10(np.sqrt(np.mean(blk.astype(np.float64) ** 2)) + 1e-12) > VOICE_DBFS:
+                t = t_s + i / SAMPLE_RATE
+                if self.last_voice_s is None or t - self.last_voice_s > quiet_gap_s:
+                    self.onset_s = t
+                    self.onsets.append(t)
+                self.last_voice_s = t + blk.size / SAMPLE_RATE
+
+    def first_onset_after(self, t_s: float) -> float | None:
+        """The first burst onset after ``t_s`` (the start of the agent's reply), or None."""
+        return next((o for o in self.onsets if o > t_s), None)
+
+
+class ScriptedCaller:
+    """A scripted human caller made of recorded turns (``--input-wav``).
+
+    Several turns: turn 1 starts at ``lead_s``; each later turn starts ``pause_s`` after the
+    agent's reply ends (or ``max_wait_s`` after the previous turn if the agent never
+    answers), or — for a barge-in turn — ``barge_in_after_s`` after the reply starts.
+    ``continuous=True`` plays the turns back to back as one recording (one file holding
+    all turns) from ``lead_s``, whatever the agent does.
+
+    ``placed`` records each turn's start and the true speech bounds of its clip
+    (``livejudge.testing.speech_bounds``), seconds on the session clock: the ground truth
+    of what the user said and when.
+    """
+
+    def __init__(self, turns: list[CallerTurn], *, pause_s: float = 0.8, lead_s: float = 0.5,
+                 max_wait_s: float = 8.0, continuous: bool = False) -> None:
+        if not turns:
+            raise ValueError("a scripted caller needs at least one turn")
+        from ..testing import speech_bounds  # noqa: F401  (imported now, not mid-call)
+        if pause_s < 0 or lead_s < 0 or max_wait_s <= 0:
+            raise ValueError("--pause-s and lead must be ≥ 0 and the wait positive")
+        self.turns = turns
+        self.pause_s, self.lead_s, self.max_wait_s = pause_s, lead_s, max_wait_s
+        if continuous:
+            self.turns = [CallerTurn(np.concatenate([t.samples for t in turns]), "+".join(t.name for t in turns))]
+        self._i = 0  # next turn to start
+        self._cur: tuple[int, int] | None = None  # (turn index, start sample) while speaking
+        self._last_end_s: float | None = None
+        self.placed: list[dict] = []
+
+    @property
+    def done(self) -> bool:
+        return self._i >= len(self.turns) and self._cur is None
+
+    @property
+    def last_end_s(self) -> float | None:
+        return self._last_end_s
+
+    def _due(self, now_s: float, agent: AgentActivity) -> bool:
+        if self._i == 0:
+            return now_s >= self.lead_s
+        assert self._last_end_s is not None
+        waited = now_s - self._last_end_s
+        if waited >= self.max_wait_s:
+            return True
+        reply_onset = agent.first_onset_after(self._last_end_s)
+        replied = reply_onset is not None
+        turn = self.turns[self._i]
+        if turn.barge_in_after_s is not None:
+            return replied and now_s >= reply_onset + turn.barge_in_after_s  # type: ignore[operator]
+        return (replied and agent.last_voice_s is not None
+                and now_s - agent.last_voice_s >= self.pause_s and waited >= self.pause_s)
+
+    def chunk(self, k: int, n: int, agent: AgentActivity) -> np.ndarray:
+        """Samples ``[k·n, (k+1)·n)`` of the user's side (float32 16 kHz; zeros when quiet)."""
+        start = k * n
+        now_s = start / SAMPLE_RATE
+        if self._cur is None and self._i < len(self.turns) and self._due(now_s, agent):
+            from ..testing import speech_bounds
+
+            t = self.turns[self._i]
+            try:
+                a, b = speech_bounds(t.samples)
+            except ValueError:
+                a, b = 0, len(t.samples)
+            self._cur = (self._i, start)
+            self.placed.append({"clip": t.name, "start_s": round(now_s, 4),
+                                "speech_onset_s": round((start + a) / SAMPLE_RATE, 4),
+                                "speech_offset_s": round((start + b) / SAMPLE_RATE, 4),
+                                "barge_in": t.barge_in_after_s is not None})
+            self._i += 1
+        out = np.zeros(n, dtype=np.float32)
+        if self._cur is not None:
+            idx, s0 = self._cur
+            x = self.turns[idx].samples
+            off = start - s0
+            piece = x[off:off + n]
+            out[: piece.size] = piece
+            if off + n >= x.size:
+                self._cur = None
+                self._last_end_s = (s0 + x.size) / SAMPLE_RATE
+        return out
+
+
+class UserSource(TypingProtocol):
+    """Where the user's audio comes from: a scripted caller or a microphone."""
+
+    def start(self, clock: Callable[[], float]) -> None: ...
+
+    async def chunks(self, chunk_s: float, agent: AgentActivity) -> AsyncIterator[tuple[float, np.ndarray]]: ...
+
+    @property
+    def done(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+class ScriptedSource:
+    """Plays a ``ScriptedCaller`` in real time, chunk ``k`` at deadline ``t0 + k·chunk_s``."""
+
+    def __init__(self, caller: ScriptedCaller) -> None:
+        self.caller = caller
+        self._clock: Callable[[], float] = time.perf_counter
+
+    def start(self, clock: Callable[[], float]) -> None:
+        self._clock = clock
+
+    @property
+    def done(self) -> bool:
+        return self.caller.done
+
+    async def chunks(self, chunk_s: float, agent: AgentActivity) -> AsyncIterator[tuple[float, np.ndarray]]:
+        n = int(round(chunk_s * SAMPLE_RATE))
+        k = int(np.ceil(self._clock() / chunk_s - 1e-9))  # resume on the grid after a reconnect
+        while True:
+            delay = k * chunk_s - self._clock()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            yield k * chunk_s, self.caller.chunk(k, n, agent)
+            k += 1
+
+    def close(self) -> None:
+        pass
+
+
+# ---------------------------------------------------------------------------------- recording
+class Recorder:
+    """Keeps what was sent (user) and played/received (agent), placed on the session clock,
+    and writes a two-channel WAV (channel 0 user, channel 1 agent, 16 kHz)."""
+
+    def __init__(self) -> None:
+        self._parts: dict[str, list[tuple[int, np.ndarray]]] = {"user": [], "agent": []}
+
+    def add(self, channel: str, t_s: float, x: np.ndarray) -> None:
+        self._parts[channel].append((int(round(t_s * SAMPLE_RATE)), np.asarray(x, dtype=np.float32).copy()))
+
+    def audio(self) -> np.ndarray:
+        """float32 (n_samples, 2) at 16 kHz: [:, 0] user, [:, 1] agent."""
+        end = max((s + len(x) for parts in self._parts.values() for s, x in parts), default=0)
+        out = np.zeros((end, 2), dtype=np.float32)
+        for col, ch in enumerate(("user", "agent")):
+            for s, x in self._parts[ch]:
+                out[s:s + len(x), col] = x
+        return out
+
+    def write(self, path: str | Path) -> Path:
+        import soundfile as sf
+
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        sf.write(str(p), np.clip(self.audio(), -1.0, 32767 / 32768), SAMPLE_RATE, subtype="PCM_16")
+        return p
+
+
+# ---------------------------------------------------------------------------------- client
+def _close_info(exc: Exception) -> tuple[int, str]:
+    rcvd = getattr(exc, "rcvd", None)
+    if rcvd is not None:
+        return int(rcvd.code), str(rcvd.reason or "")
+    return 1006, "no close frame (connection lost)"
+
+
+@dataclass
+class AttachStats:
+    """Measured by the client itself, reported in the result's ``source.attach``."""
+
+    connects: int = 0
+    messages_in: int = 0
+    audio_in_s: float = 0.0
+    sent_s: float = 0.0
+    interruptions: int = 0
+    dropped_audio_s: float = 0.0
+    push_delay_s: list[float] = field(default_factory=list)  # agent message arrival → Session.push, wall
+    t0_monotonic: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = np.asarray(self.push_delay_s) * 1000
+        return {
+            "connects": self.connects, "messages_in": self.messages_in,
+            "agent_audio_in_s": round(self.audio_in_s, 3), "user_audio_sent_s": round(self.sent_s, 3),
+            "interruptions": self.interruptions, "flushed_audio_s": round(self.dropped_audio_s, 3),
+            "t0_monotonic": self.t0_monotonic,
+            "arrival_to_session_ms": None if not d.size else {
+                "n": int(d.size), "p50": round(float(np.percentile(d, 50)), 3),
+                "p95": round(float(np.percentile(d, 95)), 3), "max": round(float(d.max()), 3)},
+        }
+
+
+class AttachClient:
+    """Runs one attached call (see module docstring). Use ``run()`` from a thread or ``arun()``.
+
+    Args:
+        session: the Session both channels are fed into.
+        config: AttachConfig.
+        protocol_factory: makes a fresh Protocol per connection (e.g. ``lambda: make_protocol("pipecat")``).
+        source: the user's side (ScriptedSource or mic.MicSource).
+        output: an audio output with ``write(samples)`` and ``latency_s`` (mic.Speaker) or None.
+        recorder: a Recorder for ``--record`` or None.
+        stop: set it to end the call cleanly (Ctrl-C in the CLI).
+    """
+
+    def __init__(self, session: Any, config: AttachConfig, protocol_factory: Callable[[], Protocol],
+                 source: Any, output: Any = None, recorder: Recorder | None = None,
+                 stop: threading.Event | None = None) -> None:
+        self.session = session
+        self.config = config.validate()
+        self.protocol_factory = protocol_factory
+        self.source = source
+        self.output = output
+        self.recorder = recorder
+        self.stop = stop or threading.Event()
+        latency = config.output_latency_s + (getattr(output, "latency_s", 0.0) if output else 0.0)
+        self.player = JitterPlayer(prebuffer_s=config.jitter_s if output is not None else 0.0,
+                                   latency_s=latency)
+        self.agent = AgentActivity()
+        self.stats = AttachStats()
+        self._t0: float | None = None
+        self._user_last_voice_s = 0.0
+        self._resamplers: dict[int, StreamResampler] = {}
+        self._out_resampler: StreamResampler | None = None
+        # import scipy.signal now: done lazily on the first agent message it stalls the loop ~0.8 s
+        resample(np.zeros(480, dtype=np.float32), 24000)
+
+    # -- clock ------------------------------------------------------------------------------
+    def now_s(self) -> float:
+        return 0.0 if self._t0 is None else time.perf_counter() - self._t0
+
+    # -- public -----------------------------------------------------------------------------
+    def run(self) -> str:
+        """Blocking ``arun``; returns why the call ended ("script done", "duration", "stopped",
+        "agent closed"). Raises AttachError on faults."""
+        return asyncio.run(self.arun())
+
+    async def arun(self) -> str:
+        tries = 0
+        try:
+            while True:
+                try:
+                    return await self._one_connection()
+                except AttachError as exc:
+                    retry = exc.kind in ("unreachable", "busy", "dropped") and tries < self.config.reconnect
+                    if not retry or self.stop.is_set():
+                        raise
+                    delay = min(8.0, self.config.backoff_s * 2 ** tries)
+                    tries += 1
+                    self._note("ws.reconnect", attempt=tries, after_s=delay, reason=str(exc))
+                    await self._sleep_or_stop(delay)
+                    if self.stop.is_set():
+                        return "stopped"
+        finally:
+            self.session.info["attach"] = self.stats.to_dict()
+            if hasattr(self.source, "close"):
+                self.source.close()
+
+    # -- internals --------------------------------------------------------------------------
+    def _note(self, kind: str, **data: Any) -> None:
+        self.session.note(kind, self.now_s(), **data)
+
+    async def _sleep_or_stop(self, delay: float) -> None:
+        end = time.perf_counter() + delay
+        while not self.stop.is_set() and time.perf_counter() < end:
+            await asyncio.sleep(min(0.05, end - time.perf_counter()))
+
+    async def _connect(self):
+        from websockets.asyncio.client import connect
+        from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
+
+        url = self.config.url
+        host = urlparse(url).hostname or ""
+        local = host in ("localhost", "127.0.0.1", "::1")
+        kwargs: dict[str, Any] = {"open_timeout": self.config.open_timeout_s, "compression": None,
+                                  "max_size": None, "ping_interval": None}
+        if local:
+            kwargs["proxy"] = None
+        if self.config.origin:
+            kwargs["origin"] = self.config.origin
+        try:
+            return await connect(url, **kwargs)
+        except InvalidStatus as exc:
+            status = exc.response.status_code
+            if status == 403:
+                hint = ("pass the Origin it allows, e.g. --origin http://localhost" if not self.config.origin
+                        else f"--origin {self.config.origin} is not on its allow-list")
+                raise AttachError(f"{url} refused the websocket handshake with HTTP 403 Forbidden: the agent "
+                                  f"checks the Origin header; {hint}", "forbidden") from None
+            raise AttachError(f"{url} refused the websocket handshake with HTTP {status}; check the path "
+                              "of --ws-url", "handshake") from None
+        except InvalidURI:
+            raise AttachError(f"--ws-url {url!r} is not a valid websocket address", "handshake") from None
+        except InvalidHandshake as exc:
+            raise AttachError(f"{url} did not complete a websocket handshake ({exc}); is it a websocket "
+                              "endpoint?", "handshake") from None
+        except (OSError, asyncio.TimeoutError, TimeoutError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else (str(exc) or "timed out")
+            raise AttachError(f"cannot reach the agent at {url}: {why} (is it running? check host and port)",
+                              "unreachable") from None
+
+    async def _one_connection(self) -> str:
+        ws = await self._connect()
+        protocol = self.protocol_factory()
+        first = self._t0 is None
+        if first:
+            self._t0 = time.perf_counter()
+            # the session clock's zero on this host's monotonic clock (export only: lets a
+            # process on the same host, e.g. a test agent, map its own log onto the session clock)
+            self.stats.t0_monotonic = time.monotonic() - (time.perf_counter() - self._t0)
+            self.source.start(self.now_s)
+        self.stats.connects += 1
+        self._note("ws.connected", url=self.config.url, protocol=protocol.name, in_rate=protocol.in_rate)
+        self._out_resampler = StreamResampler(SAMPLE_RATE, protocol.in_rate) if protocol.in_rate != SAMPLE_RATE else None
+        done = asyncio.get_running_loop().create_future()
+
+        def finish(result: Any) -> None:
+            if not done.done():
+                if isinstance(result, BaseException):
+                    done.set_exception(result)
+                else:
+                    done.set_result(result)
+
+        tasks = [asyncio.create_task(self._sender(ws, protocol, finish)),
+                 asyncio.create_task(self._receiver(ws, protocol, finish)),
+                 asyncio.create_task(self._ticker(ws, protocol, finish))]
+        for t in tasks:
+            t.add_done_callback(lambda t: finish(t.exception()) if not t.cancelled() and t.exception() else None)
+        try:
+            reason = await done
+        finally:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await self._close(ws, protocol)
+        self._pump()  # whatever was due
+        self._note("ws.ended", reason=reason)
+        return reason
+
+    async def _close(self, ws, protocol: Protocol) -> None:
+        try:
+            for m in protocol.closing():
+                await asyncio.wait_for(ws.send(m), 1.0)
+            await asyncio.wait_for(ws.close(), 2.0)
+        except Exception:
+            pass
+
+    async def _sender(self, ws, protocol: Protocol, finish) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            for m in protocol.opening():
+                await ws.send(m)
+            async for t_s, x in self.source.chunks(self.config.chunk_s, self.agent):
+                y = self._out_resampler(x) if self._out_resampler is not None else x
+                await ws.send(protocol.encode_audio(y))
+                self.session.push("user", x, t_s)
+                self.stats.sent_s += len(x) / SAMPLE_RATE
+                if self.recorder is not None:
+                    self.recorder.add("user", t_s, x)
+                if x.size and 20 * np.log10(np.sqrt(np.mean(x.astype(np.float64) ** 2)) + 1e-12) > VOICE_DBFS:
+                    self._user_last_voice_s = t_s + len(x) / SAMPLE_RATE
+        except ConnectionClosed as exc:
+            finish(self._closed_error(exc))
+
+    def _closed_error(self, exc: Exception) -> Exception | str:
+        code, reason = _close_info(exc)
+        t = self.now_s()
+        self._note("ws.closed", code=code, reason=reason)
+        if code == 1013:
+            return AttachError(f"the agent is busy (close code 1013{': ' + reason if reason else ''}): it serves "
+                               "one client at a time; end the other call, or retry with --reconnect N", "busy")
+        if code in (1000, 1001):
+            return "agent closed"
+        return AttachError(f"connection dropped at t={t:.1f}s (close code {code}"
+                           f"{': ' + reason if reason else ''}); result so far written"
+                           f"{'' if self.config.reconnect else '; use --reconnect N to retry'}", "dropped")
+
+    async def _receiver(self, ws, protocol: Protocol, finish) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            async for message in ws:
+                arrival = self.now_s()
+                self.stats.messages_in += 1
+                try:
+                    items = protocol.decode(message)
+                except ProtocolError as exc:
+                    finish(AttachError(f"unexpected message from the agent: {exc}", "protocol"))
+                    return
+                for it in items:
+                    if isinstance(it, AgentAudio):
+                        x = it.samples
+                        if it.sample_rate != SAMPLE_RATE:
+                            rs = self._resamplers.get(it.sample_rate)
+                            if rs is None:
+                                rs = self._resamplers[it.sample_rate] = StreamResampler(it.sample_rate)
+                            x = rs(x)
+                        self.stats.audio_in_s += len(x) / SAMPLE_RATE
+                        self.player.on_audio(x, arrival)
+                    elif isinstance(it, Interruption):
+                        dropped = self.player.flush()
+                        self.stats.interruptions += 1
+                        self.stats.dropped_audio_s += dropped
+                        if self.output is not None:
+                            self.output.flush()
+                        self.session.note(it.kind, arrival, flushed_s=round(dropped, 4))
+                    elif isinstance(it, Mark):
+                        self.player.on_mark(it)
+                    elif isinstance(it, Status):
+                        self.session.note(it.kind, arrival, **it.data)
+                await self._pump_and_ack(ws, protocol)
+        except ConnectionClosed as exc:
+            finish(self._closed_error(exc))
+            return
+        finish(self._closed_error(_Closed(ws.close_code, ws.close_reason)))
+
+    def _pump(self) -> list[Mark]:
+        blocks, marks = self.player.pump(self.now_s())
+        for t_s, x in blocks:
+            self.session.push("agent", x, t_s)
+            self.agent.update(t_s, x)
+            if self.recorder is not None:
+                self.recorder.add("agent", t_s, x)
+            if self.output is not None:
+                self.output.write(x)
+        if blocks:
+            now = self.now_s()
+            for arrival_s, playout_s in self.player.first_samples:
+                # how late a message's first sample reached the Session, counted from when it was
+                # both received and due (audio that arrives early waits for its playout time)
+                self.stats.push_delay_s.append(max(0.0, now - max(arrival_s, playout_s)))
+        return marks
+
+    async def _pump_and_ack(self, ws, protocol: Protocol) -> None:
+        for m in self._pump():
+            ack = protocol.mark_played(m)
+            if ack is not None:
+                await ws.send(ack)
+
+    async def _ticker(self, ws, protocol: Protocol, finish) -> None:
+        """10 ms playout clock and watchdogs (duration, end of script, silence, stop)."""
+        tick = 0.01
+        k = int(self.now_s() / tick) + 1
+        cfg = self.config
+        while True:
+            delay = k * tick - self.now_s()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            k += 1
+            await self._pump_and_ack(ws, protocol)
+            now = self.now_s()
+            self.session.advance(now)
+            if self.stop.is_set():
+                finish("stopped")
+                return
+            if cfg.duration_s is not None and now >= cfg.duration_s:
+                finish("duration")
+                return
+            if getattr(self.source, "done", False):
+                last_agent = self.agent.last_voice_s or 0.0
+                end_user = getattr(getattr(self.source, "caller", None), "last_end_s", None) or 0.0
+                quiet_from = max(last_agent, end_user)
+                replied = last_agent > end_user
+                if (replied and now - quiet_from >= cfg.end_quiet_s and self.player.buffered_s == 0) or \
+                        (not replied and cfg.silence_timeout_s and now - end_user >= cfg.silence_timeout_s):
+                    if not replied:
+                        finish(self._silent_error(now - end_user))
+                    else:
+                        finish("script done")
+                    return
+            if cfg.silence_timeout_s:
+                quiet = now - max(self.agent.last_voice_s or 0.0, self._user_last_voice_s)
+                if quiet >= cfg.silence_timeout_s:
+                    finish(self._silent_error(quiet))
+                    return
+
+    def _silent_error(self, quiet_s: float) -> AttachError:
+        self._note("agent_silent", quiet_s=round(quiet_s, 2))
+        return AttachError(f"the agent has said nothing for {quiet_s:.0f} s (got {self.stats.messages_in} messages, "
+                           f"{self.stats.audio_in_s:.1f} s of audio): is its pipeline running and sending audio on "
+                           "this protocol? (--silence-timeout-s to wait longer)", "agent_silent")
+
+
+class _Closed(Exception):
+    """The receive loop ended without an exception: the agent closed the connection."""
+
+    def __init__(self, code: int | None, reason: str | None) -> None:
+        super().__init__("closed")
+        self.rcvd = None if code is None else type("Close", (), {"code": code, "reason": reason or ""})()
+
+
+def load_turns(paths: list[str], barge_in: dict[int, float] | None = None) -> list[CallerTurn]:
+    """Scripted caller turns from audio files (any rate/channels → float32 mono 16 kHz).
+
+    Args:
+        barge_in: 1-based turn number → seconds after the agent's reply starts.
+    Raises:
+        AudioFormatError: missing or undecodable file.
+    """
+    from ..audio import load_audio, to_mono
+
+    turns = []
+    for i, p in enumerate(paths, 1):
+        data, rate = load_audio(p)
+        x = resample(to_mono(data), rate)
+        turns.append(CallerTurn(x.astype(np.float32), Path(p).stem, (barge_in or {}).get(i)))
+    return turns
+
+
+__all__ = ["AgentActivity", "AttachClient", "AttachConfig", "AttachError", "AttachStats", "CallerTurn",
+           "JitterPlayer", "Recorder", "ScriptedCaller", "ScriptedSource", "load_turns"]
