@@ -1,0 +1,182 @@
+"""Faults of `livejudge attach`: each gives a one-line message, exit code 1 (0 for Ctrl-C, the
+normal way to end a live call), and still writes the partial result and event log.
+
+Fake agents are plain `websockets` servers on 127.0.0.1 in a background thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+pytest.importorskip("websockets")
+from websockets.asyncio.server import serve  # noqa: E402
+
+from livejudge.attach import free_port  # noqa: E402
+from livejudge.audio import SAMPLE_RATE  # noqa: E402
+from livejudge.cli import main  # noqa: E402
+from livejudge.sources.protocols.twilio import TwilioProtocol  # noqa: E402
+from livejudge.testing import load_clip, trim  # noqa: E402
+
+
+@contextmanager
+def fake_agent(handler, **kw):
+    """Run ``serve(handler)`` on a free 127.0.0.1 port in a thread; yields the port."""
+    port = free_port()
+    loop = asyncio.new_event_loop()
+    ready, stop = threading.Event(), None
+
+    async def run():
+        nonlocal stop
+        stop = asyncio.Event()
+        async with serve(handler, "127.0.0.1", port, **kw):
+            ready.set()
+            await stop.wait()
+
+    th = threading.Thread(target=lambda: loop.run_until_complete(run()), daemon=True)
+    th.start()
+    assert ready.wait(5)
+    try:
+        yield port
+    finally:
+        loop.call_soon_threadsafe(stop.set)
+        th.join(5)
+
+
+def _wav(tmp_path, clip="cmu_cards_001"):
+    p = tmp_path / f"{clip}.wav"
+    sf.write(str(p), 0.9 * trim(load_clip(clip)), SAMPLE_RATE, subtype="PCM_16")
+    return str(p)
+
+
+def _attach(tmp_path, port, *extra, protocol="twilio"):
+    out, ev = tmp_path / "out.json", tmp_path / "ev.jsonl"
+    code = main(["attach", "--ws-url", f"ws://127.0.0.1:{port}", "--protocol", protocol, "--no-playback",
+                 "--judge", "none", "--display", "none", "--json", str(out), "--events", str(ev), *extra])
+    return code, out, ev
+
+
+def _partial(out, ev) -> dict:
+    assert out.exists() and ev.exists(), "partial result and event log must be written"
+    doc = json.loads(out.read_text())
+    assert ev.read_text().splitlines()[0].startswith('{"type": "header"')
+    return doc
+
+
+async def _silent(ws):
+    async for _ in ws:
+        pass
+
+
+def _agent_audio_then(action):
+    """A Twilio-style agent: waits 0.3 s, sends 0.8 s of a reply clip, then ``action(ws)``."""
+    proto = TwilioProtocol()
+    reply = trim(load_clip("espeak_reply_02"))[: int(0.8 * SAMPLE_RATE)]
+    from livejudge.audio import float32_to_mulaw, resample
+    import base64
+
+    mu = float32_to_mulaw(resample(reply, SAMPLE_RATE, 8000))
+
+    async def handler(ws):
+        await asyncio.sleep(0.3)
+        for i in range(0, len(mu), 160):
+            await ws.send(json.dumps({"event": "media", "streamSid": proto.stream_sid,
+                                      "media": {"payload": base64.b64encode(mu[i:i + 160]).decode()}}))
+            await asyncio.sleep(0.02)
+        await action(ws)
+
+    return handler
+
+
+def test_unreachable(tmp_path, capsys):
+    code, out, ev = _attach(tmp_path, free_port(), "--input-wav", _wav(tmp_path))
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "cannot reach the agent" in err and "is it running" in err
+    doc = _partial(out, ev)
+    assert doc["source"]["attach"]["connects"] == 0 and doc["segments"] == []
+
+
+def test_forbidden_origin_then_origin_flag(tmp_path, capsys):
+    with fake_agent(_silent, origins=["http://good.example"]) as port:
+        code, out, ev = _attach(tmp_path, port, "--input-wav", _wav(tmp_path))
+        err = capsys.readouterr().err
+        assert code == 1
+        assert "HTTP 403" in err and "--origin" in err
+        _partial(out, ev)
+        code, out, ev = _attach(tmp_path, port, "--input-wav", _wav(tmp_path), "--origin", "http://good.example",
+                                "--duration-s", "0.6")
+    assert code == 0
+    assert _partial(out, ev)["source"]["ended"] == "duration"
+
+
+def test_busy_1013_and_reconnect(tmp_path, capsys):
+    async def busy(ws):
+        await ws.close(code=1013, reason="Server already has a connected client")
+
+    with fake_agent(busy) as port:
+        code, out, ev = _attach(tmp_path, port, "--input-wav", _wav(tmp_path), "--reconnect", "1")
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "busy (close code 1013" in err and "one client at a time" in err
+    doc = _partial(out, ev)
+    kinds = [e["kind"] for e in doc["framework_events"]]
+    assert kinds.count("ws.reconnect") == 1 and doc["source"]["attach"]["connects"] == 2
+
+
+def test_agent_silent(tmp_path, capsys):
+    with fake_agent(_silent) as port:
+        code, out, ev = _attach(tmp_path, port, "--input-wav", _wav(tmp_path), "--silence-timeout-s", "1.0")
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "has said nothing for" in err and "--silence-timeout-s" in err
+    doc = _partial(out, ev)
+    assert [s["channel"] for s in doc["segments"]] == ["user"]  # the user's turn was measured
+    assert any(e["kind"] == "agent_silent" for e in doc["framework_events"])
+
+
+def test_dropped_mid_call(tmp_path, capsys):
+    async def drop(ws):
+        ws.transport.abort()  # no close frame: a lost connection (1006)
+
+    with fake_agent(_agent_audio_then(drop)) as port:
+        code, out, ev = _attach(tmp_path, port, "--input-wav", _wav(tmp_path, "cmu_numbers"))
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "connection dropped at t=" in err and "1006" in err
+    doc = _partial(out, ev)
+    assert any(s["channel"] == "agent" for s in doc["segments"])  # what arrived before the drop counts
+    assert doc["source"]["attach"]["agent_audio_in_s"] > 0.5
+
+
+def test_ctrl_c_writes_report(tmp_path):
+    with fake_agent(_agent_audio_then(_silent)) as port:
+        out, ev = tmp_path / "out.json", tmp_path / "ev.jsonl"
+        env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+        proc = subprocess.Popen([sys.executable, "-m", "livejudge.cli", "attach", "--ws-url",
+                                 f"ws://127.0.0.1:{port}", "--protocol", "twilio", "--no-playback",
+                                 "--input-wav", _wav(tmp_path, "cmu_numbers"), "--judge", "none",
+                                 "--display", "none", "--json", str(out), "--events", str(ev)],
+                                stderr=subprocess.PIPE, text=True, env=env)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not ev.exists():
+            time.sleep(0.1)
+        time.sleep(2.0)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    doc = _partial(out, ev)
+    assert any(e["kind"] == "interrupted" for e in doc["framework_events"])
+    assert doc["duration_s"] > 1.0
