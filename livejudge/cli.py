@@ -27,7 +27,7 @@ from .runner import (
 
 # Modules that add their own subcommands with ``register(subparsers)``.
 COMMAND_MODULES = [
-    # (added as they land)
+    "livejudge.judge.commands",
     "livejudge.attach",
 ]
 

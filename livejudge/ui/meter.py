@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections import deque
 from typing import TYPE_CHECKING, TextIO
 
 from ..events import Backchannel, BargeIn, JudgeResult, Transition
@@ -96,15 +95,13 @@ class Meter:
         self.title = title
         self.console = console or Console()
         self.refresh_per_second = refresh_per_second
-        self._log: deque[str] = deque(maxlen=log_lines)
+        self.log_lines = log_lines
         self._live = None
         self._dims = _dimension_rows()
 
-    # sink interface
+    # sink interface (the meter reads the session when it draws; events need no handling)
     def on_event(self, event: object) -> None:
-        line = turn_log_line(event)
-        if line:
-            self._log.append(line)
+        pass
 
     def on_close(self, result: dict) -> None:
         pass
@@ -148,14 +145,12 @@ class Meter:
             head.append(f"{c} ", style="bold" if on else "dim")
             head.append("● " if on else "○ ", style="green" if on else "dim")
         if info:
-            prov = str(info.get("provenance", "")).upper()
             head.append(f" {info.get('backbone', '')}", style="dim")
-            if prov == "PRIOR":
-                head.append(" PRIOR", style="bold yellow")
+        head.truncate(80)
         lines = [head]
 
         gauge = Text()
-        width = 30
+        width = 24
         if latest is not None:
             p = latest.p_human
             fill = int(round(p * width))
@@ -165,7 +160,7 @@ class Meter:
                     gauge.append("│", style="bold white")
                 gauge.append("█" if i < fill else "░", style=("green" if p >= 0.5 else "red") if i < fill else "dim")
             gauge.append("  human-like" if p >= 0.5 else "  machine-like", style="green" if p >= 0.5 else "red")
-            gauge.append("   trend " + sparkline([r.p_human for r in res]), style="cyan")
+            gauge.append("  trend " + sparkline([r.p_human for r in res], 12), style="cyan")
         else:
             gauge.append("P(human)  –   " + "░" * (width // 2) + "│" + "░" * (width // 2), style="dim")
             gauge.append("  waiting for the first window" if s.judge is not None else "  judge off", style="dim")
@@ -176,31 +171,32 @@ class Meter:
             t = Text("top: ", style="dim")
             for k, v in top:
                 t.append(f"{SHORT_NAMES.get(k, k)} ", style="")
-                t.append(f"{'machine' if v.contribution > 0 else 'human'} {abs(v.contribution):.2f}  ",
+                t.append(f"{'→machine' if v.contribution > 0 else '→human'} {abs(v.contribution):.2f}  ",
                          style="red" if v.contribution > 0 else "green")
+            t.truncate(80)
             lines.append(t)
 
         dims = Table.grid(padding=(0, 1))
         dims.add_column(width=3, style="dim")
-        dims.add_column(width=18, no_wrap=True)
+        dims.add_column(width=17, no_wrap=True)
         dims.add_column(width=5, no_wrap=True)
         dims.add_column(width=3, justify="right")
-        dims.add_column(width=7, no_wrap=True, style="dim")
+        dims.add_column(width=8, no_wrap=True, style="dim")
         for cat, dim_id in self._dims:
-            name = SHORT_NAMES.get(dim_id, dim_id)[:18]
+            name = SHORT_NAMES.get(dim_id, dim_id)[:17]
             d = latest.dimensions.get(dim_id) if latest else None
             if d is None:
                 dims.add_row(cat, Text(name, style="dim"), Text("·····", style="dim"), "", "")
             elif d.gated:
-                ev = "no signal" if not d.evidence_unit else f"{d.evidence:.0f}{d.evidence_unit}<min"
+                ev = "no data" if d.evidence <= 0 else f"{d.evidence:.0f}{d.evidence_unit}<min"
                 dims.add_row(cat, Text(name, style="dim"), Text("··3··", style="dim"), Text("3", style="dim"),
-                             Text(ev[:7], style="dim"))
+                             Text(ev[:8], style="dim"))
             else:
                 lvl = int(round(d.score))
                 bar = "■" * lvl + "□" * (5 - lvl)
                 style = "red" if d.score < 2.5 else ("green" if d.score > 3.5 else "yellow")
                 dims.add_row(cat, name, Text(bar, style=style), f"{d.score:.1f}",
-                             f"{d.evidence:.0f}{d.evidence_unit}"[:7])
+                             f"{d.evidence:.0f}{d.evidence_unit}"[:8])
 
         tim = Table.grid(padding=(0, 1))
         tim.add_column(no_wrap=True)
@@ -222,18 +218,27 @@ class Meter:
         ms = f"{latest.compute_s * 1000:.0f} ms" if latest else "–"
         tim.add_row(Text(f"judge {len(res)} win · {s.dropped_windows} dropped · {ms}", style="dim"))
         tim.add_row(Text("── turns ──", style="dim"))
-        for line in list(self._log):
+        for line in recent_turn_log(s.timeline, self.log_lines):
             tim.add_row(Text(line, style="dim" if "backchannel" in line else ""))
 
         body = Table.grid(padding=(0, 2))
-        body.add_column(width=40)
-        body.add_column(width=37)
+        body.add_column(width=39)
+        body.add_column(width=39)
         body.add_row(dims, tim)
         lines.append(body)
+        foot = Text("··3·· = gated: too little evidence, scores 3 and counts 0", style="dim")
         if info and str(info.get("provenance", "")).lower() == "prior":
-            lines.append(Text("PRIOR head: weights set from published human figures, not trained on "
-                              "rated calls", style="yellow dim"))
+            foot = Text("PRIOR head (set from published human figures, not trained) · ··3·· = gated",
+                        style="yellow")
+        lines.append(foot)
         return Group(*lines)
+
+
+def recent_turn_log(timeline, n: int) -> list[str]:
+    """The last ``n`` turn-taking events of a timeline as log lines, oldest first."""
+    events = list(timeline.transitions) + list(timeline.barge_ins) + list(timeline.backchannels)
+    events.sort(key=lambda e: getattr(e, "to_onset_s", None) or getattr(e, "onset_s", 0.0))
+    return [line for line in (turn_log_line(e) for e in events[-n:]) if line]
 
 
 def turn_log_line(event: object) -> str | None:

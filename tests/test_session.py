@@ -1,0 +1,138 @@
+"""Session mechanics: the judge never blocks live audio, silent channels, outputs on any exit."""
+
+import json
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from livejudge.events import JudgeResult, SpeechSegment, Transition
+from livejudge.runner import run_session
+from livejudge.session import Session, SessionConfig, stream_call
+from livejudge.sinks import JsonlSink
+from livejudge.testing import example_dialogue
+
+
+class SlowJudge:
+    """A fake judge that takes ``delay_s`` per window (stands in for a slow GPU)."""
+
+    def __init__(self, delay_s: float, gate: threading.Event | None = None):
+        self.delay_s, self.gate, self.seen = delay_s, gate, []
+
+    def judge(self, windows):
+        if self.gate is not None:
+            self.gate.wait(5)
+        time.sleep(self.delay_s)
+        self.seen.extend(w.end_s for w in windows)
+        return [JudgeResult(w.end_s, w.start_s, w.end_s, 0.5, {}) for w in windows]
+
+    def info(self):
+        return {"backbone": "fake", "provenance": "prior"}
+
+
+def test_live_mode_drops_stale_windows_and_never_blocks_audio():
+    gate = threading.Event()  # the judge is stuck until the audio is all pushed
+    judge = SlowJudge(0.0, gate)
+    s = Session(SessionConfig(interval_s=1.0), judge=judge)
+    x = np.zeros(160, dtype=np.float32)
+    for i in range(1000):  # 10 s of audio in 10 ms chunks: 10 windows come due
+        s.push("user", x, i * 0.01)
+        s.push("agent", x, i * 0.01)
+    # all pushes returned while the judge was blocked: the audio path did not wait
+    gate.set()
+    r = s.close()
+    assert r["summary"]["dropped_windows"] >= 7
+    assert r["summary"]["judged_windows"] + r["summary"]["dropped_windows"] >= 10
+    assert judge.seen[-1] == pytest.approx(10.0, abs=0.02)  # the newest window was judged
+
+
+def test_every_mode_judges_all_windows_on_the_grid():
+    judge = SlowJudge(0.001)
+    d = example_dialogue(seed=1)
+    s = Session(SessionConfig(interval_s=2.0, judge_mode="every"), judge=judge)
+    stream_call(s, d.call)
+    r = s.close()
+    ends = [j["window_end_s"] for j in r["judge"]]
+    expected = [2.0 * k for k in range(1, int(d.call.duration_s // 2) + 1)]
+    assert ends[: len(expected)] == pytest.approx(expected)
+    assert r["summary"]["dropped_windows"] == 0
+    assert r["judge"][-1]["window_end_s"] == pytest.approx(d.call.duration_s, abs=0.02)  # final window
+    w = r["judge"][-1]
+    assert w["window_end_s"] - w["window_start_s"] == pytest.approx(30.0)
+
+
+def test_silent_channel_is_filled_so_segments_close_on_time():
+    # agent sends audio only while it speaks (like a websocket bot); the user streams always
+    d = example_dialogue(seed=0)
+    s = Session(SessionConfig())
+    agent_on = np.abs(d.call.agent) > 0.01
+    for i in range(0, len(d.call.user), 320):
+        t = i / 16000
+        s.push("user", d.call.user[i:i + 320], t)
+        if agent_on[i:i + 320].any():
+            s.push("agent", d.call.agent[i:i + 320], t)
+    r = s.close()
+    truth = [round(t.gap_s, 2) for t in d.truth.transitions]
+    assert [round(t["gap_s"], 2) for t in r["transitions"]] == pytest.approx(truth, abs=0.07)
+
+
+def test_late_and_repeated_samples_are_dropped_and_gaps_are_silence():
+    s = Session(SessionConfig())
+    one = np.full(1600, 0.1, dtype=np.float32)
+    s.push("user", one, 0.0)
+    s.push("user", one, 0.05)  # half repeats: only the new 0.05 s is taken
+    assert s._end["user"] == 1600 + 800
+    s.push("user", one, 1.0)  # a gap: 0.85 s of silence inserted
+    assert s._end["user"] == 16000 + 1600
+    with pytest.raises(ValueError, match="'user' or 'agent'"):
+        s.push("bot", one, 0.0)
+
+
+def test_events_log_and_result_survive_a_failure(tmp_path):
+    class Args:
+        display = "none"
+        json_out = str(tmp_path / "r.json")
+
+    d = example_dialogue(seed=2)
+    log = tmp_path / "events.jsonl"
+    s = Session(SessionConfig(), sinks=[JsonlSink(log)])
+
+    def body(stop):
+        n = len(d.call.user) // 2
+        for i in range(0, n, 320):
+            s.push("user", d.call.user[i:i + 320], i / 16000)
+            s.push("agent", d.call.agent[i:i + 320], i / 16000)
+        raise ConnectionError("connection dropped mid-call")
+
+    code = run_session(s, body, title="t", args=Args(), failure=ConnectionError)
+    assert code == 1
+    r = json.loads((tmp_path / "r.json").read_text())
+    assert r["duration_s"] == pytest.approx(d.call.duration_s / 2, abs=0.05)
+    assert len(r["transitions"]) >= 3
+    assert r["framework_events"][-1]["kind"] == "failed"
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    assert lines[0]["type"] == "header" and lines[-1]["type"] == "summary"
+    assert any(x["type"] == "Transition" for x in lines)
+    assert any(x["type"] == "SpeechSegment" for x in lines)
+    # close() twice gives the same document
+    assert s.close() is s.close()
+
+
+def test_settled_events_are_published_once_and_match_the_final_timeline():
+    got = []
+
+    class Collect:
+        def on_event(self, e):
+            got.append(e)
+
+        def on_close(self, r):
+            pass
+
+    d = example_dialogue(seed=3)
+    s = Session(SessionConfig(), sinks=[Collect()])
+    stream_call(s, d.call)
+    r = s.close()
+    tr = [e for e in got if isinstance(e, Transition)]
+    assert len(tr) == len(set(tr)) == len(r["transitions"])
+    assert len([e for e in got if isinstance(e, SpeechSegment)]) == len(r["segments"])
