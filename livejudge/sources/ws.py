@@ -274,18 +274,19 @@ class ScriptedCaller:
 
     def _due(self, now_s: float, agent: AgentActivity) -> bool:
         if self._i == 0:
-            return now_s >= self.lead_s
+            return now_s + 1e-9 >= self.lead_s
         assert self._last_end_s is not None
         waited = now_s - self._last_end_s
-        if waited >= self.max_wait_s:
+        if waited + 1e-9 >= self.max_wait_s:
             return True
         reply_onset = agent.first_onset_after(self._last_end_s)
         replied = reply_onset is not None
         turn = self.turns[self._i]
+        eps = 1e-9  # chunk times are k·chunk_s floats
         if turn.barge_in_after_s is not None:
-            return replied and now_s >= reply_onset + turn.barge_in_after_s  # type: ignore[operator]
+            return replied and now_s + eps >= reply_onset + turn.barge_in_after_s  # type: ignore[operator]
         return (replied and agent.last_voice_s is not None
-                and now_s - agent.last_voice_s >= self.pause_s and waited >= self.pause_s)
+                and now_s - agent.last_voice_s + eps >= self.pause_s and waited + eps >= self.pause_s)
 
     def chunk(self, k: int, n: int, agent: AgentActivity) -> np.ndarray:
         """Samples ``[k·n, (k+1)·n)`` of the user's side (float32 16 kHz; zeros when quiet)."""

@@ -1,0 +1,205 @@
+"""Protocols against Pipecat's own serializers, and the attach client's pure parts
+(JitterPlayer, ScriptedCaller, Recorder) with time passed in."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from livejudge.audio import SAMPLE_RATE, float32_to_mulaw, mulaw_to_float32
+from livejudge.sources.protocols import AgentAudio, Interruption, Mark, ProtocolError, Status, make_protocol
+from livejudge.sources.ws import (AgentActivity, AttachConfig, CallerTurn, JitterPlayer, Recorder,
+                                  ScriptedCaller)
+
+
+def _tone(n, rate=SAMPLE_RATE, f=440.0, amp=0.3):
+    return (amp * np.sin(2 * np.pi * f * np.arange(n) / rate)).astype(np.float32)
+
+
+# ----------------------------------------------------------------------------- pipecat wire
+pipecat = pytest.importorskip("pipecat")
+
+
+async def test_pipecat_user_audio_is_what_pipecat_deserializes():
+    from pipecat.frames.frames import InputAudioRawFrame
+    from pipecat.serializers.protobuf import ProtobufFrameSerializer
+
+    p = make_protocol("pipecat", 16000)
+    x = _tone(320)
+    frame = await ProtobufFrameSerializer().deserialize(p.encode_audio(x))
+    assert isinstance(frame, InputAudioRawFrame)
+    assert frame.sample_rate == 16000 and frame.num_channels == 1
+    y = np.frombuffer(frame.audio, "<i2").astype(np.float32) / 32768
+    assert np.max(np.abs(y - x)) <= 1 / 32768
+
+
+async def test_pipecat_bot_frames_decode():
+    from pipecat.frames.frames import InterruptionFrame, OutputAudioRawFrame, TextFrame
+    from pipecat.serializers.protobuf import ProtobufFrameSerializer
+
+    ser, p = ProtobufFrameSerializer(), make_protocol("pipecat")
+    x = _tone(960, 24000)
+    pcm = (x * 32768).astype("<i2").tobytes()
+    items = p.decode(await ser.serialize(OutputAudioRawFrame(audio=pcm, sample_rate=24000, num_channels=1)))
+    assert len(items) == 1 and isinstance(items[0], AgentAudio) and items[0].sample_rate == 24000
+    assert np.max(np.abs(items[0].samples - x)) <= 1 / 32768
+    assert p.decode(await ser.serialize(InterruptionFrame())) == [Interruption("pipecat.interruption")]
+    st = p.decode(await ser.serialize(TextFrame(text="hello")))
+    assert st == [Status("pipecat.text", {"text": "hello"})]
+    with pytest.raises(ProtocolError, match="not a Pipecat protobuf frame"):
+        p.decode(b"\xff\xff\xff garbage")
+
+
+# ----------------------------------------------------------------------------- twilio wire
+async def test_twilio_against_pipecat_twilio_serializer():
+    from pipecat.frames.frames import InputAudioRawFrame, InterruptionFrame, OutputAudioRawFrame
+    from pipecat.processors.frame_processor import FrameProcessorSetup  # noqa: F401
+    from pipecat.serializers.twilio import TwilioFrameSerializer
+
+    p = make_protocol("twilio")
+    assert p.in_rate == 8000
+    opening = [json.loads(m) for m in p.opening()]
+    assert [m["event"] for m in opening] == ["connected", "start"]
+    assert opening[1]["start"]["mediaFormat"] == {"encoding": "audio/x-mulaw", "sampleRate": 8000, "channels": 1}
+    ser = TwilioFrameSerializer(stream_sid=p.stream_sid,
+                                params=TwilioFrameSerializer.InputParams(auto_hang_up=False, sample_rate=8000))
+    ser._sample_rate = 8000  # what setup() sets from the pipeline's input rate
+    x = _tone(160, 8000)
+    frame = await ser.deserialize(p.encode_audio(x))
+    assert isinstance(frame, InputAudioRawFrame) and frame.sample_rate == 8000
+    y = np.frombuffer(frame.audio, "<i2").astype(np.float32) / 32768
+    assert np.corrcoef(x, y)[0, 1] > 0.999  # μ-law round trip
+    pcm = (_tone(320, 8000) * 32768).astype("<i2").tobytes()
+    items = p.decode(await ser.serialize(OutputAudioRawFrame(audio=pcm, sample_rate=8000, num_channels=1)))
+    assert isinstance(items[0], AgentAudio) and items[0].sample_rate == 8000 and items[0].samples.size == 320
+    assert p.decode(await ser.serialize(InterruptionFrame())) == [Interruption("twilio.clear")]
+
+
+def test_twilio_marks_stop_and_errors():
+    p = make_protocol("twilio")
+    assert p.decode(json.dumps({"event": "mark", "mark": {"name": "m1"}})) == [Mark("m1")]
+    assert json.loads(p.mark_played(Mark("m1")))["mark"] == {"name": "m1"}
+    assert json.loads(p.closing()[0])["event"] == "stop"
+    with pytest.raises(ProtocolError, match="JSON"):
+        p.decode("not json")
+    with pytest.raises(ProtocolError, match="--protocol pipecat"):
+        p.decode(b"\x08\xff\xfe")
+    with pytest.raises(ValueError, match="8000"):
+        make_protocol("twilio", 16000)
+    with pytest.raises(ValueError, match="unknown --protocol"):
+        make_protocol("sip")
+    media = json.loads(p.encode_audio(np.zeros(160, np.float32)))["media"]
+    assert media["track"] == "inbound" and len(base64.b64decode(media["payload"])) == 160
+
+
+def test_mulaw_roundtrip_error_small():
+    x = _tone(8000, 8000)
+    y = mulaw_to_float32(float32_to_mulaw(x))
+    assert np.max(np.abs(y - x)) < 0.01  # G.711 μ-law step at 0.3 amplitude is ~0.008
+
+
+# ----------------------------------------------------------------------------- player
+def test_player_burst_stamped_at_arrival_and_contiguous():
+    pl = JitterPlayer(lookahead_s=0.0)
+    pl.on_audio(np.ones(640, np.float32), arrival_s=1.0)   # 40 ms arrives at 1.00
+    pl.on_audio(np.ones(640, np.float32), arrival_s=1.001)  # next chunk, early (paced one ahead)
+    blocks, _ = pl.pump(1.03)
+    assert blocks[0][0] == pytest.approx(1.0) and sum(b.size for _, b in blocks) == 480
+    blocks, _ = pl.pump(1.2)
+    assert blocks[0][0] == pytest.approx(1.03) and sum(b.size for _, b in blocks) == 800  # contiguous
+    pl.on_audio(np.ones(320, np.float32), arrival_s=2.0)  # after an underrun: a new burst
+    blocks, _ = pl.pump(2.5)
+    assert blocks[0][0] == pytest.approx(2.0)
+
+
+def test_player_prebuffer_latency_and_flush():
+    pl = JitterPlayer(prebuffer_s=0.06, latency_s=0.01, lookahead_s=0.0)
+    pl.on_audio(np.ones(1600, np.float32), arrival_s=0.5)
+    assert pl.pump(0.55)[0] == []  # still in the jitter buffer
+    blocks, _ = pl.pump(0.6)
+    assert blocks[0][0] == pytest.approx(0.57)  # 0.5 + 60 ms jitter + 10 ms device latency
+    pl.on_mark(Mark("end"))
+    assert pl.flush() == pytest.approx(0.06)  # 100 ms − 40 ms played
+    blocks, marks = pl.pump(0.7)
+    assert blocks == [] and marks == [Mark("end")]  # marks past a clear are acknowledged at once
+
+
+def test_player_marks_wait_for_playout():
+    pl = JitterPlayer(lookahead_s=0.0)
+    pl.on_audio(np.ones(800, np.float32), 0.0)
+    pl.on_mark(Mark("a"))
+    assert pl.pump(0.02)[1] == []
+    assert pl.pump(0.05)[1] == [Mark("a")]
+
+
+# ----------------------------------------------------------------------------- caller
+def _run_caller(caller, agent_voice: list[tuple[float, float]], until_s: float):
+    """Drive the caller chunk by chunk with an agent voiced in the given (start, end) spans."""
+    n = 320
+    act = AgentActivity()
+    out = []
+    for k in range(int(until_s / 0.02)):
+        t = k * 0.02
+        voiced = any(a <= t < b for a, b in agent_voice)
+        act.update(t, np.full(n, 0.3 if voiced else 0.0, np.float32))
+        out.append(caller.chunk(k, n, act))
+    return np.concatenate(out)
+
+
+def test_caller_waits_for_reply_then_pause_and_barges_in():
+    a, b = _tone(8000), _tone(4000)
+    c = ScriptedCaller([CallerTurn(a, "a"), CallerTurn(b, "b"), CallerTurn(b, "c", barge_in_after_s=0.7)],
+                       pause_s=0.8, lead_s=0.5)
+    _run_caller(c, [(1.5, 3.0), (5.0, 7.0)], until_s=9.0)
+    starts = [p["start_s"] for p in c.placed]
+    assert starts[0] == pytest.approx(0.5)
+    assert starts[1] == pytest.approx(3.0 + 0.8)   # agent stopped at 3.0, pause 0.8
+    assert starts[2] == pytest.approx(5.0 + 0.7)   # 0.7 s into the agent's reply: a barge-in
+    assert c.placed[2]["barge_in"] and c.done
+
+
+def test_caller_sends_exact_samples_and_continuous_mode():
+    a, b = _tone(1000, f=300), _tone(700, f=500)
+    c = ScriptedCaller([CallerTurn(a, "a"), CallerTurn(b, "b")], lead_s=0.1, continuous=True)
+    y = _run_caller(c, [], until_s=0.5)
+    s = int(0.1 * SAMPLE_RATE)
+    assert np.array_equal(y[s:s + 1700], np.concatenate([a, b])) and not y[:s].any()
+
+
+def test_recorder_places_on_session_clock(tmp_path):
+    r = Recorder()
+    r.add("user", 0.0, np.ones(320, np.float32) * 0.5)
+    r.add("agent", 1.0, np.ones(160, np.float32) * -0.5)
+    x = r.audio()
+    assert x.shape == (16160, 2)
+    assert x[16000, 1] == -0.5 and x[15999, 1] == 0 and x[0, 0] == 0.5
+    import soundfile as sf
+
+    y, rate = sf.read(str(r.write(tmp_path / "c.wav")), dtype="float32")
+    assert rate == SAMPLE_RATE and np.allclose(y, x, atol=1 / 32768)
+
+
+def test_config_errors_are_one_line():
+    with pytest.raises(ValueError, match="ws://host:port"):
+        AttachConfig("http://x").validate()
+    with pytest.raises(ValueError, match="--duration-s"):
+        AttachConfig("ws://x:1", duration_s=0).validate()
+
+
+def test_mic_without_portaudio_says_what_to_do():
+    try:
+        import sounddevice  # noqa: F401
+        pytest.skip("PortAudio present here; the message is for machines without it")
+    except OSError:
+        pass
+    from livejudge.sources.mic import DeviceError, MicSource, list_devices
+
+    with pytest.raises(DeviceError, match="--input-wav") as e:
+        MicSource()
+    assert "\n" not in str(e.value)
+    with pytest.raises(DeviceError, match="--no-playback"):
+        list_devices()
