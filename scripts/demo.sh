@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Sets up a virtual environment (.venv) and runs the main job: a live judged conversation
+# with the example voice agent (livejudge demo), on the embedded CPU judge.
+#   bash scripts/demo.sh [livejudge demo args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export HF_HUB_OFFLINE=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install -q "torch==2.13.0"
+.venv/bin/python -m pip install -q -e ".[pipecat]"
+exec .venv/bin/livejudge demo "$@"
