@@ -278,10 +278,10 @@ def stop_agent(proc: subprocess.Popen) -> None:
 def cmd_demo(args: argparse.Namespace) -> int:
     if args.list_devices:
         return _list_devices()
-    try:
-        import pipecat  # noqa: F401
-    except ImportError:
-        raise CLIError("livejudge demo runs a Pipecat agent: pip install 'livejudge[pipecat]'") from None
+    import importlib.util
+
+    if importlib.util.find_spec("pipecat") is None:  # checked without importing (its import logs a banner)
+        raise CLIError("livejudge demo runs a Pipecat agent: pip install 'livejudge[pipecat]'")
     from .sources.ws import CallerTurn
     from .testing import load_clip
 
