@@ -157,3 +157,16 @@ def test_attach_example_agent(tmp_path, protocol, capsys):
               f"{figures['think_realised_ms']}; latency error vs agent log (ms): {figures['latency_err_ms']}; "
               f"yield error {figures['yield_err_ms']} ms; record lag (ms): {figures['record_lag_ms']}; "
               f"arrival→Session (ms): {overhead}")
+
+
+@pytest.mark.slow
+def test_demo_command_runs_headless(tmp_path):
+    """`livejudge demo` end to end (agent subprocess + scripted caller), cut at 9 s."""
+    out = tmp_path / "demo.json"
+    code = main(["demo", "--no-playback", "--duration-s", "9", "--judge", "none", "--display", "none",
+                 "--json", str(out), "--agent-log", str(tmp_path / "agent.jsonl")])
+    assert code == 0
+    doc = json.loads(out.read_text())
+    assert doc["source"]["ended"] == "duration" and doc["source"]["kind"] == "attach"
+    assert doc["summary"]["latency_count"] >= 1  # the agent answered the first human turn
+    assert 0.3 < doc["summary"]["latency_mean_s"] < 1.5
