@@ -158,8 +158,9 @@ def masked_mean(hidden, mask):
     Returns:
         float32 tensor (batch, dim).
     """
-    w = mask.to(hidden.dtype).unsqueeze(-1)
-    return ((hidden * w).sum(dim=1) / w.sum(dim=1).clamp_min(1.0)).float()
+    h = hidden.float()  # accumulate in float32 even when the model runs in bf16
+    w = mask.to(h.dtype).unsqueeze(-1)
+    return (h * w).sum(dim=1) / w.sum(dim=1).clamp_min(1.0)
 
 
 def last_position(hidden, mask):
