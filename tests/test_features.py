@@ -268,3 +268,85 @@ def test_feature_table_is_documented():
         assert f.human_sign in (-1, 0, 1)
         assert (f.dimension == "") == (f.human_sign == 0), f.name
     assert len(set(F.FEATURE_NAMES)) == len(F.FEATURE_NAMES)
+
+
+# --------------------------------------------------------------------------- heuristic detectors
+
+
+def _speechlike(dur_s: float, seed: int) -> np.ndarray:
+    """Voiced speech stand-in: F0 moving ±3 st at 1.5 Hz, syllable-like 4 Hz amplitude modulation."""
+    n = int(dur_s * SR)
+    t = np.arange(n) / SR
+    ph = np.random.default_rng(seed).uniform(0, np.pi)
+    env = 0.3 + 0.7 * np.sin(2 * np.pi * 2.0 * t + ph) ** 2
+    return (harmonic(120.0 * 2 ** (3 * np.sin(2 * np.pi * 1.5 * t + ph) / 12)) * env).astype(np.float32)
+
+
+def _bandnoise(dur_s: float, rms_dbfs: float, seed: int = 5) -> np.ndarray:
+    from scipy.signal import butter
+
+    n = int(dur_s * SR)
+    b, a = butter(2, [500 / (SR / 2), 3000 / (SR / 2)], btype="band")
+    y = lfilter(b, a, np.random.default_rng(seed).standard_normal(n))
+    y *= 10 ** (rms_dbfs / 20) / np.sqrt(np.mean(y ** 2))
+    w = np.hanning(n)
+    return (y * np.sqrt(w)).astype(np.float32)
+
+
+def _run(parts: list[np.ndarray]) -> F.FeatureResult:
+    x = np.concatenate([noise(int(0.3 * SR), -60, 11)] + parts + [noise(int(0.3 * SR), -60, 12)])
+    x = x + noise(len(x), -62, 13)
+    end = len(x) / SR - 0.3
+    return F.extract_features(x, segments=[seg(0.3, end)], turns=[Turn("agent", 0.3, end, 1)])
+
+
+def _level_dbfs(x: np.ndarray) -> float:
+    return float(10 * np.log10(np.mean(x.astype(np.float64) ** 2)))
+
+
+def test_breath_noise_burst_in_a_pause_is_counted():
+    v1, v2 = _speechlike(1.6, 1), _speechlike(1.6, 2)  # > 3 s of speech: rates per minute are defined
+    lvl = _level_dbfs(v1)
+    pause = noise(int(0.9 * SR), -60, 3)
+    with_breath = pause.copy()
+    burst = _bandnoise(0.35, lvl - 25.0)
+    with_breath[int(0.3 * SR):int(0.3 * SR) + len(burst)] += burst
+    assert _run([v1, pause, v2]).extra["n_breaths"] == 0
+    r = _run([v1, with_breath, v2])
+    assert r.extra["n_breaths"] == 1
+    assert r.values["breath_rate_per_min"] > 0
+
+
+def test_filled_pause_uh_is_counted():
+    v1, v2 = _speechlike(1.2, 1), _speechlike(1.2, 2)
+    n = int(0.5 * SR)
+    uh = harmonic(np.full(n, 105.0)) * np.hanning(n).astype(np.float32) ** 0.25  # flat F0, steady spectrum
+    p1, p2 = noise(int(0.4 * SR), -60, 4), noise(int(0.4 * SR), -60, 5)
+    assert _run([v1, p1, v2]).extra["n_filled_pauses"] == 0
+    assert _run([v1, p1, uh, p2, v2]).extra["n_filled_pauses"] == 1
+
+
+def test_laughter_like_pulse_series_is_counted():
+    # "ha ha ha ha ha": 5 calls 200 ms apart, each a 40 ms aspiration then a 110 ms voiced vowel
+    calls = []
+    for k in range(5):
+        asp = _bandnoise(0.04, -35.0, seed=20 + k)
+        n = int(0.11 * SR)
+        vow = harmonic(np.linspace(180.0, 160.0, n))  # within 9 st of the speech F0 * np.hanning(n).astype(np.float32)
+        calls += [asp, vow, noise(int(0.05 * SR), -60, 30 + k)]
+    laugh = np.concatenate(calls)
+    v1 = _speechlike(1.5, 1)
+    p = noise(int(0.3 * SR), -60, 6)
+    assert _run([v1, p, _speechlike(1.5, 2)]).extra["n_laughs"] == 0
+    r = _run([v1, p, laugh, p, _speechlike(1.5, 2)])
+    assert r.extra["n_laughs"] == 1
+
+
+def test_noise_floor_between_words():
+    v1, v2 = _speechlike(1.0, 1), _speechlike(1.0, 2)
+    lvl = F.analyse_frames(v1).db
+    lvl95 = float(np.percentile(lvl[lvl > -100], 95))
+    r = _run([v1, noise(int(0.6 * SR), -60, 7), v2])
+    # pause frames hold the −60 dBFS noise plus the −62 dBFS floor → −57.9 dBFS
+    expect = 10 * np.log10(10 ** -6 + 10 ** -6.2) - lvl95
+    assert r.values["inter_word_floor_db"] == pytest.approx(expect, abs=1.5)

@@ -69,6 +69,8 @@ SILENCE_DB = -25.0
 MIN_PAUSE_S = 0.15
 """Shortest silent interval counted as a pause inside a turn, seconds (Campione & Véronis 2002
 count "brief" pauses from about 200 ms; 150 ms keeps them with one frame of margin)."""
+TURN_MERGE_PAUSE_S = 0.8
+"""Without turns in the input, segments closer than this form one turn (as livejudge.turns)."""
 F0_REF_HZ = 100.0
 """Reference for absolute semitone values: st = 12·log2(f0 / 100 Hz)."""
 
@@ -115,9 +117,10 @@ class FeatureSpec:
 
 # The centres and spreads below are the documented prior (``livejudge.judge.prior``); each
 # number's source is in ``source``. A centre is the boundary between the human reference and
-# the machine reference (their midpoint) where both are known; "measured on the shipped human
-# clips" means the median over livejudge/data/audio/human/ computed with this module (read
-# speech: 13 LibriVox/CMU clips), labelled so because no published figure in these units was
+# the machine reference (their midpoint) where both are known; "measured on the shipped Austen
+# and CMU clips" means the median over those 13 clips of livejudge/data/audio/human/ (read
+# speech; librivox_two_cities is left out: it is a held-out speaker of the validity benchmark)
+# computed with this module, labelled so because no published figure in these units was
 # verified here. Heuristic values are labelled "heuristic".
 _SPEAR_RATIO = "SPEARBench Table III: S2S pitch variability 0.118–0.299 vs human 0.321 (median model 0.164, ratio 0.51)"
 FEATURES: tuple[FeatureSpec, ...] = (
@@ -125,12 +128,12 @@ FEATURES: tuple[FeatureSpec, ...] = (
     FeatureSpec("f0_median_st", "semitones re 100 Hz", "", 0.0, 6.0, 0,
                 "Boersma 1993 F0; level depends on the speaker (sex, age): descriptive only",
                 "median F0 of voiced agent frames"),
-    FeatureSpec("f0_sd_st", "semitones", "intonation", 1.65, 0.6, +1,
-                "human 2.2 st measured on the shipped human clips; machine = 0.51 × human (" + _SPEAR_RATIO
-                + "); centre = midpoint 1.65 st, spread 0.6 st (heuristic)",
+    FeatureSpec("f0_sd_st", "semitones", "intonation", 1.6, 0.6, +1,
+                "human 2.1 st measured on the shipped Austen and CMU clips; machine = 0.51 × human ("
+                + _SPEAR_RATIO + "); centre = midpoint 1.6 st, spread 0.6 st (heuristic)",
                 "standard deviation of F0 in semitones around the agent's median"),
     FeatureSpec("f0_range_st", "semitones", "intonation", 4.7, 1.5, +1,
-                "human 6.2 st measured on the shipped human clips; machine = 0.51 × human (" + _SPEAR_RATIO
+                "human 6.2 st measured on the shipped Austen and CMU clips; machine = 0.51 × human (" + _SPEAR_RATIO
                 + "); centre = midpoint 4.7 st, spread 1.5 st (heuristic)",
                 "10th–90th percentile range of F0, semitones"),
     FeatureSpec("final_movement_sd_st", "semitones", "intonation", 2.5, 1.5, +1,
@@ -143,12 +146,12 @@ FEATURES: tuple[FeatureSpec, ...] = (
                 "share of inter-pausal units ending in a rise of more than 1 st"),
     # ---- stress
     FeatureSpec("intensity_range_db", "dB", "stress", 15.0, 5.0, +1,
-                "heuristic centre (human clips 9–23 dB measured); weak, low weight in the prior",
+                "heuristic centre (Austen/CMU clips 9–23 dB measured); weak, low weight in the prior",
                 "5th–95th percentile range of voiced-frame intensity, dB"),
     FeatureSpec("nucleus_intensity_sd_db", "dB", "stress", 2.3, 0.8, +1,
-                "de Jong & Wempe 2009 nuclei; heuristic centre (human clips 0.9–3.3 dB measured)",
+                "de Jong & Wempe 2009 nuclei; heuristic centre (Austen/CMU clips 0.9–3.3 dB measured)",
                 "SD of the peak intensity of syllable nuclei, dB"),
-    FeatureSpec("nucleus_f0_sd_st", "semitones", "stress", 1.65, 0.6, +1,
+    FeatureSpec("nucleus_f0_sd_st", "semitones", "stress", 1.6, 0.6, +1,
                 "F0 prominence variability; same human reference and SPEARBench ratio as f0_sd_st",
                 "SD of F0 at syllable nuclei, semitones"),
     # ---- rhythm
@@ -161,7 +164,7 @@ FEATURES: tuple[FeatureSpec, ...] = (
                 "coefficient of variation of syllable rate across inter-pausal units"),
     FeatureSpec("npvi_nucleus", "nPVI (0–200)", "rhythm", 45.0, 10.0, +1,
                 "Grabe & Low 2002: vocalic nPVI of British English about 57; this is the nPVI of "
-                "inter-nucleus intervals (syllable-sized), centre 45 is heuristic (human clips 46–66 measured)",
+                "inter-nucleus intervals (syllable-sized), centre 45 is heuristic (Austen/CMU clips 46–66 measured)",
                 "normalised pairwise variability index of inter-nucleus intervals"),
     FeatureSpec("pause_mean_s", "s", "", 0.5, 0.3, 0,
                 "Campione & Véronis 2002 (Speech Prosody): silent pauses cluster around 0.2, 0.5 "
@@ -199,7 +202,7 @@ FEATURES: tuple[FeatureSpec, ...] = (
     # ---- pronunciation instability
     FeatureSpec("jitter_local_pct", "%", "pronunciation_instability", 2.5, 1.0, +1,
                 "local jitter (MDVP/Praat definition); Praat's manual cites 1.04 % as MDVP's "
-                "pathology threshold for sustained vowels; connected speech reads higher (human "
+                "pathology threshold for sustained vowels; connected speech reads higher (Austen/CMU "
                 "clips 2.8–5.8 % measured); centre heuristic",
                 "mean absolute difference of consecutive glottal periods / mean period"),
     FeatureSpec("shimmer_local_pct", "%", "", 12.0, 4.0, 0,
@@ -213,7 +216,7 @@ FEATURES: tuple[FeatureSpec, ...] = (
     # ---- fillers and auxiliary vocalizations
     FeatureSpec("filled_pause_rate_per_min", "per minute", "use_of_fillers", 1.0, 2.0, +1,
                 "Shriberg 2001: filled pauses have flat F0, long duration, stable spectrum; heuristic centre",
-                "filled-pause-like stretches (voiced ≥ 0.25 s, F0 SD < 0.8 st, stable spectrum) per minute"),
+                "filled-pause-like stretches (voiced 0.3–1.5 s, flat F0, stable spectrum, next to a pause) per minute"),
     FeatureSpec("laughter_rate_per_min", "per minute", "auxiliary_vocalizations", 1.0, 2.0, +1,
                 "Bachorowski, Smoski & Owren 2001: laughs are series of breathy pulses a few per "
                 "second; heuristic centre",
@@ -612,6 +615,115 @@ def find_pauses(silent: np.ndarray, turn_mask: np.ndarray, min_pause_s: float = 
     return out
 
 
+# --------------------------------------------------------------------------- heuristic detectors
+
+
+def breath_events(track: FrameTrack, mask: np.ndarray, speech_level_db: float,
+                  floor_db: float = -120.0) -> list[tuple[int, int]]:
+    """Breath / mouth-noise events (HEURISTIC rule, not a trained detector).
+
+    An event is a run of 100–800 ms of unvoiced frames (periodicity < 0.45) that are 15–45 dB
+    below the speech level and at least 6 dB above the pause floor, with near-silence (frames
+    20 dB below the speech level) or the turn's edge within 100 ms on at least one side:
+    inhalations sit in pauses and at phrase starts.
+
+    Args:
+        track: FrameTrack of the agent audio; mask: frames to search (the agent's turns);
+        speech_level_db: 95th percentile of voiced-frame dB; floor_db: median dB of pauses.
+    Returns:
+        [(first frame, last frame + 1), ...].
+    """
+    db = track.db
+    mask = np.asarray(mask, dtype=bool)
+    n = len(db)
+    cand = (mask & ~track.voiced & (track.periodicity < VOICING_THRESHOLD)
+            & (db < speech_level_db - 15.0) & (db > speech_level_db - 45.0) & (db > floor_db + 6.0))
+    out = []
+    for a, b in silent_intervals(cand, 10):
+        if b - a > 80:
+            continue
+        before = db[max(0, a - 10):a]
+        after = db[b:b + 10]
+        quiet_b = len(before) == 0 or np.mean(before < speech_level_db - 20.0) > 0.5 or not mask[max(0, a - 1)]
+        quiet_a = len(after) == 0 or np.mean(after < speech_level_db - 20.0) > 0.5 or not mask[min(b, n - 1)]
+        if quiet_b or quiet_a:
+            out.append((a, b))
+    return out
+
+
+def filled_pauses(track: FrameTrack, voiced: np.ndarray, speech_level_db: float) -> list[tuple[int, int]]:
+    """Filled-pause-like stretches, "uh"/"um" (HEURISTIC rule after Shriberg 2001).
+
+    A voiced run of 0.3–1.5 s with flat F0 (SD < 0.8 st, overall change < 2 st), a stable
+    spectrum (mean frame-to-frame change of the 8 log band energies < 2 dB) and a pause (≥ 50 ms
+    of frames 20 dB below the speech level) within 150 ms before or after it.
+
+    Returns:
+        [(first frame, last frame + 1), ...].
+    """
+    db = track.db
+    st = semitones(track.f0_hz)
+    quiet = db < speech_level_db - 20.0
+    out = []
+    for a, b in silent_intervals(np.asarray(voiced, dtype=bool), 30):
+        if b - a > 150:
+            continue
+        run = st[a:b]
+        run = run[np.isfinite(run)]
+        if len(run) < 20 or np.std(run) >= 0.8:
+            continue
+        k = max(3, len(run) // 5)
+        if abs(float(np.median(run[-k:]) - np.median(run[:k]))) >= 2.0:
+            continue
+        flux = float(np.mean(np.abs(np.diff(track.bands_db[a:b], axis=0))))
+        if flux >= 2.0:
+            continue
+        if quiet[max(0, a - 15):a].sum() >= 5 or quiet[b:b + 15].sum() >= 5:
+            out.append((a, b))
+    return out
+
+
+def laughter_bouts(track: FrameTrack, nuclei: np.ndarray, voiced: np.ndarray) -> list[tuple[int, int]]:
+    """Laughter-like bouts (HEURISTIC rule after Bachorowski, Smoski & Owren 2001).
+
+    A bout is ≥ 4 consecutive syllable nuclei at 3–7 per second with regular spacing
+    (coefficient of variation of the intervals < 0.15), voicing that breaks between every two
+    pulses (≥ 2 unvoiced frames: the aspirated "h" of "ha-ha") and dips of ≥ 6 dB between them.
+
+    Returns:
+        [(first nucleus frame, last nucleus frame + 1), ...], non-overlapping.
+    """
+    nuc = np.asarray(nuclei, dtype=int)
+    voiced = np.asarray(voiced, dtype=bool)
+    db = track.db
+    out: list[tuple[int, int]] = []
+    if len(nuc) < 4:
+        return out
+
+    def pair_ok(p: int, q: int) -> bool:
+        d = (q - p) * HOP_S
+        if not (1 / 7.0 <= d <= 1 / 3.0):
+            return False
+        between = slice(p + 1, q)
+        if (~voiced[between]).sum() < 2:
+            return False
+        return float(min(db[p], db[q]) - np.min(db[between])) >= 6.0
+
+    i = 0
+    while i < len(nuc) - 3:
+        j = i
+        while j + 1 < len(nuc) and pair_ok(nuc[j], nuc[j + 1]):
+            j += 1
+        if j - i >= 3:
+            ivs = np.diff(nuc[i:j + 1]) * HOP_S
+            if np.std(ivs) / np.mean(ivs) < 0.15:
+                out.append((int(nuc[i]), int(nuc[j]) + 1))
+                i = j + 1
+                continue
+        i += 1
+    return out
+
+
 # --------------------------------------------------------------------------- timing
 
 
@@ -744,7 +856,7 @@ def extract_features(
             ``None`` = the window carries no VAD information: segments are found from energy
             (``energy_segments``, a fallback).
         turns: the agent's turns (session clock); pauses are measured inside them. Without
-            turns, each segment counts as its own turn.
+            turns, segments closer than ``TURN_MERGE_PAUSE_S`` are merged into turns.
         transitions, barge_ins: the window's timing events (session clock).
     Returns:
         FeatureResult.
@@ -762,7 +874,12 @@ def extract_features(
     turn_iv = [(max(0.0, t.onset_s - start_s), min(dur, t.offset_s - start_s)) for t in turns
                if t.channel == "agent" and t.offset_s - start_s > 0 and t.onset_s - start_s < dur]
     if not turn_iv:
-        turn_iv = list(seg_iv)
+        # no turns given: merge segments across pauses shorter than 0.8 s (livejudge.turns default)
+        for a, b in sorted(seg_iv):
+            if turn_iv and a - turn_iv[-1][1] < TURN_MERGE_PAUSE_S:
+                turn_iv[-1] = (turn_iv[-1][0], max(turn_iv[-1][1], b))
+            else:
+                turn_iv.append((a, b))
     speech_mask = _intervals_to_mask(seg_iv, n_frames)
     turn_mask = _intervals_to_mask(turn_iv, n_frames) | speech_mask
     region = _intervals_to_mask(seg_iv + turn_iv, n_frames, pad_s=0.3)
@@ -866,54 +983,13 @@ def extract_features(
     if sil_frames.sum() >= 10:
         values["inter_word_floor_db"] = float(max(np.median(track.db[sil_frames]) - speech_level, -100.0))
 
-    # ---- breath / mouth-noise events (heuristic)
-    unv = turn_mask | region
-    breathish = (unv & ~track.voiced & (track.db < speech_level - 15.0) & (track.db > speech_level - 45.0)
-                 & (track.periodicity < VOICING_THRESHOLD))
-    floor_ref = np.median(track.db[sil_frames]) if sil_frames.sum() >= 10 else -120.0
-    breathish &= track.db > floor_ref + 6.0
-    n_breath = 0
-    for a, b in silent_intervals(breathish, 10):
-        if b - a > 80:
-            continue
-        # must be in or next to a pause/turn edge: preceded or followed by ≥ 100 ms of near-silence or turn edge
-        before = track.db[max(0, a - 10):a]
-        after = track.db[b:b + 10]
-        quiet_b = len(before) == 0 or np.mean(before < speech_level - 20.0) > 0.5 or not turn_mask[max(0, a - 1)]
-        quiet_a = len(after) == 0 or np.mean(after < speech_level - 20.0) > 0.5 or not turn_mask[min(b, n_frames - 1)]
-        if quiet_b or quiet_a:
-            n_breath += 1
+    # ---- heuristic detectors: breaths / mouth noise, filled pauses, laughter-like bouts
+    floor_ref = float(np.median(track.db[sil_frames])) if sil_frames.sum() >= 10 else -120.0
+    n_breath = len(breath_events(track, turn_mask | region, speech_level, floor_ref))
     extra["n_breaths"] = float(n_breath)
-
-    # ---- filled pauses (heuristic): voiced ≥ 250 ms, flat F0, stable spectrum
-    n_filled = 0
-    for a, b in silent_intervals(voiced, 25):
-        st_run = st_all[a:b]
-        if np.nanstd(st_run) >= 0.8:
-            continue
-        bd = track.bands_db[a:b]
-        flux = float(np.mean(np.abs(np.diff(bd, axis=0))))
-        if flux < 2.0:
-            n_filled += 1
+    n_filled = len(filled_pauses(track, voiced, speech_level))
     extra["n_filled_pauses"] = float(n_filled)
-
-    # ---- laughter-like bouts (heuristic): ≥ 3 regular pulses at 3–7 Hz, breathy
-    n_laugh = 0
-    if len(nuc) >= 3:
-        iv = np.diff(nuc) * HOP_S
-        good = (iv >= 1 / 7.0) & (iv <= 1 / 3.0)
-        run = 0
-        for i, g in enumerate(good):
-            run = run + 1 if g else 0
-            if run == 2:
-                seg_n = nuc[i - 1:i + 2]
-                ivs = np.diff(seg_n) * HOP_S
-                a, b = seg_n[0], seg_n[-1]
-                hnr_seg = hnr_db(track.periodicity[a:b + 1], voiced[a:b + 1])
-                unv_share = 1.0 - float(voiced[a:b + 1].mean())
-                if np.std(ivs) / np.mean(ivs) < 0.15 and (hnr_seg < 8.0 or unv_share > 0.3):
-                    n_laugh += 1
-                    run = -1  # count a bout once, need fresh pulses for the next
+    n_laugh = len(laughter_bouts(track, nuc, voiced))
     extra["n_laughs"] = float(n_laugh)
 
     # ---- pronunciation instability

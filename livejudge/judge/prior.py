@@ -103,8 +103,8 @@ SOURCES: tuple[str, ...] = (
     "Shriberg 2001, J. Int. Phonetic Assoc. 31:153: filled pauses",
     "Bachorowski, Smoski & Owren 2001, JASA 110:1581: laughter acoustics",
     "Eyben et al. 2016, IEEE Trans. Affective Computing 7:190: eGeMAPS (alpha ratio)",
-    "measured: medians over livejudge/data/audio/human (13 LibriVox/CMU clips of read speech) where "
-    "labelled in livejudge.judge.features.FEATURES",
+    "measured: medians over the shipped Austen (LibriVox) and CMU clips of livejudge/data/audio/human "
+    "(13 clips of read speech) where labelled in livejudge.judge.features.FEATURES",
 )
 
 
