@@ -132,6 +132,26 @@ class Overlap:
 
 
 @dataclass(frozen=True, slots=True)
+class TurnTranscript:
+    """What a speech recogniser heard in one finished turn (optional extra ``livejudge[asr]``).
+
+    Attributes:
+        channel: whose turn.
+        onset_s, offset_s: the turn's acoustic bounds, session seconds.
+        text: the recognised words (may include fillers if the recogniser keeps them).
+        n_words: number of words in ``text``.
+        language: language code if the recogniser reported one ("en"), else "".
+    """
+
+    channel: Channel
+    onset_s: float
+    offset_s: float
+    text: str
+    n_words: int
+    language: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class DimensionScore:
     """The judge's reading of one of the 18 human-likeness dimensions for one window.
 

@@ -38,6 +38,7 @@ from .events import (
     SpeechSegment,
     Transition,
     Turn,
+    TurnTranscript,
 )
 from .metrics import Summary, summarize
 from .turns import Timeline, TurnConfig, analyze
@@ -58,6 +59,21 @@ class Note:
     kind: str
     t_s: float
     data: dict = field(default_factory=dict)
+
+
+class Transcriber(Protocol):
+    """Turns the audio of one finished turn into text (see ``livejudge[asr]``).
+
+    ``submit`` must not block: it queues the turn and calls ``callback`` from a worker thread
+    when the transcript is ready. ``transcribe`` is the blocking form (offline scoring).
+    """
+
+    def submit(self, turn: Turn, audio: np.ndarray,
+               callback: Callable[[TurnTranscript], None]) -> None: ...
+
+    def transcribe(self, turn: Turn, audio: np.ndarray) -> TurnTranscript: ...
+
+    def close(self, wait: bool = True) -> None: ...
 
 
 class Sink(Protocol):
@@ -107,10 +123,15 @@ class Session:
         sinks: receivers of events and of the final result.
         info: JSON-ready facts about the source for the result document
             (e.g. ``{"sample_rate_in": 48000, "channels": {"user": 0, "agent": 1}}``).
+        transcriber: optional ASR; each settled turn of ``transcribe_channels`` is transcribed
+            once, in the transcriber's own worker, and the text joins later judge windows.
+        transcribe_channels: whose turns to transcribe (default: the agent's).
     """
 
     def __init__(self, config: SessionConfig | None = None, judge: Any = None,
-                 sinks: list[Sink] | tuple = (), info: dict | None = None) -> None:
+                 sinks: list[Sink] | tuple = (), info: dict | None = None,
+                 transcriber: Transcriber | None = None,
+                 transcribe_channels: tuple[Channel, ...] = ("agent",)) -> None:
         self.config = (config or SessionConfig()).validate()
         self.judge = judge
         self.sinks: list[Sink] = list(sinks)
@@ -131,6 +152,9 @@ class Session:
         self._started_wall = time.time()
         self._scheduler = None
         self.errors: list[str] = []
+        self.transcriber = transcriber
+        self.transcribe_channels = tuple(transcribe_channels)
+        self._transcripts: list[TurnTranscript] = []
         if judge is not None:
             from .judge.scheduler import JudgeScheduler
 
@@ -334,13 +358,28 @@ class Session:
             if settle_t <= horizon and ev not in self._published:
                 self._published.add(ev)
                 self._publish(ev)
+                if (self.transcriber is not None and isinstance(ev, Turn)
+                        and ev.channel in self.transcribe_channels):
+                    audio = self._window.read_channel(ev.channel, ev.onset_s, ev.offset_s)
+                    self.transcriber.submit(ev, audio, self._on_transcript)
+
+    def _on_transcript(self, tr: TurnTranscript) -> None:
+        # runs in the transcriber's thread
+        with self._results_lock:
+            self._transcripts.append(tr)
+        self._publish(tr)
+
+    @property
+    def transcripts(self) -> list[TurnTranscript]:
+        with self._results_lock:
+            return sorted(self._transcripts, key=lambda t: t.onset_s)
 
     # ------------------------------------------------------------------ judge input
     def snapshot(self, end_s: float | None = None) -> WindowSnapshot:
         """Both channels' last ``window_s`` before ``end_s`` (default: now) and their events."""
         end = self.covered_s if end_s is None else end_s
         start, user, agent = self._window.read(end, self.config.window_s)
-        return window_from_timeline(self.timeline, start, end, user, agent)
+        return window_from_timeline(self.timeline, start, end, user, agent, self.transcripts)
 
     # ------------------------------------------------------------------ output
     def result(self) -> dict:
@@ -367,6 +406,8 @@ class Session:
                     self._publish(s)
             self._timeline_cache = None
             self._publish_settled(final=True)
+        if self.transcriber is not None:
+            self.transcriber.close(wait=drain_judge)  # the last turns' text joins the final window
         if self._scheduler is not None:
             if drain_judge and self.covered_s > 0 and (
                 not self._results or self._results[-1].window_end_s < self.covered_s - 1e-6
@@ -387,8 +428,8 @@ class Session:
         return self._closed_result
 
 
-def window_from_timeline(tl: Timeline, start_s: float, end_s: float,
-                         user: np.ndarray, agent: np.ndarray) -> WindowSnapshot:
+def window_from_timeline(tl: Timeline, start_s: float, end_s: float, user: np.ndarray,
+                         agent: np.ndarray, transcripts: list[TurnTranscript] | tuple = ()) -> WindowSnapshot:
     """Build a WindowSnapshot: audio plus the timeline's events that fall in [start_s, end_s]."""
 
     def inside(a: float, b: float) -> bool:
@@ -404,20 +445,30 @@ def window_from_timeline(tl: Timeline, start_s: float, end_s: float,
         transitions=tuple(t for t in tl.transitions if start_s <= t.to_onset_s < end_s),
         barge_ins=tuple(b for b in tl.barge_ins if start_s <= b.onset_s < end_s),
         backchannels=tuple(b for b in tl.backchannels if start_s <= b.onset_s < end_s),
+        transcripts=tuple(t for t in transcripts if inside(t.onset_s, t.offset_s)),
     )
 
 
-def snapshot_of_call(call: TwoChannelAudio, config: SessionConfig | None = None) -> WindowSnapshot:
+def snapshot_of_call(call: TwoChannelAudio, config: SessionConfig | None = None,
+                     transcriber: Transcriber | None = None,
+                     transcribe_channels: tuple[Channel, ...] = ("agent",)) -> WindowSnapshot:
     """VAD and turn-taking over a whole recorded call, as one WindowSnapshot covering it.
 
     Used to embed whole calls for training and evaluation. Audio: float32 16 kHz per channel.
+    With a transcriber, each turn of ``transcribe_channels`` is transcribed (blocking).
     """
     from .vad import detect_segments
 
     cfg = (config or SessionConfig()).validate()
     segs = detect_segments(call.user, "user", cfg.vad) + detect_segments(call.agent, "agent", cfg.vad)
     tl = analyze(segs, cfg.turns)
-    return window_from_timeline(tl, 0.0, call.duration_s, call.user, call.agent)
+    transcripts = []
+    if transcriber is not None:
+        for t in tl.turns:
+            if t.channel in transcribe_channels:
+                a, b = int(t.onset_s * SAMPLE_RATE), int(t.offset_s * SAMPLE_RATE)
+                transcripts.append(transcriber.transcribe(t, (call.user if t.channel == "user" else call.agent)[a:b]))
+    return window_from_timeline(tl, 0.0, call.duration_s, call.user, call.agent, transcripts)
 
 
 def stream_call(session: Session, call: TwoChannelAudio, *, chunk_s: float = 0.02,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .audio import SAMPLE_RATE
-from .events import Backchannel, BargeIn, Channel, SpeechSegment, Transition, Turn
+from .events import Backchannel, BargeIn, Channel, SpeechSegment, Transition, Turn, TurnTranscript
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,7 @@ class WindowSnapshot:
         turns: turns that overlap the span, unclipped.
         transitions: floor transitions whose ``to_onset_s`` lies in the span.
         barge_ins, backchannels: events whose onset lies in the span.
+        transcripts: transcripts of finished turns that overlap the span (empty without ASR).
     """
 
     start_s: float
@@ -39,6 +40,7 @@ class WindowSnapshot:
     transitions: tuple[Transition, ...] = ()
     barge_ins: tuple[BargeIn, ...] = ()
     backchannels: tuple[Backchannel, ...] = ()
+    transcripts: tuple[TurnTranscript, ...] = ()
     sample_rate: int = field(default=SAMPLE_RATE)
 
     @property
@@ -123,6 +125,11 @@ class RollingWindow:
     def write(self, channel: Channel, samples: np.ndarray, t_s: float) -> None:
         with self._lock:
             self._bufs[channel].write(samples, t_s)
+
+    def read_channel(self, channel: Channel, start_s: float, end_s: float) -> np.ndarray:
+        """One channel's samples in [start_s, end_s) (zeros for what is no longer held)."""
+        with self._lock:
+            return self._bufs[channel].read(start_s, end_s)
 
     def read(self, end_s: float, window_s: float | None = None) -> tuple[float, np.ndarray, np.ndarray]:
         """(start_s, user, agent) for the span [max(0, end_s − window_s), end_s)."""

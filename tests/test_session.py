@@ -136,3 +136,39 @@ def test_settled_events_are_published_once_and_match_the_final_timeline():
     tr = [e for e in got if isinstance(e, Transition)]
     assert len(tr) == len(set(tr)) == len(r["transitions"])
     assert len([e for e in got if isinstance(e, SpeechSegment)]) == len(r["segments"])
+
+
+def test_each_settled_agent_turn_is_transcribed_once_and_joins_later_windows():
+    from livejudge.events import TurnTranscript
+
+    class FakeASR:
+        """Says how long each turn's audio was, in a worker-less, immediate way."""
+
+        def __init__(self):
+            self.turns = []
+
+        def submit(self, turn, audio, callback):
+            self.turns.append(turn)
+            callback(self.transcribe(turn, audio))
+
+        def transcribe(self, turn, audio):
+            return TurnTranscript(turn.channel, turn.onset_s, turn.offset_s, f"{len(audio) / 16000:.2f}", 1)
+
+        def close(self, wait=True):
+            pass
+
+    asr = FakeASR()
+    seen = []
+    judge = SlowJudge(0.0)
+    judge.judge_orig = judge.judge
+    judge.judge = lambda ws: (seen.extend(ws), judge.judge_orig(ws))[1]
+    d = example_dialogue(seed=0)
+    s = Session(SessionConfig(judge_mode="every"), judge=judge, transcriber=asr)
+    stream_call(s, d.call)
+    r = s.close()
+    agent_turns = [t for t in r["turns"] if t["channel"] == "agent"]
+    assert [(t.onset_s, t.offset_s) for t in asr.turns] == [(t["onset_s"], t["offset_s"]) for t in agent_turns]
+    # the audio handed over is exactly the turn
+    assert [float(t.text) for t in s.transcripts] == pytest.approx(
+        [t["offset_s"] - t["onset_s"] for t in agent_turns], abs=0.002)
+    assert len(seen[-1].transcripts) == len([t for t in agent_turns if t["offset_s"] > seen[-1].start_s])
