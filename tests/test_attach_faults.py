@@ -170,9 +170,9 @@ def test_ctrl_c_writes_report(tmp_path):
                                  "--display", "none", "--json", str(out), "--events", str(ev)],
                                 stderr=subprocess.PIPE, text=True, env=env)
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not ev.exists():
+        while time.monotonic() < deadline and not (ev.exists() and "ws.connected" in ev.read_text()):
             time.sleep(0.1)
-        time.sleep(2.0)
+        time.sleep(2.0)  # into the call: the agent is talking
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err

@@ -190,12 +190,19 @@ def test_config_errors_are_one_line():
         AttachConfig("ws://x:1", duration_s=0).validate()
 
 
-def test_mic_without_portaudio_says_what_to_do():
-    try:
-        import sounddevice  # noqa: F401
-        pytest.skip("PortAudio present here; the message is for machines without it")
-    except OSError:
-        pass
+def test_mic_without_portaudio_says_what_to_do(monkeypatch):
+    import builtins
+    import sys
+
+    real_import = builtins.__import__
+
+    def no_portaudio(name, *a, **k):  # what `import sounddevice` does without libportaudio2
+        if name == "sounddevice":
+            raise OSError("PortAudio library not found")
+        return real_import(name, *a, **k)
+
+    monkeypatch.delitem(sys.modules, "sounddevice", raising=False)
+    monkeypatch.setattr(builtins, "__import__", no_portaudio)
     from livejudge.sources.mic import DeviceError, MicSource, list_devices
 
     with pytest.raises(DeviceError, match="--input-wav") as e:
@@ -203,3 +210,30 @@ def test_mic_without_portaudio_says_what_to_do():
     assert "\n" not in str(e.value)
     with pytest.raises(DeviceError, match="--no-playback"):
         list_devices()
+
+
+def test_no_device_fails_before_connecting(monkeypatch, capsys):
+    """PortAudio present but no device (headless CI): one line, exit 2, nothing contacted."""
+    import sys
+    import types
+
+    class PortAudioError(Exception):
+        pass
+
+    def no_device(**kw):
+        raise PortAudioError("Error querying device -1")
+
+    fake = types.SimpleNamespace(check_input_settings=no_device, OutputStream=lambda **kw: no_device(),
+                                 PortAudioError=PortAudioError)
+    monkeypatch.setitem(sys.modules, "sounddevice", fake)
+    from livejudge.cli import main
+
+    assert main(["attach", "--ws-url", "ws://127.0.0.1:9", "--no-playback", "--judge", "none"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "microphone" in err and "--input-wav" in err
+    from livejudge.testing import clips_dir
+
+    wav = str(clips_dir() / "human" / "cmu_cards_001.wav")
+    assert main(["attach", "--ws-url", "ws://127.0.0.1:9", "--input-wav", wav, "--judge", "none"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "speakers" in err and "--no-playback" in err

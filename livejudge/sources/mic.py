@@ -72,6 +72,11 @@ class MicSource:
         self._stream = None
         self._clock: Callable[[], float] = time.perf_counter
         self._offset: float | None = None  # session time − stream time
+        try:  # fail before connecting to the agent, not mid-call
+            self._sd.check_input_settings(device=self.device, samplerate=SAMPLE_RATE, channels=1, dtype="float32")
+        except Exception as exc:  # sounddevice.PortAudioError, ValueError for a bad device
+            raise DeviceError(f"cannot use the microphone ({exc}); pick one with --input-device "
+                              f"(see --list-devices), or {HEADLESS_HINT}") from None
 
     def start(self, clock: Callable[[], float]) -> None:
         self._clock = clock
