@@ -210,6 +210,9 @@ def test_masked_readouts_pure():
     torch.testing.assert_close(qo.masked_mean(hidden, mask)[0], hidden[0, 2:].mean(0))
     torch.testing.assert_close(qo.masked_mean(hidden, mask)[1], hidden[1, :3].mean(0))
     torch.testing.assert_close(qo.last_position(hidden, mask), torch.stack([hidden[0, 3], hidden[1, 2]]))
+    poisoned = hidden.clone()
+    poisoned[0, 0] = float("nan")  # a padded row
+    torch.testing.assert_close(qo.masked_mean(poisoned, mask), qo.masked_mean(hidden, mask))
 
 
 def test_batched_embeddings_equal_unbatched(backbone):
@@ -345,5 +348,5 @@ def test_gpu_benchmark_script_runs_in_tiny_cpu_mode(tmp_path, capsys):
     assert set(cells) == {(2.0, 1), (2.0, 2), (10.0, 1), (10.0, 2)}
     # 10 s → 250 audio tokens + the chat template and prompt; 2 s → 50 audio tokens.
     assert cells[(10.0, 1)]["seq_len"] - cells[(2.0, 1)]["seq_len"] == 200
-    assert all(r["ms_per_window_p50"] > 0 for r in cells.values())
+    assert all(r["ms_per_window_p50"] > 0 and r["finite_embeddings"] for r in cells.values())
     assert "ms/win p50" in capsys.readouterr().out

@@ -158,9 +158,13 @@ def masked_mean(hidden, mask):
     Returns:
         float32 tensor (batch, dim).
     """
-    h = hidden.float()  # accumulate in float32 even when the model runs in bf16
-    w = mask.to(h.dtype).unsqueeze(-1)
-    return (h * w).sum(dim=1) / w.sum(dim=1).clamp_min(1.0)
+    import torch
+
+    keep = mask.bool().unsqueeze(-1)
+    # where(), not a product: whatever a kernel leaves in padded rows (even NaN) cannot leak in;
+    # float32 accumulation even when the model runs in bf16.
+    h = torch.where(keep, hidden.float(), torch.zeros((), dtype=torch.float32, device=hidden.device))
+    return h.sum(dim=1) / keep.sum(dim=1).clamp_min(1).to(torch.float32)
 
 
 def last_position(hidden, mask):
