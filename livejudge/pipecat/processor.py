@@ -166,8 +166,7 @@ class LiveJudgeProcessor(FrameProcessor):
     async def _push_result(self, kind: str, event: Any) -> None:
         data = event_to_dict(event)
         data.pop("type", None)
-        t_s = float(getattr(event, "t_s", None) or getattr(event, "onset_s", None)
-                    or getattr(event, "to_onset_s", 0.0))
+        t_s = next((float(getattr(event, k)) for k in ("t_s", "onset_s", "to_onset_s") if hasattr(event, k)), 0.0)
         await self.push_frame(LiveJudgeResultFrame(kind=kind, t_s=t_s, data=data, event=event),
                               self.emit_direction)
         if self.rtvi:
