@@ -180,3 +180,59 @@ def test_ctrl_c_writes_report(tmp_path):
     doc = _partial(out, ev)
     assert any(e["kind"] == "interrupted" for e in doc["framework_events"])
     assert doc["duration_s"] > 1.0
+
+
+class FakeSpeaker:
+    """Stands in for mic.Speaker: records what is played and when it is flushed."""
+
+    latency_s = 0.03
+
+    def __init__(self):
+        self.played, self.flushes = 0, 0
+
+    def write(self, x):
+        self.played += len(x)
+
+    def flush(self):
+        self.flushes += 1
+
+    def close(self):
+        pass
+
+
+def test_playback_stamps_marks_and_clear(tmp_path):
+    """With a speaker, agent audio is stamped at arrival + jitter buffer + device latency;
+    a Twilio ``mark`` is echoed once the audio before it has played; ``clear`` flushes."""
+    from livejudge.session import Session
+    from livejudge.sources.protocols import make_protocol
+    from livejudge.sources.ws import AttachClient, AttachConfig, CallerTurn, ScriptedCaller, ScriptedSource
+
+    got = {}
+
+    async def after_audio(ws):
+        await ws.send(json.dumps({"event": "mark", "streamSid": "x", "mark": {"name": "reply-1"}}))
+        t_sent = time.monotonic()
+        async for m in ws:  # wait for the echo
+            msg = json.loads(m)
+            if msg["event"] == "mark":
+                got["echo_after_s"] = time.monotonic() - t_sent
+                break
+        await ws.send(json.dumps({"event": "clear", "streamSid": "x"}))
+        async for _ in ws:
+            pass
+
+    with fake_agent(_agent_audio_then(after_audio)) as port:
+        session = Session()
+        speaker = FakeSpeaker()
+        caller = ScriptedCaller([CallerTurn(np.zeros(1600, np.float32), "quiet")], lead_s=3.0)
+        client = AttachClient(session, AttachConfig(f"ws://127.0.0.1:{port}", duration_s=2.5, jitter_s=0.06),
+                              lambda: make_protocol("twilio"), ScriptedSource(caller), output=speaker)
+        assert client.run() == "duration"
+    doc = session.close()
+    first_arrival = 0.3  # the fake agent waits 0.3 s after the connection opens
+    agent = [s for s in doc["segments"] if s["channel"] == "agent"]
+    assert agent and agent[0]["onset_s"] == pytest.approx(first_arrival + 0.06 + 0.03, abs=0.05)
+    assert speaker.played >= int(0.75 * SAMPLE_RATE)
+    assert speaker.flushes == 1 and doc["source"]["attach"]["interruptions"] == 1
+    # the mark came after 0.8 s of audio sent in real time: echoed when its audio had played
+    assert 0.03 <= got["echo_after_s"] < 0.3  # ~60 ms jitter buffer still to play, not echoed at once
