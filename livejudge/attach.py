@@ -57,7 +57,8 @@ def _barge_spec(text: str) -> tuple[int, float]:
 def _add_call_flags(p: argparse.ArgumentParser, demo: bool = False) -> None:
     g = p.add_argument_group("call")
     if not demo:
-        g.add_argument("--ws-url", required=True, metavar="URL", help="the agent's websocket, e.g. ws://localhost:8765")
+        g.add_argument("--ws-url", default=None, metavar="URL",
+                       help="the agent's websocket, e.g. ws://localhost:8765 (required unless --list-devices)")
         g.add_argument("--protocol", default="pipecat", choices=("pipecat", "twilio"),
                        help="wire format: Pipecat protobuf frames, or Twilio media-stream JSON (μ-law 8 kHz)")
         g.add_argument("--in-rate", type=int, default=None,
@@ -220,6 +221,9 @@ def _run_call(args: argparse.Namespace, url: str, source, *, title: str, extra_i
 def cmd_attach(args: argparse.Namespace) -> int:
     if args.list_devices:
         return _list_devices()
+    if not args.ws_url:
+        raise CLIError("--ws-url is required: the agent's websocket, e.g. --ws-url ws://localhost:8765 "
+                       "(or try `livejudge demo`)")
     source = _source(args)
     return _run_call(args, args.ws_url, source, title=f"attach {args.ws_url}")
 
