@@ -10,6 +10,7 @@ Run (one command, needs one CUDA GPU with ≥ 24 GB, ``pip install 'livejudge[gp
 
     python benchmarks/judge_gpu.py                 # table
     python benchmarks/judge_gpu.py --json out.json # table + JSON
+    python benchmarks/judge_gpu.py --arch 3b       # the lighter Qwen2.5-Omni-3B shapes
 
 Smoke test without a GPU (tiny random thinker, CPU)::
 
@@ -40,9 +41,33 @@ WINDOWS_S = (10.0, 30.0, 60.0)
 BATCHES = (1, 4, 16)
 
 
-def build_backbone(tiny: bool, device: str, attn: str | None):
+ARCH_3B_TEXT = dict(vocab_size=151936, hidden_size=2048, intermediate_size=11008, num_hidden_layers=36,
+                   num_attention_heads=16, num_key_value_heads=2)
+"""Qwen2.5-Omni-3B thinker text shapes (head_dim 128, so the 7B mrope_section fits), as in its
+released config.json; read from a third-party copy of that config, not checked against the hub
+here. The audio tower is the 7B's with output_dim = 2048."""
+
+
+def thinker_config(arch: str):
+    """Random-weight thinker config: "7b" = ``Qwen2_5OmniThinkerConfig()`` defaults with the
+    released vision hidden_size 1280 (notes-deps §3); "3b" = ``ARCH_3B_TEXT``."""
+    from transformers import Qwen2_5OmniThinkerConfig
+
+    if arch == "7b":
+        return Qwen2_5OmniThinkerConfig(vision_config={"hidden_size": 1280}, vision_start_token_id=151652)
+    if arch == "3b":
+        h = ARCH_3B_TEXT["hidden_size"]
+        return Qwen2_5OmniThinkerConfig(
+            text_config=dict(ARCH_3B_TEXT, rope_parameters=dict(rope_type="default", rope_theta=1e6,
+                                                                 mrope_section=[16, 24, 24])),
+            audio_config={"output_dim": h}, vision_config={"hidden_size": 1280, "out_hidden_size": h},
+            vision_start_token_id=151652)
+    raise ValueError(f"--arch must be 7b or 3b, got {arch!r}")
+
+
+def build_backbone(tiny: bool, device: str, attn: str | None, arch: str = "7b"):
     import torch
-    from transformers import Qwen2_5OmniThinkerConfig, Qwen2_5OmniThinkerForConditionalGeneration
+    from transformers import Qwen2_5OmniThinkerForConditionalGeneration
 
     from livejudge.judge.backbones.qwen_omni import (UNDERSTANDING_PROMPT, QwenOmniBackbone,
                                                      _default_attn, _resolve_device)
@@ -58,9 +83,8 @@ def build_backbone(tiny: bool, device: str, attn: str | None):
         name = "tiny-random"
     else:
         tokenizer = build_qwen_id_tokenizer(UNDERSTANDING_PROMPT)
-        config = Qwen2_5OmniThinkerConfig(vision_config={"hidden_size": 1280},
-                                          vision_start_token_id=151652)
-        name = "qwen2.5-omni-7b-architecture (random bf16 weights)"
+        config = thinker_config(arch)
+        name = f"qwen2.5-omni-{arch}-architecture (random {str(dtype).replace('torch.', '')} weights)"
     torch.manual_seed(0)
     t0 = time.perf_counter()
     with torch.device(dev):  # allocate and initialise directly on the device, in dtype
@@ -128,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ap.add_argument("--device", default="cuda", help="cuda, cuda:N or cpu")
     ap.add_argument("--tiny", action="store_true", help="tiny random thinker (smoke test, CPU ok)")
+    ap.add_argument("--arch", default="7b", choices=("7b", "3b"), help="thinker architecture (random weights)")
     ap.add_argument("--attn", default=None, help="sdpa or flash_attention_2 (default: flash if installed)")
     ap.add_argument("--windows", default=",".join(f"{w:g}" for w in WINDOWS_S), help="window lengths, s")
     ap.add_argument("--batches", default=",".join(map(str, BATCHES)), help="batch sizes")
@@ -148,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
 
-    backbone, meta = build_backbone(args.tiny, args.device, args.attn)
+    backbone, meta = build_backbone(args.tiny, args.device, args.attn, args.arch)
     env = dict(python=platform.python_version(), torch=torch.__version__,
                transformers=transformers.__version__, device=str(backbone.device),
                gpu=torch.cuda.get_device_name(backbone.device) if backbone.device.type == "cuda" else None,
