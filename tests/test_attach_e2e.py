@@ -100,7 +100,9 @@ def _check_call(result, alog, rec, wavs, protocol: str) -> dict:
         sent = next(e for e in audio_out if e["reply"] == reply["reply"])
         detect_delay_s = stop - off  # independent: agent log vs the placed audio
         think_s = sent["t_s"] - stop  # realised: configured think + the agent's output path
-        assert THINK_S <= think_s <= THINK_S + 0.06, (reply, sent, think_s)
+        # sanity only (the expectation below uses the realised value): the agent's output path adds
+        # a few ms, more when the 2 cores are busy with the test run itself
+        assert THINK_S <= think_s <= THINK_S + 0.3, (reply, sent, think_s)
         out["think_realised_ms"].append(round(think_s * 1000, 1))
         out["detect_delay_ms"].append(round(detect_delay_s * 1000, 1))
         expected = detect_delay_s + think_s + reply_lead_s[reply["reply"] - 1]
