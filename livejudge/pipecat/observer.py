@@ -35,8 +35,12 @@ start) is the session clock, in seconds. Which sample the timestamp belongs to:
   say so with ``TapConfig(agent_push_marks="end")``.
 
 Consecutive chunks of one channel are laid end to end (``stitch_tolerance_s``) so event-loop
-jitter of a few ms neither inserts silence nor drops samples; a push later than that starts a
-new stretch at its own timestamp (the silence in between is filled).
+jitter and network bunching neither insert silence nor drop samples; a push later than that
+starts a new stretch at its own timestamp (the silence in between is filled). Pushes can be
+late but never early, so a chunk whose timestamp lies before the channel's end shows that
+the stretch was anchored on a late push (a stall, the first packet of a bunch): the channel
+re-anchors to it and the overlap is dropped, so one stall never shifts the rest of the call
+(``TapConfig.max_ahead_s``; tested with bunching, push jitter and a 150 ms stall).
 
 Never slows the agent: ``on_push_frame`` does a few ``isinstance`` checks and appends a
 reference to the frame's bytes and the timestamp to a bounded deque (a full deque drops the
@@ -111,8 +115,11 @@ class TapConfig:
         stitch_tolerance_s: a chunk pushed at most this much later than the end of the
             previous chunk of its channel continues it seamlessly (absorbs event-loop and
             network jitter); a later push starts a new stretch at its timestamp. Seconds.
-        max_ahead_s: a chunk pushed this much *earlier* than the channel's end (a stream
-            running ahead of the clock) re-anchors to its timestamp; the overlap is dropped.
+        max_ahead_s: a chunk whose timestamp puts it more than this *before* the channel's
+            end re-anchors the channel to its timestamp; the overlap is dropped. Pushes are
+            never early, only late, so an earlier one means the stretch was anchored on a late
+            push (a stall, a bunch of network packets): re-anchoring heals that at once
+            instead of keeping the whole channel late. Seconds (5 ms: below that, rounding).
         max_queue: bounded queue between the event loop and the worker thread, items; when
             full, new items are dropped and counted (``pipecat.dropped_items``).
     """
@@ -120,7 +127,7 @@ class TapConfig:
     user_push_marks: Literal["start", "end"] = "end"
     agent_push_marks: Literal["start", "end"] = "start"
     stitch_tolerance_s: float = 0.06
-    max_ahead_s: float = 0.2
+    max_ahead_s: float = 0.005
     max_queue: int = 4000
 
     def validate(self) -> "TapConfig":

@@ -132,7 +132,8 @@ class PacedOutputTransport(BaseOutputTransport):
     """Output transport paced like Pipecat's websocket transports; ``played`` lists
     (push time ns, s16le bytes) of every chunk it let through."""
 
-    def __init__(self, clock, sample_rate: int, chunk_10ms: int = 2, **kwargs) -> None:
+    def __init__(self, clock, sample_rate: int, chunk_10ms: int = 2, jitter_s: float = 0.0,
+                 stall: tuple[float, float] | None = None, seed: int = 0, **kwargs) -> None:
         super().__init__(TransportParams(audio_out_enabled=True, audio_out_sample_rate=sample_rate,
                                          audio_out_10ms_chunks=chunk_10ms, audio_out_end_silence_secs=0),
                          **kwargs)
@@ -140,6 +141,9 @@ class PacedOutputTransport(BaseOutputTransport):
         self.rate = sample_rate
         self._next_ns = 0
         self.played: list[tuple[int, bytes]] = []
+        self.jitter_ns = int(jitter_s * NS)
+        self.stall = stall  # (at_s, for_s): one late push, then the pacing catches up
+        self._rng = np.random.default_rng(seed)
 
     async def start(self, frame: StartFrame) -> None:
         await super().start(frame)
@@ -148,10 +152,14 @@ class PacedOutputTransport(BaseOutputTransport):
     async def write_audio_frame(self, frame: OutputAudioRawFrame) -> bool:
         interval = int(len(frame.audio) // 2 * NS // self.rate)
         now = self.clock.get_time()
+        late = int(self._rng.integers(0, self.jitter_ns + 1)) if self.jitter_ns else 0
+        if self.stall and now >= self.stall[0] * NS:
+            late, self.stall = late + int(self.stall[1] * NS), None
         if self._next_ns > now:
-            await self.clock.sleep_until(self._next_ns)
+            await self.clock.sleep_until(self._next_ns + late)  # late push; the schedule stays
             self._next_ns += interval
         else:
+            await self.clock.sleep_until(now + late)
             self._next_ns = now + interval
         self.played.append((self.clock.get_time(), frame.audio))
         return True
@@ -279,7 +287,9 @@ async def run_scripted(dialogue: Dialogue, *, sample_rate: int = 16000, mode: st
                        observers: list | None = None, processors_after_output: list | None = None,
                        virtual: bool = True, chunk_s: float = 0.02, tick_s: float = 0.01,
                        tail_s: float = 0.6, extra: list | None = None,
-                       consume_user_audio: bool = True, before_output: list | None = None) -> RunStats:
+                       consume_user_audio: bool = True, before_output: list | None = None,
+                       bunch: int = 1, stall: tuple[float, float] | None = None,
+                       out_jitter_s: float = 0.0) -> RunStats:
     """Run ``dialogue`` through a real ``PipelineWorker``: scripted input → ScriptedAgent →
     PacedOutputTransport (→ ``processors_after_output``), with ``observers`` attached.
 
@@ -288,6 +298,10 @@ async def run_scripted(dialogue: Dialogue, *, sample_rate: int = 16000, mode: st
     ``before_output``: between the agent and the output transport.
     ``consume_user_audio``: False passes the user's audio on past the agent (like an
     STT-based pipeline) so a stage after the output transport sees it.
+    Network and event-loop trouble, to test robustness: ``bunch`` user chunks arrive together
+    (each pushed up to (bunch−1)·chunk late); ``stall=(at_s, for_s)`` holds both the user's
+    chunks and one output push that long, after which both catch up; ``out_jitter_s`` makes
+    every output push up to that much late (uniform).
     """
     from pipecat.pipeline.pipeline import Pipeline
     from pipecat.pipeline.worker import PipelineParams, PipelineWorker
@@ -297,7 +311,7 @@ async def run_scripted(dialogue: Dialogue, *, sample_rate: int = 16000, mode: st
     inp = ScriptedInputTransport(sample_rate)
     agent = ScriptedAgent(clock, dialogue, sample_rate, mode=mode, chunk_s=chunk_s, tick_s=tick_s,
                           consume_user_audio=consume_user_audio)
-    out = PacedOutputTransport(clock, sample_rate)
+    out = PacedOutputTransport(clock, sample_rate, jitter_s=out_jitter_s, stall=stall)
     pipeline = Pipeline([inp, *(extra or []), agent, *(before_output or []), out,
                          *(processors_after_output or [])])
     worker = PipelineWorker(pipeline, clock=clock, observers=list(observers or []), enable_rtvi=False,
@@ -310,6 +324,7 @@ async def run_scripted(dialogue: Dialogue, *, sample_rate: int = 16000, mode: st
     n_chunks = len(user) // n
     end_s = len(user) / SAMPLE_RATE + tail_s
     per_chunk = max(1, int(round(chunk_s / tick_s)))
+    sent = [0]
 
     async def drive() -> None:
         t_wall = time.perf_counter()
@@ -326,11 +341,16 @@ async def run_scripted(dialogue: Dialogue, *, sample_rate: int = 16000, mode: st
                 await settle()
             else:
                 await clock.sleep_until(t_ns)
-            j = k // per_chunk - 1  # chunk j (samples [j·d, (j+1)·d)) arrives at (j+1)·d
+            j = k // per_chunk - 1  # chunk j (samples [j·d, (j+1)·d)) is due at (j+1)·d
             if k % per_chunk == 0 and 0 <= j < n_chunks:
-                await inp.feed(pcm(user[j * n:(j + 1) * n], sample_rate))
-                if virtual:
-                    await settle()
+                held = stall is not None and stall[0] <= (j + 1) * chunk_s < stall[0] + stall[1]
+                if (j + 1) % bunch == 0 and not held or j == n_chunks - 1:
+                    while sent[0] <= j:  # deliver everything due so far
+                        i = sent[0]
+                        await inp.feed(pcm(user[i * n:(i + 1) * n], sample_rate))
+                        sent[0] += 1
+                    if virtual:
+                        await settle()
             if not ended and k * tick_s >= end_s:
                 ended = True
                 await worker.queue_frame(EndFrame())
