@@ -275,3 +275,12 @@ def test_import_without_pipecat_says_how_to_install():
             "try:\n import livejudge.pipecat\nexcept ImportError as e:\n print(e)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "pip install 'livejudge[pipecat]'" in out.stdout
+
+
+def test_display_plain_prints_the_live_events(capsys):
+    obs = LiveJudgeObserver(judge=None, display="plain")
+    asyncio.run(run_scripted(DIALOGUE, sample_rate=16000, mode="tts", observers=[obs]))
+    out = capsys.readouterr().out
+    lines = [x for x in out.splitlines() if x.startswith("[event]")]
+    n_events = len(obs.result()["transitions"]) + len(obs.result()["barge_ins"])
+    assert len(lines) >= n_events and any("latency" in x for x in lines)
