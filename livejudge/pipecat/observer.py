@@ -142,7 +142,7 @@ class TapConfig:
 
 
 # queue item kinds
-_AUDIO, _NOTE, _TICK, _CLOSE = 0, 1, 2, 3
+_AUDIO, _NOTE, _CLOSE = 0, 1, 3
 
 
 def pcm16_chunk_to_float32(audio: bytes, num_channels: int) -> np.ndarray:
@@ -275,12 +275,6 @@ class LiveJudgeCore:
         if not self._wake.is_set():
             self._wake.set()
 
-    def put_tick(self, t_ns: int) -> None:
-        """Tell the session the pipeline clock reached ``t_ns`` (lets silent channels settle)."""
-        if not self._closing and len(self._q) < self.tap.max_queue:
-            self._q.append((_TICK, t_ns))
-            self._wake.set()
-
     def add_listener(self, fn: Callable[[str, object], None]) -> None:
         """``fn(event_name, event)`` for each EVENTS event, called from livejudge's threads."""
         self._listeners.append(fn)
@@ -346,8 +340,6 @@ class LiveJudgeCore:
             _, name, data, t_ns = item
             self.session.note(name, t_ns * _NS, **data)
             self.session.advance(t_ns * _NS)
-        elif kind == _TICK:
-            self.session.advance(item[1] * _NS)
 
     def _finish(self) -> None:
         try:
@@ -389,7 +381,8 @@ class LiveJudgeCore:
         if self._final is not None:
             return self._final
         doc = dict(self.session.result())
-        doc["sample_rate_in"] = {c: sorted(v) for c, v in self.sample_rates.items()}
+        rates = sorted(self.sample_rates["user"])
+        doc["sample_rate_in"] = rates[0] if len(rates) == 1 else None  # per channel: doc["pipecat"]
         doc["pipecat"] = self.info()
         doc["framework_comparison"] = framework_comparison(doc)
         return doc
