@@ -13,7 +13,10 @@
    * reply onset: the output transport's first played chunk − the agent's scheduled reply
      time (the agent's response latency as its own code would measure it);
    * loop lag: overshoot of a 10 ms ``asyncio.sleep`` probe.
-   Printed as p50/p99 and as ratios to the no-observer run.
+   Printed as p50/p99 and as differences to the no-observer run.
+4. The agent stamp against a real client: Pipecat's SingleClientWebsocketServerTransport and
+   a websocket client in this process; the output transport's push time of each chunk vs
+   the time a client that plays on arrival starts playing it.
 
 Run:  HF_HUB_OFFLINE=1 python benchmarks/observer_overhead.py [--quick]
 """
@@ -206,9 +209,114 @@ async def realtime_run(dialogue, observer_kind: str | None) -> dict:
     return res
 
 
+# ------------------------------------------------------------------ 4. stamp check, real websocket
+async def websocket_stamp_check() -> dict:
+    """Pipecat's real SingleClientWebsocketServerTransport and a websocket client in this
+    process: is the output transport's push time of a chunk (the observer's agent stamp) the
+    time a client that plays on arrival starts playing it?"""
+    import socket
+
+    import websockets
+    from pipecat.frames.frames import (EndFrame, InputAudioRawFrame, OutputAudioRawFrame, TTSAudioRawFrame,
+                                       TTSStartedFrame, TTSStoppedFrame)
+    from pipecat.observers.base_observer import BaseObserver
+    from pipecat.pipeline.pipeline import Pipeline
+    from pipecat.pipeline.worker import PipelineParams, PipelineWorker
+    from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+    from pipecat.serializers.protobuf import ProtobufFrameSerializer
+    from pipecat.transports.base_output import BaseOutputTransport
+    from pipecat.transports.websocket.server import (SingleClientWebsocketServerParams,
+                                                     SingleClientWebsocketServerTransport)
+    from pipecat.workers.runner import WorkerRunner
+
+    from livejudge.audio import float32_to_pcm16, resample
+    from livejudge.testing import load_clip, trim
+
+    with socket.socket() as sock:
+        sock.bind(("localhost", 0))
+        port = sock.getsockname()[1]
+
+    class Bot(FrameProcessor):  # answers after 1 s and 5 s of user audio with 2 s of TTS audio
+        def __init__(self):
+            super().__init__()
+            self.n = 0
+
+        async def process_frame(self, frame, direction):
+            await super().process_frame(frame, direction)
+            if isinstance(frame, InputAudioRawFrame):
+                self.n += 1
+                if self.n in (50, 250):
+                    self.create_task(self.say())
+                return
+            await self.push_frame(frame, direction)
+
+        async def say(self):
+            x = float32_to_pcm16(resample(trim(load_clip("espeak_reply_05"))[:32000], 16000, 24000))
+            await self.push_frame(TTSStartedFrame())
+            for i in range(0, len(x), 4800):
+                await self.push_frame(TTSAudioRawFrame(audio=x[i:i + 4800], sample_rate=24000, num_channels=1))
+            await self.push_frame(TTSStoppedFrame())
+
+    class Rec(BaseObserver):  # the observer's selection rule, recording each stamp
+        def __init__(self):
+            super().__init__()
+            self.push_ns: list[int] = []
+
+        async def on_push_frame(self, d):
+            if (isinstance(d.frame, OutputAudioRawFrame) and isinstance(d.source, BaseOutputTransport)
+                    and d.direction == FrameDirection.DOWNSTREAM):
+                self.push_ns.append(d.timestamp)
+
+    tr = SingleClientWebsocketServerTransport(SingleClientWebsocketServerParams(
+        audio_in_enabled=True, audio_out_enabled=True, serializer=ProtobufFrameSerializer()), port=port)
+    rec = Rec()
+    worker = PipelineWorker(Pipeline([tr.input(), Bot(), tr.output()]), observers=[rec], enable_rtvi=False,
+                            idle_timeout_secs=None,
+                            params=PipelineParams(audio_in_sample_rate=16000, audio_out_sample_rate=24000))
+    arrivals: list[int] = []
+
+    async def client():
+        await asyncio.sleep(1.0)
+        ser = ProtobufFrameSerializer()
+        async with websockets.connect(f"ws://localhost:{port}") as ws:
+            async def recv():
+                async for m in ws:
+                    f = await ser.deserialize(m)
+                    if f is not None and hasattr(f, "audio"):
+                        arrivals.append(time.monotonic_ns())
+
+            rt = asyncio.ensure_future(recv())
+            t0 = time.monotonic()
+            for k in range(400):  # 8 s of user audio (silence), in real time
+                d = t0 + k * 0.02 - time.monotonic()
+                if d > 0:
+                    await asyncio.sleep(d)
+                await ws.send(await ser.serialize(OutputAudioRawFrame(audio=bytes(640), sample_rate=16000,
+                                                                      num_channels=1)))
+            await asyncio.sleep(0.5)
+            rt.cancel()
+        await worker.queue_frame(EndFrame())
+
+    runner = WorkerRunner(handle_sigint=False)
+    await runner.add_workers(worker)
+    await asyncio.gather(runner.run(), client())
+    t0 = worker._clock._time  # SystemClock start, monotonic ns (private; this is a check script)
+    arr = [(a - t0) / 1e6 for a in arrivals]
+    push = [p / 1e6 for p in rec.push_ns]
+    interval = 40.0
+    play: list[float] = []  # a client that plays on arrival: chunk k starts at max(arrival, end of k−1)
+    for a in arr:
+        play.append(a if not play or a > play[-1] + interval else play[-1] + interval)
+    n = min(len(push), len(play))
+    d_play = [push[k] - play[k] for k in range(n)]
+    d_arr = [push[k] - arr[k] for k in range(n)]
+    return {"chunks": n, "push_minus_play_ms": d_play, "push_minus_arrival_ms": d_arr}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="per-frame figures only (no real-time runs)")
+    ap.add_argument("--no-websocket", action="store_true", help="skip the websocket stamp check")
     ap.add_argument("--repeats", type=int, default=2, help="real-time runs per setting (default 2)")
     ap.add_argument("--chunks", type=int, default=3000, help="20 ms chunks in the per-frame test (default 3000 = 60 s)")
     args = ap.parse_args()
@@ -266,6 +374,14 @@ def main() -> None:
         print(f"   {names[kind]} measured response latencies {rr['latencies_s']} s "
               f"(truth {[round(x, 3) for x in d.truth.response_latencies_s]}), dropped items {rr['dropped']},"
               f" judged windows {rr['judged']}")
+
+    if not args.no_websocket:
+        w = asyncio.run(websocket_stamp_check())
+        dp, da = w["push_minus_play_ms"], w["push_minus_arrival_ms"]
+        print(f"\n4. agent stamp vs a real websocket client (SingleClientWebsocketServerTransport, 40 ms chunks,"
+              f" {w['chunks']} chunks):")
+        print(f"   push − client play start: median {pct(dp, 50):+.2f} ms, p95 |Δ| {pct(np.abs(dp), 95):.2f} ms"
+              f"   (push − arrival: median {pct(da, 50):+.1f} ms: chunk k is sent one chunk before it plays)")
 
 
 if __name__ == "__main__":
