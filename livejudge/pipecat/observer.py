@@ -205,7 +205,8 @@ class LiveJudgeCore:
     worker thread that feeds a Session, sinks, display, the result file and event fan-out.
 
     Args:
-        judge: "acoustic" (CPU judge with the shipped prior head), a Judge, or None (timing only).
+        judge: "acoustic" (CPU judge with the shipped prior head), another ``load_judge`` kind,
+            a Judge, or None / "none" (timing only).
         config: SessionConfig.
         display: True / "auto" (rich meter on a TTY, plain lines otherwise), "rich", "plain",
             or False.
@@ -224,9 +225,12 @@ class LiveJudgeCore:
                  sinks: list | tuple = (), title: str = "pipecat") -> None:
         self.tap = (tap or TapConfig()).validate()
         if isinstance(judge, str):
-            from ..judge.judge import load_judge
+            if judge == "none":
+                judge = None
+            else:
+                from ..judge.judge import load_judge
 
-            judge = load_judge(judge)
+                judge = load_judge(judge)
         self.result_path = Path(result_path) if result_path is not None else None
         all_sinks = list(sinks)
         if events_path is not None:
@@ -313,10 +317,14 @@ class LiveJudgeCore:
             from ..ui.meter import make_display
 
             mode = "auto" if self._display_mode is True else str(self._display_mode)
-            self._display = make_display(self.session, title=self._title, mode=mode)
-            if self._display is not None:
-                self.session.add_sink(self._display)
-                self._display.start()
+            try:
+                self._display = make_display(self.session, title=self._title, mode=mode)
+                if self._display is not None:
+                    self.session.add_sink(self._display)
+                    self._display.start()
+            except Exception as exc:  # the call goes on without a display
+                self._display_mode = False
+                self.session._on_error(f"display {mode!r} failed to start: {exc}")
 
     def _handle(self, item: tuple) -> None:
         kind = item[0]
@@ -351,7 +359,12 @@ class LiveJudgeCore:
             if self.result_path is not None:
                 from ..report import write_json
 
-                write_json(doc, self.result_path)
+                try:
+                    write_json(doc, self.result_path)
+                except OSError as exc:
+                    msg = f"could not write the result to {self.result_path}: {exc}"
+                    self.session._on_error(msg)
+                    doc["errors"] = [*doc.get("errors", []), msg]
             self._final = doc
         finally:
             if self._display is not None:
