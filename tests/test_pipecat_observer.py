@@ -284,3 +284,31 @@ def test_display_plain_prints_the_live_events(capsys):
     lines = [x for x in out.splitlines() if x.startswith("[event]")]
     n_events = len(obs.result()["transitions"]) + len(obs.result()["barge_ins"])
     assert len(lines) >= n_events and any("latency" in x for x in lines)
+
+
+def test_metrics_and_speaking_frames_become_framework_events():
+    from pipecat.frames.frames import MetricsFrame, UserStoppedSpeakingFrame
+    from pipecat.metrics.metrics import TTFBMetricsData, TTFAMetricsData
+    from pipecat.observers.base_observer import FramePushed
+    from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+    p = FrameProcessor(name="tts")
+    obs = LiveJudgeObserver(judge=None)
+    m = MetricsFrame(data=[TTFBMetricsData(processor="tts", value=0.21),
+                           TTFAMetricsData(processor="tts", ttfa=0.3, ttfb=0.21, leading_silence=0.09)])
+    u = UserStoppedSpeakingFrame()
+    down = FrameDirection.DOWNSTREAM
+
+    async def go():
+        await obs.on_push_frame(FramePushed(p, p, m, down, 1_500_000_000, True))
+        await obs.on_push_frame(FramePushed(p, p, m, down, 1_600_000_000, False))  # a later hop: not again
+        await obs.on_push_frame(FramePushed(p, p, u, down, 2_000_000_000, True))
+        return await obs.close()
+
+    r = asyncio.run(go())
+    ev = r["framework_events"]
+    assert [e["kind"] for e in ev] == ["pipecat.MetricsFrame", "pipecat.UserStoppedSpeakingFrame"]
+    assert ev[0]["t_s"] == 1.5 and ev[1]["t_s"] == 2.0
+    assert ev[0]["metrics"][0] == {"metric": "TTFBMetricsData", "processor": "tts", "value": 0.21}
+    assert ev[0]["metrics"][1]["ttfa"] == 0.3 and ev[0]["metrics"][1]["leading_silence"] == 0.09
+    assert r["framework_comparison"]["metrics"]["TTFBMetricsData.value [tts]"] == {"count": 1, "mean_s": 0.21}
