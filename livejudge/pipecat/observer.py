@@ -606,6 +606,8 @@ class LiveJudgeObserver(BaseObserver):
     async def on_push_frame(self, data: FramePushed) -> None:
         """Cheap: classify the frame and queue a reference; all work happens off the loop."""
         frame = data.frame
+        if self._bridge.loop is None:  # added with worker.add_observer after setup
+            self._bridge.bind()
         if isinstance(frame, InputAudioRawFrame):
             if data.first_push:
                 self.core.put_audio("user", frame, data.timestamp)
@@ -614,8 +616,6 @@ class LiveJudgeObserver(BaseObserver):
                 self.core.put_audio("agent", frame, data.timestamp)
         elif isinstance(frame, NOTE_FRAMES):
             if data.first_push and (frame.broadcast_sibling_id is None or data.direction is _DOWN):
-                if self._bridge.loop is None:
-                    self._bridge.bind()
                 self.core.put_note(frame, data.timestamp)
         elif isinstance(frame, (EndFrame, CancelFrame)):
             if isinstance(data.source, BaseOutputTransport) and data.direction is _DOWN:
