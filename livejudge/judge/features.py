@@ -683,12 +683,17 @@ def filled_pauses(track: FrameTrack, voiced: np.ndarray, speech_level_db: float)
     return out
 
 
-def laughter_bouts(track: FrameTrack, nuclei: np.ndarray, voiced: np.ndarray) -> list[tuple[int, int]]:
+def laughter_bouts(track: FrameTrack, nuclei: np.ndarray, voiced: np.ndarray,
+                   speaker_f0_st: float | None = None, min_rise_st: float = 3.0) -> list[tuple[int, int]]:
     """Laughter-like bouts (HEURISTIC rule after Bachorowski, Smoski & Owren 2001).
 
     A bout is ≥ 4 consecutive syllable nuclei at 3–7 per second with regular spacing
     (coefficient of variation of the intervals < 0.15), voicing that breaks between every two
-    pulses (≥ 2 unvoiced frames: the aspirated "h" of "ha-ha") and dips of ≥ 6 dB between them.
+    pulses (≥ 2 unvoiced frames: the aspirated "h" of "ha-ha"), dips of ≥ 6 dB between them
+    and, when ``speaker_f0_st`` (the window's median F0, semitones re 100 Hz) is given, a median
+    F0 at the pulses at least ``min_rise_st`` above it (laughs are pitched well above the
+    speaker's speech, Bachorowski et al. 2001); without this last rule, the evenly timed
+    syllables of rule-based TTS read as laughter.
 
     Returns:
         [(first nucleus frame, last nucleus frame + 1), ...], non-overlapping.
@@ -716,7 +721,10 @@ def laughter_bouts(track: FrameTrack, nuclei: np.ndarray, voiced: np.ndarray) ->
             j += 1
         if j - i >= 3:
             ivs = np.diff(nuc[i:j + 1]) * HOP_S
-            if np.std(ivs) / np.mean(ivs) < 0.15:
+            st_p = semitones(track.f0_hz[nuc[i:j + 1]])
+            st_p = st_p[np.isfinite(st_p)]
+            high = speaker_f0_st is None or (len(st_p) >= 3 and float(np.median(st_p)) >= speaker_f0_st + min_rise_st)
+            if np.std(ivs) / np.mean(ivs) < 0.15 and high:
                 out.append((int(nuc[i]), int(nuc[j]) + 1))
                 i = j + 1
                 continue
@@ -989,7 +997,7 @@ def extract_features(
     extra["n_breaths"] = float(n_breath)
     n_filled = len(filled_pauses(track, voiced, speech_level))
     extra["n_filled_pauses"] = float(n_filled)
-    n_laugh = len(laughter_bouts(track, nuc, voiced))
+    n_laugh = len(laughter_bouts(track, nuc, voiced, speaker_f0_st=fs["f0_median_st"]))
     extra["n_laughs"] = float(n_laugh)
 
     # ---- pronunciation instability

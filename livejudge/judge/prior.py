@@ -169,10 +169,103 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m livejudge.judge.prior",
                                  description="Write the documented-prior head of the acoustic backbone.")
     ap.add_argument("out_dir", nargs="?", default=str(DEFAULT_DIR), help="output directory (default: %(default)s)")
+    ap.add_argument("--fit", action="store_true",
+                    help="write the variant whose classifier is fitted on the seen clips (needs an OUT_DIR)")
     args = ap.parse_args(argv)
+    if args.fit:
+        if Path(args.out_dir).resolve() == DEFAULT_DIR.resolve():
+            ap.error("--fit needs an OUT_DIR other than the shipped prior's directory")
+        head, cfg = fitted_head()
+        p = save_head(args.out_dir, head, cfg)
+        print(f"wrote {p} (provenance: trained classifier on the prior's ODL)")
+        return 0
     p = write_prior(args.out_dir)
     print(f"wrote {p} (provenance: prior, not trained)")
     return 0
+
+
+
+# --------------------------------------------------------------------------- fitted variant (issue 6, item 4)
+
+SEEN_HUMAN_CLIPS = ("librivox_austen_0870", "librivox_austen_0880", "librivox_austen_0890", "librivox_austen_0920",
+                    "librivox_austen_0930", "cmu_cards_005", "cmu_numbers", "cmu_goforward", "cmu_something",
+                    "cmu_cards_002")
+"""Human agent turns the fitted variant may see (the prior's measured references came from them too)."""
+SEEN_MACHINE_CLIPS = tuple(f"espeak_reply_0{i}" for i in range(1, 6)) + tuple(
+    f"espeak_austen_{k}" for k in ("0870", "0880", "0890", "0920", "0930"))
+"""Machine agent turns the fitted variant may see: the shipped espeak-ng clips only."""
+_USER_CLIPS = ("cmu_cards_001", "cmu_cards_003", "cmu_cards_004", "cmu_cards_005", "cmu_numbers", "cmu_goforward")
+
+
+def training_dialogues(n_per_class: int = 40, seed: int = 0):
+    """Labelled calls built from the SEEN clips only: (list of WindowSnapshot, labels 1/0).
+
+    Each call: 3 user→agent exchanges; agent turns drawn from ``SEEN_HUMAN_CLIPS`` or
+    ``SEEN_MACHINE_CLIPS``; the same gap (U(0.2, 1.2) s), noise floor (−70 … −50 dBFS) and
+    level (−30 … −18 dBFS) distributions for both classes, so timing and channel carry no label.
+    """
+    import numpy as np
+
+    from ..session import snapshot_of_call
+    from ..testing import DialogueBuilder, load_clip
+
+    rng = np.random.default_rng(seed)
+    windows, labels = [], []
+    for label, clips in ((1, SEEN_HUMAN_CLIPS), (0, SEEN_MACHINE_CLIPS)):
+        for _ in range(n_per_class):
+            b = DialogueBuilder(noise_dbfs=float(rng.uniform(-70, -50)), seed=int(rng.integers(1 << 30)))
+            level = float(rng.uniform(-30, -18))
+            for i, c in enumerate(rng.choice(clips, size=3, replace=False)):
+                b.user(str(rng.choice(_USER_CLIPS)), gap_s=float(rng.uniform(0.3, 0.9)) if i else None)
+                x = load_clip(str(c)).astype(np.float64)
+                x = x * (10 ** (level / 20) / (np.sqrt(np.mean(x ** 2)) + 1e-9))
+                b.agent(x.clip(-1, 1).astype(np.float32), gap_s=float(rng.uniform(0.2, 1.2)))
+            windows.append(snapshot_of_call(b.build().call))
+            labels.append(label)
+    return windows, np.array(labels)
+
+
+def fitted_head(n_per_class: int = 40, seed: int = 0) -> tuple[JudgeHead, HeadConfig]:
+    """The prior's readout + ODL with the classifier (and z statistics) FITTED on labels.
+
+    Uses ``livejudge.judge.train.train_head`` with labels only (no ratings exist): stage 1 is
+    skipped, so the ODL projection stays the prior's; stage 2 fits W_F and b on calls from
+    ``training_dialogues`` (seen clips; 20 % of them for early stopping).
+    """
+    import numpy as np
+
+    from .train import TrainConfig, train_head
+
+    prior, pcfg = prior_head()
+    windows, y = training_dialogues(n_per_class, seed)
+    bb = AcousticBackbone()
+    X = np.stack([e.vectors["features"] for e in bb.embed(windows)])
+    split = np.where(np.random.default_rng(seed + 7).random(len(y)) < 0.2, "val", "train")
+    res = train_head({"features": X}, None, y, split, init_head=prior,
+                     config=TrainConfig(seed=seed, progress=False, linear_epochs=3000, patience=200))
+    head = res.head
+    # Dimensions without signal have z ≡ 0 (zero ODL row), so ẑ ≡ 0 and their classifier weights
+    # never act; they stay at their random initialisation in train_head. Zero them so the
+    # checkpoint shows no weight where there is no signal (no output changes).
+    # The same holds for a dimension whose z did not vary over the training calls (e.g. no
+    # laughter-like bout in any of them): its weight was never fitted.
+    with torch.no_grad():
+        z_train = head.latent({"features": torch.as_tensor(X, dtype=torch.float32)})
+        dead = (head.odl.proj.weight.abs().sum(dim=1) == 0) | (z_train.std(dim=0) < 1e-6)
+        head.classifier.weight[:, dead] = 0.0
+    training = dict(res.summary)
+    training["method"] = ("classifier fitted with livejudge.judge.train.train_head on labels only (no ratings "
+                          "exist): the ODL projection, input normalisation and cut-points stay the documented "
+                          "prior's; z statistics and the classifier W_F, b are fitted")
+    training["data"] = (f"{len(y)} calls built by livejudge.judge.prior.training_dialogues(seed={seed}): agent turns "
+                        f"from the shipped clips {', '.join(SEEN_HUMAN_CLIPS)} (human) and {', '.join(SEEN_MACHINE_CLIPS)} "
+                        "(machine, espeak-ng); same gap/noise/level distributions for both classes")
+    training["prior"] = pcfg.training
+    training["unfitted_weights_zeroed"] = [d for d, z in zip(DIMENSION_IDS, dead.tolist()) if z]
+    cfg = pcfg.with_(name="acoustic-fitted", provenance="trained", training=training,
+                     notes="classifier fitted on labels (seen clips); ODL = documented prior. "
+                           "Regenerate: python -m livejudge.judge.prior --fit OUT_DIR")
+    return head, cfg
 
 
 if __name__ == "__main__":
