@@ -177,3 +177,22 @@ def test_training_dialogues_use_only_seen_clips_and_balanced_labels():
     assert len(windows) == 4 and y.tolist() == [1, 1, 0, 0]
     assert not set(P.SEEN_HUMAN_CLIPS) & {"librivox_two_cities"}
     assert all(c.startswith("espeak_") for c in P.SEEN_MACHINE_CLIPS)
+
+
+def test_per_turn_features_follow_each_agent_turn():
+    b = DialogueBuilder(seed=4)
+    gaps = [0.25, 1.4]
+    b.user("cmu_cards_005")
+    b.agent("librivox_austen_0870", gap_s=gaps[0])
+    b.user("cmu_numbers", gap_s=0.5)
+    b.agent("espeak_reply_02", gap_s=gaps[1])
+    d = b.build()
+    w = snapshot_of_call(d.call)
+    per = AcousticBackbone().turn_features(w)
+    assert len(per) == 2
+    for (turn, res), gap, truth in zip(per, gaps, [p for p in d.truth.placed if p.channel == "agent"]):
+        assert turn.onset_s == pytest.approx(truth.onset_s, abs=0.05)
+        assert res.values["response_latency_mean_s"] == pytest.approx(gap, abs=0.05)
+        assert res.voiced_s > 1.0
+    # the human turn's pitch varies more than the espeak turn's
+    assert per[0][1].values["f0_sd_st"] > per[1][1].values["f0_sd_st"]

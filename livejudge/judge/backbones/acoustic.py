@@ -15,6 +15,9 @@ transitions (response latency) and barge-ins (yield), and returns one ``Embeddin
 * ``features``: every measured value by name (NaN dropped), plus counts (turns, responses,
   nuclei, pauses, detected breaths/fillers/laughs) for display.
 
+``turn_features(window)`` gives the same features per agent turn (for reports; the judge reads
+the window vector).
+
 No weights; runs on one core (target ≤ 100 ms per 30 s window: benchmarks/judge_features_speed.py).
 """
 
@@ -23,6 +26,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+from ...events import Turn
 from ...window import WindowSnapshot
 from ..features import FEATURE_NAMES, FEATURES, FeatureResult, extract_features
 from .base import Embedding, Evidence
@@ -108,6 +112,30 @@ class AcousticBackbone:
                       "n_barge_ins": float(res.n_barge_ins), "n_units": float(res.n_units),
                       "n_period_pairs": float(res.n_periods)})
         return Embedding(vectors={"features": res.vector(impute=True)}, evidence=evidence, features=named), res
+
+    def turn_features(self, w: WindowSnapshot, margin_s: float = 0.3) -> list[tuple[Turn, FeatureResult]]:
+        """Per-turn features: each agent turn lying wholly inside the window, analysed on its own.
+
+        The turn's audio (plus ``margin_s`` either side, for breaths at its edges), its VAD
+        segments, the response transition that opened it and the user barge-ins during it.
+
+        Returns:
+            [(turn, FeatureResult), ...] in time order.
+        """
+        out = []
+        sr = w.sample_rate
+        for t in w.turns_of("agent"):
+            if t.onset_s < w.start_s or t.offset_s > w.end_s:
+                continue
+            a_s = max(w.start_s, t.onset_s - margin_s)
+            b_s = min(w.end_s, t.offset_s + margin_s)
+            x = w.agent[int(round((a_s - w.start_s) * sr)):int(round((b_s - w.start_s) * sr))]
+            segs = [s for s in w.segments_of("agent") if s.offset_s > t.onset_s and s.onset_s < t.offset_s]
+            trans = [tr for tr in w.transitions if tr.to_channel == "agent" and abs(tr.to_onset_s - t.onset_s) < 1e-6]
+            bis = [b for b in w.barge_ins if t.onset_s <= b.onset_s <= t.offset_s]
+            out.append((t, extract_features(x, start_s=a_s, segments=segs, turns=[t], transitions=trans,
+                                            barge_ins=bis)))
+        return out
 
     def embed(self, windows: Sequence[WindowSnapshot]) -> list[Embedding]:
         """Embed a batch of windows, one Embedding each, same order (see module docstring)."""
