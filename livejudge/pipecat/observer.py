@@ -53,7 +53,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal
