@@ -189,6 +189,9 @@ def test_cli_bad_input_exit_2(tmp_path):
     m.write_text('{"audio": "nowhere.wav"}\n')
     code, msg = run_cli("train", m, "--out", tmp_path / "h", "--no-progress")
     assert code == 2 and "line 1: 'audio' file not found" in msg and "\n" not in msg
+    from livejudge.cli import main  # the real entry point registers these subcommands
+
+    assert main(["train", str(m), "--out", str(tmp_path / "h"), "--no-progress"]) == 2
     good = clip_manifest(tmp_path)
     code, msg = run_cli("eval", good, "--head", tmp_path / "nohead", "--no-progress")
     assert code == 2 and "head directory not found" in msg

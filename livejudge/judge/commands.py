@@ -25,7 +25,21 @@ BACKBONE_KINDS = ("acoustic", "qwen-omni")
 
 
 class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    pass
+    """Shows defaults, except for required options and options without a default."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default is None or action.required or action.default is False:
+            return action.help or ""
+        return super()._get_help_string(action)
+
+
+MANIFEST_HELP = """manifest (JSONL, one call per line; paths relative to the manifest):
+  {"audio": "calls/a.wav", "user_channel": 0, "agent_channel": 1,
+   "ratings": {"rhythm": 2, "intonation": 1}, "label": "machine", "split": "train", "kind": "hm"}
+  {"user": "b_user.wav", "agent": "b_agent.wav", "label": "human", "split": "val", "kind": "hh"}
+  audio: stereo file (channels as given, default 0/1) or mono file (the responder's side alone);
+  ratings: dimension id -> 1..5 (any subset; missing = not rated); label: human | machine;
+  split: train | val | test (default train); kind: free tag for per-kind accuracy."""
 
 
 def _cli_error(message: str) -> Exception:
@@ -77,6 +91,7 @@ def register(subparsers: Any) -> None:
     d = TrainConfig()
     p = subparsers.add_parser(
         "train", help="fit a judge head (ODL + classifier) on a manifest of calls", formatter_class=_Formatter,
+        epilog=MANIFEST_HELP,
         description="Two-stage training as in seed 000 §6.2.1: stage 1 fits the readout + ODL to the 1–5 "
                     "ratings, stage 2 the linear classifier on the frozen latent scores. Adam, Table 19 "
                     "defaults, early stopping on the manifest's 'val' rows.\n"
@@ -84,7 +99,7 @@ def register(subparsers: Any) -> None:
                     "acoustic backbone's few features need ~1e-3 (--odl-lr) or many more epochs.\n"
                     "Example: livejudge train calls.jsonl --backbone acoustic --out heads/mine "
                     "--init-head livejudge/judge/heads/acoustic-prior --odl-lr 1e-3")
-    p.add_argument("manifest", metavar="MANIFEST", help="JSONL, one call per line (see docs)")
+    p.add_argument("manifest", metavar="MANIFEST", help="JSONL, one call per line (format below)")
     p.add_argument("--backbone", default="acoustic", choices=BACKBONE_KINDS, help="backbone to embed the calls")
     p.add_argument("--out", required=True, metavar="HEAD_DIR", help="directory to write the trained head to")
     p.add_argument("--init-head", default=None, metavar="DIR",
@@ -92,7 +107,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--readout", default=None, choices=READOUTS,
                    help="readout (default: fused for qwen-omni, features for acoustic, or the init head's)")
     p.add_argument("--name", default=None, help="head name in its config (default: the --out folder name)")
-    p.add_argument("--version", dest="head_version", default="1", help="head version string")
+    p.add_argument("--head-version", default="1", help="version string stored in the head's config")
     p.add_argument("--epochs", type=int, default=None, help="maximum epochs for both stages (overrides the two below)")
     p.add_argument("--odl-epochs", type=int, default=d.odl_epochs, help="maximum stage-1 epochs")
     p.add_argument("--linear-epochs", type=int, default=d.linear_epochs, help="maximum stage-2 epochs")
@@ -112,11 +127,12 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser(
         "eval", help="score a judge head on a manifest of calls", formatter_class=_Formatter,
+        epilog=MANIFEST_HELP,
         description="Per-dimension exact / grouped (1–2, 3, 4–5) / ±1 accuracy (seed 000 Table 21), "
                     "human-vs-machine accuracy per kind and overall, ROC-AUC (Table 4). The backbone is "
                     "the one the head was built for; evidence gating is applied as in the live judge.\n"
                     "Example: livejudge eval calls.jsonl --head heads/mine --json eval.json")
-    p.add_argument("manifest", metavar="MANIFEST", help="JSONL, one call per line")
+    p.add_argument("manifest", metavar="MANIFEST", help="JSONL, one call per line (format below)")
     p.add_argument("--head", required=True, metavar="HEAD_DIR", help="head checkpoint directory")
     p.add_argument("--split", default="all", choices=("all", "train", "val", "test"),
                    help="which manifest rows to evaluate")
