@@ -25,7 +25,9 @@ Timing conditions (``--timing``):
     human mean latency 742 ms, S2S means 959–2724 ms).
 Both classes get the same random noise floor (−70 … −50 dBFS) and level (−30 … −18 dBFS RMS).
 
-Run:  python benchmarks/judge_validity.py [--timing voice|published] [--head DIR] [--seed 0]
+``--telephone`` passes every agent turn (both classes) through an 8 kHz channel.
+
+Run:  python benchmarks/judge_validity.py [--timing voice|published] [--head DIR] [--seed 0] [--telephone]
 """
 
 from __future__ import annotations
@@ -200,8 +202,14 @@ def seen_machine() -> list[Agent]:
                   + [load_clip(f"espeak_austen_{k}") for k in ("0870", "0890", "0920")])]
 
 
-def build_dialogue(agent: Agent, k: int, rng: np.random.Generator, timing: str, n_turns: int = 3):
-    """One call: n_turns user→agent exchanges; returns the DialogueBuilder's Dialogue."""
+def build_dialogue(agent: Agent, k: int, rng: np.random.Generator, timing: str, n_turns: int = 3,
+                   telephone: bool = False):
+    """One call: n_turns user→agent exchanges; returns the DialogueBuilder's Dialogue.
+
+    ``telephone``: the agent's turns pass through 8 kHz (resampled down and up: 4 kHz band), as
+    on a phone line, for both classes.
+    """
+    from livejudge.audio import resample
     from livejudge.testing import DialogueBuilder
 
     b = DialogueBuilder(noise_dbfs=float(rng.uniform(-70, -50)), seed=int(rng.integers(1 << 30)))
@@ -215,6 +223,8 @@ def build_dialogue(agent: Agent, k: int, rng: np.random.Generator, timing: str, 
         else:
             gap = rng.uniform(0.2, 1.2)
         y = np.asarray(x, dtype=np.float32)
+        if telephone:
+            y = resample(resample(y, 16000, 8000), 8000, 16000)
         rms = float(np.sqrt(np.mean(y.astype(np.float64) ** 2)) + 1e-9)
         b.agent((y * (10 ** (level / 20) / rms)).clip(-1, 1).astype(np.float32), gap_s=float(gap))
     return b.build()
@@ -232,7 +242,8 @@ def roc_auc(scores: np.ndarray, labels: np.ndarray) -> float:
     return float((gt + 0.5 * eq) / (len(pos) * len(neg)))
 
 
-def corpus(seed: int, timing: str, dialogues_per_human: int = 4, dialogues_per_machine: int = 2):
+def corpus(seed: int, timing: str, dialogues_per_human: int = 4, dialogues_per_machine: int = 2,
+           telephone: bool = False):
     """(list of (agent, Dialogue), skipped) for every agent of the corpus."""
     rng = np.random.default_rng(seed)
     with tempfile.TemporaryDirectory() as td:
@@ -243,7 +254,7 @@ def corpus(seed: int, timing: str, dialogues_per_human: int = 4, dialogues_per_m
     for a in agents:
         n = dialogues_per_human if a.human else dialogues_per_machine
         for k in range(n):
-            items.append((a, build_dialogue(a, k, rng, timing)))
+            items.append((a, build_dialogue(a, k, rng, timing, telephone=telephone)))
     return items, skipped_tts + skipped_h
 
 
@@ -253,13 +264,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="gap distributions of the two classes (default: %(default)s, same for both)")
     ap.add_argument("--head", default=None, help="head directory (default: the shipped acoustic-prior)")
     ap.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
+    ap.add_argument("--telephone", action="store_true", help="pass every agent turn through an 8 kHz channel")
     args = ap.parse_args(argv)
     from livejudge.judge.judge import load_judge, top_contributors
     from livejudge.session import snapshot_of_call
 
     judge = load_judge("acoustic", head=args.head)
-    items, skipped = corpus(args.seed, args.timing)
-    print(f"judge: {judge.info()['summary']}; timing condition: {args.timing}; seed {args.seed}")
+    items, skipped = corpus(args.seed, args.timing, telephone=args.telephone)
+    print(f"judge: {judge.info()['summary']}; timing condition: {args.timing}; seed {args.seed}"
+          + ("; agent audio through an 8 kHz channel" if args.telephone else ""))
     if skipped:
         print("skipped (not installed):", ", ".join(skipped))
     rows = []
