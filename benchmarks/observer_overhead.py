@@ -17,8 +17,11 @@
 4. The agent stamp against a real client: Pipecat's SingleClientWebsocketServerTransport and
    a websocket client in this process; the output transport's push time of each chunk vs
    the time a client that plays on arrival starts playing it.
+5. The example agent's own latency, as Pipecat's UserBotLatencyObserver reports it, without
+   and with LiveJudgeObserver (examples/pipecat_embed.py, real time, ~30 s a run).
 
-Run:  HF_HUB_OFFLINE=1 python benchmarks/observer_overhead.py [--quick]
+Run:  HF_HUB_OFFLINE=1 python benchmarks/observer_overhead.py [--quick] [--repeats N] [--example-runs N]
+(about 4 minutes with the defaults; --quick: sections 1–2 only, seconds)
 """
 
 from __future__ import annotations
@@ -313,9 +316,45 @@ async def websocket_stamp_check() -> dict:
     return {"chunks": n, "push_minus_play_ms": d_play, "push_minus_arrival_ms": d_arr}
 
 
+# ------------------------------------------------------------------ 5. the example agent's own latency
+def example_agent_latency(runs: int) -> dict:
+    """examples/pipecat_embed.py (Silero VAD, reply bot, reactive caller) with Pipecat's own
+    UserBotLatencyObserver, without and with LiveJudgeObserver (+ acoustic judge)."""
+    import importlib.util
+    from pathlib import Path
+
+    from pipecat.observers.user_bot_latency_observer import UserBotLatencyObserver
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "pipecat_embed.py"
+    spec = importlib.util.spec_from_file_location("pipecat_embed", path)
+    ex = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ex)
+    args = ex.build_parser().parse_args(["--display", "none"])
+    out: dict = {False: [], True: []}
+    fw_vs_audio = []
+    for _ in range(runs):
+        for with_lj in (False, True):
+            lat = UserBotLatencyObserver()
+
+            @lat.event_handler("on_latency_measured")
+            async def on_latency(_obs, latency, _acc=out[with_lj]):
+                _acc.append(float(latency) * 1000)
+
+            import contextlib
+            import io
+
+            with contextlib.redirect_stdout(io.StringIO()):
+                res = asyncio.run(ex.run(args, livejudge=with_lj, observers=(lat,)))
+            if res is not None:
+                fw_vs_audio.append(res["framework_comparison"]["response_latency"]["text"])
+    return {"without_ms": out[False], "with_ms": out[True], "texts": fw_vs_audio}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="per-frame figures only (no real-time runs)")
+    ap.add_argument("--example-runs", type=int, default=1,
+                    help="runs of the example agent per setting for section 5 (0 = skip; ~30 s each)")
     ap.add_argument("--no-websocket", action="store_true", help="skip the websocket stamp check")
     ap.add_argument("--repeats", type=int, default=2, help="real-time runs per setting (default 2)")
     ap.add_argument("--chunks", type=int, default=3000, help="20 ms chunks in the per-frame test (default 3000 = 60 s)")
@@ -382,6 +421,16 @@ def main() -> None:
               f" {w['chunks']} chunks):")
         print(f"   push − client play start: median {pct(dp, 50):+.2f} ms, p95 |Δ| {pct(np.abs(dp), 95):.2f} ms"
               f"   (push − arrival: median {pct(da, 50):+.1f} ms: chunk k is sent one chunk before it plays)")
+
+    if args.example_runs > 0:
+        e = example_agent_latency(args.example_runs)
+        wo, wi = e["without_ms"], e["with_ms"]
+        print(f"\n5. the example agent's own latency (Pipecat UserBotLatencyObserver), {args.example_runs} run(s) each:")
+        print(f"   without livejudge: n={len(wo)} mean {np.mean(wo):.1f} ms  p50 {pct(wo, 50):.1f} ms")
+        print(f"   with livejudge   : n={len(wi)} mean {np.mean(wi):.1f} ms  p50 {pct(wi, 50):.1f} ms"
+              f"   difference of means {np.mean(wi) - np.mean(wo):+.1f} ms")
+        for t in e["texts"]:
+            print(f"   livejudge on the same calls: {t}")
 
 
 if __name__ == "__main__":

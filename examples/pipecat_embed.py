@@ -166,7 +166,9 @@ async def caller(inp: ScriptedInputTransport, out: PacedOutputTransport, clock: 
     print(f"caller done after {time.perf_counter() - t0:.1f} s", file=sys.stderr)
 
 
-async def run(args) -> dict:
+async def run(args, livejudge: bool = True, observers: tuple = ()) -> dict | None:
+    """Run the bot with a caller; returns the livejudge result (None with ``livejudge=False``,
+    which the overhead benchmark uses as its baseline; ``observers`` are added as well)."""
     clock = RealClock()
     inp = ScriptedInputTransport(args.in_rate)
     vad = VADProcessor(vad_analyzer=SileroVADAnalyzer(params=VADParams(stop_secs=args.vad_stop_s)))
@@ -174,29 +176,29 @@ async def run(args) -> dict:
     out = PacedOutputTransport(clock, args.out_rate)
     pipeline = Pipeline([inp, vad, bot, out])
 
-    # ---- the one line that adds livejudge --------------------------------------------
-    observer = LiveJudgeObserver(judge=None if args.judge == "none" else args.judge,
-                                 config=SessionConfig(interval_s=2.0),
-                                 display=False if args.display == "none" else args.display,
-                                 result_path=args.result, events_path=args.events)
-    worker = PipelineWorker(pipeline, observers=[observer], clock=clock, enable_rtvi=False,
-                            idle_timeout_secs=None,
+    observers = list(observers)
+    if livejudge:
+        # ---- the one line that adds livejudge (to the worker's observers) ---------------
+        observers.insert(0, LiveJudgeObserver(judge=args.judge, config=SessionConfig(interval_s=2.0),
+                                              display=False if args.display == "none" else args.display,
+                                              result_path=args.result, events_path=args.events))
+        # ---------------------------------------------------------------------------------
+
+        @observers[0].event_handler("on_transition")
+        async def on_transition(obs, t):
+            if t.is_response and args.display == "none":
+                print(f"  response latency {t.gap_s * 1000:.0f} ms (audio)")
+
+    worker = PipelineWorker(pipeline, observers=observers, clock=clock, enable_rtvi=False, idle_timeout_secs=None,
                             params=PipelineParams(audio_in_sample_rate=args.in_rate,
                                                   audio_out_sample_rate=args.out_rate))
-    # -------------------------------------------------------------------------------------
-
-    @observer.event_handler("on_transition")
-    async def on_transition(obs, t):
-        if t.is_response and args.display == "none":
-            print(f"  response latency {t.gap_s * 1000:.0f} ms (audio)")
-
     runner = WorkerRunner(handle_sigint=True)
     await runner.add_workers(worker)
     await asyncio.gather(runner.run(), caller(inp, out, clock, args.in_rate, worker))
-    return observer.result()
+    return observers[0].result() if livejudge else None
 
 
-def main(argv=None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--judge", default="acoustic", help="acoustic | none (default acoustic)")
     ap.add_argument("--display", default="auto", help="auto | rich | plain | none (default auto)")
@@ -208,7 +210,11 @@ def main(argv=None) -> int:
     ap.add_argument("--vad-stop-s", type=float, default=0.4, help="Silero stop_secs (default 0.4)")
     ap.add_argument("--max-reply-s", type=float, default=3.0, help="reply clip length cap (default 3.0)")
     ap.add_argument("--verbose", action="store_true", help="keep Pipecat's debug log")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
     if not args.verbose:
         logger.remove()
         logger.add(sys.stderr, level="WARNING")
