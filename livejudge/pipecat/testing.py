@@ -19,7 +19,11 @@ Pieces (all real Pipecat processors, run by a real ``PipelineWorker``):
   advances time in ``tick_s`` steps and lets the event loop settle in between, so a 15 s
   conversation runs in about a second and every push timestamp is exact and deterministic.
   Pipecat parts that read wall time (``time.time()``: bot-speaking frame periods, VAD frame
-  ``timestamp`` fields) still see real time; livejudge only uses push timestamps.
+  ``timestamp`` fields) still see real time; livejudge only uses push timestamps. Work that
+  Pipecat sends to a thread pool (Silero's analyzer) must run inline (``InlineExecutor``)
+  or virtual time runs on without it.
+* ``run_scripted`` wires them into a ``PipelineWorker`` and can add bunching, push jitter
+  and a stall, to test robustness.
 """
 
 from __future__ import annotations
