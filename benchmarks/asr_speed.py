@@ -4,7 +4,7 @@ Target (issue 6): ASR keeps up with real time on 2 cores, i.e. the per-turn comp
 turn's duration (real-time factor, RTF) stays below 1 in aggregate, so the single worker never
 falls behind a talking agent.
 
-Run:  python benchmarks/asr_speed.py [--threads 2] [--model DIR] [--no-prompt] [--live]
+Run:  python benchmarks/asr_speed.py [--cores 2] [--threads 1] [--model DIR] [--no-prompt] [--live]
 
 Prints, per clip (each clip = one turn): duration, compute time, RTF, WER against the known
 transcript (Austen clips: livejudge/data/audio/README.md; espeak clips: make_machine.sh), and the
@@ -13,7 +13,7 @@ aggregate RTF, filler retention with and without the filler prompt (when espeak-
 render fillers), and the text-feature time for one window's transcripts.
 ``--live`` also streams the 60 s example dialogue through a Session in real time and reports
 turns dropped and the delay from a turn's end to its transcript.
-The process is pinned to ``--threads`` cores (Linux).
+The process is pinned to ``--cores`` cores (Linux); Whisper uses ``--threads`` of them.
 """
 
 from __future__ import annotations
@@ -55,13 +55,14 @@ FILLER_SENTENCES = (
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--threads", type=int, default=2, help="cores and CTranslate2 threads (default: %(default)s)")
+    ap.add_argument("--cores", type=int, default=2, help="cores the process may use (default: %(default)s)")
+    ap.add_argument("--threads", type=int, default=1, help="CTranslate2 threads (default: %(default)s, as ASRConfig)")
     ap.add_argument("--model", default=None, help="local faster-whisper model directory (default: env or bundled)")
     ap.add_argument("--no-prompt", action="store_true", help="decode without the filler prompt")
     ap.add_argument("--live", action="store_true", help="also stream the 60 s example dialogue in real time")
     args = ap.parse_args()
     if hasattr(os, "sched_setaffinity"):
-        cpus = sorted(os.sched_getaffinity(0))[: args.threads]
+        cpus = sorted(os.sched_getaffinity(0))[: args.cores]
         os.sched_setaffinity(0, set(cpus))
 
     import numpy as np
@@ -77,7 +78,7 @@ def main() -> int:
     model_dir = find_whisper_model(args.model)
     t0 = time.perf_counter()
     whisper = load_whisper(model_dir, cfg)
-    print(f"model {model_dir}  load {time.perf_counter() - t0:.2f} s  threads {args.threads}  "
+    print(f"model {model_dir}  load {time.perf_counter() - t0:.2f} s  cores {args.cores}  threads {args.threads}  "
           f"prompt {cfg.initial_prompt!r}")
     tr = WhisperTranscriber(config=cfg, whisper=whisper)
     warm = load_clip("cmu_cards_001")

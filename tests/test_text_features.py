@@ -113,6 +113,27 @@ def test_vector_has_fixed_order_and_dtype():
         assert f.dimension in ("",) + DIMENSION_IDS and f.spread > 0 and f.source
 
 
+def test_gate_imputes_features_of_dimensions_below_their_minimum():
+    # KNOWN: 40 words (< 50 for fillers/hedges, ≥ 40 for written style), 2 turns (≥ 2)
+    names, v = tf.text_feature_vector(KNOWN, impute=True, gate=True)
+    _, raw = tf.text_feature_vector(KNOWN)
+    centre = {f.name: f.centre for f in tf.TEXT_FEATURES}
+    for n, gated_now in (("filler_rate_per_100w", True), ("hedge_rate_per_100w", True),
+                         ("self_correction_rate_per_100w", True), ("sycophancy_per_turn", False),
+                         ("list_markers_per_turn", False), ("formal_rate_per_100w", False),
+                         ("sentiment_compound_sd", False)):
+        i = names.index(n)
+        assert v[i] == pytest.approx(centre[n] if gated_now else raw[i]), n
+
+
+def test_without_a_language_identifier_code_switching_says_why(monkeypatch):
+    monkeypatch.setattr(tf, "langid_available", lambda: False)
+    a = tf.analyse_text(KNOWN)
+    assert a.evidence["code_switching"].amount == 0 and "py3langid" in a.evidence["code_switching"].reason
+    assert math.isnan(a.values["language_switch_rate"])
+    assert a.values["hedge_rate_per_100w"] == pytest.approx(5.0)  # the rest is unaffected
+
+
 def test_bad_input_is_named():
     with pytest.raises(TypeError, match="TurnTranscript"):
         tf.analyse_text(["just a string"])

@@ -472,6 +472,10 @@ TEXT_EVIDENCE_UNIT: dict[str, str] = {
     "written_style_expression": "words", "textual_sentiment": "turns", "code_switching": "turns",
 }
 
+GATE_DIMENSION: dict[str, str] = {f.name: f.dimension or "textual_sentiment" for f in TEXT_FEATURES}
+"""Dimension whose evidence gates each feature in ``TextAnalysis.vector(gate=True)`` (the
+descriptive sentiment mean goes with textual_sentiment)."""
+
 GATED_REASONS: dict[str, str] = {
     "memory_consistency": "needs the user's turns and semantic tracking of facts across turns; "
                           "word lists cannot tell a forgotten fact (no honest text signal here)",
@@ -507,10 +511,21 @@ class TextAnalysis:
     counts: dict[str, float] = field(default_factory=dict)
     languages: tuple[str, ...] = ()
 
-    def vector(self, impute: bool = False) -> np.ndarray:
-        """float32, shape (len(TEXT_FEATURE_NAMES),), in ``TEXT_FEATURE_NAMES`` order; with
-        ``impute`` NaNs become the features' centres (neutral for a prior head)."""
+    def vector(self, impute: bool = False, gate: bool = False) -> np.ndarray:
+        """float32, shape (len(TEXT_FEATURE_NAMES),), in ``TEXT_FEATURE_NAMES`` order.
+
+        Args:
+            impute: NaNs become the features' centres (neutral for a prior head).
+            gate: a feature whose dimension's evidence is below ``TEXT_EVIDENCE_MIN``
+                (``GATE_DIMENSION``) becomes NaN first (so, with ``impute``, its centre): a
+                rate from 12 words then adds nothing to a dimension that also has other evidence.
+        """
         v = np.array([self.values[n] for n in TEXT_FEATURE_NAMES], dtype=np.float32)
+        if gate:
+            for i, n in enumerate(TEXT_FEATURE_NAMES):
+                dim = GATE_DIMENSION[n]
+                if gated(self.evidence[dim], dim):
+                    v[i] = np.nan
         if impute:
             centres = np.array([f.centre for f in TEXT_FEATURES], dtype=np.float32)
             v = np.where(np.isfinite(v), v, centres).astype(np.float32)
@@ -633,14 +648,15 @@ def text_evidence(transcripts: Sequence[TurnTranscript], channel: str = "agent")
 
 
 def text_feature_vector(transcripts: Sequence[TurnTranscript], channel: str = "agent",
-                        impute: bool = False) -> tuple[tuple[str, ...], np.ndarray]:
+                        impute: bool = False, gate: bool = False) -> tuple[tuple[str, ...], np.ndarray]:
     """The text features as a fixed-order vector a head can consume.
 
     Returns:
         (``TEXT_FEATURE_NAMES``, float32 array of shape (11,)) with values in each feature's
-        unit; NaN where not measurable, or the feature's centre when ``impute``.
+        unit; NaN where not measurable (or below its dimension's evidence minimum when
+        ``gate``), replaced by the feature's centre when ``impute``. See ``TextAnalysis.vector``.
     """
-    return TEXT_FEATURE_NAMES, analyse_text(transcripts, channel).vector(impute=impute)
+    return TEXT_FEATURE_NAMES, analyse_text(transcripts, channel).vector(impute=impute, gate=gate)
 
 
 def warm_up() -> None:
@@ -661,7 +677,7 @@ def gated(evidence: Evidence, dimension: str) -> bool:
 
 
 __all__ = [
-    "GATED_REASONS", "TEXT_EVIDENCE_MIN", "TEXT_EVIDENCE_UNIT", "TEXT_FEATURES", "TEXT_FEATURE_NAMES",
+    "GATE_DIMENSION", "GATED_REASONS", "TEXT_EVIDENCE_MIN", "TEXT_EVIDENCE_UNIT", "TEXT_FEATURES", "TEXT_FEATURE_NAMES",
     "TextAnalysis", "analyse_text", "count_fillers", "count_formal", "count_hedges", "count_list_markers",
     "count_self_corrections", "count_words", "identify_language", "sentences", "sentiment_compound",
     "sentiment_mismatch", "sycophancy_matches", "text_evidence", "text_feature_vector", "tokens", "warm_up",
