@@ -65,7 +65,6 @@ def main() -> int:
         cpus = sorted(os.sched_getaffinity(0))[: args.cores]
         os.sched_setaffinity(0, set(cpus))
 
-    import numpy as np
     import soundfile as sf
 
     from livejudge.audio import SAMPLE_RATE, resample

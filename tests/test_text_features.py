@@ -117,13 +117,16 @@ def test_gate_imputes_features_of_dimensions_below_their_minimum():
     # KNOWN: 40 words (< 50 for fillers/hedges, ≥ 40 for written style), 2 turns (≥ 2)
     names, v = tf.text_feature_vector(KNOWN, impute=True, gate=True)
     _, raw = tf.text_feature_vector(KNOWN)
-    centre = {f.name: f.centre for f in tf.TEXT_FEATURES}
+    spec = {f.name: f for f in tf.TEXT_FEATURES}
     for n, gated_now in (("filler_rate_per_100w", True), ("hedge_rate_per_100w", True),
                          ("self_correction_rate_per_100w", True), ("sycophancy_per_turn", False),
                          ("list_markers_per_turn", False), ("formal_rate_per_100w", False),
                          ("sentiment_compound_sd", False)):
-        i = names.index(n)
-        assert v[i] == pytest.approx(centre[n] if gated_now else raw[i]), n
+        i, f = names.index(n), spec[n]
+        lo, hi = f.centre - 3 * f.spread, f.centre + 3 * f.spread  # CLIP_SPREADS = 3
+        assert v[i] == pytest.approx(f.centre if gated_now else min(max(raw[i], lo), hi), abs=1e-6), n
+    # sycophancy 2.0 per turn lies beyond centre 0.5 + 3 × 0.4: clipped like the acoustic features
+    assert v[names.index("sycophancy_per_turn")] == pytest.approx(0.5 + 3 * 0.4)
 
 
 def test_without_a_language_identifier_code_switching_says_why(monkeypatch):

@@ -54,7 +54,7 @@ import numpy as np
 
 from ..events import TurnTranscript
 from .backbones.base import Evidence
-from .features import FeatureSpec
+from .features import CLIP_SPREADS, FeatureSpec
 
 # --------------------------------------------------------------------------- tokens
 
@@ -515,7 +515,9 @@ class TextAnalysis:
         """float32, shape (len(TEXT_FEATURE_NAMES),), in ``TEXT_FEATURE_NAMES`` order.
 
         Args:
-            impute: NaNs become the features' centres (neutral for a prior head).
+            impute: NaNs become the features' centres (neutral for a prior head) and values are
+                clipped to centre ± ``CLIP_SPREADS`` spreads, as the acoustic features are
+                (``livejudge.judge.features.FeatureResult.vector``).
             gate: a feature whose dimension's evidence is below ``TEXT_EVIDENCE_MIN``
                 (``GATE_DIMENSION``) becomes NaN first (so, with ``impute``, its centre): a
                 rate from 12 words then adds nothing to a dimension that also has other evidence.
@@ -528,7 +530,9 @@ class TextAnalysis:
                     v[i] = np.nan
         if impute:
             centres = np.array([f.centre for f in TEXT_FEATURES], dtype=np.float32)
-            v = np.where(np.isfinite(v), v, centres).astype(np.float32)
+            spreads = np.array([f.spread for f in TEXT_FEATURES], dtype=np.float32)
+            v = np.where(np.isfinite(v), v, centres)
+            v = np.clip(v, centres - CLIP_SPREADS * spreads, centres + CLIP_SPREADS * spreads).astype(np.float32)
         return v
 
 
