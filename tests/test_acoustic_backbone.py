@@ -156,6 +156,8 @@ def test_fitted_head_keeps_the_prior_odl_and_fits_only_the_classifier():
     for k, d in enumerate(DIMENSION_IDS):
         if d in cfg.training["unfitted_weights_zeroed"]:
             assert float(wm[k]) == 0.0, d
+    # sign constraint: no human-like score counts as machine evidence
+    assert torch.all(wm <= 0)
     # the dimensions with published human-vs-machine gaps kept their direction after fitting
     for d in ("intonation", "rhythm", "pronunciation_instability"):
         assert float(wm[DIMENSION_IDS.index(d)]) < 0, d

@@ -230,7 +230,9 @@ def fitted_head(n_per_class: int = 40, seed: int = 0) -> tuple[JudgeHead, HeadCo
 
     Uses ``livejudge.judge.train.train_head`` with labels only (no ratings exist): stage 1 is
     skipped, so the ODL projection stays the prior's; stage 2 fits W_F and b on calls from
-    ``training_dialogues`` (seen clips; 20 % of them for early stopping).
+    ``training_dialogues`` (seen clips; 20 % of them for early stopping). Afterwards, weights
+    that were never fitted (z constant) and weights whose sign would count a human-like score
+    as machine evidence are set to 0 (both listed in the config's ``training``).
     """
     import numpy as np
 
@@ -262,6 +264,15 @@ def fitted_head(n_per_class: int = 40, seed: int = 0) -> tuple[JudgeHead, HeadCo
                         "(machine, espeak-ng); same gap/noise/level distributions for both classes")
     training["prior"] = pcfg.training
     training["unfitted_weights_zeroed"] = [d for d, z in zip(DIMENSION_IDS, dead.tolist()) if z]
+    # Sign constraint (interpretability, seed 000 App. E.7 reads c_k as evidence): a human-like
+    # score must not count as machine evidence. A fitted weight whose sign says otherwise is a
+    # correlate of the few seen clips (e.g. their recording noise), not of the dimension: zero it.
+    with torch.no_grad():
+        w_m = head.machine_weight()
+        wrong = w_m > 0
+        head.classifier.weight[:, wrong] = 0.0
+    training["sign_constrained_zeroed"] = {d: round(float(w), 4) for d, w, b in
+                                           zip(DIMENSION_IDS, w_m.tolist(), wrong.tolist()) if b}
     cfg = pcfg.with_(name="acoustic-fitted", provenance="trained", training=training,
                      notes="classifier fitted on labels (seen clips); ODL = documented prior. "
                            "Regenerate: python -m livejudge.judge.prior --fit OUT_DIR")
