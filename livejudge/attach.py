@@ -29,6 +29,7 @@ from .runner import (
     add_session_args,
     events_sink,
     judge_from_args,
+    transcriber_from_args,
     run_session,
     session_config,
 )
@@ -189,7 +190,10 @@ def _run_call(args: argparse.Namespace, url: str, source, *, title: str, extra_i
             "channels": {"user": "sent (microphone or --input-wav)", "agent": "received from the websocket"},
             "kind": "attach", "url": url, "protocol": args.protocol, "playback": output is not None,
             **(extra_info or {})}
-    session = Session(session_config(args, "live"), judge=judge, sinks=sinks, info=info)
+    transcriber = transcriber_from_args(args)
+    info["asr"] = transcriber is not None
+    session = Session(session_config(args, "live"), judge=judge, sinks=sinks, info=info,
+                      transcriber=transcriber)
     client = AttachClient(session, config, lambda: make_protocol(args.protocol, args.in_rate), source,
                           output=output, recorder=recorder)
 

@@ -23,6 +23,7 @@ from .runner import (
     judge_from_args,
     run_session,
     session_config,
+    transcriber_from_args,
 )
 
 # Modules that add their own subcommands with ``register(subparsers)``.
@@ -79,7 +80,9 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
     info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels,
             "kind": "replay" if speed is not None else "score",
             "file": args.file, "speed": "max" if speed is None else speed}
-    session = Session(config, judge=judge, sinks=sinks, info=info)
+    transcriber = transcriber_from_args(args)
+    info["asr"] = transcriber is not None
+    session = Session(config, judge=judge, sinks=sinks, info=info, transcriber=transcriber)
     title = f"{info['kind']} {Path(args.file).name if args.file else Path(args.user).name + ' + ' + Path(args.agent).name}"
 
     def body(stop) -> None:

@@ -10,6 +10,7 @@ Keys (all times in seconds on the session clock unless the name says otherwise):
 * ``barge_ins``: ``[{by, onset_s, yield_s}]`` (yield_s null when the other kept talking)
 * ``backchannels``: ``[{channel, onset_s, offset_s}]``
 * ``overlaps``: ``[{onset_s, offset_s}]``
+* ``transcripts``: ``[{channel, onset_s, offset_s, text, n_words}]`` (agent turns; only with ASR)
 * ``judge``: ``[{t_s, window_start_s, window_end_s, p_human, compute_ms, dimensions: {id:
   {score, evidence, evidence_unit, gated, z, contribution}}}]``
 * ``summary``: latency count/mean/p50/p90, barge-ins, yield, overlap ratio, backchannels, talk
@@ -71,6 +72,8 @@ def build_result(session: "Session") -> dict:
         "backchannels": [{"channel": b.channel, "onset_s": _r(b.onset_s), "offset_s": _r(b.offset_s)}
                          for b in tl.backchannels],
         "overlaps": [{"onset_s": _r(o.onset_s), "offset_s": _r(o.offset_s)} for o in tl.overlaps],
+        "transcripts": [{"channel": t.channel, "onset_s": _r(t.onset_s), "offset_s": _r(t.offset_s),
+                         "text": t.text, "n_words": t.n_words} for t in session.transcripts],
         "judge": [r.to_dict() for r in results],
         "summary": {
             "latency_count": sm.latency_count,

