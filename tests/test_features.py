@@ -350,3 +350,71 @@ def test_noise_floor_between_words():
     # pause frames hold the −60 dBFS noise plus the −62 dBFS floor → −57.9 dBFS
     expect = 10 * np.log10(10 ** -6 + 10 ** -6.2) - lvl95
     assert r.values["inter_word_floor_db"] == pytest.approx(expect, abs=1.5)
+
+
+# --------------------------------------------------------------------------- syllable-level features
+
+
+def _syllables(f0s: list[float], amps: list[float], period_s: float = 0.25, ramp_st: float = 0.0) -> np.ndarray:
+    """A train of smooth syllables (one per ``period_s``), syllable i at F0 f0s[i] and peak amplitude
+    amps[i]; ``ramp_st`` adds a linear F0 glide over the last 300 ms of the train (a final rise/fall)."""
+    n_syl = len(f0s)
+    n = int(n_syl * period_s * SR)
+    t = np.arange(n) / SR
+    idx = np.minimum((t // period_s).astype(int), n_syl - 1)
+    f0 = np.asarray(f0s, dtype=float)[idx]
+    amp = np.asarray(amps, dtype=float)[idx]
+    tail = t > t[-1] - 0.3
+    f0 = f0 * 2 ** (np.where(tail, (t - (t[-1] - 0.3)) / 0.3 * ramp_st, 0.0) / 12)
+    env = 0.1 + 0.9 * np.sin(np.pi * t / period_s) ** 2
+    return (harmonic(f0) * (env * amp).astype(np.float32)).astype(np.float32)
+
+
+def test_final_rises_and_falls():
+    # three phrases of flat 120 Hz ending in +4 st, −4 st and no glide over their last 300 ms
+    parts = []
+    for k, ramp in enumerate([4.0, -4.0, 0.0]):
+        if k:
+            parts.append(noise(int(0.5 * SR), -60, 40 + k))
+        parts.append(_syllables([120.0] * 6, [1.0] * 6, period_s=0.25, ramp_st=ramp) + noise(int(1.5 * SR), -70, k))
+    r = _run(parts)
+    assert r.extra["n_final_movements"] == 3
+    assert r.values["final_rise_ratio"] == pytest.approx(1 / 3)
+    assert r.values["final_movement_sd_st"] == pytest.approx(np.std([4.0, -4.0, 0.0]), abs=0.6)
+
+
+def test_prominence_variability_of_alternating_syllables():
+    # 12 syllables alternating 120 Hz / +4 st and amplitude 1.0 / 0.5 (6.02 dB): SDs 2 st and 3.01 dB
+    f0s = [120.0 if i % 2 == 0 else 120.0 * 2 ** (4 / 12) for i in range(12)]
+    amps = [1.0 if i % 2 == 0 else 0.5 for i in range(12)]
+    r = _run([_syllables(f0s, amps) + noise(3 * SR, -70, 1)])
+    assert r.extra["n_nuclei"] == 12
+    assert r.values["nucleus_f0_sd_st"] == pytest.approx(2.0, abs=0.2)
+    assert r.values["nucleus_intensity_sd_db"] == pytest.approx(20 * np.log10(2) / 2, abs=0.4)
+
+
+def test_speech_rate_variability_between_phrases():
+    # a phrase at 4 syllables/s and one at 8 syllables/s: rates 4 and 8 → CV = 2 / 6
+    a = _syllables([120.0] * 8, [1.0] * 8, period_s=0.25) + noise(2 * SR, -70, 2)
+    b = _syllables([120.0] * 16, [1.0] * 16, period_s=0.125) + noise(2 * SR, -70, 3)
+    r = _run([a, noise(int(0.5 * SR), -60, 8), b])
+    assert r.n_units == 2
+    assert r.values["speech_rate_cv"] == pytest.approx(2.0 / 6.0, abs=0.06)
+
+
+def test_arousal_proxy_is_zero_for_equal_phrases_and_grows_with_differences():
+    same = [_syllables([120.0] * 8, [0.5] * 8) + noise(2 * SR, -70, 4), noise(int(0.5 * SR), -60, 9),
+            _syllables([120.0] * 8, [0.5] * 8) + noise(2 * SR, -70, 5)]
+    r0 = _run(same)
+    assert r0.values["arousal_sd"] == pytest.approx(0.0, abs=0.05)
+    # second phrase 6 st higher and 2.5× louder (+8 dB): F0 and intensity cues each move 2 z units
+    loud = [same[0], same[1], _syllables([120.0 * 2 ** 0.5] * 8, [1.25] * 8) + noise(2 * SR, -70, 5)]
+    r1 = _run(loud)
+    # alpha ratio of the two phrases (it moves with F0 for a fixed 1/k harmonic spectrum)
+    alphas = []
+    for x in (same[0], loud[2]):
+        tr = F.analyse_frames(x)
+        alphas.append(float(np.mean(tr.alpha_db[tr.voiced])))
+    dz = (6.0 / 3.0 + 20 * np.log10(2.5) / 4.0 + (alphas[1] - alphas[0]) / 4.0) / 3.0
+    # SD over two phrases of the mean cue z = |difference| / 2
+    assert r1.values["arousal_sd"] == pytest.approx(abs(dz) / 2, abs=0.05)
