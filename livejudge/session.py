@@ -126,12 +126,15 @@ class Session:
         transcriber: optional ASR; each settled turn of ``transcribe_channels`` is transcribed
             once, in the transcriber's own worker, and the text joins later judge windows.
         transcribe_channels: whose turns to transcribe (default: the agent's).
+        scheduler: a ``JudgeScheduler`` shared with other sessions, so windows due together
+            are judged in one batch (default: a scheduler of this session's own, for ``judge``).
     """
 
     def __init__(self, config: SessionConfig | None = None, judge: Any = None,
                  sinks: list[Sink] | tuple = (), info: dict | None = None,
                  transcriber: Transcriber | None = None,
-                 transcribe_channels: tuple[Channel, ...] = ("agent",)) -> None:
+                 transcribe_channels: tuple[Channel, ...] = ("agent",),
+                 scheduler: Any = None) -> None:
         self.config = (config or SessionConfig()).validate()
         self.judge = judge
         self.sinks: list[Sink] = list(sinks)
@@ -155,11 +158,15 @@ class Session:
         self.transcriber = transcriber
         self.transcribe_channels = tuple(transcribe_channels)
         self._transcripts: list[TurnTranscript] = []
-        if judge is not None:
+        self._key = id(self)
+        if scheduler is not None:
+            self._scheduler = scheduler
+            self.judge = judge if judge is not None else scheduler.judge
+            scheduler.start()
+        elif judge is not None:
             from .judge.scheduler import JudgeScheduler
 
-            self._scheduler = JudgeScheduler(judge, self._on_judge_result, self.config.judge_mode,
-                                             on_error=self._on_error)
+            self._scheduler = JudgeScheduler(judge, None, self.config.judge_mode, on_error=self._on_error)
             self._scheduler.start()
 
     # ------------------------------------------------------------------ input
@@ -275,7 +282,7 @@ class Session:
 
     def _submit(self, due: list[WindowSnapshot]) -> None:
         for snap in due:
-            self._scheduler.submit(snap)  # type: ignore[union-attr]
+            self._scheduler.submit(snap, self._on_judge_result, self._key)  # type: ignore[union-attr]
 
     def _on_judge_result(self, result: JudgeResult) -> None:
         # runs in the judge thread: never take the audio-path lock here
@@ -335,7 +342,7 @@ class Session:
 
     @property
     def dropped_windows(self) -> int:
-        return self._scheduler.dropped if self._scheduler else 0
+        return self._scheduler.dropped_for(self._key) if self._scheduler else 0
 
     def _publish_settled(self, final: bool) -> None:
         """Publish turn-level events that later audio can no longer change."""
@@ -412,8 +419,8 @@ class Session:
             if drain_judge and self.covered_s > 0 and (
                 not self._results or self._results[-1].window_end_s < self.covered_s - 1e-6
             ):
-                self._scheduler.submit(self.snapshot(self.covered_s))
-            self._scheduler.stop(drain=drain_judge)
+                self._scheduler.submit(self.snapshot(self.covered_s), self._on_judge_result, self._key)
+            self._scheduler.release(self._key, drain=drain_judge)
         with self._results_lock:
             self._results.sort(key=lambda r: r.t_s)
         with self._lock:

@@ -172,3 +172,30 @@ def test_each_settled_agent_turn_is_transcribed_once_and_joins_later_windows():
     assert [float(t.text) for t in s.transcripts] == pytest.approx(
         [t["offset_s"] - t["onset_s"] for t in agent_turns], abs=0.002)
     assert len(seen[-1].transcripts) == len([t for t in agent_turns if t["offset_s"] > seen[-1].start_s])
+
+
+def test_one_scheduler_batches_windows_of_several_sessions():
+    from livejudge.judge.scheduler import JudgeScheduler
+
+    gate = threading.Event()
+    batches = []
+
+    class BatchJudge(SlowJudge):
+        def judge(self, windows):
+            gate.wait(5)
+            batches.append(len(windows))
+            return super().judge(windows)
+
+    sched = JudgeScheduler(BatchJudge(0.0))
+    sessions = [Session(SessionConfig(interval_s=1.0), scheduler=sched) for _ in range(3)]
+    x = np.zeros(160, dtype=np.float32)
+    for i in range(101):  # 1.01 s: each session's first window comes due
+        for s in sessions:
+            s.push("user", x, i * 0.01)
+            s.push("agent", x, i * 0.01)
+    gate.set()
+    results = [s.close() for s in sessions]
+    # the first call took one window; the other two sessions' windows, due while it ran, came as one batch
+    assert max(batches) >= 2
+    assert all(len(r["judge"]) >= 1 for r in results)
+    assert sum(batches) == sum(len(r["judge"]) for r in results)

@@ -1,17 +1,21 @@
 """Periodic judging off the audio path.
 
-The session hands the scheduler a ``WindowSnapshot`` every ``interval_s`` of session time; a
-single worker thread runs the judge on it. The audio path never waits in ``"live"`` mode: the
-scheduler keeps one pending slot, and a snapshot that arrives while the slot is still full
-replaces the stale one (counted in ``dropped``). In ``"every"`` mode (offline scoring, where no
-live audio can be held up) ``submit`` waits for the worker so every window is judged.
+A session hands the scheduler a ``WindowSnapshot`` every ``interval_s`` of session time; one
+worker thread runs the judge. The audio path never waits in ``"live"`` mode: each session
+(``key``) has one pending slot, and a snapshot that arrives while its slot is still full
+replaces the stale one (counted in ``dropped``). In ``"every"`` mode (offline scoring, where
+no live audio can be held up) ``submit`` waits for the slot so every window is judged.
+
+One scheduler can serve several sessions (pass the same instance to each ``Session``): the
+windows that are due together are judged in **one batched call** ``judge.judge([w1, w2, …])``
+(up to ``max_batch``), which is what a GPU backbone wants.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from typing import Callable, Literal, Protocol, Sequence
+from typing import Callable, Hashable, Literal, Protocol, Sequence
 
 from ..events import JudgeResult
 from ..window import WindowSnapshot
@@ -21,82 +25,132 @@ class SupportsJudge(Protocol):
     def judge(self, windows: Sequence[WindowSnapshot]) -> list[JudgeResult]: ...
 
 
+ResultCallback = Callable[[JudgeResult], None]
+
+
 class JudgeScheduler:
-    """One worker thread that judges the newest window.
+    """One worker thread that judges the newest window of each session, batched.
 
     Args:
         judge: anything with ``judge(windows) -> list[JudgeResult]``.
-        on_result: called in the worker thread with each JudgeResult.
-        mode: "live" (drop stale windows, never block) or "every" (judge all, submit blocks).
+        on_result: default callback (worker thread) for results of submissions without one.
+        mode: "live" (drop stale windows, never block) or "every" (judge all; submit blocks).
         on_error: called with a one-line message when the judge raises; judging goes on.
+        max_batch: most windows per judge call.
     """
 
-    def __init__(self, judge: SupportsJudge, on_result: Callable[[JudgeResult], None],
+    def __init__(self, judge: SupportsJudge, on_result: ResultCallback | None = None,
                  mode: Literal["live", "every"] = "live",
-                 on_error: Callable[[str], None] | None = None) -> None:
+                 on_error: Callable[[str], None] | None = None, max_batch: int = 16) -> None:
         if mode not in ("live", "every"):
             raise ValueError(f"scheduler mode must be 'live' or 'every', got {mode!r}")
+        if max_batch < 1:
+            raise ValueError(f"max_batch must be ≥ 1, got {max_batch}")
         self.judge = judge
         self.on_result = on_result
         self.mode = mode
         self.on_error = on_error
+        self.max_batch = max_batch
         self.dropped = 0
         self.judged = 0
         self.errors = 0
+        self.batches = 0
         self.busy_s = 0.0
-        self._slot: WindowSnapshot | None = None
+        self._dropped_by: dict[Hashable, int] = {}
+        self._slots: dict[Hashable, tuple[WindowSnapshot, ResultCallback | None]] = {}
         self._cond = threading.Condition()
         self._stop = False
-        self._busy = False
+        self._busy: set[Hashable] = set()
+        self._users = 0
         self._thread: threading.Thread | None = None
 
     def start(self) -> "JudgeScheduler":
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="livejudge-judge", daemon=True)
-            self._thread.start()
+        with self._cond:
+            self._users += 1
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="livejudge-judge", daemon=True)
+                self._thread.start()
         return self
 
-    def submit(self, snapshot: WindowSnapshot) -> None:
-        """Queue a window. Live mode: never blocks; a waiting older window is dropped."""
+    def dropped_for(self, key: Hashable = None) -> int:
+        """Windows dropped for one session (``key``)."""
+        return self._dropped_by.get(key, 0)
+
+    def submit(self, snapshot: WindowSnapshot, on_result: ResultCallback | None = None,
+               key: Hashable = None) -> None:
+        """Queue a window for session ``key``. Live mode never blocks: a waiting older window
+        of the same session is dropped."""
         with self._cond:
             if self.mode == "every":
-                while (self._slot is not None or self._busy) and not self._stop:
+                while (key in self._slots or key in self._busy) and not self._stop:
                     self._cond.wait(0.05)
-            elif self._slot is not None:
+            elif key in self._slots:
                 self.dropped += 1
-            self._slot = snapshot
+                self._dropped_by[key] = self._dropped_by.get(key, 0) + 1
+            self._slots[key] = (snapshot, on_result)
             self._cond.notify_all()
 
     def _run(self) -> None:
         while True:
             with self._cond:
-                while self._slot is None and not self._stop:
+                while not self._slots and not self._stop:
                     self._cond.wait()
-                if self._slot is None and self._stop:
+                if not self._slots and self._stop:
                     return
-                snap, self._slot = self._slot, None
-                self._busy = True
+                keys = list(self._slots)[: self.max_batch]
+                batch = [(k, *self._slots.pop(k)) for k in keys]
+                self._busy.update(keys)
             t0 = time.perf_counter()
             try:
-                result = self.judge.judge([snap])[0]
-                self.judged += 1
-                self.on_result(result)
-            except Exception as exc:  # the call must go on; report once per failure
+                results = self.judge.judge([snap for _, snap, _ in batch])
+                self.judged += len(results)
+                self.batches += 1
+                for (_, _, cb), result in zip(batch, results):
+                    fn = cb or self.on_result
+                    if fn is not None:
+                        fn(result)
+            except Exception as exc:  # the call must go on; report each failure in one line
                 self.errors += 1
                 if self.on_error:
-                    self.on_error(f"judge failed on window ending {snap.end_s:.1f}s: {type(exc).__name__}: {exc}")
+                    ends = ", ".join(f"{snap.end_s:.1f}s" for _, snap, _ in batch)
+                    self.on_error(f"judge failed on window ending {ends}: {type(exc).__name__}: {exc}")
             finally:
                 self.busy_s += time.perf_counter() - t0
                 with self._cond:
-                    self._busy = False
+                    self._busy.difference_update(keys)
                     self._cond.notify_all()
 
-    def stop(self, drain: bool = True, timeout_s: float | None = 30.0) -> None:
-        """Stop the worker; with ``drain`` the pending window is judged first."""
+    def flush(self, key: Hashable = None, timeout_s: float | None = 30.0) -> None:
+        """Wait until session ``key`` has nothing pending or being judged."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
         with self._cond:
-            if not drain and self._slot is not None:
-                self._slot = None
-                self.dropped += 1
+            while key in self._slots or key in self._busy:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return
+                self._cond.wait(remaining if remaining is not None else 0.1)
+
+    def release(self, key: Hashable = None, drain: bool = True, timeout_s: float | None = 30.0) -> None:
+        """A session is done with the scheduler: judge (or drop) its pending window, and stop
+        the worker when no session uses it any more."""
+        if not drain:
+            with self._cond:
+                if self._slots.pop(key, None) is not None:
+                    self.dropped += 1
+                    self._dropped_by[key] = self._dropped_by.get(key, 0) + 1
+        self.flush(key, timeout_s)
+        with self._cond:
+            self._users = max(0, self._users - 1)
+            last = self._users == 0
+        if last:
+            self.stop(drain=drain, timeout_s=timeout_s)
+
+    def stop(self, drain: bool = True, timeout_s: float | None = 30.0) -> None:
+        """Stop the worker; with ``drain`` pending windows are judged first."""
+        with self._cond:
+            if not drain:
+                self.dropped += len(self._slots)
+                self._slots.clear()
             self._stop = True
             self._cond.notify_all()
         if self._thread is not None:
