@@ -47,9 +47,9 @@ def test_round_trip_exact(tmp_path, readout):
 def test_backbone_mismatch_message(tmp_path):
     _, _, path = make(tmp_path)
     with pytest.raises(HeadError) as e:
-        load_head(path, expected_backbone="acoustic-v0")
-    assert str(e.value) == ("head was trained for backbone fake-bb, but the judge uses acoustic-v0: "
-                            "pass --head for acoustic-v0 or --judge fake-bb")
+        load_head(path, expected_backbone="acoustic-v1")
+    assert str(e.value) == ("head was trained for backbone fake-bb, but the judge uses acoustic-v1: "
+                            "pass --head for acoustic-v1 or --judge fake-bb")
 
 
 def test_size_mismatch(tmp_path):

@@ -10,9 +10,9 @@
 
     {
       "format_version": 1,
-      "name": "acoustic-prior", "version": "0.1.0",
+      "name": "acoustic-prior", "version": "0.2.0",
       "provenance": "prior" | "trained",
-      "backbone": {"name": "acoustic-v0", "embedding_dim": 24, "readouts": ["features"]},
+      "backbone": {"name": "acoustic-v1", "embedding_dim": 36, "readouts": ["features"]},
       "readout": "features",                      # fused | mean | last | features
       "dimensions": ["memory_consistency", ...],  # ids in output order
       "r": 5, "dropout": 0.3,
@@ -56,7 +56,7 @@ class HeadError(ValueError):
 
 
 def judge_kind(backbone_name: str) -> str:
-    """The ``--judge`` value that loads a backbone id ("acoustic-v0" → "acoustic",
+    """The ``--judge`` value that loads a backbone id ("acoustic-v1" → "acoustic",
     "qwen2.5-omni-7b" → "qwen-omni"); other ids are returned unchanged."""
     if backbone_name.startswith("acoustic"):
         return "acoustic"
@@ -236,7 +236,10 @@ def save_head(path: str | Path, head: JudgeHead, config: HeadConfig) -> Path:
             _fail(f"refusing to save: weight {k} has non-finite values")
     out = Path(path)
     out.mkdir(parents=True, exist_ok=True)
-    save_file(tensors, str(out / WEIGHTS_FILE), metadata={"format": "livejudge-head", "format_version": str(FORMAT_VERSION)})
+    # One metadata key: safetensors serialises the metadata dict in hash-map order, so with two
+    # keys the header (and the file's bytes) could differ between runs; one key is deterministic.
+    save_file(dict(sorted(tensors.items())), str(out / WEIGHTS_FILE),
+              metadata={"format": f"livejudge-head/{FORMAT_VERSION}"})
     doc = config.to_dict()
     doc["normalisation"] = _normalisation_dict(head)
     # key order as documented: normalisation before evidence_min
@@ -378,7 +381,7 @@ def load_head(path: str | Path, expected_backbone: str | None = None,
 
 
 def head_summary(cfg: HeadConfig) -> str:
-    """One line for logs and the meter, e.g. 'acoustic-prior 0.1.0 (prior, acoustic-v0, readout features)'."""
+    """One line for logs and the meter, e.g. 'acoustic-prior 0.2.0 (prior, acoustic-v1, readout features)'."""
     return f"{cfg.name} {cfg.version} ({cfg.provenance}, {cfg.backbone.name}, readout {cfg.readout})"
 
 
