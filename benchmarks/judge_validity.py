@@ -27,7 +27,13 @@ Both classes get the same random noise floor (−70 … −50 dBFS) and level (�
 
 ``--telephone`` passes every agent turn (both classes) through an 8 kHz channel.
 
-Run:  python benchmarks/judge_validity.py [--timing voice|published] [--head DIR] [--seed 0] [--telephone]
+``--asr`` transcribes every agent turn with ``livejudge.judge.asr.WhisperTranscriber`` (blocking,
+``snapshot_of_call(call, transcriber=...)``; the bundled/local Whisper model, optional extra
+livejudge[asr]) so the text dimensions get evidence; without it the text dimensions stay
+gated ("needs transcripts"). Both classes speak the same reply texts (``REPLIES``) except the
+held-out human readers (their own read text), so the text features see scripted replies.
+
+Run:  python benchmarks/judge_validity.py [--timing voice|published] [--head DIR] [--seed 0] [--telephone] [--asr]
 """
 
 from __future__ import annotations
@@ -262,22 +268,31 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Validity of the CPU judge on held-out speakers and TTS voices.")
     ap.add_argument("--timing", choices=("voice", "published"), default="voice",
                     help="gap distributions of the two classes (default: %(default)s, same for both)")
-    ap.add_argument("--head", default=None, help="head directory (default: the shipped acoustic-prior)")
+    ap.add_argument("--head", default=None, help="head directory (default: the shipped acoustic-fitted)")
     ap.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
     ap.add_argument("--telephone", action="store_true", help="pass every agent turn through an 8 kHz channel")
+    ap.add_argument("--asr", action="store_true",
+                    help="transcribe agent turns with WhisperTranscriber (livejudge[asr]) so text dimensions count")
+    ap.add_argument("--asr-model", default=None, help="local Whisper model directory (default: env var or bundled)")
     args = ap.parse_args(argv)
     from livejudge.judge.judge import load_judge, top_contributors
     from livejudge.session import snapshot_of_call
 
     judge = load_judge("acoustic", head=args.head)
+    transcriber = None
+    if args.asr:
+        from livejudge.judge.asr import WhisperTranscriber
+
+        transcriber = WhisperTranscriber(args.asr_model)
     items, skipped = corpus(args.seed, args.timing, telephone=args.telephone)
     print(f"judge: {judge.info()['summary']}; timing condition: {args.timing}; seed {args.seed}"
-          + ("; agent audio through an 8 kHz channel" if args.telephone else ""))
+          + ("; agent audio through an 8 kHz channel" if args.telephone else "")
+          + (f"; agent turns transcribed ({transcriber.model_dir})" if transcriber else "; no transcripts"))
     if skipped:
         print("skipped (not installed):", ", ".join(skipped))
     rows = []
     for a, d in items:
-        r = judge.judge([snapshot_of_call(d.call)])[0]
+        r = judge.judge([snapshot_of_call(d.call, transcriber=transcriber)])[0]
         rows.append((a, r))
     dims = [d for d in judge.dimensions]
     for group in ("held-out", "seen", "all"):

@@ -1,4 +1,4 @@
-"""The acoustic backbone (acoustic-v0) and its shipped documented-prior head."""
+"""The acoustic backbone (acoustic-v1) and its shipped heads (documented prior, fitted)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 import torch
 
-from livejudge.judge.backbones.acoustic import EVIDENCE_SOURCE, AcousticBackbone
+from livejudge.judge.backbones.acoustic import EVIDENCE_SOURCE, TEXT_DIMENSIONS, VECTOR_SPECS, AcousticBackbone
 from livejudge.judge.backbones.base import Backbone, Embedding
 from livejudge.judge.dimensions import DIMENSION_IDS
-from livejudge.judge.features import FEATURE_NAMES, FEATURES
+from livejudge.judge.features import FEATURE_NAMES
 from livejudge.judge.head import load_head
-from livejudge.judge.judge import DEFAULT_ACOUSTIC_HEAD, load_judge
-from livejudge.judge.prior import prior_head, write_prior
+from livejudge.judge.judge import DEFAULT_ACOUSTIC_HEAD, PRIOR_ACOUSTIC_HEAD, load_judge
+from livejudge.judge.prior import DIMENSION_WEIGHTS, TEXT_BEARING_DIMENSIONS, prior_head, write_prior
+from livejudge.judge.text_features import TEXT_FEATURE_NAMES
 from livejudge.session import snapshot_of_call
 from livejudge.testing import DialogueBuilder
 from livejudge.window import WindowSnapshot
@@ -51,9 +52,10 @@ def judged():
 def test_implements_the_backbone_protocol():
     bb = AcousticBackbone()
     assert isinstance(bb, Backbone)
-    assert bb.name == "acoustic-v0"
+    assert bb.name == "acoustic-v1"
     assert bb.readouts == ("features",)
-    assert bb.embedding_dim == len(bb.feature_names) == len(FEATURE_NAMES)
+    assert bb.embedding_dim == len(bb.feature_names) == len(FEATURE_NAMES) + len(TEXT_FEATURE_NAMES) == 36
+    assert bb.feature_names == tuple(FEATURE_NAMES) + tuple(TEXT_FEATURE_NAMES)
 
 
 def test_embedding_shape_evidence_and_reasons():
@@ -69,6 +71,12 @@ def test_embedding_shape_evidence_and_reasons():
             assert ev.unit == "" and ev.amount == 0 and ev.reason, d
         else:
             assert ev.unit == "s" and ev.amount > 1.0, d
+    # no transcripts: the text part of the vector is the text features' centres
+    centres = np.array([f.centre for f in VECTOR_SPECS[len(FEATURE_NAMES):]], dtype=np.float32)
+    assert np.array_equal(v[len(FEATURE_NAMES):], centres)
+    assert not any(k.startswith("text_") for k in e.features)
+    for d in TEXT_DIMENSIONS:
+        assert "needs transcripts (livejudge[asr])" in e.evidence[d].reason, d
     # three agent turns of espeak speech, three responses from the ground-truth-free VAD path
     assert e.features["n_responses"] == 3
     assert 5.0 < e.features["speech_s"] < 20.0
@@ -80,10 +88,16 @@ def test_silent_agent_has_no_evidence_and_the_judge_gates_everything():
     rng = np.random.default_rng(0)
     w = WindowSnapshot(0.0, 10.0, user=(rng.standard_normal(n) * 1e-3).astype(np.float32),
                        agent=np.zeros(n, dtype=np.float32))
-    j = load_judge("acoustic")
+    j = load_judge("acoustic", head=PRIOR_ACOUSTIC_HEAD)
     (r,) = j.judge([w])
     assert all(d.gated and d.score == 3.0 and d.contribution == 0.0 for d in r.dimensions.values())
-    assert r.p_human == pytest.approx(0.5)
+    assert r.p_human == pytest.approx(0.5)  # the prior's bias is 0
+    # the fitted head: everything gated leaves only its fitted bias
+    j = load_judge("acoustic")
+    (r,) = j.judge([w])
+    assert all(d.gated and d.contribution == 0.0 for d in r.dimensions.values())
+    b = j.head.classifier.bias.detach()
+    assert r.p_human == pytest.approx(float(torch.sigmoid(b[1] - b[0])), abs=1e-6)
 
 
 def test_human_agents_get_higher_p_human_than_espeak(judged):
@@ -105,32 +119,70 @@ def test_intonation_and_rhythm_scores_lean_the_right_way(judged, dim):
 def test_prior_head_is_deterministic_and_documented(tmp_path):
     h1, c1 = prior_head()
     write_prior(tmp_path / "a")
-    head, cfg = load_head(tmp_path / "a", expected_backbone="acoustic-v0", expected_dim=len(FEATURE_NAMES))
-    assert cfg.provenance == "prior" and cfg.feature_names == FEATURE_NAMES
+    head, cfg = load_head(tmp_path / "a", expected_backbone="acoustic-v1", expected_dim=36)
+    assert cfg.provenance == "prior" and cfg.feature_names == tuple(FEATURE_NAMES) + tuple(TEXT_FEATURE_NAMES)
     for k, v in h1.state_dict().items():
         assert torch.equal(v, head.state_dict()[k]), k
-    # the shipped head is what prior.py writes
-    shipped, scfg = load_head(DEFAULT_ACOUSTIC_HEAD)
+    # the shipped prior head is what prior.py writes, byte for byte (weights and config)
+    shipped, scfg = load_head(PRIOR_ACOUSTIC_HEAD)
     for k, v in h1.state_dict().items():
-        assert torch.allclose(v, shipped.state_dict()[k]), k
-    assert (tmp_path / "a" / "config.json").read_text() == (DEFAULT_ACOUSTIC_HEAD / "config.json").read_text()
-    doc = json.loads((DEFAULT_ACOUSTIC_HEAD / "config.json").read_text())
+        assert torch.equal(v, shipped.state_dict()[k]), k
+    for f in ("config.json", "weights.safetensors"):
+        assert (tmp_path / "a" / f).read_bytes() == (PRIOR_ACOUSTIC_HEAD / f).read_bytes(), f
+    write_prior(tmp_path / "b")
+    assert (tmp_path / "b" / "weights.safetensors").read_bytes() == (tmp_path / "a" / "weights.safetensors").read_bytes()
+    doc = json.loads((PRIOR_ACOUSTIC_HEAD / "config.json").read_text())
     assert any("SPEARBench" in s for s in doc["sources"])
+    assert any("HEURISTIC" in s and "word list" in s for s in doc["sources"])
     assert "prior" in doc["notes"].lower()
+    assert doc["evidence_min"]["sycophant_behavior"] == 2.0 and doc["evidence_min"]["linguistic_imprecision"] == 50.0
+
+
+def test_the_default_head_is_the_fitted_one_and_the_prior_stays_loadable():
+    assert DEFAULT_ACOUSTIC_HEAD.name == "acoustic-fitted"
+    assert load_judge("acoustic").config.name == "acoustic-fitted"
+    assert load_judge("acoustic", head=PRIOR_ACOUSTIC_HEAD).config.provenance == "prior"
+
+
+def test_prior_text_weights_are_the_documented_ones():
+    head, _ = prior_head()
+    W = head.odl.proj.weight.detach()
+    names = [f.name for f in VECTOR_SPECS]
+
+    def w(dim, feat):
+        return float(W[DIMENSION_IDS.index(dim), names.index(feat)])
+
+    # relative weights ("+" = more human), normalised to sum 1 per dimension
+    assert w("use_of_fillers", "filler_rate_per_100w") == pytest.approx(0.5)
+    assert w("use_of_fillers", "filled_pause_rate_per_min") == pytest.approx(0.5)
+    assert w("linguistic_imprecision", "hedge_rate_per_100w") == pytest.approx(1 / 1.5)
+    assert w("linguistic_imprecision", "self_correction_rate_per_100w") == pytest.approx(0.5 / 1.5)
+    assert w("sycophant_behavior", "sycophancy_per_turn") == pytest.approx(-1.0)
+    assert w("written_style_expression", "list_markers_per_turn") == pytest.approx(-0.6 / 1.5)
+    assert w("written_style_expression", "formal_rate_per_100w") == pytest.approx(-0.6 / 1.5)
+    assert w("written_style_expression", "mean_sentence_words") == pytest.approx(-0.3 / 1.5)
+    assert w("textual_sentiment", "sentiment_compound_sd") == pytest.approx(0.5)
+    assert w("textual_sentiment", "sentiment_mismatch_ratio") == pytest.approx(-0.5)
+    assert float(W[DIMENSION_IDS.index("code_switching")].abs().sum()) == 0.0
+    a = {d: float(head.classifier.weight.detach()[1, k]) * 2 for k, d in enumerate(DIMENSION_IDS)}
+    assert a["use_of_fillers"] == pytest.approx(0.4) and a["linguistic_imprecision"] == pytest.approx(0.3)
+    assert a["sycophant_behavior"] == pytest.approx(0.4) and a["written_style_expression"] == pytest.approx(0.4)
+    assert a["textual_sentiment"] == pytest.approx(0.2) and a["code_switching"] == 0.0
 
 
 def test_prior_weights_are_sparse_and_signed_by_human_direction():
     head, _ = prior_head()
     W = head.odl.proj.weight.detach()
     for k, d in enumerate(DIMENSION_IDS):
-        for i, f in enumerate(FEATURES):
+        for i, f in enumerate(VECTOR_SPECS):
             w = float(W[k, i])
             if f.dimension != d or f.human_sign == 0:
                 assert w == 0.0, (d, f.name)
             elif w != 0.0:
                 assert math.copysign(1, w) == f.human_sign
     wm = head.machine_weight().detach()
-    signal = [d for d in DIMENSION_IDS if EVIDENCE_SOURCE[d][0] is not None]
+    signal = [d for d in DIMENSION_IDS if DIMENSION_WEIGHTS.get(d, 0.0) > 0]
+    assert set(signal) >= {d for d in DIMENSION_IDS if EVIDENCE_SOURCE[d][0] is not None}
     for k, d in enumerate(DIMENSION_IDS):
         # human-like z pushes toward "human": weight toward machine is negative
         assert (float(wm[k]) < 0) if d in signal else (float(wm[k]) == 0.0)
@@ -138,11 +190,11 @@ def test_prior_weights_are_sparse_and_signed_by_human_direction():
     assert torch.allclose(head.classifier.weight.sum(0), torch.zeros(len(DIMENSION_IDS)))
 
 
-FITTED = DEFAULT_ACOUSTIC_HEAD.parent / "acoustic-fitted"
+FITTED = PRIOR_ACOUSTIC_HEAD.parent / "acoustic-fitted"
 
 
 def test_fitted_head_keeps_the_prior_odl_and_fits_only_the_classifier():
-    head, cfg = load_head(FITTED, expected_backbone="acoustic-v0", expected_dim=len(FEATURE_NAMES))
+    head, cfg = load_head(FITTED, expected_backbone="acoustic-v1", expected_dim=36)
     prior, _ = prior_head()
     assert cfg.provenance == "trained"
     assert "labels only" in cfg.training["method"] and "ODL" in cfg.training["method"]
@@ -158,6 +210,13 @@ def test_fitted_head_keeps_the_prior_odl_and_fits_only_the_classifier():
             assert float(wm[k]) == 0.0, d
     # sign constraint: no human-like score counts as machine evidence
     assert torch.all(wm <= 0)
+    # the text-bearing dimensions are not fitted: prior classifier weights and z statistics
+    assert set(TEXT_BEARING_DIMENSIONS) == set(TEXT_DIMENSIONS) | {"use_of_fillers"}
+    for d in TEXT_BEARING_DIMENSIONS:
+        k = DIMENSION_IDS.index(d)
+        assert torch.equal(head.classifier.weight[:, k], prior.classifier.weight[:, k]), d
+        assert float(head.z_mean[k]) == 0.0 and float(head.z_std[k]) == 1.0, d
+    assert "NOT fitted" in cfg.training["text_dimensions_kept_at_prior"]["why"]
     # the dimensions with published human-vs-machine gaps kept their direction after fitting
     for d in ("intonation", "rhythm", "pronunciation_instability"):
         assert float(wm[DIMENSION_IDS.index(d)]) < 0, d

@@ -144,17 +144,17 @@ def test_cli_train_save_load_judge_eval(tmp_path):
 
     from livejudge.audio import load_audio
     from livejudge.judge.head import load_head
-    from livejudge.judge.judge import DEFAULT_ACOUSTIC_HEAD
+    from livejudge.judge.judge import PRIOR_ACOUSTIC_HEAD
 
     m = clip_manifest(tmp_path)
     out, cache = tmp_path / "head", tmp_path / "cache"
     # labels only: no ratings → stage 1 must keep the prior head's ODL
-    rc = run_cli("train", m, "--out", out, "--init-head", DEFAULT_ACOUSTIC_HEAD, "--cache-dir", cache,
+    rc = run_cli("train", m, "--out", out, "--init-head", PRIOR_ACOUSTIC_HEAD, "--cache-dir", cache,
                  "--no-progress", "--seed", 3)
     assert rc == 0
-    assert len(list((cache / "acoustic-v0").glob("*.npz"))) == 10
-    head, cfg = load_head(out, expected_backbone="acoustic-v0")
-    prior, _ = load_head(DEFAULT_ACOUSTIC_HEAD)
+    assert len(list((cache / "acoustic-v1").glob("*.npz"))) == 10
+    head, cfg = load_head(out, expected_backbone="acoustic-v1")
+    prior, _ = load_head(PRIOR_ACOUSTIC_HEAD)
     assert cfg.provenance == "trained" and cfg.training["stage1"]["status"] == "kept"
     assert cfg.training["stage2"]["status"] == "fitted" and "8 training calls" in cfg.training["stage2"]["fitted_on"]
     assert cfg.training["n"] == {"train": 8, "val": 0, "test": 2}
@@ -207,7 +207,7 @@ def test_qwen_train_and_load_judge_with_tiny_checkpoint(tmp_path):
 
     pytest.importorskip("transformers", reason="qwen-omni backbone needs transformers (livejudge[gpu])")
     from livejudge.judge.head import load_head
-    from livejudge.judge.judge import DEFAULT_ACOUSTIC_HEAD
+    from livejudge.judge.judge import PRIOR_ACOUSTIC_HEAD
     from livejudge.testing_qwen import TINY_HIDDEN_SIZE, make_tiny_qwen_omni
 
     tiny = make_tiny_qwen_omni(tmp_path / "tiny-omni", seed=0)
@@ -232,7 +232,7 @@ def test_qwen_train_and_load_judge_with_tiny_checkpoint(tmp_path):
     # a silent window has no agent speech: every dimension gated by the backbone's minimum
     assert all(d.gated and d.score == 3.0 and d.contribution == 0.0 for d in res.dimensions.values())
     with pytest.raises(HeadError, match="pass --head for qwen2.5-omni:tiny-omni or --judge acoustic"):
-        load_judge("qwen-omni", head=DEFAULT_ACOUSTIC_HEAD, model=str(tiny), device="cpu")
+        load_judge("qwen-omni", head=PRIOR_ACOUSTIC_HEAD, model=str(tiny), device="cpu")
     # eval picks the qwen backbone from the head and reuses the cached embeddings
     rc = run_cli("eval", m, "--head", out, "--qwen-model", tiny, "--device", "cpu", "--cache-dir",
                  tmp_path / "cache", "--no-progress", "--json", tmp_path / "e.json")
@@ -241,5 +241,5 @@ def test_qwen_train_and_load_judge_with_tiny_checkpoint(tmp_path):
     assert doc["binary"]["n"] == len(clips) and doc["dimensions"][DIMENSION_IDS[0]]["n"] == len(clips)
     assert doc["dimensions"]["acoustic_emotion"]["n"] == 0
     code, msg = run_cli("train", m, "--backbone", "qwen-omni", "--qwen-model", tiny, "--out", tmp_path / "x",
-                        "--init-head", DEFAULT_ACOUSTIC_HEAD, "--no-progress")
-    assert code == 2 and "--init-head was built for backbone acoustic-v0" in msg
+                        "--init-head", PRIOR_ACOUSTIC_HEAD, "--no-progress")
+    assert code == 2 and "--init-head was built for backbone acoustic-v1" in msg

@@ -10,7 +10,11 @@ below the dimension's minimum (the head's ``evidence_min``, else the backbone's
 ``evidence_min`` attribute, else 0), or the backbone reports no signal at all (unit ""), the
 dimension is *gated*: z_k is replaced by its training-set mean μ_k, so ẑ_k = 0 and its
 contribution to P(human) is exactly 0, and its score is shown as exactly 3.0 — the paper's
-"no lean / not enough evidence" rating (App. D.2).
+"no lean / not enough evidence" rating (App. D.2). A dimension whose ODL row in the head is all
+zero (the head reads nothing for it, e.g. code_switching in the acoustic heads) is gated the
+same way even when the backbone reports evidence: its z would be constant, and its score at
+z = 0 is not 3.0 with the paper's cut-points; the evidence amount and the backbone's note stay
+visible.
 """
 
 from __future__ import annotations
@@ -31,8 +35,15 @@ from .odl import READOUT_SOURCES, TOP_K, JudgeHead, top_contributions
 KINDS = ("acoustic", "qwen-omni")
 """Backbone kinds ``load_judge`` knows."""
 
-DEFAULT_ACOUSTIC_HEAD = Path(__file__).resolve().parent / "heads" / "acoustic-prior"
-"""The shipped head for the CPU acoustic backbone (provenance "prior")."""
+HEADS_DIR = Path(__file__).resolve().parent / "heads"
+DEFAULT_ACOUSTIC_HEAD = HEADS_DIR / "acoustic-fitted"
+"""The default head for the CPU acoustic backbone: ``acoustic-fitted`` (provenance "trained": the
+documented prior's ODL with the acoustic dimensions' classifier fitted on labelled calls built
+from the shipped clips; the text dimensions keep the heuristic prior). The prior alone is
+poorly calibrated on held-out voices (accuracy 0.64 at 0.5 vs 0.95+ fitted;
+benchmarks/judge_validity.py); it stays shipped as ``PRIOR_ACOUSTIC_HEAD`` (``--head``)."""
+PRIOR_ACOUSTIC_HEAD = HEADS_DIR / "acoustic-prior"
+"""The shipped documented-prior head (provenance "prior", not trained)."""
 
 
 class JudgeError(ValueError):
@@ -83,6 +94,8 @@ def gate_dimensions(evidence: Mapping[str, Any], dimensions: Sequence[str], evid
         (gated, amounts, units, reasons), one entry per dimension in order. Gated when the
         backbone reports no signal (unit "") or the amount is below the minimum; a dimension
         the backbone does not mention has amount 0 and is gated only if its minimum is > 0.
+        An ungated dimension's reason is the backbone's note, if it gave one (e.g. "shown for
+        information; weight 0"), else "".
     """
     gated, amounts, units, reasons = [], [], [], []
     for d in dimensions:
@@ -99,7 +112,7 @@ def gate_dimensions(evidence: Mapping[str, Any], dimensions: Sequence[str], evid
                 reason = why or f"no signal for this dimension in {backbone_name}"
             else:
                 g = amount < need
-                reason = (why or f"{amount:.3g} {unit} < {need:g} {unit} needed") if g else ""
+                reason = (why or f"{amount:.3g} {unit} < {need:g} {unit} needed") if g else why
         gated.append(g)
         amounts.append(amount)
         units.append(unit)
@@ -128,6 +141,10 @@ class Judge:
         self.dimensions = tuple(head_config.dimensions)
         bb_min = dict(getattr(backbone, "evidence_min", {}) or {})
         self.evidence_min = {d: float(head_config.evidence_min.get(d, bb_min.get(d, 0.0))) for d in self.dimensions}
+        with torch.no_grad():
+            rows = self.head.odl.proj.weight.detach().abs().sum(dim=1).cpu()
+        self.unweighted = tuple(d for d, s in zip(self.dimensions, rows.tolist()) if s == 0.0)
+        """Dimensions the head gives no weight (all-zero ODL row): always gated (module docstring)."""
 
     def info(self) -> dict:
         """What the meter and result documents show about the judge."""
@@ -141,7 +158,13 @@ class Judge:
         }
 
     def _gate(self, emb: Any) -> tuple[list[bool], list[float], list[str], list[str]]:
-        return gate_dimensions(emb.evidence, self.dimensions, self.evidence_min, self.backbone.name)
+        gated, amounts, units, reasons = gate_dimensions(emb.evidence, self.dimensions, self.evidence_min,
+                                                         self.backbone.name)
+        for k, d in enumerate(self.dimensions):
+            if not gated[k] and d in self.unweighted:
+                gated[k] = True
+                reasons[k] = reasons[k] or f"head {self.config.name} gives this dimension no weight (zero ODL row)"
+        return gated, amounts, units, reasons
 
     def judge(self, windows: Sequence[WindowSnapshot]) -> list[JudgeResult]:
         """Judge a batch of windows.
@@ -221,7 +244,7 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
     """Build a Judge from a backbone kind and a head directory.
 
     Args:
-        kind: "acoustic" (CPU, no weights; default head: the shipped ``acoustic-prior``) or
+        kind: "acoustic" (CPU, no weights; default head: the shipped ``acoustic-fitted``) or
             "qwen-omni" (Qwen2.5-Omni thinker, GPU; ``head`` required).
         head: head directory (weights.safetensors + config.json).
         device: torch device for the backbone and head.

@@ -1,4 +1,4 @@
-"""The v0 head of the acoustic backbone: a DOCUMENTED PRIOR, not trained.
+"""The heads of the acoustic backbone (acoustic-v1): a DOCUMENTED PRIOR, and its fitted variant.
 
 ``python -m livejudge.judge.prior [OUT_DIR]`` regenerates ``livejudge/judge/heads/acoustic-prior``
 deterministically (no randomness, no data): same code → same bytes.
@@ -24,7 +24,15 @@ its source; "heuristic" marks a value set by judgement, not taken from a publica
    a_k give human-like z a positive weight toward "human"; larger for dimensions with a
    published human-vs-machine difference (timing, pitch variability), smaller for heuristic
    detectors.
-5. Gating: ``evidence_min`` = the backbone's ``EVIDENCE_MIN`` (seconds of speech).
+5. Gating: ``evidence_min`` = the backbone's ``EVIDENCE_MIN`` (seconds of speech; words or
+   turns for the text dimensions).
+6. Text features (acoustic-v1; ``livejudge.judge.text_features.TEXT_FEATURES``): their weights
+   in ``FEATURE_WEIGHTS`` and the text dimensions' a_k are a HEURISTIC PRIOR (word lists and
+   centres set by judgement; seed 000 App. D.1 says which direction is human-like). The fitted
+   variant does NOT fit them: the shipped clips' text is tiny and fixed, so their ODL rows,
+   z statistics and classifier weights stay the prior's (``TEXT_BEARING_DIMENSIONS``).
+   code_switching has weight 0 in both heads: language labels cannot tell a motivated switch
+   from an odd one; it shows evidence but stays neutral.
 """
 
 from __future__ import annotations
@@ -35,14 +43,14 @@ from pathlib import Path
 
 import torch
 
-from .backbones.acoustic import EVIDENCE_MIN, EVIDENCE_SOURCE, AcousticBackbone
+from .backbones.acoustic import EVIDENCE_MIN, EVIDENCE_SOURCE, TEXT_DIMENSIONS, VECTOR_SPECS, AcousticBackbone
 from .dimensions import DIMENSION_IDS
-from .features import FEATURES
+from .text_features import TEXT_FEATURE_NAMES
 from .head import HeadConfig, new_config, save_head
 from .odl import HUMAN, MACHINE, SCALE_INIT, JudgeHead
 
 HEAD_NAME = "acoustic-prior"
-HEAD_VERSION = "0.1.0"
+HEAD_VERSION = "0.2.0"
 DEFAULT_DIR = Path(__file__).resolve().parent / "heads" / HEAD_NAME
 
 FEATURE_WEIGHTS: dict[str, float] = {
@@ -72,9 +80,21 @@ FEATURE_WEIGHTS: dict[str, float] = {
     "filled_pause_rate_per_min": 1.0,
     "laughter_rate_per_min": 1.0,
     "arousal_sd": 1.0,
+    # text features (HEURISTIC PRIOR: hand-made English word lists, heuristic centres; sign =
+    # human_sign of the feature, seed 000 App. D.1 says which end is human-like)
+    "filler_rate_per_100w": 1.0,  # alongside the acoustic filled-pause rate (same weight)
+    "hedge_rate_per_100w": 1.0,
+    "self_correction_rate_per_100w": 0.5,
+    "sycophancy_per_turn": 1.0,  # sign −: more agreement/thanks/apology per turn is machine-like
+    "list_markers_per_turn": 0.6,  # sign −
+    "formal_rate_per_100w": 0.6,  # sign −
+    "mean_sentence_words": 0.3,  # sign −; depends on the recogniser's punctuation (weak)
+    "sentiment_compound_sd": 0.5,
+    "sentiment_mismatch_ratio": 0.5,  # sign −
 }
-"""Relative weight of each feature within its dimension (normalised per dimension). Features
-not listed (F0 level, speech rate, mean pause, shimmer, HNR) are descriptive: weight 0."""
+"""Relative weight of each feature within its dimension (normalised per dimension); its sign is
+the feature's ``human_sign``. Features not listed (F0 level, speech rate, mean pause, shimmer,
+HNR, mean VADER valence, language-switch rate) are descriptive: weight 0."""
 
 DIMENSION_WEIGHTS: dict[str, float] = {
     "rhythm": 1.0,  # response latency: SPEARBench Table III (742 ms vs 959–2724 ms)
@@ -83,8 +103,14 @@ DIMENSION_WEIGHTS: dict[str, float] = {
     "pronunciation_instability": 0.6,  # jitter: heuristic centre
     "acoustic_emotion": 0.5,  # SPEARBench arousal correlation gap; proxy is heuristic
     "micro_physiological_noise": 0.4,  # heuristic detectors
-    "use_of_fillers": 0.2,  # heuristic detector
+    "use_of_fillers": 0.4,  # heuristic acoustic detector + heuristic text filler rate (was 0.2 acoustic only)
     "auxiliary_vocalizations": 0.2,  # heuristic detector
+    # text dimensions: HEURISTIC PRIOR (word lists), not fitted in either head
+    "linguistic_imprecision": 0.3,
+    "sycophant_behavior": 0.4,
+    "written_style_expression": 0.4,
+    "textual_sentiment": 0.2,
+    "code_switching": 0.0,  # labels cannot tell motivated from odd switching: neutral, evidence shown
 }
 """a_k: classifier weight of each dimension's standardised z toward "human" (others 0)."""
 
@@ -105,7 +131,29 @@ SOURCES: tuple[str, ...] = (
     "Eyben et al. 2016, IEEE Trans. Affective Computing 7:190: eGeMAPS (alpha ratio)",
     "measured: medians over the shipped Austen (LibriVox) and CMU clips of livejudge/data/audio/human "
     "(13 clips of read speech) where labelled in livejudge.judge.features.FEATURES",
+    "seed 000 App. D.1 (Table 12): transcript dimensions — humans hedge ('probably') and correct themselves; "
+    "machines agree, thank and apologise too much, speak in structured lists and formal register, and "
+    "their emotion in the words feels off",
+    "Clark & Fox Tree 2002, Cognition 84:73: 'uh' and 'um' (filled-pause spellings)",
+    "Fox Tree 1995, J. Memory & Language 34:709: about 6 disfluencies per 100 words in conversation",
+    "Fox Tree & Schrock 2002, J. Pragmatics 34:727: 'you know' and 'I mean'",
+    "Hutto & Gilbert 2014, ICWSM: VADER sentiment (compound valence, ±0.05 thresholds)",
+    "Lui & Baldwin 2012, ACL demos: langid.py (py3langid) language identification",
+    "seed 001 (Audio MultiChallenge): Voice Editing axis — self-corrections",
+    "HEURISTIC: every text word list (fillers, hedges, repair markers, sycophancy lexicon, list "
+    "markers, formal register), every text feature centre/spread, text weights in FEATURE_WEIGHTS "
+    "and the text dimensions' a_k (livejudge.judge.prior, livejudge.judge.text_features)",
+    "HEURISTIC: text evidence minimums (use_of_fillers/linguistic_imprecision 50 words, "
+    "written_style_expression 40 words, sycophant_behavior/textual_sentiment/code_switching 2 turns)",
 )
+
+TEXT_BEARING_DIMENSIONS: tuple[str, ...] = tuple(
+    d for d in DIMENSION_IDS
+    if any(f.dimension == d and f.name in TEXT_FEATURE_NAMES and FEATURE_WEIGHTS.get(f.name, 0.0) > 0
+           for f in VECTOR_SPECS) or d in TEXT_DIMENSIONS)
+"""Dimensions whose ODL row reads a text feature (use_of_fillers too: it mixes the acoustic and
+the text filler rate) or whose evidence is text: their weights are the heuristic prior in both
+heads (the fitted head does not fit them; see ``fitted_head``)."""
 
 
 def prior_head() -> tuple[JudgeHead, HeadConfig]:
@@ -115,12 +163,13 @@ def prior_head() -> tuple[JudgeHead, HeadConfig]:
         (JudgeHead in eval mode, HeadConfig with provenance "prior").
     """
     bb = AcousticBackbone()
-    names = [f.name for f in FEATURES]
+    names = [f.name for f in VECTOR_SPECS]
+    assert tuple(names) == tuple(bb.feature_names)
     head = JudgeHead(bb.embedding_dim, readout="features", dimensions=DIMENSION_IDS)
-    head.readout.set_normalisation("features", [f.centre for f in FEATURES], [f.spread for f in FEATURES])
+    head.readout.set_normalisation("features", [f.centre for f in VECTOR_SPECS], [f.spread for f in VECTOR_SPECS])
     W = torch.zeros(len(DIMENSION_IDS), len(names))
     for k, dim in enumerate(DIMENSION_IDS):
-        feats = [(i, f) for i, f in enumerate(FEATURES) if f.dimension == dim and f.human_sign != 0
+        feats = [(i, f) for i, f in enumerate(VECTOR_SPECS) if f.dimension == dim and f.human_sign != 0
                  and FEATURE_WEIGHTS.get(f.name, 0.0) > 0]
         total = sum(FEATURE_WEIGHTS[f.name] for _, f in feats)
         for i, f in feats:
@@ -136,11 +185,12 @@ def prior_head() -> tuple[JudgeHead, HeadConfig]:
         head.classifier.bias.zero_()
     head.set_z_normalisation(torch.zeros(len(DIMENSION_IDS)), torch.ones(len(DIMENSION_IDS)))
     head.eval()
-    signal_dims = [d for d, (q, _, _) in EVIDENCE_SOURCE.items() if q is not None]
+    signal_dims = [d for d, (q, _, _) in EVIDENCE_SOURCE.items() if q is not None or d in TEXT_DIMENSIONS]
     table = {f.name: {"dimension": f.dimension or None, "centre": f.centre, "spread": f.spread,
                       "unit": f.unit, "human_sign": f.human_sign,
                       "weight": FEATURE_WEIGHTS.get(f.name, 0.0) if f.human_sign else 0.0,
-                      "source": f.source} for f in FEATURES}
+                      "kind": "text (heuristic prior)" if f.name in TEXT_FEATURE_NAMES else "acoustic/timing",
+                      "source": f.source} for f in VECTOR_SPECS}
     cfg = new_config(
         bb, name=HEAD_NAME, version=HEAD_VERSION, provenance="prior", readout="features",
         feature_names=names, evidence_min={d: EVIDENCE_MIN[d] for d in signal_dims if d in EVIDENCE_MIN},
@@ -148,12 +198,19 @@ def prior_head() -> tuple[JudgeHead, HeadConfig]:
             "method": "documented prior: no fitting, no data; built by livejudge.judge.prior",
             "features": table,
             "dimension_weights": {d: DIMENSION_WEIGHTS.get(d, 0.0) for d in DIMENSION_IDS},
-            "gated_without_signal": {d: r for d, (q, _, r) in EVIDENCE_SOURCE.items() if q is None},
+            "gated_without_signal": {d: r for d, (q, _, r) in EVIDENCE_SOURCE.items()
+                                     if q is None and d not in TEXT_DIMENSIONS},
+            "gated_without_transcripts": {d: EVIDENCE_SOURCE[d][2] for d in TEXT_DIMENSIONS},
+            "text_prior": ("HEURISTIC PRIOR: text-feature weights and the text dimensions' a_k set by judgement "
+                           "from seed 000 App. D.1 (direction) and hand-made English word lists; code_switching "
+                           "a_k = 0 (language labels cannot tell motivated from odd switching: evidence shown, "
+                           "score neutral)"),
         },
         sources=SOURCES,
         notes=("PRIOR, not trained: feature centres are human/machine boundaries from published figures "
                "where available, else heuristics or medians of the shipped human clips (labelled per "
-               "feature in training.features); z_k = signed weighted mean of standardised features; "
+               "feature in training.features); text features (transcripts, livejudge[asr]) are a "
+               "heuristic prior; z_k = signed weighted mean of standardised features; "
                "classifier log-odds(human) = sum_k a_k z_k. Regenerate: python -m livejudge.judge.prior"),
     )
     return head, cfg
@@ -233,17 +290,28 @@ def fitted_head(n_per_class: int = 40, seed: int = 0) -> tuple[JudgeHead, HeadCo
     ``training_dialogues`` (seen clips; 20 % of them for early stopping). Afterwards, weights
     that were never fitted (z constant) and weights whose sign would count a human-like score
     as machine evidence are set to 0 (both listed in the config's ``training``).
+
+    The text-bearing dimensions (``TEXT_BEARING_DIMENSIONS``) are NOT fitted: the training calls
+    have no transcripts (the shipped clips' text is tiny and fixed), so their ODL rows are held
+    at zero during the fit (ẑ ≡ 0, no influence on W_F, b) and afterwards their ODL rows,
+    z statistics (0, 1) and classifier weights are set back to the documented prior's.
     """
+    import copy
+
     import numpy as np
 
     from .train import TrainConfig, train_head
 
     prior, pcfg = prior_head()
+    text_idx = [DIMENSION_IDS.index(d) for d in TEXT_BEARING_DIMENSIONS]
+    init = copy.deepcopy(prior)
+    with torch.no_grad():
+        init.odl.proj.weight[text_idx] = 0.0  # hold the text-bearing dimensions out of the fit
     windows, y = training_dialogues(n_per_class, seed)
     bb = AcousticBackbone()
     X = np.stack([e.vectors["features"] for e in bb.embed(windows)])
     split = np.where(np.random.default_rng(seed + 7).random(len(y)) < 0.2, "val", "train")
-    res = train_head({"features": X}, None, y, split, init_head=prior,
+    res = train_head({"features": X}, None, y, split, init_head=init,
                      config=TrainConfig(seed=seed, progress=False, linear_epochs=3000, patience=200))
     head = res.head
     # Dimensions without signal have z ≡ 0 (zero ODL row), so ẑ ≡ 0 and their classifier weights
@@ -273,8 +341,30 @@ def fitted_head(n_per_class: int = 40, seed: int = 0) -> tuple[JudgeHead, HeadCo
         head.classifier.weight[:, wrong] = 0.0
     training["sign_constrained_zeroed"] = {d: round(float(w), 4) for d, w, b in
                                            zip(DIMENSION_IDS, w_m.tolist(), wrong.tolist()) if b}
+    # Text-bearing dimensions: back to the documented prior (ODL row, z statistics, classifier).
+    with torch.no_grad():
+        head.odl.proj.weight[text_idx] = prior.odl.proj.weight[text_idx]
+        head.odl.proj.bias[text_idx] = prior.odl.proj.bias[text_idx]
+        head.odl.log_scale[text_idx] = prior.odl.log_scale[text_idx]
+        zm, zs = head.z_mean.clone(), head.z_std.clone()
+        zm[text_idx], zs[text_idx] = prior.z_mean[text_idx], prior.z_std[text_idx]
+        head.set_z_normalisation(zm, zs)
+        head.classifier.weight[:, text_idx] = prior.classifier.weight[:, text_idx]
+    training["unfitted_weights_zeroed"] = [d for d in training["unfitted_weights_zeroed"]
+                                           if d not in TEXT_BEARING_DIMENSIONS]
+    training["text_dimensions_kept_at_prior"] = {
+        "dimensions": list(TEXT_BEARING_DIMENSIONS),
+        "why": ("NOT fitted: the training calls have no transcripts and the shipped clips' text is tiny and "
+                "fixed, so nothing in them can fit a text weight; these dimensions' ODL rows were held at 0 "
+                "during the fit (no influence on W_F, b) and then set back to the documented HEURISTIC prior: "
+                "ODL row, z statistics (0, 1) and classifier weights a_k/2 (use_of_fillers included: its row "
+                "mixes the acoustic and the text filler rate)"),
+        "classifier_weight_human": {d: DIMENSION_WEIGHTS.get(d, 0.0) / 2 for d in TEXT_BEARING_DIMENSIONS},
+    }
     cfg = pcfg.with_(name="acoustic-fitted", provenance="trained", training=training,
-                     notes="classifier fitted on labels (seen clips); ODL = documented prior. "
+                     notes="classifier fitted on labels (seen clips) for the acoustic dimensions; ODL = documented "
+                           "prior; text-bearing dimensions (" + ", ".join(TEXT_BEARING_DIMENSIONS) + ") keep the "
+                           "heuristic prior's weights (not fitted). "
                            "Regenerate: python -m livejudge.judge.prior --fit OUT_DIR")
     return head, cfg
 

@@ -347,6 +347,15 @@ def _vader():
     return _VADER
 
 
+def vader_available() -> bool:
+    """Whether vaderSentiment (MIT, the optional sentiment lexicon) is installed. Without it,
+    ``analyse_text`` leaves the sentiment features NaN and gates textual_sentiment with a reason
+    (transcripts from another source must not make the judge fail)."""
+    import importlib.util
+
+    return importlib.util.find_spec("vaderSentiment") is not None
+
+
 def sentiment_compound(text: str) -> float:
     """VADER compound valence of ``text`` in [−1, 1] (Hutto & Gilbert 2014; lexicon in the package)."""
     return float(_vader().polarity_scores(text)["compound"])
@@ -580,8 +589,9 @@ def analyse_text(transcripts: Sequence[TurnTranscript], channel: str = "agent",
     lists = sum(count_list_markers(x) for x in texts)
     formal = sum(count_formal(x) for x in texts)
 
-    compounds = [sentiment_compound(x) for x in texts] if n_turns else []
-    mismatches = sum(1 for x in texts if sentiment_mismatch(x))
+    has_vader = vader_available()
+    compounds = [sentiment_compound(x) for x in texts] if n_turns and has_vader else []
+    mismatches = sum(1 for x in texts if sentiment_mismatch(x)) if has_vader else 0
 
     # language identification per sentence, in turn order
     lid_reason = ""
@@ -610,7 +620,7 @@ def analyse_text(transcripts: Sequence[TurnTranscript], channel: str = "agent",
         "formal_rate_per_100w": per100(formal),
         "sentiment_compound_mean": float(np.mean(compounds)) if compounds else nan,
         "sentiment_compound_sd": float(np.std(compounds)) if len(compounds) >= 2 else nan,
-        "sentiment_mismatch_ratio": per_turn(mismatches),
+        "sentiment_mismatch_ratio": per_turn(mismatches) if has_vader else nan,
         "language_switch_rate": switch_rate,
     }
 
@@ -619,6 +629,9 @@ def analyse_text(transcripts: Sequence[TurnTranscript], channel: str = "agent",
         evidence[dim] = Evidence(float(n_words), "words", "" if n_words else "no transcribed agent words")
     for dim in ("sycophant_behavior", "textual_sentiment"):
         evidence[dim] = Evidence(float(n_turns), "turns", "" if n_turns else "no transcribed agent turns")
+    if not has_vader:
+        evidence["textual_sentiment"] = Evidence(0.0, "", "needs vaderSentiment for sentiment "
+                                                          "(pip install 'livejudge[asr]')")
     if lid_reason:
         evidence["code_switching"] = Evidence(0.0, "", lid_reason)
     elif len(distinct) >= 2:

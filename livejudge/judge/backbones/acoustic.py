@@ -1,19 +1,29 @@
-"""The CPU backbone: interpretable paralinguistic and timing features of the agent's speech.
+"""The CPU backbone: interpretable paralinguistic, timing and (when transcribed) text features.
 
 ``AcousticBackbone.embed`` reads the AGENT channel of each ``WindowSnapshot``, restricted to the
 agent's VAD speech segments and turns that the snapshot carries, plus the snapshot's
-transitions (response latency) and barge-ins (yield), and returns one ``Embedding`` per window:
+transitions (response latency) and barge-ins (yield), and the agent's turn transcripts
+(``WindowSnapshot.transcripts``, from ``livejudge.judge.asr``; optional extra livejudge[asr]),
+and returns one ``Embedding`` per window:
 
-* ``vectors["features"]``: float32, shape (len(FEATURE_NAMES),), in ``FEATURE_NAMES`` order,
-  values in each feature's unit (see ``livejudge.judge.features.FEATURES``); features the
-  window cannot measure are set to their reference centre (neutral for the prior head).
+* ``vectors["features"]``: float32, shape (36,) = len(FEATURE_NAMES) + len(TEXT_FEATURE_NAMES),
+  in ``VECTOR_NAMES`` order: the 25 acoustic/timing features (``livejudge.judge.features``),
+  then the 11 text features (``livejudge.judge.text_features``), each in its unit. Features
+  the window cannot measure are set to their reference centre (neutral for the prior head);
+  a text feature whose dimension has less text than ``TEXT_EVIDENCE_MIN`` (words or turns)
+  is also set to its centre (``TextAnalysis.vector(impute=True, gate=True)``), so no
+  transcripts at all gives the same vector as the old 25 features plus 11 centres.
 * ``evidence``: one ``Evidence`` per dimension, for all 18: seconds of voiced agent speech for
-  the prosodic and voice-quality dimensions, seconds of agent speech for fillers and
-  vocalisations, seconds of agent turn time for the noise floor; dimensions this backbone
-  has no signal for get ``Evidence(0, "", reason)`` ("needs transcripts (livejudge[asr])", or
-  "no honest acoustic signal ...").
+  the prosodic and voice-quality dimensions, seconds of agent speech for fillers (whose vector
+  row also reads the text filler rate when transcripts exist) and vocalisations, seconds of
+  agent turn time for the noise floor. With transcripts, linguistic_imprecision,
+  sycophant_behavior, written_style_expression, textual_sentiment and code_switching get the
+  text's words or turns (``analyse_text(...).evidence``); without, ``Evidence(0, "",
+  "needs transcripts (livejudge[asr]) ...")``. Dimensions no feature here measures honestly
+  (memory, logic, metaphor, pronunciation accuracy, accent) get ``Evidence(0, "", reason)``.
 * ``features``: every measured value by name (NaN dropped), plus counts (turns, responses,
-  nuclei, pauses, detected breaths/fillers/laughs) for display.
+  nuclei, pauses, detected breaths/fillers/laughs) for display; text values and counts
+  prefixed ``text_`` when transcripts exist.
 
 ``turn_features(window)`` gives the same features per agent turn (for reports; the judge reads
 the window vector).
@@ -26,10 +36,18 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+import numpy as np
+
 from ...events import Turn
 from ...window import WindowSnapshot
 from ..features import FEATURE_NAMES, FEATURES, FeatureResult, extract_features
+from ..text_features import GATED_REASONS, TEXT_EVIDENCE_MIN, TEXT_FEATURE_NAMES, TEXT_FEATURES, analyse_text
 from .base import Embedding, Evidence
+
+VECTOR_NAMES: tuple[str, ...] = tuple(FEATURE_NAMES) + tuple(TEXT_FEATURE_NAMES)
+"""Names of the embedding components, in order: acoustic/timing features, then text features."""
+VECTOR_SPECS = tuple(FEATURES) + tuple(TEXT_FEATURES)
+"""``FeatureSpec`` of each embedding component, in ``VECTOR_NAMES`` order."""
 
 NEEDS_TRANSCRIPTS = "needs transcripts (livejudge[asr]); no acoustic signal"
 NO_ACOUSTIC_SIGNAL = "no honest acoustic signal in the CPU backbone"
@@ -41,7 +59,7 @@ EVIDENCE_SOURCE: dict[str, tuple[str | None, str, str]] = {
     "memory_consistency": (None, "", NEEDS_TRANSCRIPTS),
     "logical_coherence": (None, "", NEEDS_TRANSCRIPTS),
     "pronunciation_accuracy": (None, "", "needs transcripts and a pronunciation model; no acoustic signal"),
-    "code_switching": (None, "", "needs transcripts / language identification; no acoustic signal"),
+    "code_switching": (None, "", "needs transcripts (livejudge[asr]) and language identification; no acoustic signal"),
     "linguistic_imprecision": (None, "", NEEDS_TRANSCRIPTS),
     "use_of_fillers": ("speech_s", "s", ""),
     "metaphor_and_implied_meaning": (None, "", NEEDS_TRANSCRIPTS),
@@ -57,7 +75,17 @@ EVIDENCE_SOURCE: dict[str, tuple[str | None, str, str]] = {
     "textual_sentiment": (None, "", NEEDS_TRANSCRIPTS),
     "acoustic_emotion": ("voiced_s", "s", ""),
 }
-"""Where each dimension's evidence comes from in this backbone (all 18 dimensions)."""
+"""Where each dimension's evidence comes from WITHOUT transcripts (all 18 dimensions)."""
+
+TEXT_DIMENSIONS: tuple[str, ...] = ("linguistic_imprecision", "sycophant_behavior", "written_style_expression",
+                                    "textual_sentiment", "code_switching")
+"""Dimensions whose evidence is the transcripts' words or turns when ``w.transcripts`` is non-empty
+(``analyse_text(...).evidence``; units "words"/"turns"). use_of_fillers keeps its acoustic
+seconds evidence; its vector row adds the text filler rate (gated at its own word minimum)."""
+
+CODE_SWITCHING_NOTE = ("shown for information; weight 0 in the shipped heads: language labels cannot tell "
+                       "a motivated switch (human-like) from an odd one (machine-like)")
+"""Reason attached to code_switching evidence when two or more languages were identified."""
 
 EVIDENCE_MIN: dict[str, float] = {
     "rhythm": 3.0,
@@ -69,22 +97,26 @@ EVIDENCE_MIN: dict[str, float] = {
     "use_of_fillers": 8.0,
     "auxiliary_vocalizations": 8.0,
 }
-"""Default minimum evidence per dimension (seconds; heuristic: enough speech for several
-syllables / phrases / glottal periods). A head's ``evidence_min`` overrides these."""
+EVIDENCE_MIN.update({d: TEXT_EVIDENCE_MIN[d] for d in TEXT_DIMENSIONS})
+"""Default minimum evidence per dimension (acoustic ones in seconds; heuristic: enough speech for
+several syllables / phrases / glottal periods; text ones in words or turns, from
+``livejudge.judge.text_features.TEXT_EVIDENCE_MIN``, heuristic). A head's ``evidence_min``
+overrides these."""
 
 
 class AcousticBackbone:
-    """CPU backbone "acoustic-v0": named paralinguistic + timing features of the agent channel.
+    """CPU backbone "acoustic-v1": named paralinguistic + timing features of the agent channel,
+    plus text features of the agent's transcripts (v0 had the 25 acoustic features only).
 
     Attributes:
-        name: "acoustic-v0". readouts: ("features",). feature_names: ``FEATURE_NAMES``.
-        embedding_dim: len(feature_names). evidence_min: ``EVIDENCE_MIN``.
+        name: "acoustic-v1". readouts: ("features",). feature_names: ``VECTOR_NAMES``.
+        embedding_dim: len(feature_names) (36). evidence_min: ``EVIDENCE_MIN``.
     """
 
-    name = "acoustic-v0"
+    name = "acoustic-v1"
     readouts = ("features",)
-    feature_names = FEATURE_NAMES
-    embedding_dim = len(FEATURE_NAMES)
+    feature_names = VECTOR_NAMES
+    embedding_dim = len(VECTOR_NAMES)
     evidence_min = EVIDENCE_MIN
 
     def embed_one(self, w: WindowSnapshot) -> tuple[Embedding, FeatureResult]:
@@ -98,6 +130,7 @@ class AcousticBackbone:
             w.agent, start_s=w.start_s, segments=segments, turns=w.turns_of("agent"),
             transitions=w.transitions, barge_ins=w.barge_ins,
         )
+        ta = analyse_text(w.transcripts)
         amounts = {"voiced_s": res.voiced_s, "speech_s": res.speech_s, "turn_s": res.turn_s}
         evidence = {}
         for dim, (q, unit, reason) in EVIDENCE_SOURCE.items():
@@ -105,13 +138,27 @@ class AcousticBackbone:
                 evidence[dim] = Evidence(0.0, "", reason)
             else:
                 evidence[dim] = Evidence(round(float(amounts[q]), 3), unit, "")
+        has_text = bool(w.transcripts)
+        if has_text:
+            for dim in TEXT_DIMENSIONS:
+                ev = ta.evidence[dim]
+                if dim == "code_switching" and ev.unit:
+                    ev = Evidence(ev.amount, ev.unit, CODE_SWITCHING_NOTE)
+                evidence[dim] = ev
+            # transcripts exist but cannot judge these honestly: say why (not "needs transcripts")
+            for dim, why in GATED_REASONS.items():
+                evidence[dim] = Evidence(0.0, "", why)
         named = {k: float(v) for k, v in res.values.items() if math.isfinite(v)}
         named.update({k: float(v) for k, v in res.extra.items() if math.isfinite(v)})
         named.update({"voiced_s": res.voiced_s, "speech_s": res.speech_s, "turn_s": res.turn_s,
                       "n_agent_turns": float(res.n_agent_turns), "n_responses": float(res.n_responses),
                       "n_barge_ins": float(res.n_barge_ins), "n_units": float(res.n_units),
                       "n_period_pairs": float(res.n_periods)})
-        return Embedding(vectors={"features": res.vector(impute=True)}, evidence=evidence, features=named), res
+        if has_text:
+            named.update({f"text_{k}": float(v) for k, v in ta.values.items() if math.isfinite(v)})
+            named.update({f"text_n_{k}": float(v) for k, v in ta.counts.items()})
+        vec = np.concatenate([res.vector(impute=True), ta.vector(impute=True, gate=True)]).astype(np.float32)
+        return Embedding(vectors={"features": vec}, evidence=evidence, features=named), res
 
     def turn_features(self, w: WindowSnapshot, margin_s: float = 0.3) -> list[tuple[Turn, FeatureResult]]:
         """Per-turn features: each agent turn lying wholly inside the window, analysed on its own.
@@ -143,6 +190,7 @@ class AcousticBackbone:
 
 
 def feature_table() -> list[dict]:
-    """The feature list as dicts (name, unit, dimension, centre, spread, human_sign, source) for docs."""
+    """The vector's components as dicts (name, unit, dimension, centre, spread, human_sign, source)
+    for docs, in ``VECTOR_NAMES`` order (acoustic, then text)."""
     return [dict(name=f.name, unit=f.unit, dimension=f.dimension, centre=f.centre, spread=f.spread,
-                 human_sign=f.human_sign, source=f.source, description=f.description) for f in FEATURES]
+                 human_sign=f.human_sign, source=f.source, description=f.description) for f in VECTOR_SPECS]
