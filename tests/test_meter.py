@@ -2,7 +2,7 @@
 
 import io
 
-from livejudge.judge.judge import load_judge
+from livejudge.judge.judge import PRIOR_ACOUSTIC_HEAD, load_judge
 from livejudge.session import Session, SessionConfig, stream_call
 from livejudge.testing import example_dialogue
 from livejudge.ui.meter import PlainLines, render_text
@@ -10,7 +10,7 @@ from livejudge.ui.meter import PlainLines, render_text
 
 def _session():
     d = example_dialogue(seed=0)
-    s = Session(SessionConfig(judge_mode="every", interval_s=5.0), judge=load_judge("acoustic"))
+    s = Session(SessionConfig(judge_mode="every", interval_s=5.0), judge=load_judge("acoustic", head=PRIOR_ACOUSTIC_HEAD))  # shows the PRIOR label
     return d, s
 
 
