@@ -119,7 +119,11 @@ def transcriber_from_args(args: argparse.Namespace):
             raise CLIError("--asr on needs faster-whisper: pip install 'livejudge[asr]'")
         return None
     try:
-        return WhisperTranscriber(args.asr_model)
+        transcriber = WhisperTranscriber(args.asr_model)
+        from .judge.text_features import warm_up
+
+        warm_up()  # load the sentiment lexicon and language model now, not on the first window
+        return transcriber
     except (ASRError, ImportError, OSError, RuntimeError) as exc:
         if args.asr == "on" or args.asr_model:
             raise CLIError(f"cannot start speech recognition: {exc}") from exc

@@ -49,7 +49,7 @@ def _cli_error(message: str) -> Exception:
 
 
 def kind_of_backbone(name: str) -> str:
-    """Backbone id stored in a head ("acoustic-v0", "qwen2.5-omni-7b") → ``load_judge`` kind."""
+    """Backbone id stored in a head ("acoustic-v1", "qwen2.5-omni-7b") → ``load_judge`` kind."""
     if name.startswith("acoustic"):
         return "acoustic"
     if name.startswith("qwen"):
@@ -212,9 +212,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     except TrainError as exc:
         msg = str(exc)
         if "--init-head" in msg and args.backbone == "acoustic" and init_head is None:
-            from .judge import DEFAULT_ACOUSTIC_HEAD
+            from .judge import DEFAULT_ACOUSTIC_HEAD, PRIOR_ACOUSTIC_HEAD
 
-            msg += f" (the shipped prior head is {DEFAULT_ACOUSTIC_HEAD})"
+            msg += (f" (shipped heads: {DEFAULT_ACOUSTIC_HEAD} (default, fitted classifier) and "
+                    f"{PRIOR_ACOUSTIC_HEAD} (prior))")
         raise _cli_error(msg) from exc
     s = res.summary
     con.print(f"stage 1 ({s['stage1']['status']}): {s['stage1']['fitted_on']}")

@@ -5,12 +5,11 @@ Both are session sinks that *read* the session on their own schedule (the meter 
 
 Layout (fits 80×24)::
 
-    livejudge · replay call.wav   t=23.4s   user ● speaking  agent ○      judge acoustic-v0 (PRIOR)
-    P(human) 0.31 ███████░░░░░░░│░░░░░░░░░░░░░░ machine-like   trend ▁▂▃▅▃▂
-    top: intonation −0.8  rhythm −0.5  response latency …
-    ┌ dimensions (1 machine … 5 human) ┐ ┌ timing ─────────────────────────┐
-    │ I  memory consist.  ·····  3  –  │ │ response latency last 0.78 s     │
-    │ ...                              │ │ ...                              │
+    livejudge · replay call.wav  t=  23.4s  user ● agent ○  acoustic-v1
+    P(human) 0.31 ███████░░░░░│░░░░░░░░░░░░  machine-like  trend ▁▂▃▅▃▂
+    top: intonation →machine 0.80  rhythm →human 0.37 …
+    I   memory consist.   ··3··   3 no data  response latency last 0.78 s
+    ...  (18 dimensions in 5 categories)      p50 / p90, human bands, barge-ins, turn log
 """
 
 from __future__ import annotations
@@ -69,6 +68,14 @@ def sparkline(values: list[float], width: int = 16) -> str:
     """Unicode sparkline of values in [0, 1] (last ``width`` values)."""
     vals = values[-width:]
     return "".join(SPARK[min(len(SPARK) - 1, max(0, int(v * (len(SPARK) - 1) + 0.5)))] for v in vals)
+
+
+UNIT_SHORT = {"words": "w", "word": "w", "turns": "t", "turn": "t"}
+
+
+def fmt_evidence(amount: float, unit: str) -> str:
+    """Compact evidence: "12s", "80w" (words), "3t" (turns)."""
+    return f"{amount:.0f}{UNIT_SHORT.get(unit, unit)}"
 
 
 def fmt_s(x: float | None, nd: int = 2) -> str:
@@ -188,7 +195,7 @@ class Meter:
             if d is None:
                 dims.add_row(cat, Text(name, style="dim"), Text("·····", style="dim"), "", "")
             elif d.gated:
-                ev = "no data" if d.evidence <= 0 else f"{d.evidence:.0f}{d.evidence_unit}<min"
+                ev = "no data" if d.evidence <= 0 else fmt_evidence(d.evidence, d.evidence_unit) + "<min"
                 dims.add_row(cat, Text(name, style="dim"), Text("··3··", style="dim"), Text("3", style="dim"),
                              Text(ev[:8], style="dim"))
             else:
@@ -196,7 +203,7 @@ class Meter:
                 bar = "■" * lvl + "□" * (5 - lvl)
                 style = "red" if d.score < 2.5 else ("green" if d.score > 3.5 else "yellow")
                 dims.add_row(cat, name, Text(bar, style=style), f"{d.score:.1f}",
-                             f"{d.evidence:.0f}{d.evidence_unit}"[:8])
+                             fmt_evidence(d.evidence, d.evidence_unit)[:8])
 
         tim = Table.grid(padding=(0, 1))
         tim.add_column(no_wrap=True)
@@ -226,7 +233,8 @@ class Meter:
         body.add_column(width=39)
         body.add_row(dims, tim)
         lines.append(body)
-        foot = Text("··3·· = gated: too little evidence, scores 3 and counts 0", style="dim")
+        foot = Text("··3·· = gated: too little evidence, scores 3 and counts 0 · s/w/t = seconds/words/turns",
+                    style="dim")
         if info and str(info.get("provenance", "")).lower() == "prior":
             foot = Text("PRIOR head (set from published human figures, not trained) · ··3·· = gated",
                         style="yellow")

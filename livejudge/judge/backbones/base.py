@@ -3,8 +3,8 @@
 A backbone turns a ``WindowSnapshot`` (both channels, 16 kHz float32, plus the window's timing
 events) into one ``Embedding``. Two kinds exist:
 
-* ``acoustic`` (CPU, no weights): an interpretable feature vector of the agent's speech and
-  timing; readout ``"features"``.
+* ``acoustic`` (CPU, no weights): an interpretable feature vector of the agent's speech,
+  timing and (with ASR) words; readout ``"features"``.
 * ``qwen-omni`` (GPU): Qwen2.5-Omni thinker hidden states; readouts ``"mean"`` (first-step
   mean over all positions) and ``"last"`` (last token), fused by the head (seed 000, App. E.3).
 """
@@ -55,7 +55,7 @@ class Backbone(Protocol):
     """What the judge needs from a backbone."""
 
     name: str
-    """Stable id stored in head checkpoints, e.g. "acoustic-v0" or "qwen2.5-omni-7b"."""
+    """Stable id stored in head checkpoints, e.g. "acoustic-v1" or "qwen2.5-omni-7b"."""
     embedding_dim: int
     """Length of each readout vector."""
     readouts: tuple[str, ...]
