@@ -14,7 +14,7 @@ Signal processing (one frame analysis, 40 ms Hann frames, 10 ms hop):
   autocorrelation, peak search for lags in [1/500 s, 1/75 s] with parabolic interpolation,
   voicing threshold 0.45 and octave cost 0.01 per octave (Praat's default values), FFTs by
   ``scipy.fft``. (``librosa.yin`` was measured at 80–190 ms per 30 s on one core here, over
-  the 100 ms budget; ``librosa.pyin`` at 7.7 s.) Framing uses ``librosa.util.frame``.
+  the 100 ms budget; ``librosa.pyin`` at 7.7 s.) Framing is a strided numpy view (no copy).
 * HNR: 10·log10(r / (1 − r)) from the normalised autocorrelation peak r (Boersma 1993, eq. 4).
 * Jitter and shimmer: glottal-period marks found by peak picking guided by the F0 track;
   local jitter = mean |T_i − T_{i+1}| / mean T; local shimmer = mean |A_i − A_{i+1}| / mean A
