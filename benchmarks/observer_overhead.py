@@ -143,7 +143,7 @@ def make_dialogue():
 
 
 async def realtime_run(dialogue, observer_kind: str | None) -> dict:
-    from pipecat.frames.frames import InputAudioRawFrame, TTSAudioRawFrame
+    from pipecat.frames.frames import InputAudioRawFrame
     from pipecat.processors.frame_processor import FrameProcessor
 
     from livejudge.pipecat import LiveJudgeObserver

@@ -152,7 +152,6 @@ class Session:
         self._next_judge_s = self.config.interval_s
         self._timeline_cache: tuple[Any, Timeline] | None = None
         self._closed_result: dict | None = None
-        self._started_wall = time.time()
         self._scheduler = None
         self.errors: list[str] = []
         self.transcriber = transcriber
