@@ -231,12 +231,26 @@ def main(argv=None) -> int:
     if v["rows"]:
         print(f"  Silero onsets: claimed − audio {v['mean_onset_error_s'] * 1000:+.0f} ms on average; "
               f"decided {v['mean_decision_delay_s'] * 1000:.0f} ms after the audio onset")
+    n_fw, n_audio = len(c["response_latency"]["rows"]), r["summary"]["latency_count"]
+    if n_fw < n_audio:
+        print(f"  ({n_audio - n_fw} of {n_audio} answers have no framework latency: Pipecat 1.14 re-fires "
+              "BotStartedSpeaking after an interruption, so its own latency skips the next answer)")
+
+    def ms(x):
+        return "—" if x is None else f"{x * 1000:.0f} ms"
+
     for b in c["barge_ins"]:
-        print(f"  barge-in at {b['audio_onset_s']:.2f} s: InterruptionFrame after {b['interruption_after_s']} s, "
-              f"bot audio stopped after {b['audio_yield_s']} s (audio)")
+        print(f"  barge-in at {b['audio_onset_s']:.2f} s: InterruptionFrame {ms(b.get('interruption_after_s'))} later, "
+              f"BotStoppedSpeaking {ms(b.get('bot_stopped_after_s'))} later; the bot's audio really ended "
+              f"{ms(b.get('audio_yield_s'))} after the barge-in (livejudge's yield time)")
+        if (b.get("audio_yield_s") is not None and b.get("interruption_after_s") is not None
+                and b["audio_yield_s"] < b["interruption_after_s"]):
+            print("    (the audio went quiet before Pipecat interrupted: the reply was in a pause, or its "
+                  "last syllable faded, when the caller cut in)")
     s = r["summary"]
-    print(f"  summary: {s['latency_count']} responses, mean {s['latency_mean_s']} s; barge-ins {s['barge_in_count']},"
-          f" mean yield {s['yield_mean_s']} s; mean P(human) {s['mean_p_human']}")
+    mp = "—" if s["mean_p_human"] is None else f"{s['mean_p_human']:.2f}"
+    print(f"  summary: {s['latency_count']} responses, mean {ms(s['latency_mean_s'])}; barge-ins "
+          f"{s['barge_in_count']}, mean yield {ms(s['yield_mean_s'])}; mean P(human) {mp}")
     if args.result:
         print(f"  result written to {args.result}")
     return 0

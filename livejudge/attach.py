@@ -89,7 +89,7 @@ def _add_call_flags(p: argparse.ArgumentParser, demo: bool = False) -> None:
 
 def register(subparsers) -> None:
     """Add the ``attach`` and ``demo`` subcommands to the ``livejudge`` parser."""
-    from .cli import _Formatter
+    from .runner import HelpFormatter as _Formatter
 
     p = subparsers.add_parser(
         "attach", help="judge a live call with a voice agent over its websocket",
@@ -168,6 +168,12 @@ def _speaker(args: argparse.Namespace):
     try:
         return Speaker(args.output_device)
     except DeviceError as exc:
+        if getattr(args, "command", None) == "demo" and args.output_device is None:
+            # the demo's caller is scripted: without speakers it still runs, timed at arrival
+            print(f"livejudge: no speakers here ({str(exc).split(';')[0]}); the demo runs without "
+                  "playback (agent audio timed at arrival, as with --no-playback)", file=sys.stderr)
+            args.no_playback = True
+            return None
         raise CLIError(str(exc)) from None
 
 

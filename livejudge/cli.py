@@ -16,6 +16,7 @@ from . import __version__
 from .runner import (
     EXIT_USAGE,
     CLIError,
+    HelpFormatter,
     add_judge_args,
     add_output_args,
     add_session_args,
@@ -33,8 +34,14 @@ COMMAND_MODULES = [
 ]
 
 
-class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    pass
+_Formatter = HelpFormatter
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line with a pointer to --help (not the whole usage block)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def _add_call_args(p: argparse.ArgumentParser) -> None:
@@ -101,7 +108,9 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    return _run_file(args, speed=args.speed, judge_mode="live", progress=False)
+    # unpaced (--speed max) there is no live audio to protect: judge every window, as score does
+    mode = "every" if args.speed is None else "live"
+    return _run_file(args, speed=args.speed, judge_mode=mode, progress=False)
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -109,7 +118,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="livejudge",
         description="Judge a conversation with a speech-to-speech voice agent while it happens: "
                     "turn timing from the audio, and the ODL human-likeness judge.",

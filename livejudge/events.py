@@ -198,12 +198,19 @@ class JudgeResult:
     dimensions: dict[str, DimensionScore] = field(default_factory=dict)
     compute_s: float = 0.0
 
+    @property
+    def has_evidence(self) -> bool:
+        """False when every dimension was gated: P(human) is then only the classifier's bias
+        and says nothing about the agent (exported as null, left out of means)."""
+        return not self.dimensions or any(not d.gated for d in self.dimensions.values())
+
     def to_dict(self) -> dict:
         return {
             "t_s": round(self.t_s, 3),
             "window_start_s": round(self.window_start_s, 3),
             "window_end_s": round(self.window_end_s, 3),
-            "p_human": round(self.p_human, 4),
+            "p_human": round(self.p_human, 4) if self.has_evidence else None,
+            **({} if self.has_evidence else {"no_evidence": True}),
             "compute_ms": round(self.compute_s * 1000.0, 2),
             "dimensions": {
                 k: {

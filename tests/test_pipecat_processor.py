@@ -115,7 +115,11 @@ def test_after_output_measures_like_the_observer_and_emits_results():
     assert [round(f.data["gap_s"], 4) for f in trans] == [t["gap_s"] for t in r["transitions"]][: len(trans)]
     assert isinstance(next(f for f in ours if f.kind == "barge_in").event, BargeIn)
     judged = [f for f in ours if f.kind == "judge"]
-    assert all(0.0 <= f.data["p_human"] <= 1.0 and len(f.data["dimensions"]) == 18 for f in judged)
+    # p_human is null for windows with no evidence (before the agent spoke), else in [0, 1]
+    assert all((f.data["p_human"] is None) == bool(f.data.get("no_evidence")) for f in judged)
+    assert all(f.data["p_human"] is None or 0.0 <= f.data["p_human"] <= 1.0 for f in judged)
+    assert any(f.data["p_human"] is not None for f in judged)
+    assert all(len(f.data["dimensions"]) == 18 for f in judged)
     rtvi = [f for f in sink.frames if isinstance(f, RTVIServerMessageFrame)]
     assert len(rtvi) == len(ours) and all(f.data["type"] == "livejudge" for f in rtvi)
 

@@ -104,5 +104,33 @@ def test_result_document_has_the_documented_keys(tmp_path):
     assert r["summary"]["dropped_windows"] == 0
     assert len(r["judge"]) == int(d.call.duration_s // 5) + 1
     assert all(len(j["dimensions"]) == 18 for j in r["judge"])
-    assert all(0.0 <= j["p_human"] <= 1.0 for j in r["judge"])
+    # null only for windows in which every dimension was gated (no evidence yet)
+    for j in r["judge"]:
+        gated_all = all(d["gated"] for d in j["dimensions"].values())
+        assert (j["p_human"] is None) == gated_all == bool(j.get("no_evidence"))
+        assert j["p_human"] is None or 0.0 <= j["p_human"] <= 1.0
+    with_p = [j["p_human"] for j in r["judge"] if j["p_human"] is not None]
+    assert with_p and r["summary"]["mean_p_human"] == pytest.approx(sum(with_p) / len(with_p), abs=1e-3)
     assert r["judge_info"]["provenance"] in ("prior", "trained")
+
+
+def test_replay_at_max_speed_judges_every_window_like_score(tmp_path, capsys):
+    d = example_dialogue(seed=6)
+    wav = d.write(tmp_path / "c.wav")
+    outs = {}
+    for cmd in (["replay", "--speed", "max", "--display", "none"], ["score"]):
+        out = tmp_path / f"{cmd[0]}.json"
+        assert main([*cmd, str(wav), "--json", str(out), "--interval-s", "5", "--asr", "off"]) == 0
+        outs[cmd[0]] = json.loads(out.read_text())
+    assert outs["replay"]["summary"]["dropped_windows"] == 0
+    assert [j["window_end_s"] for j in outs["replay"]["judge"]] == [j["window_end_s"] for j in outs["score"]["judge"]]
+    err = capsys.readouterr().err
+    assert err.count("latency p50") == 2  # both print the one-line summary on stderr
+
+
+def test_usage_errors_are_one_line(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["replay", "x.wav", "--speed", "fast"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--speed must be a number or 'max'" in err[0] and "--help" in err[0]

@@ -24,13 +24,7 @@ import numpy as np
 BACKBONE_KINDS = ("acoustic", "qwen-omni")
 
 
-class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Shows defaults, except for required options and options without a default."""
-
-    def _get_help_string(self, action: argparse.Action) -> str:
-        if action.default is None or action.required or action.default is False:
-            return action.help or ""
-        return super()._get_help_string(action)
+from ..runner import HelpFormatter as _Formatter
 
 
 MANIFEST_HELP = """manifest (JSONL, one call per line; paths relative to the manifest):
@@ -92,7 +86,7 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "train", help="fit a judge head (ODL + classifier) on a manifest of calls", formatter_class=_Formatter,
         epilog=MANIFEST_HELP,
-        description="Two-stage training as in seed 000 §6.2.1: stage 1 fits the readout + ODL to the 1–5 "
+        description="Two-stage training as in \"Human or Machine? A Preliminary Turing Test for Speech-to-Speech Interaction\" (§6.2.1): stage 1 fits the readout + ODL to the 1–5 "
                     "ratings, stage 2 the linear classifier on the frozen latent scores. Adam, Table 19 "
                     "defaults, early stopping on the manifest's 'val' rows.\n"
                     "Note: the ODL lr 1e-5 is the paper's choice for 3584-d Qwen2.5-Omni-7B states; the "
@@ -128,7 +122,7 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "eval", help="score a judge head on a manifest of calls", formatter_class=_Formatter,
         epilog=MANIFEST_HELP,
-        description="Per-dimension exact / grouped (1–2, 3, 4–5) / ±1 accuracy (seed 000 Table 21), "
+        description="Per-dimension exact / grouped (1–2, 3, 4–5) / ±1 accuracy (Table 21 of the Turing-test paper), "
                     "human-vs-machine accuracy per kind and overall, ROC-AUC (Table 4). The backbone is "
                     "the one the head was built for; evidence gating is applied as in the live judge.\n"
                     "Example: livejudge eval calls.jsonl --head heads/mine --json eval.json")

@@ -158,7 +158,7 @@ class Meter:
 
         gauge = Text()
         width = 24
-        if latest is not None:
+        if latest is not None and latest.has_evidence:
             p = latest.p_human
             fill = int(round(p * width))
             gauge.append(f"P(human) {p:4.2f} ", style="bold")
@@ -167,19 +167,22 @@ class Meter:
                     gauge.append("│", style="bold white")
                 gauge.append("█" if i < fill else "░", style=("green" if p >= 0.5 else "red") if i < fill else "dim")
             gauge.append("  human-like" if p >= 0.5 else "  machine-like", style="green" if p >= 0.5 else "red")
-            gauge.append("  trend " + sparkline([r.p_human for r in res], 12), style="cyan")
+            gauge.append("  trend " + sparkline([r.p_human for r in res if r.has_evidence], 12), style="cyan")
         else:
             gauge.append("P(human)  –   " + "░" * (width // 2) + "│" + "░" * (width // 2), style="dim")
-            gauge.append("  waiting for the first window" if s.judge is not None else "  judge off", style="dim")
+            why = ("judge off" if s.judge is None else "waiting for the first window" if latest is None
+                   else "no evidence yet (agent silent)")
+            gauge.append(f"  {why}", style="dim")
         lines.append(gauge)
-        if latest is not None:
+        if latest is not None and latest.has_evidence:
             top = sorted(((k, v) for k, v in latest.dimensions.items() if not v.gated),
                          key=lambda kv: -abs(kv[1].contribution))[:3]
             t = Text("top: ", style="dim")
             for k, v in top:
-                t.append(f"{SHORT_NAMES.get(k, k)} ", style="")
-                t.append(f"{'→machine' if v.contribution > 0 else '→human'} {abs(v.contribution):.2f}  ",
+                t.append(f"{SHORT_NAMES.get(k, k)[:14]} ", style="")
+                t.append(f"{'→M' if v.contribution > 0 else '→H'} {abs(v.contribution):.2f}  ",
                          style="red" if v.contribution > 0 else "green")
+            t.append("(→M machine, →H human)", style="dim")
             t.truncate(80)
             lines.append(t)
 
@@ -233,7 +236,7 @@ class Meter:
         body.add_column(width=39)
         body.add_row(dims, tim)
         lines.append(body)
-        foot = Text("··3·· = gated: too little evidence, scores 3 and counts 0 · s/w/t = seconds/words/turns",
+        foot = Text("··3·· gated (too little evidence: scores 3, counts 0) · s/w/t = sec/words/turns",
                     style="dim")
         if info and str(info.get("provenance", "")).lower() == "prior":
             foot = Text("PRIOR head (set from published human figures, not trained) · ··3·· = gated",
@@ -256,8 +259,10 @@ def turn_log_line(event: object) -> str | None:
         note = " overlap" if event.gap_s < 0 else ""
         return f"{event.to_onset_s:6.1f} {event.from_channel[0]}→{event.to_channel[0]} {kind} {event.gap_s:+.2f}s{note}"
     if isinstance(event, BargeIn):
-        y = "kept talking" if event.yield_s is None else f"yield {event.yield_s:.2f}s"
-        return f"{event.onset_s:6.1f} {event.by} barge-in, {y}"
+        other = "user" if event.by == "agent" else "agent"
+        y = f"{other} kept talking" if event.yield_s is None else f"{other} yielded {event.yield_s:.2f}s"
+        what = "agent talk-over" if event.by == "agent" else "user barge-in"
+        return f"{event.onset_s:6.1f} {what}, {y}"
     if isinstance(event, Backchannel):
         return f"{event.onset_s:6.1f} {event.channel} backchannel"
     return None
@@ -281,8 +286,9 @@ class PlainLines:
         if isinstance(event, JudgeResult):
             sm = self.session.summary
             gated = sum(1 for d in event.dimensions.values() if d.gated)
+            ph = f"{event.p_human:.2f}" if event.has_evidence else "– (no evidence)"
             self._print(
-                f"[t={event.t_s:7.1f}s] P(human)={event.p_human:.2f} "
+                f"[t={event.t_s:7.1f}s] P(human)={ph} "
                 f"latency last={fmt_s(self.session.timeline.response_latencies_s[-1] if self.session.timeline.response_latencies_s else None)}s "
                 f"p50={fmt_s(sm.latency_p50_s)}s p90={fmt_s(sm.latency_p90_s)}s n={sm.latency_count} "
                 f"barge-ins={sm.barge_in_count} yield={fmt_s(sm.yield_mean_s)}s overlap={sm.overlap_ratio * 100:.1f}% "
