@@ -178,12 +178,13 @@ class Meter:
             top = sorted(((k, v) for k, v in latest.dimensions.items() if not v.gated),
                          key=lambda kv: -abs(kv[1].contribution))[:3]
             t = Text("top: ", style="dim")
-            for k, v in top:
-                t.append(f"{SHORT_NAMES.get(k, k)[:14]} ", style="")
-                t.append(f"{'→M' if v.contribution > 0 else '→H'} {abs(v.contribution):.2f}  ",
-                         style="red" if v.contribution > 0 else "green")
-            t.append("(→M machine, →H human)", style="dim")
-            t.truncate(80)
+            for k, v in top:  # as many of the top 3 as fit the line
+                side = "→machine" if v.contribution > 0 else "→human"
+                item = f"{SHORT_NAMES.get(k, k)} {side} {abs(v.contribution):.2f}  "
+                if len(t.plain) + len(item.rstrip()) > 80:
+                    break
+                t.append(f"{SHORT_NAMES.get(k, k)} ")
+                t.append(f"{side} {abs(v.contribution):.2f}  ", style="red" if v.contribution > 0 else "green")
             lines.append(t)
 
         dims = Table.grid(padding=(0, 1))
@@ -261,8 +262,8 @@ def turn_log_line(event: object) -> str | None:
     if isinstance(event, BargeIn):
         other = "user" if event.by == "agent" else "agent"
         y = f"{other} kept talking" if event.yield_s is None else f"{other} yielded {event.yield_s:.2f}s"
-        what = "agent talk-over" if event.by == "agent" else "user barge-in"
-        return f"{event.onset_s:6.1f} {what}, {y}"
+        what = "talk-over" if event.by == "agent" else "barge-in"  # by the agent / by the user
+        return f"{event.onset_s:6.1f} {what}: {y}"
     if isinstance(event, Backchannel):
         return f"{event.onset_s:6.1f} {event.channel} backchannel"
     return None
