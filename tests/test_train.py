@@ -254,3 +254,40 @@ def test_embed_entries_uses_the_cache(tmp_path):
     assert len(bb.seen) == 3  # nothing recomputed
     for a, b in zip(first, again):
         assert np.array_equal(a.vectors["features"], b.vectors["features"])
+
+
+def test_embed_entries_with_a_transcriber_caches_apart_and_passes_transcripts(tmp_path):
+    from pathlib import Path
+
+    from livejudge.events import TurnTranscript
+    from livejudge.judge.train import embed_entries
+
+    audio = Path(__file__).resolve().parents[1] / "livejudge" / "data" / "audio"
+    m = write(tmp_path / "m.jsonl", [{"user": str(audio / "human" / "cmu_numbers.wav"),
+                                      "agent": str(audio / "machine" / "espeak_reply_02.wav")}])
+    entries = read_manifest(m)
+
+    class FakeASR:
+        calls = 0
+
+        def transcribe(self, turn, audio):
+            FakeASR.calls += 1
+            return TurnTranscript(turn.channel, turn.onset_s, turn.offset_s, "sure thing", 2)
+
+    class Counting:
+        name, embedding_dim, readouts = "count-bb", 1, ("features",)
+        seen: list = []
+
+        def embed(self, windows):
+            self.seen.extend(windows)
+            return [Embedding({"features": np.array([len(w.transcripts)], np.float32)}) for w in windows]
+
+    bb, cache = Counting(), EmbeddingCache(tmp_path / "c")
+    plain = embed_entries(entries, bb, cache, progress=False)
+    with_asr = embed_entries(entries, bb, cache, progress=False, transcriber=FakeASR())
+    assert len(bb.seen) == 2  # the transcribed embedding is not read from the plain cache entry
+    assert plain[0].vectors["features"][0] == 0.0
+    n_agent_turns = len(bb.seen[1].turns_of("agent"))
+    assert n_agent_turns >= 1 and FakeASR.calls == n_agent_turns
+    assert with_asr[0].vectors["features"][0] == n_agent_turns
+    assert sorted(p.name for p in (tmp_path / "c").iterdir()) == ["count-bb", "count-bb_asr"]

@@ -75,6 +75,10 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--qwen-model", default="Qwen/Qwen2.5-Omni-7B",
                    help="Qwen2.5-Omni model id or local path (qwen-omni backbone)")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    p.add_argument("--asr", default="off", choices=("off", "on"),
+                   help="transcribe each call's agent turns (livejudge[asr]) so the acoustic backbone's text "
+                        "dimensions count; use the same setting for train and eval")
+    p.add_argument("--asr-model", default=None, metavar="DIR", help="local faster-whisper model directory")
 
 
 def register(subparsers: Any) -> None:
@@ -149,10 +153,22 @@ def _embed(entries, backbone, args) -> list:
     from ..audio import AudioFormatError
     from .train import EmbeddingCache, embed_entries
 
+    transcriber = None
+    if getattr(args, "asr", "off") == "on":
+        from .asr import ASRError, WhisperTranscriber
+
+        try:
+            transcriber = WhisperTranscriber(args.asr_model)
+        except (ASRError, ImportError, OSError, RuntimeError) as exc:
+            raise _cli_error(f"--asr on: {exc}") from exc
     try:
-        return embed_entries(entries, backbone, EmbeddingCache(args.cache_dir), progress=not args.no_progress)
+        return embed_entries(entries, backbone, EmbeddingCache(args.cache_dir), progress=not args.no_progress,
+                             transcriber=transcriber)
     except AudioFormatError as exc:
         raise _cli_error(str(exc)) from exc
+    finally:
+        if transcriber is not None:
+            transcriber.close(wait=False)
 
 
 def _file_sha256(path: str) -> str:

@@ -538,11 +538,12 @@ def load_entry(entry: ManifestEntry):
     return load_call(user=entry.user, agent=entry.agent)
 
 
-def snapshot_of_entry(entry: ManifestEntry):
-    """A WindowSnapshot of the whole call (VAD + turn-taking via ``session.snapshot_of_call``)."""
+def snapshot_of_entry(entry: ManifestEntry, transcriber: Any = None):
+    """A WindowSnapshot of the whole call (VAD + turn-taking via ``session.snapshot_of_call``),
+    with the agent's turns transcribed when a ``transcriber`` is given."""
     from ..session import snapshot_of_call
 
-    return snapshot_of_call(load_entry(entry))
+    return snapshot_of_call(load_entry(entry), transcriber=transcriber)
 
 
 def cache_key(entry: ManifestEntry, backbone_name: str) -> str:
@@ -601,21 +602,25 @@ class EmbeddingCache:
 
 
 def embed_entries(entries: Sequence[ManifestEntry], backbone: Any, cache: EmbeddingCache | None = None,
-                  progress: bool = True, batch_size: int = 4) -> list:
+                  progress: bool = True, batch_size: int = 4, transcriber: Any = None) -> list:
     """One backbone ``Embedding`` per entry, computed once and then read from the cache.
 
     Calls missing from the cache are embedded ``batch_size`` at a time (one backbone call
-    per batch) and written to the cache as soon as each batch is done.
+    per batch) and written to the cache as soon as each batch is done. With a
+    ``transcriber`` (``livejudge[asr]``) the agent's turns are transcribed first, so the
+    acoustic backbone's text dimensions count; such embeddings are cached apart
+    ("<backbone>+asr") from those made without transcripts.
 
     Raises:
         audio.AudioFormatError: an unreadable audio file (the message names the file).
     """
     cache = cache or EmbeddingCache()
     out: list = [None] * len(entries)
-    keys = [cache_key(e, backbone.name) for e in entries]
+    name = backbone.name + ("+asr" if transcriber is not None else "")
+    keys = [cache_key(e, name) for e in entries]
     todo = []
     for i, k in enumerate(keys):
-        out[i] = cache.get(backbone.name, k)
+        out[i] = cache.get(name, k)
         if out[i] is None:
             todo.append(i)
     hits = len(entries) - len(todo)
@@ -624,11 +629,11 @@ def embed_entries(entries: Sequence[ManifestEntry], backbone: Any, cache: Embedd
                              info=f"{hits} cached")
         for a in range(0, len(todo), max(1, batch_size)):
             idx = todo[a:a + max(1, batch_size)]
-            embs = backbone.embed([snapshot_of_entry(entries[i]) for i in idx])
+            embs = backbone.embed([snapshot_of_entry(entries[i], transcriber) for i in idx])
             if len(embs) != len(idx):
                 raise RuntimeError(f"backbone {backbone.name} returned {len(embs)} embeddings for {len(idx)} calls")
             for i, emb in zip(idx, embs):
-                cache.put(backbone.name, keys[i], emb)
+                cache.put(name, keys[i], emb)
                 out[i] = emb
             prog.update(task, advance=len(idx))
     return out
