@@ -418,6 +418,12 @@ class LiveJudgeCore:
         """``close_blocking`` in a thread, so the event loop keeps running."""
         return await asyncio.to_thread(self.close_blocking)
 
+    async def close_once(self) -> tuple[dict, bool]:
+        """``close``, plus whether this call is the one that started closing (so a stage
+        fires its ``on_closed`` handler exactly once)."""
+        first = not self.closed and not self._closing
+        return await self.close(), first
+
 
 # ---------------------------------------------------------------- framework vs audio
 def _nearest(items: list, key: Callable[[Any], float], t: float, max_s: float):
@@ -633,8 +639,7 @@ class LiveJudgeObserver(BaseObserver):
 
     async def close(self) -> dict:
         """Finish: judge the last window, write ``result_path``, fire ``on_closed``. Idempotent."""
-        first = not self.core.closed and not self.core._closing
-        doc = await self.core.close()
+        doc, first = await self.core.close_once()
         if first:
             await self._call_event_handler("on_closed", doc)
         return doc

@@ -186,8 +186,7 @@ class LiveJudgeProcessor(FrameProcessor):
         ``observer`` this waits for nothing and returns the observer's current result."""
         if not self._tapping:
             return self.core.result()
-        first = not self.core.closed and not self.core._closing
-        doc = await self.core.close()
+        doc, first = await self.core.close_once()
         if first:
             await self._call_event_handler("on_closed", doc)
         return doc
