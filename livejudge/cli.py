@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -17,11 +18,13 @@ from .runner import (
     EXIT_USAGE,
     CLIError,
     HelpFormatter,
+    SignalExit,
     add_judge_args,
     add_output_args,
     add_session_args,
     events_sink,
     judge_from_args,
+    raise_on_terminate,
     run_session,
     session_config,
     transcriber_from_args,
@@ -163,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
+    old_handlers = raise_on_terminate()  # SIGTERM/SIGHUP outside a call: unwind (finally blocks run)
     try:
         return int(args.func(args) or 0)
     except CLIError as exc:
@@ -171,6 +175,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("livejudge: interrupted", file=sys.stderr)
         return 130
+    except SignalExit as exc:
+        print(f"livejudge: stopped by {exc} before the call started; nothing measured", file=sys.stderr)
+        return exc.code
+    finally:
+        for sig, handler in old_handlers.items():
+            signal.signal(sig, handler)
 
 
 if __name__ == "__main__":

@@ -2,13 +2,16 @@
 wrapper that always writes the result and event log, whatever ends the call.
 
 Exit codes: 0 done; 1 the call failed mid-way (partial result written); 2 bad input or
-usage; 130 interrupted with Ctrl-C where that is not the normal way to end (replay, score).
+usage; 130 interrupted with Ctrl-C where that is not the normal way to end (replay, score);
+143 stopped by SIGTERM, 129 by SIGHUP (result and event log written first, as for Ctrl-C).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -19,6 +22,81 @@ from .turns import TurnConfig
 from .vad import VADConfig
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_SIGTERM, EXIT_SIGHUP = 128 + 15, 128 + 1
+"""Shell convention: 128 + signal number, returned after the result has been written."""
+
+STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+
+class StopSignals:
+    """Turns SIGINT, SIGTERM and SIGHUP into a stop request while a call runs (main thread only).
+
+    The first signal sets ``stop`` (the body ends at its next chunk or tick, so nothing is
+    cut mid-update); a second one before writing has begun raises KeyboardInterrupt, for a
+    body that does not stop; once ``writing`` is set, further signals only print a one-line
+    "please wait" and the write finishes (no abort half-way, no worker thread killed mid-call).
+    The handlers are async-signal safe (``os.write``, no ``print``). Restored on exit.
+    """
+
+    def __init__(self, stop: threading.Event) -> None:
+        self.stop = stop
+        self.received: list[int] = []
+        self.writing = False
+        self._old: dict[int, object] = {}
+
+    @property
+    def first(self) -> int | None:
+        return self.received[0] if self.received else None
+
+    def __enter__(self) -> "StopSignals":
+        if threading.current_thread() is threading.main_thread():
+            for sig in STOP_SIGNALS:
+                self._old[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old)  # type: ignore[arg-type]
+        self._old.clear()
+
+    def _handle(self, signum: int, frame) -> None:
+        self.received.append(signum)
+        self.stop.set()
+        if self.writing:
+            os.write(2, b"livejudge: still writing the result and event log; please wait\n")
+            return
+        if len(self.received) >= 2:
+            raise KeyboardInterrupt
+
+
+def signal_exit_code(signum: int | None, interrupt_code: int = EXIT_INTERRUPTED) -> int:
+    """Exit code for a call stopped by ``signum``: SIGINT → ``interrupt_code``, else 128 + n."""
+    if signum is None:
+        return EXIT_OK
+    if signum == signal.SIGINT:
+        return interrupt_code
+    return 128 + int(signum)
+
+
+class SignalExit(BaseException):
+    """SIGTERM/SIGHUP outside a running call (e.g. while a model loads): exit with ``code``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.code = 128 + int(signum)
+
+
+def raise_on_terminate() -> dict:
+    """Make SIGTERM and SIGHUP raise SignalExit in the main thread, so ``finally`` blocks
+    (e.g. stopping the demo agent) run; ``run_session`` replaces this while a call runs.
+    Returns the previous handlers (restore them with ``signal.signal``)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def handler(signum, frame):
+        raise SignalExit(signum)
+
+    return {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS if sig != signal.SIGINT}
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -147,42 +225,53 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
                 failure: type[BaseException] | tuple = ()) -> int:
     """Run ``body(stop_event)`` with the display on, then close the session and write outputs.
 
-    The result and event log are written however the body ends: normally, by Ctrl-C, or by
-    one of the ``failure`` exceptions (whose message is printed as one line, exit code 1).
+    The result and event log are written however the body ends: normally, by Ctrl-C, SIGTERM
+    or SIGHUP (``StopSignals``: the body is asked to stop, then everything is written; exit
+    ``interrupt_code`` for Ctrl-C, 143/129 for SIGTERM/SIGHUP), or by one of the ``failure``
+    exceptions (whose message is printed as one line, exit code 1). The result's
+    ``source.ended`` and ``errors`` say why the call ended.
     """
     from .ui.meter import make_display
 
-    display = make_display(session, title, args.display)
-    if display is not None:
-        session.add_sink(display)
-        display.start()
     stop = threading.Event()
-    code = EXIT_OK
-    message = None
-    try:
-        body(stop)
-    except KeyboardInterrupt:
-        stop.set()
-        session.note("interrupted", reason="Ctrl-C")
-        code = interrupt_code
-        message = "interrupted: result written for what was measured so far"
-    except failure as exc:  # type: ignore[misc]
-        stop.set()
-        session.note("failed", reason=str(exc))
-        code = EXIT_FAILED
-        message = str(exc)
-    finally:
-        try:
-            result = session.close()
-        except KeyboardInterrupt:
-            result = session.close(drain_judge=False)
+    with StopSignals(stop) as signals:
+        display = make_display(session, title, args.display)
         if display is not None:
-            display.stop()
-        if message:
-            print(f"livejudge: {message}", file=sys.stderr)
-        write_outputs(result, args)
-    if args.json_out != "-":
-        print_summary(result)
+            session.add_sink(display)
+            display.start()
+        code = EXIT_OK
+        message = None
+        try:
+            body(stop)
+        except KeyboardInterrupt:
+            stop.set()
+            if not signals.received:
+                signals.received.append(signal.SIGINT)  # Ctrl-C without our handler (not main thread)
+        except failure as exc:  # type: ignore[misc]
+            stop.set()
+            session.note("failed", reason=str(exc))
+            session.errors.append(f"call failed: {exc}")
+            session.info["ended"] = f"failed: {getattr(exc, 'kind', type(exc).__name__)}"
+            code = EXIT_FAILED
+            message = str(exc)
+        finally:
+            signals.writing = True
+            if signals.first is not None and code == EXIT_OK:
+                name = signal.Signals(signals.first).name
+                label = "Ctrl-C" if name == "SIGINT" else name
+                session.note("interrupted", reason=label)
+                session.info["ended"] = f"interrupted ({label})"
+                code = signal_exit_code(signals.first, interrupt_code)
+                message = f"interrupted ({label}): result written for what was measured so far"
+            session.info.setdefault("ended", "end of input")
+            result = session.close()
+            if display is not None:
+                display.stop()
+            if message:
+                print(f"livejudge: {message}", file=sys.stderr)
+            write_outputs(result, args)
+        if args.json_out != "-":
+            print_summary(result)
     return code
 
 
