@@ -65,6 +65,14 @@ def _add_call_flags(p: argparse.ArgumentParser, demo: bool = False) -> None:
         g.add_argument("--in-rate", type=int, default=None,
                        help="rate of the user audio sent, Hz (default: pipecat 16000, twilio 8000)")
         g.add_argument("--origin", default=None, help="Origin header (for agents with an Origin allow-list)")
+        g.add_argument("--header", dest="headers", action="append", default=None, metavar="'NAME: VALUE'",
+                       help="extra handshake header, repeatable, e.g. 'Authorization: Bearer $TOKEN' "
+                            "(values are never printed, logged or stored; a token in the URL query is redacted)")
+        g.add_argument("--ca-file", default=None, metavar="PEM",
+                       help="CA certificate(s) to verify a wss:// agent with (private CA, self-signed); "
+                            "default: the system trust store")
+        g.add_argument("--insecure", action="store_true",
+                       help="wss:// without certificate verification (test setups only)")
         g.add_argument("--reconnect", type=int, default=0, metavar="N",
                        help="reconnect up to N times after a lost, refused or busy connection (backoff 0.5 s, doubling)")
         g.add_argument("--input-wav", nargs="+", default=None, metavar="FILE",
@@ -118,7 +126,7 @@ def register(subparsers) -> None:
     add_judge_args(p)
     add_output_args(p)
     p.set_defaults(func=cmd_demo, protocol="pipecat", in_rate=None, origin=None, reconnect=0,
-                   input_device=None, input_wav=None)
+                   input_device=None, input_wav=None, headers=None, ca_file=None, insecure=False)
 
 
 # ------------------------------------------------------------------------------------ commands
@@ -180,12 +188,15 @@ def _speaker(args: argparse.Namespace):
 def _run_call(args: argparse.Namespace, url: str, source, *, title: str, extra_info: dict | None = None) -> int:
     from .session import Session
     from .sources.protocols import make_protocol
-    from .sources.ws import AttachClient, AttachConfig, AttachError, Recorder
+    from .sources.ws import AttachClient, AttachConfig, AttachError, Recorder, parse_header
 
     try:
         make_protocol(args.protocol, args.in_rate)  # fail early: missing pipecat, bad rate
+        headers = tuple(parse_header(h) for h in (getattr(args, "headers", None) or ()))
         config = AttachConfig(url=url, origin=args.origin, jitter_s=args.jitter_s, duration_s=args.duration_s,
-                              silence_timeout_s=args.silence_timeout_s, reconnect=args.reconnect).validate()
+                              silence_timeout_s=args.silence_timeout_s, reconnect=args.reconnect,
+                              headers=headers, ca_file=getattr(args, "ca_file", None),
+                              insecure=getattr(args, "insecure", False)).validate()
     except (ValueError, ImportError) as exc:
         raise CLIError(str(exc)) from None
     output = _speaker(args)
@@ -194,7 +205,9 @@ def _run_call(args: argparse.Namespace, url: str, source, *, title: str, extra_i
     sinks = [s for s in (events_sink(args),) if s is not None]
     info = {"sample_rate_in": args.in_rate or (8000 if args.protocol == "twilio" else 16000),
             "channels": {"user": "sent (microphone or --input-wav)", "agent": "received from the websocket"},
-            "kind": "attach", "url": url, "protocol": args.protocol, "playback": output is not None,
+            "kind": "attach", "url": config.display_url, "protocol": args.protocol, "playback": output is not None,
+            "headers": config.header_names, "tls": None if config.ssl_context() is None else
+            ("unverified (--insecure)" if config.insecure else "verified"),
             **(extra_info or {})}
     transcriber = transcriber_from_args(args)
     info["asr"] = transcriber is not None
@@ -235,7 +248,9 @@ def cmd_attach(args: argparse.Namespace) -> int:
         raise CLIError("--ws-url is required: the agent's websocket, e.g. --ws-url ws://localhost:8765 "
                        "(or try `livejudge demo`)")
     source = _source(args)
-    return _run_call(args, args.ws_url, source, title=f"attach {args.ws_url}")
+    from .sources.ws import redact_url
+
+    return _run_call(args, args.ws_url, source, title=f"attach {redact_url(args.ws_url)}")
 
 
 def free_port(host: str = "127.0.0.1") -> int:

@@ -16,12 +16,49 @@ import numpy as np
 SAMPLE_RATE = 16000
 """Internal sample rate, Hz."""
 
+MAX_FILE_CHANNELS = 64
+"""Most channels an input file may declare."""
+
 COMMON_RATES = (8000, 16000, 22050, 24000, 32000, 44100, 48000)
 """Sample rates (Hz) that sources are tested with."""
 
 
+MIN_RATE, MAX_RATE = 8000, 192000
+"""Sample rates (Hz) accepted from untrusted input (files, wire messages, ``push_audio``):
+telephony's 8 kHz up to studio 192 kHz. Outside it a declared rate is almost surely wrong
+and costly (1 Hz would turn 640 samples into 640 s of audio)."""
+
+MAX_RATIO_TERM = 1000
+"""Largest up/down factor of the polyphase resampler. A rate whose exact ratio to the
+target needs more (e.g. 191999 Hz → 16000/191999) is resampled with the nearest ratio whose
+terms are ≤ 1000 (``Fraction.limit_denominator``; relative rate error < 1e-3, HEURISTIC),
+so one 40 ms frame never costs seconds of CPU."""
+
+
 class AudioFormatError(ValueError):
     """Input audio that cannot be converted; the message names the problem and the fix."""
+
+
+def check_rate(rate: object, what: str = "sample rate") -> int:
+    """Validate a sample rate from untrusted input.
+
+    Args:
+        rate: the declared rate, Hz (an int, or an integral float).
+        what: how to name it in the error (e.g. "--in-rate", "agent audio sample_rate").
+    Returns:
+        the rate as int.
+    Raises:
+        AudioFormatError: not an integer, or outside ``MIN_RATE``–``MAX_RATE`` (the message
+            names the value and the range).
+    """
+    if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)):
+        raise AudioFormatError(f"{what} must be an integer in Hz, got {rate!r}")
+    if isinstance(rate, (float, np.floating)) and not (np.isfinite(rate) and float(rate).is_integer()):
+        raise AudioFormatError(f"{what} must be a whole number of Hz, got {rate!r}")
+    r = int(rate)
+    if not MIN_RATE <= r <= MAX_RATE:
+        raise AudioFormatError(f"{what} {r} Hz is outside the supported {MIN_RATE}–{MAX_RATE} Hz")
+    return r
 
 
 def pcm16_to_float32(data: bytes | np.ndarray) -> np.ndarray:
@@ -86,6 +123,23 @@ def float32_to_mulaw(samples: np.ndarray) -> bytes:
     return code.astype(np.uint8).tobytes()
 
 
+def bounded_ratio(rate_in: int, rate_out: int, max_term: int = MAX_RATIO_TERM) -> Fraction:
+    """rate_out/rate_in as a Fraction whose numerator and denominator are ≤ ``max_term``:
+    the exact ratio when it fits, else the nearest that does (HEURISTIC, see MAX_RATIO_TERM)."""
+    frac = Fraction(rate_out, rate_in)
+    if max(frac.numerator, frac.denominator) <= max_term:
+        return frac
+    flip = frac > 1
+    g = 1 / frac if flip else frac  # ≤ 1: its denominator is the larger term
+    # the simplest ratio within 1e-4 (small terms = a short filter), else the closest one
+    for q in (16, 32, 64, 128, 256, 512, max_term):
+        f = g.limit_denominator(min(q, max_term))
+        if f and abs(f / g - 1) <= 1e-4:
+            break
+    f = f or Fraction(1, max_term)
+    return 1 / f if flip else f
+
+
 def resample(samples: np.ndarray, rate_in: int, rate_out: int = SAMPLE_RATE) -> np.ndarray:
     """Band-limited polyphase resampling (scipy.signal.resample_poly, Kaiser window).
 
@@ -104,7 +158,7 @@ def resample(samples: np.ndarray, rate_in: int, rate_out: int = SAMPLE_RATE) -> 
         return x
     from scipy.signal import resample_poly
 
-    frac = Fraction(rate_out, rate_in)
+    frac = bounded_ratio(int(rate_in), int(rate_out))
     y = resample_poly(x, frac.numerator, frac.denominator, axis=0)
     return y.astype(np.float32)
 
@@ -118,8 +172,9 @@ class StreamResampler:
     """
 
     def __init__(self, rate_in: int, rate_out: int = SAMPLE_RATE) -> None:
-        if rate_in <= 0:
-            raise AudioFormatError(f"sample rate must be positive, got {rate_in}")
+        """Raises AudioFormatError: a rate outside ``MIN_RATE``–``MAX_RATE`` (``check_rate``)."""
+        rate_in = check_rate(rate_in)
+        rate_out = check_rate(rate_out, "output sample rate")
         self.rate_in = rate_in
         self.rate_out = rate_out
         self._in_total = 0
@@ -158,7 +213,9 @@ def load_audio(path: str | Path) -> tuple[np.ndarray, int]:
     Returns:
         (samples float32 of shape (n_samples, n_channels), sample rate in Hz).
     Raises:
-        AudioFormatError: file missing or not decodable.
+        AudioFormatError: file missing or not decodable, a sample rate outside
+            ``MIN_RATE``–``MAX_RATE``, or more than ``MAX_FILE_CHANNELS`` channels.
+            Non-finite samples (float files) are replaced by 0.
     """
     import soundfile as sf
 
@@ -166,9 +223,22 @@ def load_audio(path: str | Path) -> tuple[np.ndarray, int]:
     if not p.exists():
         raise AudioFormatError(f"audio file not found: {p} (check the path)")
     try:
+        info = sf.info(str(p))
+    except Exception as exc:  # soundfile raises several types; re-raise as one clear error
+        raise AudioFormatError(f"cannot decode {p}: {exc} (use WAV/FLAC/OGG)") from exc
+    try:  # validated before decoding: a header claiming 1 Hz or 4 GHz must not cost memory
+        check_rate(info.samplerate, f"{p.name}: sample rate")
+    except AudioFormatError as exc:
+        raise AudioFormatError(f"{exc}; resample the file (e.g. sox in.wav -r 16000 out.wav)") from None
+    if not 1 <= info.channels <= MAX_FILE_CHANNELS:
+        raise AudioFormatError(f"{p.name} declares {info.channels} channels; at most {MAX_FILE_CHANNELS} "
+                               "are supported (a call has two)")
+    try:
         data, rate = sf.read(str(p), dtype="float32", always_2d=True)
     except Exception as exc:  # soundfile raises several types; re-raise as one clear error
         raise AudioFormatError(f"cannot decode {p}: {exc} (use WAV/FLAC/OGG)") from exc
+    if data.size and not np.isfinite(data).all():  # float WAVs can hold NaN/inf
+        data = np.nan_to_num(data, nan=0.0, posinf=0.0, neginf=0.0)
     return data, int(rate)
 
 

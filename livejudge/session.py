@@ -28,7 +28,7 @@ from typing import Any, Callable, Literal, Protocol
 
 import numpy as np
 
-from .audio import SAMPLE_RATE, StreamResampler, TwoChannelAudio
+from .audio import SAMPLE_RATE, StreamResampler, TwoChannelAudio, check_rate
 from .events import (
     CHANNELS,
     Backchannel,
@@ -96,6 +96,10 @@ class SessionConfig:
         judge_mode: "live" (drop stale windows, never block audio) or "every" (offline
             scoring: judge every window, waiting for the judge).
         max_lag_s: how far one channel may trail the other before silence is filled in.
+        max_jump_s: largest step ahead of the session clock one ``push`` may take, seconds
+            (the gap is filled with silence; a larger jump is refused with ValueError, since
+            a wrong timestamp would otherwise fill hours of silence: 10 h is 2.3 GB). Default
+            600 s: long enough for a paused pipeline, short enough to cost < 40 MB. None = no limit.
     """
 
     window_s: float = 30.0
@@ -104,12 +108,15 @@ class SessionConfig:
     turns: TurnConfig = field(default_factory=TurnConfig)
     judge_mode: Literal["live", "every"] = "live"
     max_lag_s: float = 0.5
+    max_jump_s: float | None = 600.0
 
     def validate(self) -> "SessionConfig":
         if self.window_s <= 0:
             raise ValueError(f"--window-s must be positive, got {self.window_s}")
         if self.interval_s <= 0:
             raise ValueError(f"--interval-s must be positive, got {self.interval_s}")
+        if self.max_jump_s is not None and not self.max_jump_s > 0:
+            raise ValueError(f"max_jump_s must be positive or None, got {self.max_jump_s}")
         self.vad.validate()
         return self
 
@@ -155,6 +162,8 @@ class Session:
         self._closed_result: dict | None = None
         self._scheduler = None
         self.errors: list[str] = []
+        self._nonfinite: dict[Channel, int] = {}  # NaN/inf samples replaced per channel
+        self._nonfinite_idx: dict[Channel, int] = {}  # their entry in errors
         self.transcriber = transcriber
         self.transcribe_channels = tuple(transcribe_channels)
         self._transcripts: list[TurnTranscript] = []
@@ -175,20 +184,34 @@ class Session:
 
         Args:
             channel: "user" or "agent".
-            samples: float32 mono, shape (n_samples,), 16 kHz, in [-1, 1].
-            t_s: session time of the first sample, seconds. A gap since the channel's last
-                sample is filled with silence; samples before it (late or repeated) are dropped.
+            samples: mono, shape (n_samples,), 16 kHz: float32/float64 in [-1, 1], or int16
+                PCM (scaled by 1/32768 to [-1, 1)). Other shapes (stereo (n, 2), 3-D) are
+                refused: downmix first with ``livejudge.audio.to_mono``. NaN/inf samples are
+                replaced by 0 and counted in ``errors`` (one entry per channel, with the count).
+            t_s: session time of the first sample, seconds (finite). A gap since the channel's
+                last sample is filled with silence; samples before it (late or repeated) are
+                dropped. A step more than ``config.max_jump_s`` ahead of the session clock is
+                refused.
         Raises:
-            ValueError: unknown channel, or the session is closed.
+            ValueError: unknown channel, a closed session, samples of another dtype (other
+                integers, complex, objects) or shape, a NaN/inf or non-numeric ``t_s``, or a
+                jump ahead beyond ``max_jump_s``. Nothing is fed when it raises.
         """
         if channel not in CHANNELS:
             raise ValueError(f"channel must be 'user' or 'agent', got {channel!r}")
-        x = np.asarray(samples, dtype=np.float32).reshape(-1)
+        x = self._checked_samples(channel, samples)
+        t_s = _checked_time(t_s)
         with self._lock:
             if self._closed_result is not None:
                 raise ValueError("session is closed; start a new Session")
             start = int(round(t_s * SAMPLE_RATE))
             end = self._end[channel]
+            jump_s = start / SAMPLE_RATE - self.now_s
+            if self.config.max_jump_s is not None and jump_s > self.config.max_jump_s:
+                raise ValueError(
+                    f"{channel} audio at t_s={t_s:.3f} s jumps {jump_s:.1f} s ahead of the session clock "
+                    f"({self.now_s:.3f} s); the limit is SessionConfig.max_jump_s={self.config.max_jump_s} s "
+                    "(stamp chunks with session time in seconds, or raise the limit)")
             if start > end:
                 self._feed(channel, np.zeros(start - end, dtype=np.float32))
             elif start < end:
@@ -199,14 +222,58 @@ class Session:
             due = self._due_windows()
         self._submit(due)
 
+    def _checked_samples(self, channel: Channel, samples: Any) -> np.ndarray:
+        """``samples`` as float32 (n,), or ValueError (see ``push``); counts non-finite values."""
+        try:
+            arr = np.asarray(samples)
+        except Exception as exc:  # ragged sequences and the like
+            raise ValueError(f"{channel} samples are not an array of numbers ({exc})") from None
+        if arr.ndim != 1:
+            hint = (" (stereo or multichannel: downmix with livejudge.audio.to_mono, or push each "
+                    "channel on its own)" if arr.ndim == 2 else "")
+            raise ValueError(f"{channel} samples must be mono, shape (n_samples,), got shape "
+                             f"{arr.shape}{hint}")
+        if arr.dtype == np.int16:
+            return arr.astype(np.float32) / 32768.0
+        if arr.dtype.kind not in "f" and not (arr.dtype.kind in "iu" and arr.size == 0):
+            raise ValueError(f"{channel} samples must be float32 in [-1, 1] (or int16 PCM), got dtype "
+                             f"{arr.dtype}; convert with livejudge.audio.pcm16_to_float32 or scale to [-1, 1]")
+        x = arr.astype(np.float32, copy=False)
+        if x.size:
+            bad = ~np.isfinite(x)
+            n_bad = int(bad.sum())
+            if n_bad:
+                x = np.where(bad, np.float32(0.0), x)
+                self._count_nonfinite(channel, n_bad)
+        return x
+
+    def _count_nonfinite(self, channel: Channel, n: int) -> None:
+        with self._results_lock:
+            self._nonfinite[channel] = self._nonfinite.get(channel, 0) + n
+            total = self._nonfinite[channel]
+            msg = f"{channel} audio had {total} NaN/inf samples, replaced by 0 (check the source's conversion)"
+            idx = self._nonfinite_idx.get(channel)
+            if idx is not None and idx < len(self.errors):
+                self.errors[idx] = msg  # one entry per channel, its count kept current
+                return
+            self._nonfinite_idx[channel] = len(self.errors)
+        self._on_error(msg)
+
     def push_audio(self, channel: Channel, samples: np.ndarray, sample_rate: int, t_s: float) -> None:
-        """``push`` for audio at any sample rate (float32 mono); resampled to 16 kHz per stream."""
-        if sample_rate != SAMPLE_RATE:
-            key = (channel, int(sample_rate))
+        """``push`` for mono audio at any rate in 8–192 kHz; resampled to 16 kHz per stream.
+
+        Raises:
+            ValueError: as ``push``, or a ``sample_rate`` outside ``livejudge.audio.MIN_RATE``–
+                ``MAX_RATE`` or not an integer (``AudioFormatError``, a ValueError).
+        """
+        rate = check_rate(sample_rate, "sample_rate")
+        if rate != SAMPLE_RATE:
+            x = self._checked_samples(channel, samples) if channel in CHANNELS else samples
+            key = (channel, rate)
             rs = self._resamplers.get(key)
             if rs is None:
-                rs = self._resamplers[key] = StreamResampler(int(sample_rate))
-            samples = rs(samples)
+                rs = self._resamplers[key] = StreamResampler(rate)
+            samples = rs(x)
         self.push(channel, samples, t_s)
 
     def advance(self, now_s: float) -> None:
@@ -222,9 +289,15 @@ class Session:
         self._submit(due)
 
     def note(self, kind: str, t_s: float | None = None, **data: Any) -> Note:
-        """Record a framework/protocol event next to the acoustic timing (never used for it)."""
-        n = Note(kind, self.now_s if t_s is None else float(t_s), data)
+        """Record a framework/protocol event next to the acoustic timing (never used for it).
+
+        Raises:
+            ValueError: the session is closed (as ``push``), or a NaN/inf/non-numeric ``t_s``.
+        """
+        n = Note(kind, self.now_s if t_s is None else _checked_time(t_s), data)
         with self._lock:
+            if self._closed_result is not None:
+                raise ValueError(f"session is closed; note {kind!r} was not recorded (start a new Session)")
             self._notes.append(n)
         self._publish(n)
         return n
@@ -432,6 +505,19 @@ class Session:
             except Exception as exc:
                 self._on_error(f"sink {type(s).__name__} failed on close: {exc}")
         return self._closed_result
+
+
+def _checked_time(t_s: Any) -> float:
+    """A finite session time in seconds, or ValueError naming the value."""
+    if isinstance(t_s, bool):
+        raise ValueError(f"t_s must be a number of seconds, got {t_s!r}")
+    try:
+        t = float(t_s)
+    except (TypeError, ValueError):
+        raise ValueError(f"t_s must be a number of seconds, got {t_s!r}") from None
+    if not np.isfinite(t):
+        raise ValueError(f"t_s must be finite, got {t}")
+    return t
 
 
 def window_from_timeline(tl: Timeline, start_s: float, end_s: float, user: np.ndarray,
