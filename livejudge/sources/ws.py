@@ -503,6 +503,9 @@ def _close_info(exc: Exception) -> tuple[int, str]:
     rcvd = getattr(exc, "rcvd", None)
     if rcvd is not None:
         return int(rcvd.code), str(rcvd.reason or "")
+    sent = getattr(exc, "sent", None)
+    if sent is not None and sent.code == 1009:  # we closed it: a message over WireLimits.max_message_bytes
+        return 1009, str(sent.reason or "message too big")
     return 1006, "no close frame (connection lost)"
 
 
@@ -693,14 +696,16 @@ class AttachClient:
                  asyncio.create_task(self._ticker(ws, protocol, finish))]
         for t in tasks:
             t.add_done_callback(lambda t: finish(t.exception()) if not t.cancelled() and t.exception() else None)
+        end_s: float | None = None
         try:
             reason = await done
         finally:
+            end_s = self.now_s()
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await self._close(ws, protocol)
-        self._pump()  # whatever was due
+        self._pump(end_s)  # whatever was due when the call ended (closing may take seconds)
         self._note("ws.ended", reason=reason)
         return reason
 
@@ -817,8 +822,8 @@ class AttachClient:
         if self.stats.dropped_messages == 1:
             self.session._on_error(f"agent audio dropped: {why} (counted in source.attach.dropped_messages)")
 
-    def _pump(self) -> list[Mark]:
-        blocks, marks = self.player.pump(self.now_s())
+    def _pump(self, now_s: float | None = None) -> list[Mark]:
+        blocks, marks = self.player.pump(self.now_s() if now_s is None else now_s)
         for t_s, x in blocks:
             self.session.push("agent", x, t_s)
             self.agent.update(t_s, x)
