@@ -183,5 +183,16 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(sig, handler)
 
 
+def entry() -> None:
+    """Console entry point: ``main``, then exit ignoring further stop signals, so a late Ctrl-C
+    cannot interrupt the interpreter's own shutdown (library finalizers) with a traceback."""
+    code = main()
+    from .runner import STOP_SIGNALS
+
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -42,6 +42,7 @@ class StopSignals:
         self.stop = stop
         self.received: list[int] = []
         self.writing = False
+        self._told = False
         self._old: dict[int, object] = {}
 
     @property
@@ -63,7 +64,9 @@ class StopSignals:
         self.received.append(signum)
         self.stop.set()
         if self.writing:
-            os.write(2, b"livejudge: still writing the result and event log; please wait\n")
+            if not self._told:
+                self._told = True
+                os.write(2, b"livejudge: still writing the result and event log; please wait\n")
             return
         if len(self.received) >= 2:
             raise KeyboardInterrupt

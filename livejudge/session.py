@@ -238,7 +238,8 @@ class Session:
         if arr.dtype.kind not in "f" and not (arr.dtype.kind in "iu" and arr.size == 0):
             raise ValueError(f"{channel} samples must be float32 in [-1, 1] (or int16 PCM), got dtype "
                              f"{arr.dtype}; convert with livejudge.audio.pcm16_to_float32 or scale to [-1, 1]")
-        x = arr.astype(np.float32, copy=False)
+        with np.errstate(over="ignore", invalid="ignore"):  # beyond float32 → inf → counted below
+            x = arr.astype(np.float32, copy=False)
         if x.size:
             bad = ~np.isfinite(x)
             n_bad = int(bad.sum())
@@ -266,9 +267,11 @@ class Session:
             ValueError: as ``push``, or a ``sample_rate`` outside ``livejudge.audio.MIN_RATE``–
                 ``MAX_RATE`` or not an integer (``AudioFormatError``, a ValueError).
         """
+        if channel not in CHANNELS:
+            raise ValueError(f"channel must be 'user' or 'agent', got {channel!r}")
         rate = check_rate(sample_rate, "sample_rate")
         if rate != SAMPLE_RATE:
-            x = self._checked_samples(channel, samples) if channel in CHANNELS else samples
+            x = self._checked_samples(channel, samples)
             key = (channel, rate)
             rs = self._resamplers.get(key)
             if rs is None:

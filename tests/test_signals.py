@@ -148,3 +148,23 @@ def test_demo_signal_writes_result(tmp_path, sig, code, ended):
     proc.send_signal(sig)
     doc = _check(proc, out, ev, code, ended)
     assert doc["segments"]
+
+
+@pytest.mark.slow
+def test_repeated_ctrl_c_with_transcripts_exits_cleanly(tmp_path, long_call):
+    """The issue's abort: a second Ctrl-C during `score --asr on` killed the CTranslate2 worker
+    mid-call (`terminate called without an active exception`, exit 134). Now the write waits."""
+    from livejudge.judge.asr import whisper_available
+
+    if not whisper_available():
+        pytest.skip("needs livejudge[asr] with a local Whisper model")
+    out, ev = tmp_path / "out.json", tmp_path / "ev.jsonl"
+    proc = _start(["score", str(long_call), "--asr", "on", "--json", str(out), "--events", str(ev)])
+    _wait_for(ev, proc, '"TurnTranscript"', timeout_s=120)
+    proc.send_signal(signal.SIGINT)
+    for _ in range(20):  # keep pressing while it writes
+        time.sleep(0.1)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+    doc = _check(proc, out, ev, 130, "interrupted (Ctrl-C)")
+    assert doc["transcripts"]
