@@ -510,6 +510,10 @@ class Session:
         return self._closed_result
 
 
+MAX_ABS_TIME_S = 1e9
+"""Largest session time accepted, seconds (~32 years; larger ones overflow sample indices)."""
+
+
 def _checked_time(t_s: Any) -> float:
     """A finite session time in seconds, or ValueError naming the value."""
     if isinstance(t_s, bool):
@@ -520,6 +524,8 @@ def _checked_time(t_s: Any) -> float:
         raise ValueError(f"t_s must be a number of seconds, got {t_s!r}") from None
     if not np.isfinite(t):
         raise ValueError(f"t_s must be finite, got {t}")
+    if abs(t) > MAX_ABS_TIME_S:
+        raise ValueError(f"t_s must be within ±{MAX_ABS_TIME_S:.0e} s of the session start, got {t:.3g}")
     return t
 
 

@@ -130,6 +130,7 @@ dtypes = st.sampled_from([np.float32, np.float64, np.float16, np.int16, np.int32
 sample_arrays = st.one_of(hnp.arrays(dtypes, st.integers(0, 4000)),  # mono, up to 0.25 s
                           hnp.arrays(dtypes, hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=16)))
 times = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.floats(-1.0, 8.0),
+                  st.sampled_from([1e304, -1e304, 1e9, 1e10, 5.0, 5.0001, 2**63]),
                   st.integers(-10, 10), st.text(max_size=3), st.none())
 MAX_JUMP_S = 5.0
 Session().push_audio("user", np.zeros(441, dtype=np.float32), 22050, 0.0)  # warm imports (scipy) outside the deadline

@@ -90,7 +90,8 @@ def test_nan_samples_replaced_and_counted_once_per_channel():
     assert doc["duration_s"] == pytest.approx(0.04)
 
 
-@pytest.mark.parametrize("t", [float("nan"), float("inf"), -float("inf"), "abc", None, True])
+@pytest.mark.parametrize("t", [float("nan"), float("inf"), -float("inf"), "abc", None, True,
+                               1.1235582092889475e+304, -1e300])  # found by fuzzing: OverflowError
 def test_bad_timestamps_refused(t):
     s = Session()
     with pytest.raises(ValueError, match="t_s must be"):
