@@ -282,14 +282,18 @@ def start_demo_agent(port: int, *, think_s: float = 0.5, never_yield: bool = Fal
 
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            err = (proc.stderr.read() if proc.stderr else "").strip().splitlines()
-            raise CLIError(f"the demo agent exited: {err[-1] if err else 'no message'}", 1)
-        if sel.select(timeout=0.2):
-            line = proc.stdout.readline()
-            if line.startswith("LIVEJUDGE_AGENT_READY"):
-                return proc
+    try:
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                err = (proc.stderr.read() if proc.stderr else "").strip().splitlines()
+                raise CLIError(f"the demo agent exited: {err[-1] if err else 'no message'}", 1)
+            if sel.select(timeout=0.2):
+                line = proc.stdout.readline()
+                if line.startswith("LIVEJUDGE_AGENT_READY"):
+                    return proc
+    except BaseException:  # Ctrl-C or SIGTERM while it starts: leave no agent behind
+        stop_agent(proc)
+        raise
     stop_agent(proc)
     raise CLIError(f"the demo agent did not start within {timeout_s:.0f} s", 1)
 
