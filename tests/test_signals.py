@@ -73,6 +73,7 @@ def _check(proc: subprocess.Popen, out: Path, ev: Path, code: int, ended: str) -
 SIGNALS = [(signal.SIGTERM, 143, "interrupted (SIGTERM)"), (signal.SIGHUP, 129, "interrupted (SIGHUP)")]
 
 
+@pytest.mark.slow  # 7–9 s: a subprocess that loads torch and the judge
 @pytest.mark.parametrize("sig,code,ended", SIGNALS + [(signal.SIGINT, 130, "interrupted (Ctrl-C)")])
 def test_score_signal_writes_result(tmp_path, long_call, sig, code, ended):
     out, ev = tmp_path / "out.json", tmp_path / "ev.jsonl"
@@ -95,6 +96,7 @@ def test_replay_signal_writes_result(tmp_path, sig, code, ended):
     assert doc["segments"] and doc["duration_s"] < 43
 
 
+@pytest.mark.slow  # 7–9 s: a subprocess that loads torch and the judge
 def test_second_ctrl_c_while_writing_finishes_the_write(tmp_path, long_call):
     """Two Ctrl-C in quick succession (the second lands during close/write): exit 130, no abort."""
     out, ev = tmp_path / "out.json", tmp_path / "ev.jsonl"
@@ -120,6 +122,7 @@ def test_sigkill_leaves_a_valid_event_log(tmp_path, long_call):
 
 
 # ----------------------------------------------------------------------------- attach, demo
+@pytest.mark.slow  # ~7 s: a subprocess that imports torch, connects, talks for a second
 @pytest.mark.parametrize("sig,code,ended", SIGNALS + [(signal.SIGINT, 0, "interrupted (Ctrl-C)")])
 def test_attach_signal_writes_result(tmp_path, sig, code, ended):
     pytest.importorskip("websockets")
