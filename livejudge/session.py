@@ -224,10 +224,13 @@ class Session:
 
     def _checked_samples(self, channel: Channel, samples: Any) -> np.ndarray:
         """``samples`` as float32 (n,), or ValueError (see ``push``); counts non-finite values."""
-        try:
-            arr = np.asarray(samples)
-        except Exception as exc:  # ragged sequences and the like
-            raise ValueError(f"{channel} samples are not an array of numbers ({exc})") from None
+        if type(samples) is np.ndarray and samples.dtype == np.float32 and samples.ndim == 1:
+            arr = samples  # the common case, checked in one pass below
+        else:
+            try:
+                arr = np.asarray(samples)
+            except Exception as exc:  # ragged sequences and the like
+                raise ValueError(f"{channel} samples are not an array of numbers ({exc})") from None
         if arr.ndim != 1:
             hint = (" (stereo or multichannel: downmix with livejudge.audio.to_mono, or push each "
                     "channel on its own)" if arr.ndim == 2 else "")
@@ -238,14 +241,15 @@ class Session:
         if arr.dtype.kind not in "f" and not (arr.dtype.kind in "iu" and arr.size == 0):
             raise ValueError(f"{channel} samples must be float32 in [-1, 1] (or int16 PCM), got dtype "
                              f"{arr.dtype}; convert with livejudge.audio.pcm16_to_float32 or scale to [-1, 1]")
-        with np.errstate(over="ignore", invalid="ignore"):  # beyond float32 → inf → counted below
-            x = arr.astype(np.float32, copy=False)
-        if x.size:
+        if arr.dtype == np.float32:
+            x = arr
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):  # beyond float32 → inf → counted below
+                x = arr.astype(np.float32)
+        if x.size and not np.isfinite(x).all():
             bad = ~np.isfinite(x)
-            n_bad = int(bad.sum())
-            if n_bad:
-                x = np.where(bad, np.float32(0.0), x)
-                self._count_nonfinite(channel, n_bad)
+            x = np.where(bad, np.float32(0.0), x)
+            self._count_nonfinite(channel, int(bad.sum()))
         return x
 
     def _count_nonfinite(self, channel: Channel, n: int) -> None:
@@ -516,6 +520,8 @@ MAX_ABS_TIME_S = 1e9
 
 def _checked_time(t_s: Any) -> float:
     """A finite session time in seconds, or ValueError naming the value."""
+    if type(t_s) is float and -MAX_ABS_TIME_S <= t_s <= MAX_ABS_TIME_S:  # common case (NaN fails the test)
+        return t_s
     if isinstance(t_s, bool):
         raise ValueError(f"t_s must be a number of seconds, got {t_s!r}")
     try:
