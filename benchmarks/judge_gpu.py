@@ -69,7 +69,7 @@ def build_backbone(tiny: bool, device: str, attn: str | None, arch: str = "7b"):
     import torch
     from transformers import Qwen2_5OmniThinkerForConditionalGeneration
 
-    from livejudge.judge.backbones.qwen_omni import (UNDERSTANDING_PROMPT, QwenOmniBackbone,
+    from livejudge.judge.features.backbones.qwen_omni import (UNDERSTANDING_PROMPT, QwenOmniBackbone,
                                                      _default_attn, _resolve_device)
     from livejudge.testing_qwen import (build_qwen_id_tokenizer, build_tiny_tokenizer,
                                         tiny_feature_extractor, tiny_thinker_config)

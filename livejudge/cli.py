@@ -1,7 +1,7 @@
 """`livejudge` command line: parse → config → Session. Thin on purpose.
 
 Commands: replay, score (here); attach, demo (livejudge.attach); train, eval
-(livejudge.judge.commands). Run ``livejudge COMMAND --help`` for each.
+(livejudge.judge.training.commands). Run ``livejudge COMMAND --help`` for each.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .judge.training.commands import CommandError
+from .judge.training.commands import register as register_training
 from .runner import (
     EXIT_USAGE,
     CLIError,
@@ -27,9 +29,9 @@ from .runner import (
     transcriber_from_args,
 )
 
-# Modules that add their own subcommands with ``register(subparsers)``.
+# Modules that add their own subcommands with ``register(subparsers)``; train/eval
+# (livejudge.judge.training.commands) are registered in build_parser with this CLI's formatter.
 COMMAND_MODULES = [
-    "livejudge.judge.commands",
     "livejudge.attach",
 ]
 
@@ -151,6 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
         if action.dest == "display":
             action.default = "none"
 
+    register_training(sub, formatter_class=_Formatter)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
     return parser
@@ -166,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except CLIError as exc:
+        print(f"livejudge: {exc}", file=sys.stderr)
+        return exc.code
+    except CommandError as exc:  # train/eval usage errors (the training room does not import runner)
         print(f"livejudge: {exc}", file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:

@@ -96,8 +96,8 @@ def judge_from_args(args: argparse.Namespace):
     """The Judge the flags ask for, or None for ``--judge none``. Raises CLIError."""
     if args.judge == "none":
         return None
-    from .judge.head import HeadError
-    from .judge.judge import load_judge
+    from .judge.model.head import HeadError
+    from .judge.model.judge import load_judge
 
     device = args.device
     if args.judge == "acoustic" and device not in ("auto", "cpu"):
@@ -124,7 +124,7 @@ def transcriber_from_args(args: argparse.Namespace):
     """
     if getattr(args, "asr", "off") == "off" or getattr(args, "judge", "none") == "none":
         return None
-    from .judge.asr import ASRError, WhisperTranscriber, whisper_available
+    from .judge.features.asr import ASRError, WhisperTranscriber, whisper_available
 
     if not whisper_available():
         if args.asr == "on":
@@ -132,7 +132,7 @@ def transcriber_from_args(args: argparse.Namespace):
         return None
     try:
         transcriber = WhisperTranscriber(args.asr_model)
-        from .judge.text_features import warm_up
+        from .judge.features.text import warm_up
 
         warm_up()  # load the sentiment lexicon and language model now, not on the first window
         return transcriber

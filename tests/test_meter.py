@@ -2,7 +2,7 @@
 
 import io
 
-from livejudge.judge.judge import PRIOR_ACOUSTIC_HEAD, load_judge
+from livejudge.judge.model.judge import PRIOR_ACOUSTIC_HEAD, load_judge
 from livejudge.session import Session, SessionConfig, stream_call
 from livejudge.testing import example_dialogue
 from livejudge.ui.meter import PlainLines, render_text

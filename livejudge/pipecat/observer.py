@@ -227,7 +227,7 @@ class LiveJudgeCore:
             if judge == "none":
                 judge = None
             else:
-                from ..judge.judge import load_judge
+                from ..judge.model.judge import load_judge
 
                 judge = load_judge(judge)
         self.result_path = Path(result_path) if result_path is not None else None

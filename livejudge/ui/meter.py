@@ -51,7 +51,7 @@ SHORT_NAMES = {
 def _dimension_rows():
     """(category roman, id) in the paper's order; falls back to ids if dimensions.py is absent."""
     try:
-        from ..judge.dimensions import DIMENSIONS
+        from ..judge.model.dimensions import DIMENSIONS
 
         rows = []
         last = None
