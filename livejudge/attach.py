@@ -81,6 +81,9 @@ def _add_call_flags(p: argparse.ArgumentParser, demo: bool = False) -> None:
     d = p.add_argument_group("audio devices")
     d.add_argument("--no-playback", action="store_true", help="do not play the agent (agent audio timed at arrival)")
     d.add_argument("--jitter-s", type=float, default=0.06, help="jitter buffer before agent audio plays, seconds")
+    d.add_argument("--no-aec", action="store_true",
+                   help="turn off acoustic echo cancellation (WebRTC AEC3, on by default when the microphone "
+                        "is used with playback: removes the agent's voice leaking from the speakers into the mic)")
     if not demo:
         d.add_argument("--input-device", default=None, help="microphone: PortAudio index or name (--list-devices)")
     d.add_argument("--output-device", default=None, help="speakers: PortAudio index or name (--list-devices)")
@@ -177,6 +180,27 @@ def _speaker(args: argparse.Namespace):
         raise CLIError(str(exc)) from None
 
 
+def _echo_canceller(args: argparse.Namespace, source, output):
+    """(EchoCanceller or None, the result's ``source.aec`` record). AEC is on when a microphone
+    is used with playback (a speakerphone can leak the agent into the mic) unless --no-aec.
+    Raises CLIError when it should be on but livekit is missing."""
+    from .sources.ws import ScriptedSource
+
+    mic = not isinstance(source, ScriptedSource)
+    if getattr(args, "no_aec", False):
+        return None, {"on": False, "why": "--no-aec"}
+    if not mic:
+        return None, {"on": False, "why": "scripted caller (no microphone)"}
+    if output is None:
+        return None, {"on": False, "why": "no playback"}
+    from .echo import EchoCanceller, EchoError
+
+    try:
+        return EchoCanceller(), {"on": True, "engine": "WebRTC AEC3 (livekit)"}
+    except EchoError as exc:
+        raise CLIError(str(exc)) from None
+
+
 def _run_call(args: argparse.Namespace, url: str, source, *, title: str, extra_info: dict | None = None) -> int:
     from .session import Session
     from .sources.protocols import make_protocol
@@ -189,19 +213,20 @@ def _run_call(args: argparse.Namespace, url: str, source, *, title: str, extra_i
     except (ValueError, ImportError) as exc:
         raise CLIError(str(exc)) from None
     output = _speaker(args)
+    echo, aec_info = _echo_canceller(args, source, output)
     recorder = Recorder() if args.record else None
     judge = judge_from_args(args)
     sinks = [s for s in (events_sink(args),) if s is not None]
     info = {"sample_rate_in": args.in_rate or (8000 if args.protocol == "twilio" else 16000),
             "channels": {"user": "sent (microphone or --input-wav)", "agent": "received from the websocket"},
             "kind": "attach", "url": url, "protocol": args.protocol, "playback": output is not None,
-            **(extra_info or {})}
+            "aec": aec_info, **(extra_info or {})}
     transcriber = transcriber_from_args(args)
     info["asr"] = transcriber is not None
     session = Session(session_config(args, "live"), judge=judge, sinks=sinks, info=info,
                       transcriber=transcriber)
     client = AttachClient(session, config, lambda: make_protocol(args.protocol, args.in_rate), source,
-                          output=output, recorder=recorder)
+                          output=output, recorder=recorder, echo=echo)
 
     def body(stop) -> None:
         client.stop = stop

@@ -52,6 +52,9 @@ def _add_call_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent", default=None, metavar="B.wav", help="the agent's side as its own file (with --user)")
     p.add_argument("--user-channel", type=int, default=0, help="channel index of the user in FILE")
     p.add_argument("--agent-channel", type=int, default=1, help="channel index of the agent in FILE")
+    p.add_argument("--echo-gate", default="auto", choices=("auto", "on", "off"),
+                   help="remove the agent's voice leaking into the user channel (speakerphone echo), using the "
+                        "agent channel as reference; auto = when leakage is detected (correlation ≥ 0.4)")
 
 
 def _load_call(args: argparse.Namespace):
@@ -65,6 +68,20 @@ def _load_call(args: argparse.Namespace):
                          user_channel=args.user_channel, agent_channel=args.agent_channel)
     except AudioFormatError as exc:
         raise CLIError(str(exc)) from exc
+
+
+def _echo_gate(call, mode: str):
+    """The call with the user channel echo-gated as ``--echo-gate`` asks, and the record of it."""
+    from dataclasses import replace
+
+    from .echo import gate_call
+
+    user, info = gate_call(call.user, call.agent, mode)
+    if info.get("applied"):
+        print(f"livejudge: echo gate on: agent leakage in the user channel at {info['delay_ms']:.0f} ms, "
+              f"{info['gain_db']:.1f} dB (correlation {info['correlation']:.2f}); {info['gated_s']:.1f} s gated",
+              file=sys.stderr)
+    return replace(call, user=user), info
 
 
 def _parse_speed(text: str) -> float | None:
@@ -83,12 +100,13 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
     from .session import Session, stream_call
 
     call = _load_call(args)
+    call, gate_info = _echo_gate(call, getattr(args, "echo_gate", "off"))
     config = session_config(args, judge_mode)
     judge = judge_from_args(args)
     sinks = [s for s in (events_sink(args),) if s is not None]
     info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels,
             "kind": "replay" if speed is not None else "score",
-            "file": args.file, "speed": "max" if speed is None else speed}
+            "file": args.file, "speed": "max" if speed is None else speed, "echo_gate": gate_info}
     transcriber = transcriber_from_args(args)
     info["asr"] = transcriber is not None
     session = Session(config, judge=judge, sinks=sinks, info=info, transcriber=transcriber)

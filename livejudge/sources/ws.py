@@ -19,6 +19,10 @@ Timing rules (design.md "one clock"):
   sample-contiguously; an ``interruption``/``clear`` drops what has not been played yet.
   With ``playback=False`` no jitter delay is added, so the stamp is the arrival time.
 * Protocol status messages become ``Session.note`` records and never move a timestamp.
+* Echo (speakerphone): with an ``EchoCanceller`` (``livejudge.echo``) the microphone audio is
+  cleaned before it is sent to the agent and pushed to the Session. Its far end is what was
+  played: reported by the output device with its DAC time when the device can
+  (``on_played``), else the agent audio at its playout stamp.
 
 Faults end the call with ``AttachError`` (one line, what to do next); the caller (the
 CLI's ``run_session``) still closes the Session and writes the partial result.
@@ -434,11 +438,15 @@ class AttachClient:
         output: an audio output with ``write(samples)`` and ``latency_s`` (mic.Speaker) or None.
         recorder: a Recorder for ``--record`` or None.
         stop: set it to end the call cleanly (Ctrl-C in the CLI).
+        echo: an ``livejudge.echo.EchoCanceller`` between the microphone and the Session/agent,
+            or None. Its far end comes from ``output.on_played(samples, t_s)`` when the output
+            has that hook (mic.Speaker: what the device really played, at its DAC time), else
+            from the agent audio at its playout stamp.
     """
 
     def __init__(self, session: Any, config: AttachConfig, protocol_factory: Callable[[], Protocol],
                  source: Any, output: Any = None, recorder: Recorder | None = None,
-                 stop: threading.Event | None = None) -> None:
+                 stop: threading.Event | None = None, echo: Any = None) -> None:
         self.session = session
         self.config = config.validate()
         self.protocol_factory = protocol_factory
@@ -446,6 +454,10 @@ class AttachClient:
         self.output = output
         self.recorder = recorder
         self.stop = stop or threading.Event()
+        self.echo = echo
+        self._far_from_output = echo is not None and output is not None and hasattr(output, "on_played")
+        if self._far_from_output:
+            output.on_played = echo.far
         latency = config.output_latency_s + (getattr(output, "latency_s", 0.0) if output else 0.0)
         self.player = JitterPlayer(prebuffer_s=config.jitter_s if output is not None else 0.0,
                                    latency_s=latency)
@@ -486,6 +498,10 @@ class AttachClient:
                         return "stopped"
         finally:
             self.session.info["attach"] = self.stats.to_dict()
+            if self.echo is not None:
+                self.session.info.setdefault("aec", {}).update(
+                    {"far_end": "device playout" if self._far_from_output else "playout stamps",
+                     "latency_ms": round(self.echo.latency_s * 1000, 1), **self.echo.stats.to_dict()})
             if hasattr(self.source, "close"):
                 self.source.close()
 
@@ -542,6 +558,8 @@ class AttachClient:
             # process on the same host, e.g. a test agent, map its own log onto the session clock)
             self.stats.t0_monotonic = time.monotonic() - (time.perf_counter() - self._t0)
             self.source.start(self.now_s)
+            if self.output is not None and hasattr(self.output, "set_clock"):
+                self.output.set_clock(self.now_s)
         self.stats.connects += 1
         self._note("ws.connected", url=self.config.url, protocol=protocol.name, in_rate=protocol.in_rate)
         self._out_resampler = StreamResampler(SAMPLE_RATE, protocol.in_rate) if protocol.in_rate != SAMPLE_RATE else None
@@ -585,6 +603,12 @@ class AttachClient:
             for m in protocol.opening():
                 await ws.send(m)
             async for t_s, x in self.source.chunks(self.config.chunk_s, self.agent):
+                if self.echo is not None:
+                    # the far end due so far goes in first, then the microphone is cleaned
+                    await self._pump_and_ack(ws, protocol)
+                    t_s, x = self.echo.process(x, t_s)
+                    if not x.size:
+                        continue
                 y = self._out_resampler(x) if self._out_resampler is not None else x
                 await ws.send(protocol.encode_audio(y))
                 self.session.push("user", x, t_s)
@@ -655,6 +679,8 @@ class AttachClient:
             self.agent.update(t_s, x)
             if self.recorder is not None:
                 self.recorder.add("agent", t_s, x)
+            if self.echo is not None and not self._far_from_output:
+                self.echo.far(x, t_s)
             if self.output is not None:
                 self.output.write(x)
         if blocks:
