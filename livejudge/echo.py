@@ -257,6 +257,29 @@ class EchoCanceller:
             return out_start / SAMPLE_RATE, out
 
 
+def webrtc_highpass(x: np.ndarray) -> np.ndarray:
+    """``x`` through WebRTC's capture high-pass filter alone (the same APM, echo canceller off):
+    what the canceller's front end does to the microphone when there is no echo. AEC3 always
+    runs this filter, so it is the fair no-echo reference for the canceller's output.
+
+    Args:
+        x: float32, shape (n_samples,), 16 kHz.
+    Returns:
+        float32, same shape (a trailing part shorter than 10 ms is zero).
+    Raises:
+        EchoError: ``livekit`` is not installed.
+    """
+    rtc = _rtc()
+    apm = rtc.AudioProcessingModule(echo_cancellation=False, high_pass_filter=True)
+    x = np.asarray(x, dtype=np.float32).reshape(-1)
+    out = np.zeros_like(x)
+    for i in range(0, x.size - FRAME + 1, FRAME):
+        f = rtc.AudioFrame(_to_i16(x[i:i + FRAME]), SAMPLE_RATE, 1, FRAME)
+        apm.process_stream(f)
+        out[i:i + FRAME] = np.frombuffer(f.data, dtype=np.int16) / 32768.0
+    return out
+
+
 # ------------------------------------------------------------------------------ echo gate
 MAX_DELAY_S = 0.5
 """Longest agent→user delay the echo gate searches, seconds (speakers, sound cards and
@@ -566,4 +589,4 @@ def add_leakage(user: np.ndarray, agent: np.ndarray, *, gain_db: float, delay_s:
 
 __all__ = ["AEC_INSTALL_HINT", "DETECT_CORRELATION", "EchoCanceller", "EchoError", "EchoPath", "GateResult",
            "add_leakage", "aec_available", "echo_gate", "estimate_echo_path", "gate_call", "predicted_echo",
-           "room_impulse_response"]
+           "room_impulse_response", "webrtc_highpass"]
