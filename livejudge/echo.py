@@ -350,6 +350,22 @@ def _gcc_phat_delay(user: np.ndarray, agent: np.ndarray, max_lag: int, block: in
     return k, float(g[k] / (np.mean(np.abs(g)) + 1e-12))
 
 
+def _xcorr(x: np.ndarray, y: np.ndarray, lo: int, n_lags: int, block: int = 1 << 16) -> np.ndarray:
+    """``c[j] = Σ_n x[n]·y[n + lo + j]`` for j in [0, n_lags), block by block over the
+    non-zero blocks of ``x`` (overlap-save; cost follows the active audio, not the call)."""
+    from scipy.signal import fftconvolve
+
+    c = np.zeros(n_lags)
+    yp = np.concatenate([y, np.zeros(lo + n_lags + block)])
+    for s in range(0, x.size, block):
+        xb = x[s:s + block]
+        if not np.any(xb):
+            continue
+        yb = yp[s + lo: s + lo + xb.size + n_lags - 1]
+        c += fftconvolve(yb, xb[::-1], mode="valid")
+    return c
+
+
 def estimate_echo_path(user: np.ndarray, agent: np.ndarray, *, max_delay_s: float = MAX_DELAY_S,
                        pre_s: float = 0.002, tail_s: float = 0.04,
                        threshold: float = DETECT_CORRELATION) -> EchoPath:
@@ -373,7 +389,7 @@ def estimate_echo_path(user: np.ndarray, agent: np.ndarray, *, max_delay_s: floa
         ValueError: the channels differ in length, or are shorter than 1 s.
     """
     from scipy.linalg import solve_toeplitz
-    from scipy.signal import fftconvolve, oaconvolve
+    from scipy.signal import oaconvolve
 
     u = np.asarray(user, dtype=np.float64).reshape(-1)
     a = np.asarray(agent, dtype=np.float64).reshape(-1)
@@ -398,10 +414,14 @@ def estimate_echo_path(user: np.ndarray, agent: np.ndarray, *, max_delay_s: floa
     um = u * mask
     am = np.zeros_like(a)  # the agent samples that reach the kept user samples
     am[: a.size - lo] = a[: a.size - lo] * mask[lo:]
-    K = lo + L
-    # r_aa[k] = Σ am[n]·am[n+k] (k < L), r_au[k] = Σ a[n]·um[n+k] (lo ≤ k < lo+L)
-    r_aa = fftconvolve(am, am[::-1], mode="full")[a.size - 1: a.size - 1 + L]
-    r_au = fftconvolve(um, a[::-1], mode="full")[a.size - 1 + lo: a.size - 1 + K]
+    # r_aa[k] = Σ am[n]·am[n+k] (0 ≤ k < L), r_au[k] = Σ a[n]·um[n+k] (lo ≤ k < lo+L)
+    r_aa = _xcorr(am, am, 0, L)
+    # a[n] matters only where some user sample n+lo … n+lo+L−1 is kept
+    span = -(-L // FRAME) + 1
+    dil = np.convolve(keep.astype(np.int32), np.ones(span, dtype=np.int32))[span - 1:] > 0
+    dmask = np.concatenate([np.repeat(dil, FRAME), np.zeros(u.size - dil.size * FRAME, dtype=bool)])
+    ad = a * np.concatenate([dmask[lo:], np.zeros(lo, dtype=bool)])
+    r_au = _xcorr(ad, um, lo, L)
     col = r_aa.copy()
     col[0] = col[0] * 1.001 + 1e-9
     h = solve_toeplitz(col, r_au) if col[0] > 1e-6 else np.zeros(L)
