@@ -6,6 +6,9 @@ demo:   ``livejudge demo`` starts the shipped example agent (``livejudge.demo_ag
 Pipecat pipeline) on a free local port and calls it with a scripted human caller made of
 the shipped human recordings, a barge-in included.
 
+With a microphone and speakers, attach cancels the agent's voice leaking from the speakers into
+the microphone (WebRTC AEC3, ``livejudge.echo.EchoCanceller``; ``--no-aec`` turns it off).
+
 Both feed the same Session, meter and result document as ``livejudge score``/``replay``
 (``livejudge.runner.run_session``), so a call cut short by a fault or Ctrl-C still writes
 its result (``--json``) and event log (``--events``); faults exit with code 1.

@@ -155,6 +155,7 @@ class EchoCanceller:
         self._near = np.zeros(0, dtype=np.float32)
         self._near_pos: int | None = None  # session index of self._near[0]
         self._skip = self.latency_samples  # the canceller's first output samples precede the input
+        self._last_far_rms = 0.0  # level of the far-end frame fed last (for the suppression figure)
 
     @property
     def latency_s(self) -> float:
@@ -238,8 +239,7 @@ class EchoCanceller:
                 y = np.frombuffer(f.data, dtype=np.int16).astype(np.float32) / 32768.0
                 out[i:i + FRAME] = y
                 self.stats.frames += 1
-                far_rms = getattr(self, "_last_far_rms", 0.0)
-                if far_rms > 10 ** (-50 / 20):
+                if self._last_far_rms > 10 ** (-50 / 20):
                     self.stats.far_active_frames += 1
                     ein = float(np.mean(fin.astype(np.float64) ** 2))
                     eout = float(np.mean(y.astype(np.float64) ** 2))

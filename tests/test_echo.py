@@ -235,3 +235,37 @@ def test_aec_without_echo(dialogue, aec_reference):
     for g, r in late(zip(got["barge_ins"], ref["barge_ins"])):
         assert abs(g - r) <= BOUND_TOL_S + 1e-6
     assert abs(got["backchannels"][0] - ref["backchannels"][0]) <= 0.15  # the early one (see above)
+
+
+def test_speaker_reports_what_it_played_at_dac_time(monkeypatch):
+    """mic.Speaker hands the echo canceller each block it really output, stamped with
+    PortAudio's DAC time on the session clock (no sound card: a fake sounddevice stream)."""
+    from types import SimpleNamespace
+
+    from livejudge.sources import mic
+
+    class FakeStream:
+        latency = 0.02
+        time = 100.0  # PortAudio's clock
+
+        def __init__(self, **kw):
+            FakeStream.callback = kw["callback"]
+
+        def start(self):
+            pass
+
+    monkeypatch.setattr(mic, "_sd", lambda: SimpleNamespace(OutputStream=FakeStream))
+    sp = mic.Speaker()
+    got = []
+    sp.on_played = lambda x, t_s: got.append((x.copy(), t_s))
+    sp.set_clock(lambda: 5.0)  # session time when the callback runs (PortAudio time 100.0)
+    out = np.zeros((160, 1), np.float32)
+    FakeStream.callback(out, 160, SimpleNamespace(outputBufferDacTime=100.03), None)  # nothing queued
+    assert got == []  # silence is not reported
+    sp.write(np.full(100, 0.5, np.float32))
+    FakeStream.callback(out, 160, SimpleNamespace(outputBufferDacTime=100.04), None)
+    assert len(got) == 1
+    x, t_s = got[0]
+    assert t_s == pytest.approx(5.04)  # DAC time mapped onto the session clock
+    assert np.array_equal(x[:100], np.full(100, 0.5, np.float32)) and not x[100:].any()
+    assert np.array_equal(out[:, 0], x)  # exactly what went to the device

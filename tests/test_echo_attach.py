@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import replace
 
 import numpy as np
 import pytest

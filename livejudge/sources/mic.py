@@ -161,8 +161,9 @@ class Speaker:
                 now = self._clock()
                 dac = getattr(time_info, "outputBufferDacTime", 0.0) or 0.0
                 if dac and self._stream is not None:
-                    if self._offset is None:
-                        self._offset = now - self._stream.time
+                    if self._offset is None:  # the callback's own time on PortAudio's clock, if given
+                        cur = getattr(time_info, "currentTime", 0.0) or self._stream.time
+                        self._offset = now - cur
                     t_s = dac + self._offset
                 else:
                     t_s = now + self.latency_s
