@@ -31,6 +31,8 @@ from .runner import (
 COMMAND_MODULES = [
     "livejudge.judge.commands",
     "livejudge.attach",
+    "livejudge.ui.html_report",
+    "livejudge.compare",
 ]
 
 
@@ -80,6 +82,9 @@ def _parse_speed(text: str) -> float | None:
 def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str, progress: bool) -> int:
     from .session import Session, stream_call
 
+    from .gates import gates_from_args
+
+    gates_from_args(args)  # a bad --fail-if is a usage error before the call, not after it
     call = _load_call(args)
     config = session_config(args, judge_mode)
     judge = judge_from_args(args)
@@ -114,6 +119,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
+    from .batch import cmd_score_batch, is_batch_input
+
+    if is_batch_input(args.file) or args.out_dir is not None:
+        return cmd_score_batch(args)
     return _run_file(args, speed=None, judge_mode="every", progress=True)
 
 
@@ -141,8 +150,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("score", help="run the same pipeline as fast as possible and write the result",
                        formatter_class=_Formatter,
                        description="Score a recorded call (every window judged). "
-                                   "Example: livejudge score call.wav --json result.json")
+                                   "Example: livejudge score call.wav --json result.json\n"
+                                   "Many calls: livejudge score calls/ --out-dir results/ --jobs 2 "
+                                   "(a directory, a glob or a manifest file)")
     _add_call_args(p)
+    from .batch import add_batch_args
+
+    add_batch_args(p)
     add_session_args(p)
     add_judge_args(p)
     add_output_args(p)
