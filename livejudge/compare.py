@@ -89,13 +89,13 @@ RULES: dict[str, Rule] = {
 _DIM_RULE = Rule("higher", "higher is better (1 machine-like … 5 human-like)", short="higher")
 
 ROWS = ["duration_s", "latency_count", "latency_p50_s", "latency_p90_s", "latency_mean_s", "gap_mean_s",
-        "barge_in_count", "yield_mean_s", "yield_none_count", "agent_talk_over_count", "overlap_ratio",
+        "user_barge_in_count", "yield_mean_s", "yield_none_count", "agent_talk_over_count", "overlap_ratio",
         "backchannel_count", "talk_ratio", "mean_p_human", "dropped_windows"]
 
 LABELS = {
     "duration_s": "duration (s)", "latency_count": "responses measured", "latency_p50_s": "response latency p50 (s)",
     "latency_p90_s": "response latency p90 (s)", "latency_mean_s": "response latency mean (s)",
-    "gap_mean_s": "gap mean, all transitions (s)", "barge_in_count": "barge-ins by the user",
+    "gap_mean_s": "gap mean, all transitions (s)", "user_barge_in_count": "barge-ins by the user",
     "yield_mean_s": "agent yield time after a barge-in (s)", "yield_none_count": "barge-ins the agent talked through",
     "agent_talk_over_count": "agent talk-overs", "overlap_ratio": "overlap (share of speech time)",
     "backchannel_count": "backchannels", "talk_ratio": "agent share of talk", "mean_p_human": "mean P(human)",

@@ -71,6 +71,8 @@ def call_metrics(doc: dict) -> dict[str, float | None]:
             continue
         if isinstance(v, (int, float)) or v is None:
             m[k] = None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+    if "user_barge_in_count" not in sm and "barge_in_count" in m:  # results before 0.1.x counted only the user's
+        m["user_barge_in_count"] = m["barge_in_count"]
     m["duration_s"] = float(doc["duration_s"]) if doc.get("duration_s") is not None else None
     for alias, key in ALIASES.items():
         m[alias] = m.get(key)

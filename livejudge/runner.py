@@ -251,7 +251,8 @@ def print_summary(result: dict) -> None:
 
     print(
         f"livejudge: {result['duration_s']:.1f}s · latency p50 {f(sm['latency_p50_s'], 's')} "
-        f"p90 {f(sm['latency_p90_s'], 's')} (n={sm['latency_count']}) · barge-ins {sm['barge_in_count']} "
+        f"p90 {f(sm['latency_p90_s'], 's')} (n={sm['latency_count']}) · barge-ins by the user {sm.get('user_barge_in_count', sm['barge_in_count'])}, "
+        f"by the agent {sm['agent_talk_over_count']} "
         f"· backchannels {sm['backchannel_count']} · mean P(human) {f(sm['mean_p_human'])} "
         f"· windows {sm['judged_windows']} judged, {sm['dropped_windows']} dropped",
         file=sys.stderr,
