@@ -434,7 +434,7 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
     doc = check_result(doc)
     _pyplot()  # fail early with the install hint
     src = doc.get("source") or {}
-    name = title or src.get("file") or src.get("kind") or "call"
+    name = title or (Path(str(src["file"])).name if src.get("file") else None) or src.get("kind") or "call"
     window = _last_evidence_window(doc)
     sm = doc.get("summary") or {}
     ref = sm.get("latency_human_reference") or {}
