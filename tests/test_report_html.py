@@ -235,3 +235,25 @@ def test_report_renders_in_headless_chromium(browser, result, tmp_path):
     assert img.width >= 1000 and img.height > 2000  # the whole page, not the viewport only
     lo, hi = img.getextrema()
     assert hi - lo > 100  # not a blank page
+
+
+@pytest.mark.slow  # real time (~8 s): drawing the report takes longer than the virtual-clock harness waits
+def test_pipecat_observer_writes_the_report_at_the_end(tmp_path):
+    pytest.importorskip("pipecat")
+    import asyncio
+
+    from livejudge.pipecat import LiveJudgeObserver
+    from livejudge.pipecat.testing import run_scripted
+    from livejudge.testing import DialogueBuilder
+
+    b = DialogueBuilder(seed=3)
+    b.user("cmu_cards_001")
+    b.agent("espeak_reply_02", gap_s=0.6)
+    b.user("cmu_cards_002", gap_s=0.3)
+    b.agent("espeak_reply_03", gap_s=0.9, max_s=1.5)
+    obs = LiveJudgeObserver(judge="acoustic", config=SessionConfig(interval_s=3.0),
+                            result_path=tmp_path / "r.json", report_path=tmp_path / "r.html")
+    asyncio.run(run_scripted(b.build(), sample_rate=16000, mode="tts", observers=[obs], virtual=False))
+    text = (tmp_path / "r.html").read_text()
+    assert all(f'<svg id="{pid}"' in text for pid in PLOT_IDS)
+    assert obs.result()["errors"] == []
