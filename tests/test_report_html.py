@@ -235,6 +235,11 @@ def test_report_renders_in_headless_chromium(browser, result, tmp_path):
     assert img.width >= 1000 and img.height > 2000  # the whole page, not the viewport only
     lo, hi = img.getextrema()
     assert hi - lo > 100  # not a blank page
+    # printable: Chromium's print path lays it out on A4 pages
+    pdf = base64.b64decode(browser.call("Page.printToPDF", paperWidth=8.27, paperHeight=11.69, timeout_s=60)["data"])
+    assert pdf.startswith(b"%PDF") and pdf.count(b"/Type /Page\n") + pdf.count(b"/Type /Page ") + \
+        pdf.count(b"/Type/Page") >= 2
+    (art / "report_print.pdf").write_bytes(pdf)
 
 
 @pytest.mark.slow  # real time (~8 s): drawing the report takes longer than the virtual-clock harness waits
@@ -257,3 +262,27 @@ def test_pipecat_observer_writes_the_report_at_the_end(tmp_path):
     text = (tmp_path / "r.html").read_text()
     assert all(f'<svg id="{pid}"' in text for pid in PLOT_IDS)
     assert obs.result()["errors"] == []
+
+
+def test_interrupted_call_still_writes_its_report(tmp_path):
+    """Ctrl-C in the middle of a call: the exit code says so and the report is still written."""
+    import argparse
+
+    from livejudge.runner import EXIT_INTERRUPTED, run_session
+    from livejudge.session import Session, stream_call
+
+    call = example_dialogue(seed=1).call
+    session = Session(SessionConfig(judge_mode="every", interval_s=5.0))
+    half = len(call.user) // 2
+
+    def body(stop):
+        import dataclasses
+
+        stream_call(session, dataclasses.replace(call, user=call.user[:half], agent=call.agent[:half]))
+        raise KeyboardInterrupt
+
+    args = argparse.Namespace(display="none", json_out=None, events=None, report=str(tmp_path / "cut.html"),
+                              fail_if=[], junit=None)
+    assert run_session(session, body, title="t", args=args) == EXIT_INTERRUPTED
+    text = (tmp_path / "cut.html").read_text()
+    assert all(f'<svg id="{pid}"' in text for pid in PLOT_IDS)

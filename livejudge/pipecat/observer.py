@@ -236,9 +236,9 @@ class LiveJudgeCore:
         self.result_path = Path(result_path) if result_path is not None else None
         self.report_path = Path(report_path) if report_path is not None else None
         if self.report_path is not None:  # fail now with the install hint, not at the end of the call
-            from ..ui.html_report import _pyplot
+            from ..ui.html_report import require_matplotlib
 
-            _pyplot()
+            require_matplotlib()
         all_sinks = list(sinks)
         if events_path is not None:
             from ..sinks import JsonlSink

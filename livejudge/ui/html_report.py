@@ -41,15 +41,22 @@ class ReportError(Exception):
     """The report cannot be made: matplotlib missing or the document is not a livejudge result."""
 
 
-def _pyplot():
+def require_matplotlib():
+    """Import check with the install hint (ReportError). Figures are made with
+    ``matplotlib.figure.Figure`` directly, not pyplot: no global backend switch and safe off
+    the main thread (the Pipecat observer writes its report from a worker thread)."""
     try:
-        import matplotlib
-
-        matplotlib.use("Agg", force=True)
-        import matplotlib.pyplot as plt
+        import matplotlib  # noqa: F401
+        from matplotlib.figure import Figure  # noqa: F401
     except ImportError as exc:
         raise ReportError(INSTALL_HINT) from exc
-    return plt
+
+
+def _figure(**kwargs):
+    require_matplotlib()
+    from matplotlib.figure import Figure
+
+    return Figure(**kwargs)
 
 
 def _esc(x: Any) -> str:
@@ -64,11 +71,9 @@ def _svg(fig, svg_id: str, title: str) -> str:
     """The figure as an inline <svg> element with ``id=svg_id`` and an accessible title."""
     import matplotlib
 
-    plt = _pyplot()
     buf = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": svg_id}):
         fig.savefig(buf, format="svg", bbox_inches="tight")
-    plt.close(fig)
     text = buf.getvalue()
     text = text[text.index("<svg"):]  # drop the XML prolog and DOCTYPE (not allowed inline)
     # width/height in pt from matplotlib: keep the viewBox, let CSS size it
@@ -133,10 +138,9 @@ def plot_timeline(doc: dict) -> str:
     barge-ins (arrow from the barge-in onset to where the other side fell silent: the yield
     time) and backchannels; below, on the same time axis, P(human) per judged window with the
     0.5 line. SVG id ``lj-timeline``."""
-    plt = _pyplot()
     dur = max(float(doc.get("duration_s") or 0.0), 1.0)
-    fig, (ax, axp) = plt.subplots(2, 1, figsize=(11, 4.2), sharex=True,
-                                  gridspec_kw={"height_ratios": [1.5, 1.0], "hspace": 0.08})
+    fig = _figure(figsize=(11, 4.2))
+    ax, axp = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1.5, 1.0], "hspace": 0.08})
     lanes = {"user": 1.0, "agent": 0.0}
     for o in doc.get("overlaps") or []:
         ax.axvspan(o["onset_s"], o["offset_s"], color=COLORS["overlap"], alpha=0.18, lw=0)
@@ -202,10 +206,9 @@ def plot_latency(doc: dict) -> str:
     """Each response latency (user→agent gap, s) as a point and a histogram, against the human
     band (Stivers et al. 2009; SPEARBench human row) and the S2S range (SPEARBench).
     SVG id ``lj-latency``."""
-    plt = _pyplot()
     lat = [t["gap_s"] for t in doc.get("transitions") or [] if t.get("from") == "user" and t.get("to") == "agent"]
-    fig, (axh, axs) = plt.subplots(2, 1, figsize=(11, 2.8), sharex=True,
-                                   gridspec_kw={"height_ratios": [2.0, 1.0], "hspace": 0.05})
+    fig = _figure(figsize=(11, 2.8))
+    axh, axs = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [2.0, 1.0], "hspace": 0.05})
     hi = max([S2S_LATENCY_RANGE.high_s + 0.3, *[x + 0.2 for x in lat]])
     lo = min([-0.5, *[x - 0.2 for x in lat]])
     for a in (axh, axs):
@@ -236,9 +239,9 @@ def plot_latency(doc: dict) -> str:
 def plot_dimensions(doc: dict, window: dict | None) -> str:
     """The 18 dimension scores (1 machine-like … 5 human-like) of one window, grouped by
     category; gated dimensions (too little evidence) grey at 3. SVG id ``lj-dimensions``."""
-    plt = _pyplot()
     rows = _dimension_table()
-    fig, ax = plt.subplots(figsize=(11, 5.0))
+    fig = _figure(figsize=(11, 5.0))
+    ax = fig.subplots()
     dims = (window or {}).get("dimensions") or {}
     ys = list(range(len(rows)))[::-1]
     last_cat = None
@@ -272,12 +275,12 @@ def plot_contributions(doc: dict) -> str:
     """Heat map of each dimension's contribution to the machine-vs-human decision per judged
     window (positive = towards machine, seed 000 App. E: standardised z times the classifier
     weight). SVG id ``lj-contributions``."""
-    plt = _pyplot()
     import numpy as np
 
     rows = _dimension_table()
     ws = [w for w in _windows(doc) if w.get("p_human") is not None]
-    fig, ax = plt.subplots(figsize=(11, 4.6))
+    fig = _figure(figsize=(11, 4.6))
+    ax = fig.subplots()
     if ws:
         m = np.array([[float((w.get("dimensions") or {}).get(did, {}).get("contribution") or 0.0)
                        for w in ws] for did, *_ in rows])
@@ -432,7 +435,7 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         ReportError: matplotlib is missing (install hint) or ``doc`` is not a result document.
     """
     doc = check_result(doc)
-    _pyplot()  # fail early with the install hint
+    require_matplotlib()  # fail early with the install hint
     src = doc.get("source") or {}
     name = title or (Path(str(src["file"])).name if src.get("file") else None) or src.get("kind") or "call"
     window = _last_evidence_window(doc)
