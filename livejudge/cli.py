@@ -33,6 +33,8 @@ from .runner import (
 # (livejudge.judge.training.commands) are registered in build_parser with this CLI's formatter.
 COMMAND_MODULES = [
     "livejudge.attach",
+    "livejudge.ui.html_report",
+    "livejudge.compare",
 ]
 
 
@@ -99,6 +101,9 @@ def _parse_speed(text: str) -> float | None:
 def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str, progress: bool) -> int:
     from .session import Session, stream_call
 
+    from .gates import gates_from_args
+
+    gates_from_args(args)  # a bad --fail-if is a usage error before the call, not after it
     call = _load_call(args)
     call, gate_info = _echo_gate(call, getattr(args, "echo_gate", "off"))
     config = session_config(args, judge_mode)
@@ -134,6 +139,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
+    from .batch import cmd_score_batch, is_batch_input
+
+    if is_batch_input(args.file) or args.out_dir is not None:
+        return cmd_score_batch(args)
     return _run_file(args, speed=None, judge_mode="every", progress=True)
 
 
@@ -161,8 +170,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("score", help="run the same pipeline as fast as possible and write the result",
                        formatter_class=_Formatter,
                        description="Score a recorded call (every window judged). "
-                                   "Example: livejudge score call.wav --json result.json")
+                                   "Example: livejudge score call.wav --json result.json\n"
+                                   "Many calls: livejudge score calls/ --out-dir results/ --jobs 2 "
+                                   "(a directory, a glob or a manifest file)")
     _add_call_args(p)
+    from .batch import add_batch_args
+
+    add_batch_args(p)
     add_session_args(p)
     add_judge_args(p)
     add_output_args(p)
