@@ -60,8 +60,9 @@ def _add_call_flags(p: argparse.ArgumentParser, demo: bool = False) -> None:
     if not demo:
         g.add_argument("--ws-url", default=None, metavar="URL",
                        help="the agent's websocket, e.g. ws://localhost:8765 (required unless --list-devices)")
-        g.add_argument("--protocol", default="pipecat", choices=("pipecat", "twilio"),
-                       help="wire format: Pipecat protobuf frames, or Twilio media-stream JSON (μ-law 8 kHz)")
+        g.add_argument("--protocol", default="pipecat", choices=("pipecat", "twilio", "pipecat-eval"),
+                       help="wire format: Pipecat protobuf frames, Twilio media-stream JSON (μ-law 8 kHz), or "
+                            "pipecat-eval (the eval wire of Pipecat's runner on /ws: RTVI raw-audio/eval-bot-audio)")
         g.add_argument("--in-rate", type=int, default=None,
                        help="rate of the user audio sent, Hz (default: pipecat 16000, twilio 8000)")
         g.add_argument("--origin", default=None, help="Origin header (for agents with an Origin allow-list)")
