@@ -128,6 +128,11 @@ def forbidden(url: str, origin: str | None) -> str:
         return (f"{url} refused the websocket handshake with HTTP 403 Forbidden: the agent checks the Origin "
                 f"header; {hint}")
     route = route_of(url)
+    if "token=" in urlparse(url).query:
+        return (f"{urlparse(url).path} on {runner.base_url} refused the websocket handshake with HTTP 403 although a "
+                f"token was given: runner tokens are one-use and expire after 300 s (get a fresh one with POST "
+                f"{runner.base_url}/start, or use --runner {runner.base_url}), or the Origin is not on its "
+                f"allow-list (--origin)")
     token = fetch_token(runner, route) if route else None
     if token is not None:
         return (f"{url} refused the websocket handshake with HTTP 403: this Pipecat runner requires a session "
