@@ -63,6 +63,9 @@ def _add_call_flags(p: argparse.ArgumentParser, demo: bool = False) -> None:
         g.add_argument("--runner", default=None, metavar="URL",
                        help="a bot served by Pipecat's development runner (python bot.py), e.g. http://localhost:7860: "
                             "probes its routes and uses the first that works (eval wire, /ws-client, SmallWebRTC)")
+        g.add_argument("--webrtc", default=None, metavar="URL",
+                       help="SmallWebRTC, as the runner's browser client does: same as --runner URL --route webrtc "
+                            "(needs pip install 'livejudge[webrtc]')")
         g.add_argument("--route", default="auto", choices=("auto", "eval", "ws-client", "webrtc"),
                        help="with --runner: the route to use (auto = the first that works)")
         g.add_argument("--protocol", default="pipecat", choices=("pipecat", "twilio", "pipecat-eval"),
@@ -186,13 +189,16 @@ def _speaker(args: argparse.Namespace):
         raise CLIError(str(exc)) from None
 
 
-def _run_call(args: argparse.Namespace, url: str, source, *, title: str, extra_info: dict | None = None) -> int:
+def _run_call(args: argparse.Namespace, url: str, source, *, title: str, extra_info: dict | None = None,
+              client_cls=None, protocol_factory=None, url_shown: str | None = None) -> int:
     from .session import Session
     from .sources.protocols import make_protocol
     from .sources.ws import AttachClient, AttachConfig, AttachError, Recorder
 
+    client_cls = client_cls or AttachClient  # sources.webrtc passes its SmallWebRTC client
+    protocol_factory = protocol_factory or (lambda: make_protocol(args.protocol, args.in_rate))
     try:
-        make_protocol(args.protocol, args.in_rate)  # fail early: missing pipecat, bad rate
+        protocol_factory()  # fail early: missing pipecat, bad rate
         config = AttachConfig(url=url, origin=args.origin, jitter_s=args.jitter_s, duration_s=args.duration_s,
                               silence_timeout_s=args.silence_timeout_s, reconnect=args.reconnect).validate()
     except (ValueError, ImportError) as exc:
@@ -203,14 +209,13 @@ def _run_call(args: argparse.Namespace, url: str, source, *, title: str, extra_i
     sinks = [s for s in (events_sink(args),) if s is not None]
     info = {"sample_rate_in": args.in_rate or (8000 if args.protocol == "twilio" else 16000),
             "channels": {"user": "sent (microphone or --input-wav)", "agent": "received from the websocket"},
-            "kind": "attach", "url": url, "protocol": args.protocol, "playback": output is not None,
+            "kind": "attach", "url": url_shown or url, "protocol": args.protocol, "playback": output is not None,
             **(extra_info or {})}
     transcriber = transcriber_from_args(args)
     info["asr"] = transcriber is not None
     session = Session(session_config(args, "live"), judge=judge, sinks=sinks, info=info,
                       transcriber=transcriber)
-    client = AttachClient(session, config, lambda: make_protocol(args.protocol, args.in_rate), source,
-                          output=output, recorder=recorder)
+    client = client_cls(session, config, protocol_factory, source, output=output, recorder=recorder)
 
     def body(stop) -> None:
         client.stop = stop
@@ -240,6 +245,8 @@ def _run_call(args: argparse.Namespace, url: str, source, *, title: str, extra_i
 def cmd_attach(args: argparse.Namespace) -> int:
     if args.list_devices:
         return _list_devices()
+    if getattr(args, "webrtc", None):
+        args.runner, args.route = args.webrtc, "webrtc"
     if args.runner:
         return _attach_runner(args, _source(args))
     if not args.ws_url:
