@@ -37,6 +37,10 @@ import numpy as np
 from .protocols.base import AgentAudio, Incoming, Protocol, ProtocolError, Status
 
 INSTALL_HINT = "--webrtc needs aiortc: pip install 'livejudge[webrtc]'"
+MAX_BACKLOG_S = 0.02
+"""Silent agent frames queued longer than this behind real time are dropped (see ``_pull``)."""
+SILENCE_PEAK = 1e-4
+"""Peak amplitude below which a received frame counts as silent (digital silence after Opus)."""
 PING_S = 1.0
 """Keep-alive period on the data channel, seconds (the JS client pings every second)."""
 
@@ -130,6 +134,8 @@ class WebRTCLink:
         self.close_reason = ""
         self._tasks: list[asyncio.Task] = []
         self.renegotiations = 0
+        self._play_end = 0.0
+        self.dropped_silence_s = 0.0
         self.first_audio_s: float | None = None
 
     async def _post_offer(self, restart: bool = False) -> None:
@@ -211,6 +217,17 @@ class WebRTCLink:
             while True:
                 frame = await track.recv()
                 x, rate = frame_to_float(frame)
+                # Playout model: frames play back to back from their hand-over. The bot's track
+                # bursts silence to catch up (its clock starts before the peer connects); a
+                # WebRTC client's jitter buffer compresses such silence away (NetEQ), so a
+                # silent frame that would play more than MAX_BACKLOG_S after it arrived is
+                # dropped (counted), never a voiced one: stamps stay at arrival time.
+                now = time.perf_counter()
+                start = max(now, self._play_end)
+                if start - now > MAX_BACKLOG_S and float(np.max(np.abs(x), initial=0.0)) < SILENCE_PEAK:
+                    self.dropped_silence_s += x.size / rate
+                    continue
+                self._play_end = start + x.size / rate
                 self._in.put_nowait(_Remote(x, rate))
         except MediaStreamError:
             self._end(1000, "bot's audio track ended")
