@@ -275,3 +275,16 @@ def test_diagnose_helpers_without_a_runner():
     assert diagnose.early_close(f"ws://127.0.0.1:{port}/ws", "twilio", 1006, 0.0) is None
     msg = diagnose.forbidden(f"ws://127.0.0.1:{port}/x", None)
     assert "Origin" in msg and "--origin" in msg
+
+
+@pytest.mark.slow
+def test_demo_runner_headless(tmp_path, capsys):
+    """`livejudge demo --runner`: the example bot under Pipecat's runner, reached via --runner."""
+    out = tmp_path / "demo.json"
+    code = main(["demo", "--runner", "--no-playback", "--duration-s", "9", "--judge", "none", "--display", "none",
+                 "--json", str(out), "--agent-log", str(tmp_path / "bot.jsonl")])
+    assert code == 0, capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    assert doc["source"]["runner"]["route"] == "eval" and doc["source"]["demo_agent"]["runner_bot"]
+    assert doc["summary"]["latency_count"] >= 1
+    assert any(json.loads(x)["event"] == "audio_out" for x in (tmp_path / "bot.jsonl").read_text().splitlines())
