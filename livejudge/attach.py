@@ -263,7 +263,7 @@ def _attach_runner(args: argparse.Namespace, source, extra_info: dict | None = N
     if args.ws_url:
         raise CLIError("give either --runner or --ws-url, not both")
     try:
-        route = pick_route(args.runner, None if args.route == "auto" else args.route)
+        route = pick_route(args.runner, None if args.route == "auto" else args.route, origin=args.origin)
     except (ValueError, ImportError) as exc:
         raise CLIError(str(exc)) from None
     shown = route.url.split("?")[0]

@@ -65,7 +65,7 @@ def route_url(runner: RunnerInfo, name: str) -> str:
     return with_token(url, token) if token else url
 
 
-async def _try_eval(url: str, timeout_s: float) -> str | None:
+async def _try_eval(url: str, timeout_s: float, origin: str | None = None) -> str | None:
     """None if the bot completes the eval handshake on ``url``, else why not."""
     from websockets.asyncio.client import connect
 
@@ -73,7 +73,7 @@ async def _try_eval(url: str, timeout_s: float) -> str | None:
 
     proto = PipecatEvalProtocol(ready_timeout_s=timeout_s)
     try:
-        async with connect(url, proxy=None, open_timeout=timeout_s, max_size=None) as ws:
+        async with connect(url, proxy=None, open_timeout=timeout_s, max_size=None, origin=origin) as ws:
             await proto.handshake(ws)
             for m in proto.closing():
                 await ws.send(m)
@@ -84,13 +84,13 @@ async def _try_eval(url: str, timeout_s: float) -> str | None:
         return f"{type(exc).__name__}: {exc}"
 
 
-async def _try_ws_client(url: str, timeout_s: float) -> str | None:
+async def _try_ws_client(url: str, timeout_s: float, origin: str | None = None) -> str | None:
     """None if ``/ws-client`` stays open (the bot built a 'websocket' transport), else why not."""
     from websockets.asyncio.client import connect
     from websockets.exceptions import ConnectionClosed
 
     try:
-        async with connect(url, proxy=None, open_timeout=timeout_s, max_size=None) as ws:
+        async with connect(url, proxy=None, open_timeout=timeout_s, max_size=None, origin=origin) as ws:
             try:
                 await asyncio.wait_for(ws.recv(), 0.8)
             except asyncio.TimeoutError:
@@ -109,12 +109,14 @@ def _has_webrtc_client() -> bool:
     return importlib.util.find_spec("aiortc") is not None
 
 
-def pick_route(runner_url: str, prefer: str | None = None, timeout_s: float = 15.0) -> Route:
+def pick_route(runner_url: str, prefer: str | None = None, timeout_s: float = 15.0,
+               origin: str | None = None) -> Route:
     """Probe the runner at ``runner_url`` and return the first route that works.
 
     Args:
         prefer: "eval", "ws-client" or "webrtc" to try only that one.
         timeout_s: per-try handshake timeout, seconds (a bot's first session loads its models).
+        origin: Origin header for the test connections (runners with --allowed-origins).
     Raises:
         ValueError: no runner there, or no route worked (the message lists each try and why).
     """
@@ -138,7 +140,8 @@ def pick_route(runner_url: str, prefer: str | None = None, timeout_s: float = 15
             tried.append("ws-client: not among the runner's transports")
             continue
         url = route_url(runner, name)
-        fail = asyncio.run(_try_eval(url, timeout_s) if name == "eval" else _try_ws_client(url, timeout_s))
+        fail = asyncio.run(_try_eval(url, timeout_s, origin) if name == "eval"
+                           else _try_ws_client(url, timeout_s, origin))
         if fail is None:
             # the test connection used the token: mint a fresh one for the call
             url = route_url(runner, name)

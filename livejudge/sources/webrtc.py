@@ -319,7 +319,9 @@ class WebRTCProtocol(Protocol):
                 items.append(it)
                 if isinstance(it, Status) and it.kind == "rtvi.bot-ready":
                     return items
-        raise ProtocolError(f"the bot sent no RTVI bot-ready on the data channel within {self.ready_timeout_s:.0f} s")
+        raise ProtocolError(f"the bot sent no RTVI bot-ready on the data channel within {self.ready_timeout_s:.0f} s: "
+                            "does its transport_params have a 'webrtc' entry, and RTVI on (the PipelineWorker "
+                            "default)? The runner's log shows why its bot() failed")
 
     def encode_audio(self, samples: np.ndarray) -> _Pcm:
         return _Pcm(np.asarray(samples, dtype=np.float32))
