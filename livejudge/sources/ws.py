@@ -51,7 +51,8 @@ scripted caller's turn logic and the silence watchdog. A heuristic, not the judg
 
 class AttachError(Exception):
     """A fault that ends the call. ``kind`` names it for tests and the result's notes:
-    "unreachable", "forbidden", "busy", "handshake", "dropped", "agent_silent", "protocol"."""
+    "unreachable", "forbidden", "busy", "handshake", "dropped", "agent_silent", "protocol",
+    "closed_early" (closed before any agent audio: the message names the likely cause)."""
 
     def __init__(self, message: str, kind: str) -> None:
         super().__init__(message)
@@ -532,10 +533,9 @@ class AttachClient:
         except InvalidStatus as exc:
             status = exc.response.status_code
             if status == 403:
-                hint = ("pass the Origin it allows, e.g. --origin http://localhost" if not self.config.origin
-                        else f"--origin {self.config.origin} is not on its allow-list")
-                raise AttachError(f"{url} refused the websocket handshake with HTTP 403 Forbidden: the agent "
-                                  f"checks the Origin header; {hint}", "forbidden") from None
+                from .diagnose import forbidden  # token or Origin: asks the runner, if it is one
+
+                raise AttachError(await asyncio.to_thread(forbidden, url, self.config.origin), "forbidden") from None
             raise AttachError(f"{url} refused the websocket handshake with HTTP {status}; check the path "
                               "of --ws-url", "handshake") from None
         except InvalidURI:
@@ -548,9 +548,26 @@ class AttachClient:
             raise AttachError(f"cannot reach the agent at {url}: {why} (is it running? check host and port)",
                               "unreachable") from None
 
+    async def _handshake(self, ws, protocol: Protocol) -> list:
+        """The protocol's opening exchange (eval wire: wait for bot-ready), before the clock starts."""
+        t = time.perf_counter()
+        try:
+            return await protocol.handshake(ws)
+        except ProtocolError as exc:
+            await self._close(ws, protocol)
+            code = getattr(exc, "close_code", None)
+            if getattr(exc, "closed", False):
+                from .diagnose import early_close
+
+                why = await asyncio.to_thread(early_close, self.config.url, protocol.name, code or 1006,
+                                              time.perf_counter() - t)
+                raise AttachError(why or str(exc), "closed_early") from None
+            raise AttachError(str(exc), "handshake") from None
+
     async def _one_connection(self) -> str:
         ws = await self._connect()
         protocol = self.protocol_factory()
+        hello = await self._handshake(ws, protocol)
         first = self._t0 is None
         if first:
             self._t0 = time.perf_counter()
@@ -562,6 +579,9 @@ class AttachClient:
                 self.output.set_clock(self.now_s)
         self.stats.connects += 1
         self._note("ws.connected", url=self.config.url, protocol=protocol.name, in_rate=protocol.in_rate)
+        for it in hello:
+            self._note(it.kind, **it.data)
+        self._conn_audio_s, self._conn_t_s = self.stats.audio_in_s, self.now_s()
         self._out_resampler = StreamResampler(SAMPLE_RATE, protocol.in_rate) if protocol.in_rate != SAMPLE_RATE else None
         done = asyncio.get_running_loop().create_future()
 
@@ -578,7 +598,17 @@ class AttachClient:
         for t in tasks:
             t.add_done_callback(lambda t: finish(t.exception()) if not t.cancelled() and t.exception() else None)
         try:
-            reason = await done
+            try:
+                reason = await done
+            except AttachError as exc:
+                if exc.kind != "closed_early":
+                    raise
+                from .diagnose import closed_before_audio
+
+                code = int(getattr(exc, "close_code", 1006))
+                raise AttachError(await asyncio.to_thread(
+                    closed_before_audio, self.config.url, protocol.name, code, self.now_s() - self._conn_t_s,
+                    self.stats.messages_in), "closed_early") from None
         finally:
             for t in tasks:
                 t.cancel()
@@ -627,6 +657,12 @@ class AttachClient:
         if code == 1013:
             return AttachError(f"the agent is busy (close code 1013{': ' + reason if reason else ''}): it serves "
                                "one client at a time; end the other call, or retry with --reconnect N", "busy")
+        if self.stats.audio_in_s == getattr(self, "_conn_audio_s", None):
+            # closed before any agent audio on this connection: a fault whatever the code
+            err = AttachError(f"the agent closed the connection (close code {code}) before sending any audio",
+                              "closed_early")
+            err.close_code = code  # type: ignore[attr-defined]
+            return err
         if code in (1000, 1001):
             return "agent closed"
         return AttachError(f"connection dropped at t={t:.1f}s (close code {code}"
