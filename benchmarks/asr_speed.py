@@ -69,8 +69,8 @@ def main() -> int:
 
     from livejudge.audio import SAMPLE_RATE, resample
     from livejudge.events import Turn, TurnTranscript
-    from livejudge.judge.asr import ASRConfig, FILLER_PROMPT, WhisperTranscriber, load_whisper, find_whisper_model, word_error_rate
-    from livejudge.judge.text_features import analyse_text, count_fillers, count_words, warm_up
+    from livejudge.judge.features.asr import ASRConfig, FILLER_PROMPT, WhisperTranscriber, load_whisper, find_whisper_model, word_error_rate
+    from livejudge.judge.features.text import analyse_text, count_fillers, count_words, warm_up
     from livejudge.testing import list_clips, load_clip
 
     cfg = ASRConfig(cpu_threads=args.threads, initial_prompt=None if args.no_prompt else FILLER_PROMPT)

@@ -35,7 +35,7 @@ def main() -> int:
     args = ap.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
-    from livejudge.judge.backbones.acoustic import AcousticBackbone
+    from livejudge.judge.features.backbones.acoustic import AcousticBackbone
     from livejudge.session import snapshot_of_call, window_from_timeline  # noqa: F401
     from livejudge.testing import example_dialogue, load_clip
     from livejudge.window import WindowSnapshot

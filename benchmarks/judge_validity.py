@@ -27,7 +27,7 @@ Both classes get the same random noise floor (−70 … −50 dBFS) and level (�
 
 ``--telephone`` passes every agent turn (both classes) through an 8 kHz channel.
 
-``--asr`` transcribes every agent turn with ``livejudge.judge.asr.WhisperTranscriber`` (blocking,
+``--asr`` transcribes every agent turn with ``livejudge.judge.features.asr.WhisperTranscriber`` (blocking,
 ``snapshot_of_call(call, transcriber=...)``; the bundled/local Whisper model, optional extra
 livejudge[asr]) so the text dimensions get evidence; without it the text dimensions stay
 gated ("needs transcripts"). Both classes speak the same reply texts (``REPLIES``) except the
@@ -148,7 +148,7 @@ def tts_agents(texts: list[str], tmp: Path, rng: np.random.Generator) -> tuple[l
 
 def split_utterances(x: np.ndarray, min_s: float = 1.5, max_s: float = 6.0) -> list[np.ndarray]:
     """Cut a long reading into utterances at its pauses (energy segments merged across < 0.35 s)."""
-    from livejudge.judge.features import energy_segments
+    from livejudge.judge.features.acoustic import energy_segments
 
     segs = energy_segments(x, merge_s=0.35)
     out, cur = [], None
@@ -275,13 +275,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="transcribe agent turns with WhisperTranscriber (livejudge[asr]) so text dimensions count")
     ap.add_argument("--asr-model", default=None, help="local Whisper model directory (default: env var or bundled)")
     args = ap.parse_args(argv)
-    from livejudge.judge.judge import load_judge, top_contributors
+    from livejudge.judge.model.judge import load_judge, top_contributors
     from livejudge.session import snapshot_of_call
 
     judge = load_judge("acoustic", head=args.head)
     transcriber = None
     if args.asr:
-        from livejudge.judge.asr import WhisperTranscriber
+        from livejudge.judge.features.asr import WhisperTranscriber
 
         transcriber = WhisperTranscriber(args.asr_model)
     items, skipped = corpus(args.seed, args.timing, telephone=args.telephone)

@@ -59,7 +59,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)
-    from livejudge.judge.judge import load_judge
+    from livejudge.judge.model.judge import load_judge
 
     call = long_call(args.minutes)
     dur = call.duration_s

@@ -277,7 +277,7 @@ def load_call(
         user, agent: two files, one per role (each downmixed to mono), used instead of path.
     Raises:
         AudioFormatError: mono input without a second file, a channel index out of range,
-            or mismatched arguments.
+            mismatched arguments, or no samples at all.
     """
     if path is not None and (user is not None or agent is not None):
         raise AudioFormatError("give either one stereo FILE or --user A.wav --agent B.wav, not both")
@@ -306,6 +306,10 @@ def load_call(
         rate = ru if ru == ra else ru
         channels = {"user": str(user), "agent": str(agent)}
     n = max(len(u), len(a))
+    if n == 0:
+        what = path if path is not None else f"{user} and {agent}"
+        raise AudioFormatError(f"{what} has no audio samples (an empty recording): record the call again "
+                               "or check that the file was written completely")
     u = np.pad(u, (0, n - len(u)))
     a = np.pad(a, (0, n - len(a)))
     return TwoChannelAudio(user=u.astype(np.float32), agent=a.astype(np.float32), sample_rate_in=rate, channels=channels)

@@ -1,7 +1,7 @@
 """`livejudge` command line: parse → config → Session. Thin on purpose.
 
 Commands: replay, score (here); attach, demo (livejudge.attach); train, eval
-(livejudge.judge.commands). Run ``livejudge COMMAND --help`` for each.
+(livejudge.judge.training.commands). Run ``livejudge COMMAND --help`` for each.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .judge.training.commands import CommandError
+from .judge.training.commands import register as register_training
 from .runner import (
     EXIT_USAGE,
     CLIError,
@@ -30,10 +32,12 @@ from .runner import (
     transcriber_from_args,
 )
 
-# Modules that add their own subcommands with ``register(subparsers)``.
+# Modules that add their own subcommands with ``register(subparsers)``; train/eval
+# (livejudge.judge.training.commands) are registered in build_parser with this CLI's formatter.
 COMMAND_MODULES = [
-    "livejudge.judge.commands",
     "livejudge.attach",
+    "livejudge.ui.html_report",
+    "livejudge.compare",
 ]
 
 
@@ -53,6 +57,9 @@ def _add_call_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent", default=None, metavar="B.wav", help="the agent's side as its own file (with --user)")
     p.add_argument("--user-channel", type=int, default=0, help="channel index of the user in FILE")
     p.add_argument("--agent-channel", type=int, default=1, help="channel index of the agent in FILE")
+    p.add_argument("--echo-gate", default="auto", choices=("auto", "on", "off"),
+                   help="remove the agent's voice leaking into the user channel (speakerphone echo), using the "
+                        "agent channel as reference; auto = when leakage is detected (correlation ≥ 0.4)")
 
 
 def _load_call(args: argparse.Namespace):
@@ -66,6 +73,20 @@ def _load_call(args: argparse.Namespace):
                          user_channel=args.user_channel, agent_channel=args.agent_channel)
     except AudioFormatError as exc:
         raise CLIError(str(exc)) from exc
+
+
+def _echo_gate(call, mode: str):
+    """The call with the user channel echo-gated as ``--echo-gate`` asks, and the record of it."""
+    from dataclasses import replace
+
+    from .echo import gate_call
+
+    user, info = gate_call(call.user, call.agent, mode)
+    if info.get("applied"):
+        print(f"livejudge: echo gate on: agent leakage in the user channel at {info['delay_ms']:.0f} ms, "
+              f"{info['gain_db']:.1f} dB (correlation {info['correlation']:.2f}); {info['gated_s']:.1f} s gated",
+              file=sys.stderr)
+    return replace(call, user=user), info
 
 
 def _parse_speed(text: str) -> float | None:
@@ -83,13 +104,17 @@ def _parse_speed(text: str) -> float | None:
 def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str, progress: bool) -> int:
     from .session import Session, stream_call
 
+    from .gates import gates_from_args
+
+    gates_from_args(args)  # a bad --fail-if is a usage error before the call, not after it
     call = _load_call(args)
+    call, gate_info = _echo_gate(call, getattr(args, "echo_gate", "off"))
     config = session_config(args, judge_mode)
     judge = judge_from_args(args)
     sinks = [s for s in (events_sink(args),) if s is not None]
     info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels,
             "kind": "replay" if speed is not None else "score",
-            "file": args.file, "speed": "max" if speed is None else speed}
+            "file": args.file, "speed": "max" if speed is None else speed, "echo_gate": gate_info}
     transcriber = transcriber_from_args(args)
     info["asr"] = transcriber is not None
     session = Session(config, judge=judge, sinks=sinks, info=info, transcriber=transcriber)
@@ -117,6 +142,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
+    from .batch import cmd_score_batch, is_batch_input
+
+    if is_batch_input(args.file) or args.out_dir is not None:
+        return cmd_score_batch(args)
     return _run_file(args, speed=None, judge_mode="every", progress=True)
 
 
@@ -144,8 +173,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("score", help="run the same pipeline as fast as possible and write the result",
                        formatter_class=_Formatter,
                        description="Score a recorded call (every window judged). "
-                                   "Example: livejudge score call.wav --json result.json")
+                                   "Example: livejudge score call.wav --json result.json\n"
+                                   "Many calls: livejudge score calls/ --out-dir results/ --jobs 2 "
+                                   "(a directory, a glob or a manifest file)")
     _add_call_args(p)
+    from .batch import add_batch_args
+
+    add_batch_args(p)
     add_session_args(p)
     add_judge_args(p)
     add_output_args(p)
@@ -154,6 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
         if action.dest == "display":
             action.default = "none"
 
+    register_training(sub, formatter_class=_Formatter)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
     return parser
@@ -172,11 +207,14 @@ def main(argv: list[str] | None = None) -> int:
     except CLIError as exc:
         print(f"livejudge: {exc}", file=sys.stderr)
         return exc.code
+    except CommandError as exc:  # train/eval usage errors (the training room does not import runner)
+        print(f"livejudge: {exc}", file=sys.stderr)
+        return exc.code
     except KeyboardInterrupt:
         print("livejudge: interrupted", file=sys.stderr)
         return 130
     except SignalExit as exc:
-        print(f"livejudge: stopped by {exc} before the call started; nothing measured", file=sys.stderr)
+        print(f"livejudge: stopped by {exc}", file=sys.stderr)
         return exc.code
     finally:
         for sig, handler in old_handlers.items():

@@ -186,7 +186,7 @@ class JudgeResult:
         t_s: session time at which the window was taken (= window_end_s).
         window_start_s, window_end_s: the judged span on the session clock, seconds.
         p_human: P(human) of the agent side from the linear classifier, in [0, 1].
-        dimensions: dimension id (see ``livejudge.judge.dimensions``) → DimensionScore,
+        dimensions: dimension id (see ``livejudge.judge.model.dimensions``) → DimensionScore,
             in the paper's order.
         compute_s: wall time the judge took for this window, seconds.
     """

@@ -2,8 +2,9 @@
 wrapper that always writes the result and event log, whatever ends the call.
 
 Exit codes: 0 done; 1 the call failed mid-way (partial result written); 2 bad input or
-usage; 130 interrupted with Ctrl-C where that is not the normal way to end (replay, score);
-143 stopped by SIGTERM, 129 by SIGHUP (result and event log written first, as for Ctrl-C).
+usage; 3 a ``--fail-if`` gate failed (livejudge.gates); 130 interrupted with Ctrl-C where that
+is not the normal way to end (replay, score); 143 stopped by SIGTERM, 129 by SIGHUP (result,
+event log and report written first, as for Ctrl-C).
 """
 
 from __future__ import annotations
@@ -155,8 +156,14 @@ def add_output_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--json", dest="json_out", default=None, metavar="OUT",
                    help="write the result document (JSON) here; '-' for stdout")
     g.add_argument("--events", default=None, metavar="OUT.jsonl", help="write the event log (JSON lines) here")
+    g.add_argument("--report", default=None, metavar="OUT.html",
+                   help="write the HTML report here at the end of the call (also when cut short); "
+                        "needs livejudge[report]")
     g.add_argument("--display", default="auto", choices=("auto", "rich", "plain", "none"),
                    help="live meter: rich on a terminal, plain lines when piped")
+    from .gates import add_gate_args
+
+    add_gate_args(p)
 
 
 def session_config(args: argparse.Namespace, judge_mode: str = "live") -> SessionConfig:
@@ -177,8 +184,8 @@ def judge_from_args(args: argparse.Namespace):
     """The Judge the flags ask for, or None for ``--judge none``. Raises CLIError."""
     if args.judge == "none":
         return None
-    from .judge.head import HeadError
-    from .judge.judge import load_judge
+    from .judge.model.head import HeadError
+    from .judge.model.judge import load_judge
 
     device = args.device
     if args.judge == "acoustic" and device not in ("auto", "cpu"):
@@ -205,7 +212,7 @@ def transcriber_from_args(args: argparse.Namespace):
     """
     if getattr(args, "asr", "off") == "off" or getattr(args, "judge", "none") == "none":
         return None
-    from .judge.asr import ASRError, WhisperTranscriber, whisper_available
+    from .judge.features.asr import ASRError, WhisperTranscriber, whisper_available
 
     if not whisper_available():
         if args.asr == "on":
@@ -213,7 +220,7 @@ def transcriber_from_args(args: argparse.Namespace):
         return None
     try:
         transcriber = WhisperTranscriber(args.asr_model)
-        from .judge.text_features import warm_up
+        from .judge.features.text import warm_up
 
         warm_up()  # load the sentiment lexicon and language model now, not on the first window
         return transcriber
@@ -275,7 +282,28 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
             write_outputs(result, args)
         if args.json_out != "-":
             print_summary(result)
-    return code
+        gate_code = apply_gates(result, args)
+    return gate_code if code == EXIT_OK and gate_code else code
+
+
+def apply_gates(result: dict, args: argparse.Namespace) -> int:
+    """Check ``--fail-if`` gates on one call's result, write ``--junit``; EXIT_GATE (3) when one
+    fails (the list goes to stderr), else 0."""
+    from .gates import EXIT_GATE, call_metrics, evaluate, format_failures, gates_from_args, write_junit
+
+    gates = gates_from_args(args)
+    if not gates and not getattr(args, "junit", None):
+        return EXIT_OK
+    results = evaluate(gates, call_metrics(result))
+    name = str((result.get("source") or {}).get("file") or (result.get("source") or {}).get("kind") or "call")
+    if getattr(args, "junit", None):
+        p = write_junit(args.junit, results, suite=name)
+        print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
+    msg = format_failures(results, name)
+    if msg:
+        print(msg, file=sys.stderr)
+        return EXIT_GATE
+    return EXIT_OK
 
 
 def write_outputs(result: dict, args: argparse.Namespace) -> None:
@@ -288,6 +316,23 @@ def write_outputs(result: dict, args: argparse.Namespace) -> None:
     elif out:
         p = write_json(result, out)
         print(f"livejudge: result written to {p}", file=sys.stderr)
+    write_report(result, getattr(args, "report", None))
+
+
+def write_report(result: dict, path: str | Path | None) -> Path | None:
+    """Write the HTML report of ``result`` to ``path`` (None: nothing). A failure (matplotlib
+    missing, disk) is one line on stderr: the JSON result and event log are already written."""
+    if not path:
+        return None
+    from .ui.html_report import ReportError, write_html
+
+    try:
+        p = write_html(result, path)
+    except (ReportError, OSError) as exc:
+        print(f"livejudge: no report written to {path}: {exc}", file=sys.stderr)
+        return None
+    print(f"livejudge: report written to {p}", file=sys.stderr)
+    return p
 
 
 def print_summary(result: dict) -> None:
@@ -299,7 +344,8 @@ def print_summary(result: dict) -> None:
 
     print(
         f"livejudge: {result['duration_s']:.1f}s · latency p50 {f(sm['latency_p50_s'], 's')} "
-        f"p90 {f(sm['latency_p90_s'], 's')} (n={sm['latency_count']}) · barge-ins {sm['barge_in_count']} "
+        f"p90 {f(sm['latency_p90_s'], 's')} (n={sm['latency_count']}) · barge-ins by the user {sm.get('user_barge_in_count', sm['barge_in_count'])}, "
+        f"by the agent {sm['agent_talk_over_count']} "
         f"· backchannels {sm['backchannel_count']} · mean P(human) {f(sm['mean_p_human'])} "
         f"· windows {sm['judged_windows']} judged, {sm['dropped_windows']} dropped",
         file=sys.stderr,

@@ -126,7 +126,7 @@ class Session:
 
     Args:
         config: SessionConfig (defaults: 30 s window judged every 2 s).
-        judge: a Judge (``livejudge.judge.judge.Judge``) or None to measure timing only.
+        judge: a Judge (``livejudge.judge.model.judge.Judge``) or None to measure timing only.
         sinks: receivers of events and of the final result.
         info: JSON-ready facts about the source for the result document
             (e.g. ``{"sample_rate_in": 48000, "channels": {"user": 0, "agent": 1}}``).
@@ -173,7 +173,7 @@ class Session:
             self.judge = judge if judge is not None else scheduler.judge
             scheduler.start()
         elif judge is not None:
-            from .judge.scheduler import JudgeScheduler
+            from .judge.model.scheduler import JudgeScheduler
 
             self._scheduler = JudgeScheduler(judge, None, self.config.judge_mode, on_error=self._on_error)
             self._scheduler.start()

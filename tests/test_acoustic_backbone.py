@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 import torch
 
-from livejudge.judge.backbones.acoustic import EVIDENCE_SOURCE, TEXT_DIMENSIONS, VECTOR_SPECS, AcousticBackbone
-from livejudge.judge.backbones.base import Backbone, Embedding
-from livejudge.judge.dimensions import DIMENSION_IDS
-from livejudge.judge.features import FEATURE_NAMES
-from livejudge.judge.head import load_head
-from livejudge.judge.judge import DEFAULT_ACOUSTIC_HEAD, PRIOR_ACOUSTIC_HEAD, load_judge
-from livejudge.judge.prior import DIMENSION_WEIGHTS, TEXT_BEARING_DIMENSIONS, prior_head, write_prior
-from livejudge.judge.text_features import TEXT_FEATURE_NAMES
+from livejudge.judge.features.backbones.acoustic import EVIDENCE_SOURCE, TEXT_DIMENSIONS, VECTOR_SPECS, AcousticBackbone
+from livejudge.judge.features.backbones.base import Backbone, Embedding
+from livejudge.judge.model.dimensions import DIMENSION_IDS
+from livejudge.judge.features.acoustic import FEATURE_NAMES
+from livejudge.judge.model.head import load_head
+from livejudge.judge.model.judge import DEFAULT_ACOUSTIC_HEAD, PRIOR_ACOUSTIC_HEAD, load_judge
+from livejudge.judge.training.prior import DIMENSION_WEIGHTS, TEXT_BEARING_DIMENSIONS, prior_head, write_prior
+from livejudge.judge.features.text import TEXT_FEATURE_NAMES
 from livejudge.session import snapshot_of_call
 from livejudge.testing import DialogueBuilder
 from livejudge.window import WindowSnapshot
@@ -232,7 +232,7 @@ def test_fitted_head_separates_the_test_dialogues():
 
 
 def test_training_dialogues_use_only_seen_clips_and_balanced_labels():
-    from livejudge.judge import prior as P
+    from livejudge.judge.training import prior as P
 
     windows, y = P.training_dialogues(n_per_class=2, seed=3)
     assert len(windows) == 4 and y.tolist() == [1, 1, 0, 0]

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from livejudge.events import TurnTranscript
-from livejudge.judge.backbones.acoustic import CODE_SWITCHING_NOTE, TEXT_DIMENSIONS, AcousticBackbone
-from livejudge.judge.features import FEATURE_NAMES
-from livejudge.judge.judge import DEFAULT_ACOUSTIC_HEAD, PRIOR_ACOUSTIC_HEAD, load_judge
-from livejudge.judge.text_features import TEXT_EVIDENCE_MIN, count_words, langid_available
+from livejudge.judge.features.backbones.acoustic import CODE_SWITCHING_NOTE, TEXT_DIMENSIONS, AcousticBackbone
+from livejudge.judge.features.acoustic import FEATURE_NAMES
+from livejudge.judge.model.judge import DEFAULT_ACOUSTIC_HEAD, PRIOR_ACOUSTIC_HEAD, load_judge
+from livejudge.judge.features.text import TEXT_EVIDENCE_MIN, count_words, langid_available
 from livejudge.session import snapshot_of_call
 from livejudge.testing import DialogueBuilder
 from livejudge.window import WindowSnapshot
@@ -143,7 +143,7 @@ def test_code_switching_shows_evidence_but_stays_neutral(judge, base_window):
 
 
 def test_without_vader_textual_sentiment_is_gated_not_an_error(monkeypatch, base_window):
-    from livejudge.judge import text_features as tf
+    from livejudge.judge.features import text as tf
 
     monkeypatch.setattr(tf, "vader_available", lambda: False)
     (e,) = AcousticBackbone().embed([with_text(base_window, SYCOPHANTIC)])

@@ -16,8 +16,8 @@ import pytest
 
 from livejudge.audio import SAMPLE_RATE, resample
 from livejudge.events import Turn, TurnTranscript
-from livejudge.judge import asr
-from livejudge.judge.asr import ASRConfig, ASRError, WhisperTranscriber, find_whisper_model, word_error_rate
+from livejudge.judge.features import asr
+from livejudge.judge.features.asr import ASRConfig, ASRError, WhisperTranscriber, find_whisper_model, word_error_rate
 from livejudge.testing import DialogueBuilder, load_clip
 
 # Austen transcripts: livejudge/data/audio/README.md
@@ -230,7 +230,7 @@ def test_no_hallucinated_words_on_noise(whisper):
 def test_filler_prompt_keeps_rendered_fillers(whisper, tmp_path):
     import soundfile as sf
 
-    from livejudge.judge.text_features import count_fillers
+    from livejudge.judge.features.text import count_fillers
 
     wav = tmp_path / "f.wav"
     subprocess.run(["espeak-ng", "-v", "en-us", "-s", "160", "-w", str(wav),

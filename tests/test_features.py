@@ -1,4 +1,4 @@
-"""Each acoustic feature on synthetic audio with a known answer (livejudge.judge.features)."""
+"""Each acoustic feature on synthetic audio with a known answer (livejudge.judge.features.acoustic)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from scipy.signal import lfilter, resample_poly
 
 from livejudge.events import BargeIn, SpeechSegment, Transition, Turn
-from livejudge.judge import features as F
+from livejudge.judge.features import acoustic as F
 
 SR = 16000
 

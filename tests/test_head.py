@@ -5,11 +5,11 @@ import json
 import pytest
 import torch
 
-from livejudge.judge.dimensions import DIMENSION_IDS
-from livejudge.judge.head import (
+from livejudge.judge.model.dimensions import DIMENSION_IDS
+from livejudge.judge.model.head import (
     CONFIG_FILE, WEIGHTS_FILE, BackboneInfo, HeadConfig, HeadError, load_head, save_head,
 )
-from livejudge.judge.odl import JudgeHead
+from livejudge.judge.model.odl import JudgeHead
 
 
 def make(tmp_path, readout="fused", dim=12):

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from livejudge.judge.backbones.base import Embedding, Evidence
-from livejudge.judge.dimensions import DIMENSION_IDS
-from livejudge.judge.head import BackboneInfo, HeadConfig, HeadError
-from livejudge.judge.judge import Judge, JudgeError, load_judge, top_contributors
-from livejudge.judge.odl import JudgeHead
+from livejudge.judge.features.backbones.base import Embedding, Evidence
+from livejudge.judge.model.dimensions import DIMENSION_IDS
+from livejudge.judge.model.head import BackboneInfo, HeadConfig, HeadError
+from livejudge.judge.model.judge import Judge, JudgeError, load_judge, top_contributors
+from livejudge.judge.model.odl import JudgeHead
 from livejudge.window import WindowSnapshot
 
 
@@ -112,15 +112,14 @@ def run_cli(*argv):
     """Parse with the subcommands ``register`` adds and run, returning the exit code."""
     import argparse
 
-    from livejudge.judge import commands
-    from livejudge.runner import CLIError
+    from livejudge.judge.training import commands
 
     parser = argparse.ArgumentParser(prog="livejudge")
     commands.register(parser.add_subparsers())
     args = parser.parse_args([str(a) for a in argv])
     try:
         return args.func(args)
-    except CLIError as exc:
+    except commands.CommandError as exc:
         return exc.code, str(exc)
 
 
@@ -143,8 +142,8 @@ def test_cli_train_save_load_judge_eval(tmp_path):
     import json
 
     from livejudge.audio import load_audio
-    from livejudge.judge.head import load_head
-    from livejudge.judge.judge import PRIOR_ACOUSTIC_HEAD
+    from livejudge.judge.model.head import load_head
+    from livejudge.judge.model.judge import PRIOR_ACOUSTIC_HEAD
 
     m = clip_manifest(tmp_path)
     out, cache = tmp_path / "head", tmp_path / "cache"
@@ -206,8 +205,8 @@ def test_qwen_train_and_load_judge_with_tiny_checkpoint(tmp_path):
     import json
 
     pytest.importorskip("transformers", reason="qwen-omni backbone needs transformers (livejudge[gpu])")
-    from livejudge.judge.head import load_head
-    from livejudge.judge.judge import PRIOR_ACOUSTIC_HEAD
+    from livejudge.judge.model.head import load_head
+    from livejudge.judge.model.judge import PRIOR_ACOUSTIC_HEAD
     from livejudge.testing_qwen import TINY_HIDDEN_SIZE, make_tiny_qwen_omni
 
     tiny = make_tiny_qwen_omni(tmp_path / "tiny-omni", seed=0)

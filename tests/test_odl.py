@@ -5,8 +5,8 @@ import math
 import pytest
 import torch
 
-from livejudge.judge import dimensions as D
-from livejudge.judge.odl import (
+from livejudge.judge.model import dimensions as D
+from livejudge.judge.model.odl import (
     HUMAN, MACHINE, JudgeHead, ODLError, OrdinalDiscretizationLayer, Readout, category_probs,
     classifier_loss, cumulative_probs, cut_points, expected_score, most_likely_level,
     ordinal_nll, symmetry_penalty, top_contributions,

@@ -21,9 +21,9 @@ pytest.importorskip("transformers", reason="Qwen2.5-Omni backbone needs transfor
 import torch  # noqa: E402
 
 from livejudge.events import SpeechSegment  # noqa: E402
-from livejudge.judge.backbones import qwen_omni as qo  # noqa: E402
-from livejudge.judge.backbones.base import Backbone  # noqa: E402
-from livejudge.judge.dimensions import DIMENSION_IDS  # noqa: E402
+from livejudge.judge.features.backbones import qwen_omni as qo  # noqa: E402
+from livejudge.judge.features.backbones.base import Backbone  # noqa: E402
+from livejudge.judge.model.dimensions import DIMENSION_IDS  # noqa: E402
 from livejudge.testing_qwen import TINY_HIDDEN_SIZE, make_tiny_qwen_omni  # noqa: E402
 from livejudge.window import WindowSnapshot  # noqa: E402
 
@@ -242,9 +242,9 @@ def test_other_prompt_changes_the_name(tiny_dir):
 
 def test_fused_head_through_judge(backbone, tmp_path):
     from livejudge.events import JudgeResult
-    from livejudge.judge.head import load_head, new_config, save_head
-    from livejudge.judge.judge import Judge
-    from livejudge.judge.odl import JudgeHead
+    from livejudge.judge.model.head import load_head, new_config, save_head
+    from livejudge.judge.model.judge import Judge
+    from livejudge.judge.model.odl import JudgeHead
 
     torch.manual_seed(1)
     head = JudgeHead(TINY_HIDDEN_SIZE, readout="fused")
@@ -275,9 +275,9 @@ def test_fused_head_through_judge(backbone, tmp_path):
 
 
 def test_load_judge_factory_builds_the_qwen_backbone(backbone, tiny_dir, tmp_path):
-    from livejudge.judge.head import new_config, save_head
-    from livejudge.judge.judge import load_judge
-    from livejudge.judge.odl import JudgeHead
+    from livejudge.judge.model.head import new_config, save_head
+    from livejudge.judge.model.judge import load_judge
+    from livejudge.judge.model.odl import JudgeHead
 
     save_head(tmp_path / "h", JudgeHead(TINY_HIDDEN_SIZE, readout="mean"),
               new_config(backbone, name="tiny-mean", readout="mean"))

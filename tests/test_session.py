@@ -175,7 +175,7 @@ def test_each_settled_agent_turn_is_transcribed_once_and_joins_later_windows():
 
 
 def test_one_scheduler_batches_windows_of_several_sessions():
-    from livejudge.judge.scheduler import JudgeScheduler
+    from livejudge.judge.model.scheduler import JudgeScheduler
 
     gate = threading.Event()
     batches = []

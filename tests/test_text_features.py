@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from livejudge.events import TurnTranscript
-from livejudge.judge import text_features as tf
-from livejudge.judge.dimensions import DIMENSION_IDS
+from livejudge.judge.features import text as tf
+from livejudge.judge.model.dimensions import DIMENSION_IDS
 
 
 def T(text: str, i: int = 0, channel: str = "agent") -> TurnTranscript:

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 import torch
 
-from livejudge.judge.backbones.base import Embedding, Evidence
-from livejudge.judge.evaluate import (
+from livejudge.judge.features.backbones.base import Embedding, Evidence
+from livejudge.judge.training.evaluate import (
     binary_metrics, dimension_accuracy, evaluate_predictions, predict, rating_group, roc_auc,
 )
-from livejudge.judge.odl import JudgeHead
-from livejudge.judge.train import (
+from livejudge.judge.model.odl import JudgeHead
+from livejudge.judge.training.train import (
     EmbeddingCache, ManifestError, TrainConfig, TrainError, cache_key, manifest_arrays, read_manifest,
     train_head,
 )
@@ -225,7 +225,7 @@ def test_cache_keys_and_round_trip(tmp_path):
 def test_embed_entries_uses_the_cache(tmp_path):
     from pathlib import Path
 
-    from livejudge.judge.train import embed_entries
+    from livejudge.judge.training.train import embed_entries
 
     audio = Path(__file__).resolve().parents[1] / "livejudge" / "data" / "audio"
     m = write(tmp_path / "m.jsonl", [{"audio": str(audio / "human" / "cmu_cards_001.wav")},
@@ -260,7 +260,7 @@ def test_embed_entries_with_a_transcriber_caches_apart_and_passes_transcripts(tm
     from pathlib import Path
 
     from livejudge.events import TurnTranscript
-    from livejudge.judge.train import embed_entries
+    from livejudge.judge.training.train import embed_entries
 
     audio = Path(__file__).resolve().parents[1] / "livejudge" / "data" / "audio"
     m = write(tmp_path / "m.jsonl", [{"user": str(audio / "human" / "cmu_numbers.wav"),

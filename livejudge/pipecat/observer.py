@@ -211,26 +211,34 @@ class LiveJudgeCore:
             or False.
         events_path: JSONL event log (one line per settled event), or None.
         result_path: where the result document is written on close, or None.
+        report_path: where the HTML report (livejudge[report]) is written on close, or None.
         tap: TapConfig.
         sinks: extra Session sinks.
         title: shown on the meter.
     Raises:
-        ValueError: bad config; JudgeError/HeadError from ``load_judge``.
+        ValueError: bad config; JudgeError/HeadError from ``load_judge``; ReportError (with
+            the install hint) when ``report_path`` is given and matplotlib is missing.
     """
 
     def __init__(self, judge: Any = "acoustic", config: SessionConfig | None = None,
                  display: bool | str = False, events_path: str | Path | None = None,
                  result_path: str | Path | None = None, tap: TapConfig | None = None,
-                 sinks: list | tuple = (), title: str = "pipecat") -> None:
+                 sinks: list | tuple = (), title: str = "pipecat",
+                 report_path: str | Path | None = None) -> None:
         self.tap = (tap or TapConfig()).validate()
         if isinstance(judge, str):
             if judge == "none":
                 judge = None
             else:
-                from ..judge.judge import load_judge
+                from ..judge.model.judge import load_judge
 
                 judge = load_judge(judge)
         self.result_path = Path(result_path) if result_path is not None else None
+        self.report_path = Path(report_path) if report_path is not None else None
+        if self.report_path is not None:  # fail now with the install hint, not at the end of the call
+            from ..ui.html_report import require_matplotlib
+
+            require_matplotlib()
         all_sinks = list(sinks)
         if events_path is not None:
             from ..sinks import JsonlSink
@@ -362,6 +370,15 @@ class LiveJudgeCore:
                     write_json(doc, self.result_path)
                 except OSError as exc:
                     msg = f"could not write the result to {self.result_path}: {exc}"
+                    self.session._on_error(msg)
+                    doc["errors"] = [*doc.get("errors", []), msg]
+            if self.report_path is not None:
+                from ..ui.html_report import ReportError, write_html
+
+                try:
+                    write_html(doc, self.report_path)
+                except (ReportError, OSError) as exc:
+                    msg = f"could not write the report to {self.report_path}: {exc}"
                     self.session._on_error(msg)
                     doc["errors"] = [*doc.get("errors", []), msg]
             self._final = doc
@@ -576,6 +593,7 @@ class LiveJudgeObserver(BaseObserver):
         result_path: write the result document here when the pipeline ends (an
             ``EndFrame`` pushed by the output transport, or cleanup after a ``CancelFrame``),
             or on ``await observer.close()``.
+        report_path: write the HTML report here at the same moment (needs livejudge[report]).
         tap: TapConfig (timestamp meaning, stitching, queue bound).
         sinks: extra Session sinks.
 
@@ -594,10 +612,10 @@ class LiveJudgeObserver(BaseObserver):
     def __init__(self, judge: Any = "acoustic", config: SessionConfig | None = None,
                  display: bool | str = False, events_path: str | Path | None = None,
                  result_path: str | Path | None = None, *, tap: TapConfig | None = None,
-                 sinks: list | tuple = (), **kwargs: Any) -> None:
+                 sinks: list | tuple = (), report_path: str | Path | None = None, **kwargs: Any) -> None:
         super().__init__(observe_every_push=True, **kwargs)
         self.core = LiveJudgeCore(judge, config, display, events_path, result_path, tap, sinks,
-                                  title="pipecat observer")
+                                  title="pipecat observer", report_path=report_path)
         self._bridge = _LoopBridge(self)
         self.core.add_listener(self._bridge)
         for name in (*EVENTS, "on_closed"):

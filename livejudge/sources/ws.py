@@ -19,6 +19,10 @@ Timing rules (design.md "one clock"):
   sample-contiguously; an ``interruption``/``clear`` drops what has not been played yet.
   With ``playback=False`` no jitter delay is added, so the stamp is the arrival time.
 * Protocol status messages become ``Session.note`` records and never move a timestamp.
+* Echo (speakerphone): with an ``EchoCanceller`` (``livejudge.echo``) the microphone audio is
+  cleaned before it is sent to the agent and pushed to the Session. Its far end is what was
+  played: reported by the output device with its DAC time when the device can
+  (``on_played``), else the agent audio at its playout stamp.
 
 Faults end the call with ``AttachError`` (one line, what to do next); the caller (the
 CLI's ``run_session``) still closes the Session and writes the partial result.
@@ -48,7 +52,7 @@ scripted caller's turn logic and the silence watchdog. A heuristic, not the judg
 class AttachError(Exception):
     """A fault that ends the call. ``kind`` names it for tests and the result's notes:
     "unreachable", "forbidden", "busy", "handshake", "tls", "dropped", "agent_silent", "protocol",
-    "too_big"."""
+    "too_big", "closed_early" (closed before any agent audio: the message names the likely cause)."""
 
     def __init__(self, message: str, kind: str) -> None:
         super().__init__(message)
@@ -549,11 +553,15 @@ class AttachClient:
         output: an audio output with ``write(samples)`` and ``latency_s`` (mic.Speaker) or None.
         recorder: a Recorder for ``--record`` or None.
         stop: set it to end the call cleanly (Ctrl-C in the CLI).
+        echo: an ``livejudge.echo.EchoCanceller`` between the microphone and the Session/agent,
+            or None. Its far end comes from ``output.on_played(samples, t_s)`` when the output
+            has that hook (mic.Speaker: what the device really played, at its DAC time), else
+            from the agent audio at its playout stamp.
     """
 
     def __init__(self, session: Any, config: AttachConfig, protocol_factory: Callable[[], Protocol],
                  source: Any, output: Any = None, recorder: Recorder | None = None,
-                 stop: threading.Event | None = None) -> None:
+                 stop: threading.Event | None = None, echo: Any = None) -> None:
         self.session = session
         self.config = config.validate()
         self.protocol_factory = protocol_factory
@@ -561,6 +569,10 @@ class AttachClient:
         self.output = output
         self.recorder = recorder
         self.stop = stop or threading.Event()
+        self.echo = echo
+        self._far_from_output = echo is not None and output is not None and hasattr(output, "on_played")
+        if self._far_from_output:
+            output.on_played = echo.far
         latency = config.output_latency_s + (getattr(output, "latency_s", 0.0) if output else 0.0)
         self.player = JitterPlayer(prebuffer_s=config.jitter_s if output is not None else 0.0,
                                    latency_s=latency)
@@ -601,6 +613,10 @@ class AttachClient:
                         return "stopped"
         finally:
             self.session.info["attach"] = self.stats.to_dict()
+            if self.echo is not None:
+                self.session.info.setdefault("aec", {}).update(
+                    {"far_end": "device playout" if self._far_from_output else "playout stamps",
+                     "latency_ms": round(self.echo.latency_s * 1000, 1), **self.echo.stats.to_dict()})
             if hasattr(self.source, "close"):
                 self.source.close()
 
@@ -639,12 +655,12 @@ class AttachClient:
         except InvalidStatus as exc:
             status = exc.response.status_code
             if status == 403:
-                hint = ("pass the Origin it allows, e.g. --origin http://localhost" if not self.config.origin
-                        else f"--origin {self.config.origin} is not on its allow-list")
+                from .diagnose import forbidden  # token or Origin: asks the runner, if it is one
+
+                msg = (await asyncio.to_thread(forbidden, url, self.config.origin)).replace(url, shown)
                 if self.config.headers:
-                    hint += f", or check the credentials in --header {', '.join(self.config.header_names)}"
-                raise AttachError(f"{shown} refused the websocket handshake with HTTP 403 Forbidden: the agent "
-                                  f"checks the Origin header or credentials; {hint}", "forbidden") from None
+                    msg += f"; or the credentials sent in --header {', '.join(self.config.header_names)} were refused"
+                raise AttachError(msg, "forbidden") from None
             if status == 401:
                 sent = (f"the --header {', '.join(self.config.header_names)} sent was not accepted"
                         if self.config.headers else "pass them with --header 'Authorization: Bearer TOKEN'")
@@ -669,9 +685,27 @@ class AttachClient:
             raise AttachError(f"cannot reach the agent at {shown}: {why} (is it running? check host and port)",
                               "unreachable") from None
 
+    async def _handshake(self, ws, protocol: Protocol) -> list:
+        """The protocol's opening exchange (eval wire: wait for bot-ready), before the clock starts."""
+        t = time.perf_counter()
+        try:
+            return await protocol.handshake(ws)
+        except ProtocolError as exc:
+            await self._close(ws, protocol)
+            code = getattr(exc, "close_code", None)
+            if getattr(exc, "closed", False):
+                from .diagnose import early_close
+
+                why = await asyncio.to_thread(early_close, self.config.url, protocol.name, code or 1006,
+                                              time.perf_counter() - t)
+                raise AttachError((why or str(exc)).replace(self.config.url, self.config.display_url),
+                                  "closed_early") from None
+            raise AttachError(str(exc), "handshake") from None
+
     async def _one_connection(self) -> str:
         ws = await self._connect()
         protocol = self.protocol_factory()
+        hello = await self._handshake(ws, protocol)
         first = self._t0 is None
         if first:
             self._t0 = time.perf_counter()
@@ -679,8 +713,13 @@ class AttachClient:
             # process on the same host, e.g. a test agent, map its own log onto the session clock)
             self.stats.t0_monotonic = time.monotonic() - (time.perf_counter() - self._t0)
             self.source.start(self.now_s)
+            if self.output is not None and hasattr(self.output, "set_clock"):
+                self.output.set_clock(self.now_s)
         self.stats.connects += 1
         self._note("ws.connected", url=self.config.display_url, protocol=protocol.name, in_rate=protocol.in_rate)
+        for it in hello:
+            self._note(it.kind, **it.data)
+        self._conn_audio_s, self._conn_t_s = self.stats.audio_in_s, self.now_s()
         self._out_resampler = StreamResampler(SAMPLE_RATE, protocol.in_rate) if protocol.in_rate != SAMPLE_RATE else None
         done = asyncio.get_running_loop().create_future()
 
@@ -698,7 +737,18 @@ class AttachClient:
             t.add_done_callback(lambda t: finish(t.exception()) if not t.cancelled() and t.exception() else None)
         end_s: float | None = None
         try:
-            reason = await done
+            try:
+                reason = await done
+            except AttachError as exc:
+                if exc.kind != "closed_early":
+                    raise
+                from .diagnose import closed_before_audio
+
+                code = int(getattr(exc, "close_code", 1006))
+                why = await asyncio.to_thread(
+                    closed_before_audio, self.config.url, protocol.name, code, self.now_s() - self._conn_t_s,
+                    self.stats.messages_in)
+                raise AttachError(why.replace(self.config.url, self.config.display_url), "closed_early") from None
         finally:
             end_s = self.now_s()
             for t in tasks:
@@ -724,6 +774,12 @@ class AttachClient:
             for m in protocol.opening():
                 await ws.send(m)
             async for t_s, x in self.source.chunks(self.config.chunk_s, self.agent):
+                if self.echo is not None:
+                    # the far end due so far goes in first, then the microphone is cleaned
+                    await self._pump_and_ack(ws, protocol)
+                    t_s, x = self.echo.process(x, t_s)
+                    if not x.size:
+                        continue
                 y = self._out_resampler(x) if self._out_resampler is not None else x
                 await ws.send(protocol.encode_audio(y))
                 self.session.push("user", x, t_s)
@@ -742,11 +798,17 @@ class AttachClient:
         if code == 1013:
             return AttachError(f"the agent is busy (close code 1013{': ' + reason if reason else ''}): it serves "
                                "one client at a time; end the other call, or retry with --reconnect N", "busy")
-        if code in (1000, 1001):
-            return "agent closed"
-        if code == 1009:
+        if code == 1009:  # we closed it (WireLimits.max_message_bytes), whatever came before
             return AttachError(f"the agent sent a message larger than {self.config.limits.max_message_bytes} bytes "
                                f"at t={t:.1f}s (close code 1009); result so far written", "too_big")
+        if self.stats.audio_in_s == getattr(self, "_conn_audio_s", None):
+            # closed before any agent audio on this connection: a fault whatever the code
+            err = AttachError(f"the agent closed the connection (close code {code}) before sending any audio",
+                              "closed_early")
+            err.close_code = code  # type: ignore[attr-defined]
+            return err
+        if code in (1000, 1001):
+            return "agent closed"
         return AttachError(f"connection dropped at t={t:.1f}s (close code {code}"
                            f"{': ' + reason if reason else ''}); result so far written"
                            f"{'' if self.config.reconnect else '; use --reconnect N to retry'}", "dropped")
@@ -829,6 +891,8 @@ class AttachClient:
             self.agent.update(t_s, x)
             if self.recorder is not None:
                 self.recorder.add("agent", t_s, x)
+            if self.echo is not None and not self._far_from_output:
+                self.echo.far(x, t_s)
             if self.output is not None:
                 self.output.write(x)
         if blocks:

@@ -1,9 +1,9 @@
 """The heads of the acoustic backbone (acoustic-v1): a DOCUMENTED PRIOR, and its fitted variant.
 
-``python -m livejudge.judge.prior [OUT_DIR]`` regenerates ``livejudge/judge/heads/acoustic-prior``
+``python -m livejudge.judge.training.prior [OUT_DIR]`` regenerates ``livejudge/judge/heads/acoustic-prior``
 deterministically (no randomness, no data): same code → same bytes.
 
-How the prior is built (every number is in ``livejudge.judge.features.FEATURES`` or below, with
+How the prior is built (every number is in ``livejudge.judge.features.acoustic.FEATURES`` or below, with
 its source; "heuristic" marks a value set by judgement, not taken from a publication):
 
 1. Input normalisation (the head's readout statistics): each feature x_f is standardised as
@@ -26,7 +26,7 @@ its source; "heuristic" marks a value set by judgement, not taken from a publica
    detectors.
 5. Gating: ``evidence_min`` = the backbone's ``EVIDENCE_MIN`` (seconds of speech; words or
    turns for the text dimensions).
-6. Text features (acoustic-v1; ``livejudge.judge.text_features.TEXT_FEATURES``): their weights
+6. Text features (acoustic-v1; ``livejudge.judge.features.text.TEXT_FEATURES``): their weights
    in ``FEATURE_WEIGHTS`` and the text dimensions' a_k are a HEURISTIC PRIOR (word lists and
    centres set by judgement; seed 000 App. D.1 says which direction is human-like). The fitted
    variant does NOT fit them: the shipped clips' text is tiny and fixed, so their ODL rows,
@@ -43,15 +43,15 @@ from pathlib import Path
 
 import torch
 
-from .backbones.acoustic import EVIDENCE_MIN, EVIDENCE_SOURCE, TEXT_DIMENSIONS, VECTOR_SPECS, AcousticBackbone
-from .dimensions import DIMENSION_IDS
-from .text_features import TEXT_FEATURE_NAMES
-from .head import HeadConfig, new_config, save_head
-from .odl import HUMAN, MACHINE, SCALE_INIT, JudgeHead
+from ..features.backbones.acoustic import EVIDENCE_MIN, EVIDENCE_SOURCE, TEXT_DIMENSIONS, VECTOR_SPECS, AcousticBackbone
+from ..model.dimensions import DIMENSION_IDS
+from ..features.text import TEXT_FEATURE_NAMES
+from ..model.head import HeadConfig, new_config, save_head
+from ..model.odl import HUMAN, MACHINE, SCALE_INIT, JudgeHead
 
 HEAD_NAME = "acoustic-prior"
 HEAD_VERSION = "0.2.0"
-DEFAULT_DIR = Path(__file__).resolve().parent / "heads" / HEAD_NAME
+DEFAULT_DIR = Path(__file__).resolve().parents[1] / "heads" / HEAD_NAME
 
 FEATURE_WEIGHTS: dict[str, float] = {
     # intonation: pitch variability has the published human-vs-S2S gap (SPEARBench Table III)
@@ -130,7 +130,7 @@ SOURCES: tuple[str, ...] = (
     "Bachorowski, Smoski & Owren 2001, JASA 110:1581: laughter acoustics",
     "Eyben et al. 2016, IEEE Trans. Affective Computing 7:190: eGeMAPS (alpha ratio)",
     "measured: medians over the shipped Austen (LibriVox) and CMU clips of livejudge/data/audio/human "
-    "(13 clips of read speech) where labelled in livejudge.judge.features.FEATURES",
+    "(13 clips of read speech) where labelled in livejudge.judge.features.acoustic.FEATURES",
     "seed 000 App. D.1 (Table 12): transcript dimensions — humans hedge ('probably') and correct themselves; "
     "machines agree, thank and apologise too much, speak in structured lists and formal register, and "
     "their emotion in the words feels off",
@@ -142,7 +142,7 @@ SOURCES: tuple[str, ...] = (
     "seed 001 (Audio MultiChallenge): Voice Editing axis — self-corrections",
     "HEURISTIC: every text word list (fillers, hedges, repair markers, sycophancy lexicon, list "
     "markers, formal register), every text feature centre/spread, text weights in FEATURE_WEIGHTS "
-    "and the text dimensions' a_k (livejudge.judge.prior, livejudge.judge.text_features)",
+    "and the text dimensions' a_k (livejudge.judge.training.prior, livejudge.judge.features.text)",
     "HEURISTIC: text evidence minimums (use_of_fillers/linguistic_imprecision 50 words, "
     "written_style_expression 40 words, sycophant_behavior/textual_sentiment/code_switching 2 turns)",
 )
@@ -195,7 +195,7 @@ def prior_head() -> tuple[JudgeHead, HeadConfig]:
         bb, name=HEAD_NAME, version=HEAD_VERSION, provenance="prior", readout="features",
         feature_names=names, evidence_min={d: EVIDENCE_MIN[d] for d in signal_dims if d in EVIDENCE_MIN},
         training={
-            "method": "documented prior: no fitting, no data; built by livejudge.judge.prior",
+            "method": "documented prior: no fitting, no data; built by livejudge.judge.training.prior",
             "features": table,
             "dimension_weights": {d: DIMENSION_WEIGHTS.get(d, 0.0) for d in DIMENSION_IDS},
             "gated_without_signal": {d: r for d, (q, _, r) in EVIDENCE_SOURCE.items()
@@ -211,7 +211,7 @@ def prior_head() -> tuple[JudgeHead, HeadConfig]:
                "where available, else heuristics or medians of the shipped human clips (labelled per "
                "feature in training.features); text features (transcripts, livejudge[asr]) are a "
                "heuristic prior; z_k = signed weighted mean of standardised features; "
-               "classifier log-odds(human) = sum_k a_k z_k. Regenerate: python -m livejudge.judge.prior"),
+               "classifier log-odds(human) = sum_k a_k z_k. Regenerate: python -m livejudge.judge.training.prior"),
     )
     return head, cfg
 
@@ -223,7 +223,7 @@ def write_prior(out_dir: str | Path = DEFAULT_DIR) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m livejudge.judge.prior",
+    ap = argparse.ArgumentParser(prog="python -m livejudge.judge.training.prior",
                                  description="Write the documented-prior head of the acoustic backbone.")
     ap.add_argument("out_dir", nargs="?", default=str(DEFAULT_DIR), help="output directory (default: %(default)s)")
     ap.add_argument("--fit", action="store_true",
@@ -263,8 +263,8 @@ def training_dialogues(n_per_class: int = 40, seed: int = 0):
     """
     import numpy as np
 
-    from ..session import snapshot_of_call
-    from ..testing import DialogueBuilder, load_clip
+    from ...session import snapshot_of_call
+    from ...testing import DialogueBuilder, load_clip
 
     rng = np.random.default_rng(seed)
     windows, labels = [], []
@@ -285,7 +285,7 @@ def training_dialogues(n_per_class: int = 40, seed: int = 0):
 def fitted_head(n_per_class: int = 40, seed: int = 0) -> tuple[JudgeHead, HeadConfig]:
     """The prior's readout + ODL with the classifier (and z statistics) FITTED on labels.
 
-    Uses ``livejudge.judge.train.train_head`` with labels only (no ratings exist): stage 1 is
+    Uses ``livejudge.judge.training.train.train_head`` with labels only (no ratings exist): stage 1 is
     skipped, so the ODL projection stays the prior's; stage 2 fits W_F and b on calls from
     ``training_dialogues`` (seen clips; 20 % of them for early stopping). Afterwards, weights
     that were never fitted (z constant) and weights whose sign would count a human-like score
@@ -324,10 +324,10 @@ def fitted_head(n_per_class: int = 40, seed: int = 0) -> tuple[JudgeHead, HeadCo
         dead = (head.odl.proj.weight.abs().sum(dim=1) == 0) | (z_train.std(dim=0) < 1e-6)
         head.classifier.weight[:, dead] = 0.0
     training = dict(res.summary)
-    training["method"] = ("classifier fitted with livejudge.judge.train.train_head on labels only (no ratings "
+    training["method"] = ("classifier fitted with livejudge.judge.training.train.train_head on labels only (no ratings "
                           "exist): the ODL projection, input normalisation and cut-points stay the documented "
                           "prior's; z statistics and the classifier W_F, b are fitted")
-    training["data"] = (f"{len(y)} calls built by livejudge.judge.prior.training_dialogues(seed={seed}): agent turns "
+    training["data"] = (f"{len(y)} calls built by livejudge.judge.training.prior.training_dialogues(seed={seed}): agent turns "
                         f"from the shipped clips {', '.join(SEEN_HUMAN_CLIPS)} (human) and {', '.join(SEEN_MACHINE_CLIPS)} "
                         "(machine, espeak-ng); same gap/noise/level distributions for both classes")
     training["prior"] = pcfg.training
@@ -365,7 +365,7 @@ def fitted_head(n_per_class: int = 40, seed: int = 0) -> tuple[JudgeHead, HeadCo
                      notes="classifier fitted on labels (seen clips) for the acoustic dimensions; ODL = documented "
                            "prior; text-bearing dimensions (" + ", ".join(TEXT_BEARING_DIMENSIONS) + ") keep the "
                            "heuristic prior's weights (not fitted). "
-                           "Regenerate: python -m livejudge.judge.prior --fit OUT_DIR")
+                           "Regenerate: python -m livejudge.judge.training.prior --fit OUT_DIR")
     return head, cfg
 
 

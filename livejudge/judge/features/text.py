@@ -1,6 +1,6 @@
 """Text features of the agent's transcribed turns (optional extra ``livejudge[asr]``).
 
-Pure, deterministic functions of a list of ``TurnTranscript`` (what ``livejudge.judge.asr``
+Pure, deterministic functions of a list of ``TurnTranscript`` (what ``livejudge.judge.features.asr``
 produces per finished turn). They give evidence for the transcript-based dimensions of
 seed 000 (App. D.1, Table 12):
 
@@ -32,7 +32,7 @@ are split at ``. ! ? …`` as punctuated by the recogniser (Whisper punctuates; 
 punctuation makes every turn one sentence).
 
 Caveat on fillers: Whisper was trained on transcripts that mostly omit "um"/"uh";
-``livejudge.judge.asr`` prompts it with fillers so it keeps more of them, but filler rates
+``livejudge.judge.features.asr`` prompts it with fillers so it keeps more of them, but filler rates
 from ASR are a lower bound of what was said.
 
 Dimensions that transcripts alone cannot judge honestly stay gated (``GATED_REASONS``):
@@ -52,9 +52,9 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..events import TurnTranscript
+from ...events import TurnTranscript
 from .backbones.base import Evidence
-from .features import CLIP_SPREADS, FeatureSpec
+from .acoustic import CLIP_SPREADS, FeatureSpec
 
 # --------------------------------------------------------------------------- tokens
 
@@ -459,7 +459,7 @@ TEXT_FEATURES: tuple[FeatureSpec, ...] = (
                 "(human-like) or odd (machine-like) is not observable from language labels",
                 "language changes between consecutive identified sentences (≥ 4 words, p ≥ 0.9)"),
 )
-"""The text features in vector order; ``FeatureSpec`` as in ``livejudge.judge.features``
+"""The text features in vector order; ``FeatureSpec`` as in ``livejudge.judge.features.acoustic``
 (centre/spread: documented prior normalisation; human_sign: +1 larger is more human-like,
 −1 smaller is, 0 descriptive). All centres are HEURISTIC unless the source says otherwise."""
 
@@ -526,7 +526,7 @@ class TextAnalysis:
         Args:
             impute: NaNs become the features' centres (neutral for a prior head) and values are
                 clipped to centre ± ``CLIP_SPREADS`` spreads, as the acoustic features are
-                (``livejudge.judge.features.FeatureResult.vector``).
+                (``livejudge.judge.features.acoustic.FeatureResult.vector``).
             gate: a feature whose dimension's evidence is below ``TEXT_EVIDENCE_MIN``
                 (``GATE_DIMENSION``) becomes NaN first (so, with ``impute``, its centre): a
                 rate from 12 words then adds nothing to a dimension that also has other evidence.
@@ -549,7 +549,7 @@ def _check(transcripts: Sequence[TurnTranscript]) -> None:
     for t in transcripts:
         if not isinstance(t, TurnTranscript):
             raise TypeError(f"expected TurnTranscript items, got {type(t).__name__}; "
-                            "build them with livejudge.judge.asr or livejudge.events.TurnTranscript")
+                            "build them with livejudge.judge.features.asr or livejudge.events.TurnTranscript")
 
 
 def analyse_text(transcripts: Sequence[TurnTranscript], channel: str = "agent",

@@ -26,8 +26,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
-from ..events import DimensionScore, JudgeResult
-from ..window import WindowSnapshot
+from ...events import DimensionScore, JudgeResult
+from ...window import WindowSnapshot
 from .dimensions import NEUTRAL_SCORE
 from .head import HeadConfig, HeadError, head_summary, load_head, mismatch_message
 from .odl import READOUT_SOURCES, TOP_K, JudgeHead, top_contributions
@@ -35,7 +35,7 @@ from .odl import READOUT_SOURCES, TOP_K, JudgeHead, top_contributions
 KINDS = ("acoustic", "qwen-omni")
 """Backbone kinds ``load_judge`` knows."""
 
-HEADS_DIR = Path(__file__).resolve().parent / "heads"
+HEADS_DIR = Path(__file__).resolve().parents[1] / "heads"
 DEFAULT_ACOUSTIC_HEAD = HEADS_DIR / "acoustic-fitted"
 """The default head for the CPU acoustic backbone: ``acoustic-fitted`` (provenance "trained": the
 documented prior's ODL with the acoustic dimensions' classifier fitted on labelled calls built
@@ -229,11 +229,11 @@ def expected_backbone_name(kind: str, model: str | Path | None = None) -> str:
         JudgeError: unknown kind.
     """
     if kind == "acoustic":
-        from .backbones.acoustic import AcousticBackbone
+        from ..features.backbones.acoustic import AcousticBackbone
 
         return str(AcousticBackbone.name)
     if kind == "qwen-omni":
-        from .backbones import qwen_omni
+        from ..features.backbones import qwen_omni
 
         return qwen_omni.backbone_name(model if model is not None else qwen_omni.DEFAULT_MODEL)
     raise JudgeError(f"unknown judge {kind!r}; valid: {', '.join(KINDS)}")
@@ -258,7 +258,7 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
     if kind == "acoustic":
         head_path = Path(head) if head is not None else DEFAULT_ACOUSTIC_HEAD
         head_obj, cfg = load_head(head_path)  # validate before building the backbone
-        from .backbones.acoustic import AcousticBackbone
+        from ..features.backbones.acoustic import AcousticBackbone
 
         backbone = AcousticBackbone()
     else:
@@ -266,7 +266,7 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
             raise JudgeError("--judge qwen-omni needs --head DIR: a head trained with `livejudge train "
                              "--backbone qwen-omni` (no pretrained qwen head ships with livejudge)")
         head_obj, cfg = load_head(head)  # cheap checks before loading a 7B model
-        from .backbones.qwen_omni import QwenOmniBackbone
+        from ..features.backbones.qwen_omni import QwenOmniBackbone
 
         expected = expected_backbone_name(kind, model)
         if cfg.backbone.name != expected:

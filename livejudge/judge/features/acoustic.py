@@ -47,8 +47,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..audio import SAMPLE_RATE
-from ..events import BargeIn, SpeechSegment, Transition, Turn
+from ...audio import SAMPLE_RATE
+from ...events import BargeIn, SpeechSegment, Transition, Turn
 
 # --------------------------------------------------------------------------- constants
 
@@ -95,7 +95,7 @@ class FeatureSpec:
     Attributes:
         name: stable id, with its unit as suffix (``_st``, ``_db``, ``_s``, ``_pct``, ``_per_min``).
         unit: unit in words ("semitones", "dB", "s", "%", "per minute", "ratio").
-        dimension: dimension id it is evidence for (see ``livejudge.judge.dimensions``), or ""
+        dimension: dimension id it is evidence for (see ``livejudge.judge.model.dimensions``), or ""
             when it is descriptive only (e.g. F0 level, which depends on the speaker's sex).
         centre: reference value of human conversational speech the prior centres on (also the
             value imputed when the window cannot measure the feature).
@@ -115,7 +115,7 @@ class FeatureSpec:
     description: str
 
 
-# The centres and spreads below are the documented prior (``livejudge.judge.prior``); each
+# The centres and spreads below are the documented prior (``livejudge.judge.training.prior``); each
 # number's source is in ``source``. A centre is the boundary between the human reference and
 # the machine reference (their midpoint) where both are known; "measured on the shipped Austen
 # and CMU clips" means the median over those 13 clips of livejudge/data/audio/human/ (read

@@ -3,12 +3,12 @@
 ``AcousticBackbone.embed`` reads the AGENT channel of each ``WindowSnapshot``, restricted to the
 agent's VAD speech segments and turns that the snapshot carries, plus the snapshot's
 transitions (response latency) and barge-ins (yield), and the agent's turn transcripts
-(``WindowSnapshot.transcripts``, from ``livejudge.judge.asr``; optional extra livejudge[asr]),
+(``WindowSnapshot.transcripts``, from ``livejudge.judge.features.asr``; optional extra livejudge[asr]),
 and returns one ``Embedding`` per window:
 
 * ``vectors["features"]``: float32, shape (36,) = len(FEATURE_NAMES) + len(TEXT_FEATURE_NAMES),
-  in ``VECTOR_NAMES`` order: the 25 acoustic/timing features (``livejudge.judge.features``),
-  then the 11 text features (``livejudge.judge.text_features``), each in its unit. Features
+  in ``VECTOR_NAMES`` order: the 25 acoustic/timing features (``livejudge.judge.features.acoustic``),
+  then the 11 text features (``livejudge.judge.features.text``), each in its unit. Features
   the window cannot measure are set to their reference centre (neutral for the prior head);
   a text feature whose dimension has less text than ``TEXT_EVIDENCE_MIN`` (words or turns)
   is also set to its centre (``TextAnalysis.vector(impute=True, gate=True)``), so no
@@ -38,10 +38,10 @@ from typing import Sequence
 
 import numpy as np
 
-from ...events import Turn
-from ...window import WindowSnapshot
-from ..features import FEATURE_NAMES, FEATURES, FeatureResult, extract_features
-from ..text_features import GATED_REASONS, TEXT_EVIDENCE_MIN, TEXT_FEATURE_NAMES, TEXT_FEATURES, analyse_text
+from ....events import Turn
+from ....window import WindowSnapshot
+from ..acoustic import FEATURE_NAMES, FEATURES, FeatureResult, extract_features
+from ..text import GATED_REASONS, TEXT_EVIDENCE_MIN, TEXT_FEATURE_NAMES, TEXT_FEATURES, analyse_text
 from .base import Embedding, Evidence
 
 VECTOR_NAMES: tuple[str, ...] = tuple(FEATURE_NAMES) + tuple(TEXT_FEATURE_NAMES)
@@ -100,7 +100,7 @@ EVIDENCE_MIN: dict[str, float] = {
 EVIDENCE_MIN.update({d: TEXT_EVIDENCE_MIN[d] for d in TEXT_DIMENSIONS})
 """Default minimum evidence per dimension (acoustic ones in seconds; heuristic: enough speech for
 several syllables / phrases / glottal periods; text ones in words or turns, from
-``livejudge.judge.text_features.TEXT_EVIDENCE_MIN``, heuristic). A head's ``evidence_min``
+``livejudge.judge.features.text.TEXT_EVIDENCE_MIN``, heuristic). A head's ``evidence_min``
 overrides these."""
 
 

@@ -45,8 +45,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...window import WindowSnapshot
-from ..dimensions import DIMENSION_IDS
+from ....window import WindowSnapshot
+from ...model.dimensions import DIMENSION_IDS
 from .base import Embedding, Evidence
 
 DEFAULT_MODEL = "Qwen/Qwen2.5-Omni-7B"

@@ -17,8 +17,8 @@ import threading
 import time
 from typing import Callable, Hashable, Literal, Protocol, Sequence
 
-from ..events import JudgeResult
-from ..window import WindowSnapshot
+from ...events import JudgeResult
+from ...window import WindowSnapshot
 
 
 class SupportsJudge(Protocol):

@@ -5,7 +5,7 @@
     livejudge train calls.jsonl --backbone acoustic --out heads/mine [--init-head DIR]
     livejudge eval calls.jsonl --head heads/mine --json eval.json
 
-Manifest format: see ``livejudge.judge.train.read_manifest``. Bad input exits with code 2 and
+Manifest format: see ``livejudge.judge.training.train.read_manifest``. Bad input exits with code 2 and
 one line naming the problem.
 """
 
@@ -23,8 +23,19 @@ import numpy as np
 
 BACKBONE_KINDS = ("acoustic", "qwen-omni")
 
+EXIT_USAGE = 2
+"""Exit code of a usage error (bad manifest, flags or head); matches ``livejudge.runner``."""
 
-from ..runner import HelpFormatter as _Formatter
+
+class CommandError(Exception):
+    """A one-line, user-facing error of ``train``/``eval`` with the exit code to return.
+
+    The CLI (``livejudge.cli.main``) prints it and exits with ``code``; this module never
+    imports the CLI runner, so the training room stays usable on its own."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 MANIFEST_HELP = """manifest (JSONL, one call per line; paths relative to the manifest):
@@ -37,9 +48,7 @@ MANIFEST_HELP = """manifest (JSONL, one call per line; paths relative to the man
 
 
 def _cli_error(message: str) -> Exception:
-    from ..runner import EXIT_USAGE, CLIError
-
-    return CLIError(message, EXIT_USAGE)
+    return CommandError(message, EXIT_USAGE)
 
 
 def kind_of_backbone(name: str) -> str:
@@ -55,11 +64,11 @@ def kind_of_backbone(name: str) -> str:
 def make_backbone(kind: str, device: str = "cpu", model: str | None = None) -> Any:
     """Instantiate a backbone by kind (imports lazily: the qwen backbone needs transformers)."""
     if kind == "acoustic":
-        from .backbones.acoustic import AcousticBackbone
+        from ..features.backbones.acoustic import AcousticBackbone
 
         return AcousticBackbone()
     if kind == "qwen-omni":
-        from .backbones.qwen_omni import QwenOmniBackbone
+        from ..features.backbones.qwen_omni import QwenOmniBackbone
 
         kwargs: dict[str, Any] = {"device": device}
         if model is not None:
@@ -81,14 +90,14 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--asr-model", default=None, metavar="DIR", help="local faster-whisper model directory")
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Any, formatter_class: type[argparse.HelpFormatter] = argparse.HelpFormatter) -> None:
     """Add ``train`` and ``eval`` to an argparse subparsers object."""
-    from .odl import READOUTS, SCALE_INIT, SYMMETRY_LAMBDA
+    from ..model.odl import READOUTS, SCALE_INIT, SYMMETRY_LAMBDA
     from .train import TrainConfig
 
     d = TrainConfig()
     p = subparsers.add_parser(
-        "train", help="fit a judge head (ODL + classifier) on a manifest of calls", formatter_class=_Formatter,
+        "train", help="fit a judge head (ODL + classifier) on a manifest of calls", formatter_class=formatter_class,
         epilog=MANIFEST_HELP,
         description="Two-stage training as in \"Human or Machine? A Preliminary Turing Test for Speech-to-Speech Interaction\" (§6.2.1): stage 1 fits the readout + ODL to the 1–5 "
                     "ratings, stage 2 the linear classifier on the frozen latent scores. Adam, Table 19 "
@@ -124,7 +133,7 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=cmd_train)
 
     p = subparsers.add_parser(
-        "eval", help="score a judge head on a manifest of calls", formatter_class=_Formatter,
+        "eval", help="score a judge head on a manifest of calls", formatter_class=formatter_class,
         epilog=MANIFEST_HELP,
         description="Per-dimension exact / grouped (1–2, 3, 4–5) / ±1 accuracy (Table 21 of the Turing-test paper), "
                     "human-vs-machine accuracy per kind and overall, ROC-AUC (Table 4). The backbone is "
@@ -140,7 +149,7 @@ def register(subparsers: Any) -> None:
 
 
 def _load_entries(path: str):
-    from ..audio import AudioFormatError
+    from ...audio import AudioFormatError
     from .train import ManifestError, read_manifest
 
     try:
@@ -150,12 +159,12 @@ def _load_entries(path: str):
 
 
 def _embed(entries, backbone, args) -> list:
-    from ..audio import AudioFormatError
+    from ...audio import AudioFormatError
     from .train import EmbeddingCache, embed_entries
 
     transcriber = None
     if getattr(args, "asr", "off") == "on":
-        from .asr import ASRError, WhisperTranscriber
+        from ..features.asr import ASRError, WhisperTranscriber
 
         try:
             transcriber = WhisperTranscriber(args.asr_model)
@@ -179,7 +188,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from .evaluate import evaluate_head, render
-    from .head import HeadError, load_head, new_config, save_head
+    from ..model.head import HeadError, load_head, new_config, save_head
     from .train import TrainConfig, TrainError, manifest_arrays, stack_embeddings, train_head
 
     con = Console(stderr=True)
@@ -190,7 +199,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             init_head, init_cfg = load_head(args.init_head)
         except HeadError as exc:
             raise _cli_error(str(exc)) from exc
-    from .judge import expected_backbone_name
+    from ..model.judge import expected_backbone_name
 
     if init_cfg is not None:  # checked before loading any backbone weights
         expected = expected_backbone_name(args.backbone, args.qwen_model)
@@ -222,7 +231,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     except TrainError as exc:
         msg = str(exc)
         if "--init-head" in msg and args.backbone == "acoustic" and init_head is None:
-            from .judge import DEFAULT_ACOUSTIC_HEAD, PRIOR_ACOUSTIC_HEAD
+            from ..model.judge import DEFAULT_ACOUSTIC_HEAD, PRIOR_ACOUSTIC_HEAD
 
             msg += (f" (shipped heads: {DEFAULT_ACOUSTIC_HEAD} (default, fitted classifier) and "
                     f"{PRIOR_ACOUSTIC_HEAD} (prior))")
@@ -268,8 +277,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from .evaluate import evaluate_head, render
-    from .head import HeadError, head_summary, load_head
-    from .judge import JudgeError, load_judge
+    from ..model.head import HeadError, head_summary, load_head
+    from ..model.judge import JudgeError, load_judge
     from .train import manifest_arrays, stack_embeddings
 
     con = Console(stderr=args.json_out == "-")

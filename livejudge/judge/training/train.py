@@ -33,8 +33,8 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import torch
 
-from .dimensions import BY_ID, DIMENSION_IDS, RATING_LEVELS
-from .odl import (
+from ..model.dimensions import BY_ID, DIMENSION_IDS, RATING_LEVELS
+from ..model.odl import (
     READOUT_SOURCES, SCALE_INIT, SYMMETRY_LAMBDA, JudgeHead, classifier_loss,
 )
 
@@ -526,7 +526,7 @@ def load_entry(entry: ManifestEntry):
     A mono ``audio`` file is taken as the responder's (agent's) side with a silent user
     channel: the judge rates the responder (seed 000 App. D.2).
     """
-    from ..audio import TwoChannelAudio, load_audio, load_call, resample, to_mono
+    from ...audio import TwoChannelAudio, load_audio, load_call, resample, to_mono
 
     if entry.audio is not None:
         data, rate = load_audio(entry.audio)
@@ -541,7 +541,7 @@ def load_entry(entry: ManifestEntry):
 def snapshot_of_entry(entry: ManifestEntry, transcriber: Any = None):
     """A WindowSnapshot of the whole call (VAD + turn-taking via ``session.snapshot_of_call``),
     with the agent's turns transcribed when a ``transcriber`` is given."""
-    from ..session import snapshot_of_call
+    from ...session import snapshot_of_call
 
     return snapshot_of_call(load_entry(entry), transcriber=transcriber)
 
@@ -576,7 +576,7 @@ class EmbeddingCache:
 
     def get(self, backbone_name: str, key: str):
         """The cached ``Embedding`` or None."""
-        from .backbones.base import Embedding, Evidence
+        from ..features.backbones.base import Embedding, Evidence
 
         p = self._path(backbone_name, key)
         if not p.is_file():

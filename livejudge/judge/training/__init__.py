@@ -1,0 +1,1 @@
+"""Training: fit, evaluate and build judge heads; the `livejudge train` / `livejudge eval` commands."""
