@@ -138,7 +138,7 @@ def load_column(path: str | Path) -> tuple[str, dict, str]:
 def compare(paths: list[str | Path]) -> dict:
     """The comparison document: ``{"columns": [{name, kind}], "rows": [{metric, label, values,
     changes, verdicts, rule}]}``; changes and verdicts are against the first column."""
-    from .judge.dimensions import DIMENSIONS
+    from .judge.model.dimensions import DIMENSIONS
 
     cols = [load_column(p) for p in paths]
     metrics = ROWS + [f"dim_{d.id}" for d in DIMENSIONS]

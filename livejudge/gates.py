@@ -40,7 +40,7 @@ _GATE_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(<=|>=|==|!=|<|>)\s*([-+]
 
 def known_metrics() -> list[str]:
     """Every metric name a gate or ``compare`` accepts (summary keys, aliases, dimensions)."""
-    from .judge.dimensions import DIMENSIONS
+    from .judge.model.dimensions import DIMENSIONS
     from .metrics import Summary
 
     names = [f.name for f in dataclasses.fields(Summary)]
@@ -52,7 +52,7 @@ def known_metrics() -> list[str]:
 
 def dimension_means(doc: dict) -> dict[str, float | None]:
     """``{"dim_<id>": mean score over ungated windows, or None}`` of a result document."""
-    from .judge.dimensions import DIMENSIONS
+    from .judge.model.dimensions import DIMENSIONS
 
     out: dict[str, float | None] = {}
     for d in DIMENSIONS:

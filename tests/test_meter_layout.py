@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from livejudge.judge.judge import load_judge
+from livejudge.judge.model.judge import load_judge
 from livejudge.session import Session, SessionConfig, stream_call
 from livejudge.testing import example_dialogue
 from livejudge.ui.meter import Meter, PlainLines, elide, render_text

@@ -90,7 +90,7 @@ def _svg(fig, svg_id: str, title: str) -> str:
 # ---------------------------------------------------------------------------- helpers on the doc
 def _dimension_table() -> list[tuple[str, str, str, str]]:
     """[(id, display name, category numeral, category name)] in the paper's order."""
-    from ..judge.dimensions import CATEGORY_NAMES, DIMENSIONS
+    from ..judge.model.dimensions import CATEGORY_NAMES, DIMENSIONS
 
     return [(d.id, d.name, d.category, CATEGORY_NAMES[d.category]) for d in DIMENSIONS]
 
