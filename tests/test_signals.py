@@ -85,15 +85,23 @@ def test_score_signal_writes_result(tmp_path, long_call, sig, code, ended):
     assert doc["judge"], "windows judged before the signal are kept"
 
 
-@pytest.mark.parametrize("sig,code,ended", SIGNALS + [(signal.SIGINT, 130, "interrupted (Ctrl-C)")])
+@pytest.mark.parametrize("sig,code,ended", [
+    pytest.param(signal.SIGTERM, 143, "interrupted (SIGTERM)", marks=pytest.mark.slow),  # ~7 s with --report
+    (signal.SIGHUP, 129, "interrupted (SIGHUP)"), (signal.SIGINT, 130, "interrupted (Ctrl-C)")])
 def test_replay_signal_writes_result(tmp_path, sig, code, ended):
-    out, ev = tmp_path / "out.json", tmp_path / "ev.jsonl"
+    import importlib.util
+
+    # the report too (livejudge[report]); on one signal only, since matplotlib takes seconds to import
+    report = sig == signal.SIGTERM and importlib.util.find_spec("matplotlib") is not None
+    out, ev, html = tmp_path / "out.json", tmp_path / "ev.jsonl", tmp_path / "report.html"
     proc = _start(["replay", str(EXAMPLE), "--speed", "4", "--judge", "none", "--display", "none",
-                   "--json", str(out), "--events", str(ev)])
+                   "--json", str(out), "--events", str(ev), *(["--report", str(html)] if report else [])])
     _wait_for(ev, proc, '"SpeechSegment"')
     proc.send_signal(sig)
     doc = _check(proc, out, ev, code, ended)
     assert doc["segments"] and doc["duration_s"] < 43
+    if report:
+        assert html.exists() and html.read_text().rstrip().endswith("</html>")  # the report, whole
 
 
 @pytest.mark.slow  # 7–9 s: a subprocess that loads torch and the judge
