@@ -1,6 +1,6 @@
 """Property-based fuzzing of livejudge's untrusted-input doors (issue 11, item 4), with hypothesis.
 
-Doors: the Twilio and Pipecat wire decoders, ``Session.push``/``push_audio``/``note``, and the
+Doors: the Twilio, Pipecat and Pipecat-eval (RTVI) wire decoders, ``Session.push``/``push_audio``/``note``, and the
 audio loaders (``load_audio``/``load_call`` on arbitrary bytes and on WAV headers with
 arbitrary fields). Properties: only the documented error type escapes (ProtocolError,
 ValueError, AudioFormatError: one line each), what comes out is well-formed (float32 mono,
@@ -209,3 +209,26 @@ def test_fuzz_audio_loaders(blob, suffix):
         else:
             assert call.user.dtype == np.float32 and call.user.shape == call.agent.shape
             assert call.user.size <= 2 * SAMPLE_RATE / MIN_RATE * len(blob) + 16
+
+
+# ----------------------------------------------------------------------------- Pipecat eval wire
+@FUZZ
+@given(st.data())
+def test_fuzz_pipecat_eval_decode(data):
+    pytest.importorskip("pipecat")
+    p = make_protocol("pipecat-eval")
+    audio_data = st.fixed_dictionaries({}, optional={"audio": b64ish | json_value,
+                                                     "sampleRate": st.one_of(json_value, st.integers(-1, 2**33)),
+                                                     "numChannels": json_value})
+    msg = st.fixed_dictionaries({"label": st.just(p._label) | json_value,
+                                 "type": st.sampled_from([p._ser.EVAL_BOT_AUDIO_TYPE, "bot-interrupted",
+                                                          "bot-ready", "x"]) | json_value},
+                                optional={"data": audio_data | json_value, "event": json_value})
+    message = data.draw(st.one_of(msg.map(json.dumps), json_value.map(json.dumps), st.text(max_size=100),
+                                  st.binary(max_size=100)))
+    try:
+        items = p.decode(message)
+    except ProtocolError as exc:
+        assert str(exc) and "\n" not in str(exc)
+        return
+    _check_items(items, max_samples=len(message))

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ...audio import float32_to_pcm16, pcm16_to_float32
+from ...audio import AudioFormatError, check_rate, float32_to_pcm16, pcm16_to_float32
 from .base import AgentAudio, Incoming, Interruption, Message, Protocol, ProtocolError, Status
 
 INSTALL_HINT = "--protocol pipecat-eval needs pipecat-ai: pip install 'livejudge[pipecat]'"
@@ -84,15 +84,13 @@ class PipecatEvalProtocol(Protocol):
         ready_timeout_s: how long to wait for ``bot-ready``, seconds.
     Raises:
         ImportError: pipecat-ai missing.
-        ValueError: a non-positive rate.
+        ValueError: a rate outside 8–192 kHz.
     """
 
     name = "pipecat-eval"
 
     def __init__(self, in_rate: int = 16000, ready_timeout_s: float = BOT_READY_TIMEOUT_S) -> None:
-        if in_rate <= 0:
-            raise ValueError(f"--in-rate must be positive, got {in_rate}")
-        self.in_rate = int(in_rate)
+        self.in_rate = check_rate(in_rate, "--in-rate")  # AudioFormatError is a ValueError
         self.ready_timeout_s = ready_timeout_s
         self._ser, self._rtvi = load_eval_models()
         self._label = self._rtvi.MESSAGE_LABEL
@@ -182,7 +180,7 @@ class PipecatEvalProtocol(Protocol):
                                     "/ws-client with protobuf frames? try --protocol pipecat") from None
         try:
             msg = json.loads(message)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise ProtocolError(f"not JSON: {message[:60]!r} (the eval wire sends RTVI JSON)") from None
         if not isinstance(msg, dict):
             raise ProtocolError("eval-wire message is not a JSON object")
@@ -191,19 +189,31 @@ class PipecatEvalProtocol(Protocol):
                 raise ProtocolError(f"got a {msg.get('event')!r} event, not RTVI: this looks like a telephony "
                                     "media stream; try --protocol twilio")
             return [Status("rtvi.unlabelled", {"message": str(msg)[:200]})]
-        kind = str(msg.get("type", ""))
+        kind = str(msg.get("type", ""))[:100]
         data = msg.get("data") or {}
         if kind == self._ser.EVAL_BOT_AUDIO_TYPE:
+            if not isinstance(data, dict):
+                raise ProtocolError(f"eval-bot-audio: \"data\" must be an object, got {type(data).__name__}")
+            audio = data.get("audio", "")
+            if not isinstance(audio, str):
+                raise ProtocolError(f"eval-bot-audio: \"audio\" must be a base64 string, got {type(audio).__name__}")
             try:
-                raw = base64.b64decode(data.get("audio", ""), validate=True)
+                raw = base64.b64decode(audio, validate=True)
             except (binascii.Error, ValueError):
                 raise ProtocolError("eval-bot-audio payload is not valid base64") from None
-            rate = int(data.get("sampleRate") or 0)
-            if rate <= 0:
+            if not data.get("sampleRate"):
                 raise ProtocolError("eval-bot-audio without a sampleRate")
+            try:
+                rate = check_rate(data.get("sampleRate"), "eval-bot-audio sampleRate")
+            except AudioFormatError as exc:
+                raise ProtocolError(str(exc)) from None
+            if len(raw) % 2:
+                raise ProtocolError(f"eval-bot-audio of {len(raw)} bytes is not whole s16le samples")
             return [AgentAudio(pcm16_to_float32(raw), rate)] if raw else []
         if kind == "bot-interrupted":
             return [Interruption("rtvi.bot-interrupted")]
+        if len(message) > 10_000:  # a note, never timed: keep the result small
+            data = {"truncated_chars": len(message)}
         return [Status(f"rtvi.{kind}", {"data": data} if data else {})]
 
     def closing(self) -> list[Message]:
