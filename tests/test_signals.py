@@ -165,7 +165,7 @@ def test_demo_signal_writes_result(tmp_path, sig, code, ended):
 def test_repeated_ctrl_c_with_transcripts_exits_cleanly(tmp_path, long_call):
     """The issue's abort: a second Ctrl-C during `score --asr on` killed the CTranslate2 worker
     mid-call (`terminate called without an active exception`, exit 134). Now the write waits."""
-    from livejudge.judge.asr import whisper_available
+    from livejudge.judge.features.asr import whisper_available
 
     if not whisper_available():
         pytest.skip("needs livejudge[asr] with a local Whisper model")
