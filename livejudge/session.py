@@ -546,22 +546,45 @@ def snapshot_of_call(call: TwoChannelAudio, config: SessionConfig | None = None,
     return window_from_timeline(tl, 0.0, call.duration_s, call.user, call.agent, transcripts)
 
 
-def stream_call(session: Session, call: TwoChannelAudio, *, chunk_s: float = 0.02,
+def _chunks(call: Any, step: int):
+    """(first sample index, user chunk, agent chunk) of ``step`` samples from a TwoChannelAudio or,
+    block by block, from a ``CallReader``; the same chunks either way."""
+    if isinstance(call, TwoChannelAudio):
+        for i in range(0, len(call.user), step):
+            yield i, call.user[i:i + step], call.agent[i:i + step]
+        return
+    i = 0
+    cu = ca = np.zeros(0, dtype=np.float32)
+    for u, a in call.blocks():
+        if cu.size:
+            u, a = np.concatenate([cu, u]), np.concatenate([ca, a])
+        m = len(u) - len(u) % step
+        for k in range(0, m, step):
+            yield i, u[k:k + step], a[k:k + step]
+            i += step
+        cu, ca = u[m:], a[m:]
+    if cu.size:
+        yield i, cu, ca
+
+
+def stream_call(session: Session, call: Any, *, chunk_s: float = 0.02,
                 speed: float | None = None, on_progress: Callable[[float], None] | None = None,
                 stop: threading.Event | None = None) -> None:
     """Push a recorded call into a session chunk by chunk, like a live source would.
 
     Args:
+        call: a ``TwoChannelAudio`` (in memory) or a ``livejudge.audio.CallReader`` (read block
+            by block: memory stays flat however long the file).
         chunk_s: chunk length, seconds (20 ms, like a transport frame).
         speed: 1.0 = real time, 2.0 = twice as fast, None = as fast as possible.
         on_progress: called with the session time reached, at most ~10 times a second.
         stop: set it to end early (the session is left open for the caller to close).
     """
-    n = len(call.user)
+    n = len(call.user) if isinstance(call, TwoChannelAudio) else call.n_samples
     step = max(1, int(round(chunk_s * SAMPLE_RATE)))
     t0 = time.perf_counter()
     last_progress = 0.0
-    for i in range(0, n, step):
+    for i, u, a in _chunks(call, step):
         if stop is not None and stop.is_set():
             return
         t_s = i / SAMPLE_RATE
@@ -570,13 +593,13 @@ def stream_call(session: Session, call: TwoChannelAudio, *, chunk_s: float = 0.0
             delay = due - time.perf_counter()
             if delay > 0:
                 time.sleep(delay)
-        session.push("user", call.user[i:i + step], t_s)
-        session.push("agent", call.agent[i:i + step], t_s)
+        session.push("user", u, t_s)
+        session.push("agent", a, t_s)
         if on_progress is not None:
             now = time.perf_counter()
             if now - last_progress > 0.1:
                 last_progress = now
-                on_progress((i + step) / SAMPLE_RATE)
+                on_progress((i + len(u)) / SAMPLE_RATE)
     if on_progress is not None:
         on_progress(n / SAMPLE_RATE)
 
