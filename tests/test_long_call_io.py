@@ -110,3 +110,26 @@ def test_score_reads_the_file_block_by_block(tmp_path, dialogue, monkeypatch):
     for key in ("segments", "turns", "transitions", "barge_ins", "backchannels", "overlaps", "duration_s"):
         assert got[key] == want[key], key
     assert got["sample_rate_in"] == 44100
+
+
+def test_ring_buffer_slices_equal_a_plain_array():
+    from livejudge.window import ChannelBuffer
+
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        buf = ChannelBuffer(rng.uniform(0.02, 0.5))
+        ref = np.zeros(3_000_000, dtype=np.float32)
+        end = 0
+        for _ in range(40):  # forward writes with silence gaps, wrapping the ring many times
+            start = end + int(rng.integers(0, 4000)) * int(rng.random() < 0.3)
+            x = rng.standard_normal(int(rng.integers(1, 12000))).astype(np.float32)
+            buf.write(x, start / 16000)
+            ref[start:start + len(x)] = x
+            end = start + len(x)
+            a = int(rng.integers(0, end + 10))
+            b = a + int(rng.integers(0, 9000))
+            want = np.zeros(b - a, dtype=np.float32)
+            lo, hi = max(a, end - buf.capacity), min(b, end)
+            if hi > lo:
+                want[lo - a:hi - a] = ref[lo:hi]
+            assert np.array_equal(buf.read(a / 16000, b / 16000), want)
