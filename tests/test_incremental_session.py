@@ -159,3 +159,26 @@ def test_incremental_session_equals_whole_call_analysis(seeds, silent_agent, mer
     # bookkeeping is bounded: published-event memory only for the unsettled tail
     assert len(s_new._published) == 0 and s_new._pending == []
     assert s_new._timeline.forced_cuts == 0
+
+
+def test_bookkeeping_stays_bounded_over_a_long_call():
+    # 12 dialogues back to back (~10 minutes): what each new segment re-reads (the unsettled
+    # tail) and the published-event memory stay a few turns long while the call grows
+    call = long_dialogue(range(12)).call
+    seen = {"tail": 0, "published": 0, "pending": 0}
+
+    class Probe:
+        def on_event(self, e):
+            seen["tail"] = max(seen["tail"], s._timeline.tail_size)
+            seen["published"] = max(seen["published"], len(s._published))
+            seen["pending"] = max(seen["pending"], len(s._pending))
+
+        def on_close(self, r):
+            pass
+
+    s = Session(SessionConfig(), sinks=[Probe()])
+    stream_call(s, call)
+    r = s.close()
+    assert len(r["segments"]) > 150 and call.duration_s > 500
+    assert seen["tail"] <= 12 and seen["published"] <= 12 and seen["pending"] <= 12, seen
+    assert s._timeline.forced_cuts == 0
