@@ -398,10 +398,12 @@ class CallReader:
 
     def blocks(self, block_s: float = 10.0):
         """Yield (user, agent): float32 mono 16 kHz arrays of equal length, in order, covering
-        ``n_samples`` in all. Each block holds about ``block_s`` seconds (the last one less)."""
+        ``n_samples`` in all. Each block holds about ``block_s`` seconds (the last one less).
+        Each call reads from the start of the file(s); use one iteration at a time."""
         frames_per_block = max(1, int(block_s * self._files[0].samplerate))
         if self._cols is not None:
             f = self._files[0]
+            f.seek(0)
             rs = (BlockResampler(self.sample_rate_in), BlockResampler(self.sample_rate_in))
             for data in _read_blocks(f, frames_per_block):
                 yield rs[0].push(data[:, self._cols[0]]), rs[1].push(data[:, self._cols[1]])
@@ -431,9 +433,24 @@ class CallReader:
 
     def _role_stream(self, f, block_s: float):
         rs = BlockResampler(int(f.samplerate))
+        f.seek(0)
         for data in _read_blocks(f, max(1, int(block_s * f.samplerate))):
             yield rs.push(to_mono(data))
         yield rs.finish()
+
+    def head(self, seconds: float) -> TwoChannelAudio:
+        """The first ``seconds`` of the call in memory (float32 16 kHz, as ``load_call``)."""
+        n = int(round(seconds * SAMPLE_RATE))
+        us, as_, got = [], [], 0
+        for u, a in self.blocks():
+            us.append(u[: n - got])
+            as_.append(a[: n - got])
+            got += len(us[-1])
+            if got >= n:
+                break
+        cat = (lambda xs: np.concatenate(xs) if xs else np.zeros(0, dtype=np.float32))
+        return TwoChannelAudio(user=cat(us), agent=cat(as_), sample_rate_in=self.sample_rate_in,
+                               channels=self.channels)
 
     def read_all(self) -> TwoChannelAudio:
         """The whole call in memory (for short calls and tests)."""

@@ -133,3 +133,13 @@ def test_ring_buffer_slices_equal_a_plain_array():
             if hi > lo:
                 want[lo - a:hi - a] = ref[lo:hi]
             assert np.array_equal(buf.read(a / 16000, b / 16000), want)
+
+
+def test_head_is_the_start_and_blocks_start_over(tmp_path, dialogue):
+    p = dialogue.write(tmp_path / "call.wav", sample_rate=22050)
+    whole = load_call(p)
+    with open_call(p) as reader:
+        h = reader.head(10.0)
+        assert np.array_equal(h.user, whole.user[:160000]) and np.array_equal(h.agent, whole.agent[:160000])
+        again = reader.read_all()
+    assert np.array_equal(again.user, whole.user)
