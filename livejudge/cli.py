@@ -87,11 +87,14 @@ def _open_call(args: argparse.Namespace):
         raise CLIError(str(exc)) from exc
 
 
-ECHO_PROBE_S = 600.0
-"""HEURISTIC: ``--echo-gate auto`` on a call longer than this looks for agent leakage in its first
-10 minutes only, so that a long call without leakage is still streamed (flat memory); a call
-that needs the gate is gated whole (the gate's noise floor and echo path are whole-call
-estimates), which holds it in memory."""
+ECHO_WHOLE_MAX_S = 600.0
+"""Calls up to this long (seconds) get the echo gate's whole-call check, as before streaming."""
+
+ECHO_PROBE_S = 60.0
+"""HEURISTIC: ``--echo-gate auto`` on a longer call looks for agent leakage in its first minute
+only (the estimator holds about 1.3 MB per second of audio), so that a long call without
+leakage is streamed with flat memory; a call that needs the gate is gated whole (the gate's
+noise floor and echo path are whole-call estimates), which holds it in memory."""
 
 
 def _echo_gate_source(reader, mode: str):
@@ -99,7 +102,7 @@ def _echo_gate_source(reader, mode: str):
     call in memory with its user channel echo-gated (``_echo_gate``)."""
     if mode == "off":
         return reader, {"mode": mode, "applied": False}
-    if mode == "on" or reader.duration_s <= ECHO_PROBE_S:
+    if mode == "on" or reader.duration_s <= ECHO_WHOLE_MAX_S:
         return _echo_gate(reader.read_all(), mode)
     from .echo import DETECT_CORRELATION, estimate_echo_path
 

@@ -150,7 +150,8 @@ def test_echo_gate_on_a_long_call_probes_its_start_and_streams_when_clean(tmp_pa
     from livejudge.audio import CallReader
     from livejudge.echo import add_leakage
 
-    monkeypatch.setattr(cli, "ECHO_PROBE_S", 20.0)  # the call (~45 s) counts as long
+    monkeypatch.setattr(cli, "ECHO_WHOLE_MAX_S", 30.0)  # the call (~45 s) counts as long
+    monkeypatch.setattr(cli, "ECHO_PROBE_S", 20.0)
     clean = dialogue.write(tmp_path / "clean.wav")
     with open_call(clean) as reader:
         source, info = cli._echo_gate_source(reader, "auto")
