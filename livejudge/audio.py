@@ -377,10 +377,14 @@ class CallReader:
                 self._cols = None
                 self._lengths = (_resampled_length(fu.frames, int(fu.samplerate)),
                                  _resampled_length(fa.frames, int(fa.samplerate)))
+            self.n_samples = max(self._lengths)
+            if self.n_samples == 0:
+                what = path if path is not None else f"{user} and {agent}"
+                raise AudioFormatError(f"{what} has no audio samples (an empty recording): record the call again "
+                                       "or check that the file was written completely")
         except BaseException:
             self.close()
             raise
-        self.n_samples = max(self._lengths)
 
     @property
     def duration_s(self) -> float:

@@ -58,7 +58,10 @@ def test_errors_are_load_calls_one_liners(tmp_path, dialogue):
     mono = tmp_path / "mono.wav"
     sf.write(mono, dialogue.call.user, 16000)
     stereo = dialogue.write(tmp_path / "st.wav")
+    empty = tmp_path / "empty.wav"
+    sf.write(empty, np.zeros((0, 2), dtype=np.float32), 16000)
     cases = [
+        ((empty,), {}),
         ((mono,), {}),
         ((stereo,), {"user_channel": 2}),
         ((stereo,), {"user_channel": 1, "agent_channel": 1}),
