@@ -16,6 +16,9 @@ source ──push(channel, samples, t_s)──▶ StreamingVAD per channel ─�
   live mode.
 * Sinks get events as they settle; ``result()`` gives the result document at any time and
   ``close()`` finishes the stream and returns the final one.
+* Long calls cost the same per minute at their end as at their start: ``turns.analyze`` runs
+  only over the turns that can still change (``livejudge.timeline.IncrementalTimeline``, equal
+  to analysing every segment), and judged windows take their events by bisection.
 """
 
 from __future__ import annotations

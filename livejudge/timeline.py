@@ -47,7 +47,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from .events import CHANNELS, Backchannel, BargeIn, Channel, Overlap, SpeechSegment, Transition, Turn
+from .events import CHANNELS, Channel, Overlap, SpeechSegment, Transition
 from .turns import Timeline, TurnConfig, analyze
 
 _NEUMAIER = sys.version_info >= (3, 12)  # builtin sum() of floats is compensated from 3.12 on
@@ -401,5 +401,4 @@ def _sort_key(s: SpeechSegment) -> tuple[float, str]:
     return (s.onset_s, s.channel)  # analyze's order
 
 
-__all__ = ["FloatSum", "IncrementalTimeline", "event_key_s", "settle_items",
-           "Backchannel", "BargeIn", "Turn"]
+__all__ = ["FloatSum", "IncrementalTimeline", "event_key_s", "settle_items"]
