@@ -56,7 +56,8 @@ def _add_call_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent-channel", type=int, default=1, help="channel index of the agent in FILE")
     p.add_argument("--echo-gate", default="auto", choices=("auto", "on", "off"),
                    help="remove the agent's voice leaking into the user channel (speakerphone echo), using the "
-                        "agent channel as reference; auto = when leakage is detected (correlation ≥ 0.4)")
+                        "agent channel as reference; auto = when leakage is detected (correlation ≥ 0.4; "
+                        "in the first minute of calls over 10 minutes)")
 
 
 def _echo_gate(call, mode: str):
