@@ -59,20 +59,8 @@ def _add_call_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent-channel", type=int, default=1, help="channel index of the agent in FILE")
     p.add_argument("--echo-gate", default="auto", choices=("auto", "on", "off"),
                    help="remove the agent's voice leaking into the user channel (speakerphone echo), using the "
-                        "agent channel as reference; auto = when leakage is detected (correlation ≥ 0.4)")
-
-
-def _load_call(args: argparse.Namespace):
-    from .audio import AudioFormatError, load_call
-
-    if args.file is None and args.user is None and args.agent is None:
-        raise CLIError("no input: give a stereo FILE, or --user A.wav --agent B.wav "
-                       "(try examples/example_call.wav)")
-    try:
-        return load_call(args.file, user=args.user, agent=args.agent,
-                         user_channel=args.user_channel, agent_channel=args.agent_channel)
-    except AudioFormatError as exc:
-        raise CLIError(str(exc)) from exc
+                        "agent channel as reference; auto = when leakage is detected (correlation ≥ 0.4; "
+                        "in the first minute of calls over 10 minutes)")
 
 
 def _echo_gate(call, mode: str):
@@ -89,6 +77,49 @@ def _echo_gate(call, mode: str):
     return replace(call, user=user), info
 
 
+def _open_call(args: argparse.Namespace):
+    """The call as a CallReader: read block by block, so memory does not grow with the file."""
+    from .audio import AudioFormatError, open_call
+
+    if args.file is None and args.user is None and args.agent is None:
+        raise CLIError("no input: give a stereo FILE, or --user A.wav --agent B.wav "
+                       "(try examples/example_call.wav)")
+    try:
+        return open_call(args.file, user=args.user, agent=args.agent,
+                         user_channel=args.user_channel, agent_channel=args.agent_channel)
+    except AudioFormatError as exc:
+        raise CLIError(str(exc)) from exc
+
+
+ECHO_WHOLE_MAX_S = 600.0
+"""Calls up to this long (seconds) get the echo gate's whole-call check, as before streaming."""
+
+ECHO_PROBE_S = 60.0
+"""HEURISTIC: ``--echo-gate auto`` on a longer call looks for agent leakage in its first minute
+only (the estimator holds about 1.3 MB per second of audio), so that a long call without
+leakage is streamed with flat memory; a call that needs the gate is gated whole (the gate's
+noise floor and echo path are whole-call estimates), which holds it in memory."""
+
+
+def _echo_gate_source(reader, mode: str):
+    """(what to stream, echo-gate record): the CallReader itself when no gate applies, else the
+    call in memory with its user channel echo-gated (``_echo_gate``)."""
+    if mode == "off":
+        return reader, {"mode": mode, "applied": False}
+    if mode == "on" or reader.duration_s <= ECHO_WHOLE_MAX_S:
+        return _echo_gate(reader.read_all(), mode)
+    from .echo import DETECT_CORRELATION, estimate_echo_path
+
+    probe = reader.head(ECHO_PROBE_S)
+    path = estimate_echo_path(probe.user, probe.agent, threshold=DETECT_CORRELATION)
+    del probe
+    if path.detected:
+        return _echo_gate(reader.read_all(), mode)
+    return reader, {"mode": mode, "applied": False, **path.to_dict(), "threshold": DETECT_CORRELATION,
+                    "probed_s": ECHO_PROBE_S,
+                    "heuristic": f"HEURISTIC: leakage looked for in the first {ECHO_PROBE_S:.0f} s of a long call"}
+
+
 def _parse_speed(text: str) -> float | None:
     if text == "max":
         return None
@@ -102,13 +133,23 @@ def _parse_speed(text: str) -> float | None:
 
 
 def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str, progress: bool) -> int:
-    from .session import Session, stream_call
-
+    from .audio import AudioFormatError
     from .gates import gates_from_args
 
     gates_from_args(args)  # a bad --fail-if is a usage error before the call, not after it
-    call = _load_call(args)
-    call, gate_info = _echo_gate(call, getattr(args, "echo_gate", "off"))
+    reader = _open_call(args)  # read block by block: memory does not grow with the file
+    try:
+        call, gate_info = _echo_gate_source(reader, getattr(args, "echo_gate", "off"))
+        return _run_call(args, call, gate_info, speed=speed, judge_mode=judge_mode, progress=progress,
+                         failure=AudioFormatError)
+    finally:
+        reader.close()
+
+
+def _run_call(args: argparse.Namespace, call, gate_info: dict, *, speed: float | None, judge_mode: str,
+              progress: bool, failure: type[BaseException]) -> int:
+    from .session import Session, stream_call
+
     config = session_config(args, judge_mode)
     judge = judge_from_args(args)
     sinks = [s for s in (events_sink(args),) if s is not None]
@@ -132,7 +173,7 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
         else:
             stream_call(session, call, speed=speed, stop=stop)
 
-    return run_session(session, body, title=title, args=args)
+    return run_session(session, body, title=title, args=args, failure=failure)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

@@ -16,10 +16,15 @@ source ──push(channel, samples, t_s)──▶ StreamingVAD per channel ─�
   live mode.
 * Sinks get events as they settle; ``result()`` gives the result document at any time and
   ``close()`` finishes the stream and returns the final one.
+* Long calls cost the same per minute at their end as at their start: ``turns.analyze`` runs
+  only over the turns that can still change (``livejudge.timeline.IncrementalTimeline``, equal
+  to analysing every segment), and judged windows take their events by bisection.
 """
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import sys
 import threading
 import time
@@ -41,9 +46,13 @@ from .events import (
     TurnTranscript,
 )
 from .metrics import Summary, summarize
+from .timeline import IncrementalTimeline, event_key_s, settle_items
 from .turns import Timeline, TurnConfig, analyze
 from .vad import StreamingVAD, VADConfig
 from .window import RollingWindow, WindowSnapshot
+
+
+_MISSING = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,14 +160,18 @@ class Session:
         self._vads = {c: StreamingVAD(c, self.config.vad) for c in CHANNELS}
         self._end = {c: 0 for c in CHANNELS}  # samples received per channel (absolute index)
         self._window = RollingWindow(self.config.window_s)
-        self._segments: list[SpeechSegment] = []
-        self._published: set = set()
+        self._segments: list[SpeechSegment] = []  # closed, not yet handed to self._timeline
+        # turn-taking analysis at flat cost per segment: settled prefix + re-analysed tail
+        self._timeline = IncrementalTimeline(self.config.turns)
+        self._published: set = set()  # published events of the tail (settled ones leave it)
+        self._pending: list = []  # heap of settled events not yet published: (key, seq, event)
+        self._pending_seq = 0
+        self._summary_cache: tuple[Any, Summary] | None = None
         self._notes: list[Note] = []
         self._results: list[JudgeResult] = []
         self._resamplers: dict[tuple[Channel, int], StreamResampler] = {}
         self._next_judge_s = self.config.interval_s
         self._last_submitted_s = 0.0  # end of the newest window handed to the judge
-        self._timeline_cache: tuple[Any, Timeline] | None = None
         self._closed_result: dict | None = None
         self._scheduler = None
         self.errors: list[str] = []
@@ -166,7 +179,8 @@ class Session:
         self._nonfinite_idx: dict[Channel, int] = {}  # their entry in errors
         self.transcriber = transcriber
         self.transcribe_channels = tuple(transcribe_channels)
-        self._transcripts: list[TurnTranscript] = []
+        self._transcripts: list[TurnTranscript] = []  # sorted by onset
+        self._transcript_max_s = 0.0  # longest transcribed turn, seconds (window queries)
         self._key = id(self)
         if scheduler is not None:
             self._scheduler = scheduler
@@ -392,19 +406,50 @@ class Session:
                 out.append(SpeechSegment(c, v.open_onset_s, v.last_voiced_s))
         return out
 
+    def _absorb(self) -> None:
+        """Hand newly closed segments to the incremental timeline (under the lock)."""
+        if self._segments:
+            self._timeline.add(self._segments)
+            self._segments.clear()
+
+    def _frontiers(self) -> dict[Channel, float]:
+        """Per channel, the earliest onset a segment not yet closed can have, seconds."""
+        out: dict[Channel, float] = {}
+        for c in CHANNELS:
+            v = self._vads[c]
+            if v.open_onset_s is not None:
+                out[c] = v.open_onset_s
+                continue
+            run = getattr(v, "_run_start", _MISSING)  # a voiced run too short to open a segment yet
+            if run is None:
+                out[c] = v.time_s
+            elif run is not _MISSING and hasattr(v, "_start_s"):
+                out[c] = min(v.time_s, v._start_s + run * v.frame_s)
+            else:  # unknown VAD internals: the longest a candidate run can reach back
+                cfg = self.config.vad
+                hang = round(cfg.hangover_s / v.frame_s)
+                need = max(1, round(cfg.min_speech_s / v.frame_s))
+                out[c] = v.time_s - (need * (hang + 1) + 1) * v.frame_s
+        return out
+
     @property
     def timeline(self) -> Timeline:
-        """Turn-taking analysis of everything so far, including speech still in progress."""
+        """Turn-taking analysis of everything so far, including speech still in progress.
+
+        Equal to ``turns.analyze`` of every segment (``livejudge.timeline``); assembling it is
+        O(number of events), cached until the analysis changes.
+        """
         with self._lock:
-            open_segs = self._open_segments()
-            key = (len(self._segments), tuple(open_segs))
-            if self._timeline_cache is None or self._timeline_cache[0] != key:
-                self._timeline_cache = (key, analyze(self._segments + open_segs, self.config.turns))
-            return self._timeline_cache[1]
+            self._absorb()
+            return self._timeline.timeline(self._open_segments())
 
     @property
     def summary(self) -> Summary:
-        return summarize(self.timeline)
+        with self._lock:
+            tl = self.timeline
+            if self._summary_cache is None or self._summary_cache[0] is not tl:
+                self._summary_cache = (tl, summarize(tl))
+            return self._summary_cache[1]
 
     @property
     def speaking(self) -> dict[Channel, bool]:
@@ -426,48 +471,76 @@ class Session:
         return self._scheduler.dropped_for(self._key) if self._scheduler else 0
 
     def _publish_settled(self, final: bool) -> None:
-        """Publish turn-level events that later audio can no longer change."""
-        tl = analyze(self._segments, self.config.turns)
+        """Publish turn-level events that later audio can no longer change.
+
+        An event is published once its settle time (``timeline.settle_items``) is at least
+        ``merge_pause_s + backchannel_max_s`` before where every channel's VAD has read to (or
+        before an open segment's onset). Work per call is bounded by the unsettled tail: events
+        of the settled prefix are handed over once (``IncrementalTimeline.settle``), never
+        rescanned.
+        """
+        self._absorb()
         if final:
             horizon = float("inf")
+            frontier = {c: float("inf") for c in CHANNELS}
         else:
             edges = []
             for c in CHANNELS:
                 v = self._vads[c]
                 edges.append(v.open_onset_s if v.open_onset_s is not None else v.time_s)
             horizon = min(edges) - self.config.turns.merge_pause_s - self.config.turns.backchannel_max_s
-        turn_end = {(t.channel, t.onset_s): t.offset_s for t in tl.turns}
-        items: list[tuple[float, object]] = []
-        items += [(t.offset_s, t) for t in tl.turns]
-        items += [(b.offset_s, b) for b in tl.backchannels]
-        items += [(turn_end.get((t.to_channel, t.to_onset_s), t.to_onset_s), t) for t in tl.transitions]
-        items += [(turn_end.get((b.by, b.onset_s), b.onset_s), b) for b in tl.barge_ins]
-        for settle_t, ev in sorted(items, key=lambda x: x[0]):
-            if settle_t <= horizon and ev not in self._published:
-                self._published.add(ev)
-                self._publish(ev)
-                if (self.transcriber is not None and isinstance(ev, Turn)
-                        and ev.channel in self.transcribe_channels):
-                    audio = self._window.read_channel(ev.channel, ev.onset_s, ev.offset_s)
-                    self.transcriber.submit(ev, audio, self._on_transcript)
+            frontier = self._frontiers()
+        for key, ev in self._timeline.settle(frontier):
+            if ev in self._published:
+                self._published.discard(ev)  # published while in the tail; final now
+            else:
+                self._pending_seq += 1
+                heapq.heappush(self._pending, (key, self._pending_seq, ev))
+        due = [kv for kv in settle_items(self._timeline.tail_timeline())
+               if kv[0][0] <= horizon and kv[1] not in self._published]
+        while self._pending and self._pending[0][0][0] <= horizon:
+            key, _, ev = heapq.heappop(self._pending)
+            due.append((key, ev))
+        due.sort(key=lambda kv: kv[0])
+        for _, ev in due:
+            if event_key_s(ev) >= self._timeline.cut_s:
+                self._published.add(ev)  # still in the tail: remembered until it settles
+            self._publish(ev)
+            if (self.transcriber is not None and isinstance(ev, Turn)
+                    and ev.channel in self.transcribe_channels):
+                audio = self._window.read_channel(ev.channel, ev.onset_s, ev.offset_s)
+                self.transcriber.submit(ev, audio, self._on_transcript)
 
     def _on_transcript(self, tr: TurnTranscript) -> None:
         # runs in the transcriber's thread
         with self._results_lock:
-            self._transcripts.append(tr)
+            bisect.insort(self._transcripts, tr, key=lambda t: t.onset_s)
+            self._transcript_max_s = max(self._transcript_max_s, tr.offset_s - tr.onset_s)
         self._publish(tr)
 
     @property
     def transcripts(self) -> list[TurnTranscript]:
         with self._results_lock:
-            return sorted(self._transcripts, key=lambda t: t.onset_s)
+            return list(self._transcripts)
+
+    def _transcripts_in(self, start_s: float, end_s: float) -> tuple[TurnTranscript, ...]:
+        """Transcripts overlapping [start_s, end_s), by bisection (no scan of the call)."""
+        with self._results_lock:
+            trs = self._transcripts
+            lo = bisect.bisect_right(trs, start_s - self._transcript_max_s - 1e-6, key=lambda t: t.onset_s)
+            hi = bisect.bisect_left(trs, end_s, key=lambda t: t.onset_s)
+            return tuple(t for t in trs[lo:hi] if t.offset_s > start_s and t.onset_s < end_s)
 
     # ------------------------------------------------------------------ judge input
     def snapshot(self, end_s: float | None = None) -> WindowSnapshot:
         """Both channels' last ``window_s`` before ``end_s`` (default: now) and their events."""
-        end = self.covered_s if end_s is None else end_s
-        start, user, agent = self._window.read(end, self.config.window_s)
-        return window_from_timeline(self.timeline, start, end, user, agent, self.transcripts)
+        with self._lock:
+            end = self.covered_s if end_s is None else end_s
+            start, user, agent = self._window.read(end, self.config.window_s)
+            self._absorb()
+            events = self._timeline.window(start, end, self._open_segments())
+        return WindowSnapshot(start_s=start, end_s=end, user=user, agent=agent,
+                              transcripts=self._transcripts_in(start, end), **events)
 
     # ------------------------------------------------------------------ output
     def result(self) -> dict:
@@ -492,7 +565,6 @@ class Session:
                 self._segments.extend(tail)
                 for s in tail:
                     self._publish(s)
-            self._timeline_cache = None
             self._publish_settled(final=True)
         if self.transcriber is not None:
             self.transcriber.close(wait=drain_judge)  # the last turns' text joins the final window
@@ -578,22 +650,45 @@ def snapshot_of_call(call: TwoChannelAudio, config: SessionConfig | None = None,
     return window_from_timeline(tl, 0.0, call.duration_s, call.user, call.agent, transcripts)
 
 
-def stream_call(session: Session, call: TwoChannelAudio, *, chunk_s: float = 0.02,
+def _chunks(call: Any, step: int):
+    """(first sample index, user chunk, agent chunk) of ``step`` samples from a TwoChannelAudio or,
+    block by block, from a ``CallReader``; the same chunks either way."""
+    if isinstance(call, TwoChannelAudio):
+        for i in range(0, len(call.user), step):
+            yield i, call.user[i:i + step], call.agent[i:i + step]
+        return
+    i = 0
+    cu = ca = np.zeros(0, dtype=np.float32)
+    for u, a in call.blocks():
+        if cu.size:
+            u, a = np.concatenate([cu, u]), np.concatenate([ca, a])
+        m = len(u) - len(u) % step
+        for k in range(0, m, step):
+            yield i, u[k:k + step], a[k:k + step]
+            i += step
+        cu, ca = u[m:], a[m:]
+    if cu.size:
+        yield i, cu, ca
+
+
+def stream_call(session: Session, call: Any, *, chunk_s: float = 0.02,
                 speed: float | None = None, on_progress: Callable[[float], None] | None = None,
                 stop: threading.Event | None = None) -> None:
     """Push a recorded call into a session chunk by chunk, like a live source would.
 
     Args:
+        call: a ``TwoChannelAudio`` (in memory) or a ``livejudge.audio.CallReader`` (read block
+            by block: memory stays flat however long the file).
         chunk_s: chunk length, seconds (20 ms, like a transport frame).
         speed: 1.0 = real time, 2.0 = twice as fast, None = as fast as possible.
         on_progress: called with the session time reached, at most ~10 times a second.
         stop: set it to end early (the session is left open for the caller to close).
     """
-    n = len(call.user)
+    n = len(call.user) if isinstance(call, TwoChannelAudio) else call.n_samples
     step = max(1, int(round(chunk_s * SAMPLE_RATE)))
     t0 = time.perf_counter()
     last_progress = 0.0
-    for i in range(0, n, step):
+    for i, u, a in _chunks(call, step):
         if stop is not None and stop.is_set():
             return
         t_s = i / SAMPLE_RATE
@@ -602,13 +697,13 @@ def stream_call(session: Session, call: TwoChannelAudio, *, chunk_s: float = 0.0
             delay = due - time.perf_counter()
             if delay > 0:
                 time.sleep(delay)
-        session.push("user", call.user[i:i + step], t_s)
-        session.push("agent", call.agent[i:i + step], t_s)
+        session.push("user", u, t_s)
+        session.push("agent", a, t_s)
         if on_progress is not None:
             now = time.perf_counter()
             if now - last_progress > 0.1:
                 last_progress = now
-                on_progress((i + step) / SAMPLE_RATE)
+                on_progress((i + len(u)) / SAMPLE_RATE)
     if on_progress is not None:
         on_progress(n / SAMPLE_RATE)
 
