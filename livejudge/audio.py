@@ -561,9 +561,21 @@ def _open_sound(path: str | Path):
     if not p.exists():
         raise AudioFormatError(f"audio file not found: {p} (check the path)")
     try:
-        return sf.SoundFile(str(p))
+        f = sf.SoundFile(str(p))
     except Exception as exc:
         raise AudioFormatError(f"cannot decode {p}: {exc} (use WAV/FLAC/OGG)") from exc
+    try:  # the same header checks as load_audio, before a sample is decoded
+        try:
+            check_rate(f.samplerate, f"{p.name}: sample rate")
+        except AudioFormatError as exc:
+            raise AudioFormatError(f"{exc}; resample the file (e.g. sox in.wav -r 16000 out.wav)") from None
+        if not 1 <= f.channels <= MAX_FILE_CHANNELS:
+            raise AudioFormatError(f"{p.name} declares {f.channels} channels; at most {MAX_FILE_CHANNELS} "
+                                   "are supported (a call has two)")
+    except BaseException:
+        f.close()
+        raise
+    return f
 
 
 def _read_blocks(f, frames: int):
@@ -577,6 +589,8 @@ def _read_blocks(f, frames: int):
         if not len(data):
             return
         done += len(data)
+        if not np.isfinite(data).all():  # float files can hold NaN/inf, as in load_audio
+            data = np.nan_to_num(data, nan=0.0, posinf=0.0, neginf=0.0)
         yield data
 
 
