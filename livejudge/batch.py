@@ -45,6 +45,7 @@ class ScoreOptions:
         head, device, qwen_model: as the CLI flags ``--head``, ``--device``, ``--qwen-model``.
         asr, asr_model: as ``--asr`` ("auto", "on", "off") and ``--asr-model``.
         user_channel, agent_channel: channel indices in each stereo file.
+        echo_gate: as ``--echo-gate`` ("auto", "on", "off"): agent leakage removed from the user channel.
     """
 
     config: SessionConfig = field(default_factory=lambda: SessionConfig(judge_mode="every"))
@@ -56,6 +57,7 @@ class ScoreOptions:
     asr_model: str | None = None
     user_channel: int = 0
     agent_channel: int = 1
+    echo_gate: str = "auto"
 
     def as_args(self) -> argparse.Namespace:
         return argparse.Namespace(judge=self.judge, head=self.head, device=self.device,
@@ -86,28 +88,36 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
     Raises:
         CallError: the file is missing, empty, undecodable or mono, or the judge cannot load.
     """
-    from .audio import AudioFormatError, load_call
+    from .audio import AudioFormatError, open_call
+    from .echo import gate_source
     from .runner import CLIError, transcriber_from_args
     from .session import Session, stream_call
 
     options = options or ScoreOptions()
-    try:
-        call = load_call(path, user_channel=options.user_channel, agent_channel=options.agent_channel)
+    try:  # the same path as a single `livejudge score`: block by block, then the echo gate
+        reader = open_call(path, user_channel=options.user_channel, agent_channel=options.agent_channel)
     except AudioFormatError as exc:
         raise CallError(str(exc)) from None
     try:
-        judge = _judge_for(options)
-        transcriber = transcriber_from_args(options.as_args())
-    except CLIError as exc:
-        raise CallError(str(exc)) from None
-    info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels, "kind": "score",
-            "file": str(path), "speed": "max", "asr": transcriber is not None}
-    session = Session(options.config, judge=judge, info=info, transcriber=transcriber)
-    try:
-        stream_call(session, call, speed=None)
+        try:
+            call, gate_info = gate_source(reader, options.echo_gate, log=False)
+            judge = _judge_for(options)
+            transcriber = transcriber_from_args(options.as_args())
+        except (CLIError, AudioFormatError) as exc:
+            raise CallError(str(exc)) from None
+        info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels, "kind": "score",
+                "file": str(path), "speed": "max", "asr": transcriber is not None, "echo_gate": gate_info}
+        session = Session(options.config, judge=judge, info=info, transcriber=transcriber)
+        try:
+            stream_call(session, call, speed=None)
+        except AudioFormatError as exc:
+            session.errors.append(str(exc))
+            raise CallError(str(exc)) from None
+        finally:
+            doc = session.close()
+        return doc
     finally:
-        doc = session.close()
-    return doc
+        reader.close()
 
 
 def discover_calls(spec: str | Path) -> list[Path]:
@@ -296,7 +306,8 @@ def options_from_args(args: argparse.Namespace) -> ScoreOptions:
         device = "cpu" if args.judge == "acoustic" else "auto"
     return ScoreOptions(config=session_config(args, "every"), judge=args.judge, head=args.head,
                         device=device, qwen_model=args.qwen_model, asr=args.asr, asr_model=args.asr_model,
-                        user_channel=args.user_channel, agent_channel=args.agent_channel)
+                        user_channel=args.user_channel, agent_channel=args.agent_channel,
+                        echo_gate=getattr(args, "echo_gate", "auto"))
 
 
 def cmd_score_batch(args: argparse.Namespace) -> int:

@@ -63,20 +63,6 @@ def _add_call_args(p: argparse.ArgumentParser) -> None:
                         "in the first minute of calls over 10 minutes)")
 
 
-def _echo_gate(call, mode: str):
-    """The call with the user channel echo-gated as ``--echo-gate`` asks, and the record of it."""
-    from dataclasses import replace
-
-    from .echo import gate_call
-
-    user, info = gate_call(call.user, call.agent, mode)
-    if info.get("applied"):
-        print(f"livejudge: echo gate on: agent leakage in the user channel at {info['delay_ms']:.0f} ms, "
-              f"{info['gain_db']:.1f} dB (correlation {info['correlation']:.2f}); {info['gated_s']:.1f} s gated",
-              file=sys.stderr)
-    return replace(call, user=user), info
-
-
 def _open_call(args: argparse.Namespace):
     """The call as a CallReader: read block by block, so memory does not grow with the file."""
     from .audio import AudioFormatError, open_call
@@ -89,35 +75,6 @@ def _open_call(args: argparse.Namespace):
                          user_channel=args.user_channel, agent_channel=args.agent_channel)
     except AudioFormatError as exc:
         raise CLIError(str(exc)) from exc
-
-
-ECHO_WHOLE_MAX_S = 600.0
-"""Calls up to this long (seconds) get the echo gate's whole-call check, as before streaming."""
-
-ECHO_PROBE_S = 60.0
-"""HEURISTIC: ``--echo-gate auto`` on a longer call looks for agent leakage in its first minute
-only (the estimator holds about 1.3 MB per second of audio), so that a long call without
-leakage is streamed with flat memory; a call that needs the gate is gated whole (the gate's
-noise floor and echo path are whole-call estimates), which holds it in memory."""
-
-
-def _echo_gate_source(reader, mode: str):
-    """(what to stream, echo-gate record): the CallReader itself when no gate applies, else the
-    call in memory with its user channel echo-gated (``_echo_gate``)."""
-    if mode == "off":
-        return reader, {"mode": mode, "applied": False}
-    if mode == "on" or reader.duration_s <= ECHO_WHOLE_MAX_S:
-        return _echo_gate(reader.read_all(), mode)
-    from .echo import DETECT_CORRELATION, estimate_echo_path
-
-    probe = reader.head(ECHO_PROBE_S)
-    path = estimate_echo_path(probe.user, probe.agent, threshold=DETECT_CORRELATION)
-    del probe
-    if path.detected:
-        return _echo_gate(reader.read_all(), mode)
-    return reader, {"mode": mode, "applied": False, **path.to_dict(), "threshold": DETECT_CORRELATION,
-                    "probed_s": ECHO_PROBE_S,
-                    "heuristic": f"HEURISTIC: leakage looked for in the first {ECHO_PROBE_S:.0f} s of a long call"}
 
 
 def _parse_speed(text: str) -> float | None:
@@ -139,7 +96,9 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
     gates_from_args(args)  # a bad --fail-if is a usage error before the call, not after it
     reader = _open_call(args)  # read block by block: memory does not grow with the file
     try:
-        call, gate_info = _echo_gate_source(reader, getattr(args, "echo_gate", "off"))
+        from .echo import gate_source
+
+        call, gate_info = gate_source(reader, getattr(args, "echo_gate", "off"))
         return _run_call(args, call, gate_info, speed=speed, judge_mode=judge_mode, progress=progress,
                          failure=AudioFormatError)
     finally:

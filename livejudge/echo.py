@@ -610,3 +610,52 @@ def add_leakage(user: np.ndarray, agent: np.ndarray, *, gain_db: float, delay_s:
 __all__ = ["AEC_INSTALL_HINT", "DETECT_CORRELATION", "EchoCanceller", "EchoError", "EchoPath", "GateResult",
            "add_leakage", "aec_available", "echo_gate", "estimate_echo_path", "gate_call", "predicted_echo",
            "room_impulse_response", "webrtc_highpass"]
+
+
+ECHO_WHOLE_MAX_S = 600.0
+"""Calls up to this long (seconds) get the echo gate's whole-call check, as before streaming."""
+
+ECHO_PROBE_S = 60.0
+"""HEURISTIC: ``--echo-gate auto`` on a longer call looks for agent leakage in its first minute
+only (the estimator holds about 1.3 MB per second of audio), so that a long call without
+leakage is streamed with flat memory; a call that needs the gate is gated whole (the gate's
+noise floor and echo path are whole-call estimates), which holds it in memory."""
+
+
+def _gate_whole(call: Any, mode: str, log: bool) -> tuple[Any, dict]:
+    """The call (``TwoChannelAudio``) with its user channel echo-gated as ``mode`` asks, and the record."""
+    import sys
+    from dataclasses import replace
+
+    user, info = gate_call(call.user, call.agent, mode)
+    if log and info.get("applied"):
+        print(f"livejudge: echo gate on: agent leakage in the user channel at {info['delay_ms']:.0f} ms, "
+              f"{info['gain_db']:.1f} dB (correlation {info['correlation']:.2f}); {info['gated_s']:.1f} s gated",
+              file=sys.stderr)
+    return replace(call, user=user), info
+
+
+def gate_source(reader: Any, mode: str, log: bool = True) -> tuple[Any, dict]:
+    """What ``score``/``replay``/batch scoring stream for ``--echo-gate MODE``, and its record.
+
+    Args:
+        reader: a ``livejudge.audio.CallReader`` (block-by-block reader of a recorded call).
+        mode: "auto", "on" or "off".
+        log: print one line to stderr when the gate is applied.
+    Returns:
+        (the reader itself when no gate applies, else the call in memory with its user channel
+        gated; the record written to the result's ``source.echo_gate``). Calls up to
+        ``ECHO_WHOLE_MAX_S`` are checked whole; longer ones in their first ``ECHO_PROBE_S`` (HEURISTIC).
+    """
+    if mode == "off":
+        return reader, {"mode": mode, "applied": False}
+    if mode == "on" or reader.duration_s <= ECHO_WHOLE_MAX_S:
+        return _gate_whole(reader.read_all(), mode, log)
+    probe = reader.head(ECHO_PROBE_S)
+    path = estimate_echo_path(probe.user, probe.agent, threshold=DETECT_CORRELATION)
+    del probe
+    if path.detected:
+        return _gate_whole(reader.read_all(), mode, log)
+    return reader, {"mode": mode, "applied": False, **path.to_dict(), "threshold": DETECT_CORRELATION,
+                    "probed_s": ECHO_PROBE_S,
+                    "heuristic": f"HEURISTIC: leakage looked for in the first {ECHO_PROBE_S:.0f} s of a long call"}

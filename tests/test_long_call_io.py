@@ -149,23 +149,23 @@ def test_head_is_the_start_and_blocks_start_over(tmp_path, dialogue):
 
 
 def test_echo_gate_on_a_long_call_probes_its_start_and_streams_when_clean(tmp_path, dialogue, monkeypatch):
-    from livejudge import cli
+    from livejudge import echo
     from livejudge.audio import CallReader
     from livejudge.echo import add_leakage
 
-    monkeypatch.setattr(cli, "ECHO_WHOLE_MAX_S", 30.0)  # the call (~45 s) counts as long
-    monkeypatch.setattr(cli, "ECHO_PROBE_S", 20.0)
+    monkeypatch.setattr(echo, "ECHO_WHOLE_MAX_S", 30.0)  # the call (~45 s) counts as long
+    monkeypatch.setattr(echo, "ECHO_PROBE_S", 20.0)
     clean = dialogue.write(tmp_path / "clean.wav")
     with open_call(clean) as reader:
-        source, info = cli._echo_gate_source(reader, "auto")
+        source, info = echo.gate_source(reader, "auto")
         assert source is reader and info["applied"] is False and info["probed_s"] == 20.0
         assert info["detected"] is False
     leaky = tmp_path / "leaky.wav"
     mic = add_leakage(dialogue.call.user, dialogue.call.agent, gain_db=-18.0, delay_s=0.05)
     sf.write(leaky, np.stack([mic, dialogue.call.agent], axis=1), 16000, subtype="FLOAT")
     with open_call(leaky) as reader:
-        source, info = cli._echo_gate_source(reader, "auto")
+        source, info = echo.gate_source(reader, "auto")
         assert not isinstance(source, CallReader) and info["applied"] is True  # gated whole
         assert len(source.user) == reader.n_samples
     with open_call(clean) as reader:
-        assert cli._echo_gate_source(reader, "off") == (reader, {"mode": "off", "applied": False})
+        assert echo.gate_source(reader, "off") == (reader, {"mode": "off", "applied": False})
