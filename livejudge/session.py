@@ -140,7 +140,8 @@ class Session:
         info: JSON-ready facts about the source for the result document
             (e.g. ``{"sample_rate_in": 48000, "channels": {"user": 0, "agent": 1}}``).
         transcriber: optional ASR; each settled turn of ``transcribe_channels`` is transcribed
-            once, in the transcriber's own worker, and the text joins later judge windows.
+            once, in the transcriber's own worker ("live"; blocking in "every" mode, so offline
+            scoring sees the same text as a live replay), and the text joins later judge windows.
         transcribe_channels: whose turns to transcribe (default: the agent's).
         scheduler: a ``JudgeScheduler`` shared with other sessions, so windows due together
             are judged in one batch (default: a scheduler of this session's own, for ``judge``).
@@ -509,7 +510,12 @@ class Session:
             if (self.transcriber is not None and isinstance(ev, Turn)
                     and ev.channel in self.transcribe_channels):
                 audio = self._window.read_channel(ev.channel, ev.onset_s, ev.offset_s)
-                self.transcriber.submit(ev, audio, self._on_transcript)
+                if self.config.judge_mode == "every":
+                    # offline scoring runs faster than the ASR worker: transcribe now, so every later
+                    # window holds the text, as in a live replay (where the text arrives in time)
+                    self._on_transcript(self.transcriber.transcribe(ev, audio))
+                else:
+                    self.transcriber.submit(ev, audio, self._on_transcript)
 
     def _on_transcript(self, tr: TurnTranscript) -> None:
         # runs in the transcriber's thread

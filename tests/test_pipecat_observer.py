@@ -182,6 +182,27 @@ def test_event_handlers_result_path_and_events_log(tmp_path):
     assert sum(1 for x in lines if x["type"] == "Transition") == len(r["transitions"])
 
 
+def test_observer_transcribes_agent_turns_with_asr_on():
+    """First-run defect (issue 12): the observer never transcribed even with livejudge[asr]."""
+    from livejudge.judge.features.asr import whisper_available
+
+    if not whisper_available():
+        pytest.skip("needs livejudge[asr] (faster-whisper and the bundled tiny.en model)")
+    obs = LiveJudgeObserver(judge="acoustic", config=SessionConfig(interval_s=3.0), asr="on")
+    asyncio.run(run_scripted(DIALOGUE, sample_rate=24000, mode="continuous", observers=[obs]))
+    r = obs.result()
+    agent_turns = [t for t in r["turns"] if t["channel"] == "agent"]
+    assert r["source"]["asr"] is True
+    # every agent turn transcribed once, with words (the agent clips are spoken sentences)
+    assert len(r["transcripts"]) == len(agent_turns) >= 2
+    assert all(len(t["text"].split()) >= 2 for t in r["transcripts"])
+    off = LiveJudgeObserver(judge="acoustic", asr="off")
+    assert off.core.session.transcriber is None
+    asyncio.run(off.close())
+    with pytest.raises(ValueError, match="asr must be"):
+        LiveJudgeObserver(judge="acoustic", asr="maybe")
+
+
 def test_framework_comparison_arithmetic():
     doc = {
         "transitions": [{"from": "user", "to": "agent", "from_offset_s": 1.0, "to_onset_s": 1.5, "gap_s": 0.5}],
