@@ -130,6 +130,10 @@ class SessionConfig:
         return self
 
 
+MAX_ERRORS = 100
+"""Most entries ``Session.errors`` (the result's ``errors``) holds; the last one counts the rest."""
+
+
 class Session:
     """One judged conversation. Thread-safe: sources may push from different threads.
 
@@ -175,7 +179,8 @@ class Session:
         self._last_submitted_s = 0.0  # end of the newest window handed to the judge
         self._closed_result: dict | None = None
         self._scheduler = None
-        self.errors: list[str] = []
+        self.errors: list[str] = []  # at most MAX_ERRORS entries (the last counts the rest)
+        self._errors_dropped = 0
         self._nonfinite: dict[Channel, int] = {}  # NaN/inf samples replaced per channel
         self._nonfinite_idx: dict[Channel, int] = {}  # their entry in errors
         self.transcriber = transcriber
@@ -387,7 +392,17 @@ class Session:
         self._publish(result)
 
     def _on_error(self, message: str) -> None:
-        self.errors.append(message)
+        # bounded: a sink or tap that fails on every chunk must not grow the result without end
+        if len(self.errors) < MAX_ERRORS - 1:
+            self.errors.append(message)
+        else:
+            self._errors_dropped += 1
+            summary = (f"... and {self._errors_dropped} more error(s); only the first {MAX_ERRORS - 1} "
+                       "are kept")
+            if len(self.errors) == MAX_ERRORS:
+                self.errors[-1] = summary
+            else:
+                self.errors.append(summary)
         if len(self.errors) <= 3:
             print(f"livejudge: {message}", file=sys.stderr)
 

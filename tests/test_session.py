@@ -238,3 +238,23 @@ def test_one_scheduler_batches_windows_of_several_sessions():
     assert max(batches) >= 2
     assert all(len(r["judge"]) >= 1 for r in results)
     assert sum(batches) == sum(len(r["judge"]) for r in results)
+
+
+def test_errors_stay_bounded_when_a_sink_fails_on_every_event(capsys):
+    from livejudge.session import MAX_ERRORS
+
+    class Broken:
+        def on_event(self, ev):
+            raise RuntimeError("disk full")
+
+        def on_close(self, result):
+            pass
+
+    s = Session(SessionConfig(), judge=None, sinks=[Broken()])
+    for k in range(3 * MAX_ERRORS):
+        s.note("tick", float(k) * 0.01)
+    r = s.close()
+    assert len(r["errors"]) == MAX_ERRORS
+    assert r["errors"][0].startswith("sink Broken failed: disk full")
+    assert r["errors"][-1].startswith(f"... and {3 * MAX_ERRORS - (MAX_ERRORS - 1)} more error(s)")
+    assert capsys.readouterr().err.count("livejudge: sink Broken failed") == 3  # stderr: the first three
