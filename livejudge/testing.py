@@ -56,11 +56,26 @@ def load_clip(name: str) -> np.ndarray:
     raise FileNotFoundError(f"no clip named {name!r} in {clips_dir()}/{{human,machine}}")
 
 
+def _zero_phase_highpass(x: np.ndarray, cutoff_hz: float = 70.0) -> np.ndarray:
+    """x with DC and rumble below ``cutoff_hz`` removed, without delay (sosfiltfilt), so the
+    truth bounds are not moved: sub-70 Hz drift and handling noise in the recordings is not
+    speech (the same front end as ``livejudge.frontend``)."""
+    from scipy.signal import sosfiltfilt
+
+    from .frontend import highpass_sos
+
+    x = np.asarray(x, dtype=np.float64)
+    if len(x) < 64:
+        return x - x.mean()
+    return sosfiltfilt(highpass_sos(cutoff_hz), x - x.mean())
+
+
 def speech_bounds(x: np.ndarray, rel_db: float = 30.0, floor_margin_db: float = 12.0,
                   min_run: int = 3) -> tuple[int, int]:
     """(first, last+1) sample of a clip's speech, from 10 ms frame energies.
 
-    A frame is active when its level exceeds both (loudest frame − ``rel_db``) and (the
+    A frame is active when, both in the clip as recorded and after a zero-phase 70 Hz
+    high-pass (DC, drift and rumble are not speech), its level exceeds both (loudest frame − ``rel_db``) and (the
     clip's noise floor, its 10th-percentile frame level, + ``floor_margin_db``); speech starts
     at the first and ends at the last run of ≥ ``min_run`` active frames, so isolated clicks
     and breath bursts in the recordings' background are not counted as speech.
@@ -71,11 +86,13 @@ def speech_bounds(x: np.ndarray, rel_db: float = 30.0, floor_margin_db: float = 
     n = len(x) // FRAME
     if n == 0:
         raise ValueError("clip shorter than 10 ms")
-    fr = x[: n * FRAME].reshape(n, FRAME).astype(np.float64)
-    db = 10 * np.log10(np.mean(fr**2, axis=1) + 1e-12)
-    floor = np.percentile(db, 10) if np.percentile(db, 10) > -100 else -100.0
-    thr = max(db.max() - rel_db, floor + floor_margin_db)
-    act = (db > thr).astype(np.int8)
+    act = np.ones(n, dtype=bool)
+    for y in (x, _zero_phase_highpass(x)):
+        fr = y[: n * FRAME].reshape(n, FRAME).astype(np.float64)
+        db = 10 * np.log10(np.mean(fr**2, axis=1) + 1e-12)
+        floor = np.percentile(db, 10) if np.percentile(db, 10) > -100 else -100.0
+        act &= db > max(db.max() - rel_db, floor + floor_margin_db)
+    act = act.astype(np.int8)
     runs = np.convolve(act, np.ones(min_run, dtype=np.int8), mode="valid") == min_run
     starts = np.flatnonzero(runs)
     if starts.size == 0:
