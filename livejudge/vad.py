@@ -41,6 +41,11 @@ from scipy.signal import butter, sosfilt
 from .audio import SAMPLE_RATE
 from .events import Channel, SpeechSegment
 
+GATE_Z = 1.28
+"""The gate sits this many noise standard deviations (+ gate_margin_db) above the noise median
+(its 90th percentile when levels are normal in dB)."""
+REFINE_Z = 1.28
+"""Refined bounds keep sub-frames this many σ (+ refine_margin_db) above the noise median."""
 HIGH_BAND_HZ = 3000.0
 """Lower edge of the high band used to keep fricatives (/s/ 4–8 kHz, /f/, /θ/) in a segment, Hz."""
 
@@ -85,15 +90,15 @@ class VADConfig:
     energy_floor_dbfs: float = -50.0
     highpass_hz: float | None = 70.0
     adaptive: bool = True
-    gate_margin_db: float = 6.0
-    refine_margin_db: float = 3.0
+    gate_margin_db: float = 3.0
+    refine_margin_db: float = 2.0
     rel_floor_db: float = 30.0
     refine_ms: int = 10
     bridge_s: float = 0.05
     voicing_threshold: float = 0.5
     min_voiced_s: float = 0.06
     max_unvoiced_s: float = 1.0
-    noise_history_s: float = 3.0
+    noise_history_s: float = 8.0
 
     def validate(self) -> "VADConfig":
         if self.aggressiveness not in (0, 1, 2, 3):
@@ -151,20 +156,25 @@ def periodicity(x: np.ndarray, min_lag: int = 40, max_lag: int = 240) -> float:
 
 
 class NoiseFloor:
-    """Distribution of recent sub-frame levels outside speech (HEURISTIC noise estimate).
+    """Noise level of one channel from the low percentiles of all recent sub-frame levels
+    (HEURISTIC, in the spirit of minimum statistics, Martin 2001, IEEE TSAP 9:504): over a
+    few seconds even continuous speech has pauses and closures, so the quietest fifth of the
+    10 ms levels is noise. Assuming noise levels roughly normal in dB, its spread is
+    σ = (p20 − p5) / 0.80 and its median p20 + 0.84 σ.
 
-    ``add(levels_db)`` appends levels (dB re full scale) to a ring of ``capacity``;
-    ``p90_db`` is their 90th percentile, recomputed every ``update_every`` additions, or None
-    while fewer than ``min_count`` levels have been seen.
+    ``add(levels_db)`` appends levels (dB re full scale) to a ring of ``capacity``; the
+    estimates are recomputed every ``update_every`` additions (so they do not depend on how
+    the stream was chunked), and are None until ``min_count`` levels have been seen.
     """
 
-    def __init__(self, capacity: int, min_count: int = 30, update_every: int = 10) -> None:
+    def __init__(self, capacity: int, min_count: int = 20, update_every: int = 10) -> None:
         self._ring = np.zeros(capacity, dtype=np.float64)
         self._n = 0
         self._since = 0
         self._min = min_count
         self._every = update_every
-        self.p90_db: float | None = None
+        self.median_db: float | None = None
+        self.sigma_db: float = 0.0
 
     def add(self, levels_db: np.ndarray) -> None:
         k = len(levels_db)
@@ -175,9 +185,17 @@ class NoiseFloor:
         self._ring[idx] = levels_db
         self._n += k
         self._since += k
-        if self._n >= self._min and (self._since >= self._every or self.p90_db is None):
+        if self._n >= self._min and (self._since >= self._every or self.median_db is None):
             self._since = 0
-            self.p90_db = float(np.percentile(self._ring[: min(self._n, cap)], 90))
+            p5, p20 = np.percentile(self._ring[: min(self._n, cap)], (5, 20))
+            self.sigma_db = float(min(max((p20 - p5) / 0.80, 0.3), 4.0))
+            self.median_db = float(p20 + 0.84 * self.sigma_db)
+
+    def above(self, z: float, margin_db: float) -> float | None:
+        """Level z noise standard deviations + ``margin_db`` above the noise median, dBFS."""
+        if self.median_db is None:
+            return None
+        return self.median_db + z * self.sigma_db + margin_db
 
 
 def _db(power: np.ndarray) -> np.ndarray:
@@ -236,7 +254,6 @@ class StreamingVAD:
         self._peak_hb_db = -120.0
         self._onset_s: float | None = None
         self._hi_sub = -1  # newest sub-frame whose levels are stored
-        self._cand: list[tuple[np.ndarray, np.ndarray]] = []  # levels of a candidate run
 
     # ------------------------------------------------------------------ public state
     @property
@@ -262,15 +279,14 @@ class StreamingVAD:
 
     @property
     def noise_floor_dbfs(self) -> float | None:
-        """90th percentile of recent non-speech 10 ms levels, dBFS (None until ~0.3 s seen)."""
-        return self._noise.p90_db
+        """Median noise level of recent 10 ms sub-frames, dBFS (None until 0.2 s seen)."""
+        return self._noise.median_db
 
     @property
     def gate_dbfs(self) -> float:
         """Current energy gate of the frame VAD, dBFS."""
-        if not self._adaptive or self._noise.p90_db is None:
-            return self._fixed_gate_db
-        return max(self._fixed_gate_db, self._noise.p90_db + self.config.gate_margin_db)
+        g = self._noise.above(GATE_Z, self.config.gate_margin_db) if self._adaptive else None
+        return self._fixed_gate_db if g is None else max(self._fixed_gate_db, g)
 
     # ------------------------------------------------------------------ streaming
     def push(self, samples: np.ndarray) -> list[SpeechSegment]:
@@ -316,12 +332,9 @@ class StreamingVAD:
                     a = off + (k + 1) * fl
                     win = ctx[max(0, a - 480):a]
                     periodic = len(win) > 240 and periodicity(win) >= self.config.voicing_threshold
-                was_open = self._open
                 seg = self._step_adaptive(voiced, periodic, float(frame_peak[k]), float(frame_hb_peak[k]))
-                if self._open:
-                    self._cand.clear()
-                elif not was_open:
-                    self._noise_update(lvl[k * spf:(k + 1) * spf], hbl[k * spf:(k + 1) * spf], voiced)
+                self._noise.add(lvl[k * spf:(k + 1) * spf])
+                self._noise_hb.add(hbl[k * spf:(k + 1) * spf])
             self._subs_done += spf
             if seg is not None:
                 out.append(seg)
@@ -329,21 +342,6 @@ class StreamingVAD:
         if self._adaptive and self._ctx.size:
             self._ctx = ctx[-len(self._ctx):].copy()
         return out
-
-    def _noise_update(self, lv: np.ndarray, hv: np.ndarray, voiced: bool) -> None:
-        """Feed the noise floor with frames outside segments. Frames of a candidate run wait
-        in ``_cand``: they count as noise only once the run is dropped without opening, or
-        after 0.5 s without voicing (steady noise that WebRTC takes for speech)."""
-        if voiced:
-            self._cand.append((lv, hv))
-        else:
-            self._noise.add(lv)
-            self._noise_hb.add(hv)
-        if self._cand and (self._run_start is None or (
-                self._run_periodic == 0 and len(self._cand) * self.frame_s >= 0.5)):
-            self._noise.add(np.concatenate([c[0] for c in self._cand]))
-            self._noise_hb.add(np.concatenate([c[1] for c in self._cand]))
-            self._cand.clear()
 
     def _step(self, voiced: bool) -> SpeechSegment | None:
         """Plain frame VAD (``adaptive=False``)."""
@@ -412,10 +410,12 @@ class StreamingVAD:
     # ------------------------------------------------------------------ refinement
     def _thresholds(self) -> tuple[float, float]:
         cfg = self.config
-        floor = self._noise.p90_db if self._noise.p90_db is not None else self._fixed_gate_db - cfg.gate_margin_db
-        floor_hb = self._noise_hb.p90_db if self._noise_hb.p90_db is not None else floor
-        thr = max(floor + cfg.refine_margin_db, self._peak_db - cfg.rel_floor_db)
-        thr_hb = max(floor_hb + cfg.refine_margin_db, self._peak_hb_db - cfg.rel_floor_db)
+        n = self._noise.above(REFINE_Z, cfg.refine_margin_db)
+        n_hb = self._noise_hb.above(REFINE_Z, cfg.refine_margin_db)
+        n = self._fixed_gate_db - cfg.gate_margin_db if n is None else n
+        n_hb = n if n_hb is None else n_hb
+        thr = max(n, self._peak_db - cfg.rel_floor_db)
+        thr_hb = max(n_hb, self._peak_hb_db - cfg.rel_floor_db)
         return thr, thr_hb
 
     def _active(self, j: int, thr: float, thr_hb: float) -> bool:
@@ -467,6 +467,9 @@ class StreamingVAD:
         assert self._run_start is not None and self._last_voiced is not None
         if self._adaptive and self._last_periodic is not None and self._onset_s is not None:
             onset = self._onset_s
+            if self._first_periodic is not None and self._first_periodic * self._spf > self._oldest_sub() + 50:
+                # the segment's peak is known now: re-refine; the onset can only move later
+                onset = max(onset, self._refine_onset())
             offset = max(self._refine_offset(), onset + self._sub_s)
         else:
             onset = round(self._start_s + self._run_start * self.frame_s, 6)

@@ -92,6 +92,10 @@ def test_resuming_after_a_pause_in_ones_own_turn_is_not_a_backchannel():
     # the same short segment 1.0 s after the user's speech (≥ merge_pause) is a backchannel
     tl = analyze([S("user", 0.0, 3.0), S("agent", 3.2, 6.0), S("user", 4.0, 4.6)])
     assert [(b.channel, b.onset_s) for b in tl.backchannels] == [("user", 4.0)]
+    # the agent talked over the user's end (started at 2.8 < 3.0): the user yielded, so a short
+    # segment 0.5 s later is a backchannel
+    tl = analyze([S("user", 0.0, 3.0), S("agent", 2.8, 6.0), S("user", 3.5, 3.9)])
+    assert [(b.channel, b.onset_s) for b in tl.backchannels] == [("user", 3.5)]
     # a backchannel does not make the next short segment a resumption: "mm" … "yeah" both count
     tl = analyze([S("agent", 0.0, 6.0), S("user", 2.0, 2.3), S("user", 2.6, 2.9)])
     assert [b.onset_s for b in tl.backchannels] == [2.0, 2.6]
