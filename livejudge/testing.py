@@ -293,7 +293,7 @@ class DialogueBuilder:
                  tail_s: float = 1.0, *, noise_kind: str = "white",
                  noise_channels: tuple[Channel, ...] = ("user", "agent"),
                  room_rt60_s: float | None = None, room_drr_db: float = 10.0,
-                 breath_dbfs: float | None = None, breath_gap_s: float = 0.1, breath_s: float = 0.3,
+                 breath_dbfs: float | None = None, breath_gap_s: float = 0.2, breath_s: float = 0.3,
                  telephone_line: bool = False, dc_offset: float = 0.0,
                  echo_gain_db: float | None = None, echo_delay_s: float = 0.05) -> None:
         if noise_kind not in ("white", "babble", "room"):

@@ -46,6 +46,9 @@ GATE_Z = 1.28
 (its 90th percentile when levels are normal in dB)."""
 REFINE_Z = 1.28
 """Refined bounds keep sub-frames this many σ (+ refine_margin_db) above the noise median."""
+FRICATIVE_BRIDGE_S = 0.12
+"""A fricative (high band ≥ full band − 3 dB) this soon after the last active sub-frame still
+belongs to the segment: a word-final /s z ts dz/ follows its stop closure (≤ ~100 ms)."""
 HIGH_BAND_HZ = 3000.0
 """Lower edge of the high band used to keep fricatives (/s/ 4–8 kHz, /f/, /θ/) in a segment, Hz."""
 
@@ -247,6 +250,7 @@ class StreamingVAD:
         self._min_periodic = max(1, int(round(cfg.min_voiced_s / self.frame_s)))
         self._max_unvoiced = max(1, int(round(cfg.max_unvoiced_s / self.frame_s)))
         self._bridge = int(round(cfg.bridge_s / self._sub_s))
+        self._fric_bridge = int(round(FRICATIVE_BRIDGE_S / self._sub_s))
         self._first_periodic: int | None = None
         self._last_periodic: int | None = None
         self._run_periodic = 0
@@ -454,14 +458,53 @@ class StreamingVAD:
                    e0 - self._spf + 1)
         j, gap = end + 1, 0
         while j <= hi:
-            if self._active(j, thr, thr_hb):
+            # active sub-frames continue the segment across gaps ≤ bridge_s; after a longer
+            # gap (≤ FRICATIVE_BRIDGE_S) only a fricative does (word-final /s z ts dz/)
+            if self._active(j, thr, thr_hb) and (gap <= self._bridge or self._fricative(j, thr_hb)):
                 end, gap = j, 0
             else:
                 gap += 1
-                if gap > self._bridge:
+                if gap > max(self._bridge, self._fric_bridge):
                     break
             j += 1
+        end = self._decay_cut(max(e0 - 30, self._oldest_sub()), end)
         return round(self._start_s + (end + 1) * self._sub_s, 6)
+
+    def _decay_cut(self, lo: int, end: int) -> int:
+        """Drop a room's reverberant tail from the end of a segment (HEURISTIC).
+
+        When speech stops abruptly (a cut-off reply), the level falls by about the direct-to-
+        reverberant ratio within one sub-frame and then decays (−60 dB per RT60). The segment
+        ends at the earliest sub-frame ``j`` (from ``lo``) where the level steps down ≥ 7 dB (or
+        ≥ 10.5 dB over two sub-frames, the cut falling inside the middle one) and
+        everything after it up to ``end`` (≥ 3 sub-frames) stays within 1.5 dB of the level
+        just after the step, falls ≥ 1 dB per sub-frame (least squares; RT60 ≤ 0.6 s) and holds fewer
+        than two fricative-like sub-frames (speech fading out into a fricative is speech). Returns the last speech sub-frame.
+        """
+        if end - lo < 4:
+            return end
+        idx = np.arange(lo, end + 1) % self._cap
+        lv = self._lvl[idx]
+        hb = self._hb[idx]
+        for k in range(len(lv) - 4):
+            if lv[k] - lv[k + 1] >= 7.0:
+                cut = k  # the step falls between two sub-frames
+            elif lv[k] - lv[k + 2] >= 10.5 and lv[k + 1] > lv[k + 2]:
+                cut = k + 1  # or inside sub-frame k + 1
+            else:
+                continue
+            tail = lv[cut + 1:]
+            if len(tail) < 3 or tail.max() > tail[0] + 1.5 or np.sum(hb[cut + 1:] >= tail - 3.0) >= 2:
+                continue
+            slope = np.polyfit(np.arange(len(tail)), tail, 1)[0]
+            if slope <= -1.0:
+                return lo + cut
+        return end
+
+    def _fricative(self, j: int, thr_hb: float) -> bool:
+        """Sub-frame ``j`` is fricative-like: high band active and holding most of the energy."""
+        p = j % self._cap
+        return bool(self._hb[p] > thr_hb and self._hb[p] >= self._lvl[p] - 3.0)
 
     def _close(self) -> SpeechSegment:
         assert self._run_start is not None and self._last_voiced is not None
