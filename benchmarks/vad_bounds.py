@@ -214,6 +214,8 @@ def line_options(c: dict) -> dict:
         o.update(room_rt60_s=0.3, room_drr_db=10.0, breath_dbfs=c["noise_dbfs"] + 6.0)
     if c["ulaw"]:
         o["telephone_line"] = True
+    if c["rate"] < SAMPLE_RATE:
+        o["line_rate"] = c["rate"]  # the truth is what that rate can carry
     return o
 
 

@@ -3,7 +3,10 @@
 Used by the tests, the examples and the validity benchmark. Each clip is first trimmed to
 its speech (``speech_bounds``: 10 ms frame energies well above the clip's own noise
 floor), with 5 ms fades, so the truth bounds of every placed utterance are exact sample
-positions. A low white-noise floor (default −65 dBFS) is added to both channels.
+positions. A low white-noise floor (default −65 dBFS) is added to both channels; realistic
+line conditions (noise floors of other kinds and levels, room tails, breaths, telephone line,
+DC offset, clicks and pops, speakerphone echo) are options of ``DialogueBuilder`` that never
+change the truth.
 
 Example::
 
@@ -286,6 +289,9 @@ class DialogueBuilder:
         dc_offset: constant added to both channels (a cheap sound card), full scale units.
         echo_gain_db / echo_delay_s: the agent's audio leaks into the user channel (speakerphone)
             at this gain (e.g. −18 dB) and delay. The leak is not user speech.
+        line_rate: the sample rate the call will be heard at (e.g. 8000): each clip is passed
+            through it before trimming, so the truth is the speech that rate can carry (a
+            word-final /s/ above 4 kHz does not exist at 8 kHz). ``telephone_line`` implies it.
     ``pop(channel, at_s, kind)`` adds a click or pop at a known time (not speech).
     """
 
@@ -295,7 +301,8 @@ class DialogueBuilder:
                  room_rt60_s: float | None = None, room_drr_db: float = 10.0,
                  breath_dbfs: float | None = None, breath_gap_s: float = 0.2, breath_s: float = 0.3,
                  telephone_line: bool = False, dc_offset: float = 0.0,
-                 echo_gain_db: float | None = None, echo_delay_s: float = 0.05) -> None:
+                 echo_gain_db: float | None = None, echo_delay_s: float = 0.05,
+                 line_rate: int = SAMPLE_RATE) -> None:
         if noise_kind not in ("white", "babble", "room"):
             raise ValueError(f"noise_kind must be 'white', 'babble' or 'room', got {noise_kind!r}")
         self.noise_dbfs = noise_dbfs
@@ -310,6 +317,7 @@ class DialogueBuilder:
         self.dc_offset = dc_offset
         self.echo_gain_db = echo_gain_db
         self.echo_delay_s = echo_delay_s
+        self.line_rate = int(line_rate)
         self.rng = np.random.default_rng(seed)
         self.lead_s = lead_s
         self.tail_s = tail_s
@@ -335,7 +343,12 @@ class DialogueBuilder:
     def _add(self, channel: Channel, clip: str | np.ndarray, *, at_s: float | None, gap_s: float | None,
              barge_in_after_s: float | None, yield_s: float | None, kind: str,
              max_s: float | None) -> Placed:
-        x = trim(load_clip(clip) if isinstance(clip, str) else np.asarray(clip, dtype=np.float32))
+        x = load_clip(clip) if isinstance(clip, str) else np.asarray(clip, dtype=np.float32)
+        if self.telephone_line:  # truth = the speech as the line carries it (no /s/ above 4 kHz)
+            x = telephone(x)
+        elif self.line_rate < SAMPLE_RATE:
+            x = resample(resample(x, SAMPLE_RATE, self.line_rate), self.line_rate, SAMPLE_RATE)[: len(x)]
+        x = trim(x)
         if max_s is not None:
             x = trim(x[: int(max_s * SAMPLE_RATE)])
         name = clip if isinstance(clip, str) else "<array>"
@@ -464,10 +477,11 @@ class DialogueBuilder:
         return Dialogue(call=call, truth=truth)
 
 
-def example_dialogue(seed: int = 0, machine_agent: bool = True) -> Dialogue:
+def example_dialogue(seed: int = 0, machine_agent: bool = True, **line) -> Dialogue:
     """A ~60 s call with every phenomenon: varied gaps (100–2500 ms), an agent talk-over, user
-    barge-ins (one yielded, one talked through), backchannels on both sides."""
-    b = DialogueBuilder(seed=seed)
+    barge-ins (one yielded, one talked through), backchannels on both sides. ``line``:
+    DialogueBuilder's line conditions (noise_dbfs, noise_kind, room_rt60_s, breath_dbfs…)."""
+    b = DialogueBuilder(seed=seed, **line)
     A = (lambda i: f"espeak_reply_0{i}") if machine_agent else (lambda i: ["librivox_austen_0870", "librivox_austen_0890", "librivox_austen_0920", "librivox_austen_0930", "librivox_austen_0880"][i - 1])
     b.user("cmu_cards_005")
     b.agent(A(1), gap_s=0.7)

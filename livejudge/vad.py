@@ -44,7 +44,7 @@ from .events import Channel, SpeechSegment
 GATE_Z = 1.28
 """The gate sits this many noise standard deviations (+ gate_margin_db) above the noise median
 (its 90th percentile when levels are normal in dB)."""
-REFINE_Z = 1.28
+REFINE_Z = 2.0
 """Refined bounds keep sub-frames this many σ (+ refine_margin_db) above the noise median."""
 FRICATIVE_BRIDGE_S = 0.12
 """A fricative (high band ≥ full band − 3 dB) this soon after the last active sub-frame still
