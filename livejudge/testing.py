@@ -103,9 +103,13 @@ def speech_bounds(x: np.ndarray, rel_db: float = 30.0, floor_margin_db: float = 
     return int(starts[0] * FRAME), int((starts[-1] + min_run) * FRAME)
 
 
-def trim(x: np.ndarray, fade_s: float = 0.005) -> np.ndarray:
-    """The speech part of a clip (``speech_bounds``) with short linear fades at both ends."""
+def trim(x: np.ndarray, fade_s: float = 0.005, also: np.ndarray | None = None) -> np.ndarray:
+    """The speech part of a clip (``speech_bounds``) with short linear fades at both ends.
+    With ``also`` (the same clip as recorded, same length), only what is speech in both."""
     a, b = speech_bounds(x)
+    if also is not None:
+        a2, b2 = speech_bounds(also)
+        a, b = max(a, a2), min(b, b2)
     y = x[a:b].astype(np.float32).copy()
     nf = min(int(fade_s * SAMPLE_RATE), len(y) // 2)
     if nf:
@@ -240,12 +244,14 @@ def pop(kind: str, level_dbfs: float, rng: np.random.Generator, dur_s: float = 0
 
 def with_final_fricative(clip: str | np.ndarray, level_dbfs: float = -40.0, dur_s: float = 0.12,
                          seed: int = 0) -> np.ndarray:
-    """A trimmed clip followed, without a gap, by an /s/-like fricative: noise band-passed
-    4–7.5 kHz at RMS ``level_dbfs`` for ``dur_s``, 10 ms fades (float32, 16 kHz). The /s/ is
-    speech: place the result as a clip and the truth offset is the /s/'s end."""
+    """A clip (untrimmed, float32 16 kHz) with an /s/-like fricative added right where its speech
+    ends (``speech_bounds``): noise band-passed 4–7.5 kHz at RMS ``level_dbfs`` for ``dur_s``,
+    10 ms fades. The /s/ is speech: place the result as a clip and the builder's trim keeps it
+    (its level must clear the clip's peak − 30 dB), so the truth offset is the /s/'s end."""
     from scipy.signal import butter, sosfilt
 
-    x = trim(load_clip(clip) if isinstance(clip, str) else np.asarray(clip, dtype=np.float32))
+    x = (load_clip(clip) if isinstance(clip, str) else np.asarray(clip, dtype=np.float32)).copy()
+    _, end = speech_bounds(x)
     rng = np.random.default_rng(seed)
     n = int(dur_s * SAMPLE_RATE)
     sos = butter(4, [4000.0, 7500.0], btype="bandpass", fs=SAMPLE_RATE, output="sos")
@@ -253,7 +259,10 @@ def with_final_fricative(clip: str | np.ndarray, level_dbfs: float = -40.0, dur_
     nf = int(0.01 * SAMPLE_RATE)
     s[:nf] *= np.linspace(0, 1, nf, dtype=np.float32)
     s[-nf:] *= np.linspace(1, 0, nf, dtype=np.float32)
-    return np.concatenate([x, s]).astype(np.float32)
+    if end + n > len(x):
+        x = np.concatenate([x, np.zeros(end + n - len(x), dtype=np.float32)])
+    x[end:end + n] += s
+    return x
 
 
 def telephone(x: np.ndarray) -> np.ndarray:
@@ -344,11 +353,14 @@ class DialogueBuilder:
              barge_in_after_s: float | None, yield_s: float | None, kind: str,
              max_s: float | None) -> Placed:
         x = load_clip(clip) if isinstance(clip, str) else np.asarray(clip, dtype=np.float32)
-        if self.telephone_line:  # truth = the speech as the line carries it (no /s/ above 4 kHz)
-            x = telephone(x)
-        elif self.line_rate < SAMPLE_RATE:
-            x = resample(resample(x, SAMPLE_RATE, self.line_rate), self.line_rate, SAMPLE_RATE)[: len(x)]
-        x = trim(x)
+        if self.telephone_line or self.line_rate < SAMPLE_RATE:
+            # truth = speech both as recorded and as the line carries it (no /s/ above 4 kHz)
+            raw = x
+            x = telephone(x) if self.telephone_line else \
+                resample(resample(x, SAMPLE_RATE, self.line_rate), self.line_rate, SAMPLE_RATE)[: len(x)]
+            x = trim(x, also=raw)
+        else:
+            x = trim(x)
         if max_s is not None:
             x = trim(x[: int(max_s * SAMPLE_RATE)])
         name = clip if isinstance(clip, str) else "<array>"

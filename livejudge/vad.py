@@ -170,7 +170,7 @@ class NoiseFloor:
     the stream was chunked), and are None until ``min_count`` levels have been seen.
     """
 
-    def __init__(self, capacity: int, min_count: int = 20, update_every: int = 10) -> None:
+    def __init__(self, capacity: int, min_count: int = 30, update_every: int = 10) -> None:
         self._ring = np.zeros(capacity, dtype=np.float64)
         self._n = 0
         self._since = 0
@@ -283,7 +283,7 @@ class StreamingVAD:
 
     @property
     def noise_floor_dbfs(self) -> float | None:
-        """Median noise level of recent 10 ms sub-frames, dBFS (None until 0.2 s seen)."""
+        """Median noise level of recent 10 ms sub-frames, dBFS (None until 0.3 s seen)."""
         return self._noise.median_db
 
     @property
@@ -393,7 +393,8 @@ class StreamingVAD:
                 if self._first_periodic is None:
                     self._first_periodic = i
             if (not self._open and self._run_voiced >= self._min_frames
-                    and self._run_periodic >= self._min_periodic):
+                    and self._run_periodic >= self._min_periodic
+                    and self._noise.median_db is not None):  # no speech before the floor is known
                 self._open = True
                 self._onset_s = self._refine_onset()
             if self._open and self._last_periodic is not None and i - self._last_periodic >= self._max_unvoiced:
@@ -436,7 +437,8 @@ class StreamingVAD:
         s0 = self._first_periodic * self._spf
         lo = max(self._oldest_sub(), s0 - int(round(0.5 / self._sub_s)))
         # the first active sub-frame of the periodic frame, then back across active stretches
-        start = next((j for j in range(s0, s0 + self._spf) if self._active(j, thr, thr_hb)), s0)
+        top = min(self._hi_sub, s0 + int(round(0.5 / self._sub_s)))  # at close: the peak may raise thr
+        start = next((j for j in range(s0, top + 1) if self._active(j, thr, thr_hb)), s0)
         j, gap = start - 1, 0
         while j >= lo:
             if self._active(j, thr, thr_hb):
@@ -510,7 +512,8 @@ class StreamingVAD:
         assert self._run_start is not None and self._last_voiced is not None
         if self._adaptive and self._last_periodic is not None and self._onset_s is not None:
             onset = self._onset_s
-            if self._first_periodic is not None and self._first_periodic * self._spf > self._oldest_sub() + 50:
+            if self._first_periodic is not None and (self._first_periodic * self._spf > self._oldest_sub() + 50
+                                                    or self._oldest_sub() == 0):
                 # the segment's peak is known now: re-refine; the onset can only move later
                 onset = max(onset, self._refine_onset())
             offset = max(self._refine_offset(), onset + self._sub_s)
