@@ -19,8 +19,13 @@ import pytest
 from livejudge.audio import SAMPLE_RATE, TwoChannelAudio, resample
 from livejudge.frontend import StreamingHighPass, highpass
 from livejudge.session import Session, SessionConfig, snapshot_of_call, stream_call
+from livejudge.testing import (
+    DialogueBuilder,
+    example_dialogue,
+    pop,
+    with_final_fricative,
+)
 from livejudge.turns import analyze
-from livejudge.testing import DialogueBuilder, example_dialogue, pop, with_final_fricative
 from livejudge.vad import StreamingVAD, VADConfig, detect_segments, periodicity
 
 
