@@ -4,11 +4,12 @@ The default detector is WebRTC's GMM VAD (package ``webrtcvad-wheels``, import `
 WebRTC reads faint noise as speech and keeps saying "speech" for up to ~140 ms after it ends
 (its internal hangover), so ``StreamingVAD`` wraps it in three HEURISTIC stages:
 
-1. **Noise-adaptive energy gate.** A per-channel ``NoiseFloor`` tracks the distribution of
-   10 ms sub-frame levels outside speech (the last ``noise_history_s`` of them); a frame can
-   be speech only when its level exceeds ``max(energy_floor_dbfs, noise p90 + gate_margin_db)``.
-   (With a fixed −50 dBFS gate, a channel whose noise sat at −49…−43 dBFS got offsets
-   100–170 ms late: WebRTC's own hangover frames passed the gate.)
+1. **Noise-adaptive energy gate.** A per-channel ``NoiseFloor`` estimates the noise's median
+   level and spread from the low percentiles of all recent 10 ms sub-frame levels (the last
+   ``noise_history_s``); a frame can be speech only when its level exceeds
+   ``max(energy_floor_dbfs, noise median + 1.28 σ + gate_margin_db)``. (With a fixed −50 dBFS
+   gate, a channel whose noise sat at −49…−43 dBFS got offsets 100–170 ms late: WebRTC's own
+   hangover frames passed the gate.) No segment opens before 0.3 s of the channel is known.
 2. **Voicing before opening.** A run of gated speech frames opens a segment only once it has
    ``min_voiced_s`` of periodic frames (normalised autocorrelation ≥ ``voicing_threshold`` at
    a lag of 2.5–15 ms, F0 67–400 Hz). Clicks, pops, breaths and other short non-speech bursts
@@ -18,11 +19,15 @@ WebRTC reads faint noise as speech and keeps saying "speech" for up to ~140 ms a
 3. **Bound refinement at ``refine_ms`` (10 ms).** The onset is the start of the stretch of
    active sub-frames (gaps ≤ ``bridge_s`` bridged) that holds the first periodic frame; the
    offset is the end of the stretch that holds the last periodic frame. A sub-frame is active
-   when its full-band level exceeds ``max(noise p90 + refine_margin_db, segment peak −
-   rel_floor_db)`` or its high-band (> 3 kHz) level exceeds the same test on the high band
-   (so a quiet word-final /s/ stays in). A breath after a pause, or a room's decay once it has
-   fallen ``rel_floor_db`` below the phrase's peak, is not speech. ``rel_floor_db`` = 30 dB is
-   the definition of the speech bounds of the test clips (``livejudge.testing.speech_bounds``).
+   when its full-band level exceeds ``max(noise median + 2 σ + refine_margin_db, segment peak
+   − rel_floor_db)`` or its high-band (> 3 kHz) level exceeds ``max(high-band noise median +
+   1.28 σ + refine_margin_db, high-band peak − rel_floor_db)``, so a quiet word-final /s/ stays in; a fricative up to 120 ms after a stop closure does too.
+   A breath after a pause is not speech, nor is a room's decay once it has fallen
+   ``rel_floor_db`` below the phrase's peak; an abrupt stop followed by a steady decay (a
+   cut-off reply in a reverberant room) ends at the step (``_decay_cut``). ``rel_floor_db`` =
+   30 dB is the definition of the test clips' speech bounds (``testing.speech_bounds``).
+   Onsets are refined again when the segment closes (its peak is known then; they only move
+   later).
 
 Bounds are acoustic, not decision times: a segment is *emitted* after ``hangover_s`` of
 silence, but its offset is where speech stopped. ``adaptive=False`` gives the plain frame
@@ -36,7 +41,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
-from scipy.signal import butter, sosfilt
+from scipy.signal import firwin
 
 from .audio import SAMPLE_RATE
 from .events import Channel, SpeechSegment
@@ -50,6 +55,7 @@ FRICATIVE_BRIDGE_S = 0.12
 """A fricative (high band ≥ full band − 3 dB) this soon after the last active sub-frame still
 belongs to the segment: a word-final /s z ts dz/ follows its stop closure (≤ ~100 ms)."""
 HIGH_BAND_HZ = 3000.0
+HB_TAPS = 63  # linear-phase FIR high-pass for the high band (applied zero-phase, "same")
 """Lower edge of the high band used to keep fricatives (/s/ 4–8 kHz, /f/, /θ/) in a segment, Hz."""
 
 
@@ -75,15 +81,15 @@ class VADConfig:
         highpass_hz: cut-off of the front-end high-pass (``livejudge.frontend``) applied by
             ``Session`` and ``detect_segments`` before the VAD, Hz; None = off.
         adaptive: noise-floor gate, voicing check and refined bounds (default True).
-        gate_margin_db: the gate sits this far above the noise floor's 90th percentile, dB.
-        refine_margin_db: refined bounds keep sub-frames this far above the noise p90, dB.
+        gate_margin_db: the gate sits this far above noise median + 1.28 σ, dB.
+        refine_margin_db: refined bounds keep sub-frames this far above noise median + 2 σ, dB.
         rel_floor_db: refined bounds drop sub-frames this far below the segment's peak, dB.
         refine_ms: resolution of the refined bounds, ms (5 or 10; must divide frame_ms).
         bridge_s: gaps of inactive sub-frames up to this long stay inside a bound, seconds.
         voicing_threshold: normalised autocorrelation that makes a frame periodic (0–1).
         min_voiced_s: periodic speech needed before a segment opens, seconds.
         max_unvoiced_s: an open segment closes after this long without a periodic frame, s.
-        noise_history_s: how much non-speech the noise floor remembers, seconds.
+        noise_history_s: how much audio the noise floor estimate looks back on, seconds.
     """
 
     aggressiveness: int = 1
@@ -170,7 +176,7 @@ class NoiseFloor:
     the stream was chunked), and are None until ``min_count`` levels have been seen.
     """
 
-    def __init__(self, capacity: int, min_count: int = 30, update_every: int = 10) -> None:
+    def __init__(self, capacity: int, min_count: int = 30, update_every: int = 30) -> None:
         self._ring = np.zeros(capacity, dtype=np.float64)
         self._n = 0
         self._since = 0
@@ -184,8 +190,11 @@ class NoiseFloor:
         if k == 0:
             return
         cap = len(self._ring)
-        idx = (self._n + np.arange(k)) % cap
-        self._ring[idx] = levels_db
+        pos = self._n % cap
+        if pos + k <= cap:
+            self._ring[pos:pos + k] = levels_db
+        else:
+            self._ring[(self._n + np.arange(k)) % cap] = levels_db
         self._n += k
         self._since += k
         if self._n >= self._min and (self._since >= self._every or self.median_db is None):
@@ -236,16 +245,17 @@ class StreamingVAD:
         self._sub_len = SAMPLE_RATE * cfg.refine_ms // 1000
         self._sub_s = self._sub_len / SAMPLE_RATE
         self._spf = self.frame_len // self._sub_len  # sub-frames per frame
-        self._hb_sos = butter(4, HIGH_BAND_HZ, btype="highpass", fs=SAMPLE_RATE, output="sos")
-        self._hb_zi = np.zeros((self._hb_sos.shape[0], 2))
-        cap = int(round(6.0 / self._sub_s))  # 6 s of sub-frame levels for the refinement
+        self._hb_fir = firwin(HB_TAPS, HIGH_BAND_HZ, pass_zero=False, fs=SAMPLE_RATE)
+        cap = int(round(6.0 / self._sub_s))  # 6 s of sub-frame levels (and audio) for refinement
         self._lvl = np.full(cap, -120.0)
-        self._hb = np.full(cap, -120.0)
+        self._audio = np.zeros((cap, self._sub_len))  # high-band levels are computed from it
+        self._hbc = np.zeros(0)  # high-band levels of sub-frames _hbc_lo.. (at each refinement)
+        self._hbc_lo = 0
+        self._hb_thr = -120.0
         self._cap = cap
         self._subs_done = 0
         hist = max(1, int(round(cfg.noise_history_s / self._sub_s)))
         self._noise = NoiseFloor(hist)
-        self._noise_hb = NoiseFloor(hist)
         self._ctx = np.zeros(max(0, 480 - self.frame_len), dtype=np.float32)  # periodicity context
         self._min_periodic = max(1, int(round(cfg.min_voiced_s / self.frame_s)))
         self._max_unvoiced = max(1, int(round(cfg.max_unvoiced_s / self.frame_s)))
@@ -310,17 +320,20 @@ class StreamingVAD:
         out: list[SpeechSegment] = []
         fl, spf = self.frame_len, self._spf
         n_frames = len(used) // fl
-        pw = np.mean(used.astype(np.float64).reshape(-1, self._sub_len) ** 2, axis=1)
+        u = used.astype(np.float64)
+        pw = np.einsum("ij,ij->i", u.reshape(-1, self._sub_len), u.reshape(-1, self._sub_len)) / self._sub_len
         frame_db = _db(pw.reshape(n_frames, spf).mean(axis=1))
         if self._adaptive:
-            hb, self._hb_zi = sosfilt(self._hb_sos, used.astype(np.float64), zi=self._hb_zi)
             lvl = _db(pw)
-            hbl = _db(np.mean(hb.reshape(-1, self._sub_len) ** 2, axis=1))
-            idx = (self._subs_done + np.arange(len(lvl))) % self._cap
-            self._lvl[idx] = lvl
-            self._hb[idx] = hbl
+            pos, k = self._subs_done % self._cap, len(lvl)
+            if pos + k <= self._cap:
+                self._lvl[pos:pos + k] = lvl
+                self._audio[pos:pos + k] = u.reshape(k, self._sub_len)
+            else:
+                idx = (self._subs_done + np.arange(k)) % self._cap
+                self._lvl[idx] = lvl
+                self._audio[idx] = u.reshape(k, self._sub_len)
             frame_peak = lvl.reshape(n_frames, spf).max(axis=1)
-            frame_hb_peak = hbl.reshape(n_frames, spf).max(axis=1)
             ctx = np.concatenate([self._ctx, used]) if self._ctx.size else used
             off = len(self._ctx)
         for k in range(n_frames):
@@ -336,9 +349,8 @@ class StreamingVAD:
                     a = off + (k + 1) * fl
                     win = ctx[max(0, a - 480):a]
                     periodic = len(win) > 240 and periodicity(win) >= self.config.voicing_threshold
-                seg = self._step_adaptive(voiced, periodic, float(frame_peak[k]), float(frame_hb_peak[k]))
+                seg = self._step_adaptive(voiced, periodic, float(frame_peak[k]))
                 self._noise.add(lvl[k * spf:(k + 1) * spf])
-                self._noise_hb.add(hbl[k * spf:(k + 1) * spf])
             self._subs_done += spf
             if seg is not None:
                 out.append(seg)
@@ -373,7 +385,7 @@ class StreamingVAD:
             return self._close()
         return None
 
-    def _step_adaptive(self, voiced: bool, periodic: bool, peak_db: float, hb_peak_db: float) -> SpeechSegment | None:
+    def _step_adaptive(self, voiced: bool, periodic: bool, peak_db: float) -> SpeechSegment | None:
         i = self._frames_done
         self._frames_done += 1
         if voiced:
@@ -382,11 +394,10 @@ class StreamingVAD:
                 self._run_voiced = 0
                 self._run_periodic = 0
                 self._first_periodic = None
-                self._peak_db = self._peak_hb_db = -120.0
+                self._peak_db = -120.0
             self._run_voiced += 1
             self._last_voiced = i
             self._peak_db = max(self._peak_db, peak_db)
-            self._peak_hb_db = max(self._peak_hb_db, hb_peak_db)
             if periodic:
                 self._run_periodic += 1
                 self._last_periodic = i
@@ -413,19 +424,39 @@ class StreamingVAD:
         return None
 
     # ------------------------------------------------------------------ refinement
+    def _prepare_high_band(self) -> None:
+        """High-band (> 3 kHz) levels of the stored sub-frames, their noise threshold and the
+        current run's high-band peak: computed from the stored audio only when bounds are
+        refined (once or twice per segment), not for every frame."""
+        hi = self._hi_sub
+        lo = hi + 1 - int(round(4.0 / self._sub_s))  # the last 4 s, and the segment's onset
+        if self._first_periodic is not None:
+            lo = min(lo, self._first_periodic * self._spf - int(round(0.6 / self._sub_s)))
+        lo = max(self._oldest_sub(), lo)
+        idx = np.arange(lo, hi + 1) % self._cap
+        hb = np.convolve(self._audio[idx].reshape(-1), self._hb_fir, mode="same").reshape(len(idx), -1)
+        self._hbc = _db(np.einsum("ij,ij->i", hb, hb) / self._sub_len)
+        self._hbc_lo = lo
+        p5, p20 = np.percentile(self._hbc, (5, 20))
+        sigma = float(min(max((p20 - p5) / 0.80, 0.3), 4.0))
+        self._hb_thr = float(p20 + 0.84 * sigma + GATE_Z * sigma + self.config.refine_margin_db)
+        run0 = max(lo, (self._run_start or 0) * self._spf)
+        self._peak_hb_db = float(self._hbc[run0 - lo:].max()) if hi >= run0 else -120.0
+
     def _thresholds(self) -> tuple[float, float]:
         cfg = self.config
         n = self._noise.above(REFINE_Z, cfg.refine_margin_db)
-        n_hb = self._noise_hb.above(REFINE_Z, cfg.refine_margin_db)
         n = self._fixed_gate_db - cfg.gate_margin_db if n is None else n
-        n_hb = n if n_hb is None else n_hb
         thr = max(n, self._peak_db - cfg.rel_floor_db)
-        thr_hb = max(n_hb, self._peak_hb_db - cfg.rel_floor_db)
+        thr_hb = max(self._hb_thr, self._peak_hb_db - cfg.rel_floor_db)
         return thr, thr_hb
 
+    def _hbl(self, j: int) -> float:
+        k = j - self._hbc_lo
+        return float(self._hbc[k]) if 0 <= k < len(self._hbc) else -120.0
+
     def _active(self, j: int, thr: float, thr_hb: float) -> bool:
-        p = j % self._cap
-        return bool(self._lvl[p] > thr or self._hb[p] > thr_hb)
+        return bool(self._lvl[j % self._cap] > thr or self._hbl(j) > thr_hb)
 
     def _oldest_sub(self) -> int:
         return max(0, self._hi_sub + 1 - self._cap)
@@ -433,6 +464,7 @@ class StreamingVAD:
     def _refine_onset(self) -> float:
         """Start of the active stretch holding the first periodic frame, session seconds."""
         assert self._first_periodic is not None
+        self._prepare_high_band()
         thr, thr_hb = self._thresholds()
         s0 = self._first_periodic * self._spf
         lo = max(self._oldest_sub(), s0 - int(round(0.5 / self._sub_s)))
@@ -453,6 +485,7 @@ class StreamingVAD:
     def _refine_offset(self) -> float:
         """End of the active stretch holding the last periodic frame, session seconds."""
         assert self._last_periodic is not None
+        self._prepare_high_band()
         thr, thr_hb = self._thresholds()
         e0 = (self._last_periodic + 1) * self._spf - 1  # last sub-frame of the last periodic frame
         hi = self._hi_sub
@@ -485,9 +518,8 @@ class StreamingVAD:
         """
         if end - lo < 4:
             return end
-        idx = np.arange(lo, end + 1) % self._cap
-        lv = self._lvl[idx]
-        hb = self._hb[idx]
+        lv = self._lvl[np.arange(lo, end + 1) % self._cap]
+        hb = np.array([self._hbl(j) for j in range(lo, end + 1)])
         for k in range(len(lv) - 4):
             if lv[k] - lv[k + 1] >= 7.0:
                 cut = k  # the step falls between two sub-frames
@@ -505,8 +537,8 @@ class StreamingVAD:
 
     def _fricative(self, j: int, thr_hb: float) -> bool:
         """Sub-frame ``j`` is fricative-like: high band active and holding most of the energy."""
-        p = j % self._cap
-        return bool(self._hb[p] > thr_hb and self._hb[p] >= self._lvl[p] - 3.0)
+        h = self._hbl(j)
+        return bool(h > thr_hb and h >= self._lvl[j % self._cap] - 3.0)
 
     def _close(self) -> SpeechSegment:
         assert self._run_start is not None and self._last_voiced is not None
