@@ -197,3 +197,19 @@ def test_noise_floor_tracks_the_level_and_periodicity_separates_voice_from_pops(
     assert periodicity(pop("pop", -20.0, np.random.default_rng(1))[:480]) < 0.5
     with pytest.raises(ValueError, match="refine_ms"):
         VADConfig(refine_ms=7).validate()
+
+
+def test_echo_leakage_is_the_agent_delayed_and_attenuated_and_leaves_the_truth():
+    def build(**line):
+        b = DialogueBuilder(seed=0, noise_dbfs=None, **line)
+        b.user("cmu_cards_001")
+        b.agent("espeak_reply_01", gap_s=0.4)
+        return b.build()
+
+    plain, leak = build(), build(echo_gain_db=-18.0, echo_delay_s=0.05)
+    d = int(0.05 * SAMPLE_RATE)
+    expected = np.zeros_like(plain.call.agent)
+    expected[d:] = plain.call.agent[:-d] * 10 ** (-18 / 20)
+    np.testing.assert_allclose(leak.call.user - plain.call.user, expected, atol=1e-6)
+    np.testing.assert_array_equal(leak.call.agent, plain.call.agent)
+    assert leak.truth.placed == plain.truth.placed
