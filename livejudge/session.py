@@ -438,6 +438,10 @@ class Session:
         out: dict[Channel, float] = {}
         for c in CHANNELS:
             v = self._vads[c]
+            floor = getattr(v, "onset_floor_s", None)  # StreamingVAD: includes its refinement's reach
+            if floor is not None:
+                out[c] = min(float(floor), v.time_s)
+                continue
             if v.open_onset_s is not None:
                 out[c] = v.open_onset_s
                 continue
@@ -508,7 +512,9 @@ class Session:
             edges = []
             for c in CHANNELS:
                 v = self._vads[c]
-                edges.append(v.open_onset_s if v.open_onset_s is not None else v.time_s)
+                floor = getattr(v, "onset_floor_s", None)  # reach of the VAD's onset refinement
+                edges.append(float(floor) if floor is not None else
+                             (v.open_onset_s if v.open_onset_s is not None else v.time_s))
             horizon = min(edges) - self.config.turns.merge_pause_s - self.config.turns.backchannel_max_s
             frontier = self._frontiers()
         for key, ev in self._timeline.settle(frontier):

@@ -59,6 +59,11 @@ HB_TAPS = 63  # linear-phase FIR high-pass for the high band (applied zero-phase
 """Lower edge of the high band used to keep fricatives (/s/ 4–8 kHz, /f/, /θ/) in a segment, Hz."""
 
 
+
+ONSET_LOOKBACK_S = 0.5
+"""How far (seconds) the adaptive VAD's onset refinement may reach back before a segment's first
+periodic frame (HEURISTIC: across quiet onsets such as /h/ or a fricative)."""
+
 class FrameClassifier(Protocol):
     """Decides speech / non-speech for one frame of ``frame_len`` samples (float32, 16 kHz)."""
 
@@ -285,6 +290,23 @@ class StreamingVAD:
         return None
 
     @property
+    def onset_floor_s(self) -> float:
+        """Earliest onset any segment not yet emitted can still get, session seconds.
+
+        A lower bound for incremental turn-taking (``livejudge.timeline``): the open segment's or
+        the candidate run's first frame, else the classified time; minus ``ONSET_LOOKBACK_S``
+        with the adaptive VAD, whose onset refinement (also re-run at close) may reach that far
+        back before the first periodic frame.
+        """
+        if self._run_start is not None:
+            t = self._start_s + self._run_start * self.frame_s
+            if self._open and self.open_onset_s is not None:
+                t = min(t, self.open_onset_s)
+        else:
+            t = self.time_s
+        return t - ONSET_LOOKBACK_S if self._adaptive else t
+
+    @property
     def last_voiced_s(self) -> float | None:
         """End of the last voiced frame of the open segment, or None."""
         if self._open and self._last_voiced is not None:
@@ -467,7 +489,7 @@ class StreamingVAD:
         self._prepare_high_band()
         thr, thr_hb = self._thresholds()
         s0 = self._first_periodic * self._spf
-        lo = max(self._oldest_sub(), s0 - int(round(0.5 / self._sub_s)))
+        lo = max(self._oldest_sub(), s0 - int(round(ONSET_LOOKBACK_S / self._sub_s)))
         # the first active sub-frame of the periodic frame, then back across active stretches
         top = min(self._hi_sub, s0 + int(round(0.5 / self._sub_s)))  # at close: the peak may raise thr
         start = next((j for j in range(s0, top + 1) if self._active(j, thr, thr_hb)), s0)
