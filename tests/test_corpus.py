@@ -55,7 +55,9 @@ def test_manifest_fields_complete_and_valid(built):
     base = [r for r in rows if r["parent"] is None]
     assert sum(r["label"] == "human" for r in base) == 2
     assert sorted({r["family"] for r in base if r["label"] == "machine"}) == ["espeak-ng"]
-    assert sum(r["family"] == "espeak-ng" for r in base) == 2
+    # one voice: 2 general texts + 2 Asterisk prompt texts (its second task)
+    assert sum(r["family"] == "espeak-ng" for r in base) == 4
+    assert sum(r["family"] == "espeak-ng" and r["params"]["text_id"].startswith("ast_") for r in base) == 2
     fams = {r["family"] for r in rows}
     assert {"copysyn-griffinlim", "copysyn-lpc"} <= fams
     assert sum(r["family"].startswith("copysyn") and r["parent"] and "~" not in r["id"] for r in rows) == 4
@@ -134,7 +136,9 @@ def test_kokoro_is_reserved_and_its_copies_too(tmp_path, monkeypatch):
     monkeypatch.setattr(C, "plan_channels", lambda rows, seed: ([(r, "mulaw8k") for r in rows], []))
     C.build(tmp_path, ("kokoro", "channel"), limit=1, jobs=1, seed=1, max_voices=1, log=lambda s: None)
     rows = [json.loads(line) for line in (tmp_path / "manifest.jsonl").read_text().splitlines()]
-    assert len(rows) == 2 and {r["family"] for r in rows} == {"kokoro"}
+    assert {r["family"] for r in rows} == {"kokoro"}
+    assert sum(r["parent"] is None for r in rows) == 2  # one general text, one Asterisk prompt
+    assert sum(r["parent"] is not None for r in rows) == 2  # their channel copies
     assert all(r["reserved"] is True and r["label"] == "machine" for r in rows)
 
 
@@ -171,5 +175,5 @@ def test_rebuild_reuses_cached_renders_and_drops_stale_files(built):
     C.build(out, SOURCES, limit=2, jobs=1, seed=7, max_voices=1, copysyn_methods=("griffinlim", "lpc"),
             log=logs.append)
     assert (out / "manifest.jsonl").read_bytes() == before
-    assert any("1/1 voices cached" in s for s in logs), logs
+    assert any("2/2 tasks cached" in s for s in logs), logs  # general + Asterisk-prompt task
     assert not stale.exists()

@@ -55,7 +55,7 @@ import numpy as np
 
 from ...audio import SAMPLE_RATE, resample
 from . import corpus_dsp as dsp
-from .corpus_texts import AGENT_REPLIES, CONVERSATIONAL, HUMAN_TRANSCRIPTS, JAPANESE_TEXTS, all_texts
+from .corpus_texts import ASTERISK_TEXTS, HUMAN_TRANSCRIPTS, JAPANESE_TEXTS, all_texts
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 SHIPPED_HUMAN = REPO_ROOT / "livejudge" / "data" / "audio" / "human"
@@ -70,6 +70,7 @@ ALL_SOURCES = ("human", "espeak-ng", "flite", "festival", "piper", "kokoro", "gn
 
 MAX_UTTERANCE_S = 8.0  # long recordings are split into utterances no longer than this
 MIN_UTTERANCE_S = 0.8
+MAX_PER_SPEAKER = 200  # human utterances kept per speaker (one IVR voice has ~500 prompts)
 MIN_VOICED_FRACTION = 0.1  # HEURISTIC: speech here 0.17–0.9 (codec2 mmt1 lowest), data signals 0.0
 
 
@@ -285,7 +286,61 @@ def _debian_recordings() -> tuple[list[HumanRecording], list[str]]:
                                        lambda: _read_audio(k, rate=8000)))
     else:
         skipped.append("codec2-examples (8 kHz test speech): apt-get install codec2-examples")
+    recs += _asterisk_recordings(skipped)
     return recs, skipped
+
+
+ASTERISK_DIR = Path("/usr/share/asterisk/sounds/en_US_f_Allison")
+
+
+def _read_g722(path: Path) -> np.ndarray:
+    """G.722 (16 kHz wideband) file → float32 16 kHz, decoded with PyAV (FFmpeg)."""
+    import av
+
+    rate, parts = SAMPLE_RATE, []
+    with av.open(str(path), format="g722") as c:
+        for f in c.decode(audio=0):
+            rate = f.sample_rate
+            a = f.to_ndarray().astype(np.float32).reshape(-1)
+            parts.append(a / 32768.0 if f.format.name.startswith("s16") else a)
+    x = np.concatenate(parts) if parts else np.zeros(0, np.float32)
+    return resample(x, rate, SAMPLE_RATE)
+
+
+def _asterisk_recordings(skipped: list[str]) -> list[HumanRecording]:
+    """Asterisk PBX English prompts (Allison Smith, CC-BY-SA-3.0): one professional IVR voice,
+    agent-style sentences with known text. 16 kHz G.722 when PyAV can decode it (package
+    asterisk-core-sounds-en-g722), else the 8 kHz WAVs (asterisk-core-sounds-en-wav)."""
+    txt = Path("/usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz")
+    if not ASTERISK_DIR.is_dir() or not txt.exists():
+        skipped.append("Asterisk prompts: apt-get install asterisk-core-sounds-en-g722 asterisk-core-sounds-en-wav")
+        return []
+    import gzip
+
+    texts = {}
+    for line in gzip.decompress(txt.read_bytes()).decode("utf-8", "replace").splitlines():
+        if ":" in line and not line.startswith(";"):
+            k, t = line.split(":", 1)
+            t = " ".join(t.split())
+            if t and not t.startswith("[") and "(" not in t:  # skip tones and stage directions
+                texts[k.strip()] = t
+    try:
+        import av  # noqa: F401
+        use_g722 = True
+    except ImportError:
+        use_g722 = False
+    ver_pkg = "asterisk-core-sounds-en-g722" if use_g722 else "asterisk-core-sounds-en-wav"
+    src = _src("deb", ver_pkg, _deb_version(ver_pkg))
+    recs = []
+    for k, t in sorted(texts.items()):
+        p = ASTERISK_DIR / f"{k}.g722" if use_g722 else ASTERISK_DIR / f"{k}.wav"
+        if not p.exists() or len(t.split()) < 2:
+            continue
+        loader = (lambda p=p: _read_g722(p)) if use_g722 else (lambda p=p: _read_audio(p))
+        recs.append(HumanRecording("ast_" + k.replace("/", "__"), "asterisk-allison",
+                                   "prompted" if use_g722 else "telephone", "asterisk-prompts", src,
+                                   "CC-BY-SA-3.0 (Allison Smith, Asterisk core sounds)", loader, t))
+    return recs
 
 
 def _member(archive: Path, suffix: str) -> bytes | None:
@@ -424,6 +479,17 @@ def human_clips(out_dir: Path, seed: int, limit: int | None, pkg_dir: Path | Non
     recs += deb + pkg
     if limit is not None:
         recs = _pick_round_robin(recs, limit)
+    else:  # at most MAX_PER_SPEAKER recordings per speaker, a seeded draw
+        by: dict[str, list[HumanRecording]] = {}
+        for r in recs:
+            by.setdefault(r.speaker, []).append(r)
+        recs = []
+        for spk in sorted(by):
+            rs = sorted(by[spk], key=lambda r: r.key)
+            if len(rs) > MAX_PER_SPEAKER:
+                idx = sorted(_rng(seed, f"cap:{spk}").choice(len(rs), MAX_PER_SPEAKER, replace=False))
+                rs = [rs[i] for i in idx]
+            recs += rs
     rows: list[dict] = []
     for rec in recs:
         x = rec.loader()
@@ -670,13 +736,27 @@ def plan_tts(seed: int, sources: set[str], limit: int | None,
     tasks: list[dict] = []
     skipped: list[str] = []
 
-    def add(engine: str, speaker: str, items: list[dict], reserved: bool = False, style: str = "tts") -> None:
-        if max_voices is not None and sum(t["engine"] == engine for t in tasks) >= max_voices:
+    def add(engine: str, speaker: str, items: list[dict], reserved: bool = False, style: str = "tts",
+            part: str | None = None) -> None:
+        others = {t["speaker"] for t in tasks if t["engine"] == engine and t["speaker"] != speaker}
+        if max_voices is not None and len(others) >= max_voices:
             return
         if limit is not None:
             items = items[:limit]
-        tasks.append({"engine": engine, "speaker": speaker, "items": items, "reserved": reserved,
-                      "style": style})
+        task = {"engine": engine, "speaker": speaker, "items": items, "reserved": reserved, "style": style}
+        if part:
+            task["part"] = part
+        tasks.append(task)
+
+    def add_ivr(engine: str, speaker: str, k: int, make_params: Callable[[np.random.Generator], dict],
+                reserved: bool = False) -> None:
+        """A second task per voice: k Asterisk prompt texts (content-matched with the one
+        human IVR voice). Separate task, so adding it left the first task's renders as they were."""
+        r3 = _rng(seed, f"{engine}:{speaker}:ivr")
+        keys = sorted(ASTERISK_TEXTS)
+        pick = sorted(r3.choice(len(keys), size=min(k, len(keys)), replace=False))
+        items = [{"text_id": keys[i], "text": ASTERISK_TEXTS[keys[i]], "params": make_params(r3)} for i in pick]
+        add(engine, speaker, items, reserved=reserved, part="ivr")
 
     for name in ("espeak-ng", "flite", "festival", "piper", "kokoro", "gnuspeech"):
         if name not in sources:
@@ -698,6 +778,9 @@ def plan_tts(seed: int, sources: set[str], limit: int | None,
                                      "pitch": int(r2.integers(25, 75))}}
                          for tid, t in _texts_for(r2, 10)]
                 add(name, spk, items)
+                add_ivr(name, spk, 2, lambda g, v=v, var=var: {"voice": v, "variant": var,
+                                                              "rate_wpm": int(g.integers(135, 215)),
+                                                              "pitch": int(g.integers(25, 75))})
         elif name == "flite":
             for v in FLITE_VOICES:
                 r2 = _rng(seed, f"flite:{v}")
@@ -706,6 +789,8 @@ def plan_tts(seed: int, sources: set[str], limit: int | None,
                                      "f0_mean_hz": int(r2.integers(90, 120) if v != "slt" else r2.integers(150, 200))}}
                          for tid, t in _texts_for(r2, 36)]
                 add(name, v, items)
+                add_ivr(name, v, 6, lambda g, v=v: {"voice": v, "duration_stretch": round(float(g.uniform(0.85, 1.2)), 3),
+                                                    "f0_mean_hz": int(g.integers(90, 120) if v != "slt" else g.integers(150, 200))})
         elif name == "festival":
             for v in FESTIVAL_VOICES:
                 r2 = _rng(seed, f"festival:{v}")
@@ -713,6 +798,7 @@ def plan_tts(seed: int, sources: set[str], limit: int | None,
                           "params": {"voice": v, "duration_stretch": round(float(r2.uniform(0.85, 1.2)), 3)}}
                          for tid, t in _texts_for(r2, 30)]
                 add(name, v, items)
+                add_ivr(name, v, 6, lambda g, v=v: {"voice": v, "duration_stretch": round(float(g.uniform(0.85, 1.2)), 3)})
         elif name == "piper":
             r2 = _rng(seed, "piper:joe")
             items = []
@@ -724,6 +810,10 @@ def plan_tts(seed: int, sources: set[str], limit: int | None,
                                              "noise_scale": round(float(r2.uniform(0.45, 0.85)), 3),
                                              "noise_w_scale": round(float(r2.uniform(0.6, 1.0)), 3)}})
             add(name, "en_US-joe-medium", items)
+            add_ivr(name, "en_US-joe-medium", len(ASTERISK_TEXTS),
+                    lambda g: {"voice": "en_US-joe-medium", "length_scale": round(float(g.uniform(0.85, 1.2)), 3),
+                               "noise_scale": round(float(g.uniform(0.45, 0.85)), 3),
+                               "noise_w_scale": round(float(g.uniform(0.6, 1.0)), 3)})
         elif name == "kokoro":
             for v in KOKORO_VOICES:
                 r2 = _rng(seed, f"kokoro:{v}")
@@ -734,6 +824,8 @@ def plan_tts(seed: int, sources: set[str], limit: int | None,
                            "params": {"voice": v, "lang": "ja", "speed": 1.0}}
                           for tid, t in JAPANESE_TEXTS.items()]
                 add(name, v, items, reserved=True)
+                add_ivr(name, v, 3, lambda g, v=v: {"voice": v, "lang": "en", "speed": round(float(g.uniform(0.9, 1.15)), 3)},
+                        reserved=True)
         elif name == "gnuspeech":
             for v in GNUSPEECH_VOICES:
                 r2 = _rng(seed, f"gnuspeech:{v}")
@@ -741,6 +833,7 @@ def plan_tts(seed: int, sources: set[str], limit: int | None,
                           "params": {"voice": v, "tempo": round(float(r2.uniform(0.85, 1.2)), 3)}}
                          for tid, t in _texts_for(r2, 20)]
                 add(name, v, items)
+                add_ivr(name, v, 3, lambda g, v=v: {"voice": v, "tempo": round(float(g.uniform(0.85, 1.2)), 3)})
     return tasks, skipped
 
 
@@ -760,10 +853,10 @@ def _run_tts_task(task: dict, out_dir: str, seed: int) -> tuple[list[dict], list
         render = _flite_render
     elif task["engine"] == "festival":
         render = _festival_render
-    elif task["engine"] == "piper":
-        render = _Piper(int(_rng(seed, f"session:{spk}").integers(1, 2**31)))
     else:
-        render = _Kokoro(int(_rng(seed, f"session:{spk}").integers(1, 2**31)))
+        sess = f"session:{spk}" + (f":{task['part']}" if task.get("part") else "")
+        engine_cls = _Piper if task["engine"] == "piper" else _Kokoro
+        render = engine_cls(int(_rng(seed, sess).integers(1, 2**31)))
     for it in task["items"]:
         cid = f"{_safe(fam)}_{_safe(spk)}_{it['text_id']}" + (f"_r{it['rep']}" if "rep" in it else "")
         lang = it["params"].get("lang", "en")
@@ -798,7 +891,8 @@ def _run_gnuspeech(task: dict, out: Path, seed: int) -> tuple[list[dict], list[s
         (Path(td) / "jobs.json").write_text(json.dumps([{k: j[k] for k in ("text", "voice", "tempo", "out")} for j in jobs]))
         script = d / "render_corpus.mjs"
         script.write_text(_GNUSPEECH_JS)
-        node_seed = str(int(_rng(seed, f"session:gnuspeech:{spk}").integers(1, 2**31)))
+        part = f":{task['part']}" if task.get("part") else ""
+        node_seed = str(int(_rng(seed, f"session:gnuspeech:{spk}{part}").integers(1, 2**31)))
         r = subprocess.run(["node", str(script), str(Path(td) / "jobs.json"), node_seed], cwd=d, capture_output=True,
                            text=True, timeout=900)
         if r.returncode != 0:
@@ -1015,7 +1109,7 @@ def build(out_dir: str | Path, sources: tuple[str, ...] | list[str] = ALL_SOURCE
         rows += rr
         errors += ee
     timings["tts"] = round(time.time() - t, 1)
-    log(f"tts: {sum(r['label'] == 'machine' for r in rows)} clips, {reused}/{len(tasks)} voices cached "
+    log(f"tts: {sum(r['label'] == 'machine' for r in rows)} clips, {reused}/{len(tasks)} tasks cached "
         f"({timings['tts']} s)")
 
     if "copysyn" in src:

@@ -112,3 +112,23 @@ JAPANESE_TEXTS: dict[str, str] = {
     "ja_reply_15": "どういたしまして。ほかに何かお手伝いできることはありますか。",
     "ja_conv_15": "いいですね。それでは木曜日にしましょう。",
 }
+
+
+# Prompts of the Asterisk PBX core sounds (Debian asterisk-core-sounds-en, recorded by Allison
+# Smith, CC-BY-SA-3.0; texts from its core-sounds-en.txt): the TTS voices speak them too, so the
+# one human telephone-agent voice in the corpus has content-matched machine pairs.
+# Key = "ast_" + prompt file name (with "/" → "__").
+ASTERISK_TEXTS: dict[str, str] = {
+    "ast_queue-youarenext": "Your call is now first in line and will be answered by the next available representative.",
+    "ast_ss-noservice": "The number you have dialed is not in service. Please check the number and try again.",
+    "ast_priv-introsaved": "Thank you. Please hold, while I attempt to connect you with your party!",
+    "ast_followme__status": "the person you are calling is not at their desk; I will try to locate them for you",
+    "ast_followme__sorry": "I'm sorry, but I was unable to locate the person you are calling",
+    "ast_pbx-invalidpark": "I am sorry, there is no call parked on that extension.  Please try again.",
+    "ast_vm-newuser": "Welcome to Comedian Mail. First, I will guide you through a short setup process.",
+    "ast_vm-mismatch": "The passwords you entered and re-entered did not match.  Please try again.",
+    "ast_vm-rec-temp": "After the tone, say your temporary message, and then press the pound key.",
+    "ast_privacy-unident": "The party you are trying to reach does not accept unidentified calls.",
+    "ast_dir-instr": "If this is the person you are looking for press 1 now, otherwise please press star now.",
+    "ast_auth-incorrect": "Password incorrect.  Please enter your password followed by the pound key.",
+}
