@@ -70,7 +70,7 @@ ALL_SOURCES = ("human", "espeak-ng", "flite", "festival", "piper", "kokoro", "gn
 
 MAX_UTTERANCE_S = 8.0  # long recordings are split into utterances no longer than this
 MIN_UTTERANCE_S = 0.8
-MAX_PER_SPEAKER = 200  # human utterances kept per speaker (one IVR voice has ~500 prompts)
+MAX_PER_SPEAKER = 200  # human recordings kept per speaker (the IVR voice has 321 usable prompts)
 MIN_VOICED_FRACTION = 0.1  # HEURISTIC: speech here 0.17–0.9 (codec2 mmt1 lowest), data signals 0.0
 
 
