@@ -64,6 +64,10 @@ def test_manifest_fields_complete_and_valid(built):
     assert sum(r["family"].startswith("copysyn") and r["parent"] and "~" not in r["id"] for r in rows) == 4
     chan = [r for r in rows if r["params"].get("channel")]
     assert {r["label"] for r in chan} == {"human", "machine"}, "channel augmentation must cover both classes"
+    # every base clip of either class has exactly two channel copies, with different channels
+    for b in [r for r in rows if "~" not in r["id"]]:
+        kinds = [r["params"]["channel"] for r in chan if r["parent"] == b["id"]]
+        assert len(kinds) == 2 and len(set(kinds)) == 2, b["id"]
     assert (out / "LICENCES.md").read_text().count("| espeak-ng |") == 1
     summary = json.loads((out / "build.json").read_text())
     assert summary["clips"] == len(rows)

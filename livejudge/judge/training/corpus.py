@@ -980,9 +980,10 @@ def _channel_task(jobs: list[tuple[dict, str]], out_dir: str, seed: int) -> tupl
 
 
 def plan_channels(rows: list[dict], seed: int) -> tuple[list[tuple[dict, str]], list[str]]:
-    """Pick channel augmentations for both classes: every human clip and every copy-synthesis
-    clip gets two different channels, every TTS clip gets one with probability 0.3 (the classes
-    then carry each channel in similar proportions of their *augmented* clips)."""
+    """Pick channel augmentations for both classes alike: every base clip (human, TTS or
+    copy-synthesis) gets two different channels drawn uniformly from those available, so
+    P(channel copy | label) = 2/3 for each class and each channel is equally common in both:
+    the channel carries no information about the label."""
     avail = [c for c in CHANNELS
              if not (c == "gsm" and not dsp.gsm_available())
              and not (c.startswith("codec2") and not dsp.codec2_available())]
@@ -994,13 +995,7 @@ def plan_channels(rows: list[dict], seed: int) -> tuple[list[tuple[dict, str]], 
     jobs = []
     for r in rows:
         rng = _rng(seed, f"channel-plan:{r['id']}")
-        human_like = r["label"] == "human" or r["family"].startswith("copysyn-")
-        if human_like:
-            kinds = list(rng.choice(avail, size=min(2, len(avail)), replace=False))
-        elif rng.random() < 0.3:
-            kinds = [str(rng.choice(avail))]
-        else:
-            kinds = []
+        kinds = list(rng.choice(avail, size=min(2, len(avail)), replace=False))
         jobs += [(r, str(k)) for k in kinds]
     return jobs, skipped
 
