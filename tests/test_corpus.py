@@ -146,6 +146,8 @@ def test_kokoro_is_reserved_and_its_copies_too(tmp_path, monkeypatch):
     C.build(tmp_path, ("kokoro", "channel"), limit=1, jobs=1, seed=1, max_voices=1, log=lambda s: None)
     rows = [json.loads(line) for line in (tmp_path / "manifest.jsonl").read_text().splitlines()]
     assert {r["family"] for r in rows} == {"kokoro"}
+    assert C.read_manifest(tmp_path) == []  # training never sees them
+    assert len(C.read_manifest(tmp_path, include_reserved=True)) == len(rows)
     assert sum(r["parent"] is None for r in rows) == 2  # one general text, one Asterisk prompt
     assert sum(r["parent"] is not None for r in rows) == 2  # their channel copies
     assert all(r["reserved"] is True and r["label"] == "machine" for r in rows)
@@ -168,6 +170,11 @@ def test_noise_and_gain_levels():
     assert abs(20 * np.log10(np.sqrt(np.mean(y.astype(np.float64) ** 2))) + 45.0) < 0.1
     z = dsp.apply_gain(np.full(100, 0.1, np.float32), -6.0)
     assert abs(z[0] - 0.1 * 10 ** (-6 / 20)) < 1e-6
+
+
+def test_read_manifest_without_a_build_says_how_to_build(tmp_path):
+    with pytest.raises(ValueError, match="build_corpus.sh"):
+        C.read_manifest(tmp_path)
 
 
 def test_unknown_source_is_a_clear_error(tmp_path):

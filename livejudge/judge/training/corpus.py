@@ -16,6 +16,8 @@ Output (the contract the training code reads):
 * ``OUT_DIR/LICENCES.md``: sources, versions, licences, counts, and the engines skipped and why;
 * ``OUT_DIR/build.json``: build settings, per-source counts and timings.
 
+Read it for training with ``read_manifest(OUT_DIR)`` (absolute paths, reserved rows left out).
+
 Labels: ``human`` (a real person's voice, whatever the channel) or ``machine`` (TTS output, or a
 human recording resynthesised through a vocoder: family ``copysyn-*``). Kokoro-82M clips carry
 ``reserved: true``: the unseen neural family for validation only, never for training or tuning.
@@ -1157,6 +1159,30 @@ def build(out_dir: str | Path, sources: tuple[str, ...] | list[str] = ALL_SOURCE
     log(f"done: {len(rows)} clips, {summary['hours']:.2f} h, {summary['build_s']} s; "
         f"{len(skipped)} sources skipped, {len(errors)} errors")
     return summary
+
+
+def read_manifest(out_dir: str | Path, include_reserved: bool = False) -> list[dict]:
+    """Read ``OUT_DIR/manifest.jsonl`` for training: rows with absolute ``path``, reserved
+    (Kokoro, validation-only) rows left out unless ``include_reserved``.
+
+    Raises:
+        ValueError: no manifest (build the corpus first) or a row lacking a field.
+    """
+    out = Path(out_dir)
+    man = out / "manifest.jsonl"
+    if not man.exists():
+        raise ValueError(f"no corpus manifest at {man}: build it with scripts/build_corpus.sh {out}")
+    rows = []
+    for n, line in enumerate(man.read_text(encoding="utf-8").splitlines(), 1):
+        r = json.loads(line)
+        missing = [k for k in MANIFEST_FIELDS if k not in r]
+        if missing:
+            raise ValueError(f"{man}:{n} lacks {missing}: rebuild the corpus with this version")
+        if r["reserved"] and not include_reserved:
+            continue
+        r["path"] = str(out / r["path"])
+        rows.append(r)
+    return rows
 
 
 def summarise(rows: list[dict]) -> dict:
