@@ -415,8 +415,8 @@ def _pkg_recordings(pkg_dir: Path | None) -> tuple[list[HumanRecording], list[st
                     solo.append((s, e))
             recs.append(HumanRecording(f"pyannote_sample_{spk}", f"pyannote-sample-{spk}", "spontaneous",
                                        "pyannote-sample", _src("pypi", "pyannote-audio", ver),
-                                       "MIT (pyannote-audio package data; upstream: AMI Meeting Corpus "
-                                       "excerpt, CC-BY-4.0)", lambda d=data: _read_audio(d),
+                                       "MIT (pyannote-audio package data; the recording's origin is not "
+                                       "stated in the package)", lambda d=data: _read_audio(d),
                                        segments_s=tuple(solo)))
     else:
         skipped.append("pyannote-audio sample conversation: pip download --no-deps pyannote-audio")
