@@ -55,8 +55,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ...audio import SAMPLE_RATE, resample
+from ...audio import SAMPLE_RATE
 from . import corpus_dsp as dsp
+from .corpus_dsp import resample
 from .corpus_texts import ASTERISK_TEXTS, HUMAN_TRANSCRIPTS, JAPANESE_TEXTS, all_texts
 
 REPO_ROOT = Path(__file__).resolve().parents[3]

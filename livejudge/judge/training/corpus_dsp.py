@@ -31,9 +31,25 @@ from pathlib import Path
 
 import numpy as np
 
-from ...audio import SAMPLE_RATE, float32_to_mulaw, mulaw_to_float32, resample
+from ...audio import SAMPLE_RATE, float32_to_mulaw, mulaw_to_float32
 
 _EPS = 1e-12
+
+
+def resample(x: np.ndarray, rate_in: int, rate_out: int = SAMPLE_RATE) -> np.ndarray:
+    """Polyphase resampling by the EXACT ratio rate_out/rate_in (scipy.signal.resample_poly,
+    Kaiser window), float32 out. The corpus keeps its own resampler so that a change of the
+    live path's ``livejudge.audio.resample`` (which may approximate ratios) cannot silently
+    change corpus bytes under the render cache."""
+    from fractions import Fraction
+
+    from scipy.signal import resample_poly
+
+    x = np.asarray(x, dtype=np.float32)
+    if rate_in == rate_out:
+        return x
+    f = Fraction(int(rate_out), int(rate_in))
+    return resample_poly(x, f.numerator, f.denominator, axis=0).astype(np.float32)
 
 
 # ----------------------------------------------------------------------------- level / trim
