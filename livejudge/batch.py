@@ -212,8 +212,6 @@ def run_batch(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, 
         the summary document: ``{"n_calls", "n_scored", "n_skipped", "calls": [rows in input
         order], "medians": {metric: median over scored calls}, "out_dir", "jobs", "wall_s"}``.
     """
-    from .gates import batch_metrics
-
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     names = _out_names(files)
@@ -243,6 +241,14 @@ def run_batch(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, 
     finally:
         if bar is not None:
             bar[0].stop()
+    return write_summary(rows, out, jobs=jobs, wall_s=time.perf_counter() - t0)
+
+
+def write_summary(rows: list[dict | None], out: Path, *, jobs: int, wall_s: float, **extra) -> dict:
+    """The batch summary of ``rows`` (input order; None = not done) written to ``out``
+    (summary.json, summary.csv) and returned; ``extra`` keys join the document (e.g. ``ray``)."""
+    from .gates import batch_metrics
+
     done = [r for r in rows if r is not None]
     scored = [r for r in done if r["status"] == "ok"]
     summary = {
@@ -250,8 +256,9 @@ def run_batch(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, 
         "n_scored": len(scored),
         "n_skipped": len(done) - len(scored),
         "jobs": jobs,
-        "wall_s": round(time.perf_counter() - t0, 3),
+        "wall_s": round(wall_s, 3),
         "out_dir": str(out),
+        **extra,
         "medians": batch_metrics(r["metrics"] for r in scored),
         "calls": done,
     }
@@ -332,7 +339,17 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
         raise CLIError(str(exc)) from None
     out_dir = args.out_dir or "livejudge-results"
     options = options_from_args(args)
-    summary = run_batch(files, out_dir, options, jobs=min(args.jobs, len(files)), progress=True)
+    if getattr(args, "ray", None) is not None:  # the same per-call function as Ray tasks
+        from .distributed.ray_batch import run_batch_ray
+
+        address = None if args.ray == "local" else args.ray
+        num_cpus = int(args.jobs) if isinstance(args.jobs, _Jobs) else None
+        try:
+            summary = run_batch_ray(files, out_dir, options, address=address, num_cpus=num_cpus, progress=True)
+        except (ImportError, ConnectionError) as exc:
+            raise CLIError(str(exc)) from None
+    else:
+        summary = run_batch(files, out_dir, options, jobs=min(args.jobs, len(files)), progress=True)
     sm = summary["medians"]
 
     def f(k, unit=""):
@@ -362,5 +379,20 @@ def add_batch_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--out-dir", default=None, metavar="DIR",
                    help="write one result per call plus summary.json/summary.csv here "
                         "(default for a batch: livejudge-results)")
-    g.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help=f"score N calls at once in worker processes (this machine has {os.cpu_count()} CPUs)")
+    g.add_argument("--jobs", type=_jobs, default=1, metavar="N",
+                   help=f"score N calls at once in worker processes (this machine has {os.cpu_count()} CPUs); "
+                        "with --ray: the CPUs of the local Ray")
+    g.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="score the calls as Ray tasks (livejudge[ray]): no ADDRESS starts a local Ray for the "
+                        "run; 'auto' or ray://host:port joins a cluster (call paths must be visible to its nodes)")
+
+
+class _Jobs(int):
+    """``--jobs`` value that remembers it was given (a local Ray takes all CPUs otherwise)."""
+
+
+def _jobs(text: str) -> int:
+    try:
+        return _Jobs(int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--jobs must be a whole number, got {text!r}") from None
