@@ -46,6 +46,7 @@ class ScoreOptions:
         asr, asr_model: as ``--asr`` ("auto", "on", "off") and ``--asr-model``.
         user_channel, agent_channel: channel indices in each stereo file.
         echo_gate: as ``--echo-gate`` ("auto", "on", "off"): agent leakage removed from the user channel.
+        judge_url: as ``--judge-url``: judge on a judge service (``livejudge serve-judge``).
     """
 
     config: SessionConfig = field(default_factory=lambda: SessionConfig(judge_mode="every"))
@@ -58,10 +59,12 @@ class ScoreOptions:
     user_channel: int = 0
     agent_channel: int = 1
     echo_gate: str = "auto"
+    judge_url: str | None = None
 
     def as_args(self) -> argparse.Namespace:
         return argparse.Namespace(judge=self.judge, head=self.head, device=self.device,
-                                  qwen_model=self.qwen_model, asr=self.asr, asr_model=self.asr_model)
+                                  qwen_model=self.qwen_model, asr=self.asr, asr_model=self.asr_model,
+                                  judge_url=self.judge_url)
 
 
 _JUDGES: dict = {}
@@ -71,6 +74,10 @@ def _judge_for(options: ScoreOptions):
     """One judge per process and settings (loading it is the slow part)."""
     from .runner import judge_from_args
 
+    if options.judge_url and options.judge != "none":  # a client per call: it counts that call's unjudged windows
+        from .runner import remote_judge
+
+        return remote_judge(options.judge_url)
     key = (options.judge, options.head, options.device, options.qwen_model)
     if key not in _JUDGES:
         _JUDGES[key] = judge_from_args(options.as_args())
@@ -314,7 +321,7 @@ def options_from_args(args: argparse.Namespace) -> ScoreOptions:
     return ScoreOptions(config=session_config(args, "every"), judge=args.judge, head=args.head,
                         device=device, qwen_model=args.qwen_model, asr=args.asr, asr_model=args.asr_model,
                         user_channel=args.user_channel, agent_channel=args.agent_channel,
-                        echo_gate=getattr(args, "echo_gate", "auto"))
+                        echo_gate=getattr(args, "echo_gate", "auto"), judge_url=getattr(args, "judge_url", None))
 
 
 def cmd_score_batch(args: argparse.Namespace) -> int:

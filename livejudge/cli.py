@@ -38,6 +38,7 @@ COMMAND_MODULES = [
     "livejudge.attach",
     "livejudge.ui.html_report",
     "livejudge.compare",
+    "livejudge.distributed.service",
 ]
 
 
