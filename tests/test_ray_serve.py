@@ -140,3 +140,24 @@ def test_pipecat_observer_takes_judge_url(service):
         assert isinstance(core2.session.judge, RemoteJudge)
     finally:
         core2.close_blocking()
+
+
+def test_score_with_judge_url_equals_in_process(service, tmp_path):
+    import json
+
+    from livejudge.cli import main
+
+    url, _ = service
+    wav = example_dialogue(seed=5).write(tmp_path / "call.wav")
+    common = ["score", str(wav), "--asr", "off", "--interval-s", "10", "--display", "none"]
+    assert main([*common, "--json", str(tmp_path / "local.json")]) == 0
+    assert main([*common, "--judge-url", url, "--json", str(tmp_path / "remote.json")]) == 0
+    a = json.loads((tmp_path / "local.json").read_text())
+    b = json.loads((tmp_path / "remote.json").read_text())
+    assert b["judge_info"]["service"] == url and b["judge_info"]["judge_unavailable_windows"] == 0
+    assert b["judge_info"]["head"] == a["judge_info"]["head"]
+    for doc in (a, b):
+        doc.pop("created_utc"), doc.pop("judge_info")
+        for w in doc["judge"]:
+            w.pop("compute_ms")
+    assert len(a["judge"]) == 5 and a == b
