@@ -99,6 +99,7 @@ def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions,
     started = init_ray(address, num_cpus)
     t0 = time.perf_counter()
     rows: list[dict | None] = [None] * len(files)
+    cpus = 0
     bar = _progress(len(files)) if progress else None
     try:
         cpus = int(ray.cluster_resources().get("CPU", 1))
