@@ -5,7 +5,6 @@ leaves the sessions measuring timing, with the unjudged windows counted and said
 import socket
 import threading
 
-import numpy as np
 import pytest
 
 from livejudge.audio import TwoChannelAudio

@@ -20,10 +20,19 @@ driver, which writes them).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from ..batch import CallError, ScoreOptions, _out_names, _progress, _report_row, score_call, write_summary
+from ..batch import (
+    CallError,
+    ScoreOptions,
+    _out_names,
+    _progress,
+    _report_row,
+    score_call,
+    write_summary,
+)
 
 INSTALL_HINT = "--ray needs Ray: pip install 'livejudge[ray]'"
 RETRIES = 1

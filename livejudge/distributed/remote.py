@@ -29,12 +29,22 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import asdict
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from ..events import Backchannel, BargeIn, DimensionScore, JudgeResult, SpeechSegment, Transition, Turn, TurnTranscript
+from ..events import (
+    Backchannel,
+    BargeIn,
+    DimensionScore,
+    JudgeResult,
+    SpeechSegment,
+    Transition,
+    Turn,
+    TurnTranscript,
+)
 from ..window import WindowSnapshot
 
 MAGIC = b"LJW1"
