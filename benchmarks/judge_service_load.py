@@ -11,7 +11,8 @@ left out so that the clients cost the machine little next to the judge.
 Per N: offered windows/s (N / interval), judged windows/s, p50/p99 judge latency (window
 due → result back: slot wait + HTTP + batching + judging), dropped (stale) and unjudged
 (timed out / refused) windows, the service's mean batch size, and whether it saturated
-(over 5 % of the windows dropped or unjudged, or p99 latency over the interval).
+(over 5 % of the windows dropped or unjudged, or p99 latency over the interval). ``shed``:
+windows the service skipped because their client had already given up (its timeout).
 
     python benchmarks/judge_service_load.py                      # starts a local CPU service
     python benchmarks/judge_service_load.py --url http://gpu-host:8000/judge --sessions 8,32,64,128
@@ -138,15 +139,16 @@ def main(argv: list[str] | None = None) -> int:
           f"batch wait {info.get('batch_wait_timeout_s')} s · window {args.window_s:g} s every {args.interval_s:g} s "
           f"per session · {args.duration_s:g} s per level · timeout {args.timeout_s:g} s")
     print(f"{'N':>4} {'offered/s':>9} {'judged/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'dropped':>8} {'unjudged':>8} "
-          f"{'batch':>6}  saturated")
+          f"{'batch':>6} {'shed':>5}  saturated")
     for n in levels:
         before = probe.fetch_info()
         r = run_level(url, n, args.duration_s, args.interval_s, windows, args.timeout_s)
         after = probe.fetch_info()
         nb = max(1, after.get("batches", 0) - before.get("batches", 0))
         mean_batch = (after.get("windows", 0) - before.get("windows", 0)) / nb
+        shed = after.get("skipped", 0) - before.get("skipped", 0)
         print(f"{n:>4} {r['offered']:>9.1f} {r['judged_per_s']:>9.1f} {r['p50_ms']:>8.0f} {r['p99_ms']:>8.0f} "
-              f"{r['dropped']:>8} {r['unjudged']:>8} {mean_batch:>6.1f}  {'yes' if r['saturated'] else 'no'}"
+              f"{r['dropped']:>8} {r['unjudged']:>8} {mean_batch:>6.1f} {shed:>5}  {'yes' if r['saturated'] else 'no'}"
               f"{'  (' + r['errors'][0][:90] + ')' if r['errors'] else ''}", flush=True)
     if args.url is None:
         from ray import serve

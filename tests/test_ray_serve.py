@@ -160,3 +160,24 @@ def test_score_with_judge_url_equals_in_process(service, tmp_path):
         for w in doc["judge"]:
             w.pop("compute_ms")
     assert len(a["judge"]) == 5 and a == b
+
+
+def test_windows_nobody_waits_for_are_skipped(service):
+    """Load shedding: a window whose client timeout has run out before judging is not judged."""
+    import json
+    import urllib.request
+
+    from livejudge.distributed.remote import CONTENT_TYPE, encode_windows
+
+    url, _ = service
+    s = Session(CONFIG)
+    stream_call(s, _call(4))
+    windows = [s.snapshot(8.0), s.snapshot(16.0)]
+    before = RemoteJudge(url).fetch_info()
+    req = urllib.request.Request(url, data=encode_windows(windows, timeout_s=0.0), method="POST",
+                                 headers={"Content-Type": CONTENT_TYPE})
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        doc = json.loads(resp.read())
+    after = RemoteJudge(url).fetch_info()
+    assert doc["results"] == [None, None]
+    assert after["skipped"] - before["skipped"] == 2 and after["windows"] == before["windows"]

@@ -13,7 +13,10 @@ as lists of objects with the dataclass fields of ``livejudge.events`` (``segment
 follows in window order: the user's samples then the agent's, float32 little-endian, mono,
 16 kHz — 64 kB per second per channel, so a 30 s window is about 1.9 MB.
 
-The answer is JSON: ``{"results": [r, ...], "info": {...}}``, one ``r`` per window in order
+An optional header key ``timeout_s`` says how long the client waits: the service skips a
+window still queued after that long (nobody would read its result) and answers ``null`` for it.
+
+The answer is JSON: ``{"results": [r, ...], "info": {...}}``, one ``r`` (or ``null``) per window in order
 with the ``JudgeResult`` fields at full precision (``t_s``, ``window_start_s``,
 ``window_end_s``, ``p_human``, ``compute_s`` and ``dimensions``: id → the ``DimensionScore``
 fields); ``info`` is the served judge's ``Judge.info()``. ``GET <url>/info`` returns the
@@ -68,8 +71,9 @@ class JudgeUnavailable(RuntimeError):
 
 
 # ----------------------------------------------------------------------------- wire format
-def encode_windows(windows: Sequence[WindowSnapshot]) -> bytes:
-    """WindowSnapshots → one LJW1 request body (see the module docstring)."""
+def encode_windows(windows: Sequence[WindowSnapshot], timeout_s: float | None = None) -> bytes:
+    """WindowSnapshots → one LJW1 request body (see the module docstring); ``timeout_s``: how
+    long the client will wait, so the service can skip windows nobody waits for any more."""
     header, blobs = [], []
     for w in windows:
         user = np.ascontiguousarray(w.user, dtype="<f4")
@@ -80,12 +84,24 @@ def encode_windows(windows: Sequence[WindowSnapshot]) -> bytes:
             item[name] = [asdict(e) for e in getattr(w, name)]
         header.append(item)
         blobs += [user.tobytes(), agent.tobytes()]
-    head = json.dumps({"windows": header}, separators=(",", ":")).encode("utf-8")
+    doc: dict[str, Any] = {"windows": header}
+    if timeout_s is not None:
+        doc["timeout_s"] = float(timeout_s)
+    head = json.dumps(doc, separators=(",", ":")).encode("utf-8")
     return b"".join([MAGIC, struct.pack("<I", len(head)), head, *blobs])
 
 
 def decode_windows(body: bytes) -> list[WindowSnapshot]:
     """One LJW1 request body → WindowSnapshots (float32 audio, events as dataclasses).
+
+    Raises:
+        WireError: as ``decode_request``.
+    """
+    return decode_request(body)[0]
+
+
+def decode_request(body: bytes) -> tuple[list[WindowSnapshot], float | None]:
+    """One LJW1 request body → (WindowSnapshots, the client's ``timeout_s`` or None).
 
     Raises:
         WireError: wrong magic, truncated body, bad header or audio lengths that do not add up.
@@ -96,7 +112,9 @@ def decode_windows(body: bytes) -> list[WindowSnapshot]:
     if 8 + n > len(body):
         raise WireError(f"truncated request: header of {n} bytes but only {len(body) - 8} follow")
     try:
-        header = json.loads(body[8:8 + n].decode("utf-8"))["windows"]
+        doc = json.loads(body[8:8 + n].decode("utf-8"))
+        header = doc["windows"]
+        timeout_s = None if doc.get("timeout_s") is None else float(doc["timeout_s"])
     except (ValueError, KeyError, TypeError) as exc:
         raise WireError(f"bad request header: {exc}") from None
     pos = 8 + n
@@ -119,7 +137,7 @@ def decode_windows(body: bytes) -> list[WindowSnapshot]:
         raise WireError(f"bad window in request: {type(exc).__name__}: {exc}") from None
     if pos != len(body):
         raise WireError(f"request has {len(body) - pos} bytes after the last window's audio")
-    return out
+    return out, timeout_s
 
 
 def result_to_wire(r: JudgeResult) -> dict:
@@ -212,15 +230,17 @@ class RemoteJudge:
             if self._down and now < self._retry_at:
                 self.unavailable_windows += len(windows)
                 return []
-        body = encode_windows(windows)
+        body = encode_windows(windows, self.timeout_s)
         req = urllib.request.Request(self.url, data=body, method="POST", headers={"Content-Type": CONTENT_TYPE})
         t0 = time.perf_counter()
         try:
             with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
                 doc = json.loads(resp.read().decode("utf-8"))
+            if len(doc["results"]) != len(windows):
+                raise WireError(f"the service answered {len(doc['results'])} results for {len(windows)} windows")
+            if any(r is None for r in doc["results"]):  # skipped: queued past our timeout
+                raise TimeoutError("the service skipped windows queued past the client's timeout")
             results = [result_from_wire(r) for r in doc["results"]]
-            if len(results) != len(windows):
-                raise WireError(f"the service answered {len(results)} results for {len(windows)} windows")
         except (OSError, ValueError, KeyError, TypeError) as exc:
             with self._lock:
                 self.unavailable_windows += len(windows)

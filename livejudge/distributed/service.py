@@ -9,7 +9,10 @@ within ``batch_wait_timeout_s`` in one ``Judge.judge`` call of at most ``max_bat
 windows — what a GPU backbone wants. Sessions reach it with ``--judge-url URL`` or
 ``judge_url=`` (``RemoteJudge``), behind their usual ``JudgeScheduler``.
 
-``GET <url>/info`` answers the judge's ``info()`` plus the batching settings.
+``GET <url>/info`` answers the judge's ``info()``, the batching settings and counters (``batches``,
+``windows`` judged, ``skipped``: windows still queued when their client's ``timeout_s`` ran
+out, which the service does not judge — under overload it spends its time on windows someone
+still waits for).
 """
 
 from __future__ import annotations
@@ -72,30 +75,42 @@ def judge_deployment(max_batch_size: int = DEFAULT_MAX_BATCH, batch_wait_timeout
             self.judge = load_judge(kind, **kwargs)
             self.batches = 0
             self.windows = 0
+            self.skipped = 0  # windows queued past their client's timeout, not judged
             self.info = {**self.judge.info(), "max_batch_size": max_batch_size,
                          "batch_wait_timeout_s": batch_wait_timeout_s}
 
         @serve.batch(max_batch_size=max_batch_size, batch_wait_timeout_s=batch_wait_timeout_s)
-        async def judge_batch(self, windows: list) -> list[dict]:
+        async def judge_batch(self, items: list) -> list[dict | None]:
+            """items: (WindowSnapshot, expires_at monotonic s or None); None back for an expired one."""
             from livejudge.distributed.remote import result_to_wire
 
-            # in a thread: the replica keeps accepting requests (the next batch fills meanwhile)
-            results = await asyncio.to_thread(self.judge.judge, windows)
-            self.batches += 1
-            self.windows += len(windows)
-            return [result_to_wire(r) for r in results]
+            now = time.monotonic()
+            live = [i for i, (_, exp) in enumerate(items) if exp is None or now < exp]
+            self.skipped += len(items) - len(live)
+            out: list[dict | None] = [None] * len(items)
+            if live:
+                # in a thread: the replica keeps accepting requests (the next batch fills meanwhile)
+                results = await asyncio.to_thread(self.judge.judge, [items[i][0] for i in live])
+                self.batches += 1
+                self.windows += len(live)
+                for i, r in zip(live, results, strict=True):
+                    out[i] = result_to_wire(r)
+            return out
 
         async def __call__(self, request: Request) -> Response:
-            from livejudge.distributed.remote import WireError, decode_windows
+            from livejudge.distributed.remote import WireError, decode_request
 
             if request.method == "GET":
-                return JSONResponse({**self.info, "batches": self.batches, "windows": self.windows})
+                return JSONResponse({**self.info, "batches": self.batches, "windows": self.windows,
+                                     "skipped": self.skipped})
+            t0 = time.perf_counter()
             try:
-                windows = decode_windows(await request.body())
+                windows, timeout_s = decode_request(await request.body())
             except WireError as exc:
                 return Response(str(exc), status_code=400, media_type="text/plain")
-            t0 = time.perf_counter()
-            results = await asyncio.gather(*(self.judge_batch(w) for w in windows))
+            # a window still queued when its client has given up is skipped (load shedding)
+            expires = None if timeout_s is None else time.monotonic() + timeout_s - (time.perf_counter() - t0)
+            results = await asyncio.gather(*(self.judge_batch((w, expires)) for w in windows))
             return Response(json.dumps({"results": results, "info": self.info,
                                         "service_s": time.perf_counter() - t0}),
                             media_type="application/json")
