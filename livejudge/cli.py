@@ -38,6 +38,7 @@ COMMAND_MODULES = [
     "livejudge.attach",
     "livejudge.ui.html_report",
     "livejudge.compare",
+    "livejudge.distributed.service",
 ]
 
 
@@ -144,7 +145,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_score(args: argparse.Namespace) -> int:
     from .batch import cmd_score_batch, is_batch_input
 
-    if is_batch_input(args.file) or args.out_dir is not None:
+    if is_batch_input(args.file) or args.out_dir is not None or getattr(args, "ray", None) is not None:
         return cmd_score_batch(args)
     return _run_file(args, speed=None, judge_mode="every", progress=True)
 

@@ -143,6 +143,10 @@ def add_judge_args(p: argparse.ArgumentParser) -> None:
                    help="torch device for the judge backbone: auto (cuda when present), cpu, cuda, cuda:1")
     g.add_argument("--qwen-model", default="Qwen/Qwen2.5-Omni-7B",
                    help="Qwen2.5-Omni model id or local path (--judge qwen-omni)")
+    g.add_argument("--judge-url", default=None, metavar="URL",
+                   help="judge the windows on a judge service (livejudge serve-judge), e.g. "
+                        "http://127.0.0.1:8000/judge; --judge/--head are the service's then. If it is slow "
+                        "(2 s) or gone, timing is still measured and unjudged windows are counted")
     g.add_argument("--asr", default="auto", choices=("auto", "on", "off"),
                    help="transcribe the agent's turns for the text dimensions (livejudge[asr]); "
                         "auto = on when faster-whisper and a local model are installed")
@@ -184,6 +188,8 @@ def judge_from_args(args: argparse.Namespace):
     """The Judge the flags ask for, or None for ``--judge none``. Raises CLIError."""
     if args.judge == "none":
         return None
+    if getattr(args, "judge_url", None):
+        return remote_judge(args.judge_url)
     from .judge.model.head import HeadError
     from .judge.model.judge import load_judge
 
@@ -202,6 +208,23 @@ def judge_from_args(args: argparse.Namespace):
         return load_judge(args.judge, **kwargs)
     except (HeadError, FileNotFoundError, ValueError, RuntimeError, ImportError, OSError) as exc:
         raise CLIError(f"cannot load the {args.judge} judge: {exc}") from exc
+
+
+def remote_judge(url: str):
+    """A ``RemoteJudge`` for ``--judge-url`` (livejudge.distributed.remote). A service that does
+    not answer now is one line on stderr, not an error: the session measures timing and counts
+    the windows it cannot judge. Raises CLIError for a URL that is not http(s)://."""
+    from .distributed.remote import JudgeUnavailable, RemoteJudge
+
+    try:
+        judge = RemoteJudge(url)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    try:
+        judge.fetch_info()
+    except JudgeUnavailable as exc:
+        print(f"livejudge: note: {exc}; timing is measured, windows it cannot judge are counted", file=sys.stderr)
+    return judge
 
 
 def transcriber_from_args(args: argparse.Namespace):

@@ -240,6 +240,10 @@ class LiveJudgeCore:
         asr: transcripts of the agent's turns for the judge's text dimensions: "auto" (default:
             on when the judge is on and livejudge[asr] with its bundled model is installed), "on"
             (ValueError when it cannot start), "off", or a ``Transcriber``.
+        judge_url: judge on a judge service (``livejudge serve-judge``; ``RemoteJudge``) instead of in
+            this process, e.g. "http://127.0.0.1:8000/judge" (a ``judge`` string that is a URL does
+            the same). A slow (2 s) or absent service never holds up audio: unjudged windows are
+            counted in the result's ``judge_info.judge_unavailable_windows``.
     Raises:
         ValueError: bad config, or ``asr="on"`` without livejudge[asr]; JudgeError/HeadError
             from ``load_judge``; ReportError (with the install hint) when ``report_path`` is
@@ -250,8 +254,14 @@ class LiveJudgeCore:
                  display: bool | str = False, events_path: str | Path | None = None,
                  result_path: str | Path | None = None, tap: TapConfig | None = None,
                  sinks: list | tuple = (), title: str = "pipecat",
-                 report_path: str | Path | None = None, asr: Any = "auto") -> None:
+                 report_path: str | Path | None = None, asr: Any = "auto", judge_url: str | None = None) -> None:
         self.tap = (tap or TapConfig()).validate()
+        if isinstance(judge, str) and judge.startswith(("http://", "https://")):
+            judge_url, judge = judge, "acoustic"
+        if judge_url and judge is not None and judge != "none":
+            from ..distributed.remote import RemoteJudge
+
+            judge = RemoteJudge(judge_url)  # the judge service's windows; unjudged ones counted
         if isinstance(judge, str):
             if judge == "none":
                 judge = None
@@ -626,6 +636,8 @@ class LiveJudgeObserver(BaseObserver):
         sinks: extra Session sinks.
         asr: "auto" (default), "on", "off" or a Transcriber: transcripts of the agent's turns
             for the text dimensions (see ``LiveJudgeCore``).
+        judge_url: judge on a judge service (``livejudge serve-judge``) instead of in this
+            process (see ``LiveJudgeCore``).
 
     Event handlers (Pipecat style, run on the event loop)::
 
@@ -643,10 +655,10 @@ class LiveJudgeObserver(BaseObserver):
                  display: bool | str = False, events_path: str | Path | None = None,
                  result_path: str | Path | None = None, *, tap: TapConfig | None = None,
                  sinks: list | tuple = (), report_path: str | Path | None = None, asr: Any = "auto",
-                 **kwargs: Any) -> None:
+                 judge_url: str | None = None, **kwargs: Any) -> None:
         super().__init__(observe_every_push=True, **kwargs)
         self.core = LiveJudgeCore(judge, config, display, events_path, result_path, tap, sinks,
-                                  title="pipecat observer", report_path=report_path, asr=asr)
+                                  title="pipecat observer", report_path=report_path, asr=asr, judge_url=judge_url)
         self._bridge = _LoopBridge(self)
         self.core.add_listener(self._bridge)
         for name in (*EVENTS, "on_closed"):

@@ -1,0 +1,115 @@
+"""Batch scoring on Ray (livejudge[ray]): the same per-call pipeline as ``--jobs`` as Ray tasks
+on a local Ray; result documents identical to the local path's; a rejected file reported, a
+transient failure retried once, a persistent one reported after its retry — never aborting."""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from livejudge.batch import ScoreOptions, SessionConfig, discover_calls, score_call
+from livejudge.cli import main
+from livejudge.testing import example_dialogue
+
+ray = pytest.importorskip("ray", reason="livejudge[ray] not installed")
+
+TIMING_FIELDS = ("compute_ms", "created_utc", "wall_s", "result")
+"""Left out of the comparison: the judge's per-window compute time, the document's creation
+time, the row's wall time, and the row's result path (a different --out-dir)."""
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """One local Ray for the module (starting one takes ~10 s on 2 busy cores)."""
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    yield ray
+    if started:
+        ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def calls(tmp_path_factory):
+    """4 short calls with a known timeline, one undecodable file and one empty file."""
+    d = tmp_path_factory.mktemp("raycalls")
+    for i in range(4):
+        example_dialogue(seed=i).write(d / f"call_{i}.wav")
+    (d / "garbage.wav").write_bytes(b"RIFF\x00\x00\x00\x00not a wave file at all")
+    sf.write(str(d / "empty.wav"), np.zeros((0, 2), dtype="float32"), 16000)
+    return d
+
+
+def strip_timing(x):
+    if isinstance(x, dict):
+        return {k: strip_timing(v) for k, v in x.items() if k not in TIMING_FIELDS}
+    if isinstance(x, list):
+        return [strip_timing(v) for v in x]
+    return x
+
+
+def test_ray_batch_equals_local_jobs(local_ray, calls, tmp_path, capsys):
+    local, onray = tmp_path / "local", tmp_path / "ray"
+    common = ["--asr", "off", "--interval-s", "10"]
+    assert main(["score", str(calls), "--out-dir", str(local), "--jobs", "1", *common]) == 0
+    assert main(["score", str(calls), "--out-dir", str(onray), "--ray", *common]) == 0
+    err = capsys.readouterr().err
+    assert "garbage.wav" in err and "empty.wav" in err
+    a = json.loads((local / "summary.json").read_text())
+    b = json.loads((onray / "summary.json").read_text())
+    assert (b["n_calls"], b["n_scored"], b["n_skipped"]) == (6, 4, 2)
+    assert b["ray"] == {"address": "local", "retries": 1} and b["jobs"] == 2
+    assert strip_timing(a["calls"]) == strip_timing(b["calls"])  # files, status, reasons, metrics
+    assert a["medians"] == b["medians"]
+    reasons = {Path(r["file"]).name: r["reason"] for r in b["calls"] if r["status"] != "ok"}
+    assert "cannot decode" in reasons["garbage.wav"] and "no audio samples" in reasons["empty.wav"]
+    for i in range(4):
+        da = json.loads((local / f"call_{i}.json").read_text())
+        db = json.loads((onray / f"call_{i}.json").read_text())
+        assert len(db["judge"]) >= 4 and db["summary"]["latency_count"] >= 1
+        assert strip_timing(da) == strip_timing(db)
+
+
+def test_transient_failure_retried_once_persistent_one_reported(local_ray, calls, tmp_path):
+    from livejudge.distributed.ray_batch import run_batch_ray
+
+    log = tmp_path / "attempts.log"
+    log.touch()
+
+    def flaky(path, options):  # a closure: Ray ships it by value to the workers
+        name = Path(path).name
+        with open(log, "a") as f:
+            f.write(name + "\n")
+        tries = log.read_text().split().count(name)
+        if name == "call_1.wav" and tries == 1:
+            raise OSError("transient read error (first attempt)")
+        if name == "call_2.wav":
+            raise OSError("disk gone")
+        return score_call(path, options)
+
+    files = [p for p in discover_calls(calls) if p.name in ("call_0.wav", "call_1.wav", "call_2.wav", "garbage.wav")]
+    opts = ScoreOptions(config=SessionConfig(judge_mode="every", interval_s=10.0))
+    s = run_batch_ray(files, tmp_path / "out", opts, progress=False, score_fn=flaky)
+    rows = {Path(r["file"]).name: r for r in s["calls"]}
+    assert [rows[n]["status"] for n in ("call_0.wav", "call_1.wav", "call_2.wav", "garbage.wav")] == \
+        ["ok", "ok", "error", "error"]
+    assert rows["call_2.wav"]["reason"] == "failed after 2 attempts: OSError: disk gone"
+    assert rows["call_2.wav"]["attempts"] == 2
+    attempts = log.read_text().split()
+    # the transient failure ran twice, the persistent one twice (then reported), the rejected file once
+    assert (attempts.count("call_1.wav"), attempts.count("call_2.wav"), attempts.count("garbage.wav")) == (2, 2, 1)
+    got = json.loads((tmp_path / "out" / "call_1.json").read_text())
+    assert strip_timing(got) == strip_timing(json.loads(json.dumps(score_call(files[1], opts))))
+
+
+def test_missing_ray_gives_install_hint(monkeypatch, calls, tmp_path, capsys):
+    from livejudge.distributed import ray_batch
+
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(ImportError, match=r"pip install 'livejudge\[ray\]'"):
+        ray_batch.import_ray()
+    assert main(["score", str(calls), "--out-dir", str(tmp_path / "o"), "--ray", "--asr", "off"]) == 2
+    assert "livejudge[ray]" in capsys.readouterr().err
