@@ -244,7 +244,7 @@ class Judge:
             results.append(JudgeResult(
                 t_s=float(w.end_s), window_start_s=float(w.start_s), window_end_s=float(w.end_s),
                 p_human=float(out.p_human[n]), dimensions=dims, compute_s=elapsed,
-                out_of_range=self.out_of_range(embs[n]),
+                out_of_range=self.out_of_range(embs[n]) if not all(gated) else "",
             ))
         return results
 
