@@ -54,11 +54,6 @@ def read_manifest(path: Path) -> list[dict]:
     return rows
 
 
-def human_group(speaker: str, n_groups: int) -> str:
-    """Human speakers → a few groups (stable hash) for leave-one-group-out; small sets keep one per speaker."""
-    return speaker
-
-
 def roc_auc(s, y) -> float:
     s, y = np.asarray(s, float), np.asarray(y, bool)
     pos, neg = s[y], s[~y]
@@ -68,8 +63,31 @@ def roc_auc(s, y) -> float:
                  / (len(pos) * len(neg)))
 
 
-def build_calls(rows: list[dict], seed: int, turns: int, per_human: int, per_voice: int):
-    """(calls, meta): one Dialogue per entry; meta has label, family, speaker, reserved."""
+def channel_of(augment) -> str:
+    """A clip's channel condition: the augmentation without its copy-synthesis part and levels
+    ("world+gsm" → "gsm", "noise-42dBFS" → "noise", gain changes → "none": levels are normalised)."""
+    parts = [x for x in str(augment or "none").split("+") if x]
+    parts = [x for x in parts if x not in ("griffinlim", "lpc", "world", "copysynth-gl")]
+    if not parts:
+        return "none"
+    c = parts[-1]
+    if c.startswith("gain"):
+        return "none"
+    if c.startswith("noise"):
+        return "noise"
+    return c
+
+
+def build_calls(rows: list[dict], seed: int, turns: int, per_human: int, per_voice: int,
+                per_family: int = 60, human_group_key: str = "family"):
+    """(calls, meta): one Dialogue per entry; meta has label, family, speaker, group, reserved.
+
+    Dialogues per agent: humans ``min(per_human, 3 × clips)``; machines ``max(per_voice,
+    ceil(per_family / voices in the family))`` so a family with one voice still gets enough.
+    Each dialogue keeps ONE channel condition (``channel_of``) for all its agent turns, as a real
+    call has one channel. ``group`` = the human's source family (or speaker) for held-out splits;
+    a copy-synthesis clip's group is that of its source speaker.
+    """
     from livejudge.audio import load_audio, resample, to_mono
     from livejudge.testing import DialogueBuilder
 
@@ -84,6 +102,13 @@ def build_calls(rows: list[dict], seed: int, turns: int, per_human: int, per_voi
         if r.get("duration_s", 1.0) < 0.8:
             continue
         by_agent[(r["label"], r["family"], r["speaker"], bool(r.get("reserved", False)))].append(r)
+    group_of = {}
+    for r in rows:
+        if r["label"] == "human":
+            group_of[r["speaker"]] = r["family"] if human_group_key == "family" else r["speaker"]
+    voices = defaultdict(set)
+    for (label, fam, spk, _res) in by_agent:
+        voices[fam].add(spk)
     cache: dict[str, np.ndarray] = {}
 
     def clip(p: str) -> np.ndarray:
@@ -95,20 +120,37 @@ def build_calls(rows: list[dict], seed: int, turns: int, per_human: int, per_voi
     out = []
     k = 0
     for (label, fam, spk, res), clips in sorted(by_agent.items()):
-        n = per_human if label == "human" else per_voice
+        if label == "human":
+            n = min(per_human, 3 * len(clips))
+        else:
+            n = max(per_voice, -(-per_family // len(voices[fam])))
+        by_ch = defaultdict(list)
+        for c in clips:
+            by_ch[channel_of(c.get("augment"))].append(c)
+        chans = sorted(by_ch)
         for j in range(n):
             sp = specs[k % n_specs]
             k += 1
-            picks = [clips[int(i)] for i in rng.permutation(len(clips))[:turns]]
+            # half the dialogues on the clean channel when there is one, the rest on the others
+            ch = "none" if ("none" in by_ch and (j % 2 == 0 or len(chans) == 1)) else chans[int(rng.integers(len(chans)))]
+            pool = by_ch[ch]
+            picks = [pool[int(i)] for i in rng.permutation(len(pool))[:turns]]
             while len(picks) < turns:
-                picks.append(clips[int(rng.integers(len(clips)))])
-            b = DialogueBuilder(noise_dbfs=sp["noise"], seed=sp["seed"])
+                picks.append(pool[int(rng.integers(len(pool)))])
+            # tail 1.5 s: the last agent turn is settled (whisper.SETTLE_S) when the call ends
+            b = DialogueBuilder(noise_dbfs=sp["noise"], seed=sp["seed"], tail_s=1.5)
             for i, c in enumerate(picks):
                 b.user(sp["users"][i], gap_s=sp["ugaps"][i] if i else None)
-                y = clip(c["abspath"]).astype(np.float64)
-                y = y * (10 ** (sp["level"] / 20) / (np.sqrt(np.mean(y ** 2)) + 1e-9))
-                b.agent(y.clip(-1, 1).astype(np.float32), gap_s=sp["agaps"][i])
-            out.append((b.build(), dict(label=label, family=fam, speaker=spk, reserved=res,
+                for attempt in range(8):  # a clip with no speech above the builder's threshold: take another
+                    y = clip(c["abspath"]).astype(np.float64)
+                    y = y * (10 ** (sp["level"] / 20) / (np.sqrt(np.mean(y ** 2)) + 1e-9))
+                    try:
+                        b.agent(y.clip(-1, 1).astype(np.float32), gap_s=sp["agaps"][i])
+                        break
+                    except ValueError:
+                        c = picks[i] = pool[int(rng.integers(len(pool)))]
+            out.append((b.build(), dict(label=label, family=fam, speaker=spk, reserved=res, channel=ch,
+                                        group=group_of.get(spk, f"{fam}:{spk}"),
                                         clips=[c["path"] for c in picks])))
     return out
 
@@ -200,8 +242,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("manifest")
     ap.add_argument("--turns", type=int, default=4)
-    ap.add_argument("--per-human", type=int, default=10, help="dialogues per human speaker")
-    ap.add_argument("--per-voice", type=int, default=4, help="dialogues per TTS voice")
+    ap.add_argument("--per-human", type=int, default=12, help="dialogues per human speaker (at most 3 per clip)")
+    ap.add_argument("--per-voice", type=int, default=3, help="dialogues per TTS voice (at least)")
+    ap.add_argument("--per-family", type=int, default=60, help="dialogues per machine family (at least)")
+    ap.add_argument("--human-group", choices=("family", "speaker"), default="family",
+                    help="held-out human unit: the source corpus (family) or the speaker")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--l2", type=float, default=0.3, help="ridge penalty (chosen on the development corpus)")
     ap.add_argument("--exclude-family", action="append", default=[], metavar="FAMILY",
@@ -213,18 +258,20 @@ def main(argv: list[str] | None = None) -> int:
 
     mpath = Path(args.manifest)
     rows = [r for r in read_manifest(mpath) if r["family"] not in args.exclude_family]
-    key = hashlib.sha256((mpath.read_text() + ",".join(sorted(args.exclude_family)) + f"{args.seed}/{args.turns}/{args.per_human}/{args.per_voice}/v1")
+    key = hashlib.sha256((mpath.read_text() + ",".join(sorted(args.exclude_family)) + f"{args.seed}/{args.turns}/{args.per_human}/{args.per_voice}/{args.per_family}/{args.human_group}/v3")
                          .encode()).hexdigest()[:16]
-    calls = build_calls(rows, args.seed, args.turns, args.per_human, args.per_voice)
+    calls = build_calls(rows, args.seed, args.turns, args.per_human, args.per_voice, args.per_family,
+                        args.human_group)
     meta = [m for _, m in calls]
     print(f"{len(calls)} dialogues ({sum(m['label'] == 'human' for m in meta)} human-agent)", file=sys.stderr)
     X, G, P_ac, n_enc, secs = embed_calls(calls, Path(args.cache) / f"{key}.npz")
     y = np.array([1 if m["label"] == "human" else 0 for m in meta])
     fam = np.array([m["family"] for m in meta])
-    spk = np.array([m["speaker"] for m in meta])
+    spk = np.array([m["group"] for m in meta])  # human group (source family) of humans and their copies
     res = np.array([m["reserved"] for m in meta])
-    aug_fams = sorted({r["family"] for r in rows if r.get("augment", "none") not in ("none", "", None)
-                       and r["label"] == "machine"})
+    # a machine family all of whose clips are augmentations of other clips (copy-synthesis of humans)
+    aug_fams = sorted({r["family"] for r in rows if r["label"] == "machine"} - {
+        r["family"] for r in rows if r["label"] == "machine" and r.get("augment") in (None, "", "none")})
     # augmentation families (copy-synthesis of human clips) are training material, not TTS systems:
     # they are not held out as families (their speakers are the human speakers, held out with them)
     families = sorted({f for f, r in zip(fam, res) if f != "human" and not r and f not in aug_fams})

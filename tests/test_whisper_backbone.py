@@ -63,10 +63,10 @@ def test_encoder_shapes_and_determinism(encoder):
         encoder.encode(np.zeros(100, np.float32))
 
 
-def _call(n_turns=3):
+def _call(n_turns=3, tail_s=1.5):
     from livejudge.testing import DialogueBuilder
 
-    b = DialogueBuilder(seed=1)
+    b = DialogueBuilder(seed=1, tail_s=tail_s)
     for i, c in enumerate(["librivox_austen_0870", "espeak_reply_01", "cmu_numbers"][:n_turns]):
         b.user("cmu_cards_001", gap_s=0.5 if i else None)
         b.agent(c, gap_s=0.6)
@@ -162,3 +162,19 @@ def test_label_only_head_is_an_exact_logistic_regression_and_gates_consistently(
     assert torch.allclose(wc[0] + wc[1], torch.zeros(18))
     assert fit.head.odl.proj.weight[DIMENSION_IDS.index("sycophant_behavior")].abs().sum() == 0
     assert fit.config.training["range"]["threshold"] > 0
+
+
+def test_a_turn_that_may_still_grow_waits_for_a_later_window():
+    from dataclasses import replace
+
+    from livejudge.session import snapshot_of_call
+
+    w = snapshot_of_call(_call(tail_s=1.5).call)
+    last = [t for t in w.turns if t.channel == "agent"][-1]
+    assert last in W.settled_agent_turns(w)  # 1.5 s of silence after it: final
+    early = replace(w, end_s=last.offset_s + 0.5)  # the agent might still go on (merge pause 0.8 s)
+    assert last not in W.settled_agent_turns(early)
+    # an earlier agent turn followed by user speech is final at once
+    first = [t for t in w.turns if t.channel == "agent"][0]
+    nxt = min(s.onset_s for s in w.segments_of("user") if s.onset_s > first.offset_s)
+    assert first in W.settled_agent_turns(replace(w, end_s=nxt + 0.1))

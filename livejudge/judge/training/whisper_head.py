@@ -193,7 +193,7 @@ def fit_whisper_head(X: np.ndarray, y: np.ndarray, gated: np.ndarray, calib: np.
         dist = np.sqrt((((E - mu) @ comps.T) ** 2 / var).sum(axis=1))
         rng_info = {"method": f"Mahalanobis distance of the standardised encoder readout in its top "
                               f"{N_RANGE_COMPONENTS} principal components (training windows)",
-                    "mean": mu.round(6).tolist(), "components": comps.round(6).tolist(),
+                    "offset": N_ACOUSTIC, "mean": mu.round(6).tolist(), "components": comps.round(6).tolist(),
                     "variance": var.round(8).tolist(),
                     "threshold": float(np.percentile(dist, 99)), "percentile": 99}
     tr = dict(training or {})

