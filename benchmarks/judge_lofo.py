@@ -257,8 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     mpath = Path(args.manifest)
-    rows = [r for r in read_manifest(mpath) if r["family"] not in args.exclude_family]
-    key = hashlib.sha256((mpath.read_text() + ",".join(sorted(args.exclude_family)) + f"{args.seed}/{args.turns}/{args.per_human}/{args.per_voice}/{args.per_family}/{args.human_group}/v3")
+    rows = read_manifest(mpath)  # excluded families are embedded too (one cache), then left out of every fit
+    key = hashlib.sha256((mpath.read_text() + f"{args.seed}/{args.turns}/{args.per_human}/{args.per_voice}/{args.per_family}/{args.human_group}/v4")
                          .encode()).hexdigest()[:16]
     calls = build_calls(rows, args.seed, args.turns, args.per_human, args.per_voice, args.per_family,
                         args.human_group)
@@ -269,14 +269,16 @@ def main(argv: list[str] | None = None) -> int:
     fam = np.array([m["family"] for m in meta])
     spk = np.array([m["group"] for m in meta])  # human group (source family) of humans and their copies
     res = np.array([m["reserved"] for m in meta])
+    use = ~np.isin(fam, args.exclude_family)
     # a machine family all of whose clips are augmentations of other clips (copy-synthesis of humans)
     aug_fams = sorted({r["family"] for r in rows if r["label"] == "machine"} - {
         r["family"] for r in rows if r["label"] == "machine" and r.get("augment") in (None, "", "none")})
     # augmentation families (copy-synthesis of human clips) are training material, not TTS systems:
     # they are not held out as families (their speakers are the human speakers, held out with them)
-    families = sorted({f for f, r in zip(fam, res) if f != "human" and not r and f not in aug_fams})
-    reserved = sorted({f for f, r in zip(fam, res) if r})
-    groups = sorted({s for s, l in zip(spk, y) if l == 1})
+    families = sorted({str(f) for f, lab, r in zip(fam, y, res) if lab == 0 and not r and f not in aug_fams
+                       and f not in args.exclude_family})
+    reserved = sorted({str(f) for f, r in zip(fam, res) if r})
+    groups = sorted({str(s) for s, l in zip(spk, y) if l == 1})
     cmd = "python benchmarks/judge_lofo.py " + " ".join(argv if argv is not None else sys.argv[1:])
     out = {"command": cmd, "n_dialogues": len(calls), "turns": args.turns, "families": families,
            "augmentation_families": aug_fams, "excluded_families": args.exclude_family,
@@ -284,13 +286,13 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"\nLOFO (fit without family F and human group G; test F vs G; pooled over G) — {cmd}")
     print(f"{'held-out family':18} {'AUC':>6} {'acc@0.5':>8} {'P(h) human':>11} {'P(h) machine':>13} "
-          f"{'acoustic-fitted AUC':>20}")
+          f"{'acoustic-fitted AUC':>20} {'per-fold AUC mean/min':>22}")
     lofo = {}
     for F in families:
         ps, ys, pa = [], [], []
         for g in groups:
             test = np.where(((fam == F) | ((y == 1) & (spk == g))))[0]
-            train = np.where((fam != F) & (spk != g) & ~res & ~((y == 1) & (spk == g)))[0]
+            train = np.where((fam != F) & (spk != g) & ~res & use)[0]
             # copy-synthesis of the held-out speaker stays out of training too
             train = np.array([i for i in train if spk[i] != g])
             p, _ = fit_predict(X, G, y, meta, train, test, args.seed, args.l2)
@@ -298,10 +300,12 @@ def main(argv: list[str] | None = None) -> int:
             ys.append(y[test])
             pa.append(P_ac[test])
         s = summary(np.concatenate(ps), np.concatenate(ys))
+        folds = [roc_auc(p, yy) for p, yy in zip(ps, ys)]
+        s["fold_auc_mean"], s["fold_auc_min"] = float(np.mean(folds)), float(np.min(folds))
         s["acoustic_fitted_auc"] = roc_auc(np.concatenate(pa), np.concatenate(ys))
         lofo[F] = s
         print(f"{F:18} {s['auc']:6.3f} {s['acc']:8.3f} {s['p_human_h']:11.3f} {s['p_human_m']:13.3f} "
-              f"{s['acoustic_fitted_auc']:20.3f}")
+              f"{s['acoustic_fitted_auc']:20.3f} {s['fold_auc_mean']:14.3f}/{s['fold_auc_min']:.3f}")
     out["lofo"] = lofo
 
     print("\nLOSO (fit without human group G and the reserved family)")
@@ -310,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     unseen_p, unseen_y = [], []
     for g in groups:
         test = np.where(((y == 1) & (spk == g)) | res)[0]
-        train = np.where(~res & (spk != g))[0]
+        train = np.where(~res & use & (spk != g))[0]
         p, _ = fit_predict(X, G, y, meta, train, test, args.seed, args.l2)
         yt = y[test]
         ph = p[yt == 1]
@@ -333,9 +337,9 @@ def main(argv: list[str] | None = None) -> int:
         from livejudge.judge.model.head import save_head
         from livejudge.judge.training.whisper_head import fit_whisper_head
 
-        train = np.where(~res)[0]
+        train = np.where(~res & use)[0]
         cal = calib_split(meta, train, args.seed)
-        used = [r for r in rows if not r.get("reserved")]
+        used = [r for r in rows if not r.get("reserved") and r["family"] not in args.exclude_family]
         fams = sorted({r["family"] for r in used if r["label"] == "machine" and r["family"] not in aug_fams})
         srcs = sorted({f"{r['family']}: {r.get('source', '')} ({r.get('licence', '')})" for r in used})
         lo = min(v["auc"] for v in lofo.values()) if lofo else float("nan")
@@ -347,8 +351,10 @@ def main(argv: list[str] | None = None) -> int:
         }
         fit = fit_whisper_head(X[train], y[train], G[train], cal, l2=args.l2, training={
             "data": f"{len(train)} dialogues ({args.turns} agent turns each) built by benchmarks/judge_lofo.py from "
-                    f"{mpath.name}: families {fams}; human speakers {groups}",
-            "families": fams, "augmentations": aug_fams, "human_speakers": groups, "reserved_never_used": reserved, "validity": validity},
+                    f"{mpath}: TTS families {', '.join(fams)}; human groups {', '.join(map(str, groups))}",
+            "families": fams, "augmentations": [a for a in aug_fams if a not in args.exclude_family],
+            "excluded_families": list(args.exclude_family), "human_groups": [str(g) for g in groups],
+            "reserved_never_used": [str(r) for r in reserved], "validity": validity},
             sources=srcs)
         save_head(args.ship, fit.head, fit.config)
         print(f"\nshipped head → {args.ship}: {validity['summary']}")

@@ -53,8 +53,9 @@ def add_session_args(p: argparse.ArgumentParser) -> None:
 
 def add_judge_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("judge")
-    g.add_argument("--judge", default="acoustic", choices=("acoustic", "whisper", "qwen-omni", "none"),
-                   help="acoustic: CPU, no downloaded weights; whisper: CPU, Whisper tiny.en encoder + acoustic "
+    g.add_argument("--judge", default="auto", choices=("auto", "acoustic", "whisper", "qwen-omni", "none"),
+                   help="auto: whisper when livejudge[asr] is installed, else acoustic (or the kind of --head); "
+                        "acoustic: CPU, no downloaded weights; whisper: CPU, Whisper tiny.en encoder + acoustic "
                         "features (livejudge[asr]); qwen-omni: GPU backbone (needs --head)")
     g.add_argument("--head", default=None, metavar="HEAD_DIR",
                    help="judge head checkpoint directory (default: the shipped head for --judge acoustic/whisper)")
@@ -98,8 +99,12 @@ def judge_from_args(args: argparse.Namespace):
     if args.judge == "none":
         return None
     from .judge.model.head import HeadError
-    from .judge.model.judge import load_judge
+    from .judge.model.judge import load_judge, resolve_kind
 
+    try:
+        args.judge = resolve_kind(args.judge, args.head)
+    except (HeadError, ValueError, OSError) as exc:
+        raise CLIError(f"cannot load the judge: {exc}") from exc
     device = args.device
     if args.judge in ("acoustic", "whisper") and device not in ("auto", "cpu"):
         print(f"livejudge: note: the {args.judge} judge runs on the CPU; --device {device} is not used",

@@ -142,6 +142,7 @@ def test_label_only_head_is_an_exact_logistic_regression_and_gates_consistently(
     X[:, 1] += 1.0 * y  # and one intonation feature
     G = np.zeros((n, 18), bool)
     G[::5, DIMENSION_IDS.index("intonation")] = True
+    G[::7, DIMENSION_IDS.index("accent")] = True  # one of the three encoder rows gated
     cal = np.arange(n) % 4 == 0
     fit = fit_whisper_head(X, y, G, cal, l2=0.3)
     with torch.no_grad():

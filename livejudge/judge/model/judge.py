@@ -281,12 +281,37 @@ def expected_backbone_name(kind: str, model: str | Path | None = None) -> str:
     raise JudgeError(f"unknown judge {kind!r}; valid: {', '.join(KINDS)}")
 
 
+def resolve_kind(kind: str, head: str | Path | None = None) -> str:
+    """``"auto"`` → the judge to use: the kind of ``head``'s backbone when a head is given, else
+    ``"whisper"`` when its encoder can run here (faster-whisper and a local Whisper model,
+    livejudge[asr]), else ``"acoustic"``. The whisper head is the default because it beat
+    ``acoustic-fitted`` on every held-out TTS family and on the unseen Kokoro family
+    (heads/README.md); other kinds are returned unchanged."""
+    if kind != "auto":
+        return kind
+    if head is not None:
+        from .head import judge_kind
+
+        return judge_kind(load_head(head)[1].backbone.name)
+    from ..features.asr import ASRError, find_whisper_model, whisper_available
+
+    if whisper_available():
+        try:
+            import ctranslate2  # noqa: F401
+
+            find_whisper_model(None)
+            return "whisper"
+        except (ASRError, ImportError):
+            pass
+    return "acoustic"
+
+
 def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: str = "cpu",
                model: str | None = None, whisper_model: Any = None) -> Judge:
     """Build a Judge from a backbone kind and a head directory.
 
     Args:
-        kind: "acoustic" (CPU, no weights; default head: the shipped ``acoustic-fitted``),
+        kind: "auto" (``resolve_kind``), "acoustic" (CPU, no weights; default head: the shipped ``acoustic-fitted``),
             "whisper" (CPU, Whisper tiny.en encoder + acoustic features, livejudge[asr]; default
             head: the shipped ``whisper-fitted``) or "qwen-omni" (Qwen2.5-Omni thinker, GPU;
             ``head`` required).
@@ -300,6 +325,8 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
         JudgeError: unknown kind, or qwen-omni without a head.
         HeadError: the head is missing, invalid or built for another backbone.
     """
+    if kind == "auto":
+        kind = resolve_kind(kind, head)
     if kind not in KINDS:
         raise JudgeError(f"unknown judge {kind!r}; valid: {', '.join(KINDS)}")
     if kind == "acoustic":

@@ -109,18 +109,26 @@ class Fit:
 
 def design(X: np.ndarray, gated: np.ndarray, mean: np.ndarray, std: np.ndarray,
            cols: Mapping[str, list[int]]) -> np.ndarray:
-    """Standardised inputs with every gated dimension's columns zeroed (per window) and
-    columns read by no dimension zeroed, float64 (n, d)."""
+    """Standardised inputs as the judge uses them, float64 (n, d): a gated dimension's own
+    (acoustic) columns are zeroed in that window; the encoder columns, shared by the
+    ``ENCODER_DIMENSIONS`` rows with 1/3 of the weight each, are scaled by the fraction of those
+    rows left ungated (so Σ_k ungated z_k equals the regression's score exactly); columns read
+    by no dimension are zeroed."""
     H = (np.asarray(X, dtype=np.float64) - mean) / std
     used = np.zeros(H.shape[1], dtype=bool)
+    enc = np.arange(N_ACOUSTIC, H.shape[1])
+    enc_k = [DIMENSION_IDS.index(d) for d in ENCODER_DIMENSIONS]
     for k, d in enumerate(DIMENSION_IDS):
-        c = cols[d]
+        c = [j for j in cols[d] if j < N_ACOUSTIC]
         if not c:
             continue
         used[c] = True
         g = gated[:, k]
         if g.any():
             H[np.ix_(g, c)] = 0.0
+    used[enc] = True
+    frac = 1.0 - gated[:, enc_k].mean(axis=1)
+    H[:, enc] *= frac[:, None]
     H[:, ~used] = 0.0
     return H
 
