@@ -55,9 +55,21 @@ def test_validity_line_in_meter_plain_lines_and_result():
     assert r["summary"]["out_of_range_windows"] == 0 and r["summary"]["mean_p_human"] is not None
 
 
-def test_a_head_without_validity_says_so():
-    _, cfg = load_head(DEFAULT_ACOUSTIC_HEAD)
+def test_a_head_without_validity_says_so_and_shipped_heads_state_theirs():
+    from livejudge.judge.model.judge import DEFAULT_WHISPER_HEAD, PRIOR_ACOUSTIC_HEAD
+
+    _, cfg = load_head(PRIOR_ACOUSTIC_HEAD)
     assert validity_line(cfg).startswith("validated: no held-out validity recorded")
+    _, cfg = load_head(DEFAULT_ACOUSTIC_HEAD)
+    assert "NOT valid on neural TTS" in validity_line(cfg)
+    _, cfg = load_head(DEFAULT_WHISPER_HEAD)
+    v = cfg.training["validity"]
+    assert validity_line(cfg) == f"validated: {v['summary']}"
+    # the line states the worst leave-one-family-out figure of the table it summarises
+    worst = min(f["auc"] for f in v["lofo"].values())
+    assert f"leave-one-family-out AUC ≥ {worst:.2f}" in v["summary"]
+    assert "kokoro" in cfg.training["reserved_never_used"]
+    assert set(cfg.training["families"]) == set(v["lofo"])
 
 
 def test_out_of_range_window_shows_no_confident_number():
