@@ -1,7 +1,7 @@
 """GPU benchmark of the Qwen2.5-Omni judge backbone: ms per window and peak GPU memory.
 
 Builds the thinker with the real Qwen2.5-Omni-7B architecture (``Qwen2_5OmniThinkerConfig()``
-defaults, vision hidden_size 1280 as in the released checkpoint; notes-deps §3) with random
+defaults, vision hidden_size 1280 as in the released checkpoint; docs/qwen-omni-offline.md §3) with random
 weights in bf16 directly on the GPU — the time of a forward does not depend on the weight
 values — and runs ``QwenOmniBackbone.embed`` (feature extraction, tokenising, one forward,
 readouts) on windows of noise at 10/30/60 s, batch 1/4/16.
@@ -50,7 +50,7 @@ here. The audio tower is the 7B's with output_dim = 2048."""
 
 def thinker_config(arch: str):
     """Random-weight thinker config: "7b" = ``Qwen2_5OmniThinkerConfig()`` defaults with the
-    released vision hidden_size 1280 (notes-deps §3); "3b" = ``ARCH_3B_TEXT``."""
+    released vision hidden_size 1280 (docs/qwen-omni-offline.md §3); "3b" = ``ARCH_3B_TEXT``."""
     from transformers import Qwen2_5OmniThinkerConfig
 
     if arch == "7b":

@@ -6,6 +6,9 @@ demo:   ``livejudge demo`` starts the shipped example agent (``livejudge.demo_ag
 Pipecat pipeline) on a free local port and calls it with a scripted human caller made of
 the shipped human recordings, a barge-in included.
 
+With a microphone and speakers, attach cancels the agent's voice leaking from the speakers into
+the microphone (WebRTC AEC3, ``livejudge.echo.EchoCanceller``; ``--no-aec`` turns it off).
+
 Both feed the same Session, meter and result document as ``livejudge score``/``replay``
 (``livejudge.runner.run_session``), so a call cut short by a fault or Ctrl-C still writes
 its result (``--json``) and event log (``--events``); faults exit with code 1.
@@ -59,12 +62,29 @@ def _add_call_flags(p: argparse.ArgumentParser, demo: bool = False) -> None:
     g = p.add_argument_group("call")
     if not demo:
         g.add_argument("--ws-url", default=None, metavar="URL",
-                       help="the agent's websocket, e.g. ws://localhost:8765 (required unless --list-devices)")
-        g.add_argument("--protocol", default="pipecat", choices=("pipecat", "twilio"),
-                       help="wire format: Pipecat protobuf frames, or Twilio media-stream JSON (μ-law 8 kHz)")
+                       help="the agent's websocket, e.g. ws://localhost:8765 (required unless --runner or --list-devices)")
+        g.add_argument("--runner", default=None, metavar="URL",
+                       help="a bot served by Pipecat's development runner (python bot.py), e.g. http://localhost:7860: "
+                            "probes its routes and uses the first that works (eval wire, /ws-client, SmallWebRTC)")
+        g.add_argument("--webrtc", default=None, metavar="URL",
+                       help="SmallWebRTC, as the runner's browser client does: same as --runner URL --route webrtc "
+                            "(needs pip install 'livejudge[webrtc]')")
+        g.add_argument("--route", default="auto", choices=("auto", "eval", "ws-client", "webrtc"),
+                       help="with --runner: the route to use (auto = the first that works)")
+        g.add_argument("--protocol", default="pipecat", choices=("pipecat", "twilio", "pipecat-eval"),
+                       help="wire format: Pipecat protobuf frames, Twilio media-stream JSON (μ-law 8 kHz), or "
+                            "pipecat-eval (the eval wire of Pipecat's runner on /ws: RTVI raw-audio/eval-bot-audio)")
         g.add_argument("--in-rate", type=int, default=None,
                        help="rate of the user audio sent, Hz (default: pipecat 16000, twilio 8000)")
         g.add_argument("--origin", default=None, help="Origin header (for agents with an Origin allow-list)")
+        g.add_argument("--header", dest="headers", action="append", default=None, metavar="'NAME: VALUE'",
+                       help="extra handshake header, repeatable, e.g. 'Authorization: Bearer $TOKEN' "
+                            "(values are never printed, logged or stored; a token in the URL query is redacted)")
+        g.add_argument("--ca-file", default=None, metavar="PEM",
+                       help="CA certificate(s) to verify a wss:// agent with (private CA, self-signed); "
+                            "default: the system trust store")
+        g.add_argument("--insecure", action="store_true",
+                       help="wss:// without certificate verification (test setups only)")
         g.add_argument("--reconnect", type=int, default=0, metavar="N",
                        help="reconnect up to N times after a lost, refused or busy connection (backoff 0.5 s, doubling)")
         g.add_argument("--input-wav", nargs="+", default=None, metavar="FILE",
@@ -81,6 +101,9 @@ def _add_call_flags(p: argparse.ArgumentParser, demo: bool = False) -> None:
     d = p.add_argument_group("audio devices")
     d.add_argument("--no-playback", action="store_true", help="do not play the agent (agent audio timed at arrival)")
     d.add_argument("--jitter-s", type=float, default=0.06, help="jitter buffer before agent audio plays, seconds")
+    d.add_argument("--no-aec", action="store_true",
+                   help="turn off acoustic echo cancellation (WebRTC AEC3, on by default when the microphone "
+                        "is used with playback: removes the agent's voice leaking from the speakers into the mic)")
     if not demo:
         d.add_argument("--input-device", default=None, help="microphone: PortAudio index or name (--list-devices)")
     d.add_argument("--output-device", default=None, help="speakers: PortAudio index or name (--list-devices)")
@@ -113,12 +136,16 @@ def register(subparsers) -> None:
     g.add_argument("--think-s", type=float, default=0.5, help="the agent's pause before answering, seconds")
     g.add_argument("--never-yield", action="store_true", help="the agent talks over barge-ins")
     g.add_argument("--agent-log", default=None, metavar="FILE.jsonl", help="the agent's own decision log")
+    g.add_argument("--runner", action="store_true",
+                   help="run the example bot under Pipecat's development runner (examples/runner_bot.py) and "
+                        "attach with --runner (needs pip install 'livejudge[runner]')")
     _add_call_flags(p, demo=True)
     add_session_args(p)
     add_judge_args(p)
     add_output_args(p)
     p.set_defaults(func=cmd_demo, protocol="pipecat", in_rate=None, origin=None, reconnect=0,
-                   input_device=None, input_wav=None)
+                   input_device=None, input_wav=None, ws_url=None, route="auto",
+                   headers=None, ca_file=None, insecure=False)
 
 
 # ------------------------------------------------------------------------------------ commands
@@ -177,31 +204,61 @@ def _speaker(args: argparse.Namespace):
         raise CLIError(str(exc)) from None
 
 
-def _run_call(args: argparse.Namespace, url: str, source, *, title: str, extra_info: dict | None = None) -> int:
-    from .session import Session
-    from .sources.protocols import make_protocol
-    from .sources.ws import AttachClient, AttachConfig, AttachError, Recorder
+def _echo_canceller(args: argparse.Namespace, source, output):
+    """(EchoCanceller or None, the result's ``source.aec`` record). AEC is on when a microphone
+    is used with playback (a speakerphone can leak the agent into the mic) unless --no-aec.
+    Raises CLIError when it should be on but livekit is missing."""
+    from .sources.ws import ScriptedSource
+
+    mic = not isinstance(source, ScriptedSource)
+    if getattr(args, "no_aec", False):
+        return None, {"on": False, "why": "--no-aec"}
+    if not mic:
+        return None, {"on": False, "why": "scripted caller (no microphone)"}
+    if output is None:
+        return None, {"on": False, "why": "no playback"}
+    from .echo import EchoCanceller, EchoError
 
     try:
-        make_protocol(args.protocol, args.in_rate)  # fail early: missing pipecat, bad rate
+        return EchoCanceller(), {"on": True, "engine": "WebRTC AEC3 (livekit)"}
+    except EchoError as exc:
+        raise CLIError(str(exc)) from None
+
+
+def _run_call(args: argparse.Namespace, url: str, source, *, title: str, extra_info: dict | None = None,
+              client_cls=None, protocol_factory=None, url_shown: str | None = None) -> int:
+    from .session import Session
+    from .sources.protocols import make_protocol
+    from .sources.ws import AttachClient, AttachConfig, AttachError, Recorder, parse_header
+
+    client_cls = client_cls or AttachClient  # sources.webrtc passes its SmallWebRTC client
+    protocol_factory = protocol_factory or (lambda: make_protocol(args.protocol, args.in_rate))
+    try:
+        protocol_factory()  # fail early: missing pipecat, bad rate
+        headers = tuple(parse_header(h) for h in (getattr(args, "headers", None) or ()))
         config = AttachConfig(url=url, origin=args.origin, jitter_s=args.jitter_s, duration_s=args.duration_s,
-                              silence_timeout_s=args.silence_timeout_s, reconnect=args.reconnect).validate()
+                              silence_timeout_s=args.silence_timeout_s, reconnect=args.reconnect,
+                              headers=headers, ca_file=getattr(args, "ca_file", None),
+                              insecure=getattr(args, "insecure", False)).validate()
     except (ValueError, ImportError) as exc:
         raise CLIError(str(exc)) from None
     output = _speaker(args)
+    echo, aec_info = _echo_canceller(args, source, output)
     recorder = Recorder() if args.record else None
     judge = judge_from_args(args)
     sinks = [s for s in (events_sink(args),) if s is not None]
     info = {"sample_rate_in": args.in_rate or (8000 if args.protocol == "twilio" else 16000),
             "channels": {"user": "sent (microphone or --input-wav)", "agent": "received from the websocket"},
-            "kind": "attach", "url": url, "protocol": args.protocol, "playback": output is not None,
+            "kind": "attach", "url": url_shown or config.display_url, "protocol": args.protocol,
+            "playback": output is not None, "aec": aec_info, "headers": config.header_names,
+            "tls": None if config.ssl_context() is None else
+            ("unverified (--insecure)" if config.insecure else "verified"),
             **(extra_info or {})}
     transcriber = transcriber_from_args(args)
     info["asr"] = transcriber is not None
     session = Session(session_config(args, "live"), judge=judge, sinks=sinks, info=info,
                       transcriber=transcriber)
-    client = AttachClient(session, config, lambda: make_protocol(args.protocol, args.in_rate), source,
-                          output=output, recorder=recorder)
+    client = client_cls(session, config, protocol_factory, source, output=output, recorder=recorder, echo=echo)
 
     def body(stop) -> None:
         client.stop = stop
@@ -231,11 +288,40 @@ def _run_call(args: argparse.Namespace, url: str, source, *, title: str, extra_i
 def cmd_attach(args: argparse.Namespace) -> int:
     if args.list_devices:
         return _list_devices()
+    if getattr(args, "webrtc", None):
+        args.runner, args.route = args.webrtc, "webrtc"
+    if args.runner:
+        return _attach_runner(args, _source(args))
     if not args.ws_url:
         raise CLIError("--ws-url is required: the agent's websocket, e.g. --ws-url ws://localhost:8765 "
-                       "(or try `livejudge demo`)")
+                       "(or --runner http://localhost:7860 for a bot run by Pipecat's runner; or try `livejudge demo`)")
     source = _source(args)
-    return _run_call(args, args.ws_url, source, title=f"attach {args.ws_url}")
+    from .sources.ws import redact_url
+
+    return _run_call(args, args.ws_url, source, title=f"attach {redact_url(args.ws_url)}")
+
+
+def _attach_runner(args: argparse.Namespace, source, extra_info: dict | None = None, title: str | None = None) -> int:
+    """--runner: pick a route into the runner-served bot and call it (see sources/runner_probe.py)."""
+    from .sources.runner_probe import pick_route
+
+    if args.ws_url:
+        raise CLIError("give either --runner or --ws-url, not both")
+    try:
+        route = pick_route(args.runner, None if args.route == "auto" else args.route, origin=args.origin)
+    except (ValueError, ImportError) as exc:
+        raise CLIError(str(exc)) from None
+    shown = route.url.split("?")[0]
+    print(f"livejudge: runner at {args.runner}: using {route.why} at {shown}", file=sys.stderr)
+    info = {"runner": {"url": args.runner, "route": route.name}, **(extra_info or {})}
+    if route.name == "webrtc":
+        from .sources.webrtc import run_webrtc_call
+
+        return run_webrtc_call(args, route.url, source, title=title or f"attach --runner {args.runner} (webrtc)",
+                               extra_info=info)
+    args.protocol = route.protocol
+    return _run_call(args, route.url, source, title=title or f"attach --runner {args.runner} ({route.name})",
+                     extra_info=info)
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -267,14 +353,18 @@ def start_demo_agent(port: int, *, think_s: float = 0.5, never_yield: bool = Fal
 
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            err = (proc.stderr.read() if proc.stderr else "").strip().splitlines()
-            raise CLIError(f"the demo agent exited: {err[-1] if err else 'no message'}", 1)
-        if sel.select(timeout=0.2):
-            line = proc.stdout.readline()
-            if line.startswith("LIVEJUDGE_AGENT_READY"):
-                return proc
+    try:
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                err = (proc.stderr.read() if proc.stderr else "").strip().splitlines()
+                raise CLIError(f"the demo agent exited: {err[-1] if err else 'no message'}", 1)
+            if sel.select(timeout=0.2):
+                line = proc.stdout.readline()
+                if line.startswith("LIVEJUDGE_AGENT_READY"):
+                    return proc
+    except BaseException:  # Ctrl-C or SIGTERM while it starts: leave no agent behind
+        stop_agent(proc)
+        raise
     stop_agent(proc)
     raise CLIError(f"the demo agent did not start within {timeout_s:.0f} s", 1)
 
@@ -303,11 +393,33 @@ def cmd_demo(args: argparse.Namespace) -> int:
     turns = [CallerTurn(load_clip(name), name, barge.get(i + 1)) for i, (name, _) in enumerate(DEMO_SCRIPT)]
     source = _source(args, turns)
     port = free_port()
+    if args.runner:
+        return _demo_runner(args, source, port)
     print(f"livejudge: starting the example Pipecat agent on ws://127.0.0.1:{port} "
           f"(think {args.think_s:.2f} s{', never yields' if args.never_yield else ''})…", file=sys.stderr)
     proc = start_demo_agent(port, think_s=args.think_s, never_yield=args.never_yield, log=args.agent_log)
     try:
         return _run_call(args, f"ws://127.0.0.1:{port}", source, title="demo · example Pipecat agent",
                          extra_info={"demo_agent": {"think_s": args.think_s, "never_yield": args.never_yield}})
+    finally:
+        stop_agent(proc)
+
+
+def _demo_runner(args: argparse.Namespace, source, port: int) -> int:
+    """`demo --runner`: examples/runner_bot.py under Pipecat's runner, attached with --runner."""
+    from .sources.runner_probe import start_runner_bot
+
+    extra = ["--think-s", str(args.think_s)] + (["--never-yield"] if args.never_yield else [])
+    print(f"livejudge: starting examples/runner_bot.py under Pipecat's runner on http://127.0.0.1:{port} "
+          f"(think {args.think_s:.2f} s{', never yields' if args.never_yield else ''})…", file=sys.stderr)
+    try:
+        proc = start_runner_bot(port, log=args.agent_log, extra=extra)
+    except (RuntimeError, FileNotFoundError) as exc:
+        raise CLIError(str(exc), 1) from None
+    args.runner = f"http://127.0.0.1:{port}"
+    try:
+        return _attach_runner(args, source, title="demo · example bot under Pipecat's runner",
+                              extra_info={"demo_agent": {"think_s": args.think_s, "never_yield": args.never_yield,
+                                                         "runner_bot": True}})
     finally:
         stop_agent(proc)

@@ -16,12 +16,49 @@ import numpy as np
 SAMPLE_RATE = 16000
 """Internal sample rate, Hz."""
 
+MAX_FILE_CHANNELS = 64
+"""Most channels an input file may declare."""
+
 COMMON_RATES = (8000, 16000, 22050, 24000, 32000, 44100, 48000)
 """Sample rates (Hz) that sources are tested with."""
 
 
+MIN_RATE, MAX_RATE = 8000, 192000
+"""Sample rates (Hz) accepted from untrusted input (files, wire messages, ``push_audio``):
+telephony's 8 kHz up to studio 192 kHz. Outside it a declared rate is almost surely wrong
+and costly (1 Hz would turn 640 samples into 640 s of audio)."""
+
+MAX_RATIO_TERM = 1000
+"""Largest up/down factor of the polyphase resampler. A rate whose exact ratio to the
+target needs more (e.g. 191999 Hz → 16000/191999) is resampled with the nearest ratio whose
+terms are ≤ 1000 (``Fraction.limit_denominator``; relative rate error < 1e-3, HEURISTIC),
+so one 40 ms frame never costs seconds of CPU."""
+
+
 class AudioFormatError(ValueError):
     """Input audio that cannot be converted; the message names the problem and the fix."""
+
+
+def check_rate(rate: object, what: str = "sample rate") -> int:
+    """Validate a sample rate from untrusted input.
+
+    Args:
+        rate: the declared rate, Hz (an int, or an integral float).
+        what: how to name it in the error (e.g. "--in-rate", "agent audio sample_rate").
+    Returns:
+        the rate as int.
+    Raises:
+        AudioFormatError: not an integer, or outside ``MIN_RATE``–``MAX_RATE`` (the message
+            names the value and the range).
+    """
+    if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)):
+        raise AudioFormatError(f"{what} must be an integer in Hz, got {rate!r}")
+    if isinstance(rate, (float, np.floating)) and not (np.isfinite(rate) and float(rate).is_integer()):
+        raise AudioFormatError(f"{what} must be a whole number of Hz, got {rate!r}")
+    r = int(rate)
+    if not MIN_RATE <= r <= MAX_RATE:
+        raise AudioFormatError(f"{what} {r} Hz is outside the supported {MIN_RATE}–{MAX_RATE} Hz")
+    return r
 
 
 def pcm16_to_float32(data: bytes | np.ndarray) -> np.ndarray:
@@ -86,6 +123,23 @@ def float32_to_mulaw(samples: np.ndarray) -> bytes:
     return code.astype(np.uint8).tobytes()
 
 
+def bounded_ratio(rate_in: int, rate_out: int, max_term: int = MAX_RATIO_TERM) -> Fraction:
+    """rate_out/rate_in as a Fraction whose numerator and denominator are ≤ ``max_term``:
+    the exact ratio when it fits, else the nearest that does (HEURISTIC, see MAX_RATIO_TERM)."""
+    frac = Fraction(rate_out, rate_in)
+    if max(frac.numerator, frac.denominator) <= max_term:
+        return frac
+    flip = frac > 1
+    g = 1 / frac if flip else frac  # ≤ 1: its denominator is the larger term
+    # the simplest ratio within 1e-4 (small terms = a short filter), else the closest one
+    for q in (16, 32, 64, 128, 256, 512, max_term):
+        f = g.limit_denominator(min(q, max_term))
+        if f and abs(f / g - 1) <= 1e-4:
+            break
+    f = f or Fraction(1, max_term)
+    return 1 / f if flip else f
+
+
 def resample(samples: np.ndarray, rate_in: int, rate_out: int = SAMPLE_RATE) -> np.ndarray:
     """Band-limited polyphase resampling (scipy.signal.resample_poly, Kaiser window).
 
@@ -104,7 +158,7 @@ def resample(samples: np.ndarray, rate_in: int, rate_out: int = SAMPLE_RATE) -> 
         return x
     from scipy.signal import resample_poly
 
-    frac = Fraction(rate_out, rate_in)
+    frac = bounded_ratio(int(rate_in), int(rate_out))
     y = resample_poly(x, frac.numerator, frac.denominator, axis=0)
     return y.astype(np.float32)
 
@@ -118,8 +172,9 @@ class StreamResampler:
     """
 
     def __init__(self, rate_in: int, rate_out: int = SAMPLE_RATE) -> None:
-        if rate_in <= 0:
-            raise AudioFormatError(f"sample rate must be positive, got {rate_in}")
+        """Raises AudioFormatError: a rate outside ``MIN_RATE``–``MAX_RATE`` (``check_rate``)."""
+        rate_in = check_rate(rate_in)
+        rate_out = check_rate(rate_out, "output sample rate")
         self.rate_in = rate_in
         self.rate_out = rate_out
         self._in_total = 0
@@ -158,7 +213,9 @@ def load_audio(path: str | Path) -> tuple[np.ndarray, int]:
     Returns:
         (samples float32 of shape (n_samples, n_channels), sample rate in Hz).
     Raises:
-        AudioFormatError: file missing or not decodable.
+        AudioFormatError: file missing or not decodable, a sample rate outside
+            ``MIN_RATE``–``MAX_RATE``, or more than ``MAX_FILE_CHANNELS`` channels.
+            Non-finite samples (float files) are replaced by 0.
     """
     import soundfile as sf
 
@@ -166,9 +223,22 @@ def load_audio(path: str | Path) -> tuple[np.ndarray, int]:
     if not p.exists():
         raise AudioFormatError(f"audio file not found: {p} (check the path)")
     try:
+        info = sf.info(str(p))
+    except Exception as exc:  # soundfile raises several types; re-raise as one clear error
+        raise AudioFormatError(f"cannot decode {p}: {exc} (use WAV/FLAC/OGG)") from exc
+    try:  # validated before decoding: a header claiming 1 Hz or 4 GHz must not cost memory
+        check_rate(info.samplerate, f"{p.name}: sample rate")
+    except AudioFormatError as exc:
+        raise AudioFormatError(f"{exc}; resample the file (e.g. sox in.wav -r 16000 out.wav)") from None
+    if not 1 <= info.channels <= MAX_FILE_CHANNELS:
+        raise AudioFormatError(f"{p.name} declares {info.channels} channels; at most {MAX_FILE_CHANNELS} "
+                               "are supported (a call has two)")
+    try:
         data, rate = sf.read(str(p), dtype="float32", always_2d=True)
     except Exception as exc:  # soundfile raises several types; re-raise as one clear error
         raise AudioFormatError(f"cannot decode {p}: {exc} (use WAV/FLAC/OGG)") from exc
+    if data.size and not np.isfinite(data).all():  # float WAVs can hold NaN/inf
+        data = np.nan_to_num(data, nan=0.0, posinf=0.0, neginf=0.0)
     return data, int(rate)
 
 
@@ -207,7 +277,7 @@ def load_call(
         user, agent: two files, one per role (each downmixed to mono), used instead of path.
     Raises:
         AudioFormatError: mono input without a second file, a channel index out of range,
-            or mismatched arguments.
+            mismatched arguments, or no samples at all.
     """
     if path is not None and (user is not None or agent is not None):
         raise AudioFormatError("give either one stereo FILE or --user A.wav --agent B.wav, not both")
@@ -236,6 +306,296 @@ def load_call(
         rate = ru if ru == ra else ru
         channels = {"user": str(user), "agent": str(agent)}
     n = max(len(u), len(a))
+    if n == 0:
+        what = path if path is not None else f"{user} and {agent}"
+        raise AudioFormatError(f"{what} has no audio samples (an empty recording): record the call again "
+                               "or check that the file was written completely")
     u = np.pad(u, (0, n - len(u)))
     a = np.pad(a, (0, n - len(a)))
     return TwoChannelAudio(user=u.astype(np.float32), agent=a.astype(np.float32), sample_rate_in=rate, channels=channels)
+
+
+# ---------------------------------------------------------------------------- streaming input
+def _resampled_length(n_in: int, rate_in: int, rate_out: int = SAMPLE_RATE) -> int:
+    """Number of samples ``resample`` returns for ``n_in`` input samples."""
+    if rate_in == rate_out:
+        return n_in
+    frac = Fraction(rate_out, rate_in)
+    up, down = frac.numerator, frac.denominator
+    return n_in * up // down + bool(n_in * up % down)
+
+
+class BlockResampler:
+    """Resamples a stream block by block to exactly what ``resample`` gives for the whole stream.
+
+    ``resample`` (scipy.signal.resample_poly) filters with a Kaiser-windowed FIR of half-length
+    10·max(up, down) taps at the up-sampled rate. Each block is resampled together with
+    enough input on both sides (``context`` samples, aligned to the decimation factor so the
+    polyphase phases line up) and only the outputs whose filter support lies in held input
+    are returned; the rest wait for the next block. So a file read in blocks decodes to the
+    same samples as the file read whole (to float rounding of the same operations), unlike
+    ``StreamResampler``, which trades that for no added delay on live streams.
+
+    Args:
+        rate_in, rate_out: sample rates, Hz (positive integers).
+    Raises:
+        AudioFormatError: a non-positive rate.
+    """
+
+    def __init__(self, rate_in: int, rate_out: int = SAMPLE_RATE) -> None:
+        if rate_in <= 0 or rate_out <= 0:
+            raise AudioFormatError(f"sample rates must be positive, got {rate_in} → {rate_out}")
+        self.rate_in, self.rate_out = int(rate_in), int(rate_out)
+        frac = Fraction(self.rate_out, self.rate_in)
+        self.up, self.down = frac.numerator, frac.denominator
+        half_len = 10 * max(self.up, self.down)
+        ctx = -(-(half_len + 2 * self.down) // self.up) + 2
+        self.context = -(-ctx // self.down) * self.down  # input samples, a multiple of down
+        self._buf = np.zeros(0, dtype=np.float32)
+        self._buf_start = 0  # global input index of _buf[0]
+        self._n_in = 0
+        self._n_out = 0
+
+    def _produce(self, k_end: int) -> np.ndarray:
+        """Outputs [n_out, k_end) from the held input."""
+        if k_end <= self._n_out:
+            return np.zeros(0, dtype=np.float32)
+        s0 = max(0, self._n_out * self.down // self.up - self.context)
+        s0 -= s0 % self.down
+        s0 = max(s0, self._buf_start)
+        assert s0 % self.down == 0, "held input must start on the decimation grid"
+        y = resample(self._buf[s0 - self._buf_start:], self.rate_in, self.rate_out)
+        off = s0 * self.up // self.down
+        out = y[self._n_out - off:k_end - off]
+        if len(out) < k_end - self._n_out:  # the very end: resample's own length rounding
+            out = np.pad(out, (0, k_end - self._n_out - len(out)))
+        self._n_out = k_end
+        keep = max(0, self._n_out * self.down // self.up - self.context)
+        keep -= keep % self.down
+        if keep > self._buf_start:
+            self._buf = self._buf[keep - self._buf_start:]
+            self._buf_start = keep
+        return out.astype(np.float32, copy=False)
+
+    def push(self, samples: np.ndarray) -> np.ndarray:
+        """Take one block (float32, shape (n,)); return the output samples now final."""
+        x = np.asarray(samples, dtype=np.float32).reshape(-1)
+        if self.up == self.down:
+            self._n_in += len(x)
+            self._n_out += len(x)
+            return x
+        self._buf = np.concatenate([self._buf, x]) if self._buf.size else x.copy()
+        self._n_in += len(x)
+        k_end = max(0, (self._n_in - self.context) * self.up // self.down)
+        return self._produce(k_end)
+
+    def finish(self) -> np.ndarray:
+        """End of stream: the remaining outputs (total = ``resample``'s length for all input)."""
+        if self.up == self.down:
+            return np.zeros(0, dtype=np.float32)
+        return self._produce(_resampled_length(self._n_in, self.rate_in, self.rate_out))
+
+
+class CallReader:
+    """A recorded call read block by block: memory bounded by the block, not the file.
+
+    Same inputs, checks and samples as ``load_call`` (which reads the whole file; use it for
+    short clips). Iterate ``blocks()`` for (user, agent) pairs of float32 mono 16 kHz arrays of
+    equal length; together they are exactly ``load_call``'s arrays.
+
+    Attributes:
+        sample_rate_in: the input's sample rate, Hz (the user file's, for two files).
+        channels: where each role came from, as in ``TwoChannelAudio``.
+        n_samples: length of each role at 16 kHz, samples (from the file headers).
+    Raises:
+        AudioFormatError: as ``load_call``; also from ``blocks()`` when a file turns out to be
+            unreadable part-way (the message says where).
+    """
+
+    def __init__(self, path: str | Path | None = None, *, user: str | Path | None = None,
+                 agent: str | Path | None = None, user_channel: int = 0, agent_channel: int = 1) -> None:
+        if path is not None and (user is not None or agent is not None):
+            raise AudioFormatError("give either one stereo FILE or --user A.wav --agent B.wav, not both")
+        self._files: list = []
+        try:
+            if path is not None:
+                f = _open_sound(path)
+                self._files.append(f)
+                n_ch = f.channels
+                if n_ch < 2:
+                    raise AudioFormatError(
+                        f"{path} is mono; a call needs two channels: pass a stereo file or --user A.wav --agent B.wav")
+                for name, idx in (("user", user_channel), ("agent", agent_channel)):
+                    if not 0 <= idx < n_ch:
+                        raise AudioFormatError(f"--{name}-channel {idx} is out of range: {path} has {n_ch} channels")
+                if user_channel == agent_channel:
+                    raise AudioFormatError("--user-channel and --agent-channel must differ")
+                self.sample_rate_in = int(f.samplerate)
+                self.channels: dict = {"user": user_channel, "agent": agent_channel}
+                self._cols = (user_channel, agent_channel)
+                n = _resampled_length(f.frames, self.sample_rate_in)
+                self._lengths = (n, n)
+            else:
+                if user is None or agent is None:
+                    raise AudioFormatError("need a stereo FILE, or both --user A.wav and --agent B.wav")
+                fu = _open_sound(user)
+                self._files.append(fu)
+                fa = _open_sound(agent)
+                self._files.append(fa)
+                self.sample_rate_in = int(fu.samplerate)
+                self.channels = {"user": str(user), "agent": str(agent)}
+                self._cols = None
+                self._lengths = (_resampled_length(fu.frames, int(fu.samplerate)),
+                                 _resampled_length(fa.frames, int(fa.samplerate)))
+            self.n_samples = max(self._lengths)
+            if self.n_samples == 0:
+                what = path if path is not None else f"{user} and {agent}"
+                raise AudioFormatError(f"{what} has no audio samples (an empty recording): record the call again "
+                                       "or check that the file was written completely")
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def duration_s(self) -> float:
+        return self.n_samples / SAMPLE_RATE
+
+    def close(self) -> None:
+        for f in self._files:
+            f.close()
+
+    def __enter__(self) -> "CallReader":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def blocks(self, block_s: float = 10.0):
+        """Yield (user, agent): float32 mono 16 kHz arrays of equal length, in order, covering
+        ``n_samples`` in all. Each block holds about ``block_s`` seconds (the last one less).
+        Each call reads from the start of the file(s); use one iteration at a time."""
+        frames_per_block = max(1, int(block_s * self._files[0].samplerate))
+        if self._cols is not None:
+            f = self._files[0]
+            f.seek(0)
+            rs = (BlockResampler(self.sample_rate_in), BlockResampler(self.sample_rate_in))
+            for data in _read_blocks(f, frames_per_block):
+                yield rs[0].push(data[:, self._cols[0]]), rs[1].push(data[:, self._cols[1]])
+            yield rs[0].finish(), rs[1].finish()
+            return
+        # two files: each at its own rate; emit equal lengths, pad the shorter one at the end
+        queues: tuple[list, list] = ([], [])
+        held, done = [0, 0], [False, False]
+        its = [self._role_stream(f, block_s) for f in self._files]
+        emitted = 0
+        while emitted < self.n_samples:
+            for r in (0, 1):
+                if not done[r]:
+                    try:
+                        y = next(its[r])
+                    except StopIteration:
+                        done[r] = True
+                    else:
+                        queues[r].append(y)
+                        held[r] += len(y)
+            # a role whose file has ended is known (silence) up to the end of the call
+            m = min(self.n_samples - emitted if done[r] else held[r] for r in (0, 1))
+            if m > 0:
+                u, a = _take(queues[0], m, held, 0), _take(queues[1], m, held, 1)
+                emitted += m
+                yield u, a
+
+    def _role_stream(self, f, block_s: float):
+        rs = BlockResampler(int(f.samplerate))
+        f.seek(0)
+        for data in _read_blocks(f, max(1, int(block_s * f.samplerate))):
+            yield rs.push(to_mono(data))
+        yield rs.finish()
+
+    def head(self, seconds: float) -> TwoChannelAudio:
+        """The first ``seconds`` of the call in memory (float32 16 kHz, as ``load_call``)."""
+        n = int(round(seconds * SAMPLE_RATE))
+        us, as_, got = [], [], 0
+        for u, a in self.blocks():
+            us.append(u[: n - got])
+            as_.append(a[: n - got])
+            got += len(us[-1])
+            if got >= n:
+                break
+        cat = (lambda xs: np.concatenate(xs) if xs else np.zeros(0, dtype=np.float32))
+        return TwoChannelAudio(user=cat(us), agent=cat(as_), sample_rate_in=self.sample_rate_in,
+                               channels=self.channels)
+
+    def read_all(self) -> TwoChannelAudio:
+        """The whole call in memory (for short calls and tests)."""
+        parts = list(self.blocks())
+        u = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.float32)
+        a = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, dtype=np.float32)
+        return TwoChannelAudio(user=u, agent=a, sample_rate_in=self.sample_rate_in, channels=self.channels)
+
+
+def _take(queue: list, m: int, held: list, r: int) -> np.ndarray:
+    """Pop m samples from a role's queue (zeros once it has run out: the shorter file's end)."""
+    out, need = [], m
+    while need and queue:
+        y = queue[0]
+        if len(y) <= need:
+            out.append(y)
+            need -= len(y)
+            queue.pop(0)
+        else:
+            out.append(y[:need])
+            queue[0] = y[need:]
+            need = 0
+    got = m - need
+    held[r] -= got
+    if need:
+        out.append(np.zeros(need, dtype=np.float32))
+    return np.concatenate(out) if len(out) != 1 else out[0]
+
+
+def _open_sound(path: str | Path):
+    import soundfile as sf
+
+    p = Path(path)
+    if not p.exists():
+        raise AudioFormatError(f"audio file not found: {p} (check the path)")
+    try:
+        f = sf.SoundFile(str(p))
+    except Exception as exc:
+        raise AudioFormatError(f"cannot decode {p}: {exc} (use WAV/FLAC/OGG)") from exc
+    try:  # the same header checks as load_audio, before a sample is decoded
+        try:
+            check_rate(f.samplerate, f"{p.name}: sample rate")
+        except AudioFormatError as exc:
+            raise AudioFormatError(f"{exc}; resample the file (e.g. sox in.wav -r 16000 out.wav)") from None
+        if not 1 <= f.channels <= MAX_FILE_CHANNELS:
+            raise AudioFormatError(f"{p.name} declares {f.channels} channels; at most {MAX_FILE_CHANNELS} "
+                                   "are supported (a call has two)")
+    except BaseException:
+        f.close()
+        raise
+    return f
+
+
+def _read_blocks(f, frames: int):
+    """float32 blocks of shape (n, channels) from an open soundfile.SoundFile."""
+    done = 0
+    while True:
+        try:
+            data = f.read(frames, dtype="float32", always_2d=True)
+        except Exception as exc:
+            raise AudioFormatError(f"cannot decode {f.name} after {done / f.samplerate:.1f} s: {exc}") from exc
+        if not len(data):
+            return
+        done += len(data)
+        if not np.isfinite(data).all():  # float files can hold NaN/inf, as in load_audio
+            data = np.nan_to_num(data, nan=0.0, posinf=0.0, neginf=0.0)
+        yield data
+
+
+def open_call(path: str | Path | None = None, *, user: str | Path | None = None,
+              agent: str | Path | None = None, user_channel: int = 0, agent_channel: int = 1) -> CallReader:
+    """Open a recorded call for reading block by block (``CallReader``); arguments and errors
+    as ``load_call``. Use it as a context manager, or call ``close()``."""
+    return CallReader(path, user=user, agent=agent, user_channel=user_channel, agent_channel=agent_channel)

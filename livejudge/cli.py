@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -19,11 +20,13 @@ from .runner import (
     EXIT_USAGE,
     CLIError,
     HelpFormatter,
+    SignalExit,
     add_judge_args,
     add_output_args,
     add_session_args,
     events_sink,
     judge_from_args,
+    raise_on_terminate,
     run_session,
     session_config,
     transcriber_from_args,
@@ -33,6 +36,8 @@ from .runner import (
 # (livejudge.judge.training.commands) are registered in build_parser with this CLI's formatter.
 COMMAND_MODULES = [
     "livejudge.attach",
+    "livejudge.ui.html_report",
+    "livejudge.compare",
 ]
 
 
@@ -52,16 +57,21 @@ def _add_call_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent", default=None, metavar="B.wav", help="the agent's side as its own file (with --user)")
     p.add_argument("--user-channel", type=int, default=0, help="channel index of the user in FILE")
     p.add_argument("--agent-channel", type=int, default=1, help="channel index of the agent in FILE")
+    p.add_argument("--echo-gate", default="auto", choices=("auto", "on", "off"),
+                   help="remove the agent's voice leaking into the user channel (speakerphone echo), using the "
+                        "agent channel as reference; auto = when leakage is detected (correlation ≥ 0.4; "
+                        "in the first minute of calls over 10 minutes)")
 
 
-def _load_call(args: argparse.Namespace):
-    from .audio import AudioFormatError, load_call
+def _open_call(args: argparse.Namespace):
+    """The call as a CallReader: read block by block, so memory does not grow with the file."""
+    from .audio import AudioFormatError, open_call
 
     if args.file is None and args.user is None and args.agent is None:
         raise CLIError("no input: give a stereo FILE, or --user A.wav --agent B.wav "
                        "(try examples/example_call.wav)")
     try:
-        return load_call(args.file, user=args.user, agent=args.agent,
+        return open_call(args.file, user=args.user, agent=args.agent,
                          user_channel=args.user_channel, agent_channel=args.agent_channel)
     except AudioFormatError as exc:
         raise CLIError(str(exc)) from exc
@@ -80,15 +90,31 @@ def _parse_speed(text: str) -> float | None:
 
 
 def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str, progress: bool) -> int:
+    from .audio import AudioFormatError
+    from .gates import gates_from_args
+
+    gates_from_args(args)  # a bad --fail-if is a usage error before the call, not after it
+    reader = _open_call(args)  # read block by block: memory does not grow with the file
+    try:
+        from .echo import gate_source
+
+        call, gate_info = gate_source(reader, getattr(args, "echo_gate", "off"))
+        return _run_call(args, call, gate_info, speed=speed, judge_mode=judge_mode, progress=progress,
+                         failure=AudioFormatError)
+    finally:
+        reader.close()
+
+
+def _run_call(args: argparse.Namespace, call, gate_info: dict, *, speed: float | None, judge_mode: str,
+              progress: bool, failure: type[BaseException]) -> int:
     from .session import Session, stream_call
 
-    call = _load_call(args)
     config = session_config(args, judge_mode)
     judge = judge_from_args(args)
     sinks = [s for s in (events_sink(args),) if s is not None]
     info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels,
             "kind": "replay" if speed is not None else "score",
-            "file": args.file, "speed": "max" if speed is None else speed}
+            "file": args.file, "speed": "max" if speed is None else speed, "echo_gate": gate_info}
     transcriber = transcriber_from_args(args)
     info["asr"] = transcriber is not None
     session = Session(config, judge=judge, sinks=sinks, info=info, transcriber=transcriber)
@@ -106,7 +132,7 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
         else:
             stream_call(session, call, speed=speed, stop=stop)
 
-    return run_session(session, body, title=title, args=args)
+    return run_session(session, body, title=title, args=args, failure=failure)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -116,6 +142,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
+    from .batch import cmd_score_batch, is_batch_input
+
+    if is_batch_input(args.file) or args.out_dir is not None:
+        return cmd_score_batch(args)
     return _run_file(args, speed=None, judge_mode="every", progress=True)
 
 
@@ -143,8 +173,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("score", help="run the same pipeline as fast as possible and write the result",
                        formatter_class=_Formatter,
                        description="Score a recorded call (every window judged). "
-                                   "Example: livejudge score call.wav --json result.json")
+                                   "Example: livejudge score call.wav --json result.json\n"
+                                   "Many calls: livejudge score calls/ --out-dir results/ --jobs 2 "
+                                   "(a directory, a glob or a manifest file)")
     _add_call_args(p)
+    from .batch import add_batch_args
+
+    add_batch_args(p)
     add_session_args(p)
     add_judge_args(p)
     add_output_args(p)
@@ -166,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
+    old_handlers = raise_on_terminate()  # SIGTERM/SIGHUP outside a call: unwind (finally blocks run)
     try:
         return int(args.func(args) or 0)
     except CLIError as exc:
@@ -177,7 +213,24 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("livejudge: interrupted", file=sys.stderr)
         return 130
+    except SignalExit as exc:
+        print(f"livejudge: stopped by {exc}", file=sys.stderr)
+        return exc.code
+    finally:
+        for sig, handler in old_handlers.items():
+            signal.signal(sig, handler)
+
+
+def entry() -> None:
+    """Console entry point: ``main``, then exit ignoring further stop signals, so a late Ctrl-C
+    cannot interrupt the interpreter's own shutdown (library finalizers) with a traceback."""
+    code = main()
+    from .runner import STOP_SIGNALS
+
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+    sys.exit(code)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

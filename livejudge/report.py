@@ -14,8 +14,9 @@ Keys (all times in seconds on the session clock unless the name says otherwise):
 * ``judge``: ``[{t_s, window_start_s, window_end_s, p_human, compute_ms, dimensions: {id:
   {score, evidence, evidence_unit, gated, z, contribution}}}]``; p_human is null (and
   ``no_evidence`` true) when every dimension was gated, e.g. before the agent has spoken
-* ``summary``: latency count/mean/p50/p90, barge-ins, yield, overlap ratio, backchannels, talk
-  ratio, mean p_human, dropped_windows
+* ``summary``: latency count/mean/p50/p90, barge-ins (``barge_in_count`` = length of
+  ``barge_ins`` = ``user_barge_in_count`` + ``agent_talk_over_count``), yield (after the
+  user's barge-ins), overlap ratio, backchannels, talk ratio, mean p_human, dropped_windows
 * ``judge_info``: backbone, head name/version, provenance ("prior" or "trained"), ``validated``:
   one line saying what P(human) was validated against (from the head's config)
 * a judge window whose agent voice lies outside the head's training range carries
@@ -91,7 +92,10 @@ def build_result(session: "Session") -> dict:
                                         "source": RESPONSE_LATENCY_HUMAN.source},
             "gap_count": sm.gap_count,
             "gap_mean_s": _r(sm.gap_mean_s),
-            "barge_in_count": sm.barge_in_count,
+            # barge_in_count counts the barge_ins list (both sides) = user_barge_in_count
+            # (user starts inside an agent turn) + agent_talk_over_count (agent inside a user turn)
+            "barge_in_count": len(tl.barge_ins),
+            "user_barge_in_count": sm.barge_in_count,
             "agent_talk_over_count": sm.agent_talk_over_count,
             "yield_mean_s": _r(sm.yield_mean_s),
             "yield_none_count": sm.yield_none_count,

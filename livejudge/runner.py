@@ -2,13 +2,17 @@
 wrapper that always writes the result and event log, whatever ends the call.
 
 Exit codes: 0 done; 1 the call failed mid-way (partial result written); 2 bad input or
-usage; 130 interrupted with Ctrl-C where that is not the normal way to end (replay, score).
+usage; 3 a ``--fail-if`` gate failed (livejudge.gates); 130 interrupted with Ctrl-C where that
+is not the normal way to end (replay, score); 143 stopped by SIGTERM, 129 by SIGHUP (result,
+event log and report written first, as for Ctrl-C).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -19,6 +23,84 @@ from .turns import TurnConfig
 from .vad import VADConfig
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_SIGTERM, EXIT_SIGHUP = 128 + 15, 128 + 1
+"""Shell convention: 128 + signal number, returned after the result has been written."""
+
+STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+
+class StopSignals:
+    """Turns SIGINT, SIGTERM and SIGHUP into a stop request while a call runs (main thread only).
+
+    The first signal sets ``stop`` (the body ends at its next chunk or tick, so nothing is
+    cut mid-update); a second one before writing has begun raises KeyboardInterrupt, for a
+    body that does not stop; once ``writing`` is set, further signals only print a one-line
+    "please wait" and the write finishes (no abort half-way, no worker thread killed mid-call).
+    The handlers are async-signal safe (``os.write``, no ``print``). Restored on exit.
+    """
+
+    def __init__(self, stop: threading.Event) -> None:
+        self.stop = stop
+        self.received: list[int] = []
+        self.writing = False
+        self._told = False
+        self._old: dict[int, object] = {}
+
+    @property
+    def first(self) -> int | None:
+        return self.received[0] if self.received else None
+
+    def __enter__(self) -> "StopSignals":
+        if threading.current_thread() is threading.main_thread():
+            for sig in STOP_SIGNALS:
+                self._old[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old)  # type: ignore[arg-type]
+        self._old.clear()
+
+    def _handle(self, signum: int, frame) -> None:
+        self.received.append(signum)
+        self.stop.set()
+        if self.writing:
+            if not self._told:
+                self._told = True
+                os.write(2, b"livejudge: still writing the result and event log; please wait\n")
+            return
+        if len(self.received) >= 2:
+            raise KeyboardInterrupt
+
+
+def signal_exit_code(signum: int | None, interrupt_code: int = EXIT_INTERRUPTED) -> int:
+    """Exit code for a call stopped by ``signum``: SIGINT → ``interrupt_code``, else 128 + n."""
+    if signum is None:
+        return EXIT_OK
+    if signum == signal.SIGINT:
+        return interrupt_code
+    return 128 + int(signum)
+
+
+class SignalExit(BaseException):
+    """SIGTERM/SIGHUP outside a running call (e.g. while a model loads): exit with ``code``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.code = 128 + int(signum)
+
+
+def raise_on_terminate() -> dict:
+    """Make SIGTERM and SIGHUP raise SignalExit in the main thread, so ``finally`` blocks
+    (e.g. stopping the demo agent) run; ``run_session`` replaces this while a call runs.
+    Returns the previous handlers (restore them with ``signal.signal``)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def handler(signum, frame):
+        raise SignalExit(signum)
+
+    return {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS if sig != signal.SIGINT}
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -76,8 +158,14 @@ def add_output_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--json", dest="json_out", default=None, metavar="OUT",
                    help="write the result document (JSON) here; '-' for stdout")
     g.add_argument("--events", default=None, metavar="OUT.jsonl", help="write the event log (JSON lines) here")
+    g.add_argument("--report", default=None, metavar="OUT.html",
+                   help="write the HTML report here at the end of the call (also when cut short); "
+                        "needs livejudge[report]")
     g.add_argument("--display", default="auto", choices=("auto", "rich", "plain", "none"),
                    help="live meter: rich on a terminal, plain lines when piped")
+    from .gates import add_gate_args
+
+    add_gate_args(p)
 
 
 def session_config(args: argparse.Namespace, judge_mode: str = "live") -> SessionConfig:
@@ -153,43 +241,75 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
                 failure: type[BaseException] | tuple = ()) -> int:
     """Run ``body(stop_event)`` with the display on, then close the session and write outputs.
 
-    The result and event log are written however the body ends: normally, by Ctrl-C, or by
-    one of the ``failure`` exceptions (whose message is printed as one line, exit code 1).
+    The result and event log are written however the body ends: normally, by Ctrl-C, SIGTERM
+    or SIGHUP (``StopSignals``: the body is asked to stop, then everything is written; exit
+    ``interrupt_code`` for Ctrl-C, 143/129 for SIGTERM/SIGHUP), or by one of the ``failure``
+    exceptions (whose message is printed as one line, exit code 1). The result's
+    ``source.ended`` and ``errors`` say why the call ended.
     """
     from .ui.meter import make_display
 
-    display = make_display(session, title, args.display)
-    if display is not None:
-        session.add_sink(display)
-        display.start()
     stop = threading.Event()
-    code = EXIT_OK
-    message = None
-    try:
-        body(stop)
-    except KeyboardInterrupt:
-        stop.set()
-        session.note("interrupted", reason="Ctrl-C")
-        code = interrupt_code
-        message = "interrupted: result written for what was measured so far"
-    except failure as exc:  # type: ignore[misc]
-        stop.set()
-        session.note("failed", reason=str(exc))
-        code = EXIT_FAILED
-        message = str(exc)
-    finally:
-        try:
-            result = session.close()
-        except KeyboardInterrupt:
-            result = session.close(drain_judge=False)
+    with StopSignals(stop) as signals:
+        display = make_display(session, title, args.display)
         if display is not None:
-            display.stop()
-        if message:
-            print(f"livejudge: {message}", file=sys.stderr)
-        write_outputs(result, args)
-    if args.json_out != "-":
-        print_summary(result)
-    return code
+            session.add_sink(display)
+            display.start()
+        code = EXIT_OK
+        message = None
+        try:
+            body(stop)
+        except KeyboardInterrupt:
+            stop.set()
+            if not signals.received:
+                signals.received.append(signal.SIGINT)  # Ctrl-C without our handler (not main thread)
+        except failure as exc:  # type: ignore[misc]
+            stop.set()
+            session.note("failed", reason=str(exc))
+            session.errors.append(f"call failed: {exc}")
+            session.info["ended"] = f"failed: {getattr(exc, 'kind', type(exc).__name__)}"
+            code = EXIT_FAILED
+            message = str(exc)
+        finally:
+            signals.writing = True
+            if signals.first is not None and code == EXIT_OK:
+                name = signal.Signals(signals.first).name
+                label = "Ctrl-C" if name == "SIGINT" else name
+                session.note("interrupted", reason=label)
+                session.info["ended"] = f"interrupted ({label})"
+                code = signal_exit_code(signals.first, interrupt_code)
+                message = f"interrupted ({label}): result written for what was measured so far"
+            session.info.setdefault("ended", "end of input")
+            result = session.close()
+            if display is not None:
+                display.stop()
+            if message:
+                print(f"livejudge: {message}", file=sys.stderr)
+            write_outputs(result, args)
+        if args.json_out != "-":
+            print_summary(result)
+        gate_code = apply_gates(result, args)
+    return gate_code if code == EXIT_OK and gate_code else code
+
+
+def apply_gates(result: dict, args: argparse.Namespace) -> int:
+    """Check ``--fail-if`` gates on one call's result, write ``--junit``; EXIT_GATE (3) when one
+    fails (the list goes to stderr), else 0."""
+    from .gates import EXIT_GATE, call_metrics, evaluate, format_failures, gates_from_args, write_junit
+
+    gates = gates_from_args(args)
+    if not gates and not getattr(args, "junit", None):
+        return EXIT_OK
+    results = evaluate(gates, call_metrics(result))
+    name = str((result.get("source") or {}).get("file") or (result.get("source") or {}).get("kind") or "call")
+    if getattr(args, "junit", None):
+        p = write_junit(args.junit, results, suite=name)
+        print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
+    msg = format_failures(results, name)
+    if msg:
+        print(msg, file=sys.stderr)
+        return EXIT_GATE
+    return EXIT_OK
 
 
 def write_outputs(result: dict, args: argparse.Namespace) -> None:
@@ -202,6 +322,23 @@ def write_outputs(result: dict, args: argparse.Namespace) -> None:
     elif out:
         p = write_json(result, out)
         print(f"livejudge: result written to {p}", file=sys.stderr)
+    write_report(result, getattr(args, "report", None))
+
+
+def write_report(result: dict, path: str | Path | None) -> Path | None:
+    """Write the HTML report of ``result`` to ``path`` (None: nothing). A failure (matplotlib
+    missing, disk) is one line on stderr: the JSON result and event log are already written."""
+    if not path:
+        return None
+    from .ui.html_report import ReportError, write_html
+
+    try:
+        p = write_html(result, path)
+    except (ReportError, OSError) as exc:
+        print(f"livejudge: no report written to {path}: {exc}", file=sys.stderr)
+        return None
+    print(f"livejudge: report written to {p}", file=sys.stderr)
+    return p
 
 
 def print_summary(result: dict) -> None:
@@ -213,7 +350,8 @@ def print_summary(result: dict) -> None:
 
     print(
         f"livejudge: {result['duration_s']:.1f}s · latency p50 {f(sm['latency_p50_s'], 's')} "
-        f"p90 {f(sm['latency_p90_s'], 's')} (n={sm['latency_count']}) · barge-ins {sm['barge_in_count']} "
+        f"p90 {f(sm['latency_p90_s'], 's')} (n={sm['latency_count']}) · barge-ins by the user {sm.get('user_barge_in_count', sm['barge_in_count'])}, "
+        f"by the agent {sm['agent_talk_over_count']} "
         f"· backchannels {sm['backchannel_count']} · mean P(human) {f(sm['mean_p_human'])} "
         f"· windows {sm['judged_windows']} judged, {sm['dropped_windows']} dropped",
         file=sys.stderr,

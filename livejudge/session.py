@@ -16,19 +16,24 @@ source ──push(channel, samples, t_s)──▶ StreamingVAD per channel ─�
   live mode.
 * Sinks get events as they settle; ``result()`` gives the result document at any time and
   ``close()`` finishes the stream and returns the final one.
+* Long calls cost the same per minute at their end as at their start: ``turns.analyze`` runs
+  only over the turns that can still change (``livejudge.timeline.IncrementalTimeline``, equal
+  to analysing every segment), and judged windows take their events by bisection.
 """
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Literal, Protocol
 
 import numpy as np
 
-from .audio import SAMPLE_RATE, StreamResampler, TwoChannelAudio
+from .audio import SAMPLE_RATE, StreamResampler, TwoChannelAudio, check_rate
 from .events import (
     CHANNELS,
     Backchannel,
@@ -41,9 +46,14 @@ from .events import (
     TurnTranscript,
 )
 from .metrics import Summary, summarize
+from .timeline import IncrementalTimeline, event_key_s, settle_items
 from .turns import Timeline, TurnConfig, analyze
+from .frontend import StreamingHighPass
 from .vad import StreamingVAD, VADConfig
 from .window import RollingWindow, WindowSnapshot
+
+
+_MISSING = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +106,10 @@ class SessionConfig:
         judge_mode: "live" (drop stale windows, never block audio) or "every" (offline
             scoring: judge every window, waiting for the judge).
         max_lag_s: how far one channel may trail the other before silence is filled in.
+        max_jump_s: largest step ahead of the session clock one ``push`` may take, seconds
+            (the gap is filled with silence; a larger jump is refused with ValueError, since
+            a wrong timestamp would otherwise fill hours of silence: 10 h is 2.3 GB). Default
+            600 s: long enough for a paused pipeline, short enough to cost < 40 MB. None = no limit.
     """
 
     window_s: float = 30.0
@@ -104,14 +118,21 @@ class SessionConfig:
     turns: TurnConfig = field(default_factory=TurnConfig)
     judge_mode: Literal["live", "every"] = "live"
     max_lag_s: float = 0.5
+    max_jump_s: float | None = 600.0
 
     def validate(self) -> "SessionConfig":
         if self.window_s <= 0:
             raise ValueError(f"--window-s must be positive, got {self.window_s}")
         if self.interval_s <= 0:
             raise ValueError(f"--interval-s must be positive, got {self.interval_s}")
+        if self.max_jump_s is not None and not self.max_jump_s > 0:
+            raise ValueError(f"max_jump_s must be positive or None, got {self.max_jump_s}")
         self.vad.validate()
         return self
+
+
+MAX_ERRORS = 100
+"""Most entries ``Session.errors`` (the result's ``errors``) holds; the last one counts the rest."""
 
 
 class Session:
@@ -124,7 +145,8 @@ class Session:
         info: JSON-ready facts about the source for the result document
             (e.g. ``{"sample_rate_in": 48000, "channels": {"user": 0, "agent": 1}}``).
         transcriber: optional ASR; each settled turn of ``transcribe_channels`` is transcribed
-            once, in the transcriber's own worker, and the text joins later judge windows.
+            once, in the transcriber's own worker ("live"; blocking in "every" mode, so offline
+            scoring sees the same text as a live replay), and the text joins later judge windows.
         transcribe_channels: whose turns to transcribe (default: the agent's).
         scheduler: a ``JudgeScheduler`` shared with other sessions, so windows due together
             are judged in one batch (default: a scheduler of this session's own, for ``judge``).
@@ -142,22 +164,32 @@ class Session:
         self._lock = threading.RLock()  # audio path: VADs, buffers, segments
         self._results_lock = threading.Lock()  # judge results (written by the judge thread)
         self._vads = {c: StreamingVAD(c, self.config.vad) for c in CHANNELS}
+        hp = self.config.vad.highpass_hz  # front end: DC and rumble out before VAD and window
+        self._highpass = {c: StreamingHighPass(hp) for c in CHANNELS} if hp is not None else None
         self._end = {c: 0 for c in CHANNELS}  # samples received per channel (absolute index)
         self._window = RollingWindow(self.config.window_s)
-        self._segments: list[SpeechSegment] = []
-        self._published: set = set()
+        self._segments: list[SpeechSegment] = []  # closed, not yet handed to self._timeline
+        # turn-taking analysis at flat cost per segment: settled prefix + re-analysed tail
+        self._timeline = IncrementalTimeline(self.config.turns)
+        self._published: set = set()  # published events of the tail (settled ones leave it)
+        self._pending: list = []  # heap of settled events not yet published: (key, seq, event)
+        self._pending_seq = 0
+        self._summary_cache: tuple[Any, Summary] | None = None
         self._notes: list[Note] = []
         self._results: list[JudgeResult] = []
         self._resamplers: dict[tuple[Channel, int], StreamResampler] = {}
         self._next_judge_s = self.config.interval_s
         self._last_submitted_s = 0.0  # end of the newest window handed to the judge
-        self._timeline_cache: tuple[Any, Timeline] | None = None
         self._closed_result: dict | None = None
         self._scheduler = None
-        self.errors: list[str] = []
+        self.errors: list[str] = []  # at most MAX_ERRORS entries (the last counts the rest)
+        self._errors_dropped = 0
+        self._nonfinite: dict[Channel, int] = {}  # NaN/inf samples replaced per channel
+        self._nonfinite_idx: dict[Channel, int] = {}  # their entry in errors
         self.transcriber = transcriber
         self.transcribe_channels = tuple(transcribe_channels)
-        self._transcripts: list[TurnTranscript] = []
+        self._transcripts: list[TurnTranscript] = []  # sorted by onset
+        self._transcript_max_s = 0.0  # longest transcribed turn, seconds (window queries)
         self._key = id(self)
         if scheduler is not None:
             self._scheduler = scheduler
@@ -175,20 +207,34 @@ class Session:
 
         Args:
             channel: "user" or "agent".
-            samples: float32 mono, shape (n_samples,), 16 kHz, in [-1, 1].
-            t_s: session time of the first sample, seconds. A gap since the channel's last
-                sample is filled with silence; samples before it (late or repeated) are dropped.
+            samples: mono, shape (n_samples,), 16 kHz: float32/float64 in [-1, 1], or int16
+                PCM (scaled by 1/32768 to [-1, 1)). Other shapes (stereo (n, 2), 3-D) are
+                refused: downmix first with ``livejudge.audio.to_mono``. NaN/inf samples are
+                replaced by 0 and counted in ``errors`` (one entry per channel, with the count).
+            t_s: session time of the first sample, seconds (finite). A gap since the channel's
+                last sample is filled with silence; samples before it (late or repeated) are
+                dropped. A step more than ``config.max_jump_s`` ahead of the session clock is
+                refused.
         Raises:
-            ValueError: unknown channel, or the session is closed.
+            ValueError: unknown channel, a closed session, samples of another dtype (other
+                integers, complex, objects) or shape, a NaN/inf or non-numeric ``t_s``, or a
+                jump ahead beyond ``max_jump_s``. Nothing is fed when it raises.
         """
         if channel not in CHANNELS:
             raise ValueError(f"channel must be 'user' or 'agent', got {channel!r}")
-        x = np.asarray(samples, dtype=np.float32).reshape(-1)
+        x = self._checked_samples(channel, samples)
+        t_s = _checked_time(t_s)
         with self._lock:
             if self._closed_result is not None:
                 raise ValueError("session is closed; start a new Session")
             start = int(round(t_s * SAMPLE_RATE))
             end = self._end[channel]
+            jump_s = start / SAMPLE_RATE - self.now_s
+            if self.config.max_jump_s is not None and jump_s > self.config.max_jump_s:
+                raise ValueError(
+                    f"{channel} audio at t_s={t_s:.3f} s jumps {jump_s:.1f} s ahead of the session clock "
+                    f"({self.now_s:.3f} s); the limit is SessionConfig.max_jump_s={self.config.max_jump_s} s "
+                    "(stamp chunks with session time in seconds, or raise the limit)")
             if start > end:
                 self._feed(channel, np.zeros(start - end, dtype=np.float32))
             elif start < end:
@@ -199,14 +245,65 @@ class Session:
             due = self._due_windows()
         self._submit(due)
 
+    def _checked_samples(self, channel: Channel, samples: Any) -> np.ndarray:
+        """``samples`` as float32 (n,), or ValueError (see ``push``); counts non-finite values."""
+        if type(samples) is np.ndarray and samples.dtype == np.float32 and samples.ndim == 1:
+            arr = samples  # the common case, checked in one pass below
+        else:
+            try:
+                arr = np.asarray(samples)
+            except Exception as exc:  # ragged sequences and the like
+                raise ValueError(f"{channel} samples are not an array of numbers ({exc})") from None
+        if arr.ndim != 1:
+            hint = (" (stereo or multichannel: downmix with livejudge.audio.to_mono, or push each "
+                    "channel on its own)" if arr.ndim == 2 else "")
+            raise ValueError(f"{channel} samples must be mono, shape (n_samples,), got shape "
+                             f"{arr.shape}{hint}")
+        if arr.dtype == np.int16:
+            return arr.astype(np.float32) / 32768.0
+        if arr.dtype.kind not in "f" and not (arr.dtype.kind in "iu" and arr.size == 0):
+            raise ValueError(f"{channel} samples must be float32 in [-1, 1] (or int16 PCM), got dtype "
+                             f"{arr.dtype}; convert with livejudge.audio.pcm16_to_float32 or scale to [-1, 1]")
+        if arr.dtype == np.float32:
+            x = arr
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):  # beyond float32 → inf → counted below
+                x = arr.astype(np.float32)
+        if x.size and not np.isfinite(x).all():
+            bad = ~np.isfinite(x)
+            x = np.where(bad, np.float32(0.0), x)
+            self._count_nonfinite(channel, int(bad.sum()))
+        return x
+
+    def _count_nonfinite(self, channel: Channel, n: int) -> None:
+        with self._results_lock:
+            self._nonfinite[channel] = self._nonfinite.get(channel, 0) + n
+            total = self._nonfinite[channel]
+            msg = f"{channel} audio had {total} NaN/inf samples, replaced by 0 (check the source's conversion)"
+            idx = self._nonfinite_idx.get(channel)
+            if idx is not None and idx < len(self.errors):
+                self.errors[idx] = msg  # one entry per channel, its count kept current
+                return
+            self._nonfinite_idx[channel] = len(self.errors)
+        self._on_error(msg)
+
     def push_audio(self, channel: Channel, samples: np.ndarray, sample_rate: int, t_s: float) -> None:
-        """``push`` for audio at any sample rate (float32 mono); resampled to 16 kHz per stream."""
-        if sample_rate != SAMPLE_RATE:
-            key = (channel, int(sample_rate))
+        """``push`` for mono audio at any rate in 8–192 kHz; resampled to 16 kHz per stream.
+
+        Raises:
+            ValueError: as ``push``, or a ``sample_rate`` outside ``livejudge.audio.MIN_RATE``–
+                ``MAX_RATE`` or not an integer (``AudioFormatError``, a ValueError).
+        """
+        if channel not in CHANNELS:
+            raise ValueError(f"channel must be 'user' or 'agent', got {channel!r}")
+        rate = check_rate(sample_rate, "sample_rate")
+        if rate != SAMPLE_RATE:
+            x = self._checked_samples(channel, samples)
+            key = (channel, rate)
             rs = self._resamplers.get(key)
             if rs is None:
-                rs = self._resamplers[key] = StreamResampler(int(sample_rate))
-            samples = rs(samples)
+                rs = self._resamplers[key] = StreamResampler(rate)
+            samples = rs(x)
         self.push(channel, samples, t_s)
 
     def advance(self, now_s: float) -> None:
@@ -222,9 +319,15 @@ class Session:
         self._submit(due)
 
     def note(self, kind: str, t_s: float | None = None, **data: Any) -> Note:
-        """Record a framework/protocol event next to the acoustic timing (never used for it)."""
-        n = Note(kind, self.now_s if t_s is None else float(t_s), data)
+        """Record a framework/protocol event next to the acoustic timing (never used for it).
+
+        Raises:
+            ValueError: the session is closed (as ``push``), or a NaN/inf/non-numeric ``t_s``.
+        """
+        n = Note(kind, self.now_s if t_s is None else _checked_time(t_s), data)
         with self._lock:
+            if self._closed_result is not None:
+                raise ValueError(f"session is closed; note {kind!r} was not recorded (start a new Session)")
             self._notes.append(n)
         self._publish(n)
         return n
@@ -235,6 +338,8 @@ class Session:
     # ------------------------------------------------------------------ internals
     def _feed(self, channel: Channel, x: np.ndarray) -> None:
         t_s = self._end[channel] / SAMPLE_RATE
+        if self._highpass is not None:
+            x = self._highpass[channel](x)
         self._window.write(channel, x, t_s)
         self._end[channel] += len(x)
         new = self._vads[channel].push(x)
@@ -292,7 +397,17 @@ class Session:
         self._publish(result)
 
     def _on_error(self, message: str) -> None:
-        self.errors.append(message)
+        # bounded: a sink or tap that fails on every chunk must not grow the result without end
+        if len(self.errors) < MAX_ERRORS - 1:
+            self.errors.append(message)
+        else:
+            self._errors_dropped += 1
+            summary = (f"... and {self._errors_dropped} more error(s); only the first {MAX_ERRORS - 1} "
+                       "are kept")
+            if len(self.errors) == MAX_ERRORS:
+                self.errors[-1] = summary
+            else:
+                self.errors.append(summary)
         if len(self.errors) <= 3:
             print(f"livejudge: {message}", file=sys.stderr)
 
@@ -312,19 +427,54 @@ class Session:
                 out.append(SpeechSegment(c, v.open_onset_s, v.last_voiced_s))
         return out
 
+    def _absorb(self) -> None:
+        """Hand newly closed segments to the incremental timeline (under the lock)."""
+        if self._segments:
+            self._timeline.add(self._segments)
+            self._segments.clear()
+
+    def _frontiers(self) -> dict[Channel, float]:
+        """Per channel, the earliest onset a segment not yet closed can have, seconds."""
+        out: dict[Channel, float] = {}
+        for c in CHANNELS:
+            v = self._vads[c]
+            floor = getattr(v, "onset_floor_s", None)  # StreamingVAD: includes its refinement's reach
+            if floor is not None:
+                out[c] = min(float(floor), v.time_s)
+                continue
+            if v.open_onset_s is not None:
+                out[c] = v.open_onset_s
+                continue
+            run = getattr(v, "_run_start", _MISSING)  # a voiced run too short to open a segment yet
+            if run is None:
+                out[c] = v.time_s
+            elif run is not _MISSING and hasattr(v, "_start_s"):
+                out[c] = min(v.time_s, v._start_s + run * v.frame_s)
+            else:  # unknown VAD internals: the longest a candidate run can reach back
+                cfg = self.config.vad
+                hang = round(cfg.hangover_s / v.frame_s)
+                need = max(1, round(cfg.min_speech_s / v.frame_s))
+                out[c] = v.time_s - (need * (hang + 1) + 1) * v.frame_s
+        return out
+
     @property
     def timeline(self) -> Timeline:
-        """Turn-taking analysis of everything so far, including speech still in progress."""
+        """Turn-taking analysis of everything so far, including speech still in progress.
+
+        Equal to ``turns.analyze`` of every segment (``livejudge.timeline``); assembling it is
+        O(number of events), cached until the analysis changes.
+        """
         with self._lock:
-            open_segs = self._open_segments()
-            key = (len(self._segments), tuple(open_segs))
-            if self._timeline_cache is None or self._timeline_cache[0] != key:
-                self._timeline_cache = (key, analyze(self._segments + open_segs, self.config.turns))
-            return self._timeline_cache[1]
+            self._absorb()
+            return self._timeline.timeline(self._open_segments())
 
     @property
     def summary(self) -> Summary:
-        return summarize(self.timeline)
+        with self._lock:
+            tl = self.timeline
+            if self._summary_cache is None or self._summary_cache[0] is not tl:
+                self._summary_cache = (tl, summarize(tl))
+            return self._summary_cache[1]
 
     @property
     def speaking(self) -> dict[Channel, bool]:
@@ -346,48 +496,83 @@ class Session:
         return self._scheduler.dropped_for(self._key) if self._scheduler else 0
 
     def _publish_settled(self, final: bool) -> None:
-        """Publish turn-level events that later audio can no longer change."""
-        tl = analyze(self._segments, self.config.turns)
+        """Publish turn-level events that later audio can no longer change.
+
+        An event is published once its settle time (``timeline.settle_items``) is at least
+        ``merge_pause_s + backchannel_max_s`` before where every channel's VAD has read to (or
+        before an open segment's onset). Work per call is bounded by the unsettled tail: events
+        of the settled prefix are handed over once (``IncrementalTimeline.settle``), never
+        rescanned.
+        """
+        self._absorb()
         if final:
             horizon = float("inf")
+            frontier = {c: float("inf") for c in CHANNELS}
         else:
             edges = []
             for c in CHANNELS:
                 v = self._vads[c]
-                edges.append(v.open_onset_s if v.open_onset_s is not None else v.time_s)
+                floor = getattr(v, "onset_floor_s", None)  # reach of the VAD's onset refinement
+                edges.append(float(floor) if floor is not None else
+                             (v.open_onset_s if v.open_onset_s is not None else v.time_s))
             horizon = min(edges) - self.config.turns.merge_pause_s - self.config.turns.backchannel_max_s
-        turn_end = {(t.channel, t.onset_s): t.offset_s for t in tl.turns}
-        items: list[tuple[float, object]] = []
-        items += [(t.offset_s, t) for t in tl.turns]
-        items += [(b.offset_s, b) for b in tl.backchannels]
-        items += [(turn_end.get((t.to_channel, t.to_onset_s), t.to_onset_s), t) for t in tl.transitions]
-        items += [(turn_end.get((b.by, b.onset_s), b.onset_s), b) for b in tl.barge_ins]
-        for settle_t, ev in sorted(items, key=lambda x: x[0]):
-            if settle_t <= horizon and ev not in self._published:
-                self._published.add(ev)
-                self._publish(ev)
-                if (self.transcriber is not None and isinstance(ev, Turn)
-                        and ev.channel in self.transcribe_channels):
-                    audio = self._window.read_channel(ev.channel, ev.onset_s, ev.offset_s)
+            frontier = self._frontiers()
+        for key, ev in self._timeline.settle(frontier):
+            if ev in self._published:
+                self._published.discard(ev)  # published while in the tail; final now
+            else:
+                self._pending_seq += 1
+                heapq.heappush(self._pending, (key, self._pending_seq, ev))
+        due = [kv for kv in settle_items(self._timeline.tail_timeline())
+               if kv[0][0] <= horizon and kv[1] not in self._published]
+        while self._pending and self._pending[0][0][0] <= horizon:
+            key, _, ev = heapq.heappop(self._pending)
+            due.append((key, ev))
+        due.sort(key=lambda kv: kv[0])
+        for _, ev in due:
+            if event_key_s(ev) >= self._timeline.cut_s:
+                self._published.add(ev)  # still in the tail: remembered until it settles
+            self._publish(ev)
+            if (self.transcriber is not None and isinstance(ev, Turn)
+                    and ev.channel in self.transcribe_channels):
+                audio = self._window.read_channel(ev.channel, ev.onset_s, ev.offset_s)
+                if self.config.judge_mode == "every":
+                    # offline scoring runs faster than the ASR worker: transcribe now, so every later
+                    # window holds the text, as in a live replay (where the text arrives in time)
+                    self._on_transcript(self.transcriber.transcribe(ev, audio))
+                else:
                     self.transcriber.submit(ev, audio, self._on_transcript)
 
     def _on_transcript(self, tr: TurnTranscript) -> None:
         # runs in the transcriber's thread
         with self._results_lock:
-            self._transcripts.append(tr)
+            bisect.insort(self._transcripts, tr, key=lambda t: t.onset_s)
+            self._transcript_max_s = max(self._transcript_max_s, tr.offset_s - tr.onset_s)
         self._publish(tr)
 
     @property
     def transcripts(self) -> list[TurnTranscript]:
         with self._results_lock:
-            return sorted(self._transcripts, key=lambda t: t.onset_s)
+            return list(self._transcripts)
+
+    def _transcripts_in(self, start_s: float, end_s: float) -> tuple[TurnTranscript, ...]:
+        """Transcripts overlapping [start_s, end_s), by bisection (no scan of the call)."""
+        with self._results_lock:
+            trs = self._transcripts
+            lo = bisect.bisect_right(trs, start_s - self._transcript_max_s - 1e-6, key=lambda t: t.onset_s)
+            hi = bisect.bisect_left(trs, end_s, key=lambda t: t.onset_s)
+            return tuple(t for t in trs[lo:hi] if t.offset_s > start_s and t.onset_s < end_s)
 
     # ------------------------------------------------------------------ judge input
     def snapshot(self, end_s: float | None = None) -> WindowSnapshot:
         """Both channels' last ``window_s`` before ``end_s`` (default: now) and their events."""
-        end = self.covered_s if end_s is None else end_s
-        start, user, agent = self._window.read(end, self.config.window_s)
-        return window_from_timeline(self.timeline, start, end, user, agent, self.transcripts)
+        with self._lock:
+            end = self.covered_s if end_s is None else end_s
+            start, user, agent = self._window.read(end, self.config.window_s)
+            self._absorb()
+            events = self._timeline.window(start, end, self._open_segments())
+        return WindowSnapshot(start_s=start, end_s=end, user=user, agent=agent,
+                              transcripts=self._transcripts_in(start, end), **events)
 
     # ------------------------------------------------------------------ output
     def result(self) -> dict:
@@ -412,7 +597,6 @@ class Session:
                 self._segments.extend(tail)
                 for s in tail:
                     self._publish(s)
-            self._timeline_cache = None
             self._publish_settled(final=True)
         if self.transcriber is not None:
             self.transcriber.close(wait=drain_judge)  # the last turns' text joins the final window
@@ -432,6 +616,27 @@ class Session:
             except Exception as exc:
                 self._on_error(f"sink {type(s).__name__} failed on close: {exc}")
         return self._closed_result
+
+
+MAX_ABS_TIME_S = 1e9
+"""Largest session time accepted, seconds (~32 years; larger ones overflow sample indices)."""
+
+
+def _checked_time(t_s: Any) -> float:
+    """A finite session time in seconds, or ValueError naming the value."""
+    if type(t_s) is float and -MAX_ABS_TIME_S <= t_s <= MAX_ABS_TIME_S:  # common case (NaN fails the test)
+        return t_s
+    if isinstance(t_s, bool):
+        raise ValueError(f"t_s must be a number of seconds, got {t_s!r}")
+    try:
+        t = float(t_s)
+    except (TypeError, ValueError):
+        raise ValueError(f"t_s must be a number of seconds, got {t_s!r}") from None
+    if not np.isfinite(t):
+        raise ValueError(f"t_s must be finite, got {t}")
+    if abs(t) > MAX_ABS_TIME_S:
+        raise ValueError(f"t_s must be within ±{MAX_ABS_TIME_S:.0e} s of the session start, got {t:.3g}")
+    return t
 
 
 def window_from_timeline(tl: Timeline, start_s: float, end_s: float, user: np.ndarray,
@@ -463,9 +668,14 @@ def snapshot_of_call(call: TwoChannelAudio, config: SessionConfig | None = None,
     Used to embed whole calls for training and evaluation. Audio: float32 16 kHz per channel.
     With a transcriber, each turn of ``transcribe_channels`` is transcribed (blocking).
     """
+    from .frontend import highpass
     from .vad import detect_segments
 
     cfg = (config or SessionConfig()).validate()
+    if cfg.vad.highpass_hz is not None:  # the same front end as a live Session's
+        call = TwoChannelAudio(highpass(call.user, cfg.vad.highpass_hz), highpass(call.agent, cfg.vad.highpass_hz),
+                               call.sample_rate_in, call.channels)
+        cfg = replace(cfg, vad=replace(cfg.vad, highpass_hz=None))
     segs = detect_segments(call.user, "user", cfg.vad) + detect_segments(call.agent, "agent", cfg.vad)
     tl = analyze(segs, cfg.turns)
     transcripts = []
@@ -477,22 +687,45 @@ def snapshot_of_call(call: TwoChannelAudio, config: SessionConfig | None = None,
     return window_from_timeline(tl, 0.0, call.duration_s, call.user, call.agent, transcripts)
 
 
-def stream_call(session: Session, call: TwoChannelAudio, *, chunk_s: float = 0.02,
+def _chunks(call: Any, step: int):
+    """(first sample index, user chunk, agent chunk) of ``step`` samples from a TwoChannelAudio or,
+    block by block, from a ``CallReader``; the same chunks either way."""
+    if isinstance(call, TwoChannelAudio):
+        for i in range(0, len(call.user), step):
+            yield i, call.user[i:i + step], call.agent[i:i + step]
+        return
+    i = 0
+    cu = ca = np.zeros(0, dtype=np.float32)
+    for u, a in call.blocks():
+        if cu.size:
+            u, a = np.concatenate([cu, u]), np.concatenate([ca, a])
+        m = len(u) - len(u) % step
+        for k in range(0, m, step):
+            yield i, u[k:k + step], a[k:k + step]
+            i += step
+        cu, ca = u[m:], a[m:]
+    if cu.size:
+        yield i, cu, ca
+
+
+def stream_call(session: Session, call: Any, *, chunk_s: float = 0.02,
                 speed: float | None = None, on_progress: Callable[[float], None] | None = None,
                 stop: threading.Event | None = None) -> None:
     """Push a recorded call into a session chunk by chunk, like a live source would.
 
     Args:
+        call: a ``TwoChannelAudio`` (in memory) or a ``livejudge.audio.CallReader`` (read block
+            by block: memory stays flat however long the file).
         chunk_s: chunk length, seconds (20 ms, like a transport frame).
         speed: 1.0 = real time, 2.0 = twice as fast, None = as fast as possible.
         on_progress: called with the session time reached, at most ~10 times a second.
         stop: set it to end early (the session is left open for the caller to close).
     """
-    n = len(call.user)
+    n = len(call.user) if isinstance(call, TwoChannelAudio) else call.n_samples
     step = max(1, int(round(chunk_s * SAMPLE_RATE)))
     t0 = time.perf_counter()
     last_progress = 0.0
-    for i in range(0, n, step):
+    for i, u, a in _chunks(call, step):
         if stop is not None and stop.is_set():
             return
         t_s = i / SAMPLE_RATE
@@ -501,13 +734,13 @@ def stream_call(session: Session, call: TwoChannelAudio, *, chunk_s: float = 0.0
             delay = due - time.perf_counter()
             if delay > 0:
                 time.sleep(delay)
-        session.push("user", call.user[i:i + step], t_s)
-        session.push("agent", call.agent[i:i + step], t_s)
+        session.push("user", u, t_s)
+        session.push("agent", a, t_s)
         if on_progress is not None:
             now = time.perf_counter()
             if now - last_progress > 0.1:
                 last_progress = now
-                on_progress((i + step) / SAMPLE_RATE)
+                on_progress((i + len(u)) / SAMPLE_RATE)
     if on_progress is not None:
         on_progress(n / SAMPLE_RATE)
 

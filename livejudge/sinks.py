@@ -21,22 +21,32 @@ def event_record(event: object) -> dict:
 
 
 class JsonlSink:
-    """Appends one JSON object per event to a file, flushed per line, so a call cut off
-    mid-way still leaves its event log. The first line is a header with the wall-clock start."""
+    """Appends one JSON object per event to a file, so a call cut off mid-way still leaves its
+    event log. The first line is a header with the wall-clock start; ``on_close`` adds a
+    closing ``summary`` line.
+
+    Each line goes to the file in one unbuffered ``write`` of the whole line (no Python
+    buffer), so even SIGKILL leaves a valid JSONL file up to the last complete line.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._f = self.path.open("w", encoding="utf-8")
+        self._f = self.path.open("wb", buffering=0)
         self._lock = threading.Lock()
         self._write({"type": "header", "started_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")})
 
     def _write(self, obj: dict) -> None:
+        line = (json.dumps(obj) + "\n").encode("utf-8")
         with self._lock:
             if self._f.closed:
                 return
-            self._f.write(json.dumps(obj) + "\n")
-            self._f.flush()
+            view = memoryview(line)
+            while view:  # a raw write may be partial (rare, e.g. a full pipe): finish the line
+                n = self._f.write(view)
+                if not n:
+                    break
+                view = view[n:]
 
     def on_event(self, event: object) -> None:
         if isinstance(event, AudioChunk):

@@ -15,7 +15,7 @@ path (``Qwen2_5OmniThinkerForConditionalGeneration.from_pretrained`` on a local 
   settings (128 mel bins, 16 kHz, hop 160, n_fft 400, chunk 300 s, dither 0).
 
 The weights are random: embeddings from this model carry no meaning. Recipe verified in
-/work/shared/notes-deps.md §2 (transformers 5.24). Requires ``transformers`` (livejudge[gpu]).
+docs/qwen-omni-offline.md §2 (transformers 5.24). Requires ``transformers`` (livejudge[gpu]).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def build_tiny_tokenizer():
 
 
 def tiny_feature_extractor():
-    """``WhisperFeatureExtractor`` with Qwen2.5-Omni's settings (notes-deps §2)."""
+    """``WhisperFeatureExtractor`` with Qwen2.5-Omni's settings (docs/qwen-omni-offline.md §2)."""
     from transformers import WhisperFeatureExtractor
 
     return WhisperFeatureExtractor(
@@ -80,7 +80,7 @@ def tiny_feature_extractor():
 def tiny_thinker_config(tokenizer):
     """A ``Qwen2_5OmniThinkerConfig`` with tiny shapes and token ids taken from ``tokenizer``.
 
-    Pitfalls handled (notes-deps §2): mrope_section must sum to head_dim/2 (16/4/2 = 8 →
+    Pitfalls handled (docs/qwen-omni-offline.md §2): mrope_section must sum to head_dim/2 (16/4/2 = 8 →
     [2, 3, 3]); ``vision_start_token_id`` is read by ``get_rope_index`` but is not a declared
     field, so it is passed as an extra kwarg.
     """
@@ -171,7 +171,7 @@ QWEN_SPECIAL_IDS: dict[str, int] = {
     "<|IMAGE|>": 151655, "<|VIDEO|>": 151656,
 }
 """Special-token ids of the released Qwen2.5-Omni tokenizer (= ``Qwen2_5OmniThinkerConfig``
-defaults, notes-deps §3)."""
+defaults, docs/qwen-omni-offline.md §3)."""
 
 
 def build_qwen_id_tokenizer(text: str = ""):

@@ -92,13 +92,24 @@ class ChannelBuffer:
             samples = samples[-self.capacity:]
             start = end - self.capacity
             n = self.capacity
-        idx = (np.arange(start, end) % self.capacity)
-        self._buf[idx] = samples
+        self._put(start, samples)
         self._end = max(self._end, end)
+
+    def _put(self, start: int, samples: np.ndarray) -> None:
+        """Copy ``samples`` (at most ``capacity``) to absolute index ``start``: two slices at most."""
+        i = start % self.capacity
+        k = min(len(samples), self.capacity - i)
+        self._buf[i:i + k] = samples[:k]
+        if k < len(samples):
+            self._buf[:len(samples) - k] = samples[k:]
 
     def _zero(self, a: int, b: int) -> None:
         if b > a:
-            self._buf[np.arange(a, b) % self.capacity] = 0.0
+            n = min(b - a, self.capacity)
+            i = a % self.capacity
+            k = min(n, self.capacity - i)
+            self._buf[i:i + k] = 0.0
+            self._buf[:n - k] = 0.0
 
     def read(self, start_s: float, end_s: float) -> np.ndarray:
         """Copy of the samples in [start_s, end_s); zeros outside what was written/retained."""
@@ -108,7 +119,10 @@ class ChannelBuffer:
         lo = max(a, self._end - self.capacity, 0)
         hi = min(b, self._end)
         if hi > lo:
-            out[lo - a:hi - a] = self._buf[np.arange(lo, hi) % self.capacity]
+            i = lo % self.capacity
+            k = min(hi - lo, self.capacity - i)
+            out[lo - a:lo - a + k] = self._buf[i:i + k]
+            out[lo - a + k:hi - a] = self._buf[:hi - lo - k]
         return out
 
 

@@ -25,7 +25,7 @@ def test_meter_fits_80x24_and_shows_the_numbers():
     p50 = r["summary"]["latency_p50_s"]
     assert f"p50 {p50:.2f}" in text
     assert f"P(human) {r['judge'][-1]['p_human']:4.2f}" in text
-    assert f"barge-ins {r['summary']['barge_in_count']}" in text
+    assert f"user barge-ins {r['summary']['user_barge_in_count']}" in text
     assert "intonation" in text and "PRIOR" in text
 
 

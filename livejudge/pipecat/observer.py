@@ -199,6 +199,28 @@ def _note_data(frame: Any) -> dict:
     return {}
 
 
+def _transcriber(asr: Any, judge: Any):
+    """The Transcriber for ``asr`` ("auto", "on", "off" or a Transcriber); None when off.
+
+    Raises:
+        ValueError: ``asr="on"`` and speech recognition cannot start (message names the fix).
+    """
+    if asr is None or asr == "off" or judge is None:
+        return None
+    if not isinstance(asr, str):
+        return asr  # a Transcriber given by the caller
+    if asr not in ("auto", "on"):
+        raise ValueError(f"asr must be 'auto', 'on', 'off' or a Transcriber, got {asr!r}")
+    import argparse
+
+    from ..runner import CLIError, transcriber_from_args
+
+    try:
+        return transcriber_from_args(argparse.Namespace(asr=asr, asr_model=None, judge="acoustic"))
+    except CLIError as exc:
+        raise ValueError(str(exc)) from None
+
+
 class LiveJudgeCore:
     """Pipecat-independent part of the observer and the processor: the bounded queue, the
     worker thread that feeds a Session, sinks, display, the result file and event fan-out.
@@ -211,17 +233,24 @@ class LiveJudgeCore:
             or False.
         events_path: JSONL event log (one line per settled event), or None.
         result_path: where the result document is written on close, or None.
+        report_path: where the HTML report (livejudge[report]) is written on close, or None.
         tap: TapConfig.
         sinks: extra Session sinks.
         title: shown on the meter.
+        asr: transcripts of the agent's turns for the judge's text dimensions: "auto" (default:
+            on when the judge is on and livejudge[asr] with its bundled model is installed), "on"
+            (ValueError when it cannot start), "off", or a ``Transcriber``.
     Raises:
-        ValueError: bad config; JudgeError/HeadError from ``load_judge``.
+        ValueError: bad config, or ``asr="on"`` without livejudge[asr]; JudgeError/HeadError
+            from ``load_judge``; ReportError (with the install hint) when ``report_path`` is
+            given and matplotlib is missing.
     """
 
     def __init__(self, judge: Any = "acoustic", config: SessionConfig | None = None,
                  display: bool | str = False, events_path: str | Path | None = None,
                  result_path: str | Path | None = None, tap: TapConfig | None = None,
-                 sinks: list | tuple = (), title: str = "pipecat") -> None:
+                 sinks: list | tuple = (), title: str = "pipecat",
+                 report_path: str | Path | None = None, asr: Any = "auto") -> None:
         self.tap = (tap or TapConfig()).validate()
         if isinstance(judge, str):
             if judge == "none":
@@ -231,14 +260,21 @@ class LiveJudgeCore:
 
                 judge = load_judge(judge)
         self.result_path = Path(result_path) if result_path is not None else None
+        self.report_path = Path(report_path) if report_path is not None else None
+        if self.report_path is not None:  # fail now with the install hint, not at the end of the call
+            from ..ui.html_report import require_matplotlib
+
+            require_matplotlib()
         all_sinks = list(sinks)
         if events_path is not None:
             from ..sinks import JsonlSink
 
             all_sinks.append(JsonlSink(events_path))
-        self.session = Session(config, judge=judge, sinks=all_sinks,
-                               info={"source": "pipecat", "channels": {"user": "InputAudioRawFrame",
-                                                                       "agent": "OutputAudioRawFrame"}})
+        transcriber = _transcriber(asr, judge)
+        self.session = Session(config, judge=judge, sinks=all_sinks, transcriber=transcriber,
+                               info={"source": "pipecat", "asr": transcriber is not None,
+                                     "channels": {"user": "InputAudioRawFrame",
+                                                  "agent": "OutputAudioRawFrame"}})
         self.session.add_sink(self)
         self._display = None
         self._display_mode = display
@@ -362,6 +398,15 @@ class LiveJudgeCore:
                     write_json(doc, self.result_path)
                 except OSError as exc:
                     msg = f"could not write the result to {self.result_path}: {exc}"
+                    self.session._on_error(msg)
+                    doc["errors"] = [*doc.get("errors", []), msg]
+            if self.report_path is not None:
+                from ..ui.html_report import ReportError, write_html
+
+                try:
+                    write_html(doc, self.report_path)
+                except (ReportError, OSError) as exc:
+                    msg = f"could not write the report to {self.report_path}: {exc}"
                     self.session._on_error(msg)
                     doc["errors"] = [*doc.get("errors", []), msg]
             self._final = doc
@@ -576,8 +621,11 @@ class LiveJudgeObserver(BaseObserver):
         result_path: write the result document here when the pipeline ends (an
             ``EndFrame`` pushed by the output transport, or cleanup after a ``CancelFrame``),
             or on ``await observer.close()``.
+        report_path: write the HTML report here at the same moment (needs livejudge[report]).
         tap: TapConfig (timestamp meaning, stitching, queue bound).
         sinks: extra Session sinks.
+        asr: "auto" (default), "on", "off" or a Transcriber: transcripts of the agent's turns
+            for the text dimensions (see ``LiveJudgeCore``).
 
     Event handlers (Pipecat style, run on the event loop)::
 
@@ -594,10 +642,11 @@ class LiveJudgeObserver(BaseObserver):
     def __init__(self, judge: Any = "acoustic", config: SessionConfig | None = None,
                  display: bool | str = False, events_path: str | Path | None = None,
                  result_path: str | Path | None = None, *, tap: TapConfig | None = None,
-                 sinks: list | tuple = (), **kwargs: Any) -> None:
+                 sinks: list | tuple = (), report_path: str | Path | None = None, asr: Any = "auto",
+                 **kwargs: Any) -> None:
         super().__init__(observe_every_push=True, **kwargs)
         self.core = LiveJudgeCore(judge, config, display, events_path, result_path, tap, sinks,
-                                  title="pipecat observer")
+                                  title="pipecat observer", report_path=report_path, asr=asr)
         self._bridge = _LoopBridge(self)
         self.core.add_listener(self._bridge)
         for name in (*EVENTS, "on_closed"):

@@ -59,7 +59,7 @@ class LiveJudgeProcessor(FrameProcessor):
     """Pass-through stage that judges the conversation and can emit results as frames.
 
     Args:
-        judge, config, display, events_path, result_path, tap, sinks: as ``LiveJudgeObserver``
+        judge, config, display, events_path, result_path, report_path, tap, sinks, asr: as ``LiveJudgeObserver``
             (ignored when ``observer`` is given: that observer's session is used).
         observer: a ``LiveJudgeObserver`` that taps the audio; this stage then only emits.
         emit: event kinds pushed as frames: any of "judge", "turn", "transition", "barge_in",
@@ -73,8 +73,8 @@ class LiveJudgeProcessor(FrameProcessor):
     def __init__(self, judge: Any = "acoustic", config: SessionConfig | None = None,
                  display: bool | str = False, events_path: str | Path | None = None,
                  result_path: str | Path | None = None, *, observer: LiveJudgeObserver | None = None,
-                 tap: TapConfig | None = None, sinks: list | tuple = (),
-                 emit: Iterable[str] = ("judge", "transition", "barge_in"), rtvi: bool = False,
+                 tap: TapConfig | None = None, sinks: list | tuple = (), report_path: str | Path | None = None,
+                 asr: Any = "auto", emit: Iterable[str] = ("judge", "transition", "barge_in"), rtvi: bool = False,
                  emit_direction: FrameDirection = FrameDirection.DOWNSTREAM, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.emit = set(emit)
@@ -88,7 +88,7 @@ class LiveJudgeProcessor(FrameProcessor):
             self.core = observer.core
         else:
             self.core = LiveJudgeCore(judge, config, display, events_path, result_path, tap, sinks,
-                                      title="pipecat processor")
+                                      title="pipecat processor", report_path=report_path, asr=asr)
         self._tapping = observer is None
         self._bridge = _LoopBridge(self)
         self.core.add_listener(self._bridge)

@@ -125,6 +125,12 @@ class Speaker:
 
     ``latency_s`` is PortAudio's reported output latency, added to playout stamps.
 
+    ``on_played(samples, t_s)``, when set (the echo canceller's far end), is called from the
+    audio thread with each block that was really output (float32 16 kHz) and the session time
+    its first sample reaches the DAC (PortAudio's ``outputBufferDacTime`` mapped onto the
+    clock given with ``set_clock``; callback time + ``latency_s`` when the host reports 0).
+    Silent blocks are not reported.
+
     Raises:
         DeviceError: no PortAudio or no usable output device.
     """
@@ -133,6 +139,9 @@ class Speaker:
         sd = _sd()
         self._buf: list[np.ndarray] = []
         self._lock = threading.Lock()
+        self.on_played: Callable[[np.ndarray, float], None] | None = None
+        self._clock: Callable[[], float] | None = None
+        self._offset: float | None = None  # session time − stream time
 
         def callback(outdata, frames, time_info, status) -> None:
             out = np.zeros(frames, dtype=np.float32)
@@ -148,7 +157,23 @@ class Speaker:
                     else:
                         self._buf[0] = head[k:]
             outdata[:, 0] = out
+            if filled and self.on_played is not None and self._clock is not None:
+                now = self._clock()
+                dac = getattr(time_info, "outputBufferDacTime", 0.0) or 0.0
+                if dac and self._stream is not None:
+                    if self._offset is None:  # the callback's own time on PortAudio's clock, if given
+                        cur = getattr(time_info, "currentTime", 0.0) or self._stream.time
+                        self._offset = now - cur
+                    t_s = dac + self._offset
+                else:
+                    t_s = now + self.latency_s
+                try:
+                    self.on_played(out, t_s)
+                except Exception:  # never break the audio thread
+                    pass
 
+        self._stream = None
+        self.latency_s = 0.0
         try:
             self._stream = sd.OutputStream(samplerate=SAMPLE_RATE, channels=1, dtype="float32",
                                            device=_device(device), callback=callback, latency="low")
@@ -157,6 +182,10 @@ class Speaker:
             raise DeviceError(f"cannot open the speakers ({exc}); pick one with --output-device "
                               f"(see --list-devices), or {HEADLESS_HINT}") from None
         self.latency_s = float(self._stream.latency or 0.0)
+
+    def set_clock(self, clock: Callable[[], float]) -> None:
+        """The session clock (seconds) that ``on_played`` stamps are given on."""
+        self._clock = clock
 
     def write(self, samples: np.ndarray) -> None:
         with self._lock:

@@ -19,6 +19,10 @@ Timing rules (design.md "one clock"):
   sample-contiguously; an ``interruption``/``clear`` drops what has not been played yet.
   With ``playback=False`` no jitter delay is added, so the stamp is the arrival time.
 * Protocol status messages become ``Session.note`` records and never move a timestamp.
+* Echo (speakerphone): with an ``EchoCanceller`` (``livejudge.echo``) the microphone audio is
+  cleaned before it is sent to the agent and pushed to the Session. Its far end is what was
+  played: reported by the output device with its DAC time when the device can
+  (``on_played``), else the agent audio at its playout stamp.
 
 Faults end the call with ``AttachError`` (one line, what to do next); the caller (the
 CLI's ``run_session``) still closes the Session and writes the partial result.
@@ -33,7 +37,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Protocol as TypingProtocol
-from urllib.parse import urlparse
+from urllib.parse import urlparse, urlunparse
 
 import numpy as np
 
@@ -47,7 +51,8 @@ scripted caller's turn logic and the silence watchdog. A heuristic, not the judg
 
 class AttachError(Exception):
     """A fault that ends the call. ``kind`` names it for tests and the result's notes:
-    "unreachable", "forbidden", "busy", "handshake", "dropped", "agent_silent", "protocol"."""
+    "unreachable", "forbidden", "busy", "handshake", "tls", "dropped", "agent_silent", "protocol",
+    "too_big", "closed_early" (closed before any agent audio: the message names the likely cause)."""
 
     def __init__(self, message: str, kind: str) -> None:
         super().__init__(message)
@@ -55,6 +60,64 @@ class AttachError(Exception):
 
 
 # ---------------------------------------------------------------------------------- config
+REDACTED = "REDACTED"
+
+
+def redact_url(url: str) -> str:
+    """``url`` safe to print, log and store: every query value and any password replaced by
+    ``REDACTED`` (a token in the query string, e.g. ``?token=…``, is a credential)."""
+    try:
+        p = urlparse(url)
+        # name=REDACTED per parameter; a bare part (``?SECRET``) is all value
+        query = "&".join(f"{part.split('=', 1)[0]}={REDACTED}" if "=" in part else REDACTED
+                         for part in p.query.split("&") if part)
+        netloc = p.netloc
+        if "@" in netloc:
+            userinfo, host = netloc.rsplit("@", 1)
+            user = userinfo.split(":", 1)[0]
+            netloc = f"{user}:{REDACTED}@{host}" if ":" in userinfo else f"{REDACTED}@{host}"
+        return urlunparse(p._replace(netloc=netloc, query=query, fragment=""))
+    except ValueError:
+        return "<unparseable url>"
+
+
+_TCHAR = set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def parse_header(text: str) -> tuple[str, str]:
+    """``'Name: value'`` → (name, value) for ``--header``.
+
+    Raises:
+        ValueError: no colon, a name that is not an HTTP token (RFC 9110 §5.1), or a value
+            with a line break. The message names the header, never its value.
+    """
+    name, sep, value = text.partition(":")
+    name, value = name.strip(), value.strip()
+    if not sep or not name:
+        raise ValueError("--header wants 'Name: value', e.g. --header 'Authorization: Bearer $TOKEN'")
+    if not set(name) <= _TCHAR:
+        raise ValueError(f"--header name {name[:40]!r} is not a valid HTTP header name")
+    if any(c in value for c in "\r\n\0"):
+        raise ValueError(f"--header {name}: the value contains a line break")
+    return name, value
+
+
+@dataclass(frozen=True)
+class WireLimits:
+    """Bounds on what an agent may send (untrusted input).
+
+    Attributes:
+        max_message_bytes: larger websocket messages close the connection (code 1009).
+        max_message_audio_s: agent audio in one message above this is dropped (counted, noted).
+        max_buffered_s: agent audio queued ahead of its playout time above this is dropped
+            (an agent sending far faster than real time), counted and noted.
+    """
+
+    max_message_bytes: int = 16 * 2**20
+    max_message_audio_s: float = 60.0
+    max_buffered_s: float = 120.0
+
+
 @dataclass(frozen=True)
 class AttachConfig:
     """Settings of one attach call.
@@ -73,6 +136,12 @@ class AttachConfig:
         reconnect: how many times to reconnect after a lost or refused connection.
         backoff_s: first reconnect delay, seconds (doubles each try, at most 8 s).
         open_timeout_s: websocket handshake timeout, seconds.
+        headers: extra HTTP headers of the handshake, e.g. (("Authorization", "Bearer …"),).
+            Only their names are ever printed, logged or stored.
+        ca_file: PEM file of the CA that signed a wss:// agent's certificate (private CA,
+            self-signed); None = the system's trust store.
+        insecure: wss:// without certificate verification (explicit opt-in).
+        limits: WireLimits on incoming messages.
     """
 
     url: str
@@ -86,11 +155,36 @@ class AttachConfig:
     reconnect: int = 0
     backoff_s: float = 0.5
     open_timeout_s: float = 5.0
+    headers: tuple[tuple[str, str], ...] = ()
+    ca_file: str | None = None
+    insecure: bool = False
+    limits: WireLimits = field(default_factory=WireLimits)
+
+    @property
+    def display_url(self) -> str:
+        """The URL with query values and passwords redacted (for every output)."""
+        return redact_url(self.url)
+
+    @property
+    def header_names(self) -> list[str]:
+        return [n for n, _ in self.headers]
 
     def validate(self) -> "AttachConfig":
-        p = urlparse(self.url)
+        try:
+            p = urlparse(self.url)
+            p.port  # noqa: B018  (raises ValueError on a bad port)
+        except ValueError:
+            raise ValueError(f"--ws-url must look like ws://host:port/path, got {self.display_url!r}") from None
         if p.scheme not in ("ws", "wss") or not p.hostname:
-            raise ValueError(f"--ws-url must look like ws://host:port/path, got {self.url!r}")
+            raise ValueError(f"--ws-url must look like ws://host:port/path, got {self.display_url!r}")
+        if (self.ca_file or self.insecure) and p.scheme != "wss":
+            raise ValueError("--ca-file and --insecure apply to wss:// URLs only")
+        if self.ca_file and self.insecure:
+            raise ValueError("give --ca-file or --insecure, not both")
+        if self.ca_file:
+            self.ssl_context()  # fail now on a missing or unreadable CA file
+        for name, value in self.headers:
+            parse_header(f"{name}: {value}")
         if not 0.005 <= self.chunk_s <= 0.1:
             raise ValueError(f"chunk length must be 5–100 ms, got {self.chunk_s * 1000:.0f} ms")
         if self.duration_s is not None and self.duration_s <= 0:
@@ -98,6 +192,25 @@ class AttachConfig:
         if self.reconnect < 0:
             raise ValueError("--reconnect must be ≥ 0")
         return self
+
+    def ssl_context(self):
+        """The TLS context for wss:// (None for ws://): verified against the system trust store
+        or ``ca_file``; with ``insecure`` no verification. Raises ValueError: bad ``ca_file``."""
+        import ssl
+
+        if urlparse(self.url).scheme != "wss":
+            return None
+        if self.insecure:
+            ctx = ssl.create_default_context()
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+            return ctx
+        try:
+            return ssl.create_default_context(cafile=self.ca_file)
+        except FileNotFoundError:
+            raise ValueError(f"--ca-file {self.ca_file} not found") from None
+        except (ssl.SSLError, OSError) as exc:
+            raise ValueError(f"--ca-file {self.ca_file} is not a readable PEM certificate file ({exc})") from None
 
 
 # ---------------------------------------------------------------------------------- player
@@ -394,6 +507,9 @@ def _close_info(exc: Exception) -> tuple[int, str]:
     rcvd = getattr(exc, "rcvd", None)
     if rcvd is not None:
         return int(rcvd.code), str(rcvd.reason or "")
+    sent = getattr(exc, "sent", None)
+    if sent is not None and sent.code == 1009:  # we closed it: a message over WireLimits.max_message_bytes
+        return 1009, str(sent.reason or "message too big")
     return 1006, "no close frame (connection lost)"
 
 
@@ -407,6 +523,8 @@ class AttachStats:
     sent_s: float = 0.0
     interruptions: int = 0
     dropped_audio_s: float = 0.0
+    dropped_messages: int = 0  # agent audio messages refused by WireLimits
+    refused_audio_s: float = 0.0
     push_delay_s: list[float] = field(default_factory=list)  # agent message arrival → Session.push, wall
     t0_monotonic: float | None = None
 
@@ -416,6 +534,7 @@ class AttachStats:
             "connects": self.connects, "messages_in": self.messages_in,
             "agent_audio_in_s": round(self.audio_in_s, 3), "user_audio_sent_s": round(self.sent_s, 3),
             "interruptions": self.interruptions, "flushed_audio_s": round(self.dropped_audio_s, 3),
+            "dropped_messages": self.dropped_messages, "dropped_message_audio_s": round(self.refused_audio_s, 3),
             "t0_monotonic": self.t0_monotonic,
             "arrival_to_session_ms": None if not d.size else {
                 "n": int(d.size), "p50": round(float(np.percentile(d, 50)), 3),
@@ -434,11 +553,15 @@ class AttachClient:
         output: an audio output with ``write(samples)`` and ``latency_s`` (mic.Speaker) or None.
         recorder: a Recorder for ``--record`` or None.
         stop: set it to end the call cleanly (Ctrl-C in the CLI).
+        echo: an ``livejudge.echo.EchoCanceller`` between the microphone and the Session/agent,
+            or None. Its far end comes from ``output.on_played(samples, t_s)`` when the output
+            has that hook (mic.Speaker: what the device really played, at its DAC time), else
+            from the agent audio at its playout stamp.
     """
 
     def __init__(self, session: Any, config: AttachConfig, protocol_factory: Callable[[], Protocol],
                  source: Any, output: Any = None, recorder: Recorder | None = None,
-                 stop: threading.Event | None = None) -> None:
+                 stop: threading.Event | None = None, echo: Any = None) -> None:
         self.session = session
         self.config = config.validate()
         self.protocol_factory = protocol_factory
@@ -446,6 +569,10 @@ class AttachClient:
         self.output = output
         self.recorder = recorder
         self.stop = stop or threading.Event()
+        self.echo = echo
+        self._far_from_output = echo is not None and output is not None and hasattr(output, "on_played")
+        if self._far_from_output:
+            output.on_played = echo.far
         latency = config.output_latency_s + (getattr(output, "latency_s", 0.0) if output else 0.0)
         self.player = JitterPlayer(prebuffer_s=config.jitter_s if output is not None else 0.0,
                                    latency_s=latency)
@@ -486,6 +613,10 @@ class AttachClient:
                         return "stopped"
         finally:
             self.session.info["attach"] = self.stats.to_dict()
+            if self.echo is not None:
+                self.session.info.setdefault("aec", {}).update(
+                    {"far_end": "device playout" if self._far_from_output else "playout stamps",
+                     "latency_ms": round(self.echo.latency_s * 1000, 1), **self.echo.stats.to_dict()})
             if hasattr(self.source, "close"):
                 self.source.close()
 
@@ -499,42 +630,82 @@ class AttachClient:
             await asyncio.sleep(min(0.05, end - time.perf_counter()))
 
     async def _connect(self):
+        import ssl
+
         from websockets.asyncio.client import connect
         from websockets.exceptions import InvalidHandshake, InvalidStatus, InvalidURI
 
         url = self.config.url
+        shown = self.config.display_url  # never print the query (tokens) or header values
         host = urlparse(url).hostname or ""
         local = host in ("localhost", "127.0.0.1", "::1")
         kwargs: dict[str, Any] = {"open_timeout": self.config.open_timeout_s, "compression": None,
-                                  "max_size": None, "ping_interval": None}
+                                  "max_size": self.config.limits.max_message_bytes, "ping_interval": None}
         if local:
             kwargs["proxy"] = None
         if self.config.origin:
             kwargs["origin"] = self.config.origin
+        if self.config.headers:
+            kwargs["additional_headers"] = list(self.config.headers)
+        ctx = self.config.ssl_context()
+        if ctx is not None:
+            kwargs["ssl"] = ctx
         try:
             return await connect(url, **kwargs)
         except InvalidStatus as exc:
             status = exc.response.status_code
             if status == 403:
-                hint = ("pass the Origin it allows, e.g. --origin http://localhost" if not self.config.origin
-                        else f"--origin {self.config.origin} is not on its allow-list")
-                raise AttachError(f"{url} refused the websocket handshake with HTTP 403 Forbidden: the agent "
-                                  f"checks the Origin header; {hint}", "forbidden") from None
-            raise AttachError(f"{url} refused the websocket handshake with HTTP {status}; check the path "
+                from .diagnose import forbidden  # token or Origin: asks the runner, if it is one
+
+                msg = (await asyncio.to_thread(forbidden, url, self.config.origin)).replace(url, shown)
+                if self.config.headers:
+                    msg += f"; or the credentials sent in --header {', '.join(self.config.header_names)} were refused"
+                raise AttachError(msg, "forbidden") from None
+            if status == 401:
+                sent = (f"the --header {', '.join(self.config.header_names)} sent was not accepted"
+                        if self.config.headers else "pass them with --header 'Authorization: Bearer TOKEN'")
+                raise AttachError(f"{shown} wants credentials (HTTP 401 Unauthorized): {sent}", "forbidden") from None
+            raise AttachError(f"{shown} refused the websocket handshake with HTTP {status}; check the path "
                               "of --ws-url", "handshake") from None
         except InvalidURI:
-            raise AttachError(f"--ws-url {url!r} is not a valid websocket address", "handshake") from None
+            raise AttachError(f"--ws-url {shown!r} is not a valid websocket address", "handshake") from None
         except InvalidHandshake as exc:
-            raise AttachError(f"{url} did not complete a websocket handshake ({exc}); is it a websocket "
-                              "endpoint?", "handshake") from None
+            raise AttachError(f"{shown} did not complete a websocket handshake ({type(exc).__name__}); is it a "
+                              "websocket endpoint?", "handshake") from None
+        except ssl.SSLCertVerificationError as exc:
+            why = getattr(exc, "verify_message", None) or exc.reason or "verification failed"
+            raise AttachError(f"TLS certificate of {host} not trusted: {why}; pass --ca-file PATH for a private "
+                              "or self-signed CA, or --insecure to skip verification (test setups only)",
+                              "tls") from None
+        except ssl.SSLError as exc:
+            raise AttachError(f"TLS handshake with {host} failed ({exc.reason or exc}); is it a wss:// endpoint?",
+                              "tls") from None
         except (OSError, asyncio.TimeoutError, TimeoutError) as exc:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else (str(exc) or "timed out")
-            raise AttachError(f"cannot reach the agent at {url}: {why} (is it running? check host and port)",
+            raise AttachError(f"cannot reach the agent at {shown}: {why} (is it running? check host and port)",
                               "unreachable") from None
+
+    async def _handshake(self, ws, protocol: Protocol) -> list:
+        """The protocol's opening exchange (eval wire: wait for bot-ready), before the clock starts."""
+        t = time.perf_counter()
+        try:
+            return await protocol.handshake(ws)
+        except ProtocolError as exc:
+            await self._close(ws, protocol)
+            code = getattr(exc, "close_code", None)
+            if getattr(exc, "closed", False):
+                from .diagnose import early_close
+
+                why = await asyncio.to_thread(early_close, self.config.url, protocol.name, code or 1006,
+                                              time.perf_counter() - t)
+                raise AttachError((why or str(exc)).replace(self.config.url, self.config.display_url),
+                                  "closed_early") from None
+            raise AttachError(str(exc), "handshake") from None
 
     async def _one_connection(self) -> str:
         ws = await self._connect()
         protocol = self.protocol_factory()
+        hello = await self._handshake(ws, protocol)
         first = self._t0 is None
         if first:
             self._t0 = time.perf_counter()
@@ -542,8 +713,13 @@ class AttachClient:
             # process on the same host, e.g. a test agent, map its own log onto the session clock)
             self.stats.t0_monotonic = time.monotonic() - (time.perf_counter() - self._t0)
             self.source.start(self.now_s)
+            if self.output is not None and hasattr(self.output, "set_clock"):
+                self.output.set_clock(self.now_s)
         self.stats.connects += 1
-        self._note("ws.connected", url=self.config.url, protocol=protocol.name, in_rate=protocol.in_rate)
+        self._note("ws.connected", url=self.config.display_url, protocol=protocol.name, in_rate=protocol.in_rate)
+        for it in hello:
+            self._note(it.kind, **it.data)
+        self._conn_audio_s, self._conn_t_s = self.stats.audio_in_s, self.now_s()
         self._out_resampler = StreamResampler(SAMPLE_RATE, protocol.in_rate) if protocol.in_rate != SAMPLE_RATE else None
         done = asyncio.get_running_loop().create_future()
 
@@ -559,14 +735,27 @@ class AttachClient:
                  asyncio.create_task(self._ticker(ws, protocol, finish))]
         for t in tasks:
             t.add_done_callback(lambda t: finish(t.exception()) if not t.cancelled() and t.exception() else None)
+        end_s: float | None = None
         try:
-            reason = await done
+            try:
+                reason = await done
+            except AttachError as exc:
+                if exc.kind != "closed_early":
+                    raise
+                from .diagnose import closed_before_audio
+
+                code = int(getattr(exc, "close_code", 1006))
+                why = await asyncio.to_thread(
+                    closed_before_audio, self.config.url, protocol.name, code, self.now_s() - self._conn_t_s,
+                    self.stats.messages_in)
+                raise AttachError(why.replace(self.config.url, self.config.display_url), "closed_early") from None
         finally:
+            end_s = self.now_s()
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await self._close(ws, protocol)
-        self._pump()  # whatever was due
+        self._pump(end_s)  # whatever was due when the call ended (closing may take seconds)
         self._note("ws.ended", reason=reason)
         return reason
 
@@ -585,6 +774,12 @@ class AttachClient:
             for m in protocol.opening():
                 await ws.send(m)
             async for t_s, x in self.source.chunks(self.config.chunk_s, self.agent):
+                if self.echo is not None:
+                    # the far end due so far goes in first, then the microphone is cleaned
+                    await self._pump_and_ack(ws, protocol)
+                    t_s, x = self.echo.process(x, t_s)
+                    if not x.size:
+                        continue
                 y = self._out_resampler(x) if self._out_resampler is not None else x
                 await ws.send(protocol.encode_audio(y))
                 self.session.push("user", x, t_s)
@@ -603,6 +798,15 @@ class AttachClient:
         if code == 1013:
             return AttachError(f"the agent is busy (close code 1013{': ' + reason if reason else ''}): it serves "
                                "one client at a time; end the other call, or retry with --reconnect N", "busy")
+        if code == 1009:  # we closed it (WireLimits.max_message_bytes), whatever came before
+            return AttachError(f"the agent sent a message larger than {self.config.limits.max_message_bytes} bytes "
+                               f"at t={t:.1f}s (close code 1009); result so far written", "too_big")
+        if self.stats.audio_in_s == getattr(self, "_conn_audio_s", None):
+            # closed before any agent audio on this connection: a fault whatever the code
+            err = AttachError(f"the agent closed the connection (close code {code}) before sending any audio",
+                              "closed_early")
+            err.close_code = code  # type: ignore[attr-defined]
+            return err
         if code in (1000, 1001):
             return "agent closed"
         return AttachError(f"connection dropped at t={t:.1f}s (close code {code}"
@@ -621,16 +825,13 @@ class AttachClient:
                 except ProtocolError as exc:
                     finish(AttachError(f"unexpected message from the agent: {exc}", "protocol"))
                     return
+                except Exception as exc:  # a decoder bug must still end the call with one line
+                    finish(AttachError(f"cannot decode a message from the agent ({type(exc).__name__}: "
+                                       f"{str(exc)[:200]})", "protocol"))
+                    return
                 for it in items:
                     if isinstance(it, AgentAudio):
-                        x = it.samples
-                        if it.sample_rate != SAMPLE_RATE:
-                            rs = self._resamplers.get(it.sample_rate)
-                            if rs is None:
-                                rs = self._resamplers[it.sample_rate] = StreamResampler(it.sample_rate)
-                            x = rs(x)
-                        self.stats.audio_in_s += len(x) / SAMPLE_RATE
-                        self.player.on_audio(x, arrival)
+                        self._on_agent_audio(it, arrival)
                     elif isinstance(it, Interruption):
                         dropped = self.player.flush()
                         self.stats.interruptions += 1
@@ -643,18 +844,55 @@ class AttachClient:
                     elif isinstance(it, Status):
                         self.session.note(it.kind, arrival, **it.data)
                 await self._pump_and_ack(ws, protocol)
+                if self.config.duration_s is not None and self.now_s() >= self.config.duration_s:
+                    finish("duration")  # holds even when messages arrive faster than the ticker runs
+                    return
+                await asyncio.sleep(0)  # let the ticker and the sender run between messages
         except ConnectionClosed as exc:
             finish(self._closed_error(exc))
             return
         finish(self._closed_error(_Closed(ws.close_code, ws.close_reason)))
 
-    def _pump(self) -> list[Mark]:
-        blocks, marks = self.player.pump(self.now_s())
+    def _on_agent_audio(self, it: AgentAudio, arrival: float) -> None:
+        """Queue one message's agent audio for playout, within ``config.limits``."""
+        lim = self.config.limits
+        dur_s = len(it.samples) / it.sample_rate
+        if dur_s > lim.max_message_audio_s:
+            self._drop_audio(arrival, dur_s, f"{dur_s:.1f} s of audio in one message (limit "
+                                             f"{lim.max_message_audio_s:.0f} s)")
+            return
+        if self.player.buffered_s + dur_s > lim.max_buffered_s:
+            self._drop_audio(arrival, dur_s, f"more than {lim.max_buffered_s:.0f} s of audio queued ahead of "
+                                             "playout (the agent sends faster than real time)")
+            return
+        x = it.samples
+        if it.sample_rate != SAMPLE_RATE:
+            rs = self._resamplers.get(it.sample_rate)
+            if rs is None:
+                if len(self._resamplers) >= 8:  # an agent hopping between rates: bounded state
+                    self._resamplers.clear()
+                rs = self._resamplers[it.sample_rate] = StreamResampler(it.sample_rate)
+            x = rs(x)
+        self.stats.audio_in_s += len(x) / SAMPLE_RATE
+        self.player.on_audio(x, arrival)
+
+    def _drop_audio(self, arrival: float, dur_s: float, why: str) -> None:
+        self.stats.dropped_messages += 1
+        self.stats.refused_audio_s += dur_s
+        if self.stats.dropped_messages <= 3:  # counted always; noted for the first few
+            self.session.note("ws.audio_dropped", arrival, seconds=round(dur_s, 3), reason=why)
+        if self.stats.dropped_messages == 1:
+            self.session._on_error(f"agent audio dropped: {why} (counted in source.attach.dropped_messages)")
+
+    def _pump(self, now_s: float | None = None) -> list[Mark]:
+        blocks, marks = self.player.pump(self.now_s() if now_s is None else now_s)
         for t_s, x in blocks:
             self.session.push("agent", x, t_s)
             self.agent.update(t_s, x)
             if self.recorder is not None:
                 self.recorder.add("agent", t_s, x)
+            if self.echo is not None and not self._far_from_output:
+                self.echo.far(x, t_s)
             if self.output is not None:
                 self.output.write(x)
         if blocks:
@@ -742,4 +980,5 @@ def load_turns(paths: list[str], barge_in: dict[int, float] | None = None) -> li
 
 
 __all__ = ["AgentActivity", "AttachClient", "AttachConfig", "AttachError", "AttachStats", "CallerTurn",
-           "JitterPlayer", "Recorder", "ScriptedCaller", "ScriptedSource", "load_turns"]
+           "JitterPlayer", "Recorder", "ScriptedCaller", "ScriptedSource", "WireLimits", "load_turns",
+           "parse_header", "redact_url"]

@@ -38,7 +38,7 @@ SHORT_NAMES = {
     "intonation": "intonation",
     "stress": "stress",
     "auxiliary_vocalizations": "aux. vocalization",
-    "micro_physiological_noise": "breath/mouth noise",
+    "micro_physiological_noise": "breathing/mouth",
     "pronunciation_instability": "pronunc. instab.",
     "accent": "accent",
     "sycophant_behavior": "sycophancy",
@@ -82,6 +82,42 @@ def fmt_s(x: float | None, nd: int = 2) -> str:
     return "–" if x is None else f"{x:.{nd}f}"
 
 
+def elide(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters by an ellipsis in the middle (keeps the file's
+    extension and the start of its name)."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return text[:max(width, 0)]
+    head = (width - 1) // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+
+
+def top_line(top: list, width: int = 80):
+    """The strongest contributions of a window in words, as many as fit ``width``:
+    "pulls towards machine: intonation 1.11, stress 1.03 · towards human: rhythm 0.37"
+    (a contribution is the dimension's standardised output times its classifier weight,
+    seed 000 App. E)."""
+    from rich.text import Text
+
+    groups = [("pulls towards machine: ", "red", [(k, v) for k, v in top if v.contribution > 0]),
+              ("towards human: ", "green", [(k, v) for k, v in top if v.contribution <= 0])]
+    t = Text()
+    for label, style, items in groups:
+        first = True
+        for k, v in items:
+            item = f"{SHORT_NAMES.get(k, k)} {abs(v.contribution):.2f}"
+            lead = (label if first else ", ")
+            sep = " · " if first and t.plain else ""
+            if len(t.plain) + len(sep) + len(lead) + len(item) > width:
+                break
+            t.append(sep, style="dim")
+            t.append(lead, style=style if first else "")
+            t.append(item)
+            first = False
+    return t
+
+
 class Meter:
     """Rich live meter over a session. Use as a sink: ``session.add_sink(meter)``; ``start()``
     before streaming, ``stop()`` after ``close()``.
@@ -106,6 +142,9 @@ class Meter:
         self._live = None
         self._dims = _dimension_rows()
 
+    width = 80
+    """The meter's layout width in columns (it fits an 80×24 terminal)."""
+
     # sink interface (the meter reads the session when it draws; events need no handling)
     def on_event(self, event: object) -> None:
         pass
@@ -116,16 +155,23 @@ class Meter:
     def start(self) -> "Meter":
         from rich.live import Live
 
+        # transient: on stop the live area is erased and the final frame printed once as plain
+        # output (below), so it stays in the scrollback instead of leaving stale header lines
+        # when the frame is as tall as the terminal; stderr lines go above the live area
         self._live = Live(self, console=self.console, refresh_per_second=self.refresh_per_second,
-                          transient=False, redirect_stderr=False)
+                          transient=True, redirect_stderr=True, vertical_overflow="crop")
         self._live.start()
         return self
 
     def stop(self) -> None:
-        if self._live is not None:
-            self._live.refresh()
-            self._live.stop()
-            self._live = None
+        """Erase the live area and print the final frame as normal output. Idempotent, and safe
+        to call from a Ctrl-C handler."""
+        live, self._live = self._live, None
+        if live is not None:
+            try:
+                live.stop()
+            finally:
+                self.console.print(self.render())
 
     # rendering
     def __rich__(self):
@@ -143,17 +189,19 @@ class Meter:
         info = s.judge.info() if s.judge is not None and hasattr(s.judge, "info") else None
         speaking = s.speaking
 
-        head = Text()
-        head.append("livejudge", style="bold cyan")
-        head.append(f" · {self.title}  " if self.title else "  ")
-        head.append(f"t={s.now_s:6.1f}s  ")
+        tail = Text(f"t={s.now_s:6.1f}s  ")
         for c in ("user", "agent"):
             on = speaking[c]
-            head.append(f"{c} ", style="bold" if on else "dim")
-            head.append("● " if on else "○ ", style="green" if on else "dim")
+            tail.append(f"{c} ", style="bold" if on else "dim")
+            tail.append("● " if on else "○ ", style="green" if on else "dim")
         if info:
-            head.append(f" {info.get('backbone', '')}", style="dim")
-        head.truncate(80)
+            tail.append(f" {info.get('backbone', '')}", style="dim")
+        head = Text()
+        head.append("livejudge", style="bold cyan")
+        room = self.width - len("livejudge") - len(tail.plain) - 5  # " · " + two spaces
+        head.append(f" · {elide(self.title, room)}  " if self.title and room >= 8 else "  ")
+        head.append_text(tail)
+        head.truncate(self.width)
         lines = [head]
 
         gauge = Text()
@@ -180,20 +228,12 @@ class Meter:
         lines.append(gauge)
         if info and info.get("validated"):
             v = Text(str(info["validated"]), style="dim")
-            v.truncate(80, overflow="ellipsis")
+            v.truncate(self.width, overflow="ellipsis")
             lines.append(v)
         if latest is not None and latest.has_evidence:
             top = sorted(((k, v) for k, v in latest.dimensions.items() if not v.gated),
                          key=lambda kv: -abs(kv[1].contribution))[:3]
-            t = Text("top: ", style="dim")
-            for k, v in top:  # as many of the top 3 as fit the line
-                side = "→machine" if v.contribution > 0 else "→human"
-                item = f"{SHORT_NAMES.get(k, k)} {side} {abs(v.contribution):.2f}  "
-                if len(t.plain) + len(item.rstrip()) > 80:
-                    break
-                t.append(f"{SHORT_NAMES.get(k, k)} ")
-                t.append(f"{side} {abs(v.contribution):.2f}  ", style="red" if v.contribution > 0 else "green")
-            lines.append(t)
+            lines.append(top_line(top, self.width))
 
         dims = Table.grid(padding=(0, 1))
         dims.add_column(width=3, style="dim")
@@ -226,16 +266,19 @@ class Meter:
         lt = Text("response latency ")
         lt.append(f"last {fmt_s(last)} s", style=band_style if last is not None else "dim")
         tim.add_row(lt)
-        tim.add_row(f"  p50 {fmt_s(sm.latency_p50_s)}  p90 {fmt_s(sm.latency_p90_s)}  n={sm.latency_count}")
+        tim.add_row(f"  p50 {fmt_s(sm.latency_p50_s)} s  p90 {fmt_s(sm.latency_p90_s)} s  "
+                    f"({sm.latency_count} {'reply' if sm.latency_count == 1 else 'replies'})")
         tim.add_row(Text(f"  human ≤{RESPONSE_LATENCY_HUMAN.high_s:.2f} s · S2S "
                          f"{S2S_LATENCY_RANGE.low_s:.2f}–{S2S_LATENCY_RANGE.high_s:.2f} s", style="dim"))
-        tim.add_row(f"barge-ins {sm.barge_in_count}  yield {fmt_s(sm.yield_mean_s)} s"
-                    + (f" ({sm.yield_none_count} ignored)" if sm.yield_none_count else ""))
-        tim.add_row(f"agent talk-over {sm.agent_talk_over_count}  overlap {sm.overlap_ratio * 100:.1f}%")
+        tim.add_row(f"user barge-ins {sm.barge_in_count} · agent yield {fmt_s(sm.yield_mean_s)} s")
+        tim.add_row(Text(f"  agent talked through {sm.yield_none_count} of them",
+                         style="" if sm.yield_none_count else "dim"))
+        tim.add_row(f"agent talk-overs {sm.agent_talk_over_count} · overlap {sm.overlap_ratio * 100:.1f}%")
         tr = f"{sm.talk_ratio * 100:.0f}%" if sm.talk_ratio is not None else "–"
-        tim.add_row(f"backchannels {sm.backchannel_count}  agent talk {tr}")
+        tim.add_row(f"backchannels {sm.backchannel_count} · agent talk share {tr}")
         ms = f"{latest.compute_s * 1000:.0f} ms" if latest else "–"
-        tim.add_row(Text(f"judge {len(res)} win · {s.dropped_windows} dropped · {ms}", style="dim"))
+        tim.add_row(Text(f"judge: {len(res)} windows, {s.dropped_windows} dropped", style="dim"))
+        tim.add_row(Text(f"  compute {ms} per window", style="dim"))
         tim.add_row(Text("── turns ──", style="dim"))
         for line in recent_turn_log(s.timeline, self.log_lines):
             tim.add_row(Text(line, style="dim" if "backchannel" in line else ""))
@@ -281,16 +324,25 @@ class PlainLines:
     """Plain periodic status lines (stdout not a TTY): one line per judged window, plus the
     turn-taking events as they settle."""
 
-    def __init__(self, session: "Session", stream: TextIO | None = None, events: bool = True) -> None:
+    def __init__(self, session: "Session", stream: TextIO | None = None, events: bool = True,
+                 width: int | None = None) -> None:
+        import shutil
+
         self.session = session
         self.stream = stream or sys.stdout
         self.events = events
+        self.width = width or shutil.get_terminal_size((80, 24)).columns
         self._lock = threading.Lock()
         self._said_validity = False
 
     def _print(self, text: str) -> None:
+        import textwrap
+
+        # wrap between fields (never inside a word); continuation lines are indented
+        lines = textwrap.wrap(text, width=max(self.width, 40), subsequent_indent="    ",
+                              break_long_words=False, break_on_hyphens=False)
         with self._lock:
-            print(text, file=self.stream, flush=True)
+            print("\n".join(lines), file=self.stream, flush=True)
 
     def on_event(self, event: object) -> None:
         if isinstance(event, JudgeResult):
@@ -303,14 +355,17 @@ class PlainLines:
             sm = self.session.summary
             gated = sum(1 for d in event.dimensions.values() if d.gated)
             ph = (f"{event.p_human:.2f}" if event.has_evidence and not event.out_of_range
-                  else f"{event.p_human:.2f}? (voice out of the head's range)" if event.has_evidence
-                  else "– (no evidence)")
+                  else f"{event.p_human:.2f}?\u00a0(voice\u00a0out\u00a0of\u00a0the\u00a0head's\u00a0range)"
+                  if event.has_evidence else "–\u00a0(no\u00a0evidence)")
+            lat = self.session.timeline.response_latencies_s
             self._print(
                 f"[t={event.t_s:7.1f}s] P(human)={ph} "
-                f"latency last={fmt_s(self.session.timeline.response_latencies_s[-1] if self.session.timeline.response_latencies_s else None)}s "
-                f"p50={fmt_s(sm.latency_p50_s)}s p90={fmt_s(sm.latency_p90_s)}s n={sm.latency_count} "
-                f"barge-ins={sm.barge_in_count} yield={fmt_s(sm.yield_mean_s)}s overlap={sm.overlap_ratio * 100:.1f}% "
-                f"backchannels={sm.backchannel_count} gated={gated}/18 dropped={self.session.dropped_windows}"
+                f"latency last={fmt_s(lat[-1] if lat else None)}s "
+                f"p50={fmt_s(sm.latency_p50_s)}s p90={fmt_s(sm.latency_p90_s)}s replies={sm.latency_count} "
+                f"user-barge-ins={sm.barge_in_count} agent-yield={fmt_s(sm.yield_mean_s)}s "
+                f"overlap={sm.overlap_ratio * 100:.1f}% "
+                f"backchannels={sm.backchannel_count} gated-dimensions={gated}/18 "
+                f"dropped-windows={self.session.dropped_windows}"
             )
         elif self.events:
             line = turn_log_line(event)

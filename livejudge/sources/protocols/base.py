@@ -98,6 +98,15 @@ class Protocol(ABC):
             ProtocolError: the message is not valid for this protocol.
         """
 
+    async def handshake(self, ws) -> list[Incoming]:
+        """Exchange run after the websocket opens and before the session clock starts (the eval
+        wire waits for the bot's RTVI ``bot-ready``). Returns Status items to note at t=0.
+
+        Raises:
+            ProtocolError: the agent did not complete it (the text names why).
+        """
+        return []
+
     def mark_played(self, mark: Mark) -> Message | None:
         """The message acknowledging that the audio before ``mark`` was played (Twilio only)."""
         return None
@@ -108,7 +117,7 @@ class Protocol(ABC):
 
 
 def make_protocol(name: str, in_rate: int | None = None) -> Protocol:
-    """The protocol called ``name`` ("pipecat" or "twilio").
+    """The protocol called ``name`` ("pipecat", "twilio" or "pipecat-eval").
 
     Args:
         in_rate: user-audio rate in Hz; None = the protocol's own (Pipecat 16000, Twilio 8000).
@@ -126,7 +135,11 @@ def make_protocol(name: str, in_rate: int | None = None) -> Protocol:
         if in_rate not in (None, 8000):
             raise ValueError(f"--protocol twilio always sends μ-law at 8000 Hz; drop --in-rate {in_rate}")
         return TwilioProtocol()
-    raise ValueError(f"unknown --protocol {name!r}: use 'pipecat' or 'twilio'")
+    if name == "pipecat-eval":
+        from .pipecat_eval import PipecatEvalProtocol
+
+        return PipecatEvalProtocol(in_rate=in_rate or 16000)
+    raise ValueError(f"unknown --protocol {name!r}: use 'pipecat', 'twilio' or 'pipecat-eval'")
 
 
-PROTOCOLS = ("pipecat", "twilio")
+PROTOCOLS = ("pipecat", "twilio", "pipecat-eval")

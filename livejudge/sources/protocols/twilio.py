@@ -23,6 +23,19 @@ from .base import AgentAudio, Incoming, Interruption, Mark, Message, Protocol, P
 TWILIO_RATE = 8000
 """G.711 μ-law sample rate of Twilio media streams, Hz."""
 
+MAX_NAME_CHARS = 200
+"""Longest event/mark name kept, characters."""
+
+MAX_STATUS_CHARS = 10_000
+"""Status messages longer than this are logged by their keys only (they are notes, never timed)."""
+
+
+def _short(value: object) -> str:
+    """A value for an error message: its JSON type and at most 40 characters."""
+    kind = {dict: "object", list: "array", str: "string", int: "number", float: "number",
+            bool: "boolean", type(None): "null"}.get(type(value), type(value).__name__)
+    return f"{kind} {json.dumps(value)[:40]}" if value is not None else "nothing"
+
 
 class TwilioProtocol(Protocol):
     """Twilio-style media stream client (see module docstring)."""
@@ -60,21 +73,37 @@ class TwilioProtocol(Protocol):
         })
 
     def decode(self, message: Message) -> list[Incoming]:
-        if isinstance(message, bytes):
+        """One Twilio JSON message → items. Every field used is type-checked.
+
+        Raises:
+            ProtocolError: not UTF-8 JSON, not an object, or a field of the wrong type
+                (``event`` not a string, ``media``/``mark`` not objects, ``payload`` not a
+                base64 string, ``mark.name`` not a string); the message names the field.
+        """
+        if isinstance(message, (bytes, bytearray, memoryview)):
             try:
-                message = message.decode("utf-8")
+                message = bytes(message).decode("utf-8")
             except UnicodeDecodeError:
                 raise ProtocolError("binary message on a Twilio media stream (expected JSON text); "
                                     "is this a Pipecat protobuf bot? try --protocol pipecat") from None
+        if not isinstance(message, str):
+            raise ProtocolError(f"Twilio message must be JSON text, got {type(message).__name__}")
         try:
             msg = json.loads(message)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise ProtocolError(f"not JSON: {message[:60]!r} (Twilio media streams send JSON text)") from None
         if not isinstance(msg, dict):
             raise ProtocolError("Twilio message is not a JSON object")
         event = msg.get("event")
+        if not isinstance(event, str):
+            raise ProtocolError(f"Twilio message without a string \"event\" field (got {_short(event)})")
         if event == "media":
-            payload = (msg.get("media") or {}).get("payload", "")
+            media = msg.get("media")
+            if not isinstance(media, dict):
+                raise ProtocolError(f"Twilio media message: \"media\" must be an object, got {_short(media)}")
+            payload = media.get("payload", "")
+            if not isinstance(payload, str):
+                raise ProtocolError(f"Twilio media message: \"payload\" must be a base64 string, got {_short(payload)}")
             try:
                 raw = base64.b64decode(payload, validate=True)
             except (binascii.Error, ValueError):
@@ -83,8 +112,17 @@ class TwilioProtocol(Protocol):
         if event == "clear":
             return [Interruption("twilio.clear")]
         if event == "mark":
-            return [Mark(str((msg.get("mark") or {}).get("name", "")))]
-        return [Status(f"twilio.{event}", {k: v for k, v in msg.items() if k not in ("event", "media")})]
+            mark = msg.get("mark")
+            if not isinstance(mark, dict):
+                raise ProtocolError(f"Twilio mark message: \"mark\" must be an object, got {_short(mark)}")
+            name = mark.get("name", "")
+            if not isinstance(name, (str, int, float)) or isinstance(name, bool):
+                raise ProtocolError(f"Twilio mark message: \"name\" must be a string, got {_short(name)}")
+            return [Mark(str(name)[:MAX_NAME_CHARS])]
+        data = {k: v for k, v in msg.items() if k not in ("event", "media")}
+        if len(message) > MAX_STATUS_CHARS:  # logged, not timed: keep the result small
+            data = {"keys": sorted(str(k)[:100] for k in data)[:50], "truncated_chars": len(message)}
+        return [Status(f"twilio.{event[:MAX_NAME_CHARS]}", data)]
 
     def mark_played(self, mark: Mark) -> str:
         return json.dumps({"event": "mark", "streamSid": self.stream_sid, "mark": {"name": mark.name}})

@@ -1,0 +1,366 @@
+"""Batch scoring: many recorded calls, one result per call, and a summary over calls.
+
+``livejudge score calls/ --out-dir results/ --jobs 2`` (a directory, a glob such as
+``'calls/*.wav'``, or a manifest: a text file with one audio path per line, relative to the
+manifest, ``#`` for comments). Each call is scored by ``score_call`` — a plain, importable
+function of (path, ScoreOptions) that returns the result document, so any executor can run
+it (here a ``concurrent.futures.ProcessPoolExecutor``). A file that cannot be scored is
+reported with its reason and skipped; it never aborts the batch.
+
+Outputs in ``--out-dir``: ``<name>.json`` per scored call, ``summary.json`` (every call with
+its status, reason or metrics, and the medians over the scored calls) and ``summary.csv``
+(one row per call).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import glob as _glob
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .session import SessionConfig
+
+AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".aiff", ".aif")
+MANIFEST_SUFFIXES = (".txt", ".lst", ".list", ".manifest", ".csv")
+
+
+class CallError(Exception):
+    """One call could not be scored (one-line reason)."""
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """What ``score_call`` needs besides the file; picklable (sent to worker processes).
+
+    Attributes:
+        config: SessionConfig (judge_mode "every" for offline scoring).
+        judge: "acoustic", "qwen-omni" or "none".
+        head, device, qwen_model: as the CLI flags ``--head``, ``--device``, ``--qwen-model``.
+        asr, asr_model: as ``--asr`` ("auto", "on", "off") and ``--asr-model``.
+        user_channel, agent_channel: channel indices in each stereo file.
+        echo_gate: as ``--echo-gate`` ("auto", "on", "off"): agent leakage removed from the user channel.
+    """
+
+    config: SessionConfig = field(default_factory=lambda: SessionConfig(judge_mode="every"))
+    judge: str = "acoustic"
+    head: str | None = None
+    device: str = "cpu"
+    qwen_model: str = "Qwen/Qwen2.5-Omni-7B"
+    asr: str = "off"
+    asr_model: str | None = None
+    user_channel: int = 0
+    agent_channel: int = 1
+    echo_gate: str = "auto"
+
+    def as_args(self) -> argparse.Namespace:
+        return argparse.Namespace(judge=self.judge, head=self.head, device=self.device,
+                                  qwen_model=self.qwen_model, asr=self.asr, asr_model=self.asr_model)
+
+
+_JUDGES: dict = {}
+
+
+def _judge_for(options: ScoreOptions):
+    """One judge per process and settings (loading it is the slow part)."""
+    from .runner import judge_from_args
+
+    key = (options.judge, options.head, options.device, options.qwen_model)
+    if key not in _JUDGES:
+        _JUDGES[key] = judge_from_args(options.as_args())
+    return _JUDGES[key]
+
+
+def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
+    """Score one recorded call as ``livejudge score`` does and return its result document.
+
+    Args:
+        path: stereo audio file (user and agent on ``options.user_channel``/``agent_channel``).
+        options: ScoreOptions (default: acoustic judge, no ASR, default pipeline settings).
+    Returns:
+        the result document (``livejudge.report``).
+    Raises:
+        CallError: the file is missing, empty, undecodable or mono, or the judge cannot load.
+    """
+    from .audio import AudioFormatError, open_call
+    from .echo import gate_source
+    from .runner import CLIError, transcriber_from_args
+    from .session import Session, stream_call
+
+    options = options or ScoreOptions()
+    try:  # the same path as a single `livejudge score`: block by block, then the echo gate
+        reader = open_call(path, user_channel=options.user_channel, agent_channel=options.agent_channel)
+    except AudioFormatError as exc:
+        raise CallError(str(exc)) from None
+    try:
+        try:
+            call, gate_info = gate_source(reader, options.echo_gate, log=False)
+            judge = _judge_for(options)
+            transcriber = transcriber_from_args(options.as_args())
+        except (CLIError, AudioFormatError) as exc:
+            raise CallError(str(exc)) from None
+        info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels, "kind": "score",
+                "file": str(path), "speed": "max", "asr": transcriber is not None, "echo_gate": gate_info}
+        session = Session(options.config, judge=judge, info=info, transcriber=transcriber)
+        try:
+            stream_call(session, call, speed=None)
+        except AudioFormatError as exc:
+            session.errors.append(str(exc))
+            raise CallError(str(exc)) from None
+        finally:
+            doc = session.close()
+        return doc
+    finally:
+        reader.close()
+
+
+def discover_calls(spec: str | Path) -> list[Path]:
+    """The audio files a batch input names: a directory (its audio files, sorted, not
+    recursive), a glob pattern, a manifest file, or a single audio file.
+
+    Raises:
+        CallError: nothing matched, or a manifest that cannot be read.
+    """
+    text = str(spec)
+    p = Path(text)
+    if p.is_dir():
+        files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in AUDIO_SUFFIXES)
+        if not files:
+            raise CallError(f"{p}: no audio files ({', '.join(AUDIO_SUFFIXES)}) in this directory")
+        return files
+    if any(ch in text for ch in "*?["):
+        files = sorted(Path(f) for f in _glob.glob(text, recursive=True) if Path(f).is_file())
+        if not files:
+            raise CallError(f"{text}: the pattern matched no file")
+        return files
+    if p.suffix.lower() in MANIFEST_SUFFIXES:
+        try:
+            lines = p.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise CallError(f"cannot read the manifest {p}: {exc}") from None
+        files = []
+        for line in lines:
+            line = line.split("#", 1)[0].strip()
+            if p.suffix.lower() == ".csv":
+                line = line.split(",", 1)[0].strip()
+                if line.lower() in ("path", "file"):
+                    continue
+            if line:
+                f = Path(line)
+                files.append(f if f.is_absolute() else p.parent / f)
+        if not files:
+            raise CallError(f"{p}: the manifest lists no files (one audio path per line)")
+        return files
+    return [p]
+
+
+def is_batch_input(spec: str | None) -> bool:
+    """True when ``score``'s FILE names several calls (directory, glob or manifest)."""
+    if spec is None:
+        return False
+    p = Path(spec)
+    return p.is_dir() or any(ch in spec for ch in "*?[") or p.suffix.lower() in MANIFEST_SUFFIXES
+
+
+def _out_names(files: list[Path]) -> list[str]:
+    """Unique result file names: the stem, or the stem with its parent when stems repeat."""
+    stems = [f.stem for f in files]
+    names = []
+    seen: dict[str, int] = {}
+    for f, stem in zip(files, stems):
+        name = stem if stems.count(stem) == 1 else f"{f.parent.name}_{stem}"
+        if name in seen:
+            seen[name] += 1
+            name = f"{name}_{seen[name]}"
+        else:
+            seen[name] = 0
+        names.append(name + ".json")
+    return names
+
+
+def _score_one(path: str, options: ScoreOptions, out_path: str) -> dict:
+    """Worker: score, write the result, return a small row (never raises)."""
+    from .gates import call_metrics
+    from .report import write_json
+
+    t0 = time.perf_counter()
+    row = {"file": path, "status": "error", "reason": None, "result": None, "metrics": None}
+    try:
+        doc = score_call(path, options)
+        write_json(doc, out_path)
+        row.update(status="ok", result=out_path, metrics=call_metrics(doc),
+                   errors=list(doc.get("errors") or []))
+    except CallError as exc:
+        row["reason"] = str(exc)
+    except Exception as exc:  # a bug or a fault in one call must not end the batch
+        row["reason"] = f"{type(exc).__name__}: {exc}"
+    row["wall_s"] = round(time.perf_counter() - t0, 3)
+    return row
+
+
+def run_batch(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, jobs: int = 1,
+              progress: bool = True) -> dict:
+    """Score ``files`` into ``out_dir`` with ``jobs`` processes; write summary.json/.csv.
+
+    Returns:
+        the summary document: ``{"n_calls", "n_scored", "n_skipped", "calls": [rows in input
+        order], "medians": {metric: median over scored calls}, "out_dir", "jobs", "wall_s"}``.
+    """
+    from .gates import batch_metrics
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    names = _out_names(files)
+    tasks = [(str(f), options, str(out / n)) for f, n in zip(files, names)]
+    rows: list[dict | None] = [None] * len(tasks)
+    t0 = time.perf_counter()
+    bar = _progress(len(tasks)) if progress else None
+    try:
+        if jobs <= 1:
+            for i, t in enumerate(tasks):
+                rows[i] = _score_one(*t)
+                _report_row(rows[i], bar)
+        else:
+            import multiprocessing as mp
+
+            # spawn: workers start clean (no inherited threads or torch state from this process)
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as ex:
+                futs = {ex.submit(_score_one, *t): i for i, t in enumerate(tasks)}
+                for fut in as_completed(futs):
+                    i = futs[fut]
+                    try:
+                        rows[i] = fut.result()
+                    except Exception as exc:  # the worker process itself died
+                        rows[i] = {"file": tasks[i][0], "status": "error", "result": None, "metrics": None,
+                                   "reason": f"worker failed: {type(exc).__name__}: {exc}"}
+                    _report_row(rows[i], bar)
+    finally:
+        if bar is not None:
+            bar[0].stop()
+    done = [r for r in rows if r is not None]
+    scored = [r for r in done if r["status"] == "ok"]
+    summary = {
+        "n_calls": len(done),
+        "n_scored": len(scored),
+        "n_skipped": len(done) - len(scored),
+        "jobs": jobs,
+        "wall_s": round(time.perf_counter() - t0, 3),
+        "out_dir": str(out),
+        "medians": batch_metrics(r["metrics"] for r in scored),
+        "calls": done,
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    write_summary_csv(out / "summary.csv", done)
+    return summary
+
+
+def write_summary_csv(path: Path, rows: list[dict]) -> Path:
+    """One row per call: file, status, reason, result path, then every metric."""
+    keys = list(dict.fromkeys(k for r in rows for k in (r.get("metrics") or {})))
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["file", "status", "reason", "result", "wall_s", *keys])
+        for r in rows:
+            m = r.get("metrics") or {}
+            w.writerow([r["file"], r["status"], r.get("reason") or "", r.get("result") or "", r.get("wall_s", ""),
+                        *["" if m.get(k) is None else m[k] for k in keys]])
+    return path
+
+
+def _progress(total: int):
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    bar = Progress(TextColumn("scoring calls"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   TextColumn("{task.fields[last]}"), console=console, transient=False,
+                   disable=not console.is_terminal)
+    task = bar.add_task("calls", total=total, last="")
+    bar.start()
+    return bar, task, console
+
+
+def _report_row(row: dict, bar) -> None:
+    if row["status"] != "ok":
+        msg = f"livejudge: skipped {row['file']}: {row['reason']}"
+        if bar is not None and bar[2].is_terminal:
+            bar[0].console.print(msg, markup=False, highlight=False)
+        else:
+            print(msg, file=sys.stderr, flush=True)
+    if bar is not None:
+        bar[0].update(bar[1], advance=1, last=Path(row["file"]).name)
+
+
+def options_from_args(args: argparse.Namespace) -> ScoreOptions:
+    """ScoreOptions from ``score``'s flags (device auto → what is present)."""
+    from .runner import session_config
+
+    device = args.device
+    if device == "auto":
+        device = "cpu" if args.judge == "acoustic" else "auto"
+    return ScoreOptions(config=session_config(args, "every"), judge=args.judge, head=args.head,
+                        device=device, qwen_model=args.qwen_model, asr=args.asr, asr_model=args.asr_model,
+                        user_channel=args.user_channel, agent_channel=args.agent_channel,
+                        echo_gate=getattr(args, "echo_gate", "auto"))
+
+
+def cmd_score_batch(args: argparse.Namespace) -> int:
+    """``livejudge score SPEC --out-dir DIR [--jobs N]``: see the module docstring.
+
+    Exit codes: 0 scored (skipped files are listed, not fatal); 2 no input or no call could be
+    scored; 3 a ``--fail-if`` gate failed on the medians over the scored calls.
+    """
+    from .gates import EXIT_GATE, evaluate, format_failures, gates_from_args, write_junit
+    from .runner import CLIError
+
+    gates = gates_from_args(args)
+    if args.report:
+        raise CLIError("--report writes one call's report; for a batch, run livejudge report on a result in --out-dir")
+    if args.json_out or args.events:
+        raise CLIError("--json/--events are per call; a batch writes one result per call into --out-dir")
+    if args.jobs < 1:
+        raise CLIError(f"--jobs must be at least 1, got {args.jobs}")
+    try:
+        files = discover_calls(args.file)
+    except CallError as exc:
+        raise CLIError(str(exc)) from None
+    out_dir = args.out_dir or "livejudge-results"
+    options = options_from_args(args)
+    summary = run_batch(files, out_dir, options, jobs=min(args.jobs, len(files)), progress=True)
+    sm = summary["medians"]
+
+    def f(k, unit=""):
+        v = sm.get(k)
+        return "–" if v is None else f"{v:.2f}{unit}"
+
+    print(f"livejudge: {summary['n_scored']} of {summary['n_calls']} calls scored, {summary['n_skipped']} skipped "
+          f"in {summary['wall_s']:.1f} s · medians over calls: latency p50 {f('latency_p50_s', 's')} "
+          f"p90 {f('latency_p90_s', 's')} · mean P(human) {f('mean_p_human')} · "
+          f"summary in {Path(out_dir) / 'summary.json'} and summary.csv", file=sys.stderr)
+    scope = f"medians over {summary['n_scored']} scored calls"
+    results = evaluate(gates, sm)
+    if args.junit:
+        p = write_junit(args.junit, results, suite=scope, calls=summary["calls"])
+        print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
+    if summary["n_scored"] == 0:
+        raise CLIError("no call could be scored (reasons above)")
+    msg = format_failures(results, scope)
+    if msg:
+        print(msg, file=sys.stderr)
+        return EXIT_GATE
+    return 0
+
+
+def add_batch_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("batch (FILE is a directory, a glob or a manifest)")
+    g.add_argument("--out-dir", default=None, metavar="DIR",
+                   help="write one result per call plus summary.json/summary.csv here "
+                        "(default for a batch: livejudge-results)")
+    g.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help=f"score N calls at once in worker processes (this machine has {os.cpu_count()} CPUs)")

@@ -1,0 +1,266 @@
+"""``livejudge compare A B [...]``: side-by-side metrics of calls or batches, with the change
+against the first (the baseline) and whether it moved towards or away from the human reference.
+
+Each input is a result document (one call), or a batch: a directory written by
+``score DIR --out-dir`` or its ``summary.json`` (the batch's medians over scored calls).
+
+The rule per metric (``RULES``):
+
+* response latency p50/p90/mean: **closer to the human band is better** — distance to
+  0–0.742 s (Stivers et al. 2009; SPEARBench Table III human row), 0 inside the band;
+* gap mean: closer to the typical human gap of 0.2 s is better (Levinson & Torreira 2015);
+* yield time after a barge-in, barge-ins the agent talked through, agent talk-overs, dropped
+  windows: lower is better (a human stops quickly and does not talk over);
+* mean P(human) and each dimension score (1 machine-like … 5 human-like): higher is better;
+* backchannels: more is better (HEURISTIC: people backchannel, agents rarely do);
+* user barge-ins, overlap ratio, agent share of talk, counts: shown without a verdict (they
+  depend on the user and the task as much as on the agent).
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .metrics import RESPONSE_LATENCY_HUMAN, TYPICAL_GAP_S
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How to judge a change: kind "band" (closer to [low, high] is better), "target" (closer
+    to ``low`` is better), "higher", "lower", or "none" (no verdict)."""
+
+    kind: str
+    text: str
+    low: float = 0.0
+    high: float = 0.0
+    short: str = ""
+
+    def distance(self, v: float) -> float:
+        if self.kind == "band":
+            return 0.0 if self.low <= v <= self.high else min(abs(v - self.low), abs(v - self.high))
+        if self.kind == "target":
+            return abs(v - self.low)
+        if self.kind == "higher":
+            return -v
+        if self.kind == "lower":
+            return v
+        raise ValueError(self.kind)
+
+    def verdict(self, base: float | None, new: float | None, tol: float = 1e-3) -> str:
+        """"better", "worse", "same" (distance changed by at most ``tol``), or "" (no rule or
+        a value missing)."""
+        if self.kind == "none" or base is None or new is None:
+            return ""
+        d0, d1 = self.distance(base), self.distance(new)
+        if abs(d1 - d0) <= tol:
+            return "same"
+        return "better" if d1 < d0 else "worse"
+
+
+_LAT = Rule("band", f"closer to the human band {RESPONSE_LATENCY_HUMAN.low_s:g}–{RESPONSE_LATENCY_HUMAN.high_s:g} s "
+                    "is better (Stivers 2009; SPEARBench)", RESPONSE_LATENCY_HUMAN.low_s, RESPONSE_LATENCY_HUMAN.high_s,
+            f"nearer {RESPONSE_LATENCY_HUMAN.low_s:g}–{RESPONSE_LATENCY_HUMAN.high_s:g} s")
+_NONE = Rule("none", "no verdict (depends on the user and task)", short="no verdict")
+
+RULES: dict[str, Rule] = {
+    "latency_p50_s": _LAT,
+    "latency_p90_s": _LAT,
+    "latency_mean_s": _LAT,
+    "latency_count": _NONE,
+    "gap_mean_s": Rule("target", f"closer to the typical human gap {TYPICAL_GAP_S:g} s is better (Levinson & Torreira 2015)",
+                       TYPICAL_GAP_S, short=f"nearer {TYPICAL_GAP_S:g} s"),
+    "barge_in_count": _NONE,
+    "user_barge_in_count": _NONE,
+    "yield_mean_s": Rule("lower", "lower is better (the agent stops sooner when interrupted)", short="lower"),
+    "yield_none_count": Rule("lower", "lower is better (barge-ins the agent talked through)", short="lower"),
+    "agent_talk_over_count": Rule("lower", "lower is better (the agent starting over the user)", short="lower"),
+    "overlap_ratio": _NONE,
+    "backchannel_count": Rule("higher", "more is better (HEURISTIC: people backchannel, agents rarely do)", short="higher"),
+    "talk_ratio": _NONE,
+    "mean_p_human": Rule("higher", "higher is better (more human-like)", short="higher"),
+    "dropped_windows": Rule("lower", "lower is better (judge kept up)", short="lower"),
+    "duration_s": _NONE,
+}
+_DIM_RULE = Rule("higher", "higher is better (1 machine-like … 5 human-like)", short="higher")
+
+ROWS = ["duration_s", "latency_count", "latency_p50_s", "latency_p90_s", "latency_mean_s", "gap_mean_s",
+        "user_barge_in_count", "yield_mean_s", "yield_none_count", "agent_talk_over_count", "overlap_ratio",
+        "backchannel_count", "talk_ratio", "mean_p_human", "dropped_windows"]
+
+LABELS = {
+    "duration_s": "duration (s)", "latency_count": "responses measured", "latency_p50_s": "response latency p50 (s)",
+    "latency_p90_s": "response latency p90 (s)", "latency_mean_s": "response latency mean (s)",
+    "gap_mean_s": "gap mean, all transitions (s)", "user_barge_in_count": "barge-ins by the user",
+    "yield_mean_s": "agent yield time after a barge-in (s)", "yield_none_count": "barge-ins the agent talked through",
+    "agent_talk_over_count": "agent talk-overs", "overlap_ratio": "overlap (share of speech time)",
+    "backchannel_count": "backchannels", "talk_ratio": "agent share of talk", "mean_p_human": "mean P(human)",
+    "dropped_windows": "dropped judge windows",
+}
+
+
+def rule_for(metric: str) -> Rule:
+    return _DIM_RULE if metric.startswith("dim_") else RULES.get(metric, _NONE)
+
+
+def load_column(path: str | Path) -> tuple[str, dict, str]:
+    """(name, metrics, kind) of one input: a result document ("call") or a batch ("batch of N").
+
+    Raises:
+        ValueError: not a result document, summary.json or batch directory (one line, with the fix).
+    """
+    from .gates import call_metrics
+
+    p = Path(path)
+    if p.is_dir():
+        p = p / "summary.json"
+        if not p.exists():
+            raise ValueError(f"{path}: no summary.json in this directory (write one with: "
+                             f"livejudge score CALLS/ --out-dir {path})")
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{p}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{p}: not readable JSON ({exc})") from None
+    if isinstance(doc, dict) and "medians" in doc and "calls" in doc:
+        name = str(Path(path)) if Path(path).is_dir() else str(p.parent)
+        return name, dict(doc["medians"]), f"batch: medians over {doc.get('n_scored', '?')} calls"
+    if isinstance(doc, dict) and "summary" in doc:
+        return str(path), call_metrics(doc), "call"
+    raise ValueError(f"{p}: neither a livejudge result (score --json) nor a batch summary.json")
+
+
+def compare(paths: list[str | Path]) -> dict:
+    """The comparison document: ``{"columns": [{name, kind}], "rows": [{metric, label, values,
+    changes, verdicts, rule}]}``; changes and verdicts are against the first column."""
+    from .judge.model.dimensions import DIMENSIONS
+
+    cols = [load_column(p) for p in paths]
+    metrics = ROWS + [f"dim_{d.id}" for d in DIMENSIONS]
+    names = {f"dim_{d.id}": f"{d.category} {d.name}" for d in DIMENSIONS}
+    rows = []
+    for m in metrics:
+        values = [c[1].get(m) for c in cols]
+        rule = rule_for(m)
+        base = values[0]
+        changes = [None if base is None or v is None else round(v - base, 6) for v in values]
+        verdicts = [rule.verdict(base, v) for v in values]
+        rows.append({"metric": m, "label": LABELS.get(m, names.get(m, m)), "values": values,
+                     "changes": changes, "verdicts": verdicts, "rule": rule.text, "rule_short": rule.short})
+    return {"columns": [{"name": c[0], "kind": c[2]} for c in cols], "rows": rows}
+
+
+def _fmt(v: float | None, metric: str) -> str:
+    if v is None:
+        return "–"
+    if metric in ("overlap_ratio", "talk_ratio"):
+        return f"{v * 100:.1f} %"
+    if metric.endswith("_count") or metric == "dropped_windows":
+        return f"{v:g}"
+    return f"{v:.2f}" if not metric.startswith("dim_") else f"{v:.1f}"
+
+
+def _fmt_change(c: float | None, metric: str) -> str:
+    if c is None:
+        return ""
+    if metric in ("overlap_ratio", "talk_ratio"):
+        return f"{c * 100:+.1f} pt"
+    return f"{c:+g}" if metric.endswith("_count") or metric == "dropped_windows" else f"{c:+.2f}"
+
+
+def print_table(doc: dict, console=None) -> None:
+    """Rich table on the terminal (stdout)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    cols = doc["columns"]
+    t = Table(title="livejudge compare (change and verdict against the first column)", show_lines=False)
+    t.add_column("metric")
+    for i, c in enumerate(cols):
+        t.add_column(f"{'A' if i == 0 else chr(ord('A') + i)}: {Path(c['name']).name}\n({c['kind']})", justify="right")
+    t.add_column("better", style="dim", no_wrap=True)
+    for r in doc["rows"]:
+        cells = [r["label"]]
+        for i, v in enumerate(r["values"]):
+            text = _fmt(v, r["metric"])
+            if i > 0:
+                ch = _fmt_change(r["changes"][i], r["metric"])
+                vd = r["verdicts"][i]
+                style = {"better": "green", "worse": "red"}.get(vd, "dim")
+                if ch:
+                    text += f" [{style}]({ch}{', ' + vd if vd and vd != 'same' else ''})[/]"
+            cells.append(text)
+        cells.append(r["rule_short"])
+        t.add_row(*cells)
+    console.print(t)
+    rules = dict.fromkeys((r["rule_short"], r["rule"]) for r in doc["rows"])
+    console.print("better/worse rules: " + "; ".join(f"{a}: {b}" for a, b in rules if a != "no verdict")
+                  + "; dimensions: mean score over ungated windows.", style="dim", highlight=False)
+
+
+def render_html(doc: dict) -> str:
+    """The comparison as one self-contained HTML page (no script, no network)."""
+    e = html.escape
+    cols = doc["columns"]
+    head = "".join(f"<th>{e(Path(c['name']).name)}<br><small>{e(c['kind'])}</small></th>" for c in cols)
+    body = []
+    for r in doc["rows"]:
+        cells = []
+        for i, v in enumerate(r["values"]):
+            vd = r["verdicts"][i] if i else ""
+            ch = _fmt_change(r["changes"][i], r["metric"]) if i else ""
+            extra = f" <small class='{e(vd)}'>({e(ch)}{', ' + e(vd) if vd and vd != 'same' else ''})</small>" if ch else ""
+            cells.append(f"<td class='num'>{e(_fmt(v, r['metric']))}{extra}</td>")
+        body.append(f"<tr><td>{e(r['label'])}</td>{''.join(cells)}<td class='rule'>{e(r['rule'])}</td></tr>")
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>livejudge compare</title><style>"
+            "body{font-family:system-ui,sans-serif;margin:1em auto;max-width:1100px;color:#222}"
+            "table{border-collapse:collapse;font-size:.9em}td,th{padding:.2em .6em;border-bottom:1px solid #eee;"
+            "text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}.better{color:#2ca02c}"
+            ".worse{color:#d62728}.rule{color:#666;font-size:.85em}</style></head><body>"
+            "<h1>livejudge compare</h1><p>Change and verdict against the first column; the rule per metric "
+            "says what counts as better.</p>"
+            f"<table><tr><th>metric</th>{head}<th>rule</th></tr>{''.join(body)}</table></body></html>")
+
+
+def register(sub) -> None:
+    from .runner import HelpFormatter
+
+    p = sub.add_parser("compare", help="side-by-side metrics of two or more calls or batches",
+                       formatter_class=HelpFormatter,
+                       description="Compare calls (result JSON from score --json) or batches (a --out-dir "
+                                   "directory or its summary.json: medians over calls), against the first. "
+                                   "Example: livejudge compare before.json after.json")
+    p.add_argument("inputs", nargs="+", metavar="RESULT", help="result documents, batch directories or summary.json")
+    p.add_argument("--html", default=None, metavar="OUT.html", help="also write the table as an HTML page")
+    p.add_argument("--json", dest="json_out", default=None, metavar="OUT",
+                   help="write the comparison as JSON ('-' = stdout, and no table)")
+    p.set_defaults(func=cmd_compare)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .runner import CLIError
+
+    if len(args.inputs) < 2:
+        raise CLIError("compare needs at least two inputs (e.g. before.json after.json)")
+    try:
+        doc = compare(args.inputs)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    if args.json_out == "-":
+        json.dump(doc, sys.stdout, indent=2)
+        print()
+    else:
+        print_table(doc)
+        if args.json_out:
+            Path(args.json_out).write_text(json.dumps(doc, indent=2), encoding="utf-8")
+            print(f"livejudge: comparison written to {args.json_out}", file=sys.stderr)
+    if args.html:
+        Path(args.html).write_text(render_html(doc), encoding="utf-8")
+        print(f"livejudge: HTML table written to {args.html}", file=sys.stderr)
+    return 0

@@ -1,0 +1,208 @@
+"""CI gates on a call's summary metrics: ``--fail-if 'latency_p90_s>1.2'``, and JUnit XML.
+
+A gate names a metric, a comparison and a threshold; it *fails* when the comparison is true
+for the measured value (``latency_p90_s>1.2`` fails a call whose p90 latency exceeds 1.2 s).
+A gate on a metric the call did not measure (no user→agent transition, judge off) also fails,
+with the reason "not measured": a CI gate that cannot be checked must not pass silently.
+
+Metrics (``call_metrics``): every number in the result's ``summary`` (``latency_p90_s``,
+``mean_p_human``, ``barge_in_count``, ``overlap_ratio``...), ``duration_s``, the alias
+``p_human_mean`` (= ``mean_p_human``), and ``dim_<id>``: the mean score (1–5) of dimension
+``<id>`` over the judged windows where it was not gated.
+
+For a single call the gates apply to that call; for a batch (``score DIR --out-dir``) they
+apply to the medians over the calls that scored (``batch_metrics``).
+
+Exit code 3 (``EXIT_GATE``) when a gate fails.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import operator
+import re
+import statistics
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+EXIT_GATE = 3
+
+OPS = {"<=": operator.le, ">=": operator.ge, "==": operator.eq, "!=": operator.ne,
+       "<": operator.lt, ">": operator.gt}
+
+ALIASES = {"p_human_mean": "mean_p_human", "p_human_last": "last_p_human"}
+
+_GATE_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(<=|>=|==|!=|<|>)\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*$")
+
+
+def known_metrics() -> list[str]:
+    """Every metric name a gate or ``compare`` accepts (summary keys, aliases, dimensions)."""
+    from .judge.model.dimensions import DIMENSIONS
+    from .metrics import Summary
+
+    names = [f.name for f in dataclasses.fields(Summary)]
+    names += ["duration_s", "mean_p_human", "last_p_human", "judged_windows", "no_evidence_windows",
+              "dropped_windows", "user_barge_in_count", *ALIASES]
+    names += [f"dim_{d.id}" for d in DIMENSIONS]
+    return list(dict.fromkeys(names))
+
+
+def dimension_means(doc: dict) -> dict[str, float | None]:
+    """``{"dim_<id>": mean score over ungated windows, or None}`` of a result document."""
+    from .judge.model.dimensions import DIMENSIONS
+
+    out: dict[str, float | None] = {}
+    for d in DIMENSIONS:
+        vals = [float(w["dimensions"][d.id]["score"]) for w in doc.get("judge") or []
+                if d.id in (w.get("dimensions") or {}) and not w["dimensions"][d.id].get("gated")]
+        out[f"dim_{d.id}"] = round(sum(vals) / len(vals), 4) if vals else None
+    return out
+
+
+def call_metrics(doc: dict) -> dict[str, float | None]:
+    """The flat metrics of one result document (see module docstring); None = not measured."""
+    sm = doc.get("summary") or {}
+    m: dict[str, float | None] = {}
+    for k, v in sm.items():
+        if isinstance(v, bool):
+            continue
+        if isinstance(v, (int, float)) or v is None:
+            m[k] = None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+    if "user_barge_in_count" not in sm and "barge_in_count" in m:  # results before 0.1.x counted only the user's
+        m["user_barge_in_count"] = m["barge_in_count"]
+    m["duration_s"] = float(doc["duration_s"]) if doc.get("duration_s") is not None else None
+    for alias, key in ALIASES.items():
+        m[alias] = m.get(key)
+    m.update(dimension_means(doc))
+    return m
+
+
+def batch_metrics(per_call: Iterable[dict[str, float | None]]) -> dict[str, float | None]:
+    """Median of each metric over calls (calls where it was not measured are left out)."""
+    per_call = list(per_call)
+    keys = list(dict.fromkeys(k for m in per_call for k in m))
+    out: dict[str, float | None] = {}
+    for k in keys:
+        vals = [m[k] for m in per_call if m.get(k) is not None]
+        out[k] = float(statistics.median(vals)) if vals else None
+    return out
+
+
+@dataclass(frozen=True)
+class Gate:
+    """``metric op threshold``: fails when ``value op threshold`` is true."""
+
+    metric: str
+    op: str
+    threshold: float
+
+    @property
+    def text(self) -> str:
+        return f"{self.metric}{self.op}{self.threshold:g}"
+
+
+@dataclass(frozen=True)
+class GateResult:
+    gate: Gate
+    value: float | None
+    failed: bool
+    reason: str
+
+
+def parse_gate(text: str) -> Gate:
+    """Parse ``'latency_p90_s>1.2'``. Raises ValueError with the fix (syntax or unknown metric)."""
+    m = _GATE_RE.match(text)
+    if not m:
+        raise ValueError(f"bad --fail-if {text!r}: write METRIC OP NUMBER, e.g. 'latency_p90_s>1.2' "
+                         f"(OP one of {' '.join(OPS)})")
+    name, op, num = m.groups()
+    if name not in known_metrics():
+        close = [k for k in known_metrics() if name.split("_")[0] in k][:6]
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise ValueError(f"bad --fail-if {text!r}: unknown metric {name!r}{hint} "
+                         "(metrics: the keys of the result's summary, p_human_mean, dim_<dimension id>)")
+    return Gate(name, op, float(num))
+
+
+def evaluate(gates: Iterable[Gate], metrics: dict[str, float | None]) -> list[GateResult]:
+    """Check each gate against ``metrics`` (pure)."""
+    out = []
+    for g in gates:
+        v = metrics.get(g.metric)
+        if v is None:
+            out.append(GateResult(g, None, True, f"{g.metric} was not measured"))
+        elif OPS[g.op](v, g.threshold):
+            out.append(GateResult(g, v, True, f"{g.metric} = {v:g} ({g.op} {g.threshold:g})"))
+        else:
+            out.append(GateResult(g, v, False, f"{g.metric} = {v:g}"))
+    return out
+
+
+def format_failures(results: list[GateResult], scope: str) -> str:
+    """The failed gates as lines for stderr ('' when none failed)."""
+    failed = [r for r in results if r.failed]
+    if not failed:
+        return ""
+    lines = [f"livejudge: {len(failed)} of {len(results)} gate(s) failed ({scope}):"]
+    lines += [f"  FAIL {r.gate.text}: {r.reason}" for r in failed]
+    return "\n".join(lines)
+
+
+def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None = None) -> str:
+    """JUnit XML: one ``testsuite`` of gates (``failure`` per failed gate) and, for a batch, one
+    of calls (``skipped`` with the reason for each file that could not be scored).
+
+    Args:
+        results: gate results.
+        suite: name of the gate suite (e.g. the call's file, or "medians over 48 calls").
+        calls: batch rows ``{"file", "status": "ok"|"error", "reason"}``, or None.
+    """
+    root = ET.Element("testsuites", name="livejudge")
+    s = ET.SubElement(root, "testsuite", name=f"livejudge gates: {suite}", tests=str(len(results)),
+                      failures=str(sum(r.failed for r in results)), errors="0", skipped="0")
+    for r in results:
+        tc = ET.SubElement(s, "testcase", classname="livejudge.gates", name=r.gate.text)
+        if r.failed:
+            f = ET.SubElement(tc, "failure", message=r.reason, type="GateFailed")
+            f.text = r.reason
+        else:
+            ET.SubElement(tc, "system-out").text = r.reason
+    if calls is not None:
+        bad = [c for c in calls if c.get("status") != "ok"]
+        s2 = ET.SubElement(root, "testsuite", name="livejudge calls", tests=str(len(calls)),
+                           failures="0", errors="0", skipped=str(len(bad)))
+        for c in calls:
+            tc = ET.SubElement(s2, "testcase", classname="livejudge.calls", name=str(c.get("file")))
+            if c.get("status") != "ok":
+                ET.SubElement(tc, "skipped", message=str(c.get("reason") or "not scored"))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def write_junit(path: str | Path, results: list[GateResult], *, suite: str, calls: list[dict] | None = None) -> Path:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(junit_xml(results, suite=suite, calls=calls), encoding="utf-8")
+    return p
+
+
+def add_gate_args(p) -> None:
+    """``--fail-if`` and ``--junit`` (argparse)."""
+    g = p.add_argument_group("CI gates")
+    g.add_argument("--fail-if", action="append", default=[], metavar="'METRIC>X'",
+                   help="exit 3 when this holds, e.g. 'latency_p90_s>1.2' or 'p_human_mean<0.3' (repeatable); "
+                        "any summary metric, p_human_mean, dim_<id>; a batch is gated on its medians")
+    g.add_argument("--junit", default=None, metavar="OUT.xml", help="write the gate results as JUnit XML here")
+
+
+def gates_from_args(args) -> list[Gate]:
+    """Parsed ``--fail-if`` gates; raises CLIError (exit 2) on a bad one."""
+    from .runner import CLIError
+
+    try:
+        return [parse_gate(t) for t in getattr(args, "fail_if", None) or []]
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None

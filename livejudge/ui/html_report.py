@@ -1,0 +1,537 @@
+"""One self-contained HTML report of a judged call, from its result document.
+
+``livejudge report RESULT.json -o report.html`` and ``--report report.html`` on ``score``,
+``replay``, ``attach`` and ``demo`` (and ``report_path=`` on the Pipecat observer) write it.
+The file needs no network when viewed: the plots are matplotlib figures inlined as SVG
+(matplotlib: PSF/BSD-style licence, the ``livejudge[report]`` extra), the style sheet is
+inline, and there is no script. It prints on A4/Letter (``@media print``).
+
+Contents, top to bottom: the summary (timing, P(human), judge identity and validity line),
+a two-channel timeline of the call aligned with P(human) per judged window (SVG id
+``lj-timeline``), the response latencies against the human reference bands with their
+sources (``lj-latency``), the 18 dimensions by category with evidence and gating
+(``lj-dimensions`` plus a table), the top contributors per window (``lj-contributions`` plus a
+table), the transcripts when present, and any errors recorded during the call.
+
+All times are seconds on the session clock (see ``livejudge.report``).
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE, TYPICAL_GAP_S
+
+INSTALL_HINT = "the HTML report needs matplotlib: pip install 'livejudge[report]'"
+
+PLOT_IDS = ("lj-timeline", "lj-latency", "lj-dimensions", "lj-contributions")
+"""The ids of the inline SVG plots (tests and style sheets rely on them)."""
+
+COLORS = {"user": "#1f77b4", "agent": "#ff7f0e", "overlap": "#d62728", "human": "#2ca02c",
+          "machine": "#d62728", "gated": "#bbbbbb", "band_human": "#2ca02c", "band_s2s": "#9467bd"}
+
+
+class ReportError(Exception):
+    """The report cannot be made: matplotlib missing or the document is not a livejudge result."""
+
+
+def require_matplotlib():
+    """Import check with the install hint (ReportError). Figures are made with
+    ``matplotlib.figure.Figure`` directly, not pyplot: no global backend switch and safe off
+    the main thread (the Pipecat observer writes its report from a worker thread)."""
+    try:
+        import matplotlib  # noqa: F401
+        from matplotlib.figure import Figure  # noqa: F401
+    except ImportError as exc:
+        raise ReportError(INSTALL_HINT) from exc
+
+
+def _figure(**kwargs):
+    require_matplotlib()
+    from matplotlib.figure import Figure
+
+    return Figure(**kwargs)
+
+
+def _esc(x: Any) -> str:
+    return html.escape("" if x is None else str(x))
+
+
+def _fmt(x: float | None, nd: int = 2, unit: str = "") -> str:
+    return "–" if x is None else f"{x:.{nd}f}{unit}"
+
+
+def _svg(fig, svg_id: str, title: str) -> str:
+    """The figure as an inline <svg> element with ``id=svg_id`` and an accessible title."""
+    import matplotlib
+
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": svg_id}):
+        fig.savefig(buf, format="svg", bbox_inches="tight")
+    text = buf.getvalue()
+    text = text[text.index("<svg"):]  # drop the XML prolog and DOCTYPE (not allowed inline)
+    # width/height in pt from matplotlib: keep the viewBox, let CSS size it
+    text = re.sub(r'<svg([^>]*?)\swidth="[^"]*"\sheight="[^"]*"',
+                  lambda m: f'<svg{m.group(1)}', text, count=1)
+    text = text.replace("<svg", f'<svg id="{svg_id}" role="img" aria-label="{_esc(title)}"', 1)
+    # matplotlib's own ids (clip paths, glyphs) get the plot id as a prefix: unique in the page
+    text = re.sub(r'id="([^"]+)"', lambda m: m.group(0) if m.group(1) == svg_id else f'id="{svg_id}-{m.group(1)}"', text)
+    text = re.sub(r'url\(#([^)]+)\)', lambda m: f"url(#{svg_id}-{m.group(1)})", text)
+    text = re.sub(r'xlink:href="#([^"]+)"', lambda m: f'xlink:href="#{svg_id}-{m.group(1)}"', text)
+    return text
+
+
+# ---------------------------------------------------------------------------- helpers on the doc
+def _dimension_table() -> list[tuple[str, str, str, str]]:
+    """[(id, display name, category numeral, category name)] in the paper's order."""
+    from ..judge.model.dimensions import CATEGORY_NAMES, DIMENSIONS
+
+    return [(d.id, d.name, d.category, CATEGORY_NAMES[d.category]) for d in DIMENSIONS]
+
+
+def _windows(doc: dict) -> list[dict]:
+    return [w for w in doc.get("judge") or [] if isinstance(w, dict)]
+
+
+def _last_evidence_window(doc: dict) -> dict | None:
+    ws = [w for w in _windows(doc) if w.get("p_human") is not None]
+    return ws[-1] if ws else None
+
+
+def validity_line(doc: dict) -> str | None:
+    """The judge's validity statement, when the result carries one (``validity`` at the top,
+    in ``judge_info``, or in ``judge_validity``): a string, or a dict rendered as one line."""
+    info = doc.get("judge_info") if isinstance(doc.get("judge_info"), dict) else {}
+    v = doc.get("validity") or info.get("validity") or doc.get("judge_validity")
+    if v is None:
+        return None
+    if isinstance(v, str):
+        return v
+    if isinstance(v, dict):
+        for key in ("line", "summary", "text", "message"):
+            if isinstance(v.get(key), str):
+                return v[key]
+        return " · ".join(f"{k}: {val}" for k, val in v.items() if not isinstance(val, (dict, list)))
+    return str(v)
+
+
+def check_result(doc: Any) -> dict:
+    """The document if it looks like a livejudge result, else ReportError naming what is missing."""
+    if not isinstance(doc, dict):
+        raise ReportError("not a livejudge result document (expected a JSON object)")
+    missing = [k for k in ("duration_s", "segments", "summary") if k not in doc]
+    if missing:
+        raise ReportError(f"not a livejudge result document: missing {', '.join(missing)} "
+                          "(write one with: livejudge score CALL.wav --json result.json)")
+    return doc
+
+
+# ---------------------------------------------------------------------------- plots
+def plot_timeline(doc: dict) -> str:
+    """Two lanes (user, agent) of speech segments with their turns outlined, overlaps shaded,
+    barge-ins (arrow from the barge-in onset to where the other side fell silent: the yield
+    time) and backchannels; below, on the same time axis, P(human) per judged window with the
+    0.5 line. SVG id ``lj-timeline``."""
+    dur = max(float(doc.get("duration_s") or 0.0), 1.0)
+    fig = _figure(figsize=(11, 4.2))
+    ax, axp = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1.5, 1.0], "hspace": 0.08})
+    lanes = {"user": 1.0, "agent": 0.0}
+    for o in doc.get("overlaps") or []:
+        ax.axvspan(o["onset_s"], o["offset_s"], color=COLORS["overlap"], alpha=0.18, lw=0)
+        axp.axvspan(o["onset_s"], o["offset_s"], color=COLORS["overlap"], alpha=0.10, lw=0)
+    for ch, y in lanes.items():
+        segs = [(s["onset_s"], s["offset_s"] - s["onset_s"]) for s in doc.get("segments") or []
+                if s.get("channel") == ch and s.get("offset_s") is not None]
+        ax.broken_barh(segs, (y - 0.28, 0.56), facecolors=COLORS[ch], alpha=0.85, lw=0)
+        turns = [(t["onset_s"], t["offset_s"] - t["onset_s"]) for t in doc.get("turns") or []
+                 if t.get("channel") == ch and t.get("offset_s") is not None]
+        ax.broken_barh(turns, (y - 0.36, 0.72), facecolors="none", edgecolors="#333333", lw=0.8)
+    for b in doc.get("backchannels") or []:
+        y = lanes.get(b.get("channel"), 0.0)
+        ax.plot([b["onset_s"]], [y + 0.44], marker="v", color="#555555", ms=6, ls="none")
+    for b in doc.get("barge_ins") or []:
+        y = lanes.get(b.get("by"), 0.0)
+        t0 = b["onset_s"]
+        ax.plot([t0], [y], marker="*", color="black", ms=11, ls="none", zorder=5)
+        other_y = lanes["agent" if b.get("by") == "user" else "user"]
+        if b.get("yield_s") is not None:
+            ax.annotate("", xy=(t0 + b["yield_s"], other_y), xytext=(t0, other_y),
+                        arrowprops={"arrowstyle": "->", "color": "black", "lw": 1.2})
+            ax.text(t0 + b["yield_s"], other_y - 0.48, f"yield {b['yield_s']:.2f} s", fontsize=7, ha="center")
+        else:
+            ax.text(t0, other_y - 0.48, "kept talking", fontsize=7, ha="center", color=COLORS["machine"])
+    ax.set_yticks([1.0, 0.0], ["user", "agent"])
+    ax.set_ylim(-0.75, 1.6)
+    ax.set_xlim(0, dur)
+    ax.grid(axis="x", alpha=0.3)
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    ax.legend(handles=[Patch(color=COLORS["user"], label="user speech"),
+                       Patch(color=COLORS["agent"], label="agent speech"),
+                       Patch(facecolor="none", edgecolor="#333333", label="turn"),
+                       Patch(color=COLORS["overlap"], alpha=0.3, label="overlap"),
+                       Line2D([], [], marker="*", color="black", ls="none", label="barge-in (→ yield)"),
+                       Line2D([], [], marker="v", color="#555555", ls="none", label="backchannel")],
+              loc="upper center", bbox_to_anchor=(0.5, 1.28), ncol=6, fontsize=8, frameon=False)
+
+    ws = _windows(doc)
+    t = [w["t_s"] for w in ws]
+    p = [math.nan if w.get("p_human") is None else w["p_human"] for w in ws]
+    axp.axhline(0.5, color="#555555", ls="--", lw=1)
+    axp.text(0.005, 0.52, "0.5: human-like above, machine-like below", transform=axp.get_yaxis_transform(),
+             fontsize=7, color="#555555", va="bottom")
+    if t:
+        axp.plot(t, p, color="black", lw=1.2, marker="o", ms=3)
+        for ti, pi in zip(t, p):
+            if not math.isnan(pi):
+                axp.plot([ti], [pi], marker="o", ms=4, ls="none",
+                         color=COLORS["human"] if pi >= 0.5 else COLORS["machine"])
+    else:
+        axp.text(0.5, 0.5, "judge off: no P(human)", transform=axp.transAxes, ha="center", color="#777777")
+    axp.set_ylim(0, 1)
+    axp.set_ylabel("P(human)")
+    axp.set_xlabel("session time (s)")
+    axp.grid(alpha=0.3)
+    return _svg(fig, "lj-timeline", "timeline of the call and P(human) over time")
+
+
+def plot_latency(doc: dict) -> str:
+    """Each response latency (user→agent gap, s) as a point and a histogram, against the human
+    band (Stivers et al. 2009; SPEARBench human row) and the S2S range (SPEARBench).
+    SVG id ``lj-latency``."""
+    lat = [t["gap_s"] for t in doc.get("transitions") or [] if t.get("from") == "user" and t.get("to") == "agent"]
+    fig = _figure(figsize=(11, 2.8))
+    axh, axs = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [2.0, 1.0], "hspace": 0.05})
+    hi = max([S2S_LATENCY_RANGE.high_s + 0.3, *[x + 0.2 for x in lat]])
+    lo = min([-0.5, *[x - 0.2 for x in lat]])
+    for a in (axh, axs):
+        a.axvspan(RESPONSE_LATENCY_HUMAN.low_s, RESPONSE_LATENCY_HUMAN.high_s, color=COLORS["band_human"], alpha=0.15, lw=0)
+        a.axvspan(S2S_LATENCY_RANGE.low_s, S2S_LATENCY_RANGE.high_s, color=COLORS["band_s2s"], alpha=0.12, lw=0)
+        a.axvline(TYPICAL_GAP_S, color=COLORS["band_human"], lw=1, ls=":")
+        a.axvline(0, color="#555555", lw=0.8)
+    if lat:
+        import numpy as np
+
+        axh.hist(lat, bins=np.arange(lo, hi + 0.1, 0.1), color=COLORS["agent"], alpha=0.9)  # 100 ms bins
+        axh.yaxis.get_major_locator().set_params(integer=True)
+        axs.plot(lat, [0] * len(lat), "|", color="black", ms=18, mew=2)
+    else:
+        axh.text(0.5, 0.5, "no response latency measured (no user→agent transition)",
+                 transform=axh.transAxes, ha="center", color="#777777")
+    axh.text(RESPONSE_LATENCY_HUMAN.high_s / 2, 0.95, "human", transform=axh.get_xaxis_transform(),
+             ha="center", va="top", fontsize=8, color=COLORS["band_human"])
+    axh.text((S2S_LATENCY_RANGE.low_s + S2S_LATENCY_RANGE.high_s) / 2, 0.95, "S2S systems",
+             transform=axh.get_xaxis_transform(), ha="center", va="top", fontsize=8, color=COLORS["band_s2s"])
+    axh.set_ylabel("count")
+    axs.set_yticks([])
+    axs.set_xlim(lo, hi)
+    axs.set_xlabel("response latency: agent onset − user offset (s); negative = the agent started early (overlap)")
+    return _svg(fig, "lj-latency", "response latencies against human reference bands")
+
+
+def plot_dimensions(doc: dict, window: dict | None) -> str:
+    """The 18 dimension scores (1 machine-like … 5 human-like) of one window, grouped by
+    category; gated dimensions (too little evidence) grey at 3. SVG id ``lj-dimensions``."""
+    rows = _dimension_table()
+    fig = _figure(figsize=(11, 5.0))
+    ax = fig.subplots()
+    dims = (window or {}).get("dimensions") or {}
+    ys = list(range(len(rows)))[::-1]
+    last_cat = None
+    for y, (did, name, cat, cat_name) in zip(ys, rows):
+        d = dims.get(did)
+        if d is None or d.get("gated"):
+            ax.barh(y, 0.08, left=2.96, color=COLORS["gated"])
+            ax.text(3.1, y, "gated: too little evidence" if d is not None else "not judged",
+                    va="center", fontsize=7, color="#777777")
+        else:
+            s = float(d["score"])
+            ax.barh(y, s - 3.0, left=3.0, color=COLORS["human"] if s >= 3 else COLORS["machine"], alpha=0.85)
+            ax.text(s + (0.05 if s >= 3 else -0.05), y, f"{s:.1f}", va="center",
+                    ha="left" if s >= 3 else "right", fontsize=7)
+        if cat != last_cat:
+            ax.axhline(y + 0.5, color="#999999", lw=0.6)
+            ax.text(5.45, y, f"{cat}", va="center", fontsize=8, color="#555555")
+            last_cat = cat
+    ax.set_yticks(ys, [r[1] for r in rows], fontsize=8)
+    ax.set_xlim(1, 5.6)
+    ax.set_xticks([1, 2, 3, 4, 5], ["1 machine-like", "2", "3 no lean", "4", "5 human-like"], fontsize=8)
+    ax.axvline(3, color="#555555", lw=0.8)
+    ax.set_ylim(-0.6, len(rows) - 0.4)
+    ax.grid(axis="x", alpha=0.3)
+    title = "no judged window with evidence" if window is None else f"window ending at {window['t_s']:.1f} s"
+    ax.set_title(f"dimension scores ({title})", fontsize=9)
+    return _svg(fig, "lj-dimensions", "the 18 dimension scores by category")
+
+
+def plot_contributions(doc: dict) -> str:
+    """Heat map of each dimension's contribution to the machine-vs-human decision per judged
+    window (positive = towards machine, seed 000 App. E: standardised z times the classifier
+    weight). SVG id ``lj-contributions``."""
+    import numpy as np
+
+    rows = _dimension_table()
+    ws = [w for w in _windows(doc) if w.get("p_human") is not None]
+    fig = _figure(figsize=(11, 4.6))
+    ax = fig.subplots()
+    if ws:
+        m = np.array([[float((w.get("dimensions") or {}).get(did, {}).get("contribution") or 0.0)
+                       for w in ws] for did, *_ in rows])
+        lim = max(float(np.abs(m).max()), 1e-6)
+        t = [w["t_s"] for w in ws]
+        edges = [t[0] - (t[1] - t[0] if len(t) > 1 else 1.0) / 2] + \
+                [(a + b) / 2 for a, b in zip(t, t[1:])] + [t[-1] + (t[-1] - t[-2] if len(t) > 1 else 1.0) / 2]
+        mesh = ax.pcolormesh(edges, np.arange(len(rows) + 1), m[::-1], cmap="RdBu_r", vmin=-lim, vmax=lim)
+        cb = fig.colorbar(mesh, ax=ax, pad=0.01)
+        cb.set_label("contribution (+ → machine, − → human)", fontsize=8)
+        ax.set_xlabel("end of judged window (s)")
+    else:
+        ax.text(0.5, 0.5, "no judged window with evidence", transform=ax.transAxes, ha="center", color="#777777")
+    ax.set_yticks(np.arange(len(rows)) + 0.5, [r[1] for r in rows][::-1], fontsize=8)
+    return _svg(fig, "lj-contributions", "contribution of each dimension per judged window")
+
+
+# ---------------------------------------------------------------------------- HTML
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;
+ margin:0 auto;max-width:1100px;padding:1em 1.5em;color:#222;line-height:1.4}
+h1{font-size:1.5em;margin:.2em 0} h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;font-size:.9em;margin:.5em 0} td,th{padding:.2em .6em;border-bottom:1px solid #eee;
+ text-align:left;vertical-align:top} th{background:#f6f6f6} td.num{text-align:right;font-variant-numeric:tabular-nums}
+svg{max-width:100%;height:auto;display:block} .muted{color:#666;font-size:.85em} .gated{color:#999}
+.human{color:#2ca02c} .machine{color:#d62728} .cards{display:flex;flex-wrap:wrap;gap:.6em}
+.card{border:1px solid #ddd;border-radius:6px;padding:.4em .8em;min-width:9em}
+.card b{display:block;font-size:1.3em} .validity{background:#fff8e1;border:1px solid #f0d070;padding:.4em .8em;border-radius:6px}
+.heuristic{font-size:.8em;background:#eee;border-radius:3px;padding:0 .3em}
+@media print{body{max-width:none;padding:0;font-size:10pt} h2{break-after:avoid} svg,table,.card{break-inside:avoid}
+ a{color:inherit;text-decoration:none}}
+"""
+
+
+def _card(label: str, value: str, note: str = "") -> str:
+    return f'<div class="card">{_esc(label)}<b>{_esc(value)}</b><span class="muted">{_esc(note)}</span></div>'
+
+
+def _summary_html(doc: dict) -> str:
+    sm = doc.get("summary") or {}
+    ref = sm.get("latency_human_reference") or {}
+    ph = sm.get("mean_p_human")
+    user_bi = sm.get("user_barge_in_count", sm.get("barge_in_count"))
+    cards = [
+        _card("duration", _fmt(doc.get("duration_s"), 1, " s")),
+        _card("mean P(human)", _fmt(ph), "" if ph is None else ("human-like (≥ 0.5)" if ph >= 0.5 else "machine-like (< 0.5)")),
+        _card("response latency p50", _fmt(sm.get("latency_p50_s"), 2, " s"), f"{sm.get('latency_count', 0)} responses"),
+        _card("response latency p90", _fmt(sm.get("latency_p90_s"), 2, " s"),
+              f"human band {ref.get('low_s', 0):.2f}–{ref.get('high_s', RESPONSE_LATENCY_HUMAN.high_s):.2f} s"),
+        _card("barge-ins by the user", str(user_bi if user_bi is not None else "–"),
+              f"agent yielded in {_fmt(sm.get('yield_mean_s'), 2, ' s')} on average; "
+              f"kept talking {sm.get('yield_none_count', 0)}×"),
+        _card("agent talked over the user", str(sm.get("agent_talk_over_count", "–"))),
+        _card("overlap", "–" if sm.get("overlap_ratio") is None else f"{sm['overlap_ratio'] * 100:.1f} %",
+              f"{_fmt(sm.get('overlap_s'), 1, ' s')} of speech time"),
+        _card("backchannels", str(sm.get("backchannel_count", "–"))),
+        _card("agent share of talk", "–" if sm.get("talk_ratio") is None else f"{sm['talk_ratio'] * 100:.0f} %"),
+        _card("judged windows", str(sm.get("judged_windows", "–")),
+              f"{sm.get('no_evidence_windows', 0)} without evidence, {sm.get('dropped_windows', 0)} dropped"),
+    ]
+    return '<div class="cards">' + "".join(cards) + "</div>"
+
+
+def _judge_html(doc: dict) -> str:
+    info = doc.get("judge_info")
+    parts = []
+    if isinstance(info, dict):
+        ident = info.get("summary") or " · ".join(f"{k} {v}" for k, v in info.items() if isinstance(v, (str, int, float)))
+        parts.append(f"<p><b>Judge:</b> {_esc(ident)}</p>")
+        if str(info.get("provenance", "")).lower() == "prior":
+            parts.append('<p class="validity">PRIOR head: set from published human figures, not trained on '
+                         "rated calls. Read P(human) as a rough lean only.</p>")
+    else:
+        parts.append("<p><b>Judge:</b> off (timing only)</p>")
+    v = validity_line(doc)
+    if v:
+        parts.append(f'<p class="validity"><b>Validity:</b> {_esc(v)}</p>')
+    return "".join(parts)
+
+
+def _dimensions_html(window: dict | None) -> str:
+    dims = (window or {}).get("dimensions") or {}
+    out = ["<table><tr><th>category</th><th>dimension</th><th>score (1–5)</th><th>evidence</th>"
+           "<th>gated</th><th>contribution</th><th>note</th></tr>"]
+    last = None
+    for did, name, cat, cat_name in _dimension_table():
+        d = dims.get(did)
+        cat_cell = f"{cat} {cat_name}" if cat != last else ""
+        last = cat
+        if d is None:
+            out.append(f'<tr class="gated"><td>{_esc(cat_cell)}</td><td>{_esc(name)}</td>'
+                       '<td colspan="5">not judged</td></tr>')
+            continue
+        unit = {"s": "s of speech", "words": "words", "turns": "turns"}.get(d.get("evidence_unit") or "", d.get("evidence_unit") or "")
+        ev = "none" if not d.get("evidence") else f"{d['evidence']:.0f} {unit}".strip()
+        gated = bool(d.get("gated"))
+        c = float(d.get("contribution") or 0.0)
+        cls = ' class="gated"' if gated else ""
+        side = "" if gated or abs(c) < 1e-9 else (' <span class="machine">→ machine</span>' if c > 0
+                                                    else ' <span class="human">→ human</span>')
+        out.append(f"<tr{cls}><td>{_esc(cat_cell)}</td><td>{_esc(name)}</td>"
+                   f'<td class="num">{"3 (no lean)" if gated else _fmt(d.get("score"), 1)}</td>'
+                   f"<td>{_esc(ev)}</td><td>{'yes: too little evidence' if gated else 'no'}</td>"
+                   f'<td class="num">{"–" if gated else f"{c:+.2f}"}{side}</td>'
+                   f"<td class=\"muted\">{_esc(d.get('reason', ''))}</td></tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def _contributors_html(doc: dict, top: int = 3) -> str:
+    names = {did: name for did, name, *_ in _dimension_table()}
+    rows = ["<table><tr><th>window (s)</th><th>P(human)</th><th>top contributors "
+            "(+ pushes towards machine, − towards human)</th></tr>"]
+    for w in _windows(doc):
+        ph = w.get("p_human")
+        if ph is None:
+            rows.append(f'<tr class="gated"><td>{w.get("window_start_s", 0):.1f}–{w["t_s"]:.1f}</td><td>–</td>'
+                        "<td>no evidence (every dimension gated)</td></tr>")
+            continue
+        dims = [(k, v) for k, v in (w.get("dimensions") or {}).items() if not v.get("gated")]
+        dims.sort(key=lambda kv: -abs(float(kv[1].get("contribution") or 0.0)))
+        items = ", ".join(
+            f'{_esc(names.get(k, k))} <span class="{"machine" if (v.get("contribution") or 0) > 0 else "human"}">'
+            f'{float(v.get("contribution") or 0):+.2f}</span>' for k, v in dims[:top])
+        cls = "human" if ph >= 0.5 else "machine"
+        rows.append(f'<tr><td>{w.get("window_start_s", 0):.1f}–{w["t_s"]:.1f}</td>'
+                    f'<td class="num {cls}">{ph:.2f}</td><td>{items or "–"}</td></tr>')
+    rows.append("</table>")
+    return "".join(rows)
+
+
+def _transcripts_html(doc: dict) -> str:
+    tr = doc.get("transcripts") or []
+    if not tr:
+        return ('<p class="muted">No transcripts (speech recognition was off or not installed: '
+                "pip install 'livejudge[asr]' and score with --asr on).</p>")
+    rows = ["<table><tr><th>time (s)</th><th>channel</th><th>text</th><th>words</th></tr>"]
+    for t in tr:
+        rows.append(f'<tr><td>{t["onset_s"]:.1f}–{t["offset_s"]:.1f}</td><td>{_esc(t.get("channel"))}</td>'
+                    f'<td>{_esc(t.get("text"))}</td><td class="num">{_esc(t.get("n_words"))}</td></tr>')
+    rows.append("</table>")
+    return "".join(rows)
+
+
+def render_html(doc: dict, *, title: str | None = None) -> str:
+    """The report as one HTML string (UTF-8, no external resources, no script).
+
+    Args:
+        doc: a result document (``livejudge.report.build_result`` / ``--json`` output).
+        title: page title (default: the source file or kind).
+    Raises:
+        ReportError: matplotlib is missing (install hint) or ``doc`` is not a result document.
+    """
+    doc = check_result(doc)
+    require_matplotlib()  # fail early with the install hint
+    src = doc.get("source") or {}
+    name = title or (Path(str(src["file"])).name if src.get("file") else None) or src.get("kind") or "call"
+    window = _last_evidence_window(doc)
+    sm = doc.get("summary") or {}
+    ref = sm.get("latency_human_reference") or {}
+    lat_note = (f"Human reference: {RESPONSE_LATENCY_HUMAN.low_s:.2f}–{RESPONSE_LATENCY_HUMAN.high_s:.3f} s "
+                f"({_esc(ref.get('source') or RESPONSE_LATENCY_HUMAN.source)}); typical gap "
+                f"{TYPICAL_GAP_S:.1f} s, dotted (Levinson &amp; Torreira 2015, Front. Psychol. 6:731). "
+                f"S2S systems: {S2S_LATENCY_RANGE.low_s:.3f}–{S2S_LATENCY_RANGE.high_s:.3f} s "
+                f"({_esc(S2S_LATENCY_RANGE.source)}).")
+    errors = doc.get("errors") or []
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>livejudge report · {_esc(name)}</title><style>{CSS}</style></head><body>",
+        f"<h1>livejudge report · {_esc(name)}</h1>",
+        f'<p class="muted">livejudge {_esc(doc.get("livejudge_version"))} · created {_esc(doc.get("created_utc"))} '
+        f'· {_esc(src.get("kind", ""))} · all times in seconds from the start of the call</p>',
+        _summary_html(doc),
+        _judge_html(doc),
+        "<h2>Timeline</h2>",
+        plot_timeline(doc),
+        '<p class="muted">Speech segments from the voice activity detector (offsets back-dated to the last '
+        "voiced frame); a turn groups segments separated by pauses shorter than "
+        f"{_esc((doc.get('config') or {}).get('merge_pause_s', '–'))} s. Backchannels: short segments "
+        f"(under {_esc((doc.get('config') or {}).get('backchannel_max_s', '–'))} s) that do not take the turn "
+        '<span class="heuristic">HEURISTIC</span>. P(human) is drawn at the end of each judged window '
+        f"({_esc((doc.get('config') or {}).get('window_s', '–'))} s long); gaps in the line are windows "
+        "with no evidence.</p>",
+        "<h2>Response latency</h2>",
+        plot_latency(doc),
+        f'<p class="muted">{lat_note}</p>',
+        "<h2>Dimensions</h2>",
+        plot_dimensions(doc, window),
+        _dimensions_html(window),
+        '<p class="muted">Scores on the 1–5 scale of seed 000 (App. D.2): 1 strongly machine-like, 5 strongly '
+        "human-like, 3 no lean. A gated dimension had too little evidence in the window and does not count "
+        "towards P(human).</p>",
+        "<h2>Top contributors per window</h2>",
+        plot_contributions(doc),
+        _contributors_html(doc),
+        "<h2>Transcripts</h2>",
+        _transcripts_html(doc),
+    ]
+    if errors:
+        parts.append("<h2>Errors during the call</h2><ul>" + "".join(f"<li>{_esc(e)}</li>" for e in errors) + "</ul>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def register(sub) -> None:
+    """Add ``livejudge report`` to the CLI's subparsers."""
+    from ..runner import HelpFormatter
+
+    p = sub.add_parser("report", help="write the HTML report of a scored call (from its --json result)",
+                       formatter_class=HelpFormatter,
+                       description="Write one self-contained HTML file (plots inline, no network needed to view, "
+                                   "printable) from a result document. Needs matplotlib: "
+                                   "pip install 'livejudge[report]'. "
+                                   "Example: livejudge report result.json -o report.html")
+    p.add_argument("result", metavar="RESULT.json", help="result document written by score/replay/attach --json")
+    p.add_argument("-o", "--output", default=None, metavar="OUT.html",
+                   help="where to write the report (default: RESULT with .html)")
+    p.set_defaults(func=cmd_report)
+
+
+def cmd_report(args) -> int:
+    import json
+
+    from ..runner import CLIError
+
+    src = Path(args.result)
+    try:
+        doc = json.loads(src.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CLIError(f"{src}: no such file (write one with: livejudge score CALL.wav --json {src})") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CLIError(f"{src}: not a readable JSON result document ({exc})") from None
+    out = Path(args.output) if args.output else src.with_suffix(".html")
+    try:
+        write_html(doc, out)
+    except ReportError as exc:
+        raise CLIError(f"{src}: {exc}") from None
+    except OSError as exc:
+        raise CLIError(f"cannot write {out}: {exc}", code=1) from None
+    print(f"livejudge: report written to {out}", file=sys.stderr)
+    return 0
+
+
+def write_html(doc: dict, path: str | Path, *, title: str | None = None) -> Path:
+    """Write ``render_html(doc)`` to ``path`` atomically (temp file + rename). Raises ReportError, OSError."""
+    text = render_html(doc, title=title)
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(p)
+    return p

@@ -1,0 +1,103 @@
+"""Batch scoring: a directory / glob / manifest of calls, worker processes, broken files
+skipped with their reason, one result per call, summary.json and summary.csv."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from livejudge.batch import CallError, _out_names, discover_calls, score_call
+from livejudge.cli import main
+from livejudge.testing import example_dialogue
+
+TOL_S = 0.04  # VAD frame plus back-dating, as in test_pipeline
+
+
+@pytest.fixture(scope="module")
+def calls(tmp_path_factory):
+    """4 good calls with a known timeline and 2 broken files."""
+    d = tmp_path_factory.mktemp("calls")
+    truth = {}
+    for i in range(4):
+        dia = example_dialogue(seed=i)
+        dia.write(d / f"call_{i}.wav")
+        truth[f"call_{i}.wav"] = dia.truth
+    sf.write(str(d / "empty.wav"), np.zeros((0, 2), dtype="float32"), 16000)
+    (d / "garbage.wav").write_bytes(b"RIFF\x00\x00\x00\x00not a wave file at all")
+    return d, truth
+
+
+def test_discover_directory_glob_and_manifest(calls, tmp_path):
+    d, _ = calls
+    assert [p.name for p in discover_calls(d)] == sorted(p.name for p in d.glob("*.wav"))
+    assert len(discover_calls(str(d / "call_*.wav"))) == 4
+    m = d / "some.txt"
+    m.write_text("# two calls\ncall_1.wav\n\ncall_3.wav  # the last one\n")
+    assert [p.name for p in discover_calls(m)] == ["call_1.wav", "call_3.wav"]
+    with pytest.raises(CallError, match="matched no file"):
+        discover_calls(str(tmp_path / "*.wav"))
+    assert _out_names([d / "a" / "x.wav", d / "b" / "x.wav", d / "y.wav"]) == ["a_x.json", "b_x.json", "y.json"]
+
+
+def test_score_call_raises_one_line_errors(calls):
+    d, _ = calls
+    with pytest.raises(CallError, match="no audio samples"):
+        score_call(d / "empty.wav")
+    with pytest.raises(CallError, match="cannot decode"):
+        score_call(d / "garbage.wav")
+
+
+@pytest.mark.slow  # starts two worker processes (about 20 s on 2 busy cores)
+def test_batch_with_two_jobs_skips_broken_files(calls, tmp_path, capsys):
+    d, truth = calls
+    out = tmp_path / "results"
+    code = main(["score", str(d), "--out-dir", str(out), "--jobs", "2", "--asr", "off", "--interval-s", "10",
+                 "--fail-if", "latency_p90_s>30", "--junit", str(tmp_path / "j.xml")])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "skipped" in err and "empty.wav" in err and "garbage.wav" in err
+    sm = json.loads((out / "summary.json").read_text())
+    assert (sm["n_calls"], sm["n_scored"], sm["n_skipped"], sm["jobs"]) == (6, 4, 2, 2)
+    rows = {r["file"].rsplit("/", 1)[-1]: r for r in sm["calls"]}
+    assert "no audio samples" in rows["empty.wav"]["reason"] and "cannot decode" in rows["garbage.wav"]["reason"]
+    p50s = []
+    for name, t in truth.items():
+        r = json.loads((out / name.replace(".wav", ".json")).read_text())
+        got, want = sorted(x["gap_s"] for x in r["transitions"] if x["from"] == "user" and x["to"] == "agent"), \
+            sorted(t.response_latencies_s)
+        assert len(got) == len(want) and np.allclose(got, want, atol=TOL_S), (name, got, want)
+        assert rows[name]["metrics"]["latency_p50_s"] == r["summary"]["latency_p50_s"]
+        assert r["judge"] and r["summary"]["mean_p_human"] is not None
+        p50s.append(r["summary"]["latency_p50_s"])
+    assert sm["medians"]["latency_p50_s"] == pytest.approx(float(np.median(p50s)))
+    with open(out / "summary.csv") as f:
+        table = list(csv.DictReader(f))
+    assert len(table) == 6 and {r["status"] for r in table} == {"ok", "error"}
+    assert "latency_p90_s" in table[0] and "dim_rhythm" in table[0]
+
+
+def test_batch_gate_on_medians_fails_with_exit_3(calls, tmp_path, capsys):
+    d, _ = calls
+    out = tmp_path / "r"
+    code = main(["score", str(d / "call_*.wav"), "--out-dir", str(out), "--judge", "none", "--asr", "off",
+                 "--fail-if", "latency_p50_s>0.1"])
+    assert code == 3
+    assert "medians over 4 scored calls" in capsys.readouterr().err
+
+
+def test_batch_of_only_broken_files_is_exit_2(calls, tmp_path):
+    d, _ = calls
+    m = tmp_path / "bad.txt"
+    m.write_text(f"{d / 'empty.wav'}\n{d / 'garbage.wav'}\n{d / 'missing.wav'}\n")
+    assert main(["score", str(m), "--out-dir", str(tmp_path / "o"), "--judge", "none"]) == 2
+    sm = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert sm["n_scored"] == 0 and "not found" in sm["calls"][2]["reason"]
+
+
+def test_single_file_score_still_writes_one_result(calls, tmp_path):
+    d, _ = calls
+    assert main(["score", str(d / "call_0.wav"), "--judge", "none", "--json", str(tmp_path / "one.json")]) == 0
+    assert json.loads((tmp_path / "one.json").read_text())["summary"]["latency_count"] > 0
+    assert main(["score", str(d / "empty.wav"), "--judge", "none"]) == 2

@@ -1,0 +1,66 @@
+"""compare: calls and batches side by side, changes against the first, better/worse by the
+stated rule per metric."""
+
+import json
+
+import pytest
+
+from livejudge.compare import RULES, Rule, compare, render_html, rule_for
+from livejudge.cli import main
+
+
+def _doc(p50, p90, p_human, yield_s, rhythm):
+    return {"duration_s": 40.0, "segments": [], "summary": {
+        "latency_p50_s": p50, "latency_p90_s": p90, "latency_mean_s": p50, "latency_count": 5,
+        "mean_p_human": p_human, "yield_mean_s": yield_s, "barge_in_count": 2, "user_barge_in_count": 1,
+        "agent_talk_over_count": 1, "overlap_ratio": 0.05, "backchannel_count": 1},
+        "judge": [{"t_s": 2.0, "p_human": p_human, "dimensions": {"rhythm": {"score": rhythm, "gated": False}}}]}
+
+
+def test_rules():
+    band = RULES["latency_p90_s"]
+    assert band.verdict(1.5, 0.9) == "better" and band.verdict(0.5, 0.2) == "same"  # both inside the band
+    assert band.verdict(0.7, 1.2) == "worse"
+    assert RULES["mean_p_human"].verdict(0.2, 0.4) == "better"
+    assert RULES["yield_mean_s"].verdict(0.3, 0.6) == "worse"
+    assert RULES["gap_mean_s"].verdict(0.6, 0.25) == "better" and RULES["gap_mean_s"].verdict(0.2, 0.15) == "worse"
+    assert rule_for("dim_rhythm").verdict(2.0, 3.0) == "better"
+    assert rule_for("overlap_ratio").verdict(0.1, 0.5) == "" and Rule("higher", "").verdict(None, 1) == ""
+
+
+def test_compare_two_calls_and_a_batch(tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(_doc(1.2, 2.0, 0.2, 0.5, 2.0)))
+    b.write_text(json.dumps(_doc(0.5, 1.0, 0.6, 0.3, 3.5)))
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    (batch / "summary.json").write_text(json.dumps({"n_scored": 3, "calls": [], "medians": {
+        "latency_p50_s": 0.8, "latency_p90_s": 3.0, "mean_p_human": 0.1}}))
+    doc = compare([a, b, batch])
+    rows = {r["metric"]: r for r in doc["rows"]}
+    assert [c["kind"] for c in doc["columns"]] == ["call", "call", "batch: medians over 3 calls"]
+    assert rows["latency_p90_s"]["values"] == [2.0, 1.0, 3.0]
+    assert rows["latency_p90_s"]["changes"][1] == pytest.approx(-1.0)
+    assert rows["latency_p90_s"]["verdicts"] == ["same", "better", "worse"]
+    assert rows["mean_p_human"]["verdicts"][1:] == ["better", "worse"]
+    assert rows["yield_mean_s"]["verdicts"][1:] == ["better", ""]  # the batch did not measure it
+    assert rows["dim_rhythm"]["values"][:2] == [2.0, 3.5] and rows["dim_rhythm"]["verdicts"][1] == "better"
+    assert all(r["rule"] for r in doc["rows"])
+    html = render_html(doc)
+    assert "<script" not in html and "better" in html and "b.json" in html
+
+
+def test_compare_cli_table_json_html_and_errors(tmp_path, capsys):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(_doc(1.2, 2.0, 0.2, 0.5, 2.0)))
+    b.write_text(json.dumps(_doc(0.5, 1.0, 0.6, 0.3, 3.5)))
+    assert main(["compare", str(a), str(b), "--html", str(tmp_path / "c.html")]) == 0
+    out = capsys.readouterr().out
+    assert "response latency p90" in out and "better" in out and "nearer 0–0.742 s" in out
+    assert (tmp_path / "c.html").exists()
+    assert main(["compare", str(a), str(b), "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["columns"][1]["name"] == str(b)
+    assert main(["compare", str(a)]) == 2
+    assert main(["compare", str(a), str(tmp_path / "nope.json")]) == 2
+    (tmp_path / "x.json").write_text("[1, 2]")
+    assert main(["compare", str(a), str(tmp_path / "x.json")]) == 2

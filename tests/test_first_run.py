@@ -1,0 +1,73 @@
+"""First-run defects a new user hit (issue 12 item 6), each pinned by a test."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_empty_wav_is_a_one_line_error_exit_2(tmp_path):
+    p = tmp_path / "empty.wav"
+    sf.write(str(p), np.zeros((0, 2), dtype="float32"), 16000)
+    out = subprocess.run([sys.executable, "-m", "livejudge.cli", "score", str(p), "--judge", "none"],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no audio samples" in lines[0] and "Traceback" not in out.stderr
+
+
+def test_barge_in_count_agrees_with_the_list():
+    from livejudge.session import Session, SessionConfig, stream_call
+    from livejudge.testing import example_dialogue
+
+    d = example_dialogue(seed=0)
+    s = Session(SessionConfig(judge_mode="every"))
+    stream_call(s, d.call)
+    r = s.close()
+    sm = r["summary"]
+    assert sm["barge_in_count"] == len(r["barge_ins"]) == len(d.truth.barge_ins) == 3
+    assert sm["user_barge_in_count"] == sum(b["by"] == "user" for b in r["barge_ins"]) == 2
+    assert sm["agent_talk_over_count"] == sum(b["by"] == "agent" for b in r["barge_ins"]) == 1
+
+
+def _fake_project(tmp_path: Path, demo_exit: int) -> Path:
+    proj = tmp_path / "proj"
+    (proj / "scripts").mkdir(parents=True)
+    shutil.copy(ROOT / "scripts" / "demo.sh", proj / "scripts" / "demo.sh")
+    bin_ = proj / ".venv" / "bin"
+    bin_.mkdir(parents=True)
+    (bin_ / "python").write_text("#!/bin/sh\nexit 0\n")  # pip installs become no-ops
+    (bin_ / "livejudge").write_text(f"#!/bin/sh\necho \"demo $*\"\nexit {demo_exit}\n")
+    for f in bin_.iterdir():
+        f.chmod(0o755)
+    return proj
+
+
+@pytest.mark.parametrize("demo_exit", [0, 1])
+def test_demo_script_ends_with_how_to_use_the_environment(tmp_path, demo_exit):
+    proj = _fake_project(tmp_path, demo_exit)
+    out = subprocess.run(["bash", str(proj / "scripts" / "demo.sh"), "--json", "x.json"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == demo_exit  # the demo's own exit code is kept
+    assert "demo --json x.json" in out.stdout
+    assert ". .venv/bin/activate" in out.stderr and "python examples/pipecat_embed.py" in out.stderr
+    assert ".venv/bin/livejudge" in out.stderr  # the no-activation alternative
+
+
+def test_package_points_to_nothing_outside_the_project():
+    offenders = []
+    for p in list((ROOT / "livejudge").rglob("*.py")) + list((ROOT / "examples").rglob("*.py")):
+        text = p.read_text(encoding="utf-8")
+        if "/work/" in text or "shared/notes" in text:
+            offenders.append(str(p.relative_to(ROOT)))
+    assert offenders == []
+    assert (ROOT / "docs" / "qwen-omni-offline.md").exists()
+    assert "docs/qwen-omni-offline.md" in (ROOT / "livejudge" / "testing_qwen.py").read_text()

@@ -1,0 +1,85 @@
+"""CI gates: parsing, evaluation (per call and on batch medians), exit code 3, JUnit XML that
+parsers accept."""
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from livejudge.gates import (EXIT_GATE, Gate, batch_metrics, call_metrics, evaluate, junit_xml,
+                             known_metrics, parse_gate)
+
+
+def _doc(**summary):
+    base = {"latency_p90_s": 1.5, "latency_p50_s": 0.6, "mean_p_human": 0.2, "barge_in_count": 3,
+            "user_barge_in_count": 2, "agent_talk_over_count": 1, "latency_count": 4}
+    base.update(summary)
+    return {"duration_s": 30.0, "segments": [], "summary": base, "judge": [
+        {"t_s": 2.0, "p_human": 0.2, "dimensions": {"rhythm": {"score": 2.0, "gated": False},
+                                                     "stress": {"score": 3.0, "gated": True}}},
+        {"t_s": 4.0, "p_human": 0.3, "dimensions": {"rhythm": {"score": 4.0, "gated": False}}}]}
+
+
+def test_parse_gate_forms_and_errors():
+    assert parse_gate("latency_p90_s>1.2") == Gate("latency_p90_s", ">", 1.2)
+    assert parse_gate(" p_human_mean <= 0.3 ") == Gate("p_human_mean", "<=", 0.3)
+    assert parse_gate("dim_rhythm<2.5e0").threshold == 2.5
+    with pytest.raises(ValueError, match="METRIC OP NUMBER"):
+        parse_gate("latency_p90_s > fast")
+    with pytest.raises(ValueError, match="unknown metric 'latency_p99_s'.*latency_p90_s"):
+        parse_gate("latency_p99_s>1")
+    assert "mean_p_human" in known_metrics() and "dim_intonation" in known_metrics()
+
+
+def test_call_metrics_and_evaluation():
+    m = call_metrics(_doc())
+    assert m["p_human_mean"] == 0.2 and m["dim_rhythm"] == 3.0 and m["dim_stress"] is None
+    res = evaluate([parse_gate("latency_p90_s>1.2"), parse_gate("latency_p50_s>1.2"),
+                    parse_gate("dim_stress<2"), parse_gate("barge_in_count>=3")], m)
+    assert [r.failed for r in res] == [True, False, True, True]
+    assert "not measured" in res[2].reason and res[0].value == 1.5
+
+
+def test_batch_medians_skip_unmeasured_calls():
+    med = batch_metrics([{"a": 1.0, "b": None}, {"a": 3.0, "b": 2.0}, {"a": 10.0, "b": None}])
+    assert med == {"a": 3.0, "b": 2.0}
+
+
+def test_junit_xml_is_accepted_by_parsers(tmp_path):
+    res = evaluate([parse_gate("latency_p90_s>1.2"), parse_gate("p_human_mean<0.1")], call_metrics(_doc()))
+    calls = [{"file": "a.wav", "status": "ok"}, {"file": "b.wav", "status": "error", "reason": "no audio samples"}]
+    text = junit_xml(res, suite="medians over 1 calls", calls=calls)
+    root = ET.fromstring(text.split("\n", 1)[1])
+    suites = root.findall("testsuite")
+    assert suites[0].get("failures") == "1" and len(suites[0].findall("testcase")) == 2
+    fail = suites[0].find("testcase/failure")
+    assert fail is not None and "latency_p90_s = 1.5" in fail.get("message")
+    assert suites[1].find("testcase[@name='b.wav']/skipped").get("message") == "no audio samples"
+    junitparser = pytest.importorskip("junitparser")
+    p = tmp_path / "j.xml"
+    p.write_text(text)
+    xml = junitparser.JUnitXml.fromfile(str(p))
+    cases = [c for s in xml for c in s]
+    assert len(cases) == 4
+    results = {c.name: [type(r).__name__ for r in c.result] for c in cases}
+    assert results["latency_p90_s>1.2"] == ["Failure"] and results["p_human_mean<0.1"] == []
+    assert results["b.wav"] == ["Skipped"]
+
+
+def test_score_gate_exit_code_3_and_junit(tmp_path, capsys):
+    from livejudge.cli import main
+    from livejudge.testing import example_dialogue
+
+    wav = example_dialogue(seed=0).write(tmp_path / "call.wav")
+    args = ["score", str(wav), "--judge", "none", "--asr", "off", "--json", str(tmp_path / "r.json")]
+    assert main(args + ["--fail-if", "latency_p90_s>0.1", "--fail-if", "latency_count<1",
+                        "--junit", str(tmp_path / "j.xml")]) == EXIT_GATE
+    err = capsys.readouterr().err
+    assert "1 of 2 gate(s) failed" in err and "FAIL latency_p90_s>0.1" in err
+    r = json.loads((tmp_path / "r.json").read_text())  # the result is written whatever the gate says
+    root = ET.parse(tmp_path / "j.xml").getroot()
+    assert root.find("testsuite").get("failures") == "1"
+    p90 = r["summary"]["latency_p90_s"]
+    assert main(args + ["--fail-if", f"latency_p90_s>{p90 + 0.01}"]) == 0
+    assert main(args + ["--fail-if", "p_human_mean<0.3"]) == EXIT_GATE  # judge off: not measured
+    assert main(args + ["--fail-if", "latency_p99_s>1"]) == 2  # a typo is a usage error

@@ -1,0 +1,171 @@
+"""Reading a call block by block (CallReader) gives exactly what load_call reads whole."""
+
+import json
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from livejudge.audio import AudioFormatError, BlockResampler, load_call, open_call, resample
+from livejudge.session import Session, SessionConfig, stream_call
+from livejudge.testing import example_dialogue
+
+
+@pytest.fixture(scope="module")
+def dialogue():
+    return example_dialogue(seed=4)
+
+
+@pytest.mark.parametrize("rate", [8000, 11025, 16000, 22050, 44100, 48000])
+def test_block_resampler_equals_whole_resample(rate):
+    x = np.random.default_rng(rate).standard_normal(rate * 3 + 17).astype(np.float32) * 0.1
+    want = resample(x, rate)
+    for block in (331, 4096, rate):
+        r = BlockResampler(rate)
+        got = np.concatenate([r.push(x[i:i + block]) for i in range(0, len(x), block)] + [r.finish()])
+        assert len(got) == len(want)
+        assert np.array_equal(got, want), (rate, block, float(np.max(np.abs(got - want))))
+
+
+@pytest.mark.parametrize("rate,user_channel", [(16000, 0), (48000, 1), (44100, 0), (8000, 1)])
+def test_stereo_file_read_in_blocks_equals_load_call(tmp_path, dialogue, rate, user_channel):
+    p = dialogue.write(tmp_path / "call.wav", sample_rate=rate, user_channel=user_channel)
+    whole = load_call(p, user_channel=user_channel, agent_channel=1 - user_channel)
+    with open_call(p, user_channel=user_channel, agent_channel=1 - user_channel) as reader:
+        assert reader.n_samples == len(whole.user)
+        assert reader.duration_s == pytest.approx(whole.duration_s)
+        assert (reader.sample_rate_in, reader.channels) == (whole.sample_rate_in, whole.channels)
+        blocks = list(reader.blocks(block_s=1.3))
+    assert len(blocks) > 10  # really read in pieces
+    assert all(len(u) == len(a) for u, a in blocks)
+    assert np.array_equal(np.concatenate([b[0] for b in blocks]), whole.user)
+    assert np.array_equal(np.concatenate([b[1] for b in blocks]), whole.agent)
+
+
+def test_two_files_of_different_rates_and_lengths(tmp_path, dialogue):
+    u, a = dialogue.call.user, dialogue.call.agent[: len(dialogue.call.agent) * 2 // 3]
+    sf.write(tmp_path / "u.wav", resample(u, 16000, 24000), 24000, subtype="FLOAT")
+    sf.write(tmp_path / "a.wav", resample(a, 16000, 8000), 8000, subtype="FLOAT")
+    whole = load_call(user=tmp_path / "u.wav", agent=tmp_path / "a.wav")
+    with open_call(user=tmp_path / "u.wav", agent=tmp_path / "a.wav") as reader:
+        got = reader.read_all()
+        assert reader.n_samples == len(whole.user)
+    assert np.array_equal(got.user, whole.user) and np.array_equal(got.agent, whole.agent)
+    assert got.channels == whole.channels and got.sample_rate_in == whole.sample_rate_in
+
+
+def test_errors_are_load_calls_one_liners(tmp_path, dialogue):
+    mono = tmp_path / "mono.wav"
+    sf.write(mono, dialogue.call.user, 16000)
+    stereo = dialogue.write(tmp_path / "st.wav")
+    empty = tmp_path / "empty.wav"
+    sf.write(empty, np.zeros((0, 2), dtype=np.float32), 16000)
+    cases = [
+        ((empty,), {}),
+        ((mono,), {}),
+        ((stereo,), {"user_channel": 2}),
+        ((stereo,), {"user_channel": 1, "agent_channel": 1}),
+        ((tmp_path / "missing.wav",), {}),
+        ((stereo,), {"user": mono}),
+        ((None,), {"user": mono}),
+    ]
+    for args, kw in cases:
+        with pytest.raises(AudioFormatError) as want:
+            load_call(*args, **kw)
+        with pytest.raises(AudioFormatError) as got:
+            open_call(*args, **kw)
+        assert str(got.value) == str(want.value) and "\n" not in str(got.value)
+    (tmp_path / "junk.wav").write_bytes(b"RIFF0000WAVEjunk" * 10)
+    with pytest.raises(AudioFormatError, match="cannot decode"):
+        open_call(tmp_path / "junk.wav")
+
+
+def test_streamed_file_gives_the_same_result_as_the_call_in_memory(tmp_path, dialogue):
+    p = dialogue.write(tmp_path / "call.wav", sample_rate=48000)
+    results = []
+    for source in (load_call(p), open_call(p)):
+        s = Session(SessionConfig())
+        stream_call(s, source)
+        r = s.close()
+        r.pop("created_utc")
+        results.append(r)
+    assert results[0] == results[1]
+    assert len(results[0]["transitions"]) == len(dialogue.truth.transitions)
+
+
+def test_score_reads_the_file_block_by_block(tmp_path, dialogue, monkeypatch):
+    from livejudge import audio, cli
+
+    p = dialogue.write(tmp_path / "call.wav", sample_rate=44100)
+    whole = load_call(p)
+    s = Session(SessionConfig(judge_mode="every"))
+    stream_call(s, whole)
+    want = s.close()
+
+    def no_whole_read(*a, **k):
+        raise AssertionError("score must not read the whole file")
+
+    monkeypatch.setattr(audio, "load_call", no_whole_read)
+    monkeypatch.setattr(audio, "load_audio", no_whole_read)
+    out = tmp_path / "r.json"
+    assert cli.main(["score", str(p), "--judge", "none", "--json", str(out)]) == 0
+    got = json.loads(out.read_text())
+    for key in ("segments", "turns", "transitions", "barge_ins", "backchannels", "overlaps", "duration_s"):
+        assert got[key] == want[key], key
+    assert got["sample_rate_in"] == 44100
+
+
+def test_ring_buffer_slices_equal_a_plain_array():
+    from livejudge.window import ChannelBuffer
+
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        buf = ChannelBuffer(rng.uniform(0.02, 0.5))
+        ref = np.zeros(3_000_000, dtype=np.float32)
+        end = 0
+        for _ in range(40):  # forward writes with silence gaps, wrapping the ring many times
+            start = end + int(rng.integers(0, 4000)) * int(rng.random() < 0.3)
+            x = rng.standard_normal(int(rng.integers(1, 12000))).astype(np.float32)
+            buf.write(x, start / 16000)
+            ref[start:start + len(x)] = x
+            end = start + len(x)
+            a = int(rng.integers(0, end + 10))
+            b = a + int(rng.integers(0, 9000))
+            want = np.zeros(b - a, dtype=np.float32)
+            lo, hi = max(a, end - buf.capacity), min(b, end)
+            if hi > lo:
+                want[lo - a:hi - a] = ref[lo:hi]
+            assert np.array_equal(buf.read(a / 16000, b / 16000), want)
+
+
+def test_head_is_the_start_and_blocks_start_over(tmp_path, dialogue):
+    p = dialogue.write(tmp_path / "call.wav", sample_rate=22050)
+    whole = load_call(p)
+    with open_call(p) as reader:
+        h = reader.head(10.0)
+        assert np.array_equal(h.user, whole.user[:160000]) and np.array_equal(h.agent, whole.agent[:160000])
+        again = reader.read_all()
+    assert np.array_equal(again.user, whole.user)
+
+
+def test_echo_gate_on_a_long_call_probes_its_start_and_streams_when_clean(tmp_path, dialogue, monkeypatch):
+    from livejudge import echo
+    from livejudge.audio import CallReader
+    from livejudge.echo import add_leakage
+
+    monkeypatch.setattr(echo, "ECHO_WHOLE_MAX_S", 30.0)  # the call (~45 s) counts as long
+    monkeypatch.setattr(echo, "ECHO_PROBE_S", 20.0)
+    clean = dialogue.write(tmp_path / "clean.wav")
+    with open_call(clean) as reader:
+        source, info = echo.gate_source(reader, "auto")
+        assert source is reader and info["applied"] is False and info["probed_s"] == 20.0
+        assert info["detected"] is False
+    leaky = tmp_path / "leaky.wav"
+    mic = add_leakage(dialogue.call.user, dialogue.call.agent, gain_db=-18.0, delay_s=0.05)
+    sf.write(leaky, np.stack([mic, dialogue.call.agent], axis=1), 16000, subtype="FLOAT")
+    with open_call(leaky) as reader:
+        source, info = echo.gate_source(reader, "auto")
+        assert not isinstance(source, CallReader) and info["applied"] is True  # gated whole
+        assert len(source.user) == reader.n_samples
+    with open_call(clean) as reader:
+        assert echo.gate_source(reader, "off") == (reader, {"mode": "off", "applied": False})

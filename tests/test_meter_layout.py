@@ -1,0 +1,105 @@
+"""The meter on a real (emulated) 80×24 terminal: no stale lines after it stops, the final frame
+stays on screen, long titles never push the indicators off the line, units spelled out, and
+plain lines wrap between fields, never inside a word."""
+
+import io
+import time
+
+import pytest
+
+from livejudge.judge.model.judge import load_judge
+from livejudge.session import Session, SessionConfig, stream_call
+from livejudge.testing import example_dialogue
+from livejudge.ui.meter import Meter, PlainLines, elide, render_text
+
+pyte = pytest.importorskip("pyte", reason="pyte (terminal emulator, dev extra) not installed")
+
+
+@pytest.fixture(scope="module")
+def scored():
+    d = example_dialogue(seed=0)
+    s = Session(SessionConfig(judge_mode="every", interval_s=5.0), judge=load_judge("acoustic"))
+    stream_call(s, d.call)
+    r = s.close()
+    return s, r
+
+
+class _Term(io.TextIOBase):
+    """A file that feeds a pyte 80×24 screen (what a terminal would show)."""
+
+    def __init__(self, cols=80, rows=24):
+        self.screen = pyte.Screen(cols, rows)
+        self.stream = pyte.Stream(self.screen)
+
+    def write(self, s):
+        self.stream.feed(s.replace("\n", "\r\n"))
+        return len(s)
+
+    def isatty(self):
+        return True
+
+    def lines(self):
+        return [line.rstrip() for line in self.screen.display]
+
+
+def test_meter_on_80x24_leaves_one_header_and_the_final_frame(scored, monkeypatch):
+    import sys
+
+    from rich.console import Console
+
+    s, r = scored
+    term = _Term()
+    monkeypatch.setattr(sys, "stderr", term)  # stderr and stdout share the terminal, as in a shell
+    console = Console(file=term, width=80, height=24, force_terminal=True, color_system=None)
+    m = Meter(s, "replay " + "x" * 120 + ".wav", console=console, refresh_per_second=20)
+    m.start()
+    for i in range(3):  # notes on stderr while the meter runs (attach/demo print some)
+        time.sleep(0.15)
+        print(f"livejudge: note {i} on stderr while the meter runs", file=sys.stderr)
+    time.sleep(0.15)
+    m.stop()
+    console.file.write("livejudge: 43.8s · summary line\n")
+    screen = term.lines()
+    headers = [line for line in screen if line.startswith("livejudge · ")]
+    assert len(headers) == 1, screen  # no stale header left above the final frame
+    assert "user ○ agent ○" in headers[0] and "acoustic-v1" in headers[0]  # not pushed off by the title
+    assert "…" in headers[0] and headers[0].count("x") < 80
+    assert any("summary line" in line for line in screen)
+    # the whole final frame (header to footer) is on the screen above the summary
+    i = screen.index(headers[0])
+    assert any(("gated" in line) for line in screen[i:]), screen
+    assert f"user barge-ins {r['summary']['user_barge_in_count']}" in "\n".join(screen)
+
+
+def test_meter_units_are_spelled_out(scored):
+    s, r = scored
+    text = render_text(s, "replay example_call.wav")
+    for cryptic in ("→machine", "ignored)", " win ·", "n="):
+        assert cryptic not in text
+    assert "per window" in text and "replies" in text and "agent talked through" in text
+    assert "pulls towards machine:" in text or "towards human:" in text
+    lines = text.rstrip("\n").split("\n")
+    assert len(lines) <= 23 and max(len(x) for x in lines) <= 80  # one row spare at 80×24
+
+
+def test_elide_keeps_both_ends():
+    assert elide("short.wav", 20) == "short.wav"
+    e = elide("a_very_long_recording_name.wav", 15)
+    assert len(e) == 15 and e.startswith("a_very") and e.endswith(".wav") and "…" in e
+
+
+def test_plain_lines_wrap_between_fields(scored):
+    s, r = scored
+    buf = io.StringIO()
+    p = PlainLines(s, buf, events=False, width=60)
+    from livejudge.events import JudgeResult
+
+    last = next(x for x in s.judge_results if isinstance(x, JudgeResult))
+    p.on_event(last)
+    out = buf.getvalue().rstrip("\n").split("\n")
+    assert len(out) > 1 and all(len(x) <= 60 for x in out)
+    words = " ".join(x.strip() for x in out).split(" ")
+    # every field of the unwrapped line survives whole: wrapping never split a word
+    unwrapped = io.StringIO()
+    PlainLines(s, unwrapped, events=False, width=10_000).on_event(last)
+    assert words == unwrapped.getvalue().strip().split(" ")

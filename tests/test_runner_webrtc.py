@@ -1,0 +1,65 @@
+"""SmallWebRTC end to end: examples/runner_bot.py under Pipecat's runner, `livejudge attach --webrtc`.
+
+Same truth as test_runner_eval.py (the bot's own log on CLOCK_MONOTONIC, placed user clips),
+with one more term that is measured, not hidden: the delay Opus + RTP + aiortc's audio jitter
+buffer add on the bot → client leg (``source.webrtc.added_delay_ms``, measured in-process by
+``measure_added_delay``). Expected response latency = audio_out − true user offset + reply
+lead + added delay, within LATENCY_TOL_S = 40 ms; yield within 150 ms (see below). The uplink's codec/jitter delay is inside
+the bot's log already (its VAD hears the user later), so it needs no term.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+
+pytest.importorskip("pipecat")
+pytest.importorskip("uvicorn")
+pytest.importorskip("aiortc")
+
+from livejudge.attach import free_port, stop_agent  # noqa: E402
+from livejudge.cli import main  # noqa: E402
+from livejudge.sources.runner_probe import pick_route, start_runner_bot  # noqa: E402
+from livejudge.sources.webrtc import measure_added_delay  # noqa: E402
+
+from test_runner_eval import check_call, read_log, write_turns  # noqa: E402
+
+
+def test_added_delay_is_measured():
+    d = asyncio.run(measure_added_delay(n_clicks=4))
+    # aiortc prefetches 4 × 20 ms packets before it decodes; plus one 20 ms Opus frame
+    assert d["n"] == 4 and 60 <= d["added_delay_ms"] <= 200, d
+
+
+@pytest.mark.slow
+def test_webrtc_matches_bot_log(tmp_path, capsys):
+    port = free_port()
+    log = tmp_path / "bot.jsonl"
+    proc = start_runner_bot(port, log=str(log), extra=["--tts", "clips"])
+    wavs = write_turns(tmp_path)
+    out = tmp_path / "out.json"
+    since = time.monotonic()
+    try:
+        assert pick_route(f"http://127.0.0.1:{port}", "webrtc").name == "webrtc"
+        code = main(["attach", "--webrtc", f"http://127.0.0.1:{port}", "--input-wav", *wavs, "--barge-in", "3:1.2",
+                     "--no-playback", "--json", str(out), "--judge", "none", "--display", "none",
+                     "--duration-s", "45"])
+    finally:
+        stop_agent(proc)
+    assert code == 0, capsys.readouterr().err
+    result = json.loads(out.read_text())
+    added_s = result["source"]["webrtc"]["added_delay_ms"] / 1000
+    alog = read_log(log, result["source"]["attach"]["t0_monotonic"], since)
+    for e in alog:  # the bot → client leg, as measured: the expected playout of what the bot sent
+        e["t_s"] += added_s
+    # yield: the bot's SmallWebRTC track is not flushed on interruption; up to one 40 ms output
+    # chunk queued in it (plus its 10 ms framing) still plays after the bot's "yield" line
+    figures = check_call(result, alog, yield_tol_s=0.15)
+    kinds = {n["kind"] for n in result["framework_events"]}
+    assert {"rtvi.bot-ready", "rtvi.bot-started-speaking"} <= kinds
+    with capsys.disabled():
+        print(f"\n[runner webrtc] codec+jitter added {added_s * 1000:.1f} ms; latency error vs bot log + added "
+              f"delay (ms): {figures['latency_err_ms']}; yield error {figures['yield_err_ms']} ms")
