@@ -407,6 +407,8 @@ class CallReader:
         sample_rate_in: the input's sample rate, Hz (the user file's, for two files).
         channels: where each role came from, as in ``TwoChannelAudio``.
         n_samples: length of each role at 16 kHz, samples (from the file headers).
+        truncated: after reading, one message per file that ended before its header said
+            (its missing end reads as silence).
     Raises:
         AudioFormatError: as ``load_call``; also from ``blocks()`` when a file turns out to be
             unreadable part-way (the message says where).
@@ -417,6 +419,7 @@ class CallReader:
         if path is not None and (user is not None or agent is not None):
             raise AudioFormatError("give either one stereo FILE or --user A.wav --agent B.wav, not both")
         self._files: list = []
+        self.truncated: list[str] = []  # one line per file that ended before its header said
         try:
             if path is not None:
                 f = _open_sound(path)
@@ -479,7 +482,7 @@ class CallReader:
             f = self._files[0]
             f.seek(0)
             rs = (BlockResampler(self.sample_rate_in), BlockResampler(self.sample_rate_in))
-            for data in _read_blocks(f, frames_per_block):
+            for data in self._checked_blocks(f, frames_per_block):
                 yield rs[0].push(data[:, self._cols[0]]), rs[1].push(data[:, self._cols[1]])
             yield rs[0].finish(), rs[1].finish()
             return
@@ -508,9 +511,22 @@ class CallReader:
     def _role_stream(self, f, block_s: float):
         rs = BlockResampler(int(f.samplerate))
         f.seek(0)
-        for data in _read_blocks(f, max(1, int(block_s * f.samplerate))):
+        for data in self._checked_blocks(f, max(1, int(block_s * f.samplerate))):
             yield rs.push(to_mono(data))
         yield rs.finish()
+
+    def _checked_blocks(self, f, frames: int):
+        """``_read_blocks``, noting in ``truncated`` a file that ends before its header says."""
+        done = 0
+        for data in _read_blocks(f, frames):
+            done += len(data)
+            yield data
+        declared = max(int(f.frames), int(getattr(f, "livejudge_declared_frames", None) or 0))
+        if done < declared:
+            msg = (f"{Path(f.name).name} is truncated: its header says {declared / f.samplerate:.1f} s but only "
+                   f"{done / f.samplerate:.1f} s could be read (a cut-off file; re-export or record it again)")
+            if msg not in self.truncated:
+                self.truncated.append(msg)
 
     def head(self, seconds: float) -> TwoChannelAudio:
         """The first ``seconds`` of the call in memory (float32 16 kHz, as ``load_call``)."""
@@ -554,6 +570,40 @@ def _take(queue: list, m: int, held: list, r: int) -> np.ndarray:
     return np.concatenate(out) if len(out) != 1 else out[0]
 
 
+def _wav_declared_frames(path: str | Path) -> int | None:
+    """Frames a RIFF/WAVE file's ``data`` chunk header declares, or None (not WAV, no size, or a
+    streaming writer's 0/0xFFFFFFFF placeholder). libsndfile reports the frames actually present,
+    so a larger declared count means the file was cut short."""
+    import struct
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(12)
+            if len(head) < 12 or head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+                return None
+            block_align = 0
+            for _ in range(64):  # a handful of chunks precede the data in any real file
+                ch = fh.read(8)
+                if len(ch) < 8:
+                    return None
+                cid, size = ch[:4], struct.unpack("<I", ch[4:])[0]
+                if cid == b"fmt ":
+                    fmt = fh.read(size)
+                    if len(fmt) < 14:
+                        return None
+                    block_align = struct.unpack("<H", fmt[12:14])[0]
+                    fh.seek(size & 1, 1)
+                elif cid == b"data":
+                    if not block_align or size in (0, 0xFFFFFFFF):
+                        return None
+                    return size // block_align
+                else:
+                    fh.seek(size + (size & 1), 1)
+    except OSError:
+        return None
+    return None
+
+
 def _open_sound(path: str | Path):
     import soundfile as sf
 
@@ -564,6 +614,8 @@ def _open_sound(path: str | Path):
         f = sf.SoundFile(str(p))
     except Exception as exc:
         raise AudioFormatError(f"cannot decode {p}: {exc} (use WAV/FLAC/OGG)") from exc
+    declared = _wav_declared_frames(p)
+    f.livejudge_declared_frames = declared if declared is not None and declared > f.frames else None
     try:  # the same header checks as load_audio, before a sample is decoded
         try:
             check_rate(f.samplerate, f"{p.name}: sample rate")

@@ -117,6 +117,9 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
         session = Session(options.config, judge=judge, info=info, transcriber=transcriber)
         try:
             stream_call(session, call, speed=None)
+            for msg in reader.truncated:  # a cut-off file is scored, and its result says so
+                session._on_error(msg)
+                session.info["truncated"] = True
         except AudioFormatError as exc:
             session.errors.append(str(exc))
             raise CallError(str(exc)) from None

@@ -101,13 +101,13 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
 
         call, gate_info = gate_source(reader, getattr(args, "echo_gate", "off"))
         return _run_call(args, call, gate_info, speed=speed, judge_mode=judge_mode, progress=progress,
-                         failure=AudioFormatError)
+                         failure=AudioFormatError, reader=reader)
     finally:
         reader.close()
 
 
 def _run_call(args: argparse.Namespace, call, gate_info: dict, *, speed: float | None, judge_mode: str,
-              progress: bool, failure: type[BaseException]) -> int:
+              progress: bool, failure: type[BaseException], reader=None) -> int:
     from .session import Session, stream_call
 
     config = session_config(args, judge_mode)
@@ -132,6 +132,9 @@ def _run_call(args: argparse.Namespace, call, gate_info: dict, *, speed: float |
                             on_progress=lambda t: bar.update(task, completed=t))
         else:
             stream_call(session, call, speed=speed, stop=stop)
+        for msg in getattr(reader, "truncated", ()):  # a cut-off file: say so, the result stays valid
+            session._on_error(msg)
+            session.info["truncated"] = True
 
     return run_session(session, body, title=title, args=args, failure=failure)
 

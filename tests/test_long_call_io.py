@@ -1,6 +1,7 @@
 """Reading a call block by block (CallReader) gives exactly what load_call reads whole."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -169,3 +170,25 @@ def test_echo_gate_on_a_long_call_probes_its_start_and_streams_when_clean(tmp_pa
         assert len(source.user) == reader.n_samples
     with open_call(clean) as reader:
         assert echo.gate_source(reader, "off") == (reader, {"mode": "off", "applied": False})
+
+
+def test_truncated_file_is_scored_and_says_so(tmp_path, capsys):
+    """New-user defect: a WAV cut short (header says 43.8 s, bytes hold half) was scored as a
+    complete call with no word of it. Now the result's errors and stderr say so."""
+    import json
+
+    from livejudge.cli import main
+
+    src = Path(__file__).resolve().parents[1] / "examples" / "example_call.wav"
+    data = src.read_bytes()
+    cut = tmp_path / "cut.wav"
+    cut.write_bytes(data[: len(data) // 2])  # header intact, half the samples
+    out = tmp_path / "r.json"
+    assert main(["score", str(cut), "--judge", "none", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert any("cut.wav is truncated" in e and "43.8 s" in e for e in doc["errors"]), doc["errors"]
+    assert doc["source"]["truncated"] is True
+    assert "is truncated" in capsys.readouterr().err
+    whole = tmp_path / "whole.json"
+    assert main(["score", str(src), "--judge", "none", "--json", str(whole)]) == 0
+    assert json.loads(whole.read_text())["errors"] == []
