@@ -226,10 +226,6 @@ class Meter:
                    else "no evidence yet (agent silent)")
             gauge.append(f"  {why}", style="dim")
         lines.append(gauge)
-        if info and info.get("validated"):
-            v = Text(str(info["validated"]), style="dim")
-            v.truncate(self.width, overflow="ellipsis")
-            lines.append(v)
         if latest is not None and latest.has_evidence:
             top = sorted(((k, v) for k, v in latest.dimensions.items() if not v.gated),
                          key=lambda kv: -abs(kv[1].contribution))[:3]
@@ -293,6 +289,11 @@ class Meter:
         if info and str(info.get("provenance", "")).lower() == "prior":
             foot = Text("PRIOR head (set from published human figures, not trained) · ··3·· = gated",
                         style="yellow")
+        elif info and info.get("validated"):
+            # what P(human) has been validated against, in the footer so the frame fits 80×24
+            foot = Text("··3·· = gated · ", style="dim")
+            foot.append(str(info["validated"]), style="yellow")
+        foot.truncate(self.width, overflow="ellipsis")
         lines.append(foot)
         return Group(*lines)
 
