@@ -112,11 +112,12 @@ def _add_call_flags(p: argparse.ArgumentParser, demo: bool = False) -> None:
 
 def register(subparsers) -> None:
     """Add the ``attach`` and ``demo`` subcommands to the ``livejudge`` parser."""
+    from .runner import EXIT_CODES_HELP
     from .runner import HelpFormatter as _Formatter
 
     p = subparsers.add_parser(
         "attach", help="judge a live call with a voice agent over its websocket",
-        formatter_class=_Formatter,
+        formatter_class=_Formatter, epilog=EXIT_CODES_HELP,
         description="Talk to a running voice agent and judge the call live. "
                     "Example: livejudge attach --ws-url ws://localhost:8765 "
                     "(headless: --input-wav a.wav b.wav --no-playback --json out.json)")
@@ -128,7 +129,7 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser(
         "demo", help="start the example Pipecat agent and call it with a scripted human caller",
-        formatter_class=_Formatter,
+        formatter_class=_Formatter, epilog=EXIT_CODES_HELP,
         description="Zero-setup demo: starts livejudge's example agent (a real Pipecat pipeline with "
                     "Silero VAD, offline) on a free local port and attaches to it with recorded human "
                     "speech, showing the live meter. Needs pip install 'livejudge[pipecat]'.")

@@ -17,6 +17,7 @@ from . import __version__
 from .judge.training.commands import CommandError
 from .judge.training.commands import register as register_training
 from .runner import (
+    EXIT_CODES_HELP,
     EXIT_USAGE,
     CLIError,
     HelpFormatter,
@@ -158,13 +159,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog="livejudge",
         description="Judge a conversation with a speech-to-speech voice agent while it happens: "
                     "turn timing from the audio, and the ODL human-likeness judge.",
-        formatter_class=_Formatter,
+        formatter_class=_Formatter, epilog=EXIT_CODES_HELP,
     )
     parser.add_argument("--version", action="version", version=f"livejudge {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("replay", help="stream a recorded call through the pipeline in real time, with the meter",
-                       formatter_class=_Formatter,
+                       formatter_class=_Formatter, epilog=EXIT_CODES_HELP,
                        description="Replay a recorded call as if it were live: VAD, turn timing and the judge, "
                                    "with the live meter. Example: livejudge replay examples/example_call.wav")
     _add_call_args(p)
@@ -175,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("score", help="run the same pipeline as fast as possible and write the result",
-                       formatter_class=_Formatter,
+                       formatter_class=_Formatter, epilog=EXIT_CODES_HELP,
                        description="Score a recorded call (every window judged). "
                                    "Example: livejudge score call.wav --json result.json\n"
                                    "Many calls: livejudge score calls/ --out-dir results/ --jobs 2 "

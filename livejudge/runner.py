@@ -14,6 +14,7 @@ import json
 import os
 import signal
 import sys
+import textwrap
 import threading
 from pathlib import Path
 from typing import Callable
@@ -24,6 +25,14 @@ from .vad import VADConfig
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_SIGTERM, EXIT_SIGHUP = 128 + 15, 128 + 1
+
+EXIT_CODES_HELP = textwrap.fill(
+    "exit codes: 0 done · 1 failed mid-way (the partial result and event log are written) · 2 bad input "
+    "or usage (one line says what) · 3 a --fail-if gate failed · 130 Ctrl-C (attach/demo: 0) · "
+    "143 SIGTERM · 129 SIGHUP (each after writing what was measured; a signal while the judge is "
+    "still loading, before the call starts, exits at once with nothing to write). Under GNU timeout, "
+    "use `timeout --preserve-status` to see 143.", width=78)
+"""The exit codes, as every command's --help states them (README: Exit codes)."""
 """Shell convention: 128 + signal number, returned after the result has been written."""
 
 STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
@@ -107,7 +116,8 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescript
     """Shows defaults, except None/False ones and required options (their help says what happens)."""
 
     def _get_help_string(self, action: argparse.Action) -> str:
-        if action.default in (None, False) or action.required or "default:" in (action.help or ""):
+        if (action.default is None or action.default is False or action.default == [] or action.required
+                or "default:" in (action.help or "")):
             return action.help or ""
         return super()._get_help_string(action)
 
@@ -166,7 +176,7 @@ def add_output_args(p: argparse.ArgumentParser) -> None:
                    help="write the HTML report here at the end of the call (also when cut short); "
                         "needs livejudge[report]")
     g.add_argument("--display", default="auto", choices=("auto", "rich", "plain", "none"),
-                   help="live meter: rich on a terminal, plain lines when piped")
+                   help="live meter: auto = rich on a terminal, plain lines when piped; none = no meter")
     from .gates import add_gate_args
 
     add_gate_args(p)
