@@ -107,8 +107,17 @@ def rule_for(metric: str) -> Rule:
     return _DIM_RULE if metric.startswith("dim_") else RULES.get(metric, _NONE)
 
 
-def load_column(path: str | Path) -> tuple[str, dict, str]:
-    """(name, metrics, kind) of one input: a result document ("call") or a batch ("batch of N").
+def _settings(doc: dict) -> dict:
+    """What a result was measured with, for spotting comparisons of unlike settings."""
+    ji = doc.get("judge_info") or {}
+    src = doc.get("source") or {}
+    return {"pipeline config": doc.get("config"), "transcripts (--asr)": src.get("asr"),
+            "judge": None if not ji else f"{ji.get('backbone')} / {ji.get('head')}"}
+
+
+def load_column(path: str | Path) -> tuple[str, dict, str, dict]:
+    """(name, metrics, kind, settings) of one input: a result document ("call") or a batch
+    ("batch of N"; settings empty).
 
     Raises:
         ValueError: not a result document, summary.json or batch directory (one line, with the fix).
@@ -129,9 +138,9 @@ def load_column(path: str | Path) -> tuple[str, dict, str]:
         raise ValueError(f"{p}: not readable JSON ({exc})") from None
     if isinstance(doc, dict) and "medians" in doc and "calls" in doc:
         name = str(Path(path)) if Path(path).is_dir() else str(p.parent)
-        return name, dict(doc["medians"]), f"batch: medians over {doc.get('n_scored', '?')} calls"
+        return name, dict(doc["medians"]), f"batch: medians over {doc.get('n_scored', '?')} calls", {}
     if isinstance(doc, dict) and "summary" in doc:
-        return str(path), call_metrics(doc), "call"
+        return str(path), call_metrics(doc), "call", _settings(doc)
     raise ValueError(f"{p}: neither a livejudge result (score --json) nor a batch summary.json")
 
 
@@ -152,7 +161,14 @@ def compare(paths: list[str | Path]) -> dict:
         verdicts = [rule.verdict(base, v) for v in values]
         rows.append({"metric": m, "label": LABELS.get(m, names.get(m, m)), "values": values,
                      "changes": changes, "verdicts": verdicts, "rule": rule.text, "rule_short": rule.short})
-    return {"columns": [{"name": c[0], "kind": c[2]} for c in cols], "rows": rows}
+    # calls measured with different settings: the changes mix the agent's and the settings' effects
+    differ = []
+    for key in ("pipeline config", "transcripts (--asr)", "judge"):
+        seen = [c[3].get(key) for c in cols if c[3]]
+        if len(seen) > 1 and any(v != seen[0] for v in seen[1:]):
+            differ.append(key)
+    return {"columns": [{"name": c[0], "kind": c[2], "settings": c[3]} for c in cols], "rows": rows,
+            "settings_differ": differ}
 
 
 def _fmt(v: float | None, metric: str) -> str:
@@ -199,6 +215,10 @@ def print_table(doc: dict, console=None) -> None:
         cells.append(r["rule_short"])
         t.add_row(*cells)
     console.print(t)
+    if doc.get("settings_differ"):
+        console.print("note: these calls were measured with different " + ", ".join(doc["settings_differ"])
+                      + "; part of each change comes from the settings, not the agent", style="yellow",
+                      highlight=False)
     rules = dict.fromkeys((r["rule_short"], r["rule"]) for r in doc["rows"])
     console.print("better/worse rules: " + "; ".join(f"{a}: {b}" for a, b in rules if a != "no verdict")
                   + "; dimensions: mean score over ungated windows.", style="dim", highlight=False)
@@ -225,7 +245,10 @@ def render_html(doc: dict) -> str:
             ".worse{color:#d62728}.rule{color:#666;font-size:.85em}</style></head><body>"
             "<h1>livejudge compare</h1><p>Change and verdict against the first column; the rule per metric "
             "says what counts as better.</p>"
-            f"<table><tr><th>metric</th>{head}<th>rule</th></tr>{''.join(body)}</table></body></html>")
+            + (f"<p class='worse'>Note: these calls were measured with different "
+               f"{e(', '.join(doc['settings_differ']))}; part of each change comes from the settings, "
+               "not the agent.</p>" if doc.get("settings_differ") else "")
+            + f"<table><tr><th>metric</th>{head}<th>rule</th></tr>{''.join(body)}</table></body></html>")
 
 
 def register(sub) -> None:

@@ -66,6 +66,8 @@ def build_result(session: "Session") -> dict:
                 "aggressiveness": session.config.vad.aggressiveness,
                 "frame_ms": session.config.vad.frame_ms,
                 "hangover_s": session.config.vad.hangover_s,
+                "adaptive": session.config.vad.adaptive,
+                "highpass_hz": session.config.vad.highpass_hz,
             },
             "merge_pause_s": session.config.turns.merge_pause_s,
             "backchannel_max_s": session.config.turns.backchannel_max_s,

@@ -64,3 +64,27 @@ def test_compare_cli_table_json_html_and_errors(tmp_path, capsys):
     assert main(["compare", str(a), str(tmp_path / "nope.json")]) == 2
     (tmp_path / "x.json").write_text("[1, 2]")
     assert main(["compare", str(a), str(tmp_path / "x.json")]) == 2
+
+
+def test_compare_says_when_calls_were_measured_with_different_settings(tmp_path):
+    """New-user trial: comparing a call scored with transcripts and another without, at other VAD
+    settings, showed P(human) 'better' with no word that the settings differed."""
+    import copy
+
+    from livejudge.compare import compare, render_html
+
+    base = {"summary": {"latency_p50_s": 0.7}, "config": {"window_s": 30.0, "vad": {"aggressiveness": 1}},
+            "source": {"asr": True}, "judge_info": {"backbone": "whisper-tiny-v1", "head": "whisper-fitted"}}
+    same = copy.deepcopy(base)
+    other = copy.deepcopy(base)
+    other["config"]["vad"]["aggressiveness"] = 3
+    other["source"]["asr"] = False
+    paths = []
+    for name, doc in (("a", base), ("b", same), ("c", other)):
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(doc))
+        paths.append(p)
+    assert compare(paths[:2])["settings_differ"] == []
+    doc = compare([paths[0], paths[2]])
+    assert doc["settings_differ"] == ["pipeline config", "transcripts (--asr)"]
+    assert "measured with different pipeline config, transcripts (--asr)" in render_html(doc)

@@ -474,7 +474,10 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         _dimensions_html(window),
         '<p class="muted">Scores on the 1–5 scale of seed 000 (App. D.2): 1 strongly machine-like, 5 strongly '
         "human-like, 3 no lean. A gated dimension had too little evidence in the window and does not count "
-        "towards P(human).</p>",
+        "towards P(human). A score and a contribution can point different ways: the score is read "
+        "against the neutral rating 3 (the ODL cut-points), the contribution against the average of the "
+        "calls the head was fitted on (standardised z times its classifier weight, seed 000 App. E.7), so a "
+        "dimension scored a little above 3 but below that average pushes towards machine.</p>",
         "<h2>Top contributors per window</h2>",
         plot_contributions(doc),
         _contributors_html(doc),
