@@ -153,3 +153,23 @@ def test_score_without_torch_gives_the_torch_p_human(tmp_path):
     pa, pb = [w["p_human"] for w in ja], [w["p_human"] for w in jb]
     assert [v is None for v in pa] == [v is None for v in pb] and any(v is not None for v in pa)
     assert all(abs(u - v) <= 1e-4 for u, v in zip(pa, pb) if u is not None)  # one unit of the 4th decimal
+
+
+def _names(reqs) -> set[str]:
+    import re
+
+    return {re.split(r"[\s<>=!~\[;]", r, maxsplit=1)[0].lower() for r in reqs}
+
+
+def test_torch_is_only_in_the_extras_that_need_it():
+    import tomllib
+
+    proj = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = proj["optional-dependencies"]
+    assert "torch" not in _names(proj["dependencies"])
+    assert {e for e, reqs in extras.items() if "torch" in _names(reqs)} == {"train", "gpu", "dev"}
+    # the main command's script installs no torch (its extras do not pull it either)
+    demo = (ROOT / "scripts" / "demo.sh").read_text()
+    assert "pip install -q torch" not in demo and '"torch' not in demo
+    assert "[pipecat,asr,report]" in demo
+    assert not {"torch"} & set().union(*(_names(extras[e]) for e in ("pipecat", "asr", "report")))
