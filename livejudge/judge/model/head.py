@@ -30,6 +30,10 @@
 figures/heuristics (labelled as such everywhere it is shown) and "trained" for a head fitted
 with ``livejudge train``. Loading validates every field and every tensor shape and raises
 ``HeadError`` with a one-line message naming the problem and the fix.
+
+Two loaders share those checks: ``read_checkpoint`` reads the arrays with numpy only (what the
+judge runs, through ``numpy_head.NumpyHead.from_checkpoint``: the core install has no torch);
+``load_head`` builds a torch ``JudgeHead`` from them (training and evaluation, livejudge[train]).
 """
 
 from __future__ import annotations
