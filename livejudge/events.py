@@ -189,6 +189,8 @@ class JudgeResult:
         dimensions: dimension id (see ``livejudge.judge.model.dimensions``) → DimensionScore,
             in the paper's order.
         compute_s: wall time the judge took for this window, seconds.
+        out_of_range: "" or why the agent's voice in this window lies outside what the head was
+            fitted on (then p_human is not a validated figure; the meter shows the reason instead).
     """
 
     t_s: float
@@ -197,6 +199,7 @@ class JudgeResult:
     p_human: float
     dimensions: dict[str, DimensionScore] = field(default_factory=dict)
     compute_s: float = 0.0
+    out_of_range: str = ""
 
     @property
     def has_evidence(self) -> bool:
@@ -211,6 +214,7 @@ class JudgeResult:
             "window_end_s": round(self.window_end_s, 3),
             "p_human": round(self.p_human, 4) if self.has_evidence else None,
             **({} if self.has_evidence else {"no_evidence": True}),
+            **({"out_of_range": self.out_of_range} if self.out_of_range else {}),
             "compute_ms": round(self.compute_s * 1000.0, 2),
             "dimensions": {
                 k: {

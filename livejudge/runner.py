@@ -135,10 +135,12 @@ def add_session_args(p: argparse.ArgumentParser) -> None:
 
 def add_judge_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("judge")
-    g.add_argument("--judge", default="acoustic", choices=("acoustic", "qwen-omni", "none"),
-                   help="acoustic: CPU, no downloaded weights; qwen-omni: GPU backbone (needs --head)")
+    g.add_argument("--judge", default="auto", choices=("auto", "acoustic", "whisper", "qwen-omni", "none"),
+                   help="auto: whisper when livejudge[asr] is installed, else acoustic (or the kind of --head); "
+                        "acoustic: CPU, no downloaded weights; whisper: CPU, Whisper tiny.en encoder + acoustic "
+                        "features (livejudge[asr]); qwen-omni: GPU backbone (needs --head)")
     g.add_argument("--head", default=None, metavar="HEAD_DIR",
-                   help="judge head checkpoint directory (default: the shipped head for --judge acoustic)")
+                   help="judge head checkpoint directory (default: the shipped head for --judge acoustic/whisper)")
     g.add_argument("--device", default="auto",
                    help="torch device for the judge backbone: auto (cuda when present), cpu, cuda, cuda:1")
     g.add_argument("--qwen-model", default="Qwen/Qwen2.5-Omni-7B",
@@ -194,11 +196,15 @@ def judge_from_args(args: argparse.Namespace):
     if args.judge == "none":
         return None
     from .judge.model.head import HeadError
-    from .judge.model.judge import load_judge
+    from .judge.model.judge import load_judge, resolve_kind
 
+    try:
+        args.judge = resolve_kind(args.judge, args.head)
+    except (HeadError, ValueError, OSError) as exc:
+        raise CLIError(f"cannot load the judge: {exc}") from exc
     device = args.device
-    if args.judge == "acoustic" and device not in ("auto", "cpu"):
-        print(f"livejudge: note: the acoustic judge runs on the CPU; --device {device} is not used",
+    if args.judge in ("acoustic", "whisper") and device not in ("auto", "cpu"):
+        print(f"livejudge: note: the {args.judge} judge runs on the CPU; --device {device} is not used",
               file=sys.stderr)
     if device == "auto":
         device = _auto_device() if args.judge == "qwen-omni" else "cpu"  # the CPU judges need no torch

@@ -95,7 +95,7 @@ def test_head_for_another_backbone():
 
 
 def test_load_judge_errors(tmp_path):
-    with pytest.raises(JudgeError, match="unknown judge 'gpt'; valid: acoustic, qwen-omni"):
+    with pytest.raises(JudgeError, match="unknown judge .gpt.; valid: acoustic, whisper, qwen-omni"):
         load_judge("gpt")
     with pytest.raises(JudgeError, match="needs --head DIR"):
         load_judge("qwen-omni")

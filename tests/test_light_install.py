@@ -72,11 +72,16 @@ if mode == "torch":
                 o = self.th.outputs(torch.from_numpy(np.ascontiguousarray(z, np.float32)))
             return types.SimpleNamespace(**{f: getattr(o, f).numpy() for f in ("z", "probs", "logits", "p_human", "scores", "contributions")})
 
+    _from_checkpoint = J.NumpyHead.from_checkpoint.__func__
+    def from_checkpoint(cls, path, *a, **kw):  # remember which head directory the judge loaded
+        h = _from_checkpoint(cls, path, *a, **kw)
+        h.source_path = path
+        return h
+    J.NumpyHead.from_checkpoint = classmethod(from_checkpoint)
     _load = J.load_judge
-    def load_judge(kind="acoustic", head=None, **kw):
-        j = _load(kind, head=head, **kw)
-        th, _ = load_head(head if head is not None else J.DEFAULT_ACOUSTIC_HEAD)
-        j.head = TorchBacked(j.head, th)
+    def load_judge(*a, **kw):
+        j = _load(*a, **kw)
+        j.head = TorchBacked(j.head, load_head(j.head.source_path)[0])
         return j
     J.load_judge = load_judge
 
@@ -125,13 +130,17 @@ def test_train_without_torch_names_the_extra(tmp_path):
 
 
 @pytest.mark.slow
-def test_score_without_torch_gives_the_torch_p_human(tmp_path):
+@pytest.mark.parametrize("judge", ["acoustic", "auto"])
+def test_score_without_torch_gives_the_torch_p_human(tmp_path, judge):
+    """`livejudge score examples/example_call.wav --json out.json` with --judge acoustic and with
+    the default (auto: the whisper judge where livejudge[asr] is installed)."""
     pytest.importorskip("torch")  # for the reference run
     sides, jsons = {}, {}
     for mode in ("numpy", "torch"):
         jsons[mode] = tmp_path / f"{mode}.json"
         side = tmp_path / f"{mode}.side.json"
-        p = _run(DRIVER, mode, str(side), "score", str(EXAMPLE), "--json", str(jsons[mode]))
+        extra = [] if judge == "auto" else ["--judge", judge]
+        p = _run(DRIVER, mode, str(side), "score", str(EXAMPLE), "--json", str(jsons[mode]), *extra)
         assert p.returncode == 0, f"{mode}: {p.stderr[-3000:]}"
         sides[mode] = json.loads(side.read_text())
     assert sides["numpy"]["torch_imported"] is False
@@ -144,8 +153,8 @@ def test_score_without_torch_gives_the_torch_p_human(tmp_path):
         assert (x["start_s"], x["end_s"]) == (y["start_s"], y["end_s"])
         assert x["gated"] == y["gated"]
         assert abs(x["p_human"] - y["p_human"]) <= 1e-6, (x["end_s"], x["p_human"], y["p_human"])
-        for f in ("z", "score", "contribution"):
-            assert max(abs(u - v) for u, v in zip(x[f], y[f])) <= 1e-6, (f, x["end_s"])
+        for f in ("z", "score", "contribution"):  # torch float32 rounding reaches ~1e-6 on large z
+            assert max(abs(u - v) / (1 + abs(v)) for u, v in zip(x[f], y[f])) <= 1e-6, (f, x["end_s"])
         judged += not all(x["gated"])
     assert judged >= 5
     # the result files the user gets (P(human) rounded to 4 decimals there) agree window by window

@@ -69,6 +69,8 @@ def judge_kind(backbone_name: str) -> str:
         return "acoustic"
     if backbone_name.startswith("qwen"):
         return "qwen-omni"
+    if backbone_name.startswith("whisper"):
+        return "whisper"
     return backbone_name
 
 
@@ -436,6 +438,17 @@ def load_head(path: str | Path, expected_backbone: str | None = None,
 def head_summary(cfg: HeadConfig) -> str:
     """One line for logs and the meter, e.g. 'acoustic-prior 0.2.0 (prior, acoustic-v1, readout features)'."""
     return f"{cfg.name} {cfg.version} ({cfg.provenance}, {cfg.backbone.name}, readout {cfg.readout})"
+
+
+def validity_line(cfg: HeadConfig) -> str:
+    """One line saying what the head's P(human) has been validated against, from
+    ``training["validity"]["summary"]`` (written by benchmarks/judge_lofo.py), e.g.
+    "validated: human vs 4 TTS families, leave-one-family-out AUC ≥ 0.85, unseen kokoro AUC 0.80";
+    a head without one says so."""
+    v = cfg.training.get("validity") if isinstance(cfg.training, Mapping) else None
+    if isinstance(v, Mapping) and v.get("summary"):
+        return f"validated: {v['summary']}"
+    return "validated: no held-out validity recorded in this head (see livejudge/judge/heads/README.md)"
 
 
 def new_config(backbone: Any, *, name: str, version: str = "0.1.0", provenance: str = "trained",

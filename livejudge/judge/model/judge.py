@@ -28,13 +28,13 @@ import numpy as np
 from ...events import DimensionScore, JudgeResult
 from ...window import WindowSnapshot
 from .dimensions import NEUTRAL_SCORE
-from .head import HeadConfig, HeadError, head_summary, mismatch_message
+from .head import HeadConfig, HeadError, head_summary, mismatch_message, validity_line
 from .numpy_head import READOUT_SOURCES, TOP_K, NumpyHead, top_contributions
 
 if TYPE_CHECKING:  # a torch JudgeHead is still accepted (training, tests); inference runs in numpy
     from .odl import JudgeHead
 
-KINDS = ("acoustic", "qwen-omni")
+KINDS = ("acoustic", "whisper", "qwen-omni")
 """Backbone kinds ``load_judge`` knows."""
 
 HEADS_DIR = Path(__file__).resolve().parents[1] / "heads"
@@ -46,6 +46,23 @@ poorly calibrated on held-out voices (accuracy 0.64 at 0.5 vs 0.95+ fitted;
 benchmarks/judge_validity.py); it stays shipped as ``PRIOR_ACOUSTIC_HEAD`` (``--head``)."""
 PRIOR_ACOUSTIC_HEAD = HEADS_DIR / "acoustic-prior"
 """The shipped documented-prior head (provenance "prior", not trained)."""
+DEFAULT_WHISPER_HEAD = HEADS_DIR / "whisper-fitted"
+"""The default head for the whisper backbone (``--judge whisper``): fitted on labelled dialogues
+by benchmarks/judge_lofo.py --ship (its config lists sources, families and validity)."""
+
+
+def range_distance(vector: np.ndarray, in_mean: np.ndarray, in_std: np.ndarray, rng: Mapping[str, Any]) -> float:
+    """Mahalanobis distance of a window's standardised encoder readout in the head's training
+    principal components (``training["range"]``, see livejudge.judge.training.whisper_head).
+
+    Args:
+        vector: the backbone vector, float32 (d,). in_mean, in_std: the head's input normalisation (d,).
+        rng: {"offset": first encoder column, "mean", "components" (m, d − offset), "variance" (m,)}.
+    """
+    o = int(rng.get("offset", 0))
+    h = (np.asarray(vector, np.float64)[o:] - in_mean[o:]) / in_std[o:]
+    p = (h - np.asarray(rng["mean"])) @ np.asarray(rng["components"]).T
+    return float(np.sqrt(np.sum(p ** 2 / np.asarray(rng["variance"]))))
 
 
 class JudgeError(ValueError):
@@ -152,6 +169,12 @@ class Judge:
         rows = np.abs(self.head.proj_weight).sum(axis=1)
         self.unweighted = tuple(d for d, s in zip(self.dimensions, rows.tolist()) if s == 0.0)
         """Dimensions the head gives no weight (all-zero ODL row): always gated (module docstring)."""
+        rng = head_config.training.get("range") if isinstance(head_config.training, Mapping) else None
+        self.range = dict(rng) if rng and rng.get("components") else None
+        """The head's training range of the encoder readout (None: no range check)."""
+        if self.range is not None:
+            m, sd = self.head.readout.normalisation(self.head.readout.sources[0])
+            self._in_mean, self._in_std = np.asarray(m, np.float64), np.asarray(sd, np.float64)
 
     def info(self) -> dict:
         """What the meter and result documents show about the judge."""
@@ -162,7 +185,21 @@ class Judge:
             "provenance": self.config.provenance,
             "readout": self.config.readout,
             "summary": head_summary(self.config),
+            "validated": validity_line(self.config),
         }
+
+    def out_of_range(self, emb: Any) -> str:
+        """"" when the window's encoder readout lies inside the head's training range (or the head
+        has none, or the window has no encoded agent speech), else a one-line reason."""
+        if self.range is None or float(emb.features.get("encoder_voiced_s", 0.0)) <= 0.0:
+            return ""
+        src = self.head.readout.sources[0]
+        d = range_distance(emb.vectors[src], self._in_mean, self._in_std, self.range)
+        thr = float(self.range["threshold"])
+        if d > thr:
+            return (f"agent voice outside the head's training range (distance {d:.1f} > {thr:.1f}, "
+                    f"the {self.range.get('percentile', 99)}th percentile of its training calls): not a validated P(human)")
+        return ""
 
     def _gate(self, emb: Any) -> tuple[list[bool], list[float], list[str], list[str]]:
         gated, amounts, units, reasons = gate_dimensions(emb.evidence, self.dimensions, self.evidence_min,
@@ -212,6 +249,7 @@ class Judge:
             results.append(JudgeResult(
                 t_s=float(w.end_s), window_start_s=float(w.start_s), window_end_s=float(w.end_s),
                 p_human=float(out.p_human[n]), dimensions=dims, compute_s=elapsed,
+                out_of_range=self.out_of_range(embs[n]) if not all(gated) else "",
             ))
         return results
 
@@ -237,6 +275,10 @@ def expected_backbone_name(kind: str, model: str | Path | None = None) -> str:
         from ..features.backbones.acoustic import AcousticBackbone
 
         return str(AcousticBackbone.name)
+    if kind == "whisper":
+        from ..features.backbones.whisper import WhisperBackbone
+
+        return str(WhisperBackbone.name)
     if kind == "qwen-omni":
         from ..features.backbones import qwen_omni
 
@@ -244,20 +286,52 @@ def expected_backbone_name(kind: str, model: str | Path | None = None) -> str:
     raise JudgeError(f"unknown judge {kind!r}; valid: {', '.join(KINDS)}")
 
 
+def resolve_kind(kind: str, head: str | Path | None = None) -> str:
+    """``"auto"`` → the judge to use: the kind of ``head``'s backbone when a head is given, else
+    ``"whisper"`` when its encoder can run here (faster-whisper and a local Whisper model,
+    livejudge[asr]), else ``"acoustic"``. The whisper head is the default because it beat
+    ``acoustic-fitted`` on every held-out TTS family and on the unseen Kokoro family
+    (heads/README.md); other kinds are returned unchanged."""
+    if kind != "auto":
+        return kind
+    if head is not None:
+        from .head import judge_kind, read_checkpoint
+
+        return judge_kind(read_checkpoint(head)[0].backbone.name)
+    from ..features.asr import ASRError, find_whisper_model, whisper_available
+
+    if whisper_available():
+        try:
+            import ctranslate2  # noqa: F401
+
+            find_whisper_model(None)
+            return "whisper"
+        except (ASRError, ImportError):
+            pass
+    return "acoustic"
+
+
 def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: str = "cpu",
-               model: str | None = None) -> Judge:
+               model: str | None = None, whisper_model: Any = None) -> Judge:
     """Build a Judge from a backbone kind and a head directory.
 
     Args:
-        kind: "acoustic" (CPU, no weights; default head: the shipped ``acoustic-fitted``) or
-            "qwen-omni" (Qwen2.5-Omni thinker, GPU; ``head`` required).
+        kind: "auto" (``resolve_kind``), "acoustic" (CPU, no weights; default head: the shipped ``acoustic-fitted``),
+            "whisper" (CPU, Whisper tiny.en encoder + acoustic features, livejudge[asr]; default
+            head: the shipped ``whisper-fitted``) or "qwen-omni" (Qwen2.5-Omni thinker, GPU;
+            ``head`` required).
         head: head directory (weights.safetensors + config.json).
         device: torch device for the backbone and head.
         model: model path or id for "qwen-omni" (the backbone's default when None).
+        whisper_model: a loaded ``ctranslate2.models.Whisper`` to share with a transcriber
+            ("whisper" kind; e.g. ``WhisperTranscriber``'s ``WhisperModel.model``), so the weights are
+            loaded once.
     Raises:
         JudgeError: unknown kind, or qwen-omni without a head.
         HeadError: the head is missing, invalid or built for another backbone.
     """
+    if kind == "auto":
+        kind = resolve_kind(kind, head)
     if kind not in KINDS:
         raise JudgeError(f"unknown judge {kind!r}; valid: {', '.join(KINDS)}")
     if kind == "acoustic":
@@ -267,6 +341,18 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
         from ..features.backbones.acoustic import AcousticBackbone
 
         backbone = AcousticBackbone()
+    elif kind == "whisper":
+        head_path = Path(head) if head is not None else DEFAULT_WHISPER_HEAD
+        head_obj = NumpyHead.from_checkpoint(head_path)
+        cfg = head_obj.config
+        if cfg.backbone.name != expected_backbone_name(kind):
+            raise HeadError(mismatch_message(cfg.backbone.name, expected_backbone_name(kind)))
+        from ..features.backbones.whisper import EncoderError, WhisperBackbone, WhisperEncoder
+
+        try:
+            backbone = WhisperBackbone(WhisperEncoder(model=whisper_model) if whisper_model is not None else None)
+        except EncoderError as exc:
+            raise JudgeError(str(exc)) from exc
     else:
         if head is None:
             raise JudgeError("--judge qwen-omni needs --head DIR: a head trained with `livejudge train "

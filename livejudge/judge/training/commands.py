@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-BACKBONE_KINDS = ("acoustic", "qwen-omni")
+BACKBONE_KINDS = ("acoustic", "whisper", "qwen-omni")
 
 EXIT_USAGE = 2
 """Exit code of a usage error (bad manifest, flags or head); matches ``livejudge.runner``."""
@@ -57,6 +57,8 @@ def kind_of_backbone(name: str) -> str:
         return "acoustic"
     if name.startswith("qwen"):
         return "qwen-omni"
+    if name.startswith("whisper"):
+        return "whisper"
     raise _cli_error(f"head was built for backbone {name!r}, which this livejudge cannot load "
                      f"(known: {', '.join(BACKBONE_KINDS)})")
 
@@ -67,6 +69,10 @@ def make_backbone(kind: str, device: str = "cpu", model: str | None = None) -> A
         from ..features.backbones.acoustic import AcousticBackbone
 
         return AcousticBackbone()
+    if kind == "whisper":
+        from ..features.backbones.whisper import WhisperBackbone
+
+        return WhisperBackbone()
     if kind == "qwen-omni":
         from ..features.backbones.qwen_omni import QwenOmniBackbone
 
@@ -218,7 +224,8 @@ def cmd_train(args: argparse.Namespace) -> int:
                              f"{args.backbone} is {expected}: pass a matching --init-head or --backbone")
     R, labels, split, kinds = manifest_arrays(entries)
     n_rated = int(((R > 0).any(axis=1) & (split == "train")).sum())
-    if init_head is None and n_rated < args.min_rated:  # fail before embedding anything
+    labels_only_whisper = args.backbone == "whisper" and init_head is None and n_rated < args.min_rated
+    if init_head is None and n_rated < args.min_rated and not labels_only_whisper:  # fail before embedding anything
         raise _cli_error(f"only {n_rated} training calls have ratings (need {args.min_rated} to fit the ODL): "
                          "add 'ratings' to the manifest or pass --init-head DIR to keep an existing head's ODL"
                          + (" (the shipped prior head is livejudge/judge/heads/acoustic-prior)"
@@ -229,6 +236,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise _cli_error(f"cannot load the {args.backbone} backbone: {exc}") from exc
     embs = _embed(entries, backbone, args)
     vectors = stack_embeddings(embs)
+    if labels_only_whisper:
+        return _train_whisper_labels(args, backbone, embs, vectors, labels, split, con)
     cfg = TrainConfig(
         seed=args.seed, odl_lr=args.odl_lr, odl_batch_size=args.odl_batch_size,
         odl_epochs=args.epochs or args.odl_epochs, dropout=args.dropout, scale_init=args.scale,
@@ -280,6 +289,32 @@ def cmd_train(args: argparse.Namespace) -> int:
     except HeadError as exc:
         raise _cli_error(str(exc)) from exc
     con.print(f"wrote head {name} to {out}")
+    return 0
+
+
+def _train_whisper_labels(args, backbone, embs, vectors, labels, split, con) -> int:
+    """``--backbone whisper`` without ratings: the label-only fit of
+    ``livejudge.judge.training.whisper_head`` (train rows fit, val rows calibrate)."""
+    from ..model.head import HeadError, save_head
+    from .whisper_head import fit_whisper_head, window_gates
+
+    rows = np.where(np.isin(split, ("train", "val")) & (labels >= 0))[0]
+    calib = split[rows] == "val"
+    try:
+        fit = fit_whisper_head(vectors["features"][rows], (labels[rows] == 1).astype(int),
+                               window_gates([embs[i] for i in rows]), calib,
+                               name=args.name or Path(args.out).name,
+                               training={"manifest": {"path": str(Path(args.manifest)),
+                                                      "sha256": _file_sha256(args.manifest)}},
+                               sources=[f"livejudge train on {args.manifest}"])
+        out = save_head(args.out, fit.head, fit.config)
+    except ValueError as exc:
+        raise _cli_error(f"{exc}: the whisper label-only fit needs human and machine calls in both the "
+                         "'train' and the 'val' (calibration) rows") from exc
+    except HeadError as exc:
+        raise _cli_error(str(exc)) from exc
+    con.print(f"label-only whisper fit: {int((~calib).sum())} calls fitted, {int(calib.sum())} calibrate; "
+              f"wrote head to {out}")
     return 0
 
 

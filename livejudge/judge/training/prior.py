@@ -254,6 +254,21 @@ SEEN_MACHINE_CLIPS = tuple(f"espeak_reply_0{i}" for i in range(1, 6)) + tuple(
 _USER_CLIPS = ("cmu_cards_001", "cmu_cards_003", "cmu_cards_004", "cmu_cards_005", "cmu_numbers", "cmu_goforward")
 
 
+ACOUSTIC_FITTED_VALIDITY = {
+    "summary": ("held-out people vs espeak-ng/flite/festival AUC 1.00 (benchmarks/judge_validity.py); "
+                "NOT valid on neural TTS: Piper AUC 0.24, Kokoro 0.31 (benchmarks/judge_lofo.py)"),
+    "judge_validity": "python benchmarks/judge_validity.py: 16 human-agent and 28 machine-agent dialogues, "
+                      "ROC-AUC 1.000, accuracy 0.955 at 0.5",
+    "corpus_lofo_auc": {"espeak-ng": 0.538, "festival": 0.732, "flite": 0.645, "gnuspeech": 0.219,
+                        "piper": 0.235, "kokoro": 0.311},
+    "corpus_command": ("python benchmarks/judge_lofo.py CORPUS/manifest.jsonl --exclude-family copysyn-griffinlim "
+                       "--exclude-family copysyn-lpc --exclude-family copysyn-world (column acoustic-fitted AUC; "
+                       "the corpus's espeak-ng voices include the voices of the shipped espeak clips this head was "
+                       "fitted on)"),
+}
+"""What the fitted acoustic head's P(human) was validated against (measured, not fitted)."""
+
+
 def training_dialogues(n_per_class: int = 40, seed: int = 0):
     """Labelled calls built from the SEEN clips only: (list of WindowSnapshot, labels 1/0).
 
@@ -361,6 +376,7 @@ def fitted_head(n_per_class: int = 40, seed: int = 0) -> tuple[JudgeHead, HeadCo
                 "mixes the acoustic and the text filler rate)"),
         "classifier_weight_human": {d: DIMENSION_WEIGHTS.get(d, 0.0) / 2 for d in TEXT_BEARING_DIMENSIONS},
     }
+    training["validity"] = ACOUSTIC_FITTED_VALIDITY
     cfg = pcfg.with_(name="acoustic-fitted", provenance="trained", training=training,
                      notes="classifier fitted on labels (seen clips) for the acoustic dimensions; ODL = documented "
                            "prior; text-bearing dimensions (" + ", ".join(TEXT_BEARING_DIMENSIONS) + ") keep the "

@@ -1,0 +1,236 @@
+"""Fit a head for the ``whisper-tiny-v1`` backbone from human/machine LABELS (no ratings exist).
+
+The head keeps the paper's shape (seed 000 §6.2.1: readout → ODL z ∈ R^18 → linear classifier)
+and is an exact re-parametrisation of one L2-regularised logistic regression on the
+standardised backbone vector h (804 components):
+
+* each dimension k reads a disjoint set of columns S_k: the acoustic features that
+  ``FeatureSpec.dimension`` assigns to it (text features excluded: the training calls carry no
+  transcripts) and, for the category-III dimensions in ``ENCODER_DIMENSIONS``, an equal third
+  of the encoder readout's weight vector (HEURISTIC assignment, stated in the config);
+* z_k = β_{S_k} · h_{S_k} (ODL row k; bias 0, inputs centred on the training mean);
+* classifier: W_human,k = σ_k / 2, W_machine,k = −σ_k / 2 (σ_k = training sd of z_k, z_mean = 0,
+  so W_1 + W_2 = 0 as the paper's symmetry penalty asks), bias ±b/2: log-odds(human) =
+  Σ_k z_k + b exactly, and contribution c_k = −z_k (toward "machine") is dimension k's share of
+  the log-odds;
+* a gated dimension (too little evidence) has ẑ_k = 0 in the judge; training zeroes its columns
+  in the same windows, so training and judging agree;
+* calibration (Platt 1999): log-odds' = a · log-odds + c, fitted on a CALIBRATION split of the
+  training speakers/voices that the regression never saw (never on a test group), folded into
+  β and b.
+
+Range check: the training windows' encoder readouts (standardised) are summarised by their top
+``N_RANGE_COMPONENTS`` principal components; a window's Mahalanobis distance in that subspace
+above the 99th percentile of the training windows' marks it out of the head's range
+(``training["range"]``, read by ``livejudge.judge.model.judge``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import torch
+
+from ..features.backbones.acoustic import VECTOR_SPECS as ACOUSTIC_SPECS
+from ..features.backbones.whisper import ENCODER_DIMENSIONS, N_ACOUSTIC, VECTOR_NAMES, WhisperBackbone
+from ..model.dimensions import DIMENSION_IDS
+from ..model.head import HeadConfig, new_config
+from ..model.odl import HUMAN, MACHINE, JudgeHead
+
+N_RANGE_COMPONENTS = 16
+"""Principal components of the encoder readout kept for the range check."""
+TEXT_DIMENSIONS = ("linguistic_imprecision", "sycophant_behavior", "written_style_expression",
+                   "textual_sentiment", "code_switching")
+"""Dimensions the whisper head does not read (text only; the training calls have no transcripts)."""
+
+
+def dimension_columns(names: Sequence[str] = VECTOR_NAMES) -> dict[str, list[int]]:
+    """dimension id → the vector columns its ODL row reads (see module docstring).
+
+    Acoustic columns by ``FeatureSpec.dimension`` (text features and features without a
+    dimension are read by no row); encoder columns (index ≥ 36) by every ``ENCODER_DIMENSIONS`` row.
+    """
+    cols: dict[str, list[int]] = {d: [] for d in DIMENSION_IDS}
+    for i, spec in enumerate(ACOUSTIC_SPECS):
+        if spec.dimension and spec.dimension not in TEXT_DIMENSIONS and i < 25:
+            cols[spec.dimension].append(i)
+    enc = list(range(N_ACOUSTIC, len(names)))
+    for d in ENCODER_DIMENSIONS:
+        cols[d] = cols[d] + enc
+    return cols
+
+
+def fit_logistic(X: np.ndarray, y: np.ndarray, l2: float, sample_weight: np.ndarray | None = None,
+                 ) -> tuple[np.ndarray, float]:
+    """L2-regularised logistic regression by L-BFGS (scipy).
+
+    Args:
+        X: float64 (n, d). y: 0/1 (n,), 1 = human. l2: penalty λ on ‖β‖² (intercept free).
+        sample_weight: (n,), default 1; normalised to mean 1.
+    Returns:
+        (β of shape (d,), intercept).
+    """
+    from scipy.optimize import minimize
+
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    w = w / w.mean()
+
+    def f(theta):
+        b, c = theta[:-1], theta[-1]
+        t = X @ b + c
+        loss = np.sum(w * (np.logaddexp(0.0, t) - y * t)) / len(y) + l2 * (b @ b)
+        g = w * (1.0 / (1.0 + np.exp(-t)) - y) / len(y)
+        return loss, np.concatenate([X.T @ g + 2 * l2 * b, [g.sum()]])
+
+    r = minimize(f, np.zeros(X.shape[1] + 1), jac=True, method="L-BFGS-B", options={"maxiter": 2000})
+    return r.x[:-1], float(r.x[-1])
+
+
+def class_weights(y: np.ndarray) -> np.ndarray:
+    """Weights that give both classes the same total weight."""
+    y = np.asarray(y)
+    n1, n0 = max(int((y == 1).sum()), 1), max(int((y == 0).sum()), 1)
+    return np.where(y == 1, len(y) / (2 * n1), len(y) / (2 * n0))
+
+
+@dataclass
+class Fit:
+    """A fitted whisper head and what it was fitted on."""
+
+    head: JudgeHead
+    config: HeadConfig
+    mean: np.ndarray
+    std: np.ndarray
+
+
+def design(X: np.ndarray, gated: np.ndarray, mean: np.ndarray, std: np.ndarray,
+           cols: Mapping[str, list[int]]) -> np.ndarray:
+    """Standardised inputs as the judge uses them, float64 (n, d): a gated dimension's own
+    (acoustic) columns are zeroed in that window; the encoder columns, shared by the
+    ``ENCODER_DIMENSIONS`` rows with 1/3 of the weight each, are scaled by the fraction of those
+    rows left ungated (so Σ_k ungated z_k equals the regression's score exactly); columns read
+    by no dimension are zeroed."""
+    H = (np.asarray(X, dtype=np.float64) - mean) / std
+    used = np.zeros(H.shape[1], dtype=bool)
+    enc = np.arange(N_ACOUSTIC, H.shape[1])
+    enc_k = [DIMENSION_IDS.index(d) for d in ENCODER_DIMENSIONS]
+    for k, d in enumerate(DIMENSION_IDS):
+        c = [j for j in cols[d] if j < N_ACOUSTIC]
+        if not c:
+            continue
+        used[c] = True
+        g = gated[:, k]
+        if g.any():
+            H[np.ix_(g, c)] = 0.0
+    used[enc] = True
+    frac = 1.0 - gated[:, enc_k].mean(axis=1)
+    H[:, enc] *= frac[:, None]
+    H[:, ~used] = 0.0
+    return H
+
+
+def fit_whisper_head(X: np.ndarray, y: np.ndarray, gated: np.ndarray, calib: np.ndarray, *,
+                     l2: float = 0.05, name: str = "whisper-fitted", training: Mapping[str, Any] | None = None,
+                     sources: Sequence[str] = ()) -> Fit:
+    """Fit the whisper head (module docstring).
+
+    Args:
+        X: float32 (n, 804) backbone vectors of labelled windows. y: 1 human, 0 machine.
+        gated: bool (n, 18): the judge's gating of each window (``Judge._gate``).
+        calib: bool (n,): windows held out of the regression and used only to calibrate.
+        l2: ridge penalty on the standardised inputs.
+    Returns:
+        Fit (head, config, input mean/std).
+    Raises:
+        ValueError: a split lacks one of the classes.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y).astype(int)
+    calib = np.asarray(calib, dtype=bool)
+    fit = ~calib
+    for nm, m in (("fit", fit), ("calibration", calib)):
+        if len(set(y[m].tolist())) < 2:
+            raise ValueError(f"the {nm} split needs both classes (has {sorted(set(y[m].tolist()))})")
+    cols = dimension_columns()
+    mean = X[fit].mean(axis=0)
+    std = X[fit].std(axis=0)
+    std = np.where(std > 1e-6, std, 1.0)
+    H = design(X, gated, mean, std, cols)
+    beta, b0 = fit_logistic(H[fit], y[fit], l2, class_weights(y[fit]))
+    # Platt calibration on the held-out calibration windows
+    s_cal = H[calib] @ beta + b0
+    ab, c = fit_logistic(s_cal[:, None], y[calib], 1e-4, class_weights(y[calib]))
+    a = float(max(ab[0], 1e-3))
+    beta, b0 = beta * a, b0 * a + c
+    # rows
+    d_in = X.shape[1]
+    W = np.zeros((len(DIMENSION_IDS), d_in))
+    enc = set(range(N_ACOUSTIC, d_in))
+    for k, d in enumerate(DIMENSION_IDS):
+        for j in cols[d]:
+            W[k, j] = beta[j] / len(ENCODER_DIMENSIONS) if j in enc else beta[j]
+    Z = H[fit] @ W.T
+    zs = Z.std(axis=0)
+    zs = np.where(zs > 1e-8, zs, 1.0)
+    head = JudgeHead(d_in, readout="features", dropout=0.0)
+    with torch.no_grad():
+        head.readout.set_normalisation("features", mean, std)
+        head.odl.proj.weight.copy_(torch.as_tensor(W, dtype=torch.float32))
+        head.odl.proj.bias.zero_()
+        head.set_z_normalisation(np.zeros(len(DIMENSION_IDS)), zs)
+        wc = torch.zeros(2, len(DIMENSION_IDS))
+        wc[HUMAN] = torch.as_tensor(zs / 2, dtype=torch.float32)
+        wc[MACHINE] = -torch.as_tensor(zs / 2, dtype=torch.float32)
+        head.classifier.weight.copy_(wc)
+        bc = torch.zeros(2)
+        bc[HUMAN], bc[MACHINE] = b0 / 2, -b0 / 2
+        head.classifier.bias.copy_(bc)
+    # range check on the encoder readout (standardised)
+    E = H[fit][:, N_ACOUSTIC:]
+    E = E[np.abs(E).sum(axis=1) > 0]
+    rng_info: dict[str, Any] = {}
+    if len(E) > N_RANGE_COMPONENTS + 2:
+        mu = E.mean(axis=0)
+        _, s, vt = np.linalg.svd(E - mu, full_matrices=False)
+        comps = vt[:N_RANGE_COMPONENTS]
+        var = (s[:N_RANGE_COMPONENTS] ** 2) / (len(E) - 1)
+        dist = np.sqrt((((E - mu) @ comps.T) ** 2 / var).sum(axis=1))
+        rng_info = {"method": f"Mahalanobis distance of the standardised encoder readout in its top "
+                              f"{N_RANGE_COMPONENTS} principal components (training windows)",
+                    "offset": N_ACOUSTIC, "mean": mu.round(6).tolist(), "components": comps.round(6).tolist(),
+                    "variance": var.round(8).tolist(),
+                    "threshold": float(np.percentile(dist, 99)), "percentile": 99}
+    tr = dict(training or {})
+    tr.update({
+        "method": "L2 logistic regression on the standardised vector (labels only), re-parametrised exactly "
+                  "as ODL rows + classifier (livejudge.judge.training.whisper_head); Platt calibration on a "
+                  "held-out calibration split of the training speakers/voices",
+        "l2": l2, "platt": {"a": a, "c": float(c)},
+        "n_fit": int(fit.sum()), "n_calibration": int(calib.sum()),
+        "n_human": int((y == 1).sum()), "n_machine": int((y == 0).sum()),
+        "dimension_columns": {d: ("acoustic " + ", ".join(VECTOR_NAMES[j] for j in c if j < N_ACOUSTIC)
+                                  + ("; encoder readout (1/3 of its weight)" if d in ENCODER_DIMENSIONS else ""))
+                              for d, c in cols.items() if c},
+        "not_read": list(TEXT_DIMENSIONS) + [d for d, c in cols.items() if not c and d not in TEXT_DIMENSIONS],
+        "range": rng_info,
+    })
+    bb = WhisperBackbone.__new__(WhisperBackbone)  # class attributes only; no model load
+    cfg = new_config(bb, name=name, version="0.1.0", provenance="trained", readout="features", dropout=0.0,
+                     feature_names=VECTOR_NAMES, evidence_min=dict(WhisperBackbone.evidence_min), training=tr,
+                     sources=tuple(sources),
+                     notes="whisper-tiny-v1 head fitted on human/machine labels; see training.validity for what "
+                           "P(human) was validated against")
+    return Fit(head, cfg, mean, std)
+
+
+def window_gates(embeddings: Sequence[Any], evidence_min: Mapping[str, float] | None = None) -> np.ndarray:
+    """bool (n, 18): which dimensions the judge gates in each window (evidence below minimum or no
+    signal), as ``livejudge.judge.model.judge.gate_dimensions`` does."""
+    from ..model.judge import gate_dimensions
+
+    mins = dict(WhisperBackbone.evidence_min if evidence_min is None else evidence_min)
+    return np.array([gate_dimensions(e.evidence, DIMENSION_IDS, mins)[0] for e in embeddings], dtype=bool)

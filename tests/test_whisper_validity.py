@@ -1,0 +1,72 @@
+"""The one-line validity statement and the out-of-range flag reach the meter, the plain lines and
+the result document (no Whisper model needed: the acoustic backbone with a head config that
+carries a validity summary and a range)."""
+
+import io
+from dataclasses import replace
+
+import numpy as np
+
+from livejudge.judge.features.backbones.acoustic import AcousticBackbone
+from livejudge.judge.model.head import load_head, validity_line
+from livejudge.judge.model.judge import DEFAULT_ACOUSTIC_HEAD, Judge
+from livejudge.session import Session, SessionConfig, stream_call
+from livejudge.testing import example_dialogue
+from livejudge.ui.meter import PlainLines, render_text
+
+SUMMARY = "human vs 4 TTS families, leave-one-family-out AUC ≥ 0.81, unseen kokoro AUC 0.77"
+
+
+class VoicedAcoustic(AcousticBackbone):
+    """The acoustic backbone, reporting encoded agent speech so the range check applies."""
+
+    def embed(self, windows):
+        out = super().embed(windows)
+        return [replace(e, features={**e.features, "encoder_voiced_s": 5.0}) for e in out]
+
+
+def _judge(threshold=None):
+    head, cfg = load_head(DEFAULT_ACOUSTIC_HEAD)
+    training = dict(cfg.training)
+    training["validity"] = {"summary": SUMMARY}
+    if threshold is not None:
+        training["range"] = {"offset": 0, "mean": [0.0] * 36, "components": np.eye(36)[:2].tolist(),
+                             "variance": [1.0, 1.0], "threshold": threshold, "percentile": 99}
+    return Judge(VoicedAcoustic(), head, cfg.with_(training=training))
+
+
+def _run(judge, sink=None):
+    d = example_dialogue(seed=0)
+    s = Session(SessionConfig(judge_mode="every", interval_s=5.0), judge=judge)
+    if sink is not None:
+        s.add_sink(sink(s))
+    stream_call(s, d.call)
+    return s, s.close()
+
+
+def test_validity_line_in_meter_plain_lines_and_result():
+    buf = io.StringIO()
+    s, r = _run(_judge(), lambda s: PlainLines(s, buf, events=False))
+    assert r["judge_info"]["validated"] == f"validated: {SUMMARY}"
+    text = render_text(s, "replay")
+    assert "validated: human vs 4 TTS families" in text
+    assert max(len(x) for x in text.splitlines()) <= 80
+    assert buf.getvalue().splitlines()[0] == f"judge validated: {SUMMARY}"
+    assert r["summary"]["out_of_range_windows"] == 0 and r["summary"]["mean_p_human"] is not None
+
+
+def test_a_head_without_validity_says_so():
+    _, cfg = load_head(DEFAULT_ACOUSTIC_HEAD)
+    assert validity_line(cfg).startswith("validated: no held-out validity recorded")
+
+
+def test_out_of_range_window_shows_no_confident_number():
+    s, r = _run(_judge(threshold=1e-6))  # every window with agent speech is outside the range
+    judged = [w for w in r["judge"] if w["p_human"] is not None]
+    assert judged and all("outside the head's training range" in w["out_of_range"] for w in judged)
+    assert r["summary"]["out_of_range_windows"] == len(judged)
+    assert r["summary"]["mean_p_human"] is None  # no validated figure to average
+    text = render_text(s, "replay")
+    assert "voice out of the head's range" in text and "P(human)  ?" in text
+    s2, r2 = _run(_judge(threshold=1e9))  # a wide range: nothing flagged
+    assert r2["summary"]["out_of_range_windows"] == 0
