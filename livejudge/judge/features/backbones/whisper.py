@@ -305,6 +305,7 @@ class WhisperBackbone:
     Args:
         encoder: a ``WhisperEncoder`` (default: load the bundled model, 1 thread).
         cache: a ``TurnCache`` (default: a new one with 4096 entries).
+        settle_s: see ``settled_agent_turns`` (0 for complete recordings).
     Attributes:
         name, readouts ("features",), feature_names (``VECTOR_NAMES``), embedding_dim (804),
         evidence_min (the acoustic backbone's + the encoder dimensions' ``ENCODER_EVIDENCE_MIN_S``).
@@ -316,9 +317,12 @@ class WhisperBackbone:
     embedding_dim = len(VECTOR_NAMES)
     evidence_min = {**ACOUSTIC_EVIDENCE_MIN, **{d: ENCODER_EVIDENCE_MIN_S for d in ENCODER_DIMENSIONS}}
 
-    def __init__(self, encoder: WhisperEncoder | None = None, cache: TurnCache | None = None) -> None:
+    def __init__(self, encoder: WhisperEncoder | None = None, cache: TurnCache | None = None,
+                 settle_s: float = SETTLE_S) -> None:
         self.encoder = encoder if encoder is not None else WhisperEncoder()
         self.cache = cache if cache is not None else TurnCache()
+        self.settle_s = float(settle_s)
+        """See ``settled_agent_turns``; 0 for whole recorded calls (train/eval), where every turn is final."""
         self.acoustic = AcousticBackbone()
 
     def turn_readouts(self, w: WindowSnapshot) -> list[TurnReadout]:
@@ -328,7 +332,7 @@ class WhisperBackbone:
                              f"(resample with livejudge.audio.resample)")
         segs = w.segments_of("agent")
         out = []
-        for t in settled_agent_turns(w):
+        for t in settled_agent_turns(w, self.settle_s):
             a = max(0, int(round((t.onset_s - w.start_s) * SAMPLE_RATE)))
             b = min(len(w.agent), int(round((t.offset_s - w.start_s) * SAMPLE_RATE)))
             if b - a < 640:
