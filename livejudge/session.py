@@ -28,7 +28,7 @@ import heapq
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Literal, Protocol
 
 import numpy as np
@@ -48,6 +48,7 @@ from .events import (
 from .metrics import Summary, summarize
 from .timeline import IncrementalTimeline, event_key_s, settle_items
 from .turns import Timeline, TurnConfig, analyze
+from .frontend import StreamingHighPass
 from .vad import StreamingVAD, VADConfig
 from .window import RollingWindow, WindowSnapshot
 
@@ -163,6 +164,8 @@ class Session:
         self._lock = threading.RLock()  # audio path: VADs, buffers, segments
         self._results_lock = threading.Lock()  # judge results (written by the judge thread)
         self._vads = {c: StreamingVAD(c, self.config.vad) for c in CHANNELS}
+        hp = self.config.vad.highpass_hz  # front end: DC and rumble out before VAD and window
+        self._highpass = {c: StreamingHighPass(hp) for c in CHANNELS} if hp is not None else None
         self._end = {c: 0 for c in CHANNELS}  # samples received per channel (absolute index)
         self._window = RollingWindow(self.config.window_s)
         self._segments: list[SpeechSegment] = []  # closed, not yet handed to self._timeline
@@ -335,6 +338,8 @@ class Session:
     # ------------------------------------------------------------------ internals
     def _feed(self, channel: Channel, x: np.ndarray) -> None:
         t_s = self._end[channel] / SAMPLE_RATE
+        if self._highpass is not None:
+            x = self._highpass[channel](x)
         self._window.write(channel, x, t_s)
         self._end[channel] += len(x)
         new = self._vads[channel].push(x)
@@ -433,6 +438,10 @@ class Session:
         out: dict[Channel, float] = {}
         for c in CHANNELS:
             v = self._vads[c]
+            floor = getattr(v, "onset_floor_s", None)  # StreamingVAD: includes its refinement's reach
+            if floor is not None:
+                out[c] = min(float(floor), v.time_s)
+                continue
             if v.open_onset_s is not None:
                 out[c] = v.open_onset_s
                 continue
@@ -503,7 +512,9 @@ class Session:
             edges = []
             for c in CHANNELS:
                 v = self._vads[c]
-                edges.append(v.open_onset_s if v.open_onset_s is not None else v.time_s)
+                floor = getattr(v, "onset_floor_s", None)  # reach of the VAD's onset refinement
+                edges.append(float(floor) if floor is not None else
+                             (v.open_onset_s if v.open_onset_s is not None else v.time_s))
             horizon = min(edges) - self.config.turns.merge_pause_s - self.config.turns.backchannel_max_s
             frontier = self._frontiers()
         for key, ev in self._timeline.settle(frontier):
@@ -657,9 +668,14 @@ def snapshot_of_call(call: TwoChannelAudio, config: SessionConfig | None = None,
     Used to embed whole calls for training and evaluation. Audio: float32 16 kHz per channel.
     With a transcriber, each turn of ``transcribe_channels`` is transcribed (blocking).
     """
+    from .frontend import highpass
     from .vad import detect_segments
 
     cfg = (config or SessionConfig()).validate()
+    if cfg.vad.highpass_hz is not None:  # the same front end as a live Session's
+        call = TwoChannelAudio(highpass(call.user, cfg.vad.highpass_hz), highpass(call.agent, cfg.vad.highpass_hz),
+                               call.sample_rate_in, call.channels)
+        cfg = replace(cfg, vad=replace(cfg.vad, highpass_hz=None))
     segs = detect_segments(call.user, "user", cfg.vad) + detect_segments(call.agent, "agent", cfg.vad)
     tl = analyze(segs, cfg.turns)
     transcripts = []

@@ -3,7 +3,10 @@
 Used by the tests, the examples and the validity benchmark. Each clip is first trimmed to
 its speech (``speech_bounds``: 10 ms frame energies well above the clip's own noise
 floor), with 5 ms fades, so the truth bounds of every placed utterance are exact sample
-positions. A low white-noise floor (default −65 dBFS) is added to both channels.
+positions. A low white-noise floor (default −65 dBFS) is added to both channels; realistic
+line conditions (noise floors of other kinds and levels, room tails, breaths, telephone line,
+DC offset, clicks and pops, speakerphone echo) are options of ``DialogueBuilder`` that never
+change the truth.
 
 Example::
 
@@ -56,11 +59,26 @@ def load_clip(name: str) -> np.ndarray:
     raise FileNotFoundError(f"no clip named {name!r} in {clips_dir()}/{{human,machine}}")
 
 
+def _zero_phase_highpass(x: np.ndarray, cutoff_hz: float = 70.0) -> np.ndarray:
+    """x with DC and rumble below ``cutoff_hz`` removed, without delay (sosfiltfilt), so the
+    truth bounds are not moved: sub-70 Hz drift and handling noise in the recordings is not
+    speech (the same front end as ``livejudge.frontend``)."""
+    from scipy.signal import sosfiltfilt
+
+    from .frontend import highpass_sos
+
+    x = np.asarray(x, dtype=np.float64)
+    if len(x) < 64:
+        return x - x.mean()
+    return sosfiltfilt(highpass_sos(cutoff_hz), x - x.mean())
+
+
 def speech_bounds(x: np.ndarray, rel_db: float = 30.0, floor_margin_db: float = 12.0,
                   min_run: int = 3) -> tuple[int, int]:
     """(first, last+1) sample of a clip's speech, from 10 ms frame energies.
 
-    A frame is active when its level exceeds both (loudest frame − ``rel_db``) and (the
+    A frame is active when, both in the clip as recorded and after a zero-phase 70 Hz
+    high-pass (DC, drift and rumble are not speech), its level exceeds both (loudest frame − ``rel_db``) and (the
     clip's noise floor, its 10th-percentile frame level, + ``floor_margin_db``); speech starts
     at the first and ends at the last run of ≥ ``min_run`` active frames, so isolated clicks
     and breath bursts in the recordings' background are not counted as speech.
@@ -71,11 +89,13 @@ def speech_bounds(x: np.ndarray, rel_db: float = 30.0, floor_margin_db: float = 
     n = len(x) // FRAME
     if n == 0:
         raise ValueError("clip shorter than 10 ms")
-    fr = x[: n * FRAME].reshape(n, FRAME).astype(np.float64)
-    db = 10 * np.log10(np.mean(fr**2, axis=1) + 1e-12)
-    floor = np.percentile(db, 10) if np.percentile(db, 10) > -100 else -100.0
-    thr = max(db.max() - rel_db, floor + floor_margin_db)
-    act = (db > thr).astype(np.int8)
+    act = np.ones(n, dtype=bool)
+    for y in (x, _zero_phase_highpass(x)):
+        fr = y[: n * FRAME].reshape(n, FRAME).astype(np.float64)
+        db = 10 * np.log10(np.mean(fr**2, axis=1) + 1e-12)
+        floor = np.percentile(db, 10) if np.percentile(db, 10) > -100 else -100.0
+        act &= db > max(db.max() - rel_db, floor + floor_margin_db)
+    act = act.astype(np.int8)
     runs = np.convolve(act, np.ones(min_run, dtype=np.int8), mode="valid") == min_run
     starts = np.flatnonzero(runs)
     if starts.size == 0:
@@ -83,9 +103,13 @@ def speech_bounds(x: np.ndarray, rel_db: float = 30.0, floor_margin_db: float = 
     return int(starts[0] * FRAME), int((starts[-1] + min_run) * FRAME)
 
 
-def trim(x: np.ndarray, fade_s: float = 0.005) -> np.ndarray:
-    """The speech part of a clip (``speech_bounds``) with short linear fades at both ends."""
+def trim(x: np.ndarray, fade_s: float = 0.005, also: np.ndarray | None = None) -> np.ndarray:
+    """The speech part of a clip (``speech_bounds``) with short linear fades at both ends.
+    With ``also`` (the same clip as recorded, same length), only what is speech in both."""
     a, b = speech_bounds(x)
+    if also is not None:
+        a2, b2 = speech_bounds(also)
+        a, b = max(a, a2), min(b, b2)
     y = x[a:b].astype(np.float32).copy()
     nf = min(int(fade_s * SAMPLE_RATE), len(y) // 2)
     if nf:
@@ -144,6 +168,116 @@ class Dialogue:
         return Path(path)
 
 
+def _level(x: np.ndarray, dbfs: float) -> np.ndarray:
+    """x scaled to an RMS level of ``dbfs`` (dB re full scale), float32."""
+    rms = float(np.sqrt(np.mean(np.asarray(x, dtype=np.float64) ** 2)))
+    return (np.asarray(x, dtype=np.float64) * (10 ** (dbfs / 20) / max(rms, 1e-12))).astype(np.float32)
+
+
+def noise(kind: str, n: int, dbfs: float, rng: np.random.Generator) -> np.ndarray:
+    """A noise floor, float32 shape (n,), 16 kHz, RMS ``dbfs``.
+
+    kind: "white"; "babble" (six shipped human clips at random offsets, looped, summed:
+    a crowd of talkers, speech-shaped and fluctuating, no intelligible talker); "room"
+    (pink 1/f noise above 20 Hz, the spectrum of ventilation and traffic rumble).
+    Raises: ValueError for another kind.
+    """
+    if kind == "white":
+        return _level(rng.standard_normal(n), dbfs)
+    if kind == "room":
+        spec = np.fft.rfft(rng.standard_normal(n))
+        f = np.fft.rfftfreq(n, 1 / SAMPLE_RATE)
+        spec *= np.where(f > 20.0, 1.0 / np.sqrt(np.maximum(f, 1.0)), 0.0)
+        return _level(np.fft.irfft(spec, n), dbfs)
+    if kind == "babble":
+        names = [c for c in list_clips("human") if c != "librivox_two_cities"]
+        out = np.zeros(n, dtype=np.float64)
+        for name in rng.choice(names, size=6, replace=len(names) < 6):
+            x = _level(trim(load_clip(str(name))), -20.0)
+            reps = int(np.ceil((n + len(x)) / len(x)))
+            loop = np.tile(x, reps)
+            a = int(rng.integers(0, len(x)))
+            out += loop[a:a + n]
+        return _level(out, dbfs)
+    raise ValueError(f"noise kind must be 'white', 'babble' or 'room', got {kind!r}")
+
+
+def breath(dur_s: float, dbfs: float, rng: np.random.Generator) -> np.ndarray:
+    """A breath-like burst: noise band-passed 500–5000 Hz under a Hann envelope, RMS ``dbfs``.
+    Aperiodic, so not speech (float32, 16 kHz)."""
+    from scipy.signal import butter, sosfilt
+
+    n = max(16, int(dur_s * SAMPLE_RATE))
+    sos = butter(2, [500.0, 5000.0], btype="bandpass", fs=SAMPLE_RATE, output="sos")
+    return _level(sosfilt(sos, rng.standard_normal(n)) * np.hanning(n), dbfs)
+
+
+def room_ir(rt60_s: float, drr_db: float, rng: np.random.Generator, predelay_s: float = 0.005) -> np.ndarray:
+    """Reverberant part of a room impulse response (no direct path): exponentially decaying
+    noise, -60 dB after ``rt60_s`` (Sabine's reverberation time), scaled so that its energy is
+    ``drr_db`` below the direct sound's (direct-to-reverberant ratio), starting ``predelay_s``
+    after the direct sound. float32, 16 kHz."""
+    n = int((predelay_s + rt60_s) * SAMPLE_RATE)
+    t = np.arange(n) / SAMPLE_RATE
+    h = rng.standard_normal(n) * np.exp(-6.91 * (t - predelay_s) / rt60_s)
+    h[t < predelay_s] = 0.0
+    h *= np.sqrt(10 ** (-drr_db / 10) / np.sum(h**2))
+    return h.astype(np.float32)
+
+
+def pop(kind: str, level_dbfs: float, rng: np.random.Generator, dur_s: float = 0.05) -> np.ndarray:
+    """A non-speech burst: "pop" = noise low-passed below 1 kHz (plosive on the mic, cable
+    knock: energy under 1 kHz, no voicing) under a fast-attack decaying envelope, ``dur_s``
+    long; "click" = a 2 ms broadband click. ``level_dbfs`` is the burst's RMS, float32."""
+    from scipy.signal import butter, sosfilt
+
+    if kind == "pop":
+        n = int(dur_s * SAMPLE_RATE)
+        sos = butter(4, 1000.0, btype="lowpass", fs=SAMPLE_RATE, output="sos")
+        env = np.minimum(np.arange(n) / (0.003 * SAMPLE_RATE), 1.0) * np.exp(-np.arange(n) / (0.4 * n))
+        return _level(sosfilt(sos, rng.standard_normal(n)) * env, level_dbfs)
+    if kind == "click":
+        n = int(0.002 * SAMPLE_RATE)
+        return _level(rng.standard_normal(n) * np.hanning(n), level_dbfs)
+    raise ValueError(f"pop kind must be 'pop' or 'click', got {kind!r}")
+
+
+def with_final_fricative(clip: str | np.ndarray, level_dbfs: float = -40.0, dur_s: float = 0.12,
+                         seed: int = 0) -> np.ndarray:
+    """A clip (untrimmed, float32 16 kHz) with an /s/-like fricative added right where its speech
+    ends (``speech_bounds``): noise band-passed 4–7.5 kHz at RMS ``level_dbfs`` for ``dur_s``,
+    10 ms fades. The /s/ is speech: place the result as a clip and the builder's trim keeps it
+    (its level must clear the clip's peak − 30 dB), so the truth offset is the /s/'s end."""
+    from scipy.signal import butter, sosfilt
+
+    x = (load_clip(clip) if isinstance(clip, str) else np.asarray(clip, dtype=np.float32)).copy()
+    _, end = speech_bounds(x)
+    rng = np.random.default_rng(seed)
+    n = int(dur_s * SAMPLE_RATE)
+    sos = butter(4, [4000.0, 7500.0], btype="bandpass", fs=SAMPLE_RATE, output="sos")
+    s = _level(sosfilt(sos, rng.standard_normal(n + 800))[800:], level_dbfs)
+    nf = int(0.01 * SAMPLE_RATE)
+    s[:nf] *= np.linspace(0, 1, nf, dtype=np.float32)
+    s[-nf:] *= np.linspace(1, 0, nf, dtype=np.float32)
+    if end + n > len(x):
+        x = np.concatenate([x, np.zeros(end + n - len(x), dtype=np.float32)])
+    x[end:end + n] += s
+    return x
+
+
+def telephone(x: np.ndarray) -> np.ndarray:
+    """A telephone line: 300–3400 Hz band (zero-phase, so the truth does not move), 8 kHz,
+    G.711 μ-law round trip, back to 16 kHz. float32 in and out, 16 kHz."""
+    from scipy.signal import butter, sosfiltfilt
+
+    from .audio import float32_to_mulaw, mulaw_to_float32
+
+    sos = butter(4, [300.0, 3400.0], btype="bandpass", fs=SAMPLE_RATE, output="sos")
+    y = resample(sosfiltfilt(sos, x).astype(np.float32), SAMPLE_RATE, 8000)
+    y = mulaw_to_float32(float32_to_mulaw(np.clip(y, -1, 1)))
+    return resample(y, 8000, SAMPLE_RATE)[: len(x)].astype(np.float32)
+
+
 class DialogueBuilder:
     """Places trimmed clips on two channels with declared timing (see module docstring).
 
@@ -151,15 +285,62 @@ class DialogueBuilder:
     last turn ends (negative = talk-over); ``barge_in_after_s`` after the other speaker's last
     turn started, with ``agent_yield_s``/``user_yield_s`` cutting the interrupted turn that
     long after the barge-in onset (None = it keeps talking).
+
+    Realistic line conditions (all off by default; none changes the truth, which stays the
+    placed speech):
+        noise_dbfs / noise_kind: the noise floor's RMS and kind ("white", "babble", "room";
+            see ``noise``) on ``noise_channels``.
+        room_rt60_s / room_drr_db: reverberation (``room_ir``): each channel's speech gets a
+            room tail decaying after every phrase. The tail is not speech.
+        breath_dbfs / breath_gap_s / breath_s: a breath (``breath``) after every turn, starting
+            ``breath_gap_s`` after its offset (skipped where the channel speaks again).
+        telephone_line: both channels through ``telephone`` (300–3400 Hz, 8 kHz μ-law).
+        dc_offset: constant added to both channels (a cheap sound card), full scale units.
+        echo_gain_db / echo_delay_s: the agent's audio leaks into the user channel (speakerphone)
+            at this gain (e.g. −18 dB) and delay. The leak is not user speech.
+        line_rate: the sample rate the call will be heard at (e.g. 8000): each clip is passed
+            through it before trimming, so the truth is the speech that rate can carry (a
+            word-final /s/ above 4 kHz does not exist at 8 kHz). ``telephone_line`` implies it.
+    ``pop(channel, at_s, kind)`` adds a click or pop at a known time (not speech).
     """
 
     def __init__(self, noise_dbfs: float | None = -65.0, seed: int = 0, lead_s: float = 0.5,
-                 tail_s: float = 1.0) -> None:
+                 tail_s: float = 1.0, *, noise_kind: str = "white",
+                 noise_channels: tuple[Channel, ...] = ("user", "agent"),
+                 room_rt60_s: float | None = None, room_drr_db: float = 10.0,
+                 breath_dbfs: float | None = None, breath_gap_s: float = 0.2, breath_s: float = 0.3,
+                 telephone_line: bool = False, dc_offset: float = 0.0,
+                 echo_gain_db: float | None = None, echo_delay_s: float = 0.05,
+                 line_rate: int = SAMPLE_RATE) -> None:
+        if noise_kind not in ("white", "babble", "room"):
+            raise ValueError(f"noise_kind must be 'white', 'babble' or 'room', got {noise_kind!r}")
         self.noise_dbfs = noise_dbfs
+        self.noise_kind = noise_kind
+        self.noise_channels = tuple(noise_channels)
+        self.room_rt60_s = room_rt60_s
+        self.room_drr_db = room_drr_db
+        self.breath_dbfs = breath_dbfs
+        self.breath_gap_s = breath_gap_s
+        self.breath_s = breath_s
+        self.telephone_line = telephone_line
+        self.dc_offset = dc_offset
+        self.echo_gain_db = echo_gain_db
+        self.echo_delay_s = echo_delay_s
+        self.line_rate = int(line_rate)
         self.rng = np.random.default_rng(seed)
         self.lead_s = lead_s
         self.tail_s = tail_s
         self._items: list[dict] = []
+        self._pops: list[tuple[Channel, float, np.ndarray]] = []
+        self.pops: list[tuple[Channel, float, float]] = []
+        """(channel, onset_s, offset_s) of every click/pop added (not speech)."""
+
+    def pop(self, channel: Channel, at_s: float, kind: str = "pop", level_dbfs: float = -25.0,
+            dur_s: float = 0.05) -> None:
+        """Add a click or pop (see ``pop``) on one channel at ``at_s``; it is not speech."""
+        x = pop(kind, level_dbfs, self.rng, dur_s)
+        self._pops.append((channel, at_s, x))
+        self.pops.append((channel, at_s, at_s + len(x) / SAMPLE_RATE))
 
     # -- placement --------------------------------------------------------------------------
     def _last(self, channel: Channel, kind: str = "turn") -> dict | None:
@@ -171,7 +352,15 @@ class DialogueBuilder:
     def _add(self, channel: Channel, clip: str | np.ndarray, *, at_s: float | None, gap_s: float | None,
              barge_in_after_s: float | None, yield_s: float | None, kind: str,
              max_s: float | None) -> Placed:
-        x = trim(load_clip(clip) if isinstance(clip, str) else np.asarray(clip, dtype=np.float32))
+        x = load_clip(clip) if isinstance(clip, str) else np.asarray(clip, dtype=np.float32)
+        if self.telephone_line or self.line_rate < SAMPLE_RATE:
+            # truth = speech both as recorded and as the line carries it (no /s/ above 4 kHz)
+            raw = x
+            x = telephone(x) if self.telephone_line else \
+                resample(resample(x, SAMPLE_RATE, self.line_rate), self.line_rate, SAMPLE_RATE)[: len(x)]
+            x = trim(x, also=raw)
+        else:
+            x = trim(x)
         if max_s is not None:
             x = trim(x[: int(max_s * SAMPLE_RATE)])
         name = clip if isinstance(clip, str) else "<array>"
@@ -235,16 +424,48 @@ class DialogueBuilder:
     # -- result -----------------------------------------------------------------------------
     def build(self) -> Dialogue:
         """Mix the placements into two channels and derive the ground truth from them."""
-        end = max(it["offset"] for it in self._items) + self.tail_s
+        end = max([it["offset"] for it in self._items] + [p[2] for p in self.pops]) + self.tail_s
         n = int(round(end * SAMPLE_RATE))
         ch = {"user": np.zeros(n, dtype=np.float32), "agent": np.zeros(n, dtype=np.float32)}
         for it in self._items:
             a = int(round(it["onset"] * SAMPLE_RATE))
             ch[it["channel"]][a:a + len(it["x"])] += it["x"]
-        if self.noise_dbfs is not None:
-            amp = 10 ** (self.noise_dbfs / 20)
+        if self.room_rt60_s is not None:
+            from scipy.signal import fftconvolve
+
             for c in ch:
-                ch[c] += (self.rng.standard_normal(n) * amp).astype(np.float32)
+                h = room_ir(self.room_rt60_s, self.room_drr_db, self.rng)
+                ch[c] = ch[c] + fftconvolve(ch[c], h)[:n].astype(np.float32)
+        if self.breath_dbfs is not None:
+            for it in self._items:
+                if it["kind"] != "turn":
+                    continue
+                b0, b1 = it["offset"] + self.breath_gap_s, it["offset"] + self.breath_gap_s + self.breath_s
+                if b1 + 0.1 > end or any(o is not it and o["channel"] == it["channel"]
+                                         and o["onset"] < b1 + 0.1 and o["offset"] > it["offset"]
+                                         for o in self._items):
+                    continue
+                x = breath(self.breath_s, self.breath_dbfs, self.rng)
+                a = int(round(b0 * SAMPLE_RATE))
+                ch[it["channel"]][a:a + len(x)] += x[: n - a]
+        if self.echo_gain_db is not None:
+            d = int(round(self.echo_delay_s * SAMPLE_RATE))
+            leak = np.zeros(n, dtype=np.float32)
+            leak[d:] = ch["agent"][: n - d] * np.float32(10 ** (self.echo_gain_db / 20))
+            ch["user"] = ch["user"] + leak
+        for c, at_s, x in self._pops:
+            a = int(round(at_s * SAMPLE_RATE))
+            ch[c][a:a + len(x)] += x[: n - a]
+        if self.noise_dbfs is not None:
+            for c in self.noise_channels:
+                if self.noise_kind == "white":  # the historical draw: old seeds give old audio
+                    ch[c] += (self.rng.standard_normal(n) * 10 ** (self.noise_dbfs / 20)).astype(np.float32)
+                else:
+                    ch[c] += noise(self.noise_kind, n, self.noise_dbfs, self.rng)
+        if self.telephone_line:
+            ch = {c: telephone(ch[c]) for c in ch}
+        if self.dc_offset:
+            ch = {c: ch[c] + np.float32(self.dc_offset) for c in ch}
         placed = [Placed(it["channel"], it["onset"], it["offset"], it["kind"], it["clip"]) for it in self._items]
         truth = DialogueTruth(placed=sorted(placed, key=lambda p: p.onset_s))
         truth.backchannels = [Backchannel(p.channel, p.onset_s, p.offset_s) for p in truth.placed
@@ -268,10 +489,11 @@ class DialogueBuilder:
         return Dialogue(call=call, truth=truth)
 
 
-def example_dialogue(seed: int = 0, machine_agent: bool = True) -> Dialogue:
+def example_dialogue(seed: int = 0, machine_agent: bool = True, **line) -> Dialogue:
     """A ~60 s call with every phenomenon: varied gaps (100–2500 ms), an agent talk-over, user
-    barge-ins (one yielded, one talked through), backchannels on both sides."""
-    b = DialogueBuilder(seed=seed)
+    barge-ins (one yielded, one talked through), backchannels on both sides. ``line``:
+    DialogueBuilder's line conditions (noise_dbfs, noise_kind, room_rt60_s, breath_dbfs…)."""
+    b = DialogueBuilder(seed=seed, **line)
     A = (lambda i: f"espeak_reply_0{i}") if machine_agent else (lambda i: ["librivox_austen_0870", "librivox_austen_0890", "librivox_austen_0920", "librivox_austen_0930", "librivox_austen_0880"][i - 1])
     b.user("cmu_cards_005")
     b.agent(A(1), gap_s=0.7)

@@ -9,7 +9,11 @@ Definitions (Full-Duplex-Bench v1/v1.5, summarised in reference.md):
 
 * backchannel: a segment shorter than ``backchannel_max_s`` (1 s) that starts inside the
   other speaker's turn while that turn goes on past it. It does not take the floor and is not
-  a barge-in.
+  a barge-in. A segment that resumes the speaker's own turn is never a backchannel: it
+  starts less than ``merge_pause_s`` after the end of their previous non-backchannel segment,
+  and the other speaker's turn around it began inside that pause (a user who pauses, the
+  agent starts, and the user goes on: a barge-in). If the other speaker was already talking
+  when the speaker stopped, the speaker had yielded, and a short segment is a backchannel.
 * turn: the remaining segments of one speaker merged across pauses shorter than
   ``merge_pause_s`` unless the other speaker started a turn in between.
 * transition: a change of floor from turn A to turn B of the other speaker (B ends after A);
@@ -94,10 +98,16 @@ def analyze(segments: Iterable[SpeechSegment], config: TurnConfig | None = None)
     floor_segs: dict[Channel, list[SpeechSegment]] = {"user": [], "agent": []}
     for c in ("user", "agent"):
         others = rough[other(c)]
+        last_floor_end: float | None = None  # offset of this speaker's last floor segment
         for s in by_ch[c]:
-            inside = s.duration_s < cfg.backchannel_max_s and any(
-                t.onset_s < s.onset_s and t.offset_s > s.offset_s for t in others
-            )
+            host = [t for t in others if t.onset_s < s.onset_s and t.offset_s > s.offset_s]
+            # resuming one's own turn: back within merge_pause_s, and the other speaker only
+            # started in that pause (had they been talking already, the speaker had yielded)
+            resumes = (last_floor_end is not None and s.onset_s - last_floor_end < cfg.merge_pause_s
+                       and all(t.onset_s >= last_floor_end for t in host))
+            inside = not resumes and s.duration_s < cfg.backchannel_max_s and bool(host)
+            if not inside:
+                last_floor_end = s.offset_s if last_floor_end is None else max(last_floor_end, s.offset_s)
             if inside:
                 backchannels.append(Backchannel(c, s.onset_s, s.offset_s))
             else:

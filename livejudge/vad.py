@@ -1,16 +1,38 @@
-"""Streaming voice activity detection per channel.
+"""Streaming voice activity detection per channel, with noise-adaptive speech bounds.
 
-The default detector is WebRTC's GMM VAD (package ``webrtcvad-wheels``, import ``webrtcvad``)
-with an energy floor in front of it, because WebRTC reads faint noise as speech. The stream
-turns per-frame decisions into ``SpeechSegment`` events whose bounds are acoustic:
+The default detector is WebRTC's GMM VAD (package ``webrtcvad-wheels``, import ``webrtcvad``).
+WebRTC reads faint noise as speech and keeps saying "speech" for up to ~140 ms after it ends
+(its internal hangover), so ``StreamingVAD`` wraps it in three HEURISTIC stages:
 
-* onset  = start of the first voiced frame of a run that lasts ≥ ``min_speech_s``;
-* offset = end of the last voiced frame, back-dated past the hangover (the segment is only
-  *emitted* after ``hangover_s`` of silence, but its offset is where speech stopped).
+1. **Noise-adaptive energy gate.** A per-channel ``NoiseFloor`` estimates the noise's median
+   level and spread from the low percentiles of all recent 10 ms sub-frame levels (the last
+   ``noise_history_s``); a frame can be speech only when its level exceeds
+   ``max(energy_floor_dbfs, noise median + 1.28 σ + gate_margin_db)``. (With a fixed −50 dBFS
+   gate, a channel whose noise sat at −49…−43 dBFS got offsets 100–170 ms late: WebRTC's own
+   hangover frames passed the gate.) No segment opens before 0.3 s of the channel is known.
+2. **Voicing before opening.** A run of gated speech frames opens a segment only once it has
+   ``min_voiced_s`` of periodic frames (normalised autocorrelation ≥ ``voicing_threshold`` at
+   a lag of 2.5–15 ms, F0 67–400 Hz). Clicks, pops, breaths and other short non-speech bursts
+   are aperiodic, so they never open a segment, whatever their energy. A segment also closes
+   after ``max_unvoiced_s`` without a periodic frame (noise the gate lets through cannot hold
+   a segment open for ever).
+3. **Bound refinement at ``refine_ms`` (10 ms).** The onset is the start of the stretch of
+   active sub-frames (gaps ≤ ``bridge_s`` bridged) that holds the first periodic frame; the
+   offset is the end of the stretch that holds the last periodic frame. A sub-frame is active
+   when its full-band level exceeds ``max(noise median + 2 σ + refine_margin_db, segment peak
+   − rel_floor_db)`` or its high-band (> 3 kHz) level exceeds ``max(high-band noise median +
+   1.28 σ + refine_margin_db, high-band peak − rel_floor_db)``, so a quiet word-final /s/ stays in; a fricative up to 120 ms after a stop closure does too.
+   A breath after a pause is not speech, nor is a room's decay once it has fallen
+   ``rel_floor_db`` below the phrase's peak; an abrupt stop followed by a steady decay (a
+   cut-off reply in a reverberant room) ends at the step (``_decay_cut``). ``rel_floor_db`` =
+   30 dB is the definition of the test clips' speech bounds (``testing.speech_bounds``).
+   Onsets are refined again when the segment closes (its peak is known then; they only move
+   later).
 
-So reported bounds are within one VAD frame (10/20/30 ms) of the speech's true onset/offset.
-Any detector that yields one boolean per fixed-length frame can sit behind ``FrameClassifier``
-(e.g. Silero, whose ONNX model ships inside pipecat-ai).
+Bounds are acoustic, not decision times: a segment is *emitted* after ``hangover_s`` of
+silence, but its offset is where speech stopped. ``adaptive=False`` gives the plain frame
+VAD (fixed ``energy_floor_dbfs`` gate, bounds at whole VAD frames) for comparison.
+Any detector that yields one boolean per fixed-length frame can sit behind ``FrameClassifier``.
 """
 
 from __future__ import annotations
@@ -19,10 +41,28 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
+from scipy.signal import firwin
 
 from .audio import SAMPLE_RATE
 from .events import Channel, SpeechSegment
 
+GATE_Z = 1.28
+"""The gate sits this many noise standard deviations (+ gate_margin_db) above the noise median
+(its 90th percentile when levels are normal in dB)."""
+REFINE_Z = 2.0
+"""Refined bounds keep sub-frames this many σ (+ refine_margin_db) above the noise median."""
+FRICATIVE_BRIDGE_S = 0.12
+"""A fricative (high band ≥ full band − 3 dB) this soon after the last active sub-frame still
+belongs to the segment: a word-final /s z ts dz/ follows its stop closure (≤ ~100 ms)."""
+HIGH_BAND_HZ = 3000.0
+HB_TAPS = 63  # linear-phase FIR high-pass for the high band (applied zero-phase, "same")
+"""Lower edge of the high band used to keep fricatives (/s/ 4–8 kHz, /f/, /θ/) in a segment, Hz."""
+
+
+
+ONSET_LOOKBACK_S = 0.5
+"""How far (seconds) the adaptive VAD's onset refinement may reach back before a segment's first
+periodic frame (HEURISTIC: across quiet onsets such as /h/ or a fricative)."""
 
 class FrameClassifier(Protocol):
     """Decides speech / non-speech for one frame of ``frame_len`` samples (float32, 16 kHz)."""
@@ -34,14 +74,27 @@ class FrameClassifier(Protocol):
 
 @dataclass(frozen=True)
 class VADConfig:
-    """Settings of the streaming VAD.
+    """Settings of the streaming VAD (see the module docstring for the stages).
 
     Attributes:
         aggressiveness: WebRTC mode 0–3 (3 = most aggressive at rejecting non-speech).
         frame_ms: 10, 20 or 30 (WebRTC's allowed frame lengths).
         hangover_s: silence needed to end a segment, seconds (decision delay, not bound shift).
-        min_speech_s: shortest voiced run that opens a segment, seconds (rejects clicks).
-        energy_floor_dbfs: frames quieter than this RMS level (dB re full scale) are non-speech.
+        min_speech_s: shortest run of gated speech frames that opens a segment, seconds.
+        energy_floor_dbfs: the energy gate never goes below this frame level (dB re full
+            scale); with ``adaptive=False`` it is the whole gate.
+        highpass_hz: cut-off of the front-end high-pass (``livejudge.frontend``) applied by
+            ``Session`` and ``detect_segments`` before the VAD, Hz; None = off.
+        adaptive: noise-floor gate, voicing check and refined bounds (default True).
+        gate_margin_db: the gate sits this far above noise median + 1.28 σ, dB.
+        refine_margin_db: refined bounds keep sub-frames this far above noise median + 2 σ, dB.
+        rel_floor_db: refined bounds drop sub-frames this far below the segment's peak, dB.
+        refine_ms: resolution of the refined bounds, ms (5 or 10; must divide frame_ms).
+        bridge_s: gaps of inactive sub-frames up to this long stay inside a bound, seconds.
+        voicing_threshold: normalised autocorrelation that makes a frame periodic (0–1).
+        min_voiced_s: periodic speech needed before a segment opens, seconds.
+        max_unvoiced_s: an open segment closes after this long without a periodic frame, s.
+        noise_history_s: how much audio the noise floor estimate looks back on, seconds.
     """
 
     aggressiveness: int = 1
@@ -49,6 +102,17 @@ class VADConfig:
     hangover_s: float = 0.3
     min_speech_s: float = 0.06
     energy_floor_dbfs: float = -50.0
+    highpass_hz: float | None = 70.0
+    adaptive: bool = True
+    gate_margin_db: float = 3.0
+    refine_margin_db: float = 2.0
+    rel_floor_db: float = 30.0
+    refine_ms: int = 10
+    bridge_s: float = 0.05
+    voicing_threshold: float = 0.5
+    min_voiced_s: float = 0.06
+    max_unvoiced_s: float = 1.0
+    noise_history_s: float = 8.0
 
     def validate(self) -> "VADConfig":
         if self.aggressiveness not in (0, 1, 2, 3):
@@ -57,52 +121,160 @@ class VADConfig:
             raise ValueError(f"VAD frame must be 10, 20 or 30 ms (WebRTC), got {self.frame_ms}")
         if self.hangover_s < 0 or self.min_speech_s < 0:
             raise ValueError("VAD hangover_s and min_speech_s must be ≥ 0")
+        if self.refine_ms not in (5, 10) or self.frame_ms % self.refine_ms:
+            raise ValueError(f"VAD refine_ms must be 5 or 10 and divide frame_ms, got {self.refine_ms}")
+        if self.highpass_hz is not None and not 0 < self.highpass_hz < SAMPLE_RATE / 2:
+            raise ValueError(f"VAD highpass_hz must be in (0, 8000) Hz or None, got {self.highpass_hz}")
         return self
 
 
 class WebRtcClassifier:
-    """WebRTC VAD behind an RMS energy floor (see module docstring)."""
+    """WebRTC VAD on one frame (float32, 16 kHz); the energy gate lives in ``StreamingVAD``."""
 
     def __init__(self, config: VADConfig) -> None:
         import webrtcvad
 
         self.frame_len = SAMPLE_RATE * config.frame_ms // 1000
         self._vad = webrtcvad.Vad(config.aggressiveness)
-        self._floor = 10.0 ** (config.energy_floor_dbfs / 20.0)
 
     def is_speech(self, frame: np.ndarray) -> bool:
-        rms = float(np.sqrt(np.mean(frame.astype(np.float64) ** 2)))
-        if rms < self._floor:
-            return False
         pcm = (np.clip(frame, -1.0, 32767 / 32768) * 32768.0).astype("<i2").tobytes()
         return self._vad.is_speech(pcm, SAMPLE_RATE)
+
+
+def periodicity(x: np.ndarray, min_lag: int = 40, max_lag: int = 240) -> float:
+    """Voicing strength of a frame: the largest normalised autocorrelation over lags
+    ``min_lag..max_lag`` samples (default 2.5–15 ms at 16 kHz, F0 400–67 Hz).
+
+    r(τ) = Σ x[n]x[n+τ] / sqrt(Σ x[n]² · Σ x[n+τ]²) over the overlapping parts (the
+    normalisation of the YIN/"NCCF" family of pitch trackers, Talkin 1995 RAPT).
+    Args: x float32/64 shape (n,), n > max_lag. Returns a float in [-1, 1]; 0 for silence.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    x = x - x.mean()
+    n = len(x)
+    if n <= max_lag:
+        raise ValueError(f"periodicity needs more than {max_lag} samples, got {n}")
+    nfft = 1 << (2 * n - 1).bit_length()
+    spec = np.fft.rfft(x, nfft)
+    ac = np.fft.irfft(spec.real**2 + spec.imag**2, nfft)
+    c = np.cumsum(x * x)
+    total = c[-1]
+    if total <= 1e-12:
+        return 0.0
+    lags = np.arange(min_lag, max_lag + 1)
+    e_head = c[n - 1 - lags]
+    e_tail = total - c[lags - 1]
+    r = ac[lags] / np.sqrt(e_head * e_tail + 1e-20)
+    return float(r.max())
+
+
+class NoiseFloor:
+    """Noise level of one channel from the low percentiles of all recent sub-frame levels
+    (HEURISTIC, in the spirit of minimum statistics, Martin 2001, IEEE TSAP 9:504): over a
+    few seconds even continuous speech has pauses and closures, so the quietest fifth of the
+    10 ms levels is noise. Assuming noise levels roughly normal in dB, its spread is
+    σ = (p20 − p5) / 0.80 and its median p20 + 0.84 σ.
+
+    ``add(levels_db)`` appends levels (dB re full scale) to a ring of ``capacity``; the
+    estimates are recomputed every ``update_every`` additions (so they do not depend on how
+    the stream was chunked), and are None until ``min_count`` levels have been seen.
+    """
+
+    def __init__(self, capacity: int, min_count: int = 30, update_every: int = 30) -> None:
+        self._ring = np.zeros(capacity, dtype=np.float64)
+        self._n = 0
+        self._since = 0
+        self._min = min_count
+        self._every = update_every
+        self.median_db: float | None = None
+        self.sigma_db: float = 0.0
+
+    def add(self, levels_db: np.ndarray) -> None:
+        k = len(levels_db)
+        if k == 0:
+            return
+        cap = len(self._ring)
+        pos = self._n % cap
+        if pos + k <= cap:
+            self._ring[pos:pos + k] = levels_db
+        else:
+            self._ring[(self._n + np.arange(k)) % cap] = levels_db
+        self._n += k
+        self._since += k
+        if self._n >= self._min and (self._since >= self._every or self.median_db is None):
+            self._since = 0
+            p5, p20 = np.percentile(self._ring[: min(self._n, cap)], (5, 20))
+            self.sigma_db = float(min(max((p20 - p5) / 0.80, 0.3), 4.0))
+            self.median_db = float(p20 + 0.84 * self.sigma_db)
+
+    def above(self, z: float, margin_db: float) -> float | None:
+        """Level z noise standard deviations + ``margin_db`` above the noise median, dBFS."""
+        if self.median_db is None:
+            return None
+        return self.median_db + z * self.sigma_db + margin_db
+
+
+def _db(power: np.ndarray) -> np.ndarray:
+    return 10.0 * np.log10(power + 1e-12)
 
 
 class StreamingVAD:
     """Frame-by-frame VAD over one channel's stream on the session clock.
 
-    ``push`` accepts chunks of any length (float32, 16 kHz); samples are assumed contiguous
-    from ``start_s`` (the first push's time). Returns the segments that closed during the push.
+    ``push`` accepts chunks of any length (float32, 16 kHz, already high-passed when
+    ``config.highpass_hz`` is set: ``Session`` and ``detect_segments`` do it); samples are
+    assumed contiguous from ``start_s``. Returns the segments that closed during the push.
     """
 
     def __init__(self, channel: Channel, config: VADConfig | None = None,
                  classifier: FrameClassifier | None = None, start_s: float = 0.0) -> None:
         self.channel = channel
-        self.config = (config or VADConfig()).validate()
-        self.classifier = classifier or WebRtcClassifier(self.config)
+        self.config = cfg = (config or VADConfig()).validate()
+        self.classifier = classifier or WebRtcClassifier(cfg)
         self.frame_len = self.classifier.frame_len
         self.frame_s = self.frame_len / SAMPLE_RATE
         self._pending = np.zeros(0, dtype=np.float32)
         self._frames_done = 0
         self._start_s = start_s
-        self._hang_frames = int(round(self.config.hangover_s / self.frame_s))
-        self._min_frames = max(1, int(round(self.config.min_speech_s / self.frame_s)))
+        self._hang_frames = int(round(cfg.hangover_s / self.frame_s))
+        self._min_frames = max(1, int(round(cfg.min_speech_s / self.frame_s)))
         # run state
         self._run_start: int | None = None  # first voiced frame of the current candidate run
         self._run_voiced = 0
         self._last_voiced: int | None = None  # last voiced frame index
         self._open = False
+        # adaptive state
+        self._adaptive = cfg.adaptive
+        self._fixed_gate_db = cfg.energy_floor_dbfs
+        self._sub_len = SAMPLE_RATE * cfg.refine_ms // 1000
+        self._sub_s = self._sub_len / SAMPLE_RATE
+        self._spf = self.frame_len // self._sub_len  # sub-frames per frame
+        self._hb_fir = firwin(HB_TAPS, HIGH_BAND_HZ, pass_zero=False, fs=SAMPLE_RATE)
+        cap = int(round(6.0 / self._sub_s))  # 6 s of sub-frame levels (and audio) for refinement
+        self._lvl = np.full(cap, -120.0)
+        self._audio = np.zeros((cap, self._sub_len))  # high-band levels are computed from it
+        self._hbc = np.zeros(0)  # high-band levels of sub-frames _hbc_lo.. (at each refinement)
+        self._hbc_lo = 0
+        self._hb_thr = -120.0
+        self._cap = cap
+        self._subs_done = 0
+        hist = max(1, int(round(cfg.noise_history_s / self._sub_s)))
+        self._noise = NoiseFloor(hist)
+        self._ctx = np.zeros(max(0, 480 - self.frame_len), dtype=np.float32)  # periodicity context
+        self._min_periodic = max(1, int(round(cfg.min_voiced_s / self.frame_s)))
+        self._max_unvoiced = max(1, int(round(cfg.max_unvoiced_s / self.frame_s)))
+        self._bridge = int(round(cfg.bridge_s / self._sub_s))
+        self._fric_bridge = int(round(FRICATIVE_BRIDGE_S / self._sub_s))
+        self._first_periodic: int | None = None
+        self._last_periodic: int | None = None
+        self._run_periodic = 0
+        self._peak_db = -120.0
+        self._peak_hb_db = -120.0
+        self._onset_s: float | None = None
+        self._hi_sub = -1  # newest sub-frame whose levels are stored
 
+    # ------------------------------------------------------------------ public state
     @property
     def time_s(self) -> float:
         """Session time up to which frames have been classified."""
@@ -112,8 +284,27 @@ class StreamingVAD:
     def open_onset_s(self) -> float | None:
         """Onset of the segment in progress (speech now), or None."""
         if self._open and self._run_start is not None:
+            if self._onset_s is not None:
+                return self._onset_s
             return self._start_s + self._run_start * self.frame_s
         return None
+
+    @property
+    def onset_floor_s(self) -> float:
+        """Earliest onset any segment not yet emitted can still get, session seconds.
+
+        A lower bound for incremental turn-taking (``livejudge.timeline``): the open segment's or
+        the candidate run's first frame, else the classified time; minus ``ONSET_LOOKBACK_S``
+        with the adaptive VAD, whose onset refinement (also re-run at close) may reach that far
+        back before the first periodic frame.
+        """
+        if self._run_start is not None:
+            t = self._start_s + self._run_start * self.frame_s
+            if self._open and self.open_onset_s is not None:
+                t = min(t, self.open_onset_s)
+        else:
+            t = self.time_s
+        return t - ONSET_LOOKBACK_S if self._adaptive else t
 
     @property
     def last_voiced_s(self) -> float | None:
@@ -122,21 +313,76 @@ class StreamingVAD:
             return self._start_s + (self._last_voiced + 1) * self.frame_s
         return None
 
+    @property
+    def noise_floor_dbfs(self) -> float | None:
+        """Median noise level of recent 10 ms sub-frames, dBFS (None until 0.3 s seen)."""
+        return self._noise.median_db
+
+    @property
+    def gate_dbfs(self) -> float:
+        """Current energy gate of the frame VAD, dBFS."""
+        g = self._noise.above(GATE_Z, self.config.gate_margin_db) if self._adaptive else None
+        return self._fixed_gate_db if g is None else max(self._fixed_gate_db, g)
+
+    # ------------------------------------------------------------------ streaming
     def push(self, samples: np.ndarray) -> list[SpeechSegment]:
         x = np.asarray(samples, dtype=np.float32)
         if self._pending.size:
             x = np.concatenate([self._pending, x])
         n_frames = len(x) // self.frame_len
         out: list[SpeechSegment] = []
-        for k in range(n_frames):
-            frame = x[k * self.frame_len:(k + 1) * self.frame_len]
-            seg = self._step(self.classifier.is_speech(frame))
-            if seg is not None:
-                out.append(seg)
+        block = self.frame_len * max(1, int(1.0 / self.frame_s))  # ≤ 1 s at a time: the level
+        for a in range(0, n_frames * self.frame_len, block):     # ring holds 6 s
+            out += self._push_frames(x[a:min(a + block, n_frames * self.frame_len)])
         self._pending = x[n_frames * self.frame_len:].copy()
         return out
 
+    def _push_frames(self, used: np.ndarray) -> list[SpeechSegment]:
+        """Classify whole frames (len(used) is a multiple of frame_len)."""
+        out: list[SpeechSegment] = []
+        fl, spf = self.frame_len, self._spf
+        n_frames = len(used) // fl
+        u = used.astype(np.float64)
+        pw = np.einsum("ij,ij->i", u.reshape(-1, self._sub_len), u.reshape(-1, self._sub_len)) / self._sub_len
+        frame_db = _db(pw.reshape(n_frames, spf).mean(axis=1))
+        if self._adaptive:
+            lvl = _db(pw)
+            pos, k = self._subs_done % self._cap, len(lvl)
+            if pos + k <= self._cap:
+                self._lvl[pos:pos + k] = lvl
+                self._audio[pos:pos + k] = u.reshape(k, self._sub_len)
+            else:
+                idx = (self._subs_done + np.arange(k)) % self._cap
+                self._lvl[idx] = lvl
+                self._audio[idx] = u.reshape(k, self._sub_len)
+            frame_peak = lvl.reshape(n_frames, spf).max(axis=1)
+            ctx = np.concatenate([self._ctx, used]) if self._ctx.size else used
+            off = len(self._ctx)
+        for k in range(n_frames):
+            frame = used[k * fl:(k + 1) * fl]
+            if not self._adaptive:
+                voiced = frame_db[k] >= self._fixed_gate_db and self.classifier.is_speech(frame)
+                seg = self._step(voiced)
+            else:
+                self._hi_sub = self._subs_done + spf - 1
+                voiced = frame_db[k] >= self.gate_dbfs and self.classifier.is_speech(frame)
+                periodic = False
+                if voiced:
+                    a = off + (k + 1) * fl
+                    win = ctx[max(0, a - 480):a]
+                    periodic = len(win) > 240 and periodicity(win) >= self.config.voicing_threshold
+                seg = self._step_adaptive(voiced, periodic, float(frame_peak[k]))
+                self._noise.add(lvl[k * spf:(k + 1) * spf])
+            self._subs_done += spf
+            if seg is not None:
+                out.append(seg)
+        self._hi_sub = self._subs_done - 1
+        if self._adaptive and self._ctx.size:
+            self._ctx = ctx[-len(self._ctx):].copy()
+        return out
+
     def _step(self, voiced: bool) -> SpeechSegment | None:
+        """Plain frame VAD (``adaptive=False``)."""
         i = self._frames_done
         self._frames_done += 1
         if voiced:
@@ -161,15 +407,179 @@ class StreamingVAD:
             return self._close()
         return None
 
+    def _step_adaptive(self, voiced: bool, periodic: bool, peak_db: float) -> SpeechSegment | None:
+        i = self._frames_done
+        self._frames_done += 1
+        if voiced:
+            if self._run_start is None:
+                self._run_start = i
+                self._run_voiced = 0
+                self._run_periodic = 0
+                self._first_periodic = None
+                self._peak_db = -120.0
+            self._run_voiced += 1
+            self._last_voiced = i
+            self._peak_db = max(self._peak_db, peak_db)
+            if periodic:
+                self._run_periodic += 1
+                self._last_periodic = i
+                if self._first_periodic is None:
+                    self._first_periodic = i
+            if (not self._open and self._run_voiced >= self._min_frames
+                    and self._run_periodic >= self._min_periodic
+                    and self._noise.median_db is not None):  # no speech before the floor is known
+                self._open = True
+                self._onset_s = self._refine_onset()
+            if self._open and self._last_periodic is not None and i - self._last_periodic >= self._max_unvoiced:
+                return self._close()
+            return None
+        if self._run_start is None:
+            return None
+        assert self._last_voiced is not None
+        silent = i - self._last_voiced
+        if not self._open:
+            if silent > self._hang_frames:
+                self._run_start = None
+            return None
+        if silent >= self._hang_frames:
+            return self._close()
+        return None
+
+    # ------------------------------------------------------------------ refinement
+    def _prepare_high_band(self) -> None:
+        """High-band (> 3 kHz) levels of the stored sub-frames, their noise threshold and the
+        current run's high-band peak: computed from the stored audio only when bounds are
+        refined (once or twice per segment), not for every frame."""
+        hi = self._hi_sub
+        lo = hi + 1 - int(round(4.0 / self._sub_s))  # the last 4 s, and the segment's onset
+        if self._first_periodic is not None:
+            lo = min(lo, self._first_periodic * self._spf - int(round(0.6 / self._sub_s)))
+        lo = max(self._oldest_sub(), lo)
+        idx = np.arange(lo, hi + 1) % self._cap
+        hb = np.convolve(self._audio[idx].reshape(-1), self._hb_fir, mode="same").reshape(len(idx), -1)
+        self._hbc = _db(np.einsum("ij,ij->i", hb, hb) / self._sub_len)
+        self._hbc_lo = lo
+        p5, p20 = np.percentile(self._hbc, (5, 20))
+        sigma = float(min(max((p20 - p5) / 0.80, 0.3), 4.0))
+        self._hb_thr = float(p20 + 0.84 * sigma + GATE_Z * sigma + self.config.refine_margin_db)
+        run0 = max(lo, (self._run_start or 0) * self._spf)
+        self._peak_hb_db = float(self._hbc[run0 - lo:].max()) if hi >= run0 else -120.0
+
+    def _thresholds(self) -> tuple[float, float]:
+        cfg = self.config
+        n = self._noise.above(REFINE_Z, cfg.refine_margin_db)
+        n = self._fixed_gate_db - cfg.gate_margin_db if n is None else n
+        thr = max(n, self._peak_db - cfg.rel_floor_db)
+        thr_hb = max(self._hb_thr, self._peak_hb_db - cfg.rel_floor_db)
+        return thr, thr_hb
+
+    def _hbl(self, j: int) -> float:
+        k = j - self._hbc_lo
+        return float(self._hbc[k]) if 0 <= k < len(self._hbc) else -120.0
+
+    def _active(self, j: int, thr: float, thr_hb: float) -> bool:
+        return bool(self._lvl[j % self._cap] > thr or self._hbl(j) > thr_hb)
+
+    def _oldest_sub(self) -> int:
+        return max(0, self._hi_sub + 1 - self._cap)
+
+    def _refine_onset(self) -> float:
+        """Start of the active stretch holding the first periodic frame, session seconds."""
+        assert self._first_periodic is not None
+        self._prepare_high_band()
+        thr, thr_hb = self._thresholds()
+        s0 = self._first_periodic * self._spf
+        lo = max(self._oldest_sub(), s0 - int(round(ONSET_LOOKBACK_S / self._sub_s)))
+        # the first active sub-frame of the periodic frame, then back across active stretches
+        top = min(self._hi_sub, s0 + int(round(0.5 / self._sub_s)))  # at close: the peak may raise thr
+        start = next((j for j in range(s0, top + 1) if self._active(j, thr, thr_hb)), s0)
+        j, gap = start - 1, 0
+        while j >= lo:
+            if self._active(j, thr, thr_hb):
+                start, gap = j, 0
+            else:
+                gap += 1
+                if gap > self._bridge:
+                    break
+            j -= 1
+        return round(self._start_s + start * self._sub_s, 6)
+
+    def _refine_offset(self) -> float:
+        """End of the active stretch holding the last periodic frame, session seconds."""
+        assert self._last_periodic is not None
+        self._prepare_high_band()
+        thr, thr_hb = self._thresholds()
+        e0 = (self._last_periodic + 1) * self._spf - 1  # last sub-frame of the last periodic frame
+        hi = self._hi_sub
+        end = next((j for j in range(e0, e0 - self._spf, -1) if self._active(j, thr, thr_hb)),
+                   e0 - self._spf + 1)
+        j, gap = end + 1, 0
+        while j <= hi:
+            # active sub-frames continue the segment across gaps ≤ bridge_s; after a longer
+            # gap (≤ FRICATIVE_BRIDGE_S) only a fricative does (word-final /s z ts dz/)
+            if self._active(j, thr, thr_hb) and (gap <= self._bridge or self._fricative(j, thr_hb)):
+                end, gap = j, 0
+            else:
+                gap += 1
+                if gap > max(self._bridge, self._fric_bridge):
+                    break
+            j += 1
+        end = self._decay_cut(max(e0 - 30, self._oldest_sub()), end)
+        return round(self._start_s + (end + 1) * self._sub_s, 6)
+
+    def _decay_cut(self, lo: int, end: int) -> int:
+        """Drop a room's reverberant tail from the end of a segment (HEURISTIC).
+
+        When speech stops abruptly (a cut-off reply), the level falls by about the direct-to-
+        reverberant ratio within one sub-frame and then decays (−60 dB per RT60). The segment
+        ends at the earliest sub-frame ``j`` (from ``lo``) where the level steps down ≥ 7 dB (or
+        ≥ 10.5 dB over two sub-frames, the cut falling inside the middle one) and
+        everything after it up to ``end`` (≥ 3 sub-frames) stays within 1.5 dB of the level
+        just after the step, falls ≥ 1 dB per sub-frame (least squares; RT60 ≤ 0.6 s) and holds fewer
+        than two fricative-like sub-frames (speech fading out into a fricative is speech). Returns the last speech sub-frame.
+        """
+        if end - lo < 4:
+            return end
+        lv = self._lvl[np.arange(lo, end + 1) % self._cap]
+        hb = np.array([self._hbl(j) for j in range(lo, end + 1)])
+        for k in range(len(lv) - 4):
+            if lv[k] - lv[k + 1] >= 7.0:
+                cut = k  # the step falls between two sub-frames
+            elif lv[k] - lv[k + 2] >= 10.5 and lv[k + 1] > lv[k + 2]:
+                cut = k + 1  # or inside sub-frame k + 1
+            else:
+                continue
+            tail = lv[cut + 1:]
+            if len(tail) < 3 or tail.max() > tail[0] + 1.5 or np.sum(hb[cut + 1:] >= tail - 3.0) >= 2:
+                continue
+            slope = np.polyfit(np.arange(len(tail)), tail, 1)[0]
+            if slope <= -1.0:
+                return lo + cut
+        return end
+
+    def _fricative(self, j: int, thr_hb: float) -> bool:
+        """Sub-frame ``j`` is fricative-like: high band active and holding most of the energy."""
+        h = self._hbl(j)
+        return bool(h > thr_hb and h >= self._lvl[j % self._cap] - 3.0)
+
     def _close(self) -> SpeechSegment:
         assert self._run_start is not None and self._last_voiced is not None
-        seg = SpeechSegment(
-            channel=self.channel,
-            onset_s=round(self._start_s + self._run_start * self.frame_s, 6),
-            offset_s=round(self._start_s + (self._last_voiced + 1) * self.frame_s, 6),
-        )
+        if self._adaptive and self._last_periodic is not None and self._onset_s is not None:
+            onset = self._onset_s
+            if self._first_periodic is not None and (self._first_periodic * self._spf > self._oldest_sub() + 50
+                                                    or self._oldest_sub() == 0):
+                # the segment's peak is known now: re-refine; the onset can only move later
+                onset = max(onset, self._refine_onset())
+            offset = max(self._refine_offset(), onset + self._sub_s)
+        else:
+            onset = round(self._start_s + self._run_start * self.frame_s, 6)
+            offset = round(self._start_s + (self._last_voiced + 1) * self.frame_s, 6)
+        seg = SpeechSegment(channel=self.channel, onset_s=onset, offset_s=offset)
         self._run_start = None
         self._last_voiced = None
+        self._last_periodic = None
+        self._first_periodic = None
+        self._onset_s = None
         self._open = False
         return seg
 
@@ -188,6 +598,13 @@ class StreamingVAD:
 
 def detect_segments(samples: np.ndarray, channel: Channel, config: VADConfig | None = None,
                     start_s: float = 0.0) -> list[SpeechSegment]:
-    """Run the streaming VAD over a whole array (float32, 16 kHz) and return all segments."""
-    vad = StreamingVAD(channel, config, start_s=start_s)
-    return vad.push(samples) + vad.flush()
+    """Run the front end (``config.highpass_hz``) and the streaming VAD over a whole array
+    (float32, shape (n,), 16 kHz) and return all segments, session seconds."""
+    cfg = (config or VADConfig()).validate()
+    x = np.asarray(samples, dtype=np.float32)
+    if cfg.highpass_hz is not None:
+        from .frontend import highpass
+
+        x = highpass(x, cfg.highpass_hz)
+    vad = StreamingVAD(channel, cfg, start_s=start_s)
+    return vad.push(x) + vad.flush()

