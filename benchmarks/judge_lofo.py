@@ -185,12 +185,11 @@ def embed_calls(calls, cache_file: Path | None):
         from livejudge.judge.features.backbones.base import Embedding
 
         ae = Embedding(vectors={"features": e.vectors["features"][:36]}, evidence=e.evidence, features={})
-        inputs = {"features": torch.as_tensor(ae.vectors["features"][None])}
-        with torch.no_grad():
-            gates = ac._gate(ae)[0]
-            zz = ac.head.latent(inputs)
-            zz = torch.where(torch.tensor([gates]), ac.head.z_mean.expand_as(zz), zz)
-            P.append(float(ac.head.outputs(zz).p_human[0]))
+        inputs = {"features": ae.vectors["features"][None]}
+        gates = ac._gate(ae)[0]
+        zz = ac.head.latent(inputs)  # the judge's NumpyHead
+        zz = np.where(np.array([gates]), ac.head.z_mean[None, :], zz)
+        P.append(float(ac.head.outputs(zz).p_human[0]))
         if (i + 1) % 50 == 0:
             print(f"  embedded {i + 1}/{len(calls)} calls ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
     secs = time.perf_counter() - t0

@@ -196,6 +196,15 @@ def session_config(args: argparse.Namespace, judge_mode: str = "live") -> Sessio
         raise CLIError(str(exc)) from exc
 
 
+def _auto_device() -> str:
+    """"cuda" when torch sees a GPU, else "cpu" (also when torch is not installed: livejudge[gpu])."""
+    try:
+        import torch
+    except ImportError:
+        return "cpu"
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
 def judge_from_args(args: argparse.Namespace):
     """The Judge the flags ask for, or None for ``--judge none``. Raises CLIError."""
     if args.judge == "none":
@@ -214,9 +223,7 @@ def judge_from_args(args: argparse.Namespace):
         print(f"livejudge: note: the {args.judge} judge runs on the CPU; --device {device} is not used",
               file=sys.stderr)
     if device == "auto":
-        import torch
-
-        device = "cuda" if torch.cuda.is_available() else "cpu"
+        device = _auto_device() if args.judge == "qwen-omni" else "cpu"  # the CPU judges need no torch
     kwargs = {"head": args.head, "device": device}
     if args.judge == "qwen-omni":
         kwargs["model"] = args.qwen_model

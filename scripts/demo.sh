@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 export HF_HUB_OFFLINE=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q "torch==2.13.0"
+# no torch: the core and the CPU judge run on numpy (torch is the [train] and [gpu] extras)
 .venv/bin/python -m pip install -q -e ".[pipecat,asr,report]"
 code=0
 .venv/bin/livejudge demo "$@" || code=$?

@@ -30,6 +30,10 @@
 figures/heuristics (labelled as such everywhere it is shown) and "trained" for a head fitted
 with ``livejudge train``. Loading validates every field and every tensor shape and raises
 ``HeadError`` with a one-line message naming the problem and the fix.
+
+Two loaders share those checks: ``read_checkpoint`` reads the arrays with numpy only (what the
+judge runs, through ``numpy_head.NumpyHead.from_checkpoint``: the core install has no torch);
+``load_head`` builds a torch ``JudgeHead`` from them (training and evaluation, livejudge[train]).
 """
 
 from __future__ import annotations
@@ -38,12 +42,15 @@ import json
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-import torch
+import numpy as np
 
 from .dimensions import BY_ID, DIMENSION_IDS
-from .odl import READOUT_SOURCES, READOUTS, JudgeHead, ODLError
+from .numpy_head import READOUT_SOURCES, READOUTS, ODLError, expected_tensor_shapes
+
+if TYPE_CHECKING:  # torch is imported only where a torch JudgeHead is built or saved (livejudge[train])
+    from .odl import JudgeHead
 
 FORMAT_VERSION = 1
 WEIGHTS_FILE = "weights.safetensors"
@@ -193,7 +200,9 @@ def validate_config(cfg: HeadConfig, where: str = "head") -> None:
 
 
 def build_head(cfg: HeadConfig) -> JudgeHead:
-    """A freshly initialised JudgeHead with the shapes ``cfg`` describes."""
+    """A freshly initialised JudgeHead with the shapes ``cfg`` describes (needs torch)."""
+    from .odl import JudgeHead
+
     return JudgeHead(cfg.backbone.embedding_dim, cfg.readout, cfg.dimensions, cfg.r, dropout=cfg.dropout)
 
 
@@ -209,6 +218,8 @@ def _check_head_matches(head: JudgeHead, cfg: HeadConfig) -> None:
 
 
 def _normalisation_dict(head: JudgeHead) -> dict:
+    import torch
+
     inputs = {}
     for src in head.readout.sources:
         m, sd = head.readout.normalisation(src)
@@ -228,6 +239,7 @@ def save_head(path: str | Path, head: JudgeHead, config: HeadConfig) -> Path:
     Raises:
         HeadError: config invalid or inconsistent with the head; non-finite weights.
     """
+    import torch
     from safetensors.torch import save_file
 
     validate_config(config)
@@ -295,48 +307,61 @@ def config_from_dict(doc: dict, where: str = "head") -> HeadConfig:
     raise AssertionError("unreachable")
 
 
-def _apply_normalisation(head: JudgeHead, norm: Any, where: str) -> None:
+def _parse_normalisation(norm: Any, cfg: HeadConfig, where: str
+                         ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], np.ndarray, np.ndarray]:
+    """config.json's ``normalisation`` → ({source: (mean, std)}, z_mean, z_std), float32 arrays.
+
+    A missing block means 0/1 everywhere. std values ≤ 1e-8 are replaced by 1 (as the torch
+    buffers). Raises HeadError on a source the readout does not read, a wrong length or a
+    non-finite value."""
+    k, d = len(cfg.dimensions), cfg.backbone.embedding_dim
+    inputs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    zm, zs = np.zeros(k, np.float32), np.ones(k, np.float32)
     if norm is None:
-        return
+        return inputs, zm, zs
     if not isinstance(norm, dict):
         _fail(f"{where}: 'normalisation' must be an object")
-    k = len(head.dimensions)
+    sources = READOUT_SOURCES[cfg.readout]
     try:
         for src, st in (norm.get("inputs") or {}).items():
-            if src not in head.readout.sources:
-                _fail(f"{where}: normalisation for {src!r}, which readout {head.readout_mode!r} does not read")
-            if len(st["mean"]) != head.embedding_dim or len(st["std"]) != head.embedding_dim:
+            if src not in sources:
+                _fail(f"{where}: normalisation for {src!r}, which readout {cfg.readout!r} does not read")
+            if len(st["mean"]) != d or len(st["std"]) != d:
                 _fail(f"{where}: normalisation of {src!r} has {len(st['mean'])}/{len(st['std'])} values, "
-                      f"embedding_dim is {head.embedding_dim}")
-            head.readout.set_normalisation(src, st["mean"], st["std"])
-        zm = norm.get("z_mean", [0.0] * k)
-        zs = norm.get("z_std", [1.0] * k)
-        if len(zm) != k or len(zs) != k:
-            _fail(f"{where}: z_mean/z_std have {len(zm)}/{len(zs)} values for {k} dimensions")
-        head.set_z_normalisation(zm, zs)
-    except (KeyError, TypeError, ODLError) as exc:
+                      f"embedding_dim is {d}")
+            m, sd = np.asarray(st["mean"], np.float32), np.asarray(st["std"], np.float32)
+            inputs[src] = (m, np.where(sd > 1e-8, sd, np.float32(1.0)).astype(np.float32))
+        zm = np.asarray(norm.get("z_mean", [0.0] * k), np.float32).reshape(-1)
+        zs = np.asarray(norm.get("z_std", [1.0] * k), np.float32).reshape(-1)
+        if zm.size != k or zs.size != k:
+            _fail(f"{where}: z_mean/z_std have {zm.size}/{zs.size} values for {k} dimensions")
+        zs = np.where(zs > 1e-8, zs, np.float32(1.0)).astype(np.float32)
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, HeadError):
+            raise
         _fail(f"{where}: bad normalisation statistics ({exc})")
-    for name, t in head.named_buffers():
-        if not torch.isfinite(t).all():
+    for name, t in [*((f"in_mean_{s}", m) for s, (m, _) in inputs.items()),
+                    *((f"in_std_{s}", sd) for s, (_, sd) in inputs.items()), ("z_mean", zm), ("z_std", zs)]:
+        if not np.isfinite(t).all():
             _fail(f"{where}: normalisation {name} has non-finite values")
+    return inputs, zm, zs
 
 
-def load_head(path: str | Path, expected_backbone: str | None = None,
-              expected_dim: int | None = None) -> tuple[JudgeHead, HeadConfig]:
-    """Load and validate a head checkpoint directory.
+def read_checkpoint(path: str | Path, expected_backbone: str | None = None, expected_dim: int | None = None
+                    ) -> tuple[HeadConfig, dict[str, np.ndarray], dict[str, tuple[np.ndarray, np.ndarray]],
+                               np.ndarray, np.ndarray]:
+    """Read and validate a head checkpoint directory with numpy only (no torch).
 
-    Args:
-        path: directory holding weights.safetensors and config.json.
-        expected_backbone: the judge's backbone id; a different id in the head is an error.
-        expected_dim: the judge's backbone embedding size; a different size is an error.
+    Args: as ``load_head``.
     Returns:
-        (head in eval mode on the CPU, its HeadConfig).
+        (config, tensors by ``JudgeHead.state_dict()`` name as float32 arrays, readout input
+        normalisation {source: (mean, std)}, z_mean, z_std).
     Raises:
         HeadError: missing files, unreadable JSON, invalid fields, backbone or size mismatch,
             missing/unexpected/mis-shaped tensors, non-finite values — one line each.
     """
     from safetensors import SafetensorError
-    from safetensors.torch import load_file
+    from safetensors.numpy import load_file
 
     p = Path(path)
     where = f"head {p}"
@@ -358,26 +383,54 @@ def load_head(path: str | Path, expected_backbone: str | None = None,
     if expected_dim is not None and cfg.backbone.embedding_dim != int(expected_dim):
         _fail(f"{where}: head expects embedding size {cfg.backbone.embedding_dim} but the backbone gives "
               f"{expected_dim}: use a head trained on this backbone's embeddings")
-    head = build_head(cfg)
     try:
         tensors = load_file(str(p / WEIGHTS_FILE))
     except (SafetensorError, OSError, ValueError) as exc:
         _fail(f"{where}: cannot read {WEIGHTS_FILE} ({str(exc).splitlines()[0]}); re-save the head")
-    want = head.state_dict()
+    want = expected_tensor_shapes(cfg.readout, cfg.backbone.embedding_dim, len(cfg.dimensions))
     missing = sorted(set(want) - set(tensors))
     extra = sorted(set(tensors) - set(want))
     if missing:
         _fail(f"{where}: {WEIGHTS_FILE} lacks tensors {missing} needed by readout {cfg.readout!r}")
     if extra:
         _fail(f"{where}: {WEIGHTS_FILE} has unexpected tensors {extra} (readout or format mismatch)")
-    for k, v in want.items():
-        if tuple(tensors[k].shape) != tuple(v.shape):
-            _fail(f"{where}: tensor {k} has shape {tuple(tensors[k].shape)}, config implies {tuple(v.shape)} "
+    for k in want:
+        if tuple(tensors[k].shape) != want[k]:
+            _fail(f"{where}: tensor {k} has shape {tuple(tensors[k].shape)}, config implies {want[k]} "
                   f"(embedding_dim {cfg.backbone.embedding_dim}, {len(cfg.dimensions)} dimensions)")
-        if not torch.isfinite(tensors[k]).all():
+        if not np.isfinite(tensors[k]).all():
             _fail(f"{where}: tensor {k} has non-finite values")
-    head.load_state_dict({k: t.to(torch.float32) for k, t in tensors.items()})
-    _apply_normalisation(head, doc.get("normalisation"), where)
+    arrays = {k: np.asarray(v, np.float32) for k, v in tensors.items()}
+    norm, z_mean, z_std = _parse_normalisation(doc.get("normalisation"), cfg, where)
+    return cfg, arrays, norm, z_mean, z_std
+
+
+def load_head(path: str | Path, expected_backbone: str | None = None,
+              expected_dim: int | None = None) -> tuple[JudgeHead, HeadConfig]:
+    """Load and validate a head checkpoint directory as a torch ``JudgeHead`` (needs torch:
+    training and evaluation; the live judge runs ``numpy_head.NumpyHead.from_checkpoint``).
+
+    Args:
+        path: directory holding weights.safetensors and config.json.
+        expected_backbone: the judge's backbone id; a different id in the head is an error.
+        expected_dim: the judge's backbone embedding size; a different size is an error.
+    Returns:
+        (head in eval mode on the CPU, its HeadConfig).
+    Raises:
+        HeadError: missing files, unreadable JSON, invalid fields, backbone or size mismatch,
+            missing/unexpected/mis-shaped tensors, non-finite values — one line each.
+    """
+    import torch
+
+    cfg, tensors, norm, z_mean, z_std = read_checkpoint(path, expected_backbone, expected_dim)
+    head = build_head(cfg)
+    head.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in tensors.items()})
+    try:
+        for src, (m, sd) in norm.items():
+            head.readout.set_normalisation(src, m, sd)
+        head.set_z_normalisation(z_mean, z_std)
+    except ODLError as exc:
+        _fail(f"head {Path(path)}: bad normalisation statistics ({exc})")
     head.eval()
     return head, cfg
 

@@ -21,16 +21,18 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
-import torch
 
 from ...events import DimensionScore, JudgeResult
 from ...window import WindowSnapshot
 from .dimensions import NEUTRAL_SCORE
-from .head import HeadConfig, HeadError, head_summary, load_head, mismatch_message, validity_line
-from .odl import READOUT_SOURCES, TOP_K, JudgeHead, top_contributions
+from .head import HeadConfig, HeadError, head_summary, mismatch_message, validity_line
+from .numpy_head import READOUT_SOURCES, TOP_K, NumpyHead, top_contributions
+
+if TYPE_CHECKING:  # a torch JudgeHead is still accepted (training, tests); inference runs in numpy
+    from .odl import JudgeHead
 
 KINDS = ("acoustic", "whisper", "qwen-omni")
 """Backbone kinds ``load_judge`` knows."""
@@ -80,8 +82,8 @@ def check_compatible(backbone: Any, cfg: HeadConfig) -> None:
                         f"{list(backbone.readouts)}: use a head with a matching --readout")
 
 
-def stack_vectors(embeddings: Sequence[Any], sources: Sequence[str], dim: int) -> dict[str, torch.Tensor]:
-    """Embedding list → {source: float32 tensor (N, dim)}.
+def stack_vectors(embeddings: Sequence[Any], sources: Sequence[str], dim: int) -> dict[str, np.ndarray]:
+    """Embedding list → {source: float32 array (N, dim)}.
 
     Raises:
         JudgeError: a source missing from an embedding or a vector of the wrong size.
@@ -96,7 +98,7 @@ def stack_vectors(embeddings: Sequence[Any], sources: Sequence[str], dim: int) -
             if v.shape[0] != dim:
                 raise JudgeError(f"embedding {i} {src!r} vector has size {v.shape[0]}, expected {dim}")
             rows.append(v)
-        out[src] = torch.from_numpy(np.stack(rows)) if rows else torch.zeros(0, dim)
+        out[src] = np.stack(rows) if rows else np.zeros((0, dim), np.float32)
     return out
 
 
@@ -142,24 +144,29 @@ class Judge:
 
     Args:
         backbone: a ``backbones.base.Backbone``.
-        head: the JudgeHead (put in eval mode here).
-        head_config: its HeadConfig (from ``load_head``).
-        device: torch device for the head ("cpu" by default; the head is tiny).
+        head: a ``NumpyHead`` (``NumpyHead.from_checkpoint``), or a torch ``JudgeHead``, which is
+            put in eval mode and copied into a NumpyHead (``NumpyHead.from_torch``; later changes to
+            the torch head are not seen). Inference runs in numpy on the CPU either way, so
+            judging needs no torch (the head is tiny; the backbone may still use a GPU).
+        head_config: its HeadConfig (from ``read_checkpoint``/``load_head``).
+        device: kept for compatibility; the head always runs on the CPU.
     Raises:
         HeadError: the head does not fit the backbone (one line, names the fix).
     """
 
-    def __init__(self, backbone: Any, head: JudgeHead, head_config: HeadConfig, device: str = "cpu") -> None:
+    def __init__(self, backbone: Any, head: NumpyHead | JudgeHead, head_config: HeadConfig,
+                 device: str = "cpu") -> None:
         check_compatible(backbone, head_config)
         self.backbone = backbone
-        self.head = head.to(device).eval()
+        if not isinstance(head, NumpyHead):
+            head = NumpyHead.from_torch(head.eval())
+        self.head = head
         self.config = head_config
         self.device = device
         self.dimensions = tuple(head_config.dimensions)
         bb_min = dict(getattr(backbone, "evidence_min", {}) or {})
         self.evidence_min = {d: float(head_config.evidence_min.get(d, bb_min.get(d, 0.0))) for d in self.dimensions}
-        with torch.no_grad():
-            rows = self.head.odl.proj.weight.detach().abs().sum(dim=1).cpu()
+        rows = np.abs(self.head.proj_weight).sum(axis=1)
         self.unweighted = tuple(d for d, s in zip(self.dimensions, rows.tolist()) if s == 0.0)
         """Dimensions the head gives no weight (all-zero ODL row): always gated (module docstring)."""
         rng = head_config.training.get("range") if isinstance(head_config.training, Mapping) else None
@@ -167,7 +174,7 @@ class Judge:
         """The head's training range of the encoder readout (None: no range check)."""
         if self.range is not None:
             m, sd = self.head.readout.normalisation(self.head.readout.sources[0])
-            self._in_mean, self._in_std = m.cpu().numpy().astype(np.float64), sd.cpu().numpy().astype(np.float64)
+            self._in_mean, self._in_std = np.asarray(m, np.float64), np.asarray(sd, np.float64)
 
     def info(self) -> dict:
         """What the meter and result documents show about the judge."""
@@ -219,12 +226,10 @@ class Judge:
             raise JudgeError(f"backbone {self.backbone.name} returned {len(embs)} embeddings for {len(windows)} windows")
         inputs = stack_vectors(embs, self.head.readout.sources, self.head.embedding_dim)
         gates = [self._gate(e) for e in embs]
-        with torch.no_grad():
-            inputs = {k: v.to(self.device) for k, v in inputs.items()}
-            z = self.head.latent(inputs)
-            mask = torch.tensor([g[0] for g in gates], dtype=torch.bool, device=z.device)
-            z = torch.where(mask, self.head.z_mean.expand_as(z), z)
-            out = self.head.outputs(z)
+        z = self.head.latent(inputs)
+        mask = np.array([g[0] for g in gates], dtype=bool).reshape(z.shape)
+        z = np.where(mask, self.head.z_mean.astype(z.dtype)[None, :], z)
+        out = self.head.outputs(z)
         elapsed = (time.perf_counter() - t0) / len(windows)
         results = []
         for n, w in enumerate(windows):
@@ -290,9 +295,9 @@ def resolve_kind(kind: str, head: str | Path | None = None) -> str:
     if kind != "auto":
         return kind
     if head is not None:
-        from .head import judge_kind
+        from .head import judge_kind, read_checkpoint
 
-        return judge_kind(load_head(head)[1].backbone.name)
+        return judge_kind(read_checkpoint(head)[0].backbone.name)
     from ..features.asr import ASRError, find_whisper_model, whisper_available
 
     if whisper_available():
@@ -331,13 +336,15 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
         raise JudgeError(f"unknown judge {kind!r}; valid: {', '.join(KINDS)}")
     if kind == "acoustic":
         head_path = Path(head) if head is not None else DEFAULT_ACOUSTIC_HEAD
-        head_obj, cfg = load_head(head_path)  # validate before building the backbone
+        head_obj = NumpyHead.from_checkpoint(head_path)  # validate before building the backbone
+        cfg = head_obj.config
         from ..features.backbones.acoustic import AcousticBackbone
 
         backbone = AcousticBackbone()
     elif kind == "whisper":
         head_path = Path(head) if head is not None else DEFAULT_WHISPER_HEAD
-        head_obj, cfg = load_head(head_path)
+        head_obj = NumpyHead.from_checkpoint(head_path)
+        cfg = head_obj.config
         if cfg.backbone.name != expected_backbone_name(kind):
             raise HeadError(mismatch_message(cfg.backbone.name, expected_backbone_name(kind)))
         from ..features.backbones.whisper import EncoderError, WhisperBackbone, WhisperEncoder
@@ -350,7 +357,8 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
         if head is None:
             raise JudgeError("--judge qwen-omni needs --head DIR: a head trained with `livejudge train "
                              "--backbone qwen-omni` (no pretrained qwen head ships with livejudge)")
-        head_obj, cfg = load_head(head)  # cheap checks before loading a 7B model
+        head_obj = NumpyHead.from_checkpoint(head)  # cheap checks before loading a 7B model
+        cfg = head_obj.config
         from ..features.backbones.qwen_omni import QwenOmniBackbone
 
         expected = expected_backbone_name(kind, model)

@@ -51,31 +51,11 @@ from torch import Tensor, nn
 
 from .dimensions import DIMENSION_IDS, RATING_LEVELS
 
-CLASSES: tuple[str, str] = ("machine", "human")
-"""Class order of the classifier logits: index 0 = machine, 1 = human."""
-MACHINE, HUMAN = 0, 1
-
-SCALE_INIT = 2.1
-"""Initial cut-point scale s_k (seed 000, Table 19)."""
-DROPOUT = 0.3
-"""ODL dropout (seed 000, Table 19)."""
-SYMMETRY_LAMBDA = 0.1
-"""λ of the symmetry regulariser λ‖W_1 + W_2‖₂ (seed 000, §6.2.1)."""
-TOP_K = 8
-"""Number of contributions the paper's case studies rank (seed 000, App. E.7)."""
-
-READOUT_SOURCES: dict[str, tuple[str, ...]] = {
-    "fused": ("mean", "last"),
-    "mean": ("mean",),
-    "last": ("last",),
-    "features": ("features",),
-}
-"""Readout mode → the backbone vectors (``Embedding.vectors`` keys) it reads."""
-READOUTS: tuple[str, ...] = tuple(READOUT_SOURCES)
-
-
-class ODLError(ValueError):
-    """Bad input to the ODL maths (shape, rating range, r); the message names the problem."""
+# The torch-free constants live in numpy_head (the core install has no torch); re-exported here.
+from .numpy_head import (  # noqa: E402,F401
+    CLASSES, DROPOUT, HUMAN, MACHINE, READOUT_SOURCES, READOUTS, SCALE_INIT, SYMMETRY_LAMBDA, TOP_K, ODLError,
+    top_contributions,
+)
 
 
 # --------------------------------------------------------------------------- pure maths
@@ -226,19 +206,6 @@ def classifier_loss(logits: Tensor, labels: Tensor, weight: Tensor, lam: float =
         weight: classifier weight (2, K).
     """
     return F.cross_entropy(logits, labels.long()) + lam * symmetry_penalty(weight)
-
-
-def top_contributions(contributions: Sequence[float] | Tensor, dimension_ids: Sequence[str],
-                      k: int = TOP_K) -> list[tuple[str, float]]:
-    """The k dimensions with the largest |c_k|, largest first (seed 000 App. E.7: top 8).
-
-    Ties keep the dimension order. Positive c_k = machine-like evidence.
-    """
-    vals = [float(v) for v in (contributions.tolist() if isinstance(contributions, Tensor) else contributions)]
-    if len(vals) != len(dimension_ids):
-        raise ODLError(f"{len(vals)} contributions for {len(dimension_ids)} dimensions")
-    order = sorted(range(len(vals)), key=lambda i: -abs(vals[i]))
-    return [(dimension_ids[i], vals[i]) for i in order[:k]]
 
 
 # --------------------------------------------------------------------------- modules

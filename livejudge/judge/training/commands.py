@@ -98,8 +98,8 @@ def _add_common(p: argparse.ArgumentParser) -> None:
 
 def register(subparsers: Any, formatter_class: type[argparse.HelpFormatter] = argparse.HelpFormatter) -> None:
     """Add ``train`` and ``eval`` to an argparse subparsers object."""
-    from ..model.odl import READOUTS, SCALE_INIT, SYMMETRY_LAMBDA
-    from .train import TrainConfig
+    from ..model.numpy_head import READOUTS, SCALE_INIT, SYMMETRY_LAMBDA
+    from .config import TrainConfig  # torch-free: `livejudge --help` must not import torch
 
     d = TrainConfig()
     p = subparsers.add_parser(
@@ -190,7 +190,17 @@ def _file_sha256(path: str) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+def _require_torch(command: str) -> None:
+    """Raise CommandError with the install hint when PyTorch is missing (it is the ``train`` extra)."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise _cli_error(f"livejudge {command} needs PyTorch: pip install 'livejudge[train]' (CPU build: "
+                         "pip install torch --index-url https://download.pytorch.org/whl/cpu)") from None
+
+
 def cmd_train(args: argparse.Namespace) -> int:
+    _require_torch("train")
     from rich.console import Console
 
     from .evaluate import evaluate_head, render
@@ -309,6 +319,7 @@ def _train_whisper_labels(args, backbone, embs, vectors, labels, split, con) -> 
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    _require_torch("eval")
     from rich.console import Console
 
     from .evaluate import evaluate_head, render
@@ -318,7 +329,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     con = Console(stderr=args.json_out == "-")
     try:
-        _, cfg = load_head(args.head)
+        torch_head, cfg = load_head(args.head)  # evaluate_head runs the torch head
     except HeadError as exc:
         raise _cli_error(str(exc)) from exc
     entries = _load_entries(args.manifest)
@@ -334,7 +345,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise _cli_error(str(exc)) from exc
     except (ImportError, OSError, RuntimeError, ValueError) as exc:
         raise _cli_error(f"cannot load the {kind} backbone: {exc}") from exc
-    backbone, head = judge.backbone, judge.head
+    backbone, head = judge.backbone, torch_head
     if hasattr(backbone, "settle_s"):
         backbone.settle_s = 0.0  # whole recorded calls: every turn is final
     embs = _embed(entries, backbone, args)
