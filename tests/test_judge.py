@@ -194,8 +194,23 @@ def test_cli_bad_input_exit_2(tmp_path):
     good = clip_manifest(tmp_path)
     code, msg = run_cli("eval", good, "--head", tmp_path / "nohead", "--no-progress")
     assert code == 2 and "head directory not found" in msg
-    code, msg = run_cli("train", good, "--out", tmp_path / "h", "--no-progress", "--cache-dir", tmp_path / "c")
-    assert code == 2 and "pass --init-head DIR" in msg
+
+
+
+def test_train_labels_without_ratings_keeps_the_shipped_heads_odl(tmp_path, capsys):
+    """First-run defect (issue 12): `train` with labels but no ratings refused until --init-head
+    was given; it now keeps the shipped default head's ODL, fits the classifier, and says so."""
+    from livejudge.judge.model.head import load_head
+    from livejudge.judge.model.judge import DEFAULT_ACOUSTIC_HEAD
+
+    good = clip_manifest(tmp_path)
+    out = tmp_path / "h"
+    assert run_cli("train", good, "--out", out, "--no-progress", "--cache-dir", tmp_path / "c") == 0
+    assert "keeping the shipped head's ODL (acoustic-fitted" in " ".join(capsys.readouterr().err.split())
+    head, cfg = load_head(out)
+    shipped, _ = load_head(DEFAULT_ACOUSTIC_HEAD)
+    assert cfg.training["stage1"]["status"] == "kept" and cfg.training["stage2"]["status"] == "fitted"
+    assert torch.equal(head.odl.proj.weight, shipped.odl.proj.weight)
 
 
 def test_qwen_train_and_load_judge_with_tiny_checkpoint(tmp_path):

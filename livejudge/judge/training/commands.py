@@ -224,6 +224,16 @@ def cmd_train(args: argparse.Namespace) -> int:
                              f"{args.backbone} is {expected}: pass a matching --init-head or --backbone")
     R, labels, split, kinds = manifest_arrays(entries)
     n_rated = int(((R > 0).any(axis=1) & (split == "train")).sum())
+    if init_head is None and n_rated < args.min_rated and args.backbone == "acoustic":
+        # labels without ratings: keep the shipped head's ODL and fit the classifier (first-run defect:
+        # this used to refuse until --init-head was given)
+        from ..model.judge import DEFAULT_ACOUSTIC_HEAD
+
+        args.init_head = str(DEFAULT_ACOUSTIC_HEAD)
+        init_head, init_cfg = load_head(DEFAULT_ACOUSTIC_HEAD)
+        con.print(f"only {n_rated} training calls have ratings (need {args.min_rated} to fit the ODL): keeping "
+                  f"the shipped head's ODL ({init_cfg.name} {init_cfg.version}, {DEFAULT_ACOUSTIC_HEAD}) and "
+                  "fitting the classifier on the labels; pass --init-head DIR to start from another head")
     labels_only_whisper = args.backbone == "whisper" and init_head is None and n_rated < args.min_rated
     if init_head is None and n_rated < args.min_rated and not labels_only_whisper:  # fail before embedding anything
         raise _cli_error(f"only {n_rated} training calls have ratings (need {args.min_rated} to fit the ODL): "
