@@ -10,6 +10,7 @@ is not installed (apt-get install chromium).
 from __future__ import annotations
 
 import base64
+import html
 import json
 import os
 import re
@@ -59,6 +60,10 @@ def test_report_is_self_contained_with_every_plot_and_section(result):
 def test_report_shows_transcripts_and_validity_when_present(result):
     doc = json.loads(json.dumps(result))
     doc["transcripts"] = [{"channel": "agent", "onset_s": 1.0, "offset_s": 2.0, "text": "Sure <b>thing</b>", "n_words": 2}]
+    # the judge's own line (judge_info.validated) is what a real result carries: shown as is
+    assert result["judge_info"]["validated"].startswith("validated: ")
+    assert html.escape(result["judge_info"]["validated"]) in render_html(doc)
+    doc["judge_info"].pop("validated")
     doc["judge_info"]["validity"] = {"line": "ROC-AUC 0.98 on 44 held-out calls (benchmarks/judge_validity.py)"}
     text = render_html(doc)
     assert "Sure &lt;b&gt;thing&lt;/b&gt;" in text  # escaped, not markup

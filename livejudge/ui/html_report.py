@@ -105,10 +105,12 @@ def _last_evidence_window(doc: dict) -> dict | None:
 
 
 def validity_line(doc: dict) -> str | None:
-    """The judge's validity statement, when the result carries one (``validity`` at the top,
-    in ``judge_info``, or in ``judge_validity``): a string, or a dict rendered as one line."""
+    """The judge's validity statement, when the result carries one (``judge_info.validated``, as
+    the judge writes it; also ``validity`` at the top or in ``judge_info``, or ``judge_validity``):
+    a string, or a dict rendered as one line."""
     info = doc.get("judge_info") if isinstance(doc.get("judge_info"), dict) else {}
-    v = doc.get("validity") or info.get("validity") or doc.get("judge_validity")
+    v = (info.get("validated") or doc.get("validity") or info.get("validity")
+         or doc.get("judge_validity"))
     if v is None:
         return None
     if isinstance(v, str):
