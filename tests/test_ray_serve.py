@@ -53,7 +53,7 @@ def _call(seed: int) -> TwoChannelAudio:
 @pytest.fixture(scope="module")
 def reference():
     """Each call judged in-process (the same Session pipeline)."""
-    judge = load_judge("acoustic")
+    judge = load_judge("auto")  # the service's default, as livejudge score picks it
     out = {}
     for seed in range(8):
         s = Session(CONFIG, judge=judge)
@@ -88,7 +88,7 @@ def test_eight_sessions_through_the_service_equal_in_process(service, reference)
     stream_call(s, _call(3))
     windows = [s.snapshot(t) for t in (8.0, 16.0, 20.0)]
     remote = RemoteJudge(url, timeout_s=30.0).judge(windows)
-    local = load_judge("acoustic").judge(windows)
+    local = load_judge("auto").judge(windows)
     for r, l in zip(remote, local, strict=True):
         assert abs(r.p_human - l.p_human) <= P_TOL
         assert all(abs(r.dimensions[k].score - l.dimensions[k].score) <= P_TOL for k in l.dimensions)

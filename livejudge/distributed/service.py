@@ -1,6 +1,6 @@
 """The judge as a service for many live sessions: Ray Serve with dynamic batching.
 
-``livejudge serve-judge [--port 8000] [--judge acoustic]`` starts a Ray Serve application
+``livejudge serve-judge [--port 8000] [--judge auto]`` starts a Ray Serve application
 whose one deployment wraps ``load_judge(...)``. Requests (LJW1, ``livejudge.distributed.remote``)
 arrive over HTTP through the Serve proxy on 127.0.0.1 (any language can send them), each
 carrying one or more WindowSnapshots; every window is handed to the batched method
@@ -65,7 +65,7 @@ def judge_deployment(max_batch_size: int = DEFAULT_MAX_BATCH, batch_wait_timeout
     @serve.deployment(name="JudgeService", num_replicas=num_replicas, max_ongoing_requests=max_ongoing_requests,
                       ray_actor_options={"num_cpus": num_cpus, "num_gpus": num_gpus})
     class JudgeService:
-        def __init__(self, kind: str = "acoustic", head: str | None = None, device: str = "cpu",
+        def __init__(self, kind: str = "auto", head: str | None = None, device: str = "cpu",
                      model: str | None = None) -> None:
             from livejudge.judge.model.judge import load_judge
 
@@ -118,7 +118,7 @@ def judge_deployment(max_batch_size: int = DEFAULT_MAX_BATCH, batch_wait_timeout
     return JudgeService
 
 
-def start_service(*, port: int = DEFAULT_PORT, host: str = "127.0.0.1", kind: str = "acoustic",
+def start_service(*, port: int = DEFAULT_PORT, host: str = "127.0.0.1", kind: str = "auto",
                   head: str | None = None, device: str = "cpu", model: str | None = None,
                   max_batch_size: int = DEFAULT_MAX_BATCH, batch_wait_timeout_s: float = DEFAULT_BATCH_WAIT_S,
                   num_cpus: float = 1.0, num_gpus: float = 0.0, num_replicas: int = 1,
@@ -189,8 +189,9 @@ def register(sub) -> None:
                                    "judge_url= (Pipecat observer).")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port of the Serve proxy")
     p.add_argument("--host", default="127.0.0.1", help="address the proxy listens on (0.0.0.0 exposes it)")
-    p.add_argument("--judge", default="acoustic", choices=("acoustic", "qwen-omni"), help="judge backbone")
-    p.add_argument("--head", default=None, metavar="HEAD_DIR", help="head checkpoint (default: the shipped acoustic head)")
+    p.add_argument("--judge", default="auto", choices=("auto", "acoustic", "whisper", "qwen-omni"),
+                   help="judge backbone (auto: as livejudge score picks it, whisper with livejudge[asr], else acoustic)")
+    p.add_argument("--head", default=None, metavar="HEAD_DIR", help="head checkpoint (default: the backbone's shipped head)")
     p.add_argument("--device", default="cpu", help="torch device of the backbone in each replica (cuda for qwen-omni)")
     p.add_argument("--qwen-model", default="Qwen/Qwen2.5-Omni-7B", help="model id or path (--judge qwen-omni)")
     p.add_argument("--max-batch", type=int, default=DEFAULT_MAX_BATCH, help="most windows per judge call")

@@ -139,6 +139,20 @@ def gate_dimensions(evidence: Mapping[str, Any], dimensions: Sequence[str], evid
     return gated, amounts, units, reasons
 
 
+def _one_blas_thread():
+    """BLAS limited to one thread while judging (threadpoolctl, BSD-3): the judge shares the machine
+    with the audio path, and a float32 dot product's rounding depends on the thread count, so
+    without this the same call scored the same way gave scores differing by up to 2e-4 between
+    ``--jobs 1`` (2 BLAS threads) and Ray workers (1 thread). A no-op when threadpoolctl is missing."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - a core dependency; kept optional for embedders
+        import contextlib
+
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 class Judge:
     """Backbone + head. ``judge(windows)`` gives one JudgeResult per window.
 
@@ -220,6 +234,10 @@ class Judge:
         """
         if not windows:
             return []
+        with _one_blas_thread():
+            return self._judge(windows)
+
+    def _judge(self, windows: Sequence[WindowSnapshot]) -> list[JudgeResult]:
         t0 = time.perf_counter()
         embs = self.backbone.embed(list(windows))
         if len(embs) != len(windows):
