@@ -409,7 +409,10 @@ class Session:
             else:
                 self.errors.append(summary)
         if len(self.errors) <= 3:
-            print(f"livejudge: {message}", file=sys.stderr)
+            try:
+                print(f"livejudge: {message}", file=sys.stderr)
+            except (OSError, ValueError):  # stderr closed or a broken pipe (`| head`): the error is kept
+                pass
 
     def _publish(self, event: object) -> None:
         for s in self.sinks:

@@ -268,3 +268,36 @@ def test_errors_stay_bounded_when_a_sink_fails_on_every_event(capsys):
     assert r["errors"][0].startswith("sink Broken failed: disk full")
     assert r["errors"][-1].startswith(f"... and {3 * MAX_ERRORS - (MAX_ERRORS - 1)} more error(s)")
     assert capsys.readouterr().err.count("livejudge: sink Broken failed") == 3  # stderr: the first three
+
+
+def test_a_broken_stderr_and_sink_never_hang_offline_scoring(monkeypatch):
+    """New-user trial: `livejudge score ... 2>&1 | head` hung for ever (SIGTERM ignored): a sink
+    failing on the closed pipe reported its error by printing to that same pipe, which raised in
+    the judge worker, killed it, and left `every` mode waiting on it."""
+    import sys
+
+    class BrokenPipe:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    class PipeSink:
+        def on_event(self, ev):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def on_close(self, result):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stderr", BrokenPipe())
+    s = Session(SessionConfig(judge_mode="every"), judge=SlowJudge(0.0), sinks=[PipeSink()])
+    done = {}
+    t = threading.Thread(target=lambda: (stream_call(s, example_dialogue(seed=1).call),
+                                         done.setdefault("r", s.close())), daemon=True)
+    t.start()
+    t.join(60)
+    assert not t.is_alive(), "offline scoring hung on a broken pipe"
+    r = done["r"]
+    assert len(r["judge"]) >= 20  # every window judged: the worker survived
+    assert any("Broken pipe" in e for e in r["errors"])

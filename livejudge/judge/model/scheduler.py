@@ -83,6 +83,8 @@ class JudgeScheduler:
         with self._cond:
             if self.mode == "every":
                 while (key in self._slots or key in self._busy) and not self._stop:
+                    if self._thread is not None and not self._thread.is_alive():
+                        break  # the worker is gone: waiting would hang the caller for ever
                     self._cond.wait(0.05)
             elif key in self._slots:
                 self.dropped += 1
@@ -113,7 +115,10 @@ class JudgeScheduler:
                 self.errors += 1
                 if self.on_error:
                     ends = ", ".join(f"{snap.end_s:.1f}s" for _, snap, _ in batch)
-                    self.on_error(f"judge failed on window ending {ends}: {type(exc).__name__}: {exc}")
+                    try:  # a failing error handler must not kill the worker (callers would wait on it)
+                        self.on_error(f"judge failed on window ending {ends}: {type(exc).__name__}: {exc}")
+                    except Exception:
+                        pass
             finally:
                 self.busy_s += time.perf_counter() - t0
                 with self._cond:
