@@ -178,6 +178,12 @@ class DimensionScore:
     reason: str = ""
 
 
+MIN_EVIDENCE_SHARE = 0.25
+"""HEURISTIC: a window whose ungated dimensions carry less than this share of the head's classifier
+weight has no evidence (P(human) null). Without it, the whisper head's first windows (no agent turn
+settled yet, so its encoder dimensions were gated) showed the bias alone: P(human) 1.00 for a TTS agent."""
+
+
 @dataclass(frozen=True, slots=True)
 class JudgeResult:
     """One judged window.
@@ -191,6 +197,9 @@ class JudgeResult:
         compute_s: wall time the judge took for this window, seconds.
         out_of_range: "" or why the agent's voice in this window lies outside what the head was
             fitted on (then p_human is not a validated figure; the meter shows the reason instead).
+        evidence_share: share of the head's classifier weight (Σ|w_k| over the dimensions it can
+            read) carried by the dimensions not gated in this window, in [0, 1]. Below
+            ``MIN_EVIDENCE_SHARE`` P(human) is mostly the classifier's bias: no evidence.
     """
 
     t_s: float
@@ -200,11 +209,15 @@ class JudgeResult:
     dimensions: dict[str, DimensionScore] = field(default_factory=dict)
     compute_s: float = 0.0
     out_of_range: str = ""
+    evidence_share: float = 1.0
 
     @property
     def has_evidence(self) -> bool:
-        """False when every dimension was gated: P(human) is then only the classifier's bias
-        and says nothing about the agent (exported as null, left out of means)."""
+        """False when every dimension was gated, or the ungated ones carry less than
+        ``MIN_EVIDENCE_SHARE`` of the classifier's weight: P(human) is then (mostly) the
+        classifier's bias and says nothing about the agent (exported as null, left out of means)."""
+        if self.evidence_share < MIN_EVIDENCE_SHARE:
+            return False
         return not self.dimensions or any(not d.gated for d in self.dimensions.values())
 
     def to_dict(self) -> dict:
@@ -215,6 +228,7 @@ class JudgeResult:
             "p_human": round(self.p_human, 4) if self.has_evidence else None,
             **({} if self.has_evidence else {"no_evidence": True}),
             **({"out_of_range": self.out_of_range} if self.out_of_range else {}),
+            "evidence_share": round(self.evidence_share, 3),
             "compute_ms": round(self.compute_s * 1000.0, 2),
             "dimensions": {
                 k: {

@@ -257,3 +257,24 @@ def test_qwen_train_and_load_judge_with_tiny_checkpoint(tmp_path):
     code, msg = run_cli("train", m, "--backbone", "qwen-omni", "--qwen-model", tiny, "--out", tmp_path / "x",
                         "--init-head", PRIOR_ACOUSTIC_HEAD, "--no-progress")
     assert code == 2 and "--init-head was built for backbone acoustic-v1" in msg
+
+
+def test_a_window_whose_ungated_dimensions_carry_little_weight_has_no_evidence():
+    """New-user trial: the whisper head's first window (no agent turn settled, so its encoder
+    dimensions gated) showed the classifier's bias alone, P(human) 1.00 for a TTS agent."""
+    from livejudge.events import MIN_EVIDENCE_SHARE, DimensionScore, JudgeResult
+
+    dims = {"rhythm": DimensionScore(3.4, 5.0, "s", False, 0.2, 0.1)}
+    low = JudgeResult(10.0, 0.0, 10.0, 1.0, dims, evidence_share=MIN_EVIDENCE_SHARE / 2)
+    ok = JudgeResult(10.0, 0.0, 10.0, 0.3, dims, evidence_share=0.9)
+    assert not low.has_evidence and low.to_dict()["p_human"] is None and low.to_dict()["no_evidence"]
+    assert ok.has_evidence and ok.to_dict()["p_human"] == 0.3
+    # the share the judge computes: ungated |w_k| over the |w_k| of the dimensions the head reads
+    judge = load_judge("acoustic")
+    (res,) = judge.judge([window(0.0, 30.0)])
+    import numpy as np
+
+    w = np.abs(judge.head.machine_weight())
+    readable = [d not in judge.unweighted for d in judge.dimensions]
+    expect = sum(wk for d, wk, r in zip(judge.dimensions, w, readable) if r and not res.dimensions[d].gated)
+    assert res.evidence_share == pytest.approx(expect / sum(wk for wk, r in zip(w, readable) if r))

@@ -104,10 +104,15 @@ def test_result_document_has_the_documented_keys(tmp_path):
     assert r["summary"]["dropped_windows"] == 0
     assert len(r["judge"]) == int(d.call.duration_s // 5) + 1
     assert all(len(j["dimensions"]) == 18 for j in r["judge"])
-    # null only for windows in which every dimension was gated (no evidence yet)
+    # null only for windows without evidence: every dimension gated, or the ungated ones carrying
+    # under MIN_EVIDENCE_SHARE of the classifier's weight
+    from livejudge.events import MIN_EVIDENCE_SHARE
+
     for j in r["judge"]:
         gated_all = all(d["gated"] for d in j["dimensions"].values())
-        assert (j["p_human"] is None) == gated_all == bool(j.get("no_evidence"))
+        no_evidence = gated_all or j["evidence_share"] < MIN_EVIDENCE_SHARE
+        assert (j["p_human"] is None) == no_evidence == bool(j.get("no_evidence"))
+        assert 0.0 <= j["evidence_share"] <= 1.0 and (not gated_all or j["evidence_share"] == 0.0)
         assert j["p_human"] is None or 0.0 <= j["p_human"] <= 1.0
     with_p = [j["p_human"] for j in r["judge"] if j["p_human"] is not None]
     assert with_p and r["summary"]["mean_p_human"] == pytest.approx(sum(with_p) / len(with_p), abs=1e-3)

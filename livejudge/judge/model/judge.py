@@ -248,6 +248,9 @@ class Judge:
         mask = np.array([g[0] for g in gates], dtype=bool).reshape(z.shape)
         z = np.where(mask, self.head.z_mean.astype(z.dtype)[None, :], z)
         out = self.head.outputs(z)
+        w_abs = np.abs(np.asarray(self.head.machine_weight(), dtype=np.float64))
+        readable = np.array([d not in self.unweighted for d in self.dimensions])
+        total_w = float(w_abs[readable].sum())
         elapsed = (time.perf_counter() - t0) / len(windows)
         results = []
         for n, w in enumerate(windows):
@@ -268,6 +271,7 @@ class Judge:
                 t_s=float(w.end_s), window_start_s=float(w.start_s), window_end_s=float(w.end_s),
                 p_human=float(out.p_human[n]), dimensions=dims, compute_s=elapsed,
                 out_of_range=self.out_of_range(embs[n]) if not all(gated) else "",
+                evidence_share=(float(w_abs[readable & ~np.asarray(gated)].sum()) / total_w) if total_w > 0 else 1.0,
             ))
         return results
 
