@@ -162,7 +162,6 @@ def build_calls(rows: list[dict], seed: int, turns: int, per_human: int, per_voi
 
 def embed_calls(calls, cache_file: Path | None):
     """X (n, 804), gated (n, 18), acoustic-fitted P(human) (n,), encoder calls, seconds."""
-    import torch
 
     from livejudge.judge.features.backbones.whisper import WhisperBackbone
     from livejudge.judge.model.judge import load_judge
@@ -216,7 +215,6 @@ def calib_split(meta, train_idx, seed: int) -> np.ndarray:
 
 
 def fit_predict(X, G, y, meta, train_idx, test_idx, seed: int, l2: float):
-    import torch
 
     from livejudge.judge.training.whisper_head import fit_whisper_head
 
