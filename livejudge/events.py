@@ -178,7 +178,7 @@ class DimensionScore:
     reason: str = ""
 
 
-MIN_EVIDENCE_SHARE = 0.25
+MIN_EVIDENCE_SHARE = 0.15
 """HEURISTIC: a window whose ungated dimensions carry less than this share of the head's classifier
 weight has no evidence (P(human) null). Without it, the whisper head's first windows (no agent turn
 settled yet, so its encoder dimensions were gated) showed the bias alone: P(human) 1.00 for a TTS agent."""

@@ -67,6 +67,9 @@ if mode == "torch":
         def latent(self, inputs):
             with torch.no_grad():
                 return self.th.latent({k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in inputs.items()}).numpy()
+        def machine_weight(self):
+            with torch.no_grad():
+                return self.th.machine_weight().numpy()
         def outputs(self, z):
             with torch.no_grad():
                 o = self.th.outputs(torch.from_numpy(np.ascontiguousarray(z, np.float32)))
