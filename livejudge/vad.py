@@ -394,12 +394,16 @@ class StreamingVAD:
             if not self._open and self._run_voiced >= self._min_frames:
                 self._open = True
             return None
+        return self._step_silent(i)
+
+    def _step_silent(self, i: int) -> SpeechSegment | None:
+        """A non-speech frame ``i`` (both VADs): end a segment after the hangover; forget a
+        candidate run too short to open once a silence as long as the hangover passes."""
         if self._run_start is None:
             return None
         assert self._last_voiced is not None
         silent = i - self._last_voiced
         if not self._open:
-            # candidate run too short: forget it once a silence as long as the hangover passes
             if silent > self._hang_frames:
                 self._run_start = None
             return None
@@ -433,17 +437,7 @@ class StreamingVAD:
             if self._open and self._last_periodic is not None and i - self._last_periodic >= self._max_unvoiced:
                 return self._close()
             return None
-        if self._run_start is None:
-            return None
-        assert self._last_voiced is not None
-        silent = i - self._last_voiced
-        if not self._open:
-            if silent > self._hang_frames:
-                self._run_start = None
-            return None
-        if silent >= self._hang_frames:
-            return self._close()
-        return None
+        return self._step_silent(i)
 
     # ------------------------------------------------------------------ refinement
     def _prepare_high_band(self) -> None:
