@@ -34,22 +34,33 @@ MAX_TEXT_CHARS = 10_000
 INSTALL_HINT = "--protocol pipecat needs pipecat-ai: pip install 'livejudge[pipecat]'"
 
 
+def import_pipecat_quietly(names: tuple[str, ...], hint: str) -> list:
+    """Import pipecat-ai modules by name without its loguru banner.
+
+    Raises:
+        ImportError: a module is missing; the message starts with ``hint`` (how to install).
+    """
+    import importlib
+
+    try:
+        from loguru import logger
+
+        logger.disable("pipecat")
+        try:
+            return [importlib.import_module(n) for n in names]
+        finally:
+            logger.enable("pipecat")
+    except ImportError as exc:
+        raise ImportError(f"{hint} ({exc})") from exc
+
+
 def load_frames_pb2():
     """pipecat-ai's protobuf module, imported without its loguru banner.
 
     Raises:
         ImportError: pipecat-ai is not installed (the message says how to install it).
     """
-    try:
-        from loguru import logger
-
-        logger.disable("pipecat")
-        try:
-            from pipecat.frames.protobufs import frames_pb2
-        finally:
-            logger.enable("pipecat")
-    except ImportError as exc:
-        raise ImportError(INSTALL_HINT) from exc
+    (frames_pb2,) = import_pipecat_quietly(("pipecat.frames.protobufs.frames_pb2",), INSTALL_HINT)
     return frames_pb2
 
 

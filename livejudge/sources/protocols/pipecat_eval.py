@@ -51,17 +51,10 @@ def load_eval_models():
     Raises:
         ImportError: pipecat-ai (with its eval package) is not installed; the message says how.
     """
-    try:
-        from loguru import logger
+    from .pipecat import import_pipecat_quietly
 
-        logger.disable("pipecat")
-        try:
-            import pipecat.processors.frameworks.rtvi.models as rtvi
-            from pipecat.evals import serializer
-        finally:
-            logger.enable("pipecat")
-    except ImportError as exc:
-        raise ImportError(f"{INSTALL_HINT} ({exc})") from exc
+    rtvi, serializer = import_pipecat_quietly(("pipecat.processors.frameworks.rtvi.models",
+                                               "pipecat.evals.serializer"), INSTALL_HINT)
     return serializer, rtvi
 
 
