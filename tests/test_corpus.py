@@ -194,3 +194,102 @@ def test_rebuild_reuses_cached_renders_and_drops_stale_files(built):
     assert (out / "manifest.jsonl").read_bytes() == before
     assert any("2/2 tasks cached" in s for s in logs), logs  # general + Asterisk-prompt task
     assert not stale.exists()
+
+
+# ----------------------------------------------------------------------------- more human voices
+# Stand-ins for the Debian / PyPI speech packages: a real human clip of the repo under the file
+# names the packages use, so the parsers run here whether or not the packages are installed.
+STANDIN = C.SHIPPED_HUMAN / "cmu_goforward.wav"
+
+
+def _asterisk_tree(root: Path) -> None:
+    import gzip
+
+    voices = {("fr", "fr_CA_f_June"): {"vm-intro": "Bonjour, veuillez laisser un message.",
+                                        "beep": "<beep ascending>", "tone": "[tone]", "one": "Un"},
+              ("es", "es_MX_f_Allison"): {"vm-goodbye": "Adios, hasta luego."}}
+    for (lang, folder), lines in voices.items():
+        doc = root / "doc" / f"asterisk-core-sounds-{lang}"
+        doc.mkdir(parents=True)
+        txt = f"; Core Asterisk Sounds ({lang})\n\n" + "".join(f"{k}: {t}\n" for k, t in lines.items())
+        (doc / f"core-sounds-{lang}.txt.gz").write_bytes(gzip.compress(txt.encode()))
+        (root / "sounds" / folder).mkdir(parents=True)
+        for k in lines:
+            shutil.copy(STANDIN, root / "sounds" / folder / f"{k}.wav")
+    (root / "sounds" / "it_IT_f_Menardi").mkdir()
+    for k in ("agent-pass", "ascending-2tone"):
+        shutil.copy(STANDIN, root / "sounds" / "it_IT_f_Menardi" / f"{k}.wav")
+
+
+def test_asterisk_voices_keep_speaker_language_and_licence(tmp_path, monkeypatch):
+    _asterisk_tree(tmp_path)
+    monkeypatch.setattr(C, "ASTERISK_SOUNDS", tmp_path / "sounds")
+    monkeypatch.setattr(C, "ASTERISK_DOC", tmp_path / "doc")
+    monkeypatch.setattr(C, "MENARDI_DIR", tmp_path / "sounds" / "it_IT_f_Menardi")
+    skipped: list[str] = []
+    recs = C._asterisk_recordings(skipped)
+    by = {r.key: r for r in recs}
+    # one-word prompts, tones and stage directions are left out
+    assert set(by) == {"ast_fr_vm-intro", "ast_es_vm-goodbye", "ast_it_menardi_agent-pass"}
+    es, fr, it = by["ast_es_vm-goodbye"], by["ast_fr_vm-intro"], by["ast_it_menardi_agent-pass"]
+    assert es.speaker == "asterisk-allison"  # the English prompts' speaker: one split group
+    assert (fr.speaker, fr.lang, fr.text) == ("asterisk-june-wallack", "fr", "Bonjour, veuillez laisser un message.")
+    assert (it.lang, it.text, it.style) == ("it", None, "telephone")
+    assert "CC-BY-SA-3.0" in fr.licence and "Menardi" in it.licence
+    assert any("(en)" in s for s in skipped) and any("(ru)" in s for s in skipped)
+    # through human_clips: rows carry the language and the speaker's split group
+    monkeypatch.setattr(C, "_shipped_recordings", list)
+    monkeypatch.setattr(C, "_debian_recordings", lambda: (recs, []))
+    monkeypatch.setattr(C, "_pkg_recordings", lambda d: ([], []))
+    rows, _ = C.human_clips(tmp_path / "out", 0, None, None)
+    got = {r["id"]: (r["lang"], r["split_group"], r["label"]) for r in rows}
+    assert got == {"ast_es_vm-goodbye": ("es", "human:asterisk-allison", "human"),
+                   "ast_fr_vm-intro": ("fr", "human:asterisk-june-wallack", "human"),
+                   "ast_it_menardi_agent-pass": ("it", "human:asterisk-it-menardi", "human")}
+
+
+def test_speaker_cap_keeps_english_majority_and_is_order_free():
+    def rec(key: str, spk: str, lang: str) -> C.HumanRecording:
+        return C.HumanRecording(key, spk, "prompted", "fam", "src", "lic", lambda: np.zeros(1, np.float32), lang=lang)
+
+    recs = ([rec(f"en{i:03d}", "a", "en") for i in range(200)] + [rec(f"es{i:03d}", "a", "es") for i in range(50)]
+            + [rec(f"b{i}", "b", "en") for i in range(5)])
+    out = C._cap_recordings(recs, 0)
+    a = [r for r in out if r.speaker == "a"]
+    assert len(a) == C.MAX_PER_SPEAKER
+    assert sum(r.lang == "es" for r in a) == C.MAX_PER_SPEAKER_LANG
+    assert sum(r.speaker == "b" for r in out) == 5
+    assert [r.key for r in C._cap_recordings(recs[::-1], 0)] == [r.key for r in out]
+    assert [r.key for r in C._cap_recordings(recs, 1)] != [r.key for r in out]  # the seed draws
+
+
+def test_parselmouth_sdist_speech_is_read_in_place(tmp_path):
+    import tarfile
+
+    arc = tmp_path / "praat_parselmouth-0.4.7.tar.gz"
+    with tarfile.open(arc, "w:gz") as t:
+        t.add(STANDIN, "praat_parselmouth-0.4.7/docs/examples/audio/1_b.wav")
+        t.add(STANDIN, "praat_parselmouth-0.4.7/praat/test/fon ExperimentMFC/Sounds/heed.wav")
+        t.add(STANDIN, "praat_parselmouth-0.4.7/praat/test/fon/examples/sounds/aaaa02.wav")  # not speech: ignored
+    recs = C._parselmouth_recordings(arc)
+    assert [(r.key, r.speaker, r.text) for r in recs] == [("pm_digit_1_b", "parselmouth-digits-b", "one"),
+                                                         ("pm_mfc_heed", "praat-test-mfc", "heed")]
+    assert all(r.source == "pypi-sdist:praat-parselmouth=0.4.7" and "GPL-3.0" in r.licence for r in recs)
+    x, _ = sf.read(str(STANDIN), dtype="float32")
+    assert len(recs[0].loader()) == len(x)  # 16 kHz stand-in: read as is
+
+
+@needs_espeak
+def test_espeak_speaks_the_new_languages_transcripts(tmp_path, monkeypatch):
+    texts = {"fr": {"vm-intro": "Bonjour, veuillez laisser un message.", "vm-goodbye": "Au revoir."}}
+    monkeypatch.setattr(C, "asterisk_texts", lambda lang: texts.get(lang, {}))
+    tasks, _ = C.plan_tts(0, {"espeak-ng"}, limit=1)
+    fr = [t for t in tasks if t.get("part") == "lang-fr"]
+    assert len(fr) == C.ESPEAK_LANG_VOICES["fr"][1]
+    assert not [t for t in tasks if t.get("part", "").startswith("lang-") and t["part"] != "lang-fr"]
+    assert all(t["speaker"].split("+")[0] in C.ESPEAK_LANG_VOICES["fr"][0] for t in fr)
+    rows, errors = C._run_tts_task(fr[0], str(tmp_path), 0)
+    assert not errors and len(rows) == 1
+    r = rows[0]
+    assert (r["lang"], r["label"], r["family"]) == ("fr", "machine", "espeak-ng")
+    assert r["params"]["text_id"].startswith("ast_fr_") and r["text"] in texts["fr"].values()

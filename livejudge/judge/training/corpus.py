@@ -310,6 +310,7 @@ KTUBERLING_DIR = Path("/usr/share/ktuberling/sounds")
 
 
 ASTERISK_SOUNDS = Path("/usr/share/asterisk/sounds")
+ASTERISK_DOC = Path("/usr/share/doc")
 ASTERISK_DIR = ASTERISK_SOUNDS / "en_US_f_Allison"
 
 
@@ -350,7 +351,7 @@ def asterisk_texts(lang: str) -> dict[str, str]:
     stage directions (``[beep]``, ``<beep ascending>``, ``(...)``) left out. Empty when the package is missing."""
     import gzip
 
-    txt = Path(f"/usr/share/doc/asterisk-core-sounds-{lang}/core-sounds-{lang}.txt.gz")
+    txt = ASTERISK_DOC / f"asterisk-core-sounds-{lang}" / f"core-sounds-{lang}.txt.gz"
     if not txt.exists():
         return {}
     texts = {}
@@ -380,8 +381,8 @@ def _read_g722(path: Path) -> np.ndarray:
 def _asterisk_recordings(skipped: list[str]) -> list[HumanRecording]:
     """Asterisk PBX prompts: professional IVR voices reading agent-style sentences with known
     text (``ASTERISK_VOICES``; English: Allison Smith, CC-BY-SA-3.0). 16 kHz G.722 when PyAV
-    can decode it (packages ``asterisk-core-sounds-<lang>-g722``), else, for English, the 8 kHz
-    WAVs (asterisk-core-sounds-en-wav). Plus the Italian Menardi prompts (8 kHz, no text)."""
+    can decode it (packages ``asterisk-core-sounds-<lang>-g722``), else the 8 kHz WAVs
+    (``asterisk-core-sounds-<lang>-wav``; style ``telephone``). Plus the Italian Menardi prompts (8 kHz, no text)."""
     try:
         import av  # noqa: F401
         use_g722 = True
@@ -392,10 +393,10 @@ def _asterisk_recordings(skipped: list[str]) -> list[HumanRecording]:
         d = ASTERISK_SOUNDS / voice.folder
         texts = asterisk_texts(voice.lang)
         g722 = use_g722 and d.is_dir() and any(d.glob("*.g722"))
-        if not texts or not (g722 or (voice.lang == "en" and any(d.glob("*.wav")))):
+        if not texts or not (g722 or (d.is_dir() and any(d.glob("*.wav")))):
             skipped.append(f"Asterisk prompts ({voice.lang}): apt-get install asterisk-core-sounds-{voice.lang}-g722"
-                           + (" asterisk-core-sounds-en-wav" if voice.lang == "en" else "")
-                           + ("" if use_g722 else " and pip install av"))
+                           + ("" if use_g722 else " and pip install av")
+                           + f" (or asterisk-core-sounds-{voice.lang}-wav, 8 kHz)")
             continue
         ver_pkg = f"asterisk-core-sounds-{voice.lang}-" + ("g722" if g722 else "wav")
         src = _src("deb", ver_pkg, _deb_version(ver_pkg))
