@@ -293,3 +293,47 @@ def test_espeak_speaks_the_new_languages_transcripts(tmp_path, monkeypatch):
     r = rows[0]
     assert (r["lang"], r["label"], r["family"]) == ("fr", "machine", "espeak-ng")
     assert r["params"]["text_id"].startswith("ast_fr_") and r["text"] in texts["fr"].values()
+
+
+def _fake_deb(path: Path, files: dict[str, bytes]) -> None:
+    """A minimal Debian package (ar archive: debian-binary, control.tar.gz, data.tar.xz)."""
+    import io
+    import tarfile
+
+    def tar(members: dict[str, bytes], mode: str) -> bytes:
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode=mode) as t:
+            for name, data in members.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                t.addfile(info, io.BytesIO(data))
+        return buf.getvalue()
+
+    parts = [("debian-binary", b"2.0\n"), ("control.tar.gz", tar({"./control": b"Package: x\n"}, "w:gz")),
+             ("data.tar.xz", tar({f"./{k}": v for k, v in files.items()}, "w:xz"))]
+    out = b"!<arch>\n"
+    for name, body in parts:
+        out += f"{name:<16}{0:<12}{0:<6}{0:<6}{100644:<8}{len(body):<10}`\n".encode() + body
+        out += b"\n" if len(body) % 2 else b""
+    path.write_bytes(out)
+
+
+def test_conflicting_asterisk_packages_are_read_from_the_downloaded_deb(tmp_path, monkeypatch):
+    import sys
+    import types
+
+    under = "usr/share/asterisk/sounds/fr/"
+    _fake_deb(tmp_path / "asterisk-prompt-fr-armelle_20070613-2.2_all.deb",
+              {f"{under}vm-intro.gsm": b"A", f"{under}digits/1.gsm": b"B", f"{under}beep.gsm": b"C",
+               "usr/share/doc/asterisk-prompt-fr-armelle/copyright": b"D"})
+    assert C._deb_files(tmp_path / "asterisk-prompt-fr-armelle_20070613-2.2_all.deb", under, ".gsm") == {
+        "vm-intro": b"A", "beep": b"C"}  # sentence prompts of the top folder only
+    with pytest.raises(ValueError, match="not a Debian package"):
+        (tmp_path / "bad.deb").write_bytes(b"junk")
+        C._deb_files(tmp_path / "bad.deb", under, ".gsm")
+    monkeypatch.setitem(sys.modules, "av", types.ModuleType("av"))  # decoding is not called here
+    recs, skipped = C._asterisk_deb_recordings(tmp_path)
+    assert [(r.key, r.speaker, r.lang, r.text, r.source) for r in recs] == [
+        ("ast_fr_armelle_vm-intro", "asterisk-fr-armelle-desjardins", "fr", None,
+         "deb:asterisk-prompt-fr-armelle=20070613-2.2")]
+    assert skipped == ["asterisk-prompt-es-co: apt-get download asterisk-prompt-es-co into the --pkg-dir folder"]

