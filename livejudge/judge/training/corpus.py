@@ -704,6 +704,7 @@ def human_clips(out_dir: Path, seed: int, limit: int | None, pkg_dir: Path | Non
     else:
         recs = _cap_recordings(recs, seed)
     rows: list[dict] = []
+    short: dict[str, int] = {}
     for rec in recs:
         x = rec.loader()
         if rec.segments_s is not None:
@@ -720,7 +721,8 @@ def human_clips(out_dir: Path, seed: int, limit: int | None, pkg_dir: Path | Non
         for i, (a, b) in enumerate(pieces):
             cid = rec.key if len(pieces) == 1 and rec.segments_s is None else f"{rec.key}_{i:03d}"
             y, level = _finish(x[a:b], _rng(seed, cid))
-            if len(y) < MIN_UTTERANCE_S * SAMPLE_RATE * 0.5:
+            if len(y) < MIN_UTTERANCE_S * SAMPLE_RATE:  # isolated short words: too little to judge
+                short[rec.family] = short.get(rec.family, 0) + 1
                 continue
             vf = dsp.voiced_fraction(y)
             if vf < MIN_VOICED_FRACTION:  # not speech (tones, data signals, noise)
@@ -732,6 +734,9 @@ def human_clips(out_dir: Path, seed: int, limit: int | None, pkg_dir: Path | Non
                              split_group=f"human:{rec.speaker}", lang=rec.lang,
                              params={"level_dbfs": round(level, 2),
                                      "span_s": [round(a / SAMPLE_RATE, 3), round(b / SAMPLE_RATE, 3)]}))
+    if short:
+        skipped.append(f"human utterances shorter than {MIN_UTTERANCE_S} s after trimming, dropped: "
+                       + ", ".join(f"{k} {v}" for k, v in sorted(short.items())))
     if limit is None:  # long recordings split into many utterances: cap the clips too
         by_spk: dict[str, list[dict]] = {}
         for r in rows:
