@@ -74,7 +74,7 @@ ALL_SOURCES = ("human", "espeak-ng", "flite", "festival", "piper", "kokoro", "gn
 MAX_UTTERANCE_S = 8.0  # long recordings are split into utterances no longer than this
 MIN_UTTERANCE_S = 0.8
 MAX_PER_SPEAKER = 120  # human recordings, and clips after splitting, kept per speaker
-MAX_PER_SPEAKER_LANG = 30  # of which non-English, per language (English stays the majority)
+MAX_PER_SPEAKER_LANG = 24  # of which non-English, per language (English stays the majority)
 MIN_VOICED_FRACTION = 0.1  # HEURISTIC: speech here 0.17–0.9 (codec2 mmt1 lowest), data signals 0.0
 
 
@@ -790,7 +790,7 @@ ESPEAK_VARIANTS = (None, "m1", "m2", "m3", "m4", "m5", "m6", "m7", "f1", "f2", "
 # Menardi), one in ru; each configuration speaks ESPEAK_LANG_CLIPS texts
 ESPEAK_LANG_VOICES = {"es": (("es-419", "es"), 6), "fr": (("fr-fr", "fr-be", "fr-ch"), 6),
                       "it": (("it",), 6), "ru": (("ru", "ru-lv"), 3)}
-ESPEAK_LANG_CLIPS = 10
+ESPEAK_LANG_CLIPS = 8
 FLITE_VOICES = ("kal", "kal16", "awb", "rms", "slt")
 FESTIVAL_VOICES = ("kal_diphone", "ked_diphone", "cmu_us_slt_arctic_hts")
 KOKORO_VOICES = ("jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo")
