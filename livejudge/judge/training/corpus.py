@@ -100,7 +100,7 @@ class ClipRow:
         id: unique clip id (the file stem).
         split_group: unit that must not cross train/validation (see module doc).
         parent: id of the clip this one was derived from (augmentations), else None.
-        lang: language of the text (``en``, ``ja``).
+        lang: language spoken (``en``, ``es``, ``fr``, ``it``, ``ru``, ``ja``).
         params: engine/augmentation parameters (rate, pitch, scales, levels...).
     """
 
