@@ -1500,6 +1500,14 @@ def licences_md(rows: list[dict], skipped: list[str]) -> str:
     lines += ["", "Augmentation tools: numpy/scipy (BSD-3; Griffin-Lim, LPC, μ-law, noise, gain), "
               "pyworld (MIT; WORLD), libgsm-tools `toast` (ISC-like; GSM 06.10), codec2 `c2enc/c2dec` (LGPL-2.1).",
               "", "Reserved (validation only, never train or tune): family `kokoro`.", ""]
+    copyleft = sorted({f"{fam} ({src.split(':', 1)[1].split('=')[0]})" for fam, src, lic in agg
+                       if "GPL" in lic or "-SA" in lic})
+    if copyleft:
+        lines += ["Copyleft / share-alike sources (GPL, LGPL, CC-BY-SA): fine as training data; clips "
+                  "copied or derived from them (channel copies, copy-synthesis) may only be redistributed "
+                  "under the same licence and with the attribution it asks for (the Menardi prompts: "
+                  "visibly credit Marco Menardi, Paola Dal Zot and voip.ammdomus.it). Ship the model's "
+                  "source list with any head trained on them. These sources: " + "; ".join(copyleft) + ".", ""]
     if skipped:
         lines += ["## Not included", ""] + [f"- {s}" for s in skipped] + [""]
     return "\n".join(lines)
