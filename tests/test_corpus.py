@@ -283,6 +283,7 @@ def test_parselmouth_sdist_speech_is_read_in_place(tmp_path):
 def test_espeak_speaks_the_new_languages_transcripts(tmp_path, monkeypatch):
     texts = {"fr": {"vm-intro": "Bonjour, veuillez laisser un message.", "vm-goodbye": "Au revoir."}}
     monkeypatch.setattr(C, "asterisk_texts", lambda lang: texts.get(lang, {}))
+    monkeypatch.setattr(C, "tuxpaint_texts", lambda lang: {})
     tasks, _ = C.plan_tts(0, {"espeak-ng"}, limit=1)
     fr = [t for t in tasks if t.get("part") == "lang-fr"]
     assert len(fr) == C.ESPEAK_LANG_VOICES["fr"][1]
@@ -337,3 +338,25 @@ def test_conflicting_asterisk_packages_are_read_from_the_downloaded_deb(tmp_path
         ("ast_fr_armelle_vm-intro", "asterisk-fr-armelle-desjardins", "fr", None,
          "deb:asterisk-prompt-fr-armelle=20070613-2.2")]
     assert skipped == ["asterisk-prompt-es-co: apt-get download asterisk-prompt-es-co into the --pkg-dir folder"]
+
+
+def test_tuxpaint_descriptions_group_by_language_with_their_text(tmp_path, monkeypatch):
+    d = tmp_path / "stamps" / "animals" / "amphibians"
+    d.mkdir(parents=True)
+    (d / "frog.txt").write_text("A green frog.\nbg.utf8=Зелена жаба.\nfr.utf8=Une grenouille verte.\n", encoding="utf-8")
+    x, _ = sf.read(str(STANDIN), dtype="float32")  # 2.9 s of real speech as the stand-in
+    for name in ("frog_desc.ogg", "frog_desc_bg.ogg", "frog_desc_fr.ogg", "frog_desc_xx.ogg"):
+        sf.write(str(d / name), x, SAMPLE_RATE, format="OGG", subtype="VORBIS")
+    sf.write(str(d / "frog-1_desc_fr.ogg"), x[: SAMPLE_RATE // 2], SAMPLE_RATE, format="OGG", subtype="VORBIS")
+    monkeypatch.setattr(C, "TUXPAINT_STAMPS", tmp_path / "stamps")
+    recs = C._tuxpaint_recordings([])
+    got = {r.key: (r.speaker, r.lang, r.text) for r in recs}
+    # the unknown language suffix and the 0.5 s file are left out
+    assert got == {"tp_en_animals__amphibians__frog": ("tuxpaint-en", "en", "A green frog."),
+                   "tp_bg_animals__amphibians__frog": ("tuxpaint-bg", "bg", "Зелена жаба."),
+                   "tp_fr_animals__amphibians__frog": ("tuxpaint-fr", "fr", "Une grenouille verte.")}
+    assert all("GPL-2" in r.licence for r in recs) and "Krasimir Petkov" in recs[0].licence + recs[1].licence
+    assert C.tuxpaint_texts("fr") == {"tp_fr_frog": "Une grenouille verte."}
+    skipped: list[str] = []
+    monkeypatch.setattr(C, "TUXPAINT_STAMPS", tmp_path / "none")
+    assert C._tuxpaint_recordings(skipped) == [] and "tuxpaint-stamps-default" in skipped[0]

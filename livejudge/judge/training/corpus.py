@@ -74,7 +74,7 @@ ALL_SOURCES = ("human", "espeak-ng", "flite", "festival", "piper", "kokoro", "gn
 MAX_UTTERANCE_S = 8.0  # long recordings are split into utterances no longer than this
 MIN_UTTERANCE_S = 0.8
 MAX_PER_SPEAKER = 120  # human recordings, and clips after splitting, kept per speaker
-MAX_PER_SPEAKER_LANG = 24  # of which non-English, per language (English stays the majority)
+MAX_PER_SPEAKER_LANG = 12  # of which non-English, per language (English stays the majority)
 MIN_VOICED_FRACTION = 0.1  # HEURISTIC: speech here 0.17–0.9 (codec2 mmt1 lowest), data signals 0.0
 
 
@@ -303,10 +303,78 @@ def _debian_recordings() -> tuple[list[HumanRecording], list[str]]:
                                        lambda p=p: _read_audio(p)))
     else:
         skipped.append("ktuberling English words: apt-get install ktuberling-data")
+    recs += _tuxpaint_recordings(skipped)
     return recs, skipped
 
 
 KTUBERLING_DIR = Path("/usr/share/ktuberling/sounds")
+TUXPAINT_STAMPS = Path("/usr/share/tuxpaint/stamps")
+# Tux Paint's spoken stamp descriptions (Debian tuxpaint-stamps-default, GPL-2): file suffix →
+# language and the volunteer its changelog credits. One split group per language
+# (``tuxpaint-<lang>``): where two people are credited (French) or none (English), the group
+# holds them all.
+TUXPAINT_VOICES = {
+    "": ("en", "speakers not credited"), "be": ("be", "Kseniya Buraya"), "bg": ("bg", "Krasimir Petkov"),
+    "ca": ("ca", "Pere Pujal i Carabantes"), "da": ("da", "Joe Dalton"), "el": ("el", "Kiriaki Serafeim"),
+    "es": ("es", "Estefanía Ortiz"), "fr": ("fr", "Jacques Chion and PaulK"), "ro": ("ro", "Tabbytha"),
+    "ru": ("ru", "Edwin Veber"),
+}
+TUXPAINT_MIN_S = 1.2  # HEURISTIC: most descriptions are one or two words; shorter files seldom keep 0.8 s
+
+
+def _tuxpaint_description(ogg: Path, lang: str) -> str | None:
+    """The written description of a stamp in ``lang`` from its ``<stamp>.txt`` (first line
+    English, then ``<lang>.utf8=<text>`` lines), or None."""
+    txt = ogg.with_name(ogg.name.split("_desc")[0] + ".txt")
+    if not txt.exists():
+        return None
+    lines = txt.read_text(encoding="utf-8", errors="replace").splitlines()
+    if lang == "en":
+        return lines[0].strip() or None if lines else None
+    for line in lines[1:]:
+        if line.startswith(f"{lang}.utf8="):
+            return line.split("=", 1)[1].strip() or None
+    return None
+
+
+def tuxpaint_texts(lang: str) -> dict[str, str]:
+    """Tux Paint stamp descriptions written in ``lang`` (text id ``tp_<lang>_<stamp>``) with at
+    least two words; empty without the package."""
+    out: dict[str, str] = {}
+    if not TUXPAINT_STAMPS.is_dir():
+        return out
+    for txt in sorted(TUXPAINT_STAMPS.rglob("*.txt")):
+        t = _tuxpaint_description(txt.with_name(txt.stem + "_desc.ogg"), lang)
+        if t and len(t.split()) >= 2:
+            out.setdefault(f"tp_{lang}_{_safe(txt.stem)}", t)
+    return out
+
+
+def _tuxpaint_recordings(skipped: list[str]) -> list[HumanRecording]:
+    """Spoken stamp descriptions of Tux Paint (``TUXPAINT_VOICES``), at least ``TUXPAINT_MIN_S``
+    long as stored, with their written text when the stamp has one."""
+    import soundfile as sf
+
+    if not TUXPAINT_STAMPS.is_dir():
+        skipped.append("Tux Paint spoken descriptions: apt-get install tuxpaint-stamps-default")
+        return []
+    src = _src("deb", "tuxpaint-stamps-default", _deb_version("tuxpaint-stamps-default"))
+    recs = []
+    for p in sorted(TUXPAINT_STAMPS.rglob("*_desc*.ogg")):
+        suffix = p.stem.split("_desc", 1)[1].lstrip("_")
+        if suffix not in TUXPAINT_VOICES:
+            continue
+        lang, credit = TUXPAINT_VOICES[suffix]
+        try:
+            if sf.info(str(p)).duration < TUXPAINT_MIN_S:
+                continue
+        except RuntimeError:
+            continue
+        stamp = _safe(str(p.relative_to(TUXPAINT_STAMPS).parent / p.stem.split("_desc", 1)[0]).replace("/", "__"))
+        recs.append(HumanRecording(f"tp_{lang}_{stamp}", f"tuxpaint-{lang}", "read", "tuxpaint", src,
+                                   f"GPL-2 (Tux Paint stamp descriptions; recorded by {credit})",
+                                   lambda p=p: _read_audio(p), _tuxpaint_description(p, lang), lang=lang))
+    return recs
 
 
 ASTERISK_SOUNDS = Path("/usr/share/asterisk/sounds")
@@ -413,7 +481,7 @@ def _asterisk_recordings(skipped: list[str]) -> list[HumanRecording]:
         src = _src("deb", "asterisk-prompt-it-menardi-wav", _deb_version("asterisk-prompt-it-menardi-wav"))
         for p in sorted(MENARDI_DIR.rglob("*.wav")):
             k = str(p.relative_to(MENARDI_DIR).with_suffix(""))
-            if "tone" in k or "beep" in k:  # signalling tones, not speech
+            if "tone" in k or "beep" in k or "silence" in k:  # tones and silences, not speech
                 continue
             recs.append(HumanRecording("ast_it_menardi_" + k.replace("/", "__"), "asterisk-it-menardi",
                                        "telephone", "asterisk-prompts", src,
@@ -785,11 +853,13 @@ ESPEAK_VOICES = ("en-us", "en-gb", "en-gb-scotland", "en-gb-x-rp", "en-gb-x-gbcl
 ESPEAK_VARIANTS = (None, "m1", "m2", "m3", "m4", "m5", "m6", "m7", "f1", "f2", "f3", "f4", "f5",
                    "klatt", "klatt2", "klatt3", "klatt4", "klatt6", "croak", "whisper", "Andy",
                    "Annie", "steph", "Alicia", "Denis", "Lee", "michel", "robert", "linda", "edward")
-# language → (espeak-ng voices, voice configurations drawn): two Asterisk voices each in es
-# (Allison Smith, July Jiménez), fr (June Wallack, Armelle Desjardins) and it (Carlo Flora,
-# Menardi), one in ru; each configuration speaks ESPEAK_LANG_CLIPS texts
-ESPEAK_LANG_VOICES = {"es": (("es-419", "es"), 6), "fr": (("fr-fr", "fr-be", "fr-ch"), 6),
-                      "it": (("it",), 6), "ru": (("ru", "ru-lv"), 3)}
+# language → (espeak-ng voices, voice configurations drawn), for the languages of the human
+# Asterisk voices and Tux Paint volunteers, so that each configuration × ESPEAK_LANG_CLIPS is
+# about the human clip count of that language (MAX_PER_SPEAKER_LANG per speaker): es and fr 3
+# speakers each, it and ru 2, the others 1.
+ESPEAK_LANG_VOICES = {"es": (("es-419", "es"), 4), "fr": (("fr-fr", "fr-be", "fr-ch"), 4),
+                      "it": (("it",), 3), "ru": (("ru", "ru-lv"), 3), "be": (("be",), 2), "bg": (("bg",), 2),
+                      "ca": (("ca",), 2), "da": (("da",), 2), "el": (("el",), 2), "ro": (("ro",), 2)}
 ESPEAK_LANG_CLIPS = 8
 FLITE_VOICES = ("kal", "kal16", "awb", "rms", "slt")
 FESTIVAL_VOICES = ("kal_diphone", "ked_diphone", "cmu_us_slt_arctic_hts")
@@ -1049,6 +1119,7 @@ def plan_tts(seed: int, sources: set[str], limit: int | None,
             for lang, (voices, n_cfg) in ESPEAK_LANG_VOICES.items():
                 texts = {f"ast_{lang}_{k.replace('/', '__')}": t for k, t in asterisk_texts(lang).items()
                          if len(t.split()) >= 2}
+                texts.update(tuxpaint_texts(lang))
                 if not texts:
                     continue
                 configs = [(v, var) for v in voices for var in ESPEAK_VARIANTS]
