@@ -360,3 +360,17 @@ def test_tuxpaint_descriptions_group_by_language_with_their_text(tmp_path, monke
     skipped: list[str] = []
     monkeypatch.setattr(C, "TUXPAINT_STAMPS", tmp_path / "none")
     assert C._tuxpaint_recordings(skipped) == [] and "tuxpaint-stamps-default" in skipped[0]
+
+
+@needs_espeak
+def test_channel_copies_follow_their_parent_audio_not_only_its_row(tmp_path):
+    """The cache key holds the parent WAV's hash: audio that changed under an unchanged manifest
+    row (a new VAD split of the same span once left stale copies) is processed again."""
+    rows = _build(tmp_path)
+    cs = next(r for r in rows if r["family"] == "copysyn-lpc" and r["parent"] and "~" not in r["id"])
+    kids = [r for r in rows if r["parent"] == cs["id"]]
+    before = {r["path"]: (tmp_path / r["path"]).read_bytes() for r in kids}
+    x, _ = sf.read(str(tmp_path / cs["path"]), dtype="float32")
+    sf.write(str(tmp_path / cs["path"]), 0.5 * x, SAMPLE_RATE, subtype="PCM_16")  # same length, new audio
+    _build(tmp_path)
+    assert all((tmp_path / p).read_bytes() != b for p, b in before.items())

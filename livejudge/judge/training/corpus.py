@@ -1364,6 +1364,10 @@ def _key(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 
+def _file_sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:24]
+
+
 def _cached_map(fn: Callable, args: list[tuple], keys: list[str], out: Path, jobs: int,
                 use_cache: bool) -> tuple[list, int]:
     """``_pool_map`` with a result cache in ``OUT_DIR/.cache/<key>.json``: a task whose key
@@ -1469,8 +1473,10 @@ def build(out_dir: str | Path, sources: tuple[str, ...] | list[str] = ALL_SOURCE
             skipped.append("copysyn-world: pip install 'setuptools<80' pyworld")
         humans = [r for r in rows if r["label"] == "human"]
         args = [([h], str(out), seed, methods) for h in humans]
+        # the input WAV's hash is part of the key: a human clip whose audio changed while its row
+        # did not (e.g. a new VAD split of the same span) must not reuse stale copies
         keys = [_key("copysyn", AUGMENT_VERSION, RENDER_VERSION, seed, h, methods,
-                     versions.get("pyworld", _py_version("pyworld"))) for h in humans]
+                     versions.get("pyworld", _py_version("pyworld")), _file_sha(out / h["path"])) for h in humans]
         res, _ = _cached_map(_copysyn_task, args, keys, out, jobs, use_cache)
         for rr, ee in res:
             rows += rr
@@ -1484,7 +1490,8 @@ def build(out_dir: str | Path, sources: tuple[str, ...] | list[str] = ALL_SOURCE
         skipped += sk
         added = []
         args = [([job], str(out), seed) for job in plan]
-        keys = [_key("channel", AUGMENT_VERSION, RENDER_VERSION, seed, r, kind) for r, kind in plan]
+        keys = [_key("channel", AUGMENT_VERSION, RENDER_VERSION, seed, r, kind, _file_sha(out / r["path"]))
+                for r, kind in plan]
         res, _ = _cached_map(_channel_task, args, keys, out, jobs, use_cache)
         for rr, ee in res:
             added += rr
