@@ -363,9 +363,10 @@ def test_tuxpaint_descriptions_group_by_language_with_their_text(tmp_path, monke
 
 
 @needs_espeak
-def test_channel_copies_follow_their_parent_audio_not_only_its_row(tmp_path):
+def test_channel_copies_follow_their_parent_audio_not_only_its_row(tmp_path, monkeypatch):
     """The cache key holds the parent WAV's hash: audio that changed under an unchanged manifest
     row (a new VAD split of the same span once left stale copies) is processed again."""
+    monkeypatch.setattr(C, "TUXPAINT_STAMPS", tmp_path / "none")  # its 7,000-file scan is not needed here
     rows = _build(tmp_path)
     cs = next(r for r in rows if r["family"] == "copysyn-lpc" and r["parent"] and "~" not in r["id"])
     kids = [r for r in rows if r["parent"] == cs["id"]]

@@ -37,6 +37,7 @@ differs).
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import io
 import json
@@ -350,26 +351,34 @@ def tuxpaint_texts(lang: str) -> dict[str, str]:
     return out
 
 
+@functools.lru_cache(maxsize=4)
+def _tuxpaint_long_files(root: Path) -> tuple[Path, ...]:
+    """Description files of the ``TUXPAINT_VOICES`` languages at least ``TUXPAINT_MIN_S`` long
+    (a header read per file; about 7,000 files, cached per process)."""
+    import soundfile as sf
+
+    out = []
+    for p in sorted(root.rglob("*_desc*.ogg")):
+        if p.stem.split("_desc", 1)[1].lstrip("_") not in TUXPAINT_VOICES:
+            continue
+        try:
+            if sf.info(str(p)).duration >= TUXPAINT_MIN_S:
+                out.append(p)
+        except RuntimeError:
+            continue
+    return tuple(out)
+
+
 def _tuxpaint_recordings(skipped: list[str]) -> list[HumanRecording]:
     """Spoken stamp descriptions of Tux Paint (``TUXPAINT_VOICES``), at least ``TUXPAINT_MIN_S``
     long as stored, with their written text when the stamp has one."""
-    import soundfile as sf
-
     if not TUXPAINT_STAMPS.is_dir():
         skipped.append("Tux Paint spoken descriptions: apt-get install tuxpaint-stamps-default")
         return []
     src = _src("deb", "tuxpaint-stamps-default", _deb_version("tuxpaint-stamps-default"))
     recs = []
-    for p in sorted(TUXPAINT_STAMPS.rglob("*_desc*.ogg")):
-        suffix = p.stem.split("_desc", 1)[1].lstrip("_")
-        if suffix not in TUXPAINT_VOICES:
-            continue
-        lang, credit = TUXPAINT_VOICES[suffix]
-        try:
-            if sf.info(str(p)).duration < TUXPAINT_MIN_S:
-                continue
-        except RuntimeError:
-            continue
+    for p in _tuxpaint_long_files(TUXPAINT_STAMPS):
+        lang, credit = TUXPAINT_VOICES[p.stem.split("_desc", 1)[1].lstrip("_")]
         stamp = _safe(str(p.relative_to(TUXPAINT_STAMPS).parent / p.stem.split("_desc", 1)[0]).replace("/", "__"))
         recs.append(HumanRecording(f"tp_{lang}_{stamp}", f"tuxpaint-{lang}", "read", "tuxpaint", src,
                                    f"GPL-2 (Tux Paint stamp descriptions; recorded by {credit})",
