@@ -19,7 +19,7 @@ speakers/voices):
 * Unseen family (reserved, e.g. Kokoro): G vs the reserved family, pooled over G.
 The head is also compared with ``acoustic-fitted`` on the same dialogues (its AUC per family).
 
-Run: python benchmarks/judge_lofo.py MANIFEST [--turns 4] [--seed 0] [--cache DIR] [--ship DIR] [--json OUT]
+Run: python benchmarks/judge_lofo.py MANIFEST [--lang en] [--turns 4] [--seed 0] [--cache DIR] [--ship DIR] [--json OUT]
 ``--ship DIR`` fits the head on every non-reserved clip (calibration split by speaker) and saves it
 with its sources, families and the LOFO/LOSO figures in its config.
 """
@@ -161,7 +161,7 @@ def build_calls(rows: list[dict], seed: int, turns: int, per_human: int, per_voi
 
 
 def embed_calls(calls, cache_file: Path | None):
-    """X (n, 804), gated (n, 18), acoustic-fitted P(human) (n,), encoder calls, seconds."""
+    """X (n, 1572), gated (n, 18), acoustic-fitted P(human) (n,), encoder calls, seconds."""
 
     from livejudge.judge.features.backbones.whisper import WhisperBackbone
     from livejudge.judge.model.judge import load_judge
@@ -253,14 +253,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--l2", type=float, default=0.3, help="ridge penalty (chosen on the development corpus)")
     ap.add_argument("--exclude-family", action="append", default=[], metavar="FAMILY",
                     help="leave a family out of training and testing (repeatable; e.g. an augmentation that hurts)")
+    ap.add_argument("--lang", default=None, metavar="CODE",
+                    help="use only clips in this language (manifest `lang`; e.g. en: the encoder is tiny.en, and a "
+                         "language spoken by humans but by few machine voices would become a label)")
     ap.add_argument("--cache", default=".scratch/lofo_cache")
     ap.add_argument("--ship", default=None, metavar="DIR")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
 
     mpath = Path(args.manifest)
-    rows = read_manifest(mpath)  # excluded families are embedded too (one cache), then left out of every fit
-    key = hashlib.sha256((mpath.read_text() + f"{args.seed}/{args.turns}/{args.per_human}/{args.per_voice}/{args.per_family}/{args.human_group}/v4")
+    rows = read_manifest(mpath)
+    if args.lang:
+        rows = [r for r in rows if (r.get("lang") or "en") == args.lang]  # excluded families are embedded too (one cache), then left out of every fit
+    key = hashlib.sha256((mpath.read_text() + f"{args.seed}/{args.turns}/{args.per_human}/{args.per_voice}/{args.per_family}/{args.human_group}/{args.lang}/v5")
                          .encode()).hexdigest()[:16]
     cache_file = Path(args.cache) / f"{key}.npz"
     # with cached embeddings only the labels/groups are needed: no audio is read (the corpus may have moved on)

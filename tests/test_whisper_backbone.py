@@ -38,15 +38,37 @@ def test_pool_frames_mean_and_sd_over_voiced_frames_only():
     assert r.voiced_s == pytest.approx(0.06)
     empty = W.pool_frames(frames, np.zeros(6, bool))
     assert empty.voiced_s == 0.0 and not empty.mean.any()
+    # three voiced frames are under MIN_MOMENT_FRAMES: no skewness or kurtosis from so few
+    assert not r.skew.any() and not r.kurt.any()
+
+
+def test_pool_frames_skewness_and_excess_kurtosis_match_scipy_over_voiced_frames_only():
+    from scipy.stats import kurtosis, skew
+
+    rng = np.random.default_rng(3)
+    frames = np.stack([rng.normal(size=40), rng.exponential(size=40), np.full(40, 2.0)], axis=1).astype(np.float32)
+    mask = np.ones(40, bool)
+    mask[::5] = False  # 32 voiced frames
+    frames[~mask] = 1e3  # unvoiced frames with extreme values must not leak in
+    r = W.pool_frames(frames, mask)
+    v = frames[mask].astype(np.float64)
+    # scipy's default (bias=True) estimators are g1 = m3/m2^1.5 and g2 = m4/m2^2 - 3
+    np.testing.assert_allclose(r.skew[:2], skew(v[:, :2], axis=0), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(r.kurt[:2], kurtosis(v[:, :2], axis=0), rtol=1e-4, atol=1e-5)
+    assert r.skew[1] > 0.5  # the exponential column is right-skewed
+    assert r.skew[2] == 0.0 and r.kurt[2] == 0.0  # a constant component has no shape
 
 
 def test_pool_turns_weights_by_voiced_time():
-    a = W.TurnReadout(np.ones(384, np.float32), np.zeros(384, np.float32), 1.0, 50)
-    b = W.TurnReadout(np.full(384, 4.0, np.float32), np.ones(384, np.float32), 3.0, 150)
+    o, z = np.ones(384, np.float32), np.zeros(384, np.float32)
+    a = W.TurnReadout(o, z, 2 * o, -o, 1.0, 50)
+    b = W.TurnReadout(4 * o, o, z, 3 * o, 3.0, 150)
     v, s = W.pool_turns([a, b])
-    assert v.shape == (768,) and s == pytest.approx(4.0)
-    np.testing.assert_allclose(v[:384], 0.25 * 1 + 0.75 * 4, atol=1e-6)
-    np.testing.assert_allclose(v[384:], 0.75, atol=1e-6)
+    assert v.shape == (1536,) and s == pytest.approx(4.0)
+    np.testing.assert_allclose(v[:384], 0.25 * 1 + 0.75 * 4, atol=1e-6)  # mean
+    np.testing.assert_allclose(v[384:768], 0.75, atol=1e-6)  # sd
+    np.testing.assert_allclose(v[768:1152], 0.5, atol=1e-6)  # skewness
+    np.testing.assert_allclose(v[1152:], -0.25 + 2.25, atol=1e-6)  # excess kurtosis
 
 
 def test_encoder_shapes_and_determinism(encoder):
@@ -87,7 +109,7 @@ def test_turn_cache_encodes_each_settled_agent_turn_once(encoder):
     e2 = bb.embed([w])
     assert encoder.n_calls - n0 == 3  # all served from the cache
     np.testing.assert_array_equal(e1[0].vectors["features"], e2[0].vectors["features"])
-    assert e1[0].vectors["features"].shape == (W.WhisperBackbone.embedding_dim,) == (804,)
+    assert e1[0].vectors["features"].shape == (W.WhisperBackbone.embedding_dim,) == (1572,)
     # the window's encoder part is the voiced-time-weighted pool of exactly these turns,
     # each pooled over its VAD-voiced frames
     rs = []
@@ -137,8 +159,8 @@ def test_label_only_head_is_an_exact_logistic_regression_and_gates_consistently(
     rng = np.random.default_rng(0)
     n = 120
     y = np.r_[np.ones(n // 2), np.zeros(n // 2)].astype(int)
-    X = rng.normal(size=(n, 804)).astype(np.float32)
-    X[:, 40] += 1.5 * y  # one encoder component carries the label
+    X = rng.normal(size=(n, 1572)).astype(np.float32)
+    X[:, 40] += 3.0 * y  # one encoder component carries the label (1536 noise columns dilute it under the ridge)
     X[:, 1] += 1.0 * y  # and one intonation feature
     G = np.zeros((n, 18), bool)
     G[::5, DIMENSION_IDS.index("intonation")] = True

@@ -113,7 +113,7 @@ def test_cli_train_whisper_from_labels_then_eval(tmp_path):
     assert main(["train", str(m), "--backbone", "whisper", "--out", str(out), "--cache-dir", str(tmp_path / "c"),
                  "--no-progress"]) == 0
     head, cfg = load_head(out)
-    assert cfg.backbone.name == "whisper-tiny-v1"
+    assert cfg.backbone.name == "whisper-tiny-v2"
     assert cfg.training["n_fit"] == 4 and cfg.training["n_calibration"] == 4
     # each mono call's single agent turn ends the file and was still encoded (complete recordings:
     # settle_s = 0): the encoder part of the training inputs is not all zeros

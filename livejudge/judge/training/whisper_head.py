@@ -1,8 +1,8 @@
-"""Fit a head for the ``whisper-tiny-v1`` backbone from human/machine LABELS (no ratings exist).
+"""Fit a head for the ``whisper-tiny-v2`` backbone from human/machine LABELS (no ratings exist).
 
 The head keeps the paper's shape (seed 000 §6.2.1: readout → ODL z ∈ R^18 → linear classifier)
 and is an exact re-parametrisation of one L2-regularised logistic regression on the
-standardised backbone vector h (804 components):
+standardised backbone vector h (1572 components):
 
 * each dimension k reads a disjoint set of columns S_k: the acoustic features that
   ``FeatureSpec.dimension`` assigns to it (text features excluded: the training calls carry no
@@ -139,7 +139,7 @@ def fit_whisper_head(X: np.ndarray, y: np.ndarray, gated: np.ndarray, calib: np.
     """Fit the whisper head (module docstring).
 
     Args:
-        X: float32 (n, 804) backbone vectors of labelled windows. y: 1 human, 0 machine.
+        X: float32 (n, 1572) backbone vectors of labelled windows. y: 1 human, 0 machine.
         gated: bool (n, 18): the judge's gating of each window (``Judge._gate``).
         calib: bool (n,): windows held out of the regression and used only to calibrate.
         l2: ridge penalty on the standardised inputs.
@@ -222,7 +222,7 @@ def fit_whisper_head(X: np.ndarray, y: np.ndarray, gated: np.ndarray, calib: np.
     cfg = new_config(bb, name=name, version="0.1.0", provenance="trained", readout="features", dropout=0.0,
                      feature_names=VECTOR_NAMES, evidence_min=dict(WhisperBackbone.evidence_min), training=tr,
                      sources=tuple(sources),
-                     notes="whisper-tiny-v1 head fitted on human/machine labels; see training.validity for what "
+                     notes="whisper-tiny-v2 head fitted on human/machine labels; see training.validity for what "
                            "P(human) was validated against")
     return Fit(head, cfg, mean, std)
 

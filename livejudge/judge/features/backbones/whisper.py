@@ -15,18 +15,28 @@ Per settled agent TURN (wholly inside the window and final: ``settled_agent_turn
   float32 (n_frames, 384), one frame per 20 ms. The turn is encoded at its own length (no
   padding to 30 s: 7 s take ≈ 40 ms instead of ≈ 0.5 s; training and judging use the same
   rule); turns longer than 30 s are encoded in 30 s pieces.
-* readout: mean and standard deviation over the turn's VOICED frames only: frames whose
-  20 ms span overlaps one of the agent's VAD speech segments (pauses inside the turn and
-  frames past the audio's end are left out). ``TurnReadout``.
+* readout: the first four moments of each encoder component over the turn's VOICED frames
+  only (frames whose 20 ms span overlaps one of the agent's VAD speech segments; pauses inside
+  the turn and frames past the audio's end are left out): mean, standard deviation, skewness
+  g1 = m3 / m2^1.5 and excess kurtosis g2 = m4 / m2² − 3 (the moment estimators of Joanes &
+  Gill 1998, "Comparing measures of sample skewness and kurtosis", b1/b2 form). ``TurnReadout``.
+  Skewness and kurtosis are WITHIN one turn, so they describe how the voice moves inside an
+  utterance, never how turns differ from each other (a human corpus's turns come from separate
+  recordings; variation across them would teach recording sessions, not voices). Their choice
+  is a HEURISTIC chosen on the leave-one-family-out table of ``benchmarks/judge_lofo.py``
+  (v1, mean and sd only: held-out Piper ROC-AUC 0.60; with them 0.70 on the same dialogues),
+  never on the reserved unseen family.
 
-Per window: the turns' readouts are pooled: the voiced-time-weighted mean of the turn means
-and of the turn standard deviations (the fused-readout idea of seed 000 App. E.3 applied
-across turns), shape (768,). With no settled agent turn in the window the encoder part is
+Per window: the turns' readouts are pooled: the voiced-time-weighted mean of each moment
+over the turns (the fused-readout idea of seed 000 App. E.3 applied across turns), shape
+(1536,). With no settled agent turn in the window the encoder part is
 NaN-free zeros and its evidence is 0 s (the head gates the dimensions that read it).
 
 ``vectors["features"]`` = the 36-component acoustic/text vector of ``AcousticBackbone``
-(unchanged, same names) followed by the 768 encoder components (``enc_mean_000`` …
-``enc_sd_383``): float32, shape (804,).
+(unchanged, same names) followed by the 1536 encoder components (``enc_mean_000`` …
+``enc_sd_383``, ``enc_skew_000`` … ``enc_kurt_383``): float32, shape (1572,). Backbone id
+``whisper-tiny-v2`` (v1 had mean and sd only, 804 values; a v1 head is refused with the
+backbone-mismatch error).
 
 Cost and caching: the encoder runs inside ``embed`` (the scheduler's worker thread, off the
 audio path); each turn's readout is cached (``TurnCache``, keyed by the turn's onset/offset and
@@ -62,17 +72,21 @@ ENCODER_DIM = 384
 """Hidden size of Whisper tiny / tiny.en."""
 MAX_CHUNK_S = 30.0
 """Longest input one encoder call takes (Whisper's 1500 positions × 20 ms)."""
-ENCODER_NAMES: tuple[str, ...] = tuple(f"enc_mean_{i:03d}" for i in range(ENCODER_DIM)) + tuple(
-    f"enc_sd_{i:03d}" for i in range(ENCODER_DIM))
+ENCODER_MOMENTS: tuple[str, ...] = ("mean", "sd", "skew", "kurt")
+"""Per-component statistics of a turn's voiced frames, in vector order (module docstring)."""
+ENCODER_NAMES: tuple[str, ...] = tuple(f"enc_{m}_{i:03d}" for m in ENCODER_MOMENTS for i in range(ENCODER_DIM))
 """Names of the encoder components of the vector, in order."""
 VECTOR_NAMES: tuple[str, ...] = tuple(ACOUSTIC_NAMES) + ENCODER_NAMES
-"""Every component of ``vectors["features"]``: acoustic/text (36) then encoder (768)."""
+"""Every component of ``vectors["features"]``: acoustic/text (36) then encoder (1536)."""
 N_ACOUSTIC = len(ACOUSTIC_NAMES)
 
 ENCODER_DIMENSIONS: tuple[str, ...] = ("micro_physiological_noise", "pronunciation_instability", "accent")
 """Dimensions whose ODL rows read the encoder part in the shipped whisper head (category III,
 physiological paralinguistics: the voice traits synthesis smooths away). HEURISTIC assignment:
 the encoder direction is fitted on human/machine labels, not on per-dimension ratings."""
+MIN_MOMENT_FRAMES = 8
+"""Voiced frames (160 ms) a turn needs before its skewness and kurtosis are computed (HEURISTIC:
+below that the third and fourth moments are mostly sampling noise)."""
 ENCODER_EVIDENCE_MIN_S = 2.0
 """Voiced seconds of settled agent turns needed before the encoder dimensions count (HEURISTIC:
 about one sentence; the validity benchmark pools several turns)."""
@@ -88,12 +102,16 @@ class TurnReadout:
 
     Attributes:
         mean, sd: float32, shape (384,): mean and standard deviation over voiced frames.
+        skew, kurt: float32, shape (384,): skewness g1 and excess kurtosis g2 over voiced frames
+            (0 with fewer than ``MIN_MOMENT_FRAMES`` voiced frames or a constant component).
         voiced_s: seconds of voiced frames pooled (n_voiced × 0.02).
         n_frames: encoder frames of the turn (voiced or not).
     """
 
     mean: np.ndarray
     sd: np.ndarray
+    skew: np.ndarray
+    kurt: np.ndarray
     voiced_s: float
     n_frames: int
 
@@ -121,41 +139,52 @@ def voiced_frame_mask(n_frames: int, start_s: float, segments: Sequence[SpeechSe
 
 
 def pool_frames(frames: np.ndarray, mask: np.ndarray) -> TurnReadout:
-    """Mean and standard deviation of ``frames[mask]``.
+    """The first four moments of ``frames[mask]`` per component (module docstring).
 
     Args:
         frames: float32, shape (n_frames, d). mask: bool, shape (n_frames,).
     Returns:
-        TurnReadout (zeros and voiced_s 0 when no frame is voiced).
+        TurnReadout (zeros and voiced_s 0 when no frame is voiced; skew and kurt 0 with fewer
+        than ``MIN_MOMENT_FRAMES`` voiced frames, and for a component whose sd is under 1e-6).
     Raises:
         ValueError: shapes disagree.
     """
     frames = np.asarray(frames, dtype=np.float32)
     if frames.ndim != 2 or mask.shape != (frames.shape[0],):
         raise ValueError(f"frames must be (n, d) and mask (n,), got {frames.shape} and {mask.shape}")
-    v = frames[mask]
+    v = frames[mask].astype(np.float64)
+    z = np.zeros(frames.shape[1], np.float32)
     if len(v) == 0:
-        z = np.zeros(frames.shape[1], np.float32)
-        return TurnReadout(z, z.copy(), 0.0, int(frames.shape[0]))
-    return TurnReadout(v.mean(axis=0).astype(np.float32), v.std(axis=0).astype(np.float32),
+        return TurnReadout(z, z.copy(), z.copy(), z.copy(), 0.0, int(frames.shape[0]))
+    mean = v.mean(axis=0)
+    c = v - mean
+    m2 = (c ** 2).mean(axis=0)
+    sd = np.sqrt(m2)
+    skew, kurt = z.copy(), z.copy()
+    if len(v) >= MIN_MOMENT_FRAMES:
+        ok = sd > 1e-6
+        m2s = np.where(ok, m2, 1.0)
+        skew = np.where(ok, (c ** 3).mean(axis=0) / m2s ** 1.5, 0.0).astype(np.float32)
+        kurt = np.where(ok, (c ** 4).mean(axis=0) / m2s ** 2 - 3.0, 0.0).astype(np.float32)
+    return TurnReadout(mean.astype(np.float32), sd.astype(np.float32), skew, kurt,
                        round(len(v) * FRAME_S, 3), int(frames.shape[0]))
 
 
 def pool_turns(readouts: Sequence[TurnReadout]) -> tuple[np.ndarray, float]:
-    """Window readout: voiced-time-weighted mean of turn means and of turn sds.
+    """Window readout: the voiced-time-weighted mean over turns of each moment.
 
     Returns:
-        (float32 (768,) = [mean part, sd part], total voiced seconds); zeros and 0.0 when no
-        turn has voiced frames.
+        (float32 (1536,) = [mean, sd, skew, kurt parts, 384 each], total voiced seconds); zeros
+        and 0.0 when no turn has voiced frames.
     """
     rs = [r for r in readouts if r.voiced_s > 0]
     if not rs:
-        return np.zeros(2 * ENCODER_DIM, np.float32), 0.0
+        return np.zeros(len(ENCODER_MOMENTS) * ENCODER_DIM, np.float32), 0.0
     w = np.array([r.voiced_s for r in rs], dtype=np.float64)
     w /= w.sum()
-    mean = np.einsum("t,td->d", w, np.stack([r.mean for r in rs]).astype(np.float64))
-    sd = np.einsum("t,td->d", w, np.stack([r.sd for r in rs]).astype(np.float64))
-    return np.concatenate([mean, sd]).astype(np.float32), float(sum(r.voiced_s for r in rs))
+    parts = [np.einsum("t,td->d", w, np.stack([getattr(r, m) for r in rs]).astype(np.float64))
+             for m in ENCODER_MOMENTS]
+    return np.concatenate(parts).astype(np.float32), float(sum(r.voiced_s for r in rs))
 
 
 class WhisperEncoder:
@@ -299,19 +328,19 @@ def settled_agent_turns(w: WindowSnapshot, settle_s: float = SETTLE_S) -> list[T
 
 
 class WhisperBackbone:
-    """CPU backbone "whisper-tiny-v1": ``AcousticBackbone``'s 36 features + Whisper tiny.en
-    encoder readouts of the window's settled agent turns (768), see the module docstring.
+    """CPU backbone "whisper-tiny-v2": ``AcousticBackbone``'s 36 features + Whisper tiny.en
+    encoder readouts of the window's settled agent turns (1536), see the module docstring.
 
     Args:
         encoder: a ``WhisperEncoder`` (default: load the bundled model, 1 thread).
         cache: a ``TurnCache`` (default: a new one with 4096 entries).
         settle_s: see ``settled_agent_turns`` (0 for complete recordings).
     Attributes:
-        name, readouts ("features",), feature_names (``VECTOR_NAMES``), embedding_dim (804),
+        name, readouts ("features",), feature_names (``VECTOR_NAMES``), embedding_dim (1572),
         evidence_min (the acoustic backbone's + the encoder dimensions' ``ENCODER_EVIDENCE_MIN_S``).
     """
 
-    name = "whisper-tiny-v1"
+    name = "whisper-tiny-v2"
     readouts = ("features",)
     feature_names = VECTOR_NAMES
     embedding_dim = len(VECTOR_NAMES)
