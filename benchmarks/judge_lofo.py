@@ -232,6 +232,15 @@ def predict(head, X, G) -> np.ndarray:
         return head.outputs(z).p_human.numpy()
 
 
+def logit(p) -> np.ndarray:
+    p = np.clip(np.asarray(p, dtype=np.float64), 1e-6, 1 - 1e-6)
+    return np.log(p / (1 - p))
+
+
+def sigmoid(t) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.asarray(t, dtype=np.float64)))
+
+
 def summary(p, y) -> dict:
     p, y = np.asarray(p), np.asarray(y)
     return dict(auc=roc_auc(p, y), acc=float(((p >= 0.5) == (y == 1)).mean()),
@@ -256,6 +265,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lang", default=None, metavar="CODE",
                     help="use only clips in this language (manifest `lang`; e.g. en: the encoder is tiny.en, and a "
                          "language spoken by humans but by few machine voices would become a label)")
+    ap.add_argument("--calibrate", choices=("heldout", "split"), default="heldout",
+                    help="the shipped head's calibration: heldout (default) adds a Platt step fitted on the LOFO folds' "
+                         "held-out-family scores, as a voice at use time is one the head never met; split keeps only "
+                         "the Platt step on a calibration split of the training voices")
     ap.add_argument("--cache", default=".scratch/lofo_cache")
     ap.add_argument("--ship", default=None, metavar="DIR")
     ap.add_argument("--json", default=None)
@@ -297,6 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'held-out family':18} {'AUC':>6} {'acc@0.5':>8} {'P(h) human':>11} {'P(h) machine':>13} "
           f"{'acoustic-fitted AUC':>20} {'per-fold AUC mean/min':>22}")
     lofo = {}
+    oof: dict[int, list[float]] = defaultdict(list)  # dialogue → its held-out log-odds over LOFO folds
     for F in families:
         ps, ys, pa = [], [], []
         for g in groups:
@@ -305,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
             # copy-synthesis of the held-out speaker stays out of training too
             train = np.array([i for i in train if spk[i] != g])
             p, _ = fit_predict(X, G, y, meta, train, test, args.seed, args.l2)
+            for i, lo in zip(test, logit(p)):
+                oof[int(i)].append(float(lo))
             ps.append(p)
             ys.append(y[test])
             pa.append(P_ac[test])
@@ -316,9 +332,32 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{F:18} {s['auc']:6.3f} {s['acc']:8.3f} {s['p_human_h']:11.3f} {s['p_human_m']:13.3f} "
               f"{s['acoustic_fitted_auc']:20.3f} {s['fold_auc_mean']:14.3f}/{s['fold_auc_min']:.3f}")
     out["lofo"] = lofo
+    recal = None
+    if oof and args.calibrate == "heldout":
+        # second Platt step on the LOFO folds' held-out scores (each dialogue: the mean of its
+        # folds' log-odds), classes weighted equally; the reserved family is never in a LOFO fold
+        from livejudge.judge.training.whisper_head import class_weights, fit_logistic
+
+        idx = np.array(sorted(oof))
+        s_oof = np.array([np.mean(oof[i]) for i in idx])
+        ab, c0 = fit_logistic(s_oof[:, None], y[idx], 1e-4, class_weights(y[idx]))
+        recal = (float(max(ab[0], 1e-3)), float(c0))
+        out["recalibration"] = {"a": recal[0], "c": recal[1], "n": int(len(idx)),
+                                "fitted_on": "LOFO held-out-family log-odds of the machine families and held-out human groups"}
+        print(f"\nheld-out calibration (Platt on the LOFO folds' held-out log-odds, {len(idx)} dialogues): "
+              f"log-odds' = {recal[0]:.3f} · log-odds + {recal[1]:+.3f}; mean P(human) after it, per held-out family "
+              f"(human / machine; in-sample for these two numbers):")
+        for F in families:
+            m = np.array([fam[i] == F or y[i] == 1 for i in idx])
+            pp = sigmoid(recal[0] * s_oof[m] + recal[1])
+            yy = y[idx][m]
+            lofo[F]["recalibrated_p_human_h"] = float(pp[yy == 1].mean())
+            lofo[F]["recalibrated_p_human_m"] = float(pp[yy == 0].mean())
+            print(f"  {F:18} {pp[yy == 1].mean():.3f} / {pp[yy == 0].mean():.3f}")
 
     print("\nLOSO (fit without human group G and the reserved family)")
-    print(f"{'held-out humans':24} {'n':>4} {'acc@0.5':>8} {'mean P(h)':>10} {'AUC vs reserved':>16}")
+    print(f"{'held-out humans':24} {'n':>4} {'acc@0.5':>8} {'mean P(h)':>10} {'AUC vs reserved':>16}"
+          + (f" {'held-out-cal acc':>16} {'held-out-cal P':>14}" if recal is not None else ""))
     loso = {}
     unseen_p, unseen_y = [], []
     for g in groups:
@@ -330,17 +369,29 @@ def main(argv: list[str] | None = None) -> int:
         loso[g] = dict(n=int(len(ph)), acc=float((ph >= 0.5).mean()), p_human=float(ph.mean()),
                        auc_vs_reserved=roc_auc(p, yt) if res.any() else float("nan"),
                        p_human_reserved=float(p[yt == 0].mean()) if res.any() else float("nan"))
+        if recal is not None:
+            ph = sigmoid(recal[0] * logit(p) + recal[1])[yt == 1]
+            loso[g].update(recalibrated_acc=float((ph >= 0.5).mean()), recalibrated_p_human=float(ph.mean()))
         unseen_p.append(p)
         unseen_y.append(yt)
-        print(f"{g:24} {len(ph):4d} {loso[g]['acc']:8.3f} {loso[g]['p_human']:10.3f} {loso[g]['auc_vs_reserved']:16.3f}")
+        print(f"{g:24} {len(ph):4d} {loso[g]['acc']:8.3f} {loso[g]['p_human']:10.3f} {loso[g]['auc_vs_reserved']:16.3f}"
+              + (f" {loso[g]['recalibrated_acc']:16.3f} {loso[g]['recalibrated_p_human']:14.3f}" if recal is not None else ""))
     out["loso"] = loso
     if res.any():
         s = summary(np.concatenate(unseen_p), np.concatenate(unseen_y))
         s["acoustic_fitted_auc"] = roc_auc(P_ac[(res) | (y == 1)], y[(res) | (y == 1)])
+        if recal is not None:  # the reserved family was never used to fit the recalibration either
+            pr = sigmoid(recal[0] * logit(np.concatenate(unseen_p)) + recal[1])
+            yr = np.concatenate(unseen_y)
+            s["recalibrated_acc"] = float(((pr >= 0.5) == (yr == 1)).mean())
+            s["recalibrated_p_human_h"], s["recalibrated_p_human_m"] = float(pr[yr == 1].mean()), float(pr[yr == 0].mean())
         out["unseen_family"] = {"families": reserved, **s}
         print(f"\nUNSEEN family {reserved} vs unseen human groups (pooled): AUC {s['auc']:.3f}, acc@0.5 {s['acc']:.3f}, "
               f"mean P(human) human {s['p_human_h']:.3f} / {reserved} {s['p_human_m']:.3f}; "
               f"acoustic-fitted AUC {s['acoustic_fitted_auc']:.3f}")
+        if recal is not None:
+            print(f"  after held-out calibration: acc@0.5 {s['recalibrated_acc']:.3f}, mean P(human) human "
+                  f"{s['recalibrated_p_human_h']:.3f} / {reserved} {s['recalibrated_p_human_m']:.3f}")
 
     if args.ship:
         from livejudge.judge.model.head import save_head
@@ -364,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
             "families": fams, "augmentations": [a for a in aug_fams if a not in args.exclude_family],
             "excluded_families": list(args.exclude_family), "human_groups": [str(g) for g in groups],
             "reserved_never_used": [str(r) for r in reserved], "validity": validity},
-            sources=srcs)
+            sources=srcs, recalibrate=recal)
         save_head(args.ship, fit.head, fit.config)
         print(f"\nshipped head → {args.ship}: {validity['summary']}")
     if args.json:

@@ -17,7 +17,9 @@ standardised backbone vector h (1572 components):
   in the same windows, so training and judging agree;
 * calibration (Platt 1999): log-odds' = a · log-odds + c, fitted on a CALIBRATION split of the
   training speakers/voices that the regression never saw (never on a test group), folded into
-  β and b.
+  β and b. Optionally a second Platt step (``recalibrate``) fitted on HELD-OUT-FAMILY scores:
+  a split of the training voices is still a voice of a family the head was fitted on, so its
+  calibration is over-confident for an unseen family, which is the situation at use time.
 
 Range check: the training windows' encoder readouts (standardised) are summarised by their top
 ``N_RANGE_COMPONENTS`` principal components; a window's Mahalanobis distance in that subspace
@@ -135,7 +137,7 @@ def design(X: np.ndarray, gated: np.ndarray, mean: np.ndarray, std: np.ndarray,
 
 def fit_whisper_head(X: np.ndarray, y: np.ndarray, gated: np.ndarray, calib: np.ndarray, *,
                      l2: float = 0.05, name: str = "whisper-fitted", training: Mapping[str, Any] | None = None,
-                     sources: Sequence[str] = ()) -> Fit:
+                     sources: Sequence[str] = (), recalibrate: tuple[float, float] | None = None) -> Fit:
     """Fit the whisper head (module docstring).
 
     Args:
@@ -143,6 +145,9 @@ def fit_whisper_head(X: np.ndarray, y: np.ndarray, gated: np.ndarray, calib: np.
         gated: bool (n, 18): the judge's gating of each window (``Judge._gate``).
         calib: bool (n,): windows held out of the regression and used only to calibrate.
         l2: ridge penalty on the standardised inputs.
+        recalibrate: (a', c') applied after the Platt step (log-odds' = a' · log-odds + c'), e.g.
+            fitted on held-out-family scores (``benchmarks/judge_lofo.py --ship``) so that P(human)
+            is calibrated for voices the head has never met; None keeps the split's Platt only.
     Returns:
         Fit (head, config, input mean/std).
     Raises:
@@ -166,6 +171,9 @@ def fit_whisper_head(X: np.ndarray, y: np.ndarray, gated: np.ndarray, calib: np.
     ab, c = fit_logistic(s_cal[:, None], y[calib], 1e-4, class_weights(y[calib]))
     a = float(max(ab[0], 1e-3))
     beta, b0 = beta * a, b0 * a + c
+    if recalibrate is not None:
+        a2, c2 = float(recalibrate[0]), float(recalibrate[1])
+        beta, b0 = beta * a2, b0 * a2 + c2
     # rows
     d_in = X.shape[1]
     W = np.zeros((len(DIMENSION_IDS), d_in))
@@ -210,6 +218,7 @@ def fit_whisper_head(X: np.ndarray, y: np.ndarray, gated: np.ndarray, calib: np.
                   "as ODL rows + classifier (livejudge.judge.training.whisper_head); Platt calibration on a "
                   "held-out calibration split of the training speakers/voices",
         "l2": l2, "platt": {"a": a, "c": float(c)},
+        "recalibration": (None if recalibrate is None else {"a": float(recalibrate[0]), "c": float(recalibrate[1])}),
         "n_fit": int(fit.sum()), "n_calibration": int(calib.sum()),
         "n_human": int((y == 1).sum()), "n_machine": int((y == 0).sum()),
         "dimension_columns": {d: ("acoustic " + ", ".join(VECTOR_NAMES[j] for j in c if j < N_ACOUSTIC)
