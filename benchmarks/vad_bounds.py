@@ -17,7 +17,7 @@ Targets (issue 10, noise −55…−40 dBFS with room tails and breaths, 8–48 
 |median| ≤ 20 ms and p95 ≤ 60 ms, yield error |median| ≤ 40 ms, barge-in recall ≥ 0.97,
 backchannels right ≥ 0.95.
 
-    python benchmarks/vad_bounds.py [--calls 3] [--quick] [--baseline] [--json out.json]
+    python benchmarks/vad_bounds.py [--calls 3] [--quick] [--baseline] [--seed 0] [--json out.json]
 
 ``--baseline`` also runs the plain frame VAD (fixed −50 dBFS gate, no refinement) to compare.
 """
@@ -225,6 +225,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="fewer noise levels")
     ap.add_argument("--baseline", action="store_true", help="also run the plain frame VAD")
     ap.add_argument("--sets", default="noise,target,ulaw", help="condition sets to run")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the first random call (a second seed checks for overfitting)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     t0 = time.perf_counter()
@@ -239,7 +240,7 @@ def main() -> None:
     print(hdr)
     for c in (c for c in grid(args.quick) if c["set"] in args.sets.split(",")):
         for name, vad in vads.items():
-            tot = run_condition(args.calls, c["rate"], vad, **line_options(c))
+            tot = run_condition(args.calls, c["rate"], vad, seed0=args.seed, **line_options(c))
             st = stats(tot)
             if c["set"] == "target":
                 target[name].append(tot)

@@ -54,11 +54,26 @@ REFINE_Z = 2.0
 FRICATIVE_BRIDGE_S = 0.12
 """A fricative (high band ≥ full band − 3 dB) this soon after the last active sub-frame still
 belongs to the segment: a word-final /s z ts dz/ follows its stop closure (≤ ~100 ms)."""
+BURST_REL_DB = 20.0
+"""A loud aperiodic burst (≥ 30 ms at or above both the frame gate and the segment's peak − this,
+dB) within FRICATIVE_BRIDGE_S after the last active sub-frame still belongs to the segment
+(HEURISTIC: a released final stop /t k/ or an aspirated or creaky word end after a short dip; a
+breath is ≥ 20 dB quieter than the phrase and comes later)."""
 HIGH_BAND_HZ = 3000.0
 HB_TAPS = 63  # linear-phase FIR high-pass for the high band (applied zero-phase, "same")
 """Lower edge of the high band used to keep fricatives (/s/ 4–8 kHz, /f/, /θ/) in a segment, Hz."""
 
 
+
+NOISE_TAIL_Q = 95.0
+"""Refined bounds keep sub-frames above this percentile (+ ``refine_margin_db``) of the levels
+of the channel's recent non-speech sub-frames, full band and high band each (HEURISTIC)."""
+PRE_RUN_S = 0.2
+"""Sub-frames this long before a run of gated speech frames are not counted as noise (a quiet
+onset below the gate leads the run), seconds."""
+MIN_QUIET_SUBS = 30
+"""Non-speech sub-frames (10 ms each) needed among the stored 6 s before their level percentile
+replaces the normal-in-dB estimate (noise median + REFINE_Z σ) as the refinement threshold."""
 
 ONSET_LOOKBACK_S = 0.5
 """How far (seconds) the adaptive VAD's onset refinement may reach back before a segment's first
@@ -250,10 +265,13 @@ class StreamingVAD:
         self._sub_len = SAMPLE_RATE * cfg.refine_ms // 1000
         self._sub_s = self._sub_len / SAMPLE_RATE
         self._spf = self.frame_len // self._sub_len  # sub-frames per frame
+        self._block_subs = self._spf * max(1, int(1.0 / self.frame_s))  # sub-frames per push block
         self._hb_fir = firwin(HB_TAPS, HIGH_BAND_HZ, pass_zero=False, fs=SAMPLE_RATE)
         cap = int(round(6.0 / self._sub_s))  # 6 s of sub-frame levels (and audio) for refinement
         self._lvl = np.full(cap, -120.0)
         self._audio = np.zeros((cap, self._sub_len))  # high-band levels are computed from it
+        self._quiet = np.zeros(cap, dtype=bool)  # sub-frame outside any speech run or segment
+        self._tail_db: float | None = None  # NOISE_TAIL_Q level of the quiet sub-frames, dBFS
         self._hbc = np.zeros(0)  # high-band levels of sub-frames _hbc_lo.. (at each refinement)
         self._hbc_lo = 0
         self._hb_thr = -120.0
@@ -266,6 +284,7 @@ class StreamingVAD:
         self._max_unvoiced = max(1, int(round(cfg.max_unvoiced_s / self.frame_s)))
         self._bridge = int(round(cfg.bridge_s / self._sub_s))
         self._fric_bridge = int(round(FRICATIVE_BRIDGE_S / self._sub_s))
+        self._pre_run = int(round(PRE_RUN_S / self._sub_s))
         self._first_periodic: int | None = None
         self._last_periodic: int | None = None
         self._run_periodic = 0
@@ -331,7 +350,7 @@ class StreamingVAD:
             x = np.concatenate([self._pending, x])
         n_frames = len(x) // self.frame_len
         out: list[SpeechSegment] = []
-        block = self.frame_len * max(1, int(1.0 / self.frame_s))  # ≤ 1 s at a time: the level
+        block = self._block_subs * self._sub_len  # ≤ 1 s at a time: the level
         for a in range(0, n_frames * self.frame_len, block):     # ring holds 6 s
             out += self._push_frames(x[a:min(a + block, n_frames * self.frame_len)])
         self._pending = x[n_frames * self.frame_len:].copy()
@@ -373,6 +392,9 @@ class StreamingVAD:
                     periodic = len(win) > 240 and periodicity(win) >= self.config.voicing_threshold
                 seg = self._step_adaptive(voiced, periodic, float(frame_peak[k]))
                 self._noise.add(lvl[k * spf:(k + 1) * spf])
+                # noise only: no speech now, no candidate run, no segment (nor its hangover)
+                self._quiet[(self._subs_done + np.arange(spf)) % self._cap] = \
+                    not voiced and self._run_start is None
             self._subs_done += spf
             if seg is not None:
                 out.append(seg)
@@ -419,6 +441,9 @@ class StreamingVAD:
                 self._run_start = i
                 self._run_voiced = 0
                 self._run_periodic = 0
+                # a quiet speech onset (below the gate) may lead the run: not noise either
+                a = i * self._spf
+                self._quiet[np.arange(max(self._oldest_sub(), a - self._pre_run), a) % self._cap] = False
                 self._first_periodic = None
                 self._peak_db = -120.0
             self._run_voiced += 1
@@ -434,6 +459,9 @@ class StreamingVAD:
                     and self._noise.median_db is not None):  # no speech before the floor is known
                 self._open = True
                 self._onset_s = self._refine_onset()
+                # the quiet speech before the run (below the gate) is not noise either
+                a = int(round((self._onset_s - self._start_s) / self._sub_s)) - self._bridge
+                self._quiet[np.arange(max(a, self._oldest_sub()), self._run_start * self._spf) % self._cap] = False
             if self._open and self._last_periodic is not None and i - self._last_periodic >= self._max_unvoiced:
                 return self._close()
             return None
@@ -441,27 +469,45 @@ class StreamingVAD:
 
     # ------------------------------------------------------------------ refinement
     def _prepare_high_band(self) -> None:
-        """High-band (> 3 kHz) levels of the stored sub-frames, their noise threshold and the
-        current run's high-band peak: computed from the stored audio only when bounds are
-        refined (once or twice per segment), not for every frame."""
+        """High-band (> 3 kHz) levels of the stored sub-frames, the noise thresholds of both
+        bands and the current run's high-band peak: computed from the stored audio only when
+        bounds are refined (once or twice per segment), not for every frame.
+
+        Noise thresholds (HEURISTIC): with ≥ ``MIN_QUIET_SUBS`` quiet (non-speech) sub-frames
+        among the stored 6 s, each band's threshold is their ``NOISE_TAIL_Q`` percentile level;
+        otherwise the normal-in-dB estimate from the low percentiles of all levels (as
+        ``NoiseFloor``). The percentile is read off the noise itself because babble (a crowd of
+        talkers) is not normal in dB: its 10 ms levels have a long low tail and a short high
+        one (at −40 dBFS, p5/p50/p95/p99 = −7.0/0/+3.9/+5.2 dB re median full band, −10.3/0/
+        +9.2/+12.6 dB in the high band), so a σ read from the low tail put the full-band
+        threshold 10 dB above the median (word ends cut) and the high-band one inside the
+        babble's own peaks (babble bridged into bounds). For white and room noise both estimates
+        agree within 0.6 dB.
+        """
         hi = self._hi_sub
-        lo = hi + 1 - int(round(4.0 / self._sub_s))  # the last 4 s, and the segment's onset
-        if self._first_periodic is not None:
-            lo = min(lo, self._first_periodic * self._spf - int(round(0.6 / self._sub_s)))
-        lo = max(self._oldest_sub(), lo)
+        lo = self._oldest_sub()  # the whole stored 6 s: the onset and the quiet sub-frames
         idx = np.arange(lo, hi + 1) % self._cap
         hb = np.convolve(self._audio[idx].reshape(-1), self._hb_fir, mode="same").reshape(len(idx), -1)
         self._hbc = _db(np.einsum("ij,ij->i", hb, hb) / self._sub_len)
         self._hbc_lo = lo
-        p5, p20 = np.percentile(self._hbc, (5, 20))
-        sigma = float(min(max((p20 - p5) / 0.80, 0.3), 4.0))
-        self._hb_thr = float(p20 + 0.84 * sigma + GATE_Z * sigma + self.config.refine_margin_db)
+        quiet = self._quiet[idx]
+        if quiet.sum() >= MIN_QUIET_SUBS:
+            self._tail_db = float(np.percentile(self._lvl[idx][quiet], NOISE_TAIL_Q))
+            self._hb_thr = float(np.percentile(self._hbc[quiet], NOISE_TAIL_Q)) + self.config.refine_margin_db
+        else:
+            self._tail_db = None
+            p5, p20 = np.percentile(self._hbc, (5, 20))
+            sigma = float(min(max((p20 - p5) / 0.80, 0.3), 4.0))
+            self._hb_thr = float(p20 + 0.84 * sigma + GATE_Z * sigma + self.config.refine_margin_db)
         run0 = max(lo, (self._run_start or 0) * self._spf)
         self._peak_hb_db = float(self._hbc[run0 - lo:].max()) if hi >= run0 else -120.0
 
     def _thresholds(self) -> tuple[float, float]:
         cfg = self.config
-        n = self._noise.above(REFINE_Z, cfg.refine_margin_db)
+        if self._tail_db is not None:
+            n: float | None = self._tail_db + cfg.refine_margin_db
+        else:
+            n = self._noise.above(REFINE_Z, cfg.refine_margin_db)
         n = self._fixed_gate_db - cfg.gate_margin_db if n is None else n
         thr = max(n, self._peak_db - cfg.rel_floor_db)
         thr_hb = max(self._hb_thr, self._peak_hb_db - cfg.rel_floor_db)
@@ -475,7 +521,10 @@ class StreamingVAD:
         return bool(self._lvl[j % self._cap] > thr or self._hbl(j) > thr_hb)
 
     def _oldest_sub(self) -> int:
-        return max(0, self._hi_sub + 1 - self._cap)
+        """Oldest sub-frame surely still in the ring: a block (≤ 1 s) of levels is stored before
+        its frames are classified, so mid-block the ring already holds sub-frames past
+        ``_hi_sub``; counting from ``_hi_sub`` keeps the result independent of chunking."""
+        return max(0, self._hi_sub + 1 - self._cap + self._block_subs)
 
     def _refine_onset(self) -> float:
         """Start of the active stretch holding the first periodic frame, session seconds."""
@@ -489,7 +538,8 @@ class StreamingVAD:
         start = next((j for j in range(s0, top + 1) if self._active(j, thr, thr_hb)), s0)
         j, gap = start - 1, 0
         while j >= lo:
-            if self._active(j, thr, thr_hb):
+            # across a gap, a lone active sub-frame is a noise peak: a stretch needs two
+            if self._active(j, thr, thr_hb) and (gap == 0 or (j > lo and self._active(j - 1, thr, thr_hb))):
                 start, gap = j, 0
             else:
                 gap += 1
@@ -505,13 +555,18 @@ class StreamingVAD:
         thr, thr_hb = self._thresholds()
         e0 = (self._last_periodic + 1) * self._spf - 1  # last sub-frame of the last periodic frame
         hi = self._hi_sub
+        thr_burst = max(self.gate_dbfs, self._peak_db - BURST_REL_DB)
         end = next((j for j in range(e0, e0 - self._spf, -1) if self._active(j, thr, thr_hb)),
                    e0 - self._spf + 1)
         j, gap = end + 1, 0
         while j <= hi:
             # active sub-frames continue the segment across gaps ≤ bridge_s; after a longer
-            # gap (≤ FRICATIVE_BRIDGE_S) only a fricative does (word-final /s z ts dz/)
-            if self._active(j, thr, thr_hb) and (gap <= self._bridge or self._fricative(j, thr_hb)):
+            # gap (≤ FRICATIVE_BRIDGE_S) only a fricative (word-final /s z ts dz/) or a loud
+            # burst (BURST_REL_DB) of ≥ 30 ms does; across a gap, a lone active sub-frame is a
+            # noise peak: a stretch needs two
+            if self._active(j, thr, thr_hb) and (gap == 0 or (j < hi and self._active(j + 1, thr, thr_hb))) \
+                    and (gap <= self._bridge or self._run_of(j, hi, lambda k: self._fricative(k, thr_hb))
+                         or self._run_of(j, hi, lambda k: self._lvl[k % self._cap] >= thr_burst)):
                 end, gap = j, 0
             else:
                 gap += 1
@@ -550,6 +605,11 @@ class StreamingVAD:
             if slope <= -1.0:
                 return lo + cut
         return end
+
+    @staticmethod
+    def _run_of(j: int, hi: int, test, n: int = 3) -> bool:
+        """Sub-frames j..j+n-1 (all ≤ hi) all pass ``test``: a stretch of n × 10 ms."""
+        return j + n - 1 <= hi and all(test(k) for k in range(j, j + n))
 
     def _fricative(self, j: int, thr_hb: float) -> bool:
         """Sub-frame ``j`` is fricative-like: high band active and holding most of the energy."""
