@@ -68,10 +68,10 @@ HB_TAPS = 63  # linear-phase FIR high-pass for the high band (applied zero-phase
 NOISE_TAIL_Q = 95.0
 """Refined bounds keep sub-frames above this percentile (+ ``refine_margin_db``) of the levels
 of the channel's recent non-speech sub-frames, full band and high band each (HEURISTIC)."""
-PRE_RUN_S = 0.2
+PRE_RUN_S = 0.1
 """Sub-frames this long before a run of gated speech frames are not counted as noise (a quiet
 onset below the gate leads the run), seconds."""
-MIN_QUIET_SUBS = 30
+MIN_QUIET_SUBS = 20
 """Non-speech sub-frames (10 ms each) needed among the stored 6 s before their level percentile
 replaces the normal-in-dB estimate (noise median + REFINE_Z σ) as the refinement threshold."""
 
@@ -392,9 +392,9 @@ class StreamingVAD:
                     periodic = len(win) > 240 and periodicity(win) >= self.config.voicing_threshold
                 seg = self._step_adaptive(voiced, periodic, float(frame_peak[k]))
                 self._noise.add(lvl[k * spf:(k + 1) * spf])
-                # noise only: no speech now, no candidate run, no segment (nor its hangover)
-                self._quiet[(self._subs_done + np.arange(spf)) % self._cap] = \
-                    not voiced and self._run_start is None
+                # noise only: no gated speech now, no open segment (nor its hangover); a run's
+                # lead-in is un-flagged when the run starts and when its segment opens
+                self._quiet[(self._subs_done + np.arange(spf)) % self._cap] = not voiced and not self._open
             self._subs_done += spf
             if seg is not None:
                 out.append(seg)
@@ -459,9 +459,12 @@ class StreamingVAD:
                     and self._noise.median_db is not None):  # no speech before the floor is known
                 self._open = True
                 self._onset_s = self._refine_onset()
-                # the quiet speech before the run (below the gate) is not noise either
-                a = int(round((self._onset_s - self._start_s) / self._sub_s)) - self._bridge
-                self._quiet[np.arange(max(a, self._oldest_sub()), self._run_start * self._spf) % self._cap] = False
+                # PRE_RUN_S before the refined onset on is speech (even below the gate); what the
+                # run held before that was noise (e.g. while the noise floor was still unknown)
+                a = int(round((self._onset_s - self._start_s) / self._sub_s)) - self._pre_run
+                r0 = self._run_start * self._spf
+                self._quiet[np.arange(max(a, self._oldest_sub()), max(a, r0)) % self._cap] = False
+                self._quiet[np.arange(max(r0, self._oldest_sub()), a) % self._cap] = True
             if self._open and self._last_periodic is not None and i - self._last_periodic >= self._max_unvoiced:
                 return self._close()
             return None
@@ -599,7 +602,7 @@ class StreamingVAD:
             else:
                 continue
             tail = lv[cut + 1:]
-            if len(tail) < 3 or tail.max() > tail[0] + 1.5 or np.sum(hb[cut + 1:] >= tail - 3.0) >= 2:
+            if len(tail) < 3 or tail.max() > tail[0] + 1.5:
                 continue
             slope = np.polyfit(np.arange(len(tail)), tail, 1)[0]
             if slope <= -1.0:
