@@ -19,20 +19,34 @@ WebRTC reads faint noise as speech and keeps saying "speech" for up to ~140 ms a
 3. **Bound refinement at ``refine_ms`` (10 ms).** The onset is the start of the stretch of
    active sub-frames (gaps ≤ ``bridge_s`` bridged) that holds the first periodic frame; the
    offset is the end of the stretch that holds the last periodic frame. A sub-frame is active
-   when its full-band level exceeds ``max(noise median + 2 σ + refine_margin_db, segment peak
-   − rel_floor_db)`` or its high-band (> 3 kHz) level exceeds ``max(high-band noise median +
-   1.28 σ + refine_margin_db, high-band peak − rel_floor_db)``, so a quiet word-final /s/ stays in; a fricative up to 120 ms after a stop closure does too.
+   when its full-band level exceeds ``max(noise threshold, segment peak − rel_floor_db)`` or
+   its high-band (> 3 kHz) level exceeds ``max(high-band noise threshold, high-band peak −
+   rel_floor_db)``, so a quiet word-final /s/ stays in. Each band's noise threshold is the
+   ``NOISE_TAIL_Q`` (95th) percentile of the channel's recent *quiet* sub-frames (outside open
+   segments and 0.1 s lead-ins) + ``refine_margin_db``; with fewer than ``MIN_QUIET_SUBS`` of
+   them, the normal-in-dB estimate (noise median + 2 σ + ``refine_margin_db``). The percentile
+   is read off the noise itself because babble (a crowd of talkers) is not normal in dB: its
+   σ, estimated from the low tail, put the old threshold 10 dB above the babble's median (word
+   ends cut) and the high-band one inside the babble's own /s/ bursts (babble bridged in).
+   Across a gap, a stretch needs ≥ 2 active sub-frames (a lone 10 ms noise peak is not
+   speech). After a longer gap (≤ 120 ms) the offset still reaches a fricative of ≥ 30 ms (a
+   word-final /s/ after a stop closure) or a loud burst of ≥ 30 ms (≥ the gate and ≥ peak −
+   ``BURST_REL_DB``: a released final stop or an aperiodic word end after a short dip).
    A breath after a pause is not speech, nor is a room's decay once it has fallen
    ``rel_floor_db`` below the phrase's peak; an abrupt stop followed by a steady decay (a
-   cut-off reply in a reverberant room) ends at the step (``_decay_cut``). ``rel_floor_db`` =
-   30 dB is the definition of the test clips' speech bounds (``testing.speech_bounds``).
-   Onsets are refined again when the segment closes (its peak is known then; they only move
-   later).
+   cut-off reply in a reverberant room, or the reverb of a final fricative) ends at the step
+   (``_decay_cut``). ``rel_floor_db`` = 30 dB is the definition of the test clips' speech
+   bounds (``testing.speech_bounds``). Onsets are refined again when the segment closes (its
+   peak is known then; they only move later).
 
 Bounds are acoustic, not decision times: a segment is *emitted* after ``hangover_s`` of
 silence, but its offset is where speech stopped. ``adaptive=False`` gives the plain frame
 VAD (fixed ``energy_floor_dbfs`` gate, bounds at whole VAD frames) for comparison.
-Any detector that yields one boolean per fixed-length frame can sit behind ``FrameClassifier``.
+Any detector that yields one boolean per fixed-length frame can sit behind ``FrameClassifier``;
+``VADConfig(detector="silero")`` puts Silero VAD there (``SileroClassifier``). Behind these
+stages it gives the same bounds as WebRTC on the issue-10 benchmark at twice the CPU cost, so
+WebRTC stays the default and no CLI flag selects Silero (``benchmarks/vad_bounds.py --vad
+webrtc,silero`` compares them).
 """
 
 from __future__ import annotations
@@ -644,13 +658,15 @@ class StreamingVAD:
         ends at the earliest sub-frame ``j`` (from ``lo``) where the level steps down ≥ 7 dB (or
         ≥ 10.5 dB over two sub-frames, the cut falling inside the middle one) and
         everything after it up to ``end`` (≥ 3 sub-frames) stays within 1.5 dB of the level
-        just after the step, falls ≥ 1 dB per sub-frame (least squares; RT60 ≤ 0.6 s) and holds fewer
-        than two fricative-like sub-frames (speech fading out into a fricative is speech). Returns the last speech sub-frame.
+        just after the step and falls ≥ 1 dB per sub-frame (least squares; RT60 ≤ 0.6 s). (A tail
+        with fricative-like sub-frames used to be kept as speech; but a final fricative's own
+        reverb is fricative-like, and such tails made offsets 60–90 ms late on the benchmark's
+        second seed; a real fricative does not fall 1 dB per 10 ms from a 7 dB step.) Returns
+        the last speech sub-frame.
         """
         if end - lo < 4:
             return end
         lv = self._lvl[np.arange(lo, end + 1) % self._cap]
-        hb = np.array([self._hbl(j) for j in range(lo, end + 1)])
         for k in range(len(lv) - 4):
             if lv[k] - lv[k + 1] >= 7.0:
                 cut = k  # the step falls between two sub-frames
