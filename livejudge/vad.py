@@ -657,8 +657,10 @@ class StreamingVAD:
         reverberant ratio within one sub-frame and then decays (−60 dB per RT60). The segment
         ends at the earliest sub-frame ``j`` (from ``lo``) where the level steps down ≥ 7 dB (or
         ≥ 10.5 dB over two sub-frames, the cut falling inside the middle one) and
-        everything after it up to ``end`` (≥ 3 sub-frames) stays within 1.5 dB of the level
-        just after the step and falls ≥ 1 dB per sub-frame (least squares; RT60 ≤ 0.6 s). (A tail
+        everything after it up to ``end`` (≥ 3 sub-frames) stays within 3 dB of the level
+        just after the step (the 10 ms levels of a reverberant decay scatter by a few dB; with
+        1.5 dB a 50 ms tail stayed in and turned a backchannel 0.85 s after the agent's turn
+        into the agent resuming) and falls ≥ 1 dB per sub-frame (least squares; RT60 ≤ 0.6 s). (A tail
         with fricative-like sub-frames used to be kept as speech; but a final fricative's own
         reverb is fricative-like, and such tails made offsets 60–90 ms late on the benchmark's
         second seed; a real fricative does not fall 1 dB per 10 ms from a 7 dB step.) Returns
@@ -675,7 +677,7 @@ class StreamingVAD:
             else:
                 continue
             tail = lv[cut + 1:]
-            if len(tail) < 3 or tail.max() > tail[0] + 1.5:
+            if len(tail) < 3 or tail.max() > tail[0] + 3.0:
                 continue
             slope = np.polyfit(np.arange(len(tail)), tail, 1)[0]
             if slope <= -1.0:
