@@ -637,8 +637,9 @@ class StreamingVAD:
             # active sub-frames continue the segment across gaps ≤ bridge_s; after a longer
             # gap (≤ FRICATIVE_BRIDGE_S) only a fricative (word-final /s z ts dz/) or a loud
             # burst (BURST_REL_DB) of ≥ 30 ms does; across a gap, a lone active sub-frame is a
-            # noise peak: a stretch needs two
-            if self._active(j, thr, thr_hb) and (gap == 0 or (j < hi and self._active(j + 1, thr, thr_hb))) \
+            # noise peak unless it is as loud as a burst: a stretch needs two
+            if self._active(j, thr, thr_hb) and (gap == 0 or self._lvl[j % self._cap] >= thr_burst
+                                                 or (j < hi and self._active(j + 1, thr, thr_hb))) \
                     and (gap <= self._bridge or self._run_of(j, hi, lambda k: self._fricative(k, thr_hb))
                          or self._run_of(j, hi, lambda k: self._lvl[k % self._cap] >= thr_burst)):
                 end, gap = j, 0
