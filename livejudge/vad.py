@@ -35,7 +35,8 @@ WebRTC reads faint noise as speech and keeps saying "speech" for up to ~140 ms a
    A breath after a pause is not speech, nor is a room's decay once it has fallen
    ``rel_floor_db`` below the phrase's peak; an abrupt stop followed by a steady decay (a
    cut-off reply in a reverberant room, or the reverb of a final fricative) ends at the step
-   (``_decay_cut``). ``rel_floor_db`` = 30 dB is the definition of the test clips' speech
+   (``_decay_cut``), and a trailing run kept only by the high band that falls ≥ 1 dB per 10 ms
+   is a fricative's reverb, not the fricative (``_fading_fricative_cut``). ``rel_floor_db`` = 30 dB is the definition of the test clips' speech
    bounds (``testing.speech_bounds``). Onsets are refined again when the segment closes (its
    peak is known then; they only move later).
 
@@ -648,8 +649,23 @@ class StreamingVAD:
                 if gap > max(self._bridge, self._fric_bridge):
                     break
             j += 1
+        end = self._fading_fricative_cut(end, thr)
         end = self._decay_cut(max(e0 - 30, self._oldest_sub()), end)
         return round(self._start_s + (end + 1) * self._sub_s, 6)
+
+    def _fading_fricative_cut(self, end: int, thr: float) -> int:
+        """Drop a trailing run of sub-frames kept only by the high band (full band ≤ ``thr``)
+        when it is ≥ 3 sub-frames long and its high-band level falls ≥ 1 dB per sub-frame
+        (least squares): a fricative's reverberant decay (RT60 ≤ 0.6 s), not a fricative, which
+        holds its level (HEURISTIC; a final /s/ in a room had offsets 60–90 ms late).
+        Returns the last speech sub-frame."""
+        j = end
+        while j > self._oldest_sub() and self._lvl[j % self._cap] <= thr:
+            j -= 1
+        run = np.array([self._hbl(k) for k in range(j + 1, end + 1)])
+        if len(run) >= 3 and np.polyfit(np.arange(len(run)), run, 1)[0] <= -1.0:
+            return j
+        return end
 
     def _decay_cut(self, lo: int, end: int) -> int:
         """Drop a room's reverberant tail from the end of a segment (HEURISTIC).
