@@ -257,3 +257,19 @@ def test_silero_detector_behind_the_adaptive_stages():
     _check(d, snap, 0.030, tol_lat_s=0.050)
     with pytest.raises(ValueError, match="detector"):
         VADConfig(detector="silreo").validate()
+
+
+@pytest.mark.parametrize("clip", ["cmu_cards_001", "cmu_cards_002"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_final_fricative_reverb_is_not_speech(clip, seed):
+    # "cards": a final /s/ in a room (RT60 0.3 s, DRR 10 dB) leaves a fricative-like decay that
+    # the high band kept in: offsets came out 70–90 ms late. The decay (≥ 1 dB per 10 ms) is
+    # now cut (_fading_fricative_cut). Tolerance: one 30 ms VAD frame (the reverb's first
+    # sub-frames stay above the phrase's peak − 30 dB, like the truth's own last frame).
+    b = DialogueBuilder(seed=seed, noise_dbfs=-55, room_rt60_s=0.3, room_drr_db=10.0)
+    p = b.user(clip)
+    b.agent("espeak_reply_01", gap_s=0.5)
+    snap = snapshot_of_call(b.build().call)
+    user = [s for s in snap.segments if s.channel == "user"]
+    assert len(user) == 1
+    assert user[0].offset_s == pytest.approx(p.offset_s, abs=0.030)
