@@ -17,9 +17,11 @@ Targets (issue 10, noise −55…−40 dBFS with room tails and breaths, 8–48 
 |median| ≤ 20 ms and p95 ≤ 60 ms, yield error |median| ≤ 40 ms, barge-in recall ≥ 0.97,
 backchannels right ≥ 0.95.
 
-    python benchmarks/vad_bounds.py [--calls 3] [--quick] [--baseline] [--json out.json]
+    python benchmarks/vad_bounds.py [--calls 3] [--quick] [--baseline] [--seed 0] [--json out.json]
 
-``--baseline`` also runs the plain frame VAD (fixed −50 dBFS gate, no refinement) to compare.
+``--baseline`` also runs the plain frame VAD (fixed −50 dBFS gate, no refinement) to compare;
+``--vad webrtc,silero`` runs the adaptive VAD with each frame detector (Silero: the ONNX model
+that ships in pipecat-ai) and prints each one's CPU cost per second of audio.
 """
 
 from __future__ import annotations
@@ -187,7 +189,9 @@ def run_condition(calls: int, rate: int, vad: VADConfig, seed0: int = 0, **line)
     for k in range(calls):
         d = random_dialogue(seed0 + k, **line)
         call = through_rate(d.call, rate)
-        rows.append(evaluate(d, snapshot_of_call(call, cfg)))
+        t0 = time.perf_counter()
+        snap = snapshot_of_call(call, cfg)
+        rows.append({**evaluate(d, snap), "cpu_s": time.perf_counter() - t0, "audio_s": 2 * call.duration_s})
     return merge(rows)
 
 
@@ -225,10 +229,17 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="fewer noise levels")
     ap.add_argument("--baseline", action="store_true", help="also run the plain frame VAD")
     ap.add_argument("--sets", default="noise,target,ulaw", help="condition sets to run")
+    ap.add_argument("--vad", default="webrtc", help="frame detectors behind the adaptive VAD, comma-separated: "
+                    "webrtc (row name 'adaptive'), silero")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the first random call (a second seed checks for overfitting)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     t0 = time.perf_counter()
-    vads = {"adaptive": VADConfig()}
+    vads = {}
+    for det in args.vad.split(","):
+        if det not in ("webrtc", "silero"):
+            ap.error(f"--vad takes webrtc and/or silero, got {det!r}")
+        vads["adaptive" if det == "webrtc" else det] = VADConfig(detector=det)
     if args.baseline:
         vads["plain"] = replace(VADConfig(), adaptive=False, highpass_hz=None)
     rows, target = [], {v: [] for v in vads}
@@ -239,7 +250,7 @@ def main() -> None:
     print(hdr)
     for c in (c for c in grid(args.quick) if c["set"] in args.sets.split(",")):
         for name, vad in vads.items():
-            tot = run_condition(args.calls, c["rate"], vad, **line_options(c))
+            tot = run_condition(args.calls, c["rate"], vad, seed0=args.seed, **line_options(c))
             st = stats(tot)
             if c["set"] == "target":
                 target[name].append(tot)
@@ -272,6 +283,9 @@ def main() -> None:
         print(f"  barge-in recall {st['barge_in_recall']} (≥ 0.97); backchannels right {st['backchannels_right']} (≥ 0.95),"
               f" false {st['bc_false']}")
         print("  targets met: " + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in ok.items()))
+        tot = merge(target[name])
+        print(f"  cost: {1000 * tot['cpu_s'] / tot['audio_s']:.1f} ms of CPU per second of audio per channel "
+              "(front end + VAD + turns, whole-call path)")
     print(f"\n{time.perf_counter() - t0:.0f} s")
     if args.json:
         with open(args.json, "w") as f:
