@@ -11,6 +11,7 @@ pytest.importorskip("pipecat")
 
 from pipecat.frames.frames import (  # noqa: E402
     BotStartedSpeakingFrame,
+    EndFrame,
     Frame,
     InputAudioRawFrame,
     InterruptionFrame,
@@ -86,6 +87,11 @@ def test_passes_every_frame_through_unchanged_and_in_order():
     assert proc.session.now_s > 0  # it did tap the audio on the way
 
 
+def test_rejects_a_negative_end_drain():
+    with pytest.raises(ValueError, match="end_drain_s"):
+        LiveJudgeProcessor(judge=None, end_drain_s=-1)
+
+
 def test_passes_upstream_frames_through():
     sent = [InterruptionFrame(), TextFrame("up")]
     proc = LiveJudgeProcessor(judge=None, emit=())
@@ -112,7 +118,11 @@ def test_after_output_measures_like_the_observer_and_emits_results():
     assert kinds == {"judge", "transition", "barge_in"}
     trans = [f for f in ours if f.kind == "transition"]
     assert all(isinstance(f.event, Transition) for f in trans)
-    assert [round(f.data["gap_s"], 4) for f in trans] == [t["gap_s"] for t in r["transitions"]][: len(trans)]
+    # every transition of the call went out as a frame, ahead of the EndFrame (the stage drains
+    # its queue before passing the EndFrame on, however late the worker thread runs)
+    assert [round(f.data["gap_s"], 4) for f in trans] == [t["gap_s"] for t in r["transitions"]]
+    end_at = next(i for i, f in enumerate(sink.frames) if isinstance(f, EndFrame))
+    assert all(sink.frames.index(f) < end_at for f in ours)
     assert isinstance(next(f for f in ours if f.kind == "barge_in").event, BargeIn)
     judged = [f for f in ours if f.kind == "judge"]
     # p_human is null for windows with no evidence (before the agent spoke), else in [0, 1]

@@ -8,7 +8,8 @@ For apps that prefer a stage to an observer, or want results *inside* the pipeli
 
 * Every frame is pushed on first, unchanged and in order, before livejudge looks at it; the
   look is a few ``isinstance`` checks and an O(1) append to a bounded queue (same core as
-  ``LiveJudgeObserver``), so the stage never delays a frame.
+  ``LiveJudgeObserver``), so the stage never delays a frame (the one exception is the
+  ``EndFrame``, see "End of call" below).
 * Placement: right after ``transport.output()``. There, agent audio (``OutputAudioRawFrame``
   going downstream) is what the output transport has played, and the user's
   ``InputAudioRawFrame`` arrives if the processors in between pass it on (STT services do;
@@ -26,6 +27,11 @@ For apps that prefer a stage to an observer, or want results *inside* the pipeli
   ``rtvi=True`` also an ``RTVIServerMessageFrame`` whose data is
   ``{"type": "livejudge", "kind": ..., "t_s": ..., **fields}``, which Pipecat's RTVI observer
   sends to the client as a server message.
+* End of call: on ``EndFrame`` the stage first finishes judging (drains its queue, judges the
+  last window, writes ``result_path``) and pushes the results that produces, then passes the
+  ``EndFrame`` on, so results of the call's last seconds reach downstream stages instead of
+  being cut off behind the ``EndFrame``. The wait is bounded by ``end_drain_s``; agent audio is
+  never held (there is none after ``EndFrame``). ``CancelFrame`` passes on at once.
 """
 
 from __future__ import annotations
@@ -66,8 +72,11 @@ class LiveJudgeProcessor(FrameProcessor):
             "backchannel" (default: judge, transition, barge_in). Empty = emit nothing.
         rtvi: also push an ``RTVIServerMessageFrame`` per emitted event.
         emit_direction: where result frames go (default downstream).
+        end_drain_s: on ``EndFrame``, how long to wait (seconds) for the last results before
+            passing the ``EndFrame`` on (default 10 s; judging continues in the background
+            after that, and its results go to ``result_path`` but not downstream).
     Raises:
-        ValueError: unknown ``emit`` kind or bad config.
+        ValueError: unknown ``emit`` kind, negative ``end_drain_s`` or bad config.
     """
 
     def __init__(self, judge: Any = "acoustic", config: SessionConfig | None = None,
@@ -75,8 +84,12 @@ class LiveJudgeProcessor(FrameProcessor):
                  result_path: str | Path | None = None, *, observer: LiveJudgeObserver | None = None,
                  tap: TapConfig | None = None, sinks: list | tuple = (), report_path: str | Path | None = None,
                  asr: Any = "auto", emit: Iterable[str] = ("judge", "transition", "barge_in"), rtvi: bool = False,
-                 emit_direction: FrameDirection = FrameDirection.DOWNSTREAM, **kwargs: Any) -> None:
+                 emit_direction: FrameDirection = FrameDirection.DOWNSTREAM, end_drain_s: float = 10.0,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        if not end_drain_s >= 0:
+            raise ValueError(f"end_drain_s must be ≥ 0 seconds, got {end_drain_s}")
+        self.end_drain_s = float(end_drain_s)
         self.emit = set(emit)
         bad = self.emit - set(KINDS.values())
         if bad:
@@ -108,7 +121,9 @@ class LiveJudgeProcessor(FrameProcessor):
     # ------------------------------------------------------------ frames
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
-        await self.push_frame(frame, direction)  # first, unchanged: never delay the agent
+        if isinstance(frame, EndFrame) and self._tapping and self._running and direction is _DOWN:
+            await self._drain_before_end()
+        await self.push_frame(frame, direction)  # first, unchanged: never delay the agent (EndFrame: above)
         if isinstance(frame, StartFrame):
             self._loop = asyncio.get_running_loop()
             self._bridge.bind()
@@ -133,6 +148,24 @@ class LiveJudgeProcessor(FrameProcessor):
             self._running = False
             if self._close_task is None:
                 self._close_task = asyncio.ensure_future(self.close())
+
+    async def _drain_before_end(self) -> None:
+        """Finish judging (bounded by ``end_drain_s``) and push the results that produces
+        before the ``EndFrame`` goes on. The close keeps running if the wait times out."""
+        if self._close_task is None:
+            self._close_task = asyncio.ensure_future(self.close())
+        try:
+            await asyncio.wait_for(asyncio.shield(self._close_task), self.end_drain_s)
+        except asyncio.TimeoutError:
+            pass
+        except Exception:  # close() records its own errors in the result; the EndFrame goes on
+            pass
+        # events fired by the worker thread reach this loop through call_soon_threadsafe:
+        # let those callbacks run, then wait for the pushes they started
+        for _ in range(3):
+            await asyncio.sleep(0)
+        if self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     def _check_placement(self) -> None:
         self._placement_checked = True
