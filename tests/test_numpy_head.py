@@ -1,4 +1,9 @@
-"""NumpyHead (the judge's torch-free inference) gives the torch JudgeHead's numbers to 1e-6.
+"""NumpyHead (the judge's torch-free inference) gives the torch JudgeHead's numbers.
+
+The maths is compared in float64 (agreement to 1e-10). Against torch's float32 path the
+tolerance is F32_TOL: torch's own float32 rounding of an 804-term sum depends on the CPU's
+kernels and on how many threads share the sum (MKL/OpenMP pick fewer on a loaded machine),
+and was seen at 1.1e-6 on P(human) on a loaded 2-core CI machine, 3e-7 on an idle one.
 
 Checked on random heads with every readout mode, and on the shipped heads over the windows the
 real pipeline judges in examples/example_call.wav (P(human), z, scores, contributions, gating),
@@ -27,6 +32,7 @@ from livejudge.judge.model.odl import JudgeHead  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "example_call.wav"
 TOL = 1e-6
+F32_TOL = 5e-6  # against torch's float32 path (see the module docstring)
 FIELDS = ("z", "probs", "logits", "p_human", "scores", "contributions")
 
 
@@ -111,10 +117,10 @@ def test_random_heads_same_maths_as_torch_in_float64(readout, seed, spread):
 @pytest.mark.parametrize("dim", [12, 804])
 def test_random_heads_match_the_float32_torch_path(readout, dim):
     """Against torch's float32 path (what the judge ran before), at a trained head's scale:
-    P(human) and the category probabilities to 1e-6 absolute; z, logits, scores and
-    contributions to 1e-5 · (1 + |value|): torch's own float32 rounding of an 804-term sum,
-    amplified by 1/σ_z in ẑ, reaches 2e-6 there (the float64 test above shows that the maths
-    itself agrees to 1e-10; the shipped heads below agree to 1e-6 absolute on every field)."""
+    P(human) and the category probabilities to F32_TOL absolute; z, logits, scores and
+    contributions to 10 · F32_TOL · (1 + |value|): torch's own float32 rounding of an 804-term
+    sum, amplified by 1/σ_z in ẑ, reaches 3e-6 there (the float64 test above shows that the
+    maths itself agrees to 1e-10)."""
     for seed in range(3):
         head = random_head(readout, dim=dim, seed=seed)
         x = inputs_for(head, seed=seed + 10, scale=2.0)
@@ -122,8 +128,8 @@ def test_random_heads_match_the_float32_torch_path(readout, dim):
             ref = head({k: torch.from_numpy(v) for k, v in x.items()})
         out = NumpyHead.from_torch(head)(x)
         errs = max_err(out, ref, relative=False)
-        assert errs["p_human"] <= TOL and errs["probs"] <= TOL, errs
-        assert_close(out, ref, 10 * TOL, relative=True)
+        assert errs["p_human"] <= F32_TOL and errs["probs"] <= F32_TOL, errs
+        assert_close(out, ref, 10 * F32_TOL, relative=True)
 
 
 @pytest.mark.parametrize("readout", READOUTS)
@@ -140,8 +146,9 @@ def test_checkpoint_loads_the_same_head_without_torch_objects(tmp_path, readout)
         for u, v in zip(a.readout.normalisation(src), b.readout.normalisation(src)):
             assert np.array_equal(u, v)
     x = inputs_for(head)
-    with torch.no_grad():
-        assert_close(a(x), head({k: torch.from_numpy(v) for k, v in x.items()}))
+    with torch.no_grad():  # the float64 maths: hardware-independent, so the tolerance can be tight
+        ref = head.double()({k: torch.from_numpy(v).double() for k, v in x.items()})
+    assert_close(a(x), ref, 1e-10, relative=True)
 
 
 def test_extreme_latents_stay_finite_and_match():
@@ -284,10 +291,11 @@ def test_shipped_heads_match_torch_on_real_windows(head_dir, example_windows):
           f"max |numpy − torch float64| {worst64}")
     # the same maths: float64 numpy equals float64 torch
     assert all(v <= 1e-9 for v in worst64.values()), worst64
-    # the judge's old float32 path: P(human) to 1e-6; z, scores, contributions to 1e-6 (1 + |value|),
-    # as torch's float32 rounding of z reaches ~1e-6 when a head has large ODL rows (whisper-fitted)
-    assert worst["p_human"] <= TOL, worst
-    assert all(v <= TOL for v in worst_rel.values()), worst_rel
+    # the judge's old float32 path: P(human) to F32_TOL; z, scores, contributions to
+    # F32_TOL (1 + |value|), as torch's float32 rounding of z reaches ~1e-6 when a head has large
+    # ODL rows (whisper-fitted)
+    assert worst["p_human"] <= F32_TOL, worst
+    assert all(v <= F32_TOL for v in worst_rel.values()), worst_rel
     # P(human) varies over the call, so agreement is not agreement on a constant
     assert np.ptp([b["p_human"] for b in ref]) > 1e-3
 
