@@ -109,9 +109,11 @@ class BargeIn:
 
 @dataclass(frozen=True, slots=True)
 class Backchannel:
-    """A short segment inside the other speaker's turn that does not take the floor.
+    """A short utterance inside the other speaker's turn that does not take the floor.
 
-    Full-Duplex-Bench: shorter than 1 s (and at most 2 words when words are known).
+    Full-Duplex-Bench: shorter than 1 s (and at most 2 words when words are known). An
+    utterance is one speaker's segments joined across pauses under 0.3 s (``turns.TurnConfig``);
+    onset/offset are its first onset and last offset, seconds.
     """
 
     channel: Channel

@@ -7,13 +7,20 @@ session simply re-runs it whenever a segment opens or closes.
 
 Definitions (Full-Duplex-Bench v1/v1.5, summarised in reference.md):
 
-* backchannel: a segment shorter than ``backchannel_max_s`` (1 s) that starts inside the
+* utterance: one speaker's segments joined across pauses shorter than ``utterance_pause_s``
+  (0.3 s, an inter-pausal unit; HEURISTIC value: a hesitation inside a phrase, or a quiet
+  stretch of speech lost under a noise floor, does not split what was said into pieces).
+* backchannel: an utterance shorter than ``backchannel_max_s`` (1 s) that starts inside the
   other speaker's turn while that turn goes on past it. It does not take the floor and is not
-  a barge-in. A segment that resumes the speaker's own turn is never a backchannel: it
+  a barge-in. An utterance that resumes the speaker's own turn is never a backchannel: it
   starts less than ``merge_pause_s`` after the end of their previous non-backchannel segment,
   and the other speaker's turn around it began inside that pause (a user who pauses, the
   agent starts, and the user goes on: a barge-in). If the other speaker was already talking
-  when the speaker stopped, the speaker had yielded, and a short segment is a backchannel.
+  when the speaker stopped, the speaker had yielded, and a short utterance is a backchannel,
+  unless the speaker never stopped long enough to yield: they spoke less than
+  ``merge_pause_s`` before it, and less than ``merge_pause_s`` after it they go on with an
+  utterance of ``backchannel_max_s`` or longer (an agent talking on through a barge-in
+  attempt with short phrase breaks).
 * turn: the remaining segments of one speaker merged across pauses shorter than
   ``merge_pause_s`` unless the other speaker started a turn in between.
 * transition: a change of floor from turn A to turn B of the other speaker (B ends after A);
@@ -24,6 +31,7 @@ Definitions (Full-Duplex-Bench v1/v1.5, summarised in reference.md):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -37,10 +45,23 @@ class TurnConfig:
     Attributes:
         merge_pause_s: pauses shorter than this inside one speaker's speech stay in the turn.
         backchannel_max_s: longest backchannel, seconds (Full-Duplex-Bench: under 1 s).
+        utterance_pause_s: pauses shorter than this join segments into one utterance before
+            the backchannel test, seconds (HEURISTIC: the VAD's hangover, 0.3 s); must not
+            exceed ``merge_pause_s``.
+    Raises:
+        ValueError: a negative value, or ``utterance_pause_s`` above ``merge_pause_s``.
     """
 
     merge_pause_s: float = 0.8
     backchannel_max_s: float = 1.0
+    utterance_pause_s: float = 0.3
+
+    def __post_init__(self) -> None:
+        if min(self.merge_pause_s, self.backchannel_max_s, self.utterance_pause_s) < 0:
+            raise ValueError("TurnConfig times must be ≥ 0 seconds")
+        if self.utterance_pause_s > self.merge_pause_s:
+            raise ValueError(f"TurnConfig.utterance_pause_s ({self.utterance_pause_s}) must not exceed "
+                             f"merge_pause_s ({self.merge_pause_s})")
 
 
 @dataclass(frozen=True)
@@ -76,6 +97,19 @@ def _merge(segs: list[SpeechSegment], channel: Channel, pause_s: float,
     return turns
 
 
+def _utterances(segs: list[SpeechSegment], pause_s: float) -> list[list[SpeechSegment]]:
+    """One channel's segments (sorted by onset) grouped across pauses shorter than ``pause_s``."""
+    out: list[list[SpeechSegment]] = []
+    end = -math.inf
+    for s in segs:
+        if out and s.onset_s - end < pause_s:
+            out[-1].append(s)
+        else:
+            out.append([s])
+        end = max(end, s.offset_s) if len(out[-1]) > 1 else s.offset_s
+    return out
+
+
 def analyze(segments: Iterable[SpeechSegment], config: TurnConfig | None = None) -> Timeline:
     """Derive turns, transitions, barge-ins, backchannels and overlaps from VAD segments.
 
@@ -92,26 +126,31 @@ def analyze(segments: Iterable[SpeechSegment], config: TurnConfig | None = None)
         "agent": [s for s in segs if s.channel == "agent"],
     }
 
-    # 1. backchannels: short segments inside the other's (pause-merged) speech that goes on.
+    # 1. backchannels: short utterances inside the other's (pause-merged) speech that goes on.
     rough = {c: _merge(by_ch[c], c, cfg.merge_pause_s, []) for c in ("user", "agent")}
     backchannels: list[Backchannel] = []
     floor_segs: dict[Channel, list[SpeechSegment]] = {"user": [], "agent": []}
     for c in ("user", "agent"):
         others = rough[other(c)]
         last_floor_end: float | None = None  # offset of this speaker's last floor segment
-        for s in by_ch[c]:
-            host = [t for t in others if t.onset_s < s.onset_s and t.offset_s > s.offset_s]
+        utts = _utterances(by_ch[c], cfg.utterance_pause_s)
+        for k, utt in enumerate(utts):
+            on, off = utt[0].onset_s, max(s.offset_s for s in utt)
+            host = [t for t in others if t.onset_s < on and t.offset_s > off]
+            near_before = last_floor_end is not None and on - last_floor_end < cfg.merge_pause_s
             # resuming one's own turn: back within merge_pause_s, and the other speaker only
             # started in that pause (had they been talking already, the speaker had yielded)
-            resumes = (last_floor_end is not None and s.onset_s - last_floor_end < cfg.merge_pause_s
-                       and all(t.onset_s >= last_floor_end for t in host))
-            inside = not resumes and s.duration_s < cfg.backchannel_max_s and bool(host)
-            if not inside:
-                last_floor_end = s.offset_s if last_floor_end is None else max(last_floor_end, s.offset_s)
+            resumes = near_before and all(t.onset_s >= last_floor_end for t in host)
+            # talking on: short pauses on both sides, and a long utterance follows
+            nxt = utts[k + 1] if k + 1 < len(utts) else None
+            goes_on = (near_before and nxt is not None and nxt[0].onset_s - off < cfg.merge_pause_s
+                       and max(s.offset_s for s in nxt) - nxt[0].onset_s >= cfg.backchannel_max_s)
+            inside = not resumes and not goes_on and off - on < cfg.backchannel_max_s and bool(host)
             if inside:
-                backchannels.append(Backchannel(c, s.onset_s, s.offset_s))
+                backchannels.append(Backchannel(c, on, off))
             else:
-                floor_segs[c].append(s)
+                last_floor_end = off if last_floor_end is None else max(last_floor_end, off)
+                floor_segs[c].extend(utt)
 
     # 2. turns: merge pauses, but a turn onset of the other speaker in the pause splits.
     first = {c: _merge(floor_segs[c], c, cfg.merge_pause_s, []) for c in ("user", "agent")}

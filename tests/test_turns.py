@@ -99,3 +99,45 @@ def test_resuming_after_a_pause_in_ones_own_turn_is_not_a_backchannel():
     # a backchannel does not make the next short segment a resumption: "mm" … "yeah" both count
     tl = analyze([S("agent", 0.0, 6.0), S("user", 2.0, 2.3), S("user", 2.6, 2.9)])
     assert [b.onset_s for b in tl.backchannels] == [2.0, 2.6]
+
+
+def test_a_phrase_split_by_a_short_pause_is_one_utterance_not_two_backchannels():
+    # the agent talks 0–5 s; the user says 1.2 s with a 0.25 s hesitation (pieces 0.7 s and
+    # 0.25 s, each under 1 s): pause < utterance_pause_s 0.3 → one 1.2 s utterance → a barge-in
+    # (agent kept talking: yield None), no backchannel
+    segs = [S("agent", 0.0, 5.0), S("user", 2.0, 2.7), S("user", 2.95, 3.2)]
+    tl = analyze(segs)
+    assert tl.backchannels == ()
+    assert tl.barge_ins == (BargeIn("user", 2.0, None),)
+    # with the pause at 0.35 s (≥ 0.3) the pieces are two utterances, both backchannels
+    tl = analyze([S("agent", 0.0, 5.0), S("user", 2.0, 2.7), S("user", 3.05, 3.3)])
+    assert [(b.onset_s, b.offset_s) for b in tl.backchannels] == [(2.0, 2.7), (3.05, 3.3)]
+    assert tl.barge_ins == ()
+    # a backchannel spans its whole utterance: "mm" 0.2 s, 0.1 s pause, "hm" 0.2 s → 2.0–2.5
+    tl = analyze([S("agent", 0.0, 5.0), S("user", 2.0, 2.2), S("user", 2.3, 2.5)])
+    assert [(b.onset_s, b.offset_s) for b in tl.backchannels] == [(2.0, 2.5)]
+
+
+def test_talking_on_through_a_barge_in_attempt_with_phrase_breaks_is_not_a_backchannel():
+    # agent 0–3.0, user barges in at 2.5 and talks to 5.0; the agent pauses 0.4 s, says a
+    # 0.6 s phrase (3.4–4.0, inside the user's turn), pauses 0.35 s and talks on 4.35–7.0:
+    # it never stopped long enough to yield, so the 0.6 s phrase is not a backchannel
+    segs = [S("agent", 0.0, 3.0), S("user", 2.5, 5.0), S("agent", 3.4, 4.0), S("agent", 4.35, 7.0)]
+    tl = analyze(segs)
+    assert tl.backchannels == ()
+    assert [(t.channel, t.onset_s, t.offset_s) for t in tl.turns] == [
+        ("agent", 0.0, 7.0), ("user", 2.5, 5.0)]
+    assert tl.barge_ins == (BargeIn("user", 2.5, None),)
+    # the agent yields at 3.0 and says "mm-hm" (3.4–4.0) and then nothing for 1 s: a backchannel
+    tl = analyze([S("agent", 0.0, 3.0), S("user", 2.5, 5.0), S("agent", 3.4, 4.0), S("agent", 6.0, 8.0)])
+    assert [(b.channel, b.onset_s) for b in tl.backchannels] == [("agent", 3.4)]
+    # ... and two short ones 0.5 s apart after yielding are both backchannels (no long speech follows)
+    tl = analyze([S("agent", 0.0, 3.0), S("user", 2.5, 6.0), S("agent", 3.4, 3.7), S("agent", 4.2, 4.5)])
+    assert [(b.channel, b.onset_s) for b in tl.backchannels] == [("agent", 3.4), ("agent", 4.2)]
+
+
+def test_turn_config_rejects_an_utterance_pause_longer_than_the_merge_pause():
+    with pytest.raises(ValueError, match="utterance_pause_s"):
+        TurnConfig(utterance_pause_s=1.0)
+    with pytest.raises(ValueError, match="≥ 0"):
+        TurnConfig(merge_pause_s=-0.1)

@@ -463,7 +463,7 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         plot_timeline(doc),
         '<p class="muted">Speech segments from the voice activity detector (offsets back-dated to the last '
         "voiced frame); a turn groups segments separated by pauses shorter than "
-        f"{_esc((doc.get('config') or {}).get('merge_pause_s', '–'))} s. Backchannels: short segments "
+        f"{_esc((doc.get('config') or {}).get('merge_pause_s', '–'))} s. Backchannels: short utterances "
         f"(under {_esc((doc.get('config') or {}).get('backchannel_max_s', '–'))} s) that do not take the turn "
         '<span class="heuristic">HEURISTIC</span>. P(human) is drawn at the end of each judged window '
         f"({_esc((doc.get('config') or {}).get('window_s', '–'))} s long); gaps in the line are windows "
