@@ -8,6 +8,13 @@ talks — under line conditions: noise floor −65…−35 dBFS (white, babble, 
 (300–3400 Hz, 8 kHz G.711 μ-law). Each call goes through the whole-call path
 (``snapshot_of_call``: front end, VAD, ``turns.analyze``) and is compared with the truth:
 
+Generator constraints, so the truth never contradicts the published definitions
+(``livejudge.turns``), which timing alone cannot overrule: a barge-in lands where the agent
+is in continuous speech (``_talking``); after a barge-in with a yield the agent stops ≥ 0.3 s
+before the user's words end on the line (else the user's short utterance inside a turn that
+goes on past it is a backchannel); an agent backchannel starts ≥ ``merge_pause_s`` after the
+agent's own last turn ended (sooner, it is the agent resuming that turn).
+
 * onset/offset error of every placed utterance, ms (first/last segment overlapping it);
 * response-latency error (user→agent gaps), yield-time error, ms;
 * barge-in recall; backchannels right (each truth backchannel found as one, and no truth
@@ -40,7 +47,8 @@ import numpy as np  # noqa: E402
 
 from livejudge.audio import SAMPLE_RATE, TwoChannelAudio, resample  # noqa: E402
 from livejudge.session import SessionConfig, snapshot_of_call  # noqa: E402
-from livejudge.testing import DialogueBuilder, load_clip, trim  # noqa: E402
+from livejudge.testing import DialogueBuilder, load_clip, telephone, trim  # noqa: E402
+from livejudge.turns import TurnConfig  # noqa: E402
 from livejudge.vad import VADConfig  # noqa: E402
 
 USER_TURNS = ["cmu_cards_001", "cmu_cards_002", "cmu_cards_003", "cmu_cards_005", "cmu_goforward",
@@ -70,6 +78,18 @@ def _talking(clip: str, t_s: float, rng_s: float = 0.35) -> bool:
     return True
 
 
+def _line_clip_s(clip: str, b: DialogueBuilder) -> float:
+    """Speech duration of ``clip`` as ``b``'s line carries it (as ``DialogueBuilder`` places it), s."""
+    x = load_clip(clip)
+    if b.telephone_line:
+        y = trim(telephone(x), also=x)
+    elif b.line_rate < SAMPLE_RATE:
+        y = trim(resample(resample(x, SAMPLE_RATE, b.line_rate), b.line_rate, SAMPLE_RATE)[: len(x)], also=x)
+    else:
+        y = trim(x)
+    return len(y) / SAMPLE_RATE
+
+
 def random_dialogue(seed: int, **line):
     """A ~60–90 s call with every phenomenon at random times; ``line``: DialogueBuilder options."""
     rng = np.random.default_rng(seed)
@@ -80,15 +100,18 @@ def random_dialogue(seed: int, **line):
     for k in range(7):
         clip = pick(AGENT_TURNS)
         if talk_over:
-            b.agent(clip, gap_s=-float(rng.uniform(0.1, 0.4)))
+            ag = b.agent(clip, gap_s=-float(rng.uniform(0.1, 0.4)))
         else:
-            b.agent(clip, gap_s=float(rng.uniform(0.1, 1.4)))
+            ag = b.agent(clip, gap_s=float(rng.uniform(0.1, 1.4)))
         r = rng.random()
         talk_over = rng.random() < 0.15
         t_barge = next((t for t in rng.uniform(1.0, 1.8, 30) if _talking(clip, float(t))), None)
         if r < 0.35 and t_barge is not None:
-            last = b.user(pick(USER_TURNS), barge_in_after_s=float(t_barge),
-                          agent_yield_s=float(rng.uniform(0.15, 0.8)))
+            uclip = pick(USER_TURNS)
+            # the agent stops ≥ 0.3 s before the user's words end (else it is a backchannel by
+            # definition: a short utterance inside a turn that goes on past it)
+            y = min(float(rng.uniform(0.15, 0.8)), _line_clip_s(uclip, b) - 0.3)
+            last = b.user(uclip, barge_in_after_s=float(t_barge), agent_yield_s=y)
         elif r < 0.45 and t_barge is not None:
             b.user(pick(USER_BARGE), barge_in_after_s=float(t_barge), agent_yield_s=None, max_s=1.4)
             last = b.user(pick(USER_TURNS), gap_s=float(rng.uniform(0.6, 1.2)))
@@ -97,7 +120,10 @@ def random_dialogue(seed: int, **line):
                 b.backchannel("user", pick(USER_BC), after_onset_s=float(rng.uniform(0.9, 1.4)),
                               max_s=0.4)
             last = b.user(pick(USER_TURNS), gap_s=float(rng.uniform(0.1, 1.4)))
-            if not talk_over and last.offset_s - last.onset_s > 1.5 and rng.random() < 0.4:
+            # only where the agent's last turn ended ≥ merge_pause_s before: sooner, the sound is
+            # the agent resuming its own turn by the resume rule (livejudge.turns), not a backchannel
+            if (not talk_over and last.offset_s - last.onset_s > 1.5 and rng.random() < 0.4
+                    and last.onset_s + 0.5 - ag.offset_s >= TurnConfig().merge_pause_s):
                 b.backchannel("agent", "espeak_reply_02", after_onset_s=0.5, max_s=0.35)
     return b.build()
 
