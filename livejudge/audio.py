@@ -290,7 +290,8 @@ def load_call(
             )
         for name, idx in (("user", user_channel), ("agent", agent_channel)):
             if not 0 <= idx < n_ch:
-                raise AudioFormatError(f"--{name}-channel {idx} is out of range: {path} has {n_ch} channels")
+                raise AudioFormatError(f"--{name}-channel {idx} is out of range: {path} has {n_ch} channels "
+                                               f"(use 0–{n_ch - 1})")
         if user_channel == agent_channel:
             raise AudioFormatError("--user-channel and --agent-channel must differ")
         u = resample(data[:, user_channel], rate)
@@ -430,7 +431,8 @@ class CallReader:
                         f"{path} is mono; a call needs two channels: pass a stereo file or --user A.wav --agent B.wav")
                 for name, idx in (("user", user_channel), ("agent", agent_channel)):
                     if not 0 <= idx < n_ch:
-                        raise AudioFormatError(f"--{name}-channel {idx} is out of range: {path} has {n_ch} channels")
+                        raise AudioFormatError(f"--{name}-channel {idx} is out of range: {path} has {n_ch} channels "
+                                               f"(use 0–{n_ch - 1})")
                 if user_channel == agent_channel:
                     raise AudioFormatError("--user-channel and --agent-channel must differ")
                 self.sample_rate_in = int(f.samplerate)

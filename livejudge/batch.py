@@ -416,6 +416,9 @@ class _Jobs(int):
 
 def _jobs(text: str) -> int:
     try:
-        return _Jobs(int(text))
+        n = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"--jobs must be a whole number, got {text!r}") from None
+    if n < 1:  # checked here so a single call (which ignores --jobs) refuses it too
+        raise argparse.ArgumentTypeError(f"--jobs must be at least 1, got {n}")
+    return _Jobs(n)

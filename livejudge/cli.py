@@ -199,10 +199,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for a in parser._actions:
+        if isinstance(a, argparse._SubParsersAction):
+            return dict(a.choices)
+    return {}
+
+
+def _subparser(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser | None:
+    return _subparsers(parser).get(name) if name else None
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # name the subcommand, and which other one takes the flag, if any does
+        cmd = getattr(args, "command", None)
+        sub = _subparser(parser, cmd)
+        flag = next((a for a in extra if a.startswith("-")), None)
+        owners = [name for name, p in _subparsers(parser).items()
+                  if flag is not None and name != cmd and flag.split("=")[0] in p._option_string_actions]
+        hint = f"; {flag} belongs to {', '.join('livejudge ' + o for o in owners[:3])}" if owners else ""
+        (sub or parser).error(f"unrecognized arguments: {' '.join(extra)}{hint}")
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE

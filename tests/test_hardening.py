@@ -361,3 +361,27 @@ def test_float_wav_with_nan_is_cleaned(tmp_path):
     sf.write(str(tmp_path / "f.wav"), x, 16000, subtype="FLOAT")
     data, rate = load_audio(tmp_path / "f.wav")
     assert rate == 16000 and np.isfinite(data).all() and data.shape == (1600, 2)
+
+
+@pytest.mark.parametrize("argv,needles", [
+    # a flag of another subcommand: names this one's help and the one that takes it
+    (["score", "CALL", "--speed", "max"], ["livejudge score: unrecognized arguments: --speed max",
+                                            "--speed belongs to livejudge replay", "livejudge score --help"]),
+    (["score", "CALL", "--jobs", "0"], ["--jobs must be at least 1, got 0"]),
+    (["score", "CALL", "--merge-pause-s", "-1", "--judge", "none"], ["--merge-pause-s", "must be ≥ 0"]),
+    (["score", "CALL", "--user-channel", "5", "--judge", "none"], ["--user-channel 5 is out of range", "use 0–1"]),
+])
+def test_cli_usage_errors_name_the_flag_and_the_fix(tmp_path, capsys, argv, needles):
+    import soundfile as sf
+
+    from livejudge.cli import main
+
+    p = tmp_path / "call.wav"
+    sf.write(str(p), np.zeros((16000, 2), dtype="float32"), 16000)
+    try:  # argparse errors exit; the others return the code
+        code = main([str(p) if a == "CALL" else a for a in argv])
+    except SystemExit as e:
+        code = e.code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert all(n in err[0] for n in needles), err[0]

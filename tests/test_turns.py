@@ -136,8 +136,13 @@ def test_talking_on_through_a_barge_in_attempt_with_phrase_breaks_is_not_a_backc
     assert [(b.channel, b.onset_s) for b in tl.backchannels] == [("agent", 3.4), ("agent", 4.2)]
 
 
-def test_turn_config_rejects_an_utterance_pause_longer_than_the_merge_pause():
-    with pytest.raises(ValueError, match="utterance_pause_s"):
-        TurnConfig(utterance_pause_s=1.0)
-    with pytest.raises(ValueError, match="≥ 0"):
+def test_turn_config_rejects_negative_times_and_caps_the_utterance_pause():
+    with pytest.raises(ValueError, match=r"merge_pause_s \(--merge-pause-s\) must be ≥ 0"):
         TurnConfig(merge_pause_s=-0.1)
+    with pytest.raises(ValueError, match="utterance_pause_s must be ≥ 0"):
+        TurnConfig(utterance_pause_s=-1.0)
+    # merge pause 0.2 s < utterance pause 0.3 s: pieces 0.25 s apart are two turns' worth, so
+    # they are not one utterance either (the cap), and each short piece is a backchannel
+    segs = [S("agent", 0.0, 5.0), S("user", 2.0, 2.7), S("user", 2.95, 3.2)]
+    tl = analyze(segs, TurnConfig(merge_pause_s=0.2))
+    assert [(b.onset_s, b.offset_s) for b in tl.backchannels] == [(2.0, 2.7), (2.95, 3.2)]
