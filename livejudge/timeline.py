@@ -21,7 +21,9 @@ earliest onset a future segment can have, ``frontier``) lasts at least
    than ``merge_pause_s``; no turn, rough turn or backchannel host crosses X.
 2. A backchannel lies strictly inside a rough turn of the other channel, so its class depends
    only on segments on its own side of X; the same holds for merge breaks and barge-ins
-   (a barge-in starts strictly inside a turn of the other speaker).
+   (a barge-in starts strictly inside a turn of the other speaker). The utterances it is
+   decided on, and the resume and talking-on rules, look at the same channel's speech less
+   than ``merge_pause_s`` away, which is on the same side of X too.
 3. Overlaps need speech on both channels at once: none crosses X.
 4. The only state that crosses X is the floor: the turn with the latest offset so far (the
    first such in onset order). The first turn after X is compared with its channel and
