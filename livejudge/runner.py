@@ -184,6 +184,8 @@ def add_output_args(p: argparse.ArgumentParser) -> None:
 
 
 def session_config(args: argparse.Namespace, judge_mode: str = "live") -> SessionConfig:
+    if not args.merge_pause_s >= 0:
+        raise CLIError(f"--merge-pause-s must be ≥ 0 seconds, got {args.merge_pause_s}")
     try:
         return SessionConfig(
             window_s=args.window_s,

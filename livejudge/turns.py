@@ -60,8 +60,7 @@ class TurnConfig:
         for name in ("merge_pause_s", "backchannel_max_s", "utterance_pause_s"):
             v = getattr(self, name)
             if not v >= 0:
-                flag = " (--merge-pause-s)" if name == "merge_pause_s" else ""
-                raise ValueError(f"{name}{flag} must be ≥ 0 seconds, got {v}")
+                raise ValueError(f"TurnConfig.{name} must be ≥ 0 seconds, got {v}")
 
 
 @dataclass(frozen=True)

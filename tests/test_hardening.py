@@ -368,7 +368,7 @@ def test_float_wav_with_nan_is_cleaned(tmp_path):
     (["score", "CALL", "--speed", "max"], ["livejudge score: unrecognized arguments: --speed max",
                                             "--speed belongs to livejudge replay", "livejudge score --help"]),
     (["score", "CALL", "--jobs", "0"], ["--jobs must be at least 1, got 0"]),
-    (["score", "CALL", "--merge-pause-s", "-1", "--judge", "none"], ["--merge-pause-s", "must be ≥ 0"]),
+    (["score", "CALL", "--merge-pause-s", "-1", "--judge", "none"], ["--merge-pause-s must be ≥ 0 seconds, got -1"]),
     (["score", "CALL", "--user-channel", "5", "--judge", "none"], ["--user-channel 5 is out of range", "use 0–1"]),
 ])
 def test_cli_usage_errors_name_the_flag_and_the_fix(tmp_path, capsys, argv, needles):
