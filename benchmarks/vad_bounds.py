@@ -47,7 +47,7 @@ import numpy as np  # noqa: E402
 
 from livejudge.audio import SAMPLE_RATE, TwoChannelAudio, resample  # noqa: E402
 from livejudge.session import SessionConfig, snapshot_of_call  # noqa: E402
-from livejudge.testing import DialogueBuilder, load_clip, telephone, trim  # noqa: E402
+from livejudge.testing import DialogueBuilder, load_clip, trim  # noqa: E402
 from livejudge.turns import TurnConfig  # noqa: E402
 from livejudge.vad import VADConfig  # noqa: E402
 
@@ -78,18 +78,6 @@ def _talking(clip: str, t_s: float, rng_s: float = 0.35) -> bool:
     return True
 
 
-def _line_clip_s(clip: str, b: DialogueBuilder) -> float:
-    """Speech duration of ``clip`` as ``b``'s line carries it (as ``DialogueBuilder`` places it), s."""
-    x = load_clip(clip)
-    if b.telephone_line:
-        y = trim(telephone(x), also=x)
-    elif b.line_rate < SAMPLE_RATE:
-        y = trim(resample(resample(x, SAMPLE_RATE, b.line_rate), b.line_rate, SAMPLE_RATE)[: len(x)], also=x)
-    else:
-        y = trim(x)
-    return len(y) / SAMPLE_RATE
-
-
 def random_dialogue(seed: int, **line):
     """A ~60–90 s call with every phenomenon at random times; ``line``: DialogueBuilder options."""
     rng = np.random.default_rng(seed)
@@ -110,7 +98,7 @@ def random_dialogue(seed: int, **line):
             uclip = pick(USER_TURNS)
             # the agent stops ≥ 0.3 s before the user's words end (else it is a backchannel by
             # definition: a short utterance inside a turn that goes on past it)
-            y = min(float(rng.uniform(0.15, 0.8)), _line_clip_s(uclip, b) - 0.3)
+            y = min(float(rng.uniform(0.15, 0.8)), len(b.as_carried(uclip)) / SAMPLE_RATE - 0.3)
             last = b.user(uclip, barge_in_after_s=float(t_barge), agent_yield_s=y)
         elif r < 0.45 and t_barge is not None:
             b.user(pick(USER_BARGE), barge_in_after_s=float(t_barge), agent_yield_s=None, max_s=1.4)

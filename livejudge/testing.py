@@ -349,18 +349,26 @@ class DialogueBuilder:
                 return it
         return None
 
+    def as_carried(self, clip: str | np.ndarray) -> np.ndarray:
+        """The clip as this builder places it: trimmed to where its speech is, both as recorded
+        and as the line carries it (``telephone_line``/``line_rate``: no /s/ above 4 kHz).
+
+        Args:
+            clip: a shipped clip's name or float32 mono 16 kHz samples.
+        Returns:
+            float32 mono 16 kHz samples, shape (n,).
+        """
+        x = load_clip(clip) if isinstance(clip, str) else np.asarray(clip, dtype=np.float32)
+        if self.telephone_line or self.line_rate < SAMPLE_RATE:
+            carried = telephone(x) if self.telephone_line else \
+                resample(resample(x, SAMPLE_RATE, self.line_rate), self.line_rate, SAMPLE_RATE)[: len(x)]
+            return trim(carried, also=x)
+        return trim(x)
+
     def _add(self, channel: Channel, clip: str | np.ndarray, *, at_s: float | None, gap_s: float | None,
              barge_in_after_s: float | None, yield_s: float | None, kind: str,
              max_s: float | None) -> Placed:
-        x = load_clip(clip) if isinstance(clip, str) else np.asarray(clip, dtype=np.float32)
-        if self.telephone_line or self.line_rate < SAMPLE_RATE:
-            # truth = speech both as recorded and as the line carries it (no /s/ above 4 kHz)
-            raw = x
-            x = telephone(x) if self.telephone_line else \
-                resample(resample(x, SAMPLE_RATE, self.line_rate), self.line_rate, SAMPLE_RATE)[: len(x)]
-            x = trim(x, also=raw)
-        else:
-            x = trim(x)
+        x = self.as_carried(clip)
         if max_s is not None:
             x = trim(x[: int(max_s * SAMPLE_RATE)])
         name = clip if isinstance(clip, str) else "<array>"
