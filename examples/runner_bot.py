@@ -18,7 +18,10 @@ RTVI events. No keys, no network: replies are espeak-ng renderings of
 ``--log FILE.jsonl`` writes the bot's own decisions, one JSON line each, stamped with
 ``t_mono`` (``time.monotonic()``, the host's shared monotonic clock): ``vad_start``,
 ``vad_stop`` (Silero's end of the user's turn), ``reply_start``, ``audio_out`` (the output
-transport started playing the reply: Pipecat's ``BotStartedSpeakingFrame``), ``yield``
+transport started playing the reply: Pipecat's ``BotStartedSpeakingFrame``), ``audio_written``
+(the reply's first chunk written to the transport, seen right after ``transport.output()``; it
+stands in when Pipecat sends no ``BotStartedSpeakingFrame`` because, after an interruption, its
+output transport still counts the bot as speaking), ``bot_stopped``, ``yield``
 (barge-in handled: interruption broadcast). A client on the same host maps these onto its
 own session clock; livejudge's end-to-end tests use them as the truth.
 
@@ -44,8 +47,8 @@ try:
     from pipecat.audio.vad.vad_analyzer import VADParams
     from pipecat.evals.transport import EvalTransportParams
     from pipecat.frames.frames import (
-        BotStartedSpeakingFrame, Frame, InputAudioRawFrame, TTSAudioRawFrame, TTSStartedFrame,
-        TTSStoppedFrame, VADUserStartedSpeakingFrame, VADUserStoppedSpeakingFrame,
+        BotStartedSpeakingFrame, BotStoppedSpeakingFrame, Frame, InputAudioRawFrame, OutputAudioRawFrame,
+        TTSAudioRawFrame, TTSStartedFrame, TTSStoppedFrame, VADUserStartedSpeakingFrame, VADUserStoppedSpeakingFrame,
     )
     from pipecat.pipeline.pipeline import Pipeline
     from pipecat.pipeline.worker import PipelineParams, PipelineWorker
@@ -100,6 +103,7 @@ class ReplyBrain(FrameProcessor):
         self.pending: asyncio.Task | None = None
         self.speaking_until = 0.0
         self.awaiting_audio = False
+        self.awaiting_written = False
 
     def pos(self) -> dict:
         return {"in_pos_s": round(self.in_samples / self.in_rate, 4)}
@@ -123,6 +127,8 @@ class ReplyBrain(FrameProcessor):
             self.log("vad_stop", **self.pos())
             if self.pending is None or self.pending.done():
                 self.pending = self.create_task(self._reply())
+        elif isinstance(frame, BotStoppedSpeakingFrame) and direction == FrameDirection.UPSTREAM:
+            self.log("bot_stopped", **self.pos())
         elif isinstance(frame, BotStartedSpeakingFrame) and direction == FrameDirection.UPSTREAM:
             if self.awaiting_audio:
                 self.awaiting_audio = False
@@ -139,9 +145,27 @@ class ReplyBrain(FrameProcessor):
         self.log("reply_start", **self.pos(), reply=idx + 1, duration_s=round(len(audio) / self.out_rate, 4),
                  tts=self.tts_name, out_rate=self.out_rate)
         self.awaiting_audio = True
+        self.awaiting_written = True
         await self.push_frame(TTSStartedFrame())
         await self.push_frame(TTSAudioRawFrame(audio=pcm, sample_rate=self.out_rate, num_channels=1))
         await self.push_frame(TTSStoppedFrame())
+
+
+class PlayoutTap(FrameProcessor):
+    """After ``transport.output()``: logs ``audio_written`` when the first chunk of a reply has
+    been written to the transport (the output transport pushes audio on after writing it)."""
+
+    def __init__(self, brain: ReplyBrain) -> None:
+        super().__init__()
+        self.brain = brain
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        await super().process_frame(frame, direction)
+        if (isinstance(frame, OutputAudioRawFrame) and direction == FrameDirection.DOWNSTREAM
+                and self.brain.awaiting_written):
+            self.brain.awaiting_written = False
+            self.brain.log("audio_written", **self.brain.pos(), reply=self.brain.n_reply)
+        await self.push_frame(frame, direction)
 
 
 async def run_bot(transport, runner_args: RunnerArguments) -> None:
@@ -157,7 +181,8 @@ async def run_bot(transport, runner_args: RunnerArguments) -> None:
 
     vad = SileroVADAnalyzer(params=VADParams(stop_secs=opts.vad_stop_s, start_secs=opts.vad_start_s))
     brain = ReplyBrain(replies, OUT_RATE, opts.think_s, opts.never_yield, log, tts_name)
-    pipeline = Pipeline([transport.input(), VADProcessor(vad_analyzer=vad), brain, transport.output()])
+    pipeline = Pipeline([transport.input(), VADProcessor(vad_analyzer=vad), brain, transport.output(),
+                         PlayoutTap(brain)])
     worker = PipelineWorker(pipeline, params=PipelineParams(audio_in_sample_rate=IN_RATE,
                                                             audio_out_sample_rate=OUT_RATE),
                             idle_timeout_secs=runner_args.pipeline_idle_timeout_secs)
