@@ -10,7 +10,8 @@ Truth, independent of livejudge's VAD (as in test_attach_e2e.py):
   reply (seen on a loaded 2-core machine in 3 runs of 7); that reply's ``audio_written`` (its first
   chunk written to the transport, seen right after ``transport.output()``) stands in, less the
   write delay measured in the same call on the replies that have both (30–40 ms: a paced write
-  returns after its 40 ms chunk);
+  returns after its 40 ms chunk; checked on 7 logged calls with one audio_out removed, the
+  stand-in moved that latency error by −2 to +33 ms);
 * the reply clip's leading silence (speech_bounds of the shipped clip).
 Expected response latency = audio_out − true user offset + reply lead.
 
