@@ -206,19 +206,16 @@ def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
     return {}
 
 
-def _subparser(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser | None:
-    return _subparsers(parser).get(name) if name else None
-
-
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:  # name the subcommand, and which other one takes the flag, if any does
         cmd = getattr(args, "command", None)
-        sub = _subparser(parser, cmd)
+        subs = _subparsers(parser)
+        sub = subs.get(cmd) if cmd else None
         flag = next((a for a in extra if a.startswith("-")), None)
-        owners = [name for name, p in _subparsers(parser).items()
+        owners = [name for name, p in subs.items()
                   if flag is not None and name != cmd and flag.split("=")[0] in p._option_string_actions]
         hint = f"; {flag} belongs to {', '.join('livejudge ' + o for o in owners[:3])}" if owners else ""
         (sub or parser).error(f"unrecognized arguments: {' '.join(extra)}{hint}")
