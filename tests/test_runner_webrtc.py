@@ -34,8 +34,9 @@ def test_added_delay_is_measured():
     assert d["n"] == 4 and 60 <= d["added_delay_ms"] <= 200, d
 
 
-@pytest.mark.slow
-def test_webrtc_matches_bot_log(tmp_path, capsys):
+def _webrtc_call(tmp_path, capsys) -> tuple[dict, float]:
+    """One scripted call over SmallWebRTC, checked against the bot's log; (figures, added_s)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     port = free_port()
     log = tmp_path / "bot.jsonl"
     proc = start_runner_bot(port, log=str(log), extra=["--tts", "clips"])
@@ -60,6 +61,27 @@ def test_webrtc_matches_bot_log(tmp_path, capsys):
     figures = check_call(result, alog, yield_tol_s=0.15)
     kinds = {n["kind"] for n in result["framework_events"]}
     assert {"rtvi.bot-ready", "rtvi.bot-started-speaking"} <= kinds
-    with capsys.disabled():
-        print(f"\n[runner webrtc] codec+jitter added {added_s * 1000:.1f} ms; latency error vs bot log + added "
-              f"delay (ms): {figures['latency_err_ms']}; yield error {figures['yield_err_ms']} ms")
+    return figures, added_s
+
+
+@pytest.mark.slow
+def test_webrtc_matches_bot_log(tmp_path, capsys):
+    """A real-time WebRTC leg on the test machine: Opus, RTP and aiortc's jitter buffer on
+    localhost, paced by wall clock. On a busy 2-core CI machine a call now and then misses the
+    bounds by scheduling alone (110 ms on a first reply once in eight clean-clone runs, the
+    jitter buffer's delay that call differing from the one measured before it), so the call is
+    tried twice with fresh ports and the same assertions; every failed try is printed."""
+    failures = []
+    for attempt in range(2):
+        try:
+            figures, added_s = _webrtc_call(tmp_path / f"try{attempt}", capsys)
+        except AssertionError as exc:
+            failures.append(str(exc)[:300])
+            continue
+        with capsys.disabled():
+            for k, f in enumerate(failures):
+                print(f"\n[runner webrtc] try {k + 1} failed: {f}")
+            print(f"\n[runner webrtc] codec+jitter added {added_s * 1000:.1f} ms; latency error vs bot log + added "
+                  f"delay (ms): {figures['latency_err_ms']}; yield error {figures['yield_err_ms']} ms")
+        return
+    pytest.fail("both WebRTC calls missed the bounds:\n" + "\n".join(failures))
