@@ -4,7 +4,8 @@
 #   scripts/build_corpus.sh OUT_DIR [extra args for `corpus build`, e.g. --jobs 2 --limit 3]
 #
 # Installs (root, Debian 12): the TTS engines espeak-ng, flite, festival + voices, the human
-# speech packages pocketsphinx-testdata, alsa-utils, codec2-examples, asterisk-core-sounds-en-*
+# speech packages pocketsphinx-testdata, alsa-utils, codec2-examples, asterisk-core-sounds-<lang>
+# (only Recommended by the -wav/-g722 packages, but it carries the prompts' transcripts), asterisk-core-sounds-en-*
 # and the es/fr/it/ru G.722 prompts (decoded with PyAV), asterisk-prompt-it-menardi-wav,
 # ktuberling-data (English words), tuxpaint-stamps-default (spoken stamp descriptions, 10
 # languages), and the codecs codec2 and libgsm-tools; downloads (apt-get
@@ -29,7 +30,8 @@ if [ "${SKIP_APT:-0}" != 1 ]; then
   apt-get install -y -q --no-install-recommends \
     espeak-ng flite festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts \
     pocketsphinx-testdata alsa-utils codec2 codec2-examples libgsm-tools \
-    asterisk-core-sounds-en-g722 asterisk-core-sounds-en-wav \
+    asterisk-core-sounds-en asterisk-core-sounds-es asterisk-core-sounds-fr asterisk-core-sounds-it \
+    asterisk-core-sounds-ru asterisk-core-sounds-en-g722 asterisk-core-sounds-en-wav \
     asterisk-core-sounds-es-g722 asterisk-core-sounds-fr-g722 asterisk-core-sounds-it-g722 \
     asterisk-core-sounds-ru-g722 asterisk-prompt-it-menardi-wav ktuberling-data tuxpaint-stamps-default \
     python3-venv >/dev/null
