@@ -67,12 +67,30 @@ def test_a_head_without_validity_says_so_and_shipped_heads_state_theirs():
     assert "NOT valid on neural TTS" in validity_line(cfg)
     _, cfg = load_head(DEFAULT_WHISPER_HEAD)
     v = cfg.training["validity"]
-    assert validity_line(cfg) == f"validated: {v['summary']}"
-    # the line states the worst leave-one-family-out figure of the table it summarises
-    worst = min(f["auc"] for f in v["lofo"].values())
-    assert f"leave-one-family-out AUC ≥ {worst:.2f}" in v["summary"]
+    # the line states the worst leave-one-family-out figure of the table it summarises, names that
+    # family and its worst held-out human group (a pooled floor must not hide a chance-level fold)
+    worst_fam, worst = min(v["lofo"].items(), key=lambda kv: kv[1]["auc"])
+    assert f"leave-one-family-out AUC ≥ {worst['auc']:.2f}" in v["summary"]
+    line = validity_line(cfg)
+    assert line.startswith("validated: human vs ")
+    assert (f"AUC ≥ {worst['auc']:.2f} (weakest: {worst_fam}; {worst['fold_auc_min']:.2f} on its worst held-out "
+            f"group), unseen kokoro AUC") in line
     assert "kokoro" in cfg.training["reserved_never_used"]
     assert set(cfg.training["families"]) == set(v["lofo"])
+
+
+def test_validity_line_names_the_weakest_family_from_the_table():
+    _, cfg = load_head(DEFAULT_ACOUSTIC_HEAD)
+    lofo = {"espeak-ng": {"auc": 0.97, "fold_auc_min": 0.9}, "piper": {"auc": 0.612, "fold_auc_min": 0.38}}
+    tr = dict(cfg.training, validity={"summary": "human vs 2 TTS families, leave-one-family-out AUC ≥ 0.61, unseen x AUC 0.7",
+                                      "lofo": lofo})
+    assert validity_line(cfg.with_(training=tr)) == (
+        "validated: human vs 2 TTS families, leave-one-family-out AUC ≥ 0.61 (weakest: piper; 0.38 on its "
+        "worst held-out group), unseen x AUC 0.7")
+    tr["validity"] = {"summary": "human vs 2 TTS families, leave-one-family-out AUC ≥ 0.61", "lofo": lofo}
+    assert validity_line(cfg.with_(training=tr)).endswith("AUC ≥ 0.61 (weakest: piper; 0.38 on its worst held-out group)")
+    tr["validity"] = {"summary": "plain words", "lofo": lofo}  # nothing to attach it to: unchanged
+    assert validity_line(cfg.with_(training=tr)) == "validated: plain words"
 
 
 def test_out_of_range_window_shows_no_confident_number():
