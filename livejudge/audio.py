@@ -222,6 +222,8 @@ def load_audio(path: str | Path) -> tuple[np.ndarray, int]:
     p = Path(path)
     if not p.exists():
         raise AudioFormatError(f"audio file not found: {p} (check the path)")
+    if p.is_file() and p.stat().st_size == 0:
+        raise AudioFormatError(f"{p} is an empty file (0 bytes): record the call again or check the copy")
     try:
         info = sf.info(str(p))
     except Exception as exc:  # soundfile raises several types; re-raise as one clear error
@@ -612,6 +614,8 @@ def _open_sound(path: str | Path):
     p = Path(path)
     if not p.exists():
         raise AudioFormatError(f"audio file not found: {p} (check the path)")
+    if p.is_file() and p.stat().st_size == 0:
+        raise AudioFormatError(f"{p} is an empty file (0 bytes): record the call again or check the copy")
     try:
         f = sf.SoundFile(str(p))
     except Exception as exc:

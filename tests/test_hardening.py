@@ -352,6 +352,20 @@ def test_score_absurd_rate_one_line_exit_2(tmp_path, capsys):
     assert code == 2 and len(err) == 1 and "1 Hz is outside" in err[0] and "resample" in err[0]
 
 
+def test_empty_file_says_it_is_empty(tmp_path, capsys):
+    from livejudge.audio import CallReader
+    from livejudge.cli import main
+
+    p = tmp_path / "call.wav"
+    p.write_bytes(b"")
+    for load in (load_audio, load_call, CallReader):
+        with pytest.raises(AudioFormatError, match="is an empty file \\(0 bytes\\)"):
+            load(p)
+    code = main(["score", str(p), "--judge", "none"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "empty file (0 bytes)" in err[0], err
+
+
 def test_float_wav_with_nan_is_cleaned(tmp_path):
     import soundfile as sf
 

@@ -73,8 +73,8 @@ def test_a_head_without_validity_says_so_and_shipped_heads_state_theirs():
     assert f"leave-one-family-out AUC ≥ {worst['auc']:.2f}" in v["summary"]
     line = validity_line(cfg)
     assert line.startswith("validated: human vs ")
-    assert (f"AUC ≥ {worst['auc']:.2f} (weakest: {worst_fam}; {worst['fold_auc_min']:.2f} on its worst held-out "
-            f"group), unseen kokoro AUC") in line
+    assert (f"AUC ≥ {worst['auc']:.2f} (weakest: {worst_fam}; AUC {worst['fold_auc_min']:.2f} on its worst "
+            f"held-out human group), unseen kokoro AUC") in line
     assert "kokoro" in cfg.training["reserved_never_used"]
     assert set(cfg.training["families"]) == set(v["lofo"])
 
@@ -85,10 +85,10 @@ def test_validity_line_names_the_weakest_family_from_the_table():
     tr = dict(cfg.training, validity={"summary": "human vs 2 TTS families, leave-one-family-out AUC ≥ 0.61, unseen x AUC 0.7",
                                       "lofo": lofo})
     assert validity_line(cfg.with_(training=tr)) == (
-        "validated: human vs 2 TTS families, leave-one-family-out AUC ≥ 0.61 (weakest: piper; 0.38 on its "
-        "worst held-out group), unseen x AUC 0.7")
+        "validated: human vs 2 TTS families, leave-one-family-out AUC ≥ 0.61 (weakest: piper; AUC 0.38 on its "
+        "worst held-out human group), unseen x AUC 0.7")
     tr["validity"] = {"summary": "human vs 2 TTS families, leave-one-family-out AUC ≥ 0.61", "lofo": lofo}
-    assert validity_line(cfg.with_(training=tr)).endswith("AUC ≥ 0.61 (weakest: piper; 0.38 on its worst held-out group)")
+    assert validity_line(cfg.with_(training=tr)).endswith("AUC ≥ 0.61 (weakest: piper; AUC 0.38 on its worst held-out human group)")
     tr["validity"] = {"summary": "plain words", "lofo": lofo}  # nothing to attach it to: unchanged
     assert validity_line(cfg.with_(training=tr)) == "validated: plain words"
 

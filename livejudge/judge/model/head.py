@@ -443,8 +443,8 @@ def head_summary(cfg: HeadConfig) -> str:
 def validity_line(cfg: HeadConfig) -> str:
     """One line saying what the head's P(human) has been validated against, from
     ``training["validity"]["summary"]`` (written by benchmarks/judge_lofo.py), e.g.
-    "validated: human vs 4 TTS families, leave-one-family-out AUC ≥ 0.85 (weakest: piper; 0.47 on
-    its worst held-out group), unseen kokoro AUC 0.80". The weakest family and its worst
+    "validated: human vs 4 TTS families, leave-one-family-out AUC ≥ 0.85 (weakest: piper; AUC 0.47
+    on its worst held-out human group), unseen kokoro AUC 0.80". The weakest family and its worst
     fold are read from the stored leave-one-family-out table (``validity["lofo"]``: family →
     ``auc``, ``fold_auc_min``) when the summary does not name them already, so a pooled floor
     never hides a fold where the head is no better than chance. A head without a summary says so."""
@@ -457,7 +457,7 @@ def validity_line(cfg: HeadConfig) -> str:
                 fam, row = min(lofo.items(), key=lambda kv: float(kv[1]["auc"]))
                 weak = f"weakest: {fam}"
                 if "fold_auc_min" in row:
-                    weak += f"; {float(row['fold_auc_min']):.2f} on its worst held-out group"
+                    weak += f"; AUC {float(row['fold_auc_min']):.2f} on its worst held-out human group"
             except (KeyError, TypeError, ValueError):
                 weak = ""
             key = "leave-one-family-out AUC"
