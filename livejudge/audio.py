@@ -207,23 +207,33 @@ def to_mono(samples: np.ndarray) -> np.ndarray:
     return x if x.ndim == 1 else x.mean(axis=1).astype(np.float32)
 
 
+def _existing_audio_file(path: str | Path) -> Path:
+    """``path`` as a Path, after the checks every reader makes before decoding.
+
+    Raises:
+        AudioFormatError: the file does not exist, or is empty (0 bytes), each with its fix.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise AudioFormatError(f"audio file not found: {p} (check the path)")
+    if p.is_file() and p.stat().st_size == 0:
+        raise AudioFormatError(f"{p} is an empty file (0 bytes): record the call again or check the copy")
+    return p
+
+
 def load_audio(path: str | Path) -> tuple[np.ndarray, int]:
     """Decode an audio file with soundfile (WAV, FLAC, OGG, ...).
 
     Returns:
         (samples float32 of shape (n_samples, n_channels), sample rate in Hz).
     Raises:
-        AudioFormatError: file missing or not decodable, a sample rate outside
+        AudioFormatError: file missing, empty (0 bytes) or not decodable, a sample rate outside
             ``MIN_RATE``–``MAX_RATE``, or more than ``MAX_FILE_CHANNELS`` channels.
             Non-finite samples (float files) are replaced by 0.
     """
     import soundfile as sf
 
-    p = Path(path)
-    if not p.exists():
-        raise AudioFormatError(f"audio file not found: {p} (check the path)")
-    if p.is_file() and p.stat().st_size == 0:
-        raise AudioFormatError(f"{p} is an empty file (0 bytes): record the call again or check the copy")
+    p = _existing_audio_file(path)
     try:
         info = sf.info(str(p))
     except Exception as exc:  # soundfile raises several types; re-raise as one clear error
@@ -611,11 +621,7 @@ def _wav_declared_frames(path: str | Path) -> int | None:
 def _open_sound(path: str | Path):
     import soundfile as sf
 
-    p = Path(path)
-    if not p.exists():
-        raise AudioFormatError(f"audio file not found: {p} (check the path)")
-    if p.is_file() and p.stat().st_size == 0:
-        raise AudioFormatError(f"{p} is an empty file (0 bytes): record the call again or check the copy")
+    p = _existing_audio_file(path)
     try:
         f = sf.SoundFile(str(p))
     except Exception as exc:
