@@ -307,6 +307,11 @@ def test_display_plain_prints_the_live_events(capsys):
     lines = [x for x in out.splitlines() if x.startswith("[event]")]
     n_events = len(obs.result()["transitions"]) + len(obs.result()["barge_ins"])
     assert len(lines) >= n_events and any("latency" in x for x in lines)
+    # each line leads with the event's own time and says when it was settled (never before it happened)
+    for x in lines:
+        t_event = float(x.split()[1])
+        t_settled = float(x.rsplit("settled at t=", 1)[1].rstrip("s)"))
+        assert t_settled >= t_event, x
 
 
 def test_metrics_and_speaking_frames_become_framework_events():

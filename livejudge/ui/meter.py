@@ -371,7 +371,9 @@ class PlainLines:
         elif self.events:
             line = turn_log_line(event)
             if line:
-                self._print(f"[event] {line.strip()}")
+                # printed when settled (final), which can be seconds after it happened: the line
+                # leads with the event's own time and says when it was settled
+                self._print(f"[event] {line.strip()} (settled at t={self.session.now_s:.1f}s)")
 
     def on_close(self, result: dict) -> None:
         pass
