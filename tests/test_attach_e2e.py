@@ -150,32 +150,26 @@ def _check_call(result, alog, rec, wavs, protocol: str) -> dict:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("protocol", ["pipecat", "twilio"])
-def test_attach_example_agent(tmp_path, protocol, capsys):
+def test_attach_example_agent(tmp_path, protocol, capsys, tried_twice):
     """A real-time leg paced by wall clock: agent subprocess, websocket and client share the test
     machine's two cores with the test run itself. On a busy CI box a call now and then misses a
     bound by scheduling alone (the agent's `audio_out` stamp 39.8 ms from its samples in the
     recording once in about ten clean-clone runs, bound 20 ms), so the call is tried twice with a
-    fresh agent and port and the same assertions; every failed try is printed, two fail the test."""
-    failures = []
-    for attempt in range(2):
+    fresh agent and port and the same assertions (``tried_twice``)."""
+
+    def call(attempt):
         d = tmp_path / f"try{attempt}"
         d.mkdir()
-        try:
-            result, alog, rec, wavs = _call(d, protocol)
-            figures = _check_call(result, alog, rec, wavs, protocol)
-        except AssertionError as exc:
-            failures.append(str(exc)[:300])
-            continue
-        overhead = result["source"]["attach"]["arrival_to_session_ms"]
-        with capsys.disabled():
-            for k, f in enumerate(failures):
-                print(f"\n[{protocol}] try {k + 1} failed: {f}")
-            print(f"\n[{protocol}] agent EOT delay (ms): {figures['detect_delay_ms']}; realised think (ms): "
-                  f"{figures['think_realised_ms']}; latency error vs agent log (ms): {figures['latency_err_ms']}; "
-                  f"yield error {figures['yield_err_ms']} ms; record lag (ms): {figures['record_lag_ms']}; "
-                  f"arrival→Session (ms): {overhead}")
-        return
-    pytest.fail(f"both {protocol} calls missed the bounds:\n" + "\n".join(failures))
+        result, alog, rec, wavs = _call(d, protocol)
+        return result, _check_call(result, alog, rec, wavs, protocol)
+
+    result, figures = tried_twice(protocol, call)
+    overhead = result["source"]["attach"]["arrival_to_session_ms"]
+    with capsys.disabled():
+        print(f"\n[{protocol}] agent EOT delay (ms): {figures['detect_delay_ms']}; realised think (ms): "
+              f"{figures['think_realised_ms']}; latency error vs agent log (ms): {figures['latency_err_ms']}; "
+              f"yield error {figures['yield_err_ms']} ms; record lag (ms): {figures['record_lag_ms']}; "
+              f"arrival→Session (ms): {overhead}")
 
 
 @pytest.mark.slow

@@ -65,23 +65,13 @@ def _webrtc_call(tmp_path, capsys) -> tuple[dict, float]:
 
 
 @pytest.mark.slow
-def test_webrtc_matches_bot_log(tmp_path, capsys):
+def test_webrtc_matches_bot_log(tmp_path, capsys, tried_twice):
     """A real-time WebRTC leg on the test machine: Opus, RTP and aiortc's jitter buffer on
     localhost, paced by wall clock. On a busy 2-core CI machine a call now and then misses the
     bounds by scheduling alone (110 ms on a first reply once in eight clean-clone runs, the
     jitter buffer's delay that call differing from the one measured before it), so the call is
-    tried twice with fresh ports and the same assertions; every failed try is printed."""
-    failures = []
-    for attempt in range(2):
-        try:
-            figures, added_s = _webrtc_call(tmp_path / f"try{attempt}", capsys)
-        except AssertionError as exc:
-            failures.append(str(exc)[:300])
-            continue
-        with capsys.disabled():
-            for k, f in enumerate(failures):
-                print(f"\n[runner webrtc] try {k + 1} failed: {f}")
-            print(f"\n[runner webrtc] codec+jitter added {added_s * 1000:.1f} ms; latency error vs bot log + added "
-                  f"delay (ms): {figures['latency_err_ms']}; yield error {figures['yield_err_ms']} ms")
-        return
-    pytest.fail("both WebRTC calls missed the bounds:\n" + "\n".join(failures))
+    tried twice with fresh ports and the same assertions (``tried_twice``)."""
+    figures, added_s = tried_twice("runner webrtc", lambda attempt: _webrtc_call(tmp_path / f"try{attempt}", capsys))
+    with capsys.disabled():
+        print(f"\n[runner webrtc] codec+jitter added {added_s * 1000:.1f} ms; latency error vs bot log + added "
+              f"delay (ms): {figures['latency_err_ms']}; yield error {figures['yield_err_ms']} ms")
