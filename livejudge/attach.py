@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from .runner import (
+from livejudge.runner import (
     EXIT_OK,
     CLIError,
     add_judge_args,
@@ -112,8 +112,8 @@ def _add_call_flags(p: argparse.ArgumentParser, demo: bool = False) -> None:
 
 def register(subparsers) -> None:
     """Add the ``attach`` and ``demo`` subcommands to the ``livejudge`` parser."""
-    from .runner import EXIT_CODES_HELP
-    from .runner import HelpFormatter as _Formatter
+    from livejudge.runner import EXIT_CODES_HELP
+    from livejudge.runner import HelpFormatter as _Formatter
 
     p = subparsers.add_parser(
         "attach", help="judge a live call with a voice agent over its websocket",
@@ -151,7 +151,7 @@ def register(subparsers) -> None:
 
 # ------------------------------------------------------------------------------------ commands
 def _list_devices() -> int:
-    from .sources.mic import DeviceError, list_devices
+    from livejudge.sources.mic import DeviceError, list_devices
 
     try:
         print(list_devices())
@@ -162,8 +162,8 @@ def _list_devices() -> int:
 
 def _source(args: argparse.Namespace, turns=None):
     """ScriptedSource for --input-wav / the demo, else the microphone. Raises CLIError."""
-    from .audio import AudioFormatError
-    from .sources.ws import ScriptedCaller, ScriptedSource, load_turns
+    from livejudge.audio import AudioFormatError
+    from livejudge.sources.ws import ScriptedCaller, ScriptedSource, load_turns
 
     if turns is None and args.input_wav:
         barge = dict(args.barge_in or [])
@@ -180,7 +180,7 @@ def _source(args: argparse.Namespace, turns=None):
         except ValueError as exc:
             raise CLIError(str(exc)) from None
         return ScriptedSource(caller)
-    from .sources.mic import DeviceError, MicSource
+    from livejudge.sources.mic import DeviceError, MicSource
 
     try:
         return MicSource(args.input_device)
@@ -191,7 +191,7 @@ def _source(args: argparse.Namespace, turns=None):
 def _speaker(args: argparse.Namespace):
     if args.no_playback:
         return None
-    from .sources.mic import DeviceError, Speaker
+    from livejudge.sources.mic import DeviceError, Speaker
 
     try:
         return Speaker(args.output_device)
@@ -209,7 +209,7 @@ def _echo_canceller(args: argparse.Namespace, source, output):
     """(EchoCanceller or None, the result's ``source.aec`` record). AEC is on when a microphone
     is used with playback (a speakerphone can leak the agent into the mic) unless --no-aec.
     Raises CLIError when it should be on but livekit is missing."""
-    from .sources.ws import ScriptedSource
+    from livejudge.sources.ws import ScriptedSource
 
     mic = not isinstance(source, ScriptedSource)
     if getattr(args, "no_aec", False):
@@ -218,7 +218,7 @@ def _echo_canceller(args: argparse.Namespace, source, output):
         return None, {"on": False, "why": "scripted caller (no microphone)"}
     if output is None:
         return None, {"on": False, "why": "no playback"}
-    from .echo import EchoCanceller, EchoError
+    from livejudge.echo import EchoCanceller, EchoError
 
     try:
         return EchoCanceller(), {"on": True, "engine": "WebRTC AEC3 (livekit)"}
@@ -228,9 +228,9 @@ def _echo_canceller(args: argparse.Namespace, source, output):
 
 def _run_call(args: argparse.Namespace, url: str, source, *, title: str, extra_info: dict | None = None,
               client_cls=None, protocol_factory=None, url_shown: str | None = None) -> int:
-    from .session import Session
-    from .sources.protocols import make_protocol
-    from .sources.ws import AttachClient, AttachConfig, AttachError, Recorder, parse_header
+    from livejudge.session import Session
+    from livejudge.sources.protocols import make_protocol
+    from livejudge.sources.ws import AttachClient, AttachConfig, AttachError, Recorder, parse_header
 
     client_cls = client_cls or AttachClient  # sources.webrtc passes its SmallWebRTC client
     protocol_factory = protocol_factory or (lambda: make_protocol(args.protocol, args.in_rate))
@@ -297,14 +297,14 @@ def cmd_attach(args: argparse.Namespace) -> int:
         raise CLIError("--ws-url is required: the agent's websocket, e.g. --ws-url ws://localhost:8765 "
                        "(or --runner http://localhost:7860 for a bot run by Pipecat's runner; or try `livejudge demo`)")
     source = _source(args)
-    from .sources.ws import redact_url
+    from livejudge.sources.ws import redact_url
 
     return _run_call(args, args.ws_url, source, title=f"attach {redact_url(args.ws_url)}")
 
 
 def _attach_runner(args: argparse.Namespace, source, extra_info: dict | None = None, title: str | None = None) -> int:
     """--runner: pick a route into the runner-served bot and call it (see sources/runner_probe.py)."""
-    from .sources.runner_probe import pick_route
+    from livejudge.sources.runner_probe import pick_route
 
     if args.ws_url:
         raise CLIError("give either --runner or --ws-url, not both")
@@ -316,7 +316,7 @@ def _attach_runner(args: argparse.Namespace, source, extra_info: dict | None = N
     print(f"livejudge: runner at {args.runner}: using {route.why} at {shown}", file=sys.stderr)
     info = {"runner": {"url": args.runner, "route": route.name}, **(extra_info or {})}
     if route.name == "webrtc":
-        from .sources.webrtc import run_webrtc_call
+        from livejudge.sources.webrtc import run_webrtc_call
 
         return run_webrtc_call(args, route.url, source, title=title or f"attach --runner {args.runner} (webrtc)",
                                extra_info=info)
@@ -387,8 +387,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     if importlib.util.find_spec("pipecat") is None:  # checked without importing (its import logs a banner)
         raise CLIError("livejudge demo runs a Pipecat agent: pip install 'livejudge[pipecat]'")
-    from .sources.ws import CallerTurn
-    from .testing import load_clip
+    from livejudge.sources.ws import CallerTurn
+    from livejudge.testing import load_clip
 
     barge = dict(args.barge_in) if args.barge_in else {i + 1: b for i, (_, b) in enumerate(DEMO_SCRIPT) if b}
     turns = [CallerTurn(load_clip(name), name, barge.get(i + 1)) for i, (name, _) in enumerate(DEMO_SCRIPT)]
@@ -408,7 +408,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def _demo_runner(args: argparse.Namespace, source, port: int) -> int:
     """`demo --runner`: examples/runner_bot.py under Pipecat's runner, attached with --runner."""
-    from .sources.runner_probe import start_runner_bot
+    from livejudge.sources.runner_probe import start_runner_bot
 
     extra = ["--think-s", str(args.think_s)] + (["--never-yield"] if args.never_yield else [])
     print(f"livejudge: starting examples/runner_bot.py under Pipecat's runner on http://127.0.0.1:{port} "

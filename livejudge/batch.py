@@ -25,7 +25,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .session import SessionConfig
+from livejudge.session import SessionConfig
 
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".aiff", ".aif")
 MANIFEST_SUFFIXES = (".txt", ".lst", ".list", ".manifest", ".csv")
@@ -72,10 +72,10 @@ _JUDGES: dict = {}
 
 def _judge_for(options: ScoreOptions):
     """One judge per process and settings (loading it is the slow part)."""
-    from .runner import judge_from_args
+    from livejudge.runner import judge_from_args
 
     if options.judge_url and options.judge != "none":  # a client per call: it counts that call's unjudged windows
-        from .runner import remote_judge
+        from livejudge.runner import remote_judge
 
         return remote_judge(options.judge_url)
     key = (options.judge, options.head, options.device, options.qwen_model)
@@ -95,10 +95,10 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
     Raises:
         CallError: the file is missing, empty, undecodable or mono, or the judge cannot load.
     """
-    from .audio import AudioFormatError, open_call
-    from .echo import gate_source
-    from .runner import CLIError, transcriber_from_args
-    from .session import Session, stream_call
+    from livejudge.audio import AudioFormatError, open_call
+    from livejudge.echo import gate_source
+    from livejudge.runner import CLIError, transcriber_from_args
+    from livejudge.session import Session, stream_call
 
     options = options or ScoreOptions()
     try:  # the same path as a single `livejudge score`: block by block, then the echo gate
@@ -196,8 +196,8 @@ def _out_names(files: list[Path]) -> list[str]:
 
 def _score_one(path: str, options: ScoreOptions, out_path: str) -> dict:
     """Worker: score, write the result, return a small row (never raises)."""
-    from .gates import call_metrics
-    from .report import write_json
+    from livejudge.gates import call_metrics
+    from livejudge.report import write_json
 
     t0 = time.perf_counter()
     row = {"file": path, "status": "error", "reason": None, "result": None, "metrics": None}
@@ -270,7 +270,7 @@ def _one_thread_per_worker() -> None:
 def write_summary(rows: list[dict | None], out: Path, *, jobs: int, wall_s: float, **extra) -> dict:
     """The batch summary of ``rows`` (input order; None = not done) written to ``out``
     (summary.json, summary.csv) and returned; ``extra`` keys join the document (e.g. ``ray``)."""
-    from .gates import batch_metrics
+    from livejudge.gates import batch_metrics
 
     done = [r for r in rows if r is not None]
     scored = [r for r in done if r["status"] == "ok"]
@@ -329,7 +329,7 @@ def _report_row(row: dict, bar) -> None:
 
 def options_from_args(args: argparse.Namespace) -> ScoreOptions:
     """ScoreOptions from ``score``'s flags (device auto → what is present)."""
-    from .runner import session_config
+    from livejudge.runner import session_config
 
     device = args.device
     if device == "auto":
@@ -346,8 +346,8 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     Exit codes: 0 scored (skipped files are listed, not fatal); 2 no input or no call could be
     scored; 3 a ``--fail-if`` gate failed on the medians over the scored calls.
     """
-    from .gates import EXIT_GATE, evaluate, format_failures, gates_from_args, write_junit
-    from .runner import CLIError
+    from livejudge.gates import EXIT_GATE, evaluate, format_failures, gates_from_args, write_junit
+    from livejudge.runner import CLIError
 
     gates = gates_from_args(args)
     if args.report:
@@ -363,7 +363,7 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     out_dir = args.out_dir or "livejudge-results"
     options = options_from_args(args)
     if getattr(args, "ray", None) is not None:  # the same per-call function as Ray tasks
-        from .distributed.ray_batch import run_batch_ray
+        from livejudge.distributed.ray_batch import run_batch_ray
 
         address = None if args.ray == "local" else args.ray
         num_cpus = int(args.jobs) if isinstance(args.jobs, _Jobs) else None

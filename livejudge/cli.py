@@ -13,10 +13,10 @@ import signal
 import sys
 from pathlib import Path
 
-from . import __version__
-from .judge.training.commands import CommandError
-from .judge.training.commands import register as register_training
-from .runner import (
+from livejudge import __version__
+from livejudge.judge.training.commands import CommandError
+from livejudge.judge.training.commands import register as register_training
+from livejudge.runner import (
     EXIT_CODES_HELP,
     EXIT_USAGE,
     CLIError,
@@ -67,7 +67,7 @@ def _add_call_args(p: argparse.ArgumentParser) -> None:
 
 def _open_call(args: argparse.Namespace):
     """The call as a CallReader: read block by block, so memory does not grow with the file."""
-    from .audio import AudioFormatError, open_call
+    from livejudge.audio import AudioFormatError, open_call
 
     if args.file is None and args.user is None and args.agent is None:
         raise CLIError("no input: give a stereo FILE, or --user A.wav --agent B.wav "
@@ -92,13 +92,13 @@ def _parse_speed(text: str) -> float | None:
 
 
 def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str, progress: bool) -> int:
-    from .audio import AudioFormatError
-    from .gates import gates_from_args
+    from livejudge.audio import AudioFormatError
+    from livejudge.gates import gates_from_args
 
     gates_from_args(args)  # a bad --fail-if is a usage error before the call, not after it
     reader = _open_call(args)  # read block by block: memory does not grow with the file
     try:
-        from .echo import gate_source
+        from livejudge.echo import gate_source
 
         call, gate_info = gate_source(reader, getattr(args, "echo_gate", "off"))
         return _run_call(args, call, gate_info, speed=speed, judge_mode=judge_mode, progress=progress,
@@ -109,7 +109,7 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
 
 def _run_call(args: argparse.Namespace, call, gate_info: dict, *, speed: float | None, judge_mode: str,
               progress: bool, failure: type[BaseException], reader=None) -> int:
-    from .session import Session, stream_call
+    from livejudge.session import Session, stream_call
 
     config = session_config(args, judge_mode)
     judge = judge_from_args(args)
@@ -147,7 +147,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from .batch import cmd_score_batch, is_batch_input
+    from livejudge.batch import cmd_score_batch, is_batch_input
 
     if is_batch_input(args.file) or args.out_dir is not None or getattr(args, "ray", None) is not None:
         return cmd_score_batch(args)
@@ -182,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "Many calls: livejudge score calls/ --out-dir results/ --jobs 2 "
                                    "(a directory, a glob or a manifest file)")
     _add_call_args(p)
-    from .batch import add_batch_args
+    from livejudge.batch import add_batch_args
 
     add_batch_args(p)
     add_session_args(p)
@@ -246,7 +246,7 @@ def entry() -> None:
     """Console entry point: ``main``, then exit ignoring further stop signals, so a late Ctrl-C
     cannot interrupt the interpreter's own shutdown (library finalizers) with a traceback."""
     code = main()
-    from .runner import STOP_SIGNALS
+    from livejudge.runner import STOP_SIGNALS
 
     for sig in STOP_SIGNALS:
         signal.signal(sig, signal.SIG_IGN)

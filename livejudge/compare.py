@@ -26,7 +26,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .metrics import RESPONSE_LATENCY_HUMAN, TYPICAL_GAP_S
+from livejudge.metrics import RESPONSE_LATENCY_HUMAN, TYPICAL_GAP_S
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ def load_column(path: str | Path) -> tuple[str, dict, str, dict]:
     Raises:
         ValueError: not a result document, summary.json or batch directory (one line, with the fix).
     """
-    from .gates import call_metrics
+    from livejudge.gates import call_metrics
 
     p = Path(path)
     if p.is_dir():
@@ -147,7 +147,7 @@ def load_column(path: str | Path) -> tuple[str, dict, str, dict]:
 def compare(paths: list[str | Path]) -> dict:
     """The comparison document: ``{"columns": [{name, kind}], "rows": [{metric, label, values,
     changes, verdicts, rule}]}``; changes and verdicts are against the first column."""
-    from .judge.model.dimensions import DIMENSIONS
+    from livejudge.judge.model.dimensions import DIMENSIONS
 
     cols = [load_column(p) for p in paths]
     metrics = ROWS + [f"dim_{d.id}" for d in DIMENSIONS]
@@ -252,7 +252,7 @@ def render_html(doc: dict) -> str:
 
 
 def register(sub) -> None:
-    from .runner import HelpFormatter
+    from livejudge.runner import HelpFormatter
 
     p = sub.add_parser("compare", help="side-by-side metrics of two or more calls or batches",
                        formatter_class=HelpFormatter,
@@ -267,7 +267,7 @@ def register(sub) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .runner import CLIError
+    from livejudge.runner import CLIError
 
     if len(args.inputs) < 2:
         raise CLIError("compare needs at least two inputs (e.g. before.json after.json)")

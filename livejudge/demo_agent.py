@@ -55,8 +55,8 @@ def render_replies(tts: str, out_rate: int) -> tuple[list[np.ndarray], str]:
     Raises:
         RuntimeError: tts="espeak" without espeak-ng on PATH.
     """
-    from .audio import load_audio, resample, to_mono
-    from .testing import clips_dir
+    from livejudge.audio import load_audio, resample, to_mono
+    from livejudge.testing import clips_dir
 
     use_espeak = tts == "espeak" or (tts == "auto" and shutil.which("espeak-ng"))
     if tts == "espeak" and not shutil.which("espeak-ng"):

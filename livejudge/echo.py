@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .audio import SAMPLE_RATE
+from livejudge.audio import SAMPLE_RATE
 
 FRAME = SAMPLE_RATE // 100
 """10 ms at 16 kHz: the frame length WebRTC's audio processing requires."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.signal import butter, lfilter, lfilter_zi
 
-from .audio import SAMPLE_RATE
+from livejudge.audio import SAMPLE_RATE
 
 DEFAULT_HIGHPASS_HZ = 70.0
 """Cut-off of the front-end high-pass, Hz. With the default 4th order Butterworth: DC gone,

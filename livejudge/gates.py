@@ -40,8 +40,8 @@ _GATE_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(<=|>=|==|!=|<|>)\s*([-+]
 
 def known_metrics() -> list[str]:
     """Every metric name a gate or ``compare`` accepts (summary keys, aliases, dimensions)."""
-    from .judge.model.dimensions import DIMENSIONS
-    from .metrics import Summary
+    from livejudge.judge.model.dimensions import DIMENSIONS
+    from livejudge.metrics import Summary
 
     names = [f.name for f in dataclasses.fields(Summary)]
     names += ["duration_s", "mean_p_human", "last_p_human", "judged_windows", "no_evidence_windows",
@@ -52,7 +52,7 @@ def known_metrics() -> list[str]:
 
 def dimension_means(doc: dict) -> dict[str, float | None]:
     """``{"dim_<id>": mean score over ungated windows, or None}`` of a result document."""
-    from .judge.model.dimensions import DIMENSIONS
+    from livejudge.judge.model.dimensions import DIMENSIONS
 
     out: dict[str, float | None] = {}
     for d in DIMENSIONS:
@@ -200,7 +200,7 @@ def add_gate_args(p) -> None:
 
 def gates_from_args(args) -> list[Gate]:
     """Parsed ``--fail-if`` gates; raises CLIError (exit 2) on a bad one."""
-    from .runner import CLIError
+    from livejudge.runner import CLIError
 
     try:
         return [parse_gate(t) for t in getattr(args, "fail_if", None) or []]

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .turns import Timeline
+from livejudge.turns import Timeline
 
 
 @dataclass(frozen=True)

@@ -33,11 +33,11 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import __version__
-from .metrics import RESPONSE_LATENCY_HUMAN
+from livejudge import __version__
+from livejudge.metrics import RESPONSE_LATENCY_HUMAN
 
 if TYPE_CHECKING:
-    from .session import Session
+    from livejudge.session import Session
 
 
 def _r(x: float | None, nd: int = 4) -> float | None:

@@ -19,9 +19,9 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from .session import Session, SessionConfig
-from .turns import TurnConfig
-from .vad import VADConfig
+from livejudge.session import Session, SessionConfig
+from livejudge.turns import TurnConfig
+from livejudge.vad import VADConfig
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_SIGTERM, EXIT_SIGHUP = 128 + 15, 128 + 1
@@ -178,7 +178,7 @@ def add_output_args(p: argparse.ArgumentParser) -> None:
                         "needs livejudge[report]")
     g.add_argument("--display", default="auto", choices=("auto", "rich", "plain", "none"),
                    help="live meter: auto = rich on a terminal, plain lines when piped; none = no meter")
-    from .gates import add_gate_args
+    from livejudge.gates import add_gate_args
 
     add_gate_args(p)
 
@@ -214,8 +214,8 @@ def judge_from_args(args: argparse.Namespace):
         return None
     if getattr(args, "judge_url", None):
         return remote_judge(args.judge_url)
-    from .judge.model.head import HeadError
-    from .judge.model.judge import load_judge, resolve_kind
+    from livejudge.judge.model.head import HeadError
+    from livejudge.judge.model.judge import load_judge, resolve_kind
 
     try:
         args.judge = resolve_kind(args.judge, args.head)
@@ -240,7 +240,7 @@ def remote_judge(url: str):
     """A ``RemoteJudge`` for ``--judge-url`` (livejudge.distributed.remote). A service that does
     not answer now is one line on stderr, not an error: the session measures timing and counts
     the windows it cannot judge. Raises CLIError for a URL that is not http(s)://."""
-    from .distributed.remote import JudgeUnavailable, RemoteJudge
+    from livejudge.distributed.remote import JudgeUnavailable, RemoteJudge
 
     try:
         judge = RemoteJudge(url)
@@ -261,7 +261,7 @@ def transcriber_from_args(args: argparse.Namespace):
     """
     if getattr(args, "asr", "off") == "off" or getattr(args, "judge", "none") == "none":
         return None
-    from .judge.features.asr import ASRError, WhisperTranscriber, whisper_available
+    from livejudge.judge.features.asr import ASRError, WhisperTranscriber, whisper_available
 
     if not whisper_available():
         if args.asr == "on":
@@ -269,7 +269,7 @@ def transcriber_from_args(args: argparse.Namespace):
         return None
     try:
         transcriber = WhisperTranscriber(args.asr_model)
-        from .judge.features.text import warm_up
+        from livejudge.judge.features.text import warm_up
 
         warm_up()  # load the sentiment lexicon and language model now, not on the first window
         return transcriber
@@ -290,7 +290,7 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
     exceptions (whose message is printed as one line, exit code 1). The result's
     ``source.ended`` and ``errors`` say why the call ended.
     """
-    from .ui.meter import make_display
+    from livejudge.ui.meter import make_display
 
     stop = threading.Event()
     with StopSignals(stop) as signals:
@@ -338,7 +338,7 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
 def apply_gates(result: dict, args: argparse.Namespace) -> int:
     """Check ``--fail-if`` gates on one call's result, write ``--junit``; EXIT_GATE (3) when one
     fails (the list goes to stderr), else 0."""
-    from .gates import EXIT_GATE, call_metrics, evaluate, format_failures, gates_from_args, write_junit
+    from livejudge.gates import EXIT_GATE, call_metrics, evaluate, format_failures, gates_from_args, write_junit
 
     gates = gates_from_args(args)
     if not gates and not getattr(args, "junit", None):
@@ -356,7 +356,7 @@ def apply_gates(result: dict, args: argparse.Namespace) -> int:
 
 
 def write_outputs(result: dict, args: argparse.Namespace) -> None:
-    from .report import write_json
+    from livejudge.report import write_json
 
     out = getattr(args, "json_out", None)
     if out == "-":
@@ -373,7 +373,7 @@ def write_report(result: dict, path: str | Path | None) -> Path | None:
     missing, disk) is one line on stderr: the JSON result and event log are already written."""
     if not path:
         return None
-    from .ui.html_report import ReportError, write_html
+    from livejudge.ui.html_report import ReportError, write_html
 
     try:
         p = write_html(result, path)
@@ -407,7 +407,7 @@ def print_summary(result: dict) -> None:
 
 def events_sink(args: argparse.Namespace):
     if getattr(args, "events", None):
-        from .sinks import JsonlSink
+        from livejudge.sinks import JsonlSink
 
         return JsonlSink(Path(args.events))
     return None

@@ -33,8 +33,8 @@ from typing import Any, Callable, Literal, Protocol
 
 import numpy as np
 
-from .audio import SAMPLE_RATE, StreamResampler, TwoChannelAudio, check_rate
-from .events import (
+from livejudge.audio import SAMPLE_RATE, StreamResampler, TwoChannelAudio, check_rate
+from livejudge.events import (
     CHANNELS,
     Backchannel,
     BargeIn,
@@ -45,12 +45,12 @@ from .events import (
     Turn,
     TurnTranscript,
 )
-from .metrics import Summary, summarize
-from .timeline import IncrementalTimeline, event_key_s, settle_items
-from .turns import Timeline, TurnConfig, analyze
-from .frontend import StreamingHighPass
-from .vad import StreamingVAD, VADConfig
-from .window import RollingWindow, WindowSnapshot
+from livejudge.metrics import Summary, summarize
+from livejudge.timeline import IncrementalTimeline, event_key_s, settle_items
+from livejudge.turns import Timeline, TurnConfig, analyze
+from livejudge.frontend import StreamingHighPass
+from livejudge.vad import StreamingVAD, VADConfig
+from livejudge.window import RollingWindow, WindowSnapshot
 
 
 _MISSING = object()
@@ -196,7 +196,7 @@ class Session:
             self.judge = judge if judge is not None else scheduler.judge
             scheduler.start()
         elif judge is not None:
-            from .judge.model.scheduler import JudgeScheduler
+            from livejudge.judge.model.scheduler import JudgeScheduler
 
             self._scheduler = JudgeScheduler(judge, None, self.config.judge_mode, on_error=self._on_error)
             self._scheduler.start()
@@ -580,7 +580,7 @@ class Session:
     # ------------------------------------------------------------------ output
     def result(self) -> dict:
         """The result document (see ``livejudge.report``) of everything measured so far."""
-        from .report import build_result
+        from livejudge.report import build_result
 
         with self._lock:
             if self._closed_result is not None:
@@ -610,7 +610,7 @@ class Session:
         with self._results_lock:
             self._results.sort(key=lambda r: r.t_s)
         with self._lock:
-            from .report import build_result
+            from livejudge.report import build_result
 
             self._closed_result = build_result(self)
         for s in self.sinks:
@@ -671,8 +671,8 @@ def snapshot_of_call(call: TwoChannelAudio, config: SessionConfig | None = None,
     Used to embed whole calls for training and evaluation. Audio: float32 16 kHz per channel.
     With a transcriber, each turn of ``transcribe_channels`` is transcribed (blocking).
     """
-    from .frontend import highpass
-    from .vad import detect_segments
+    from livejudge.frontend import highpass
+    from livejudge.vad import detect_segments
 
     cfg = (config or SessionConfig()).validate()
     if cfg.vad.highpass_hz is not None:  # the same front end as a live Session's

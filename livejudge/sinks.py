@@ -8,12 +8,12 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from .events import AudioChunk, event_to_dict
+from livejudge.events import AudioChunk, event_to_dict
 
 
 def event_record(event: object) -> dict:
     """JSON-ready dict of a session event (events.* dataclasses or session.Note)."""
-    from .session import Note
+    from livejudge.session import Note
 
     if isinstance(event, Note):
         return {"type": "Note", "kind": event.kind, "t_s": round(event.t_s, 4), **event.data}

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .audio import SAMPLE_RATE, TwoChannelAudio, load_audio, resample, to_mono
-from .events import Backchannel, BargeIn, Channel, SpeechSegment, Transition, other
+from livejudge.audio import SAMPLE_RATE, TwoChannelAudio, load_audio, resample, to_mono
+from livejudge.events import Backchannel, BargeIn, Channel, SpeechSegment, Transition, other
 
 FRAME = SAMPLE_RATE // 100  # 10 ms
 
@@ -65,7 +65,7 @@ def _zero_phase_highpass(x: np.ndarray, cutoff_hz: float = 70.0) -> np.ndarray:
     speech (the same front end as ``livejudge.frontend``)."""
     from scipy.signal import sosfiltfilt
 
-    from .frontend import highpass_sos
+    from livejudge.frontend import highpass_sos
 
     x = np.asarray(x, dtype=np.float64)
     if len(x) < 64:
@@ -270,7 +270,7 @@ def telephone(x: np.ndarray) -> np.ndarray:
     G.711 μ-law round trip, back to 16 kHz. float32 in and out, 16 kHz."""
     from scipy.signal import butter, sosfiltfilt
 
-    from .audio import float32_to_mulaw, mulaw_to_float32
+    from livejudge.audio import float32_to_mulaw, mulaw_to_float32
 
     sos = butter(4, [300.0, 3400.0], btype="bandpass", fs=SAMPLE_RATE, output="sos")
     y = resample(sosfiltfilt(sos, x).astype(np.float32), SAMPLE_RATE, 8000)

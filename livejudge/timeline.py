@@ -49,8 +49,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from .events import CHANNELS, Channel, Overlap, SpeechSegment, Transition
-from .turns import Timeline, TurnConfig, analyze
+from livejudge.events import CHANNELS, Channel, Overlap, SpeechSegment, Transition
+from livejudge.turns import Timeline, TurnConfig, analyze
 
 _NEUMAIER = sys.version_info >= (3, 12)  # builtin sum() of floats is compensated from 3.12 on
 

@@ -35,7 +35,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from .events import Backchannel, BargeIn, Channel, Overlap, SpeechSegment, Transition, Turn, other
+from livejudge.events import Backchannel, BargeIn, Channel, Overlap, SpeechSegment, Transition, Turn, other
 
 
 @dataclass(frozen=True)

@@ -58,8 +58,8 @@ from typing import Protocol
 import numpy as np
 from scipy.signal import firwin
 
-from .audio import SAMPLE_RATE
-from .events import Channel, SpeechSegment
+from livejudge.audio import SAMPLE_RATE
+from livejudge.events import Channel, SpeechSegment
 
 GATE_Z = 1.28
 """The gate sits this many noise standard deviations (+ gate_margin_db) above the noise median
@@ -202,7 +202,7 @@ class SileroClassifier:
     def __init__(self, config: VADConfig) -> None:
         import os
 
-        from .sources.protocols.pipecat import import_pipecat_quietly
+        from livejudge.sources.protocols.pipecat import import_pipecat_quietly
 
         (mod,) = import_pipecat_quietly(("pipecat.audio.vad.silero",),
                                         "--vad silero needs pipecat-ai: pip install 'livejudge[pipecat]'")
@@ -752,7 +752,7 @@ def detect_segments(samples: np.ndarray, channel: Channel, config: VADConfig | N
     cfg = (config or VADConfig()).validate()
     x = np.asarray(samples, dtype=np.float32)
     if cfg.highpass_hz is not None:
-        from .frontend import highpass
+        from livejudge.frontend import highpass
 
         x = highpass(x, cfg.highpass_hz)
     vad = StreamingVAD(channel, cfg, start_s=start_s)

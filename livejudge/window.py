@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .audio import SAMPLE_RATE
-from .events import Backchannel, BargeIn, Channel, SpeechSegment, Transition, Turn, TurnTranscript
+from livejudge.audio import SAMPLE_RATE
+from livejudge.events import Backchannel, BargeIn, Channel, SpeechSegment, Transition, Turn, TurnTranscript
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..batch import (
+from livejudge.batch import (
     CallError,
     ScoreOptions,
     _out_names,
@@ -98,8 +98,8 @@ def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions,
     Raises:
         ImportError: Ray missing. ConnectionError: no cluster at ``address``.
     """
-    from ..gates import call_metrics
-    from ..report import write_json
+    from livejudge.gates import call_metrics
+    from livejudge.report import write_json
 
     ray = import_ray()
     out = Path(out_dir)

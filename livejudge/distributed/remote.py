@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ..events import (
+from livejudge.events import (
     Backchannel,
     BargeIn,
     DimensionScore,
@@ -48,7 +48,7 @@ from ..events import (
     Turn,
     TurnTranscript,
 )
-from ..window import WindowSnapshot
+from livejudge.window import WindowSnapshot
 
 MAGIC = b"LJW1"
 CONTENT_TYPE = "application/x-livejudge-windows"

@@ -13,9 +13,9 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
         f"(import failed: {exc})"
     ) from exc
 
-from .frames import LiveJudgeResultFrame
-from .observer import EVENTS, LiveJudgeCore, LiveJudgeObserver, TapConfig, framework_comparison
-from .processor import LiveJudgeProcessor
+from livejudge.pipecat.frames import LiveJudgeResultFrame
+from livejudge.pipecat.observer import EVENTS, LiveJudgeCore, LiveJudgeObserver, TapConfig, framework_comparison
+from livejudge.pipecat.processor import LiveJudgeProcessor
 
 __all__ = [
     "EVENTS", "LiveJudgeCore", "LiveJudgeObserver", "LiveJudgeProcessor", "LiveJudgeResultFrame",

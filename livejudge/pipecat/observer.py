@@ -77,8 +77,8 @@ from pipecat.observers.base_observer import BaseObserver, FramePushed
 from pipecat.processors.frame_processor import FrameDirection
 from pipecat.transports.base_output import BaseOutputTransport
 
-from ..events import Backchannel, BargeIn, JudgeResult, Transition, Turn
-from ..session import Session, SessionConfig
+from livejudge.events import Backchannel, BargeIn, JudgeResult, Transition, Turn
+from livejudge.session import Session, SessionConfig
 
 _NS = 1e-9
 _DOWN = FrameDirection.DOWNSTREAM
@@ -213,7 +213,7 @@ def _transcriber(asr: Any, judge: Any):
         raise ValueError(f"asr must be 'auto', 'on', 'off' or a Transcriber, got {asr!r}")
     import argparse
 
-    from ..runner import CLIError, transcriber_from_args
+    from livejudge.runner import CLIError, transcriber_from_args
 
     try:
         return transcriber_from_args(argparse.Namespace(asr=asr, asr_model=None, judge="acoustic"))
@@ -259,25 +259,25 @@ class LiveJudgeCore:
         if isinstance(judge, str) and judge.startswith(("http://", "https://")):
             judge_url, judge = judge, "acoustic"
         if judge_url and judge is not None and judge != "none":
-            from ..distributed.remote import RemoteJudge
+            from livejudge.distributed.remote import RemoteJudge
 
             judge = RemoteJudge(judge_url)  # the judge service's windows; unjudged ones counted
         if isinstance(judge, str):
             if judge == "none":
                 judge = None
             else:
-                from ..judge.model.judge import load_judge
+                from livejudge.judge.model.judge import load_judge
 
                 judge = load_judge(judge)
         self.result_path = Path(result_path) if result_path is not None else None
         self.report_path = Path(report_path) if report_path is not None else None
         if self.report_path is not None:  # fail now with the install hint, not at the end of the call
-            from ..ui.html_report import require_matplotlib
+            from livejudge.ui.html_report import require_matplotlib
 
             require_matplotlib()
         all_sinks = list(sinks)
         if events_path is not None:
-            from ..sinks import JsonlSink
+            from livejudge.sinks import JsonlSink
 
             all_sinks.append(JsonlSink(events_path))
         transcriber = _transcriber(asr, judge)
@@ -359,7 +359,7 @@ class LiveJudgeCore:
 
     def _start_display(self) -> None:
         if self._display_mode and self._display is None:
-            from ..ui.meter import make_display
+            from livejudge.ui.meter import make_display
 
             mode = "auto" if self._display_mode is True else str(self._display_mode)
             try:
@@ -402,7 +402,7 @@ class LiveJudgeCore:
         try:
             doc = self.result()
             if self.result_path is not None:
-                from ..report import write_json
+                from livejudge.report import write_json
 
                 try:
                     write_json(doc, self.result_path)
@@ -411,7 +411,7 @@ class LiveJudgeCore:
                     self.session._on_error(msg)
                     doc["errors"] = [*doc.get("errors", []), msg]
             if self.report_path is not None:
-                from ..ui.html_report import ReportError, write_html
+                from livejudge.ui.html_report import ReportError, write_html
 
                 try:
                     write_html(doc, self.report_path)

@@ -51,10 +51,10 @@ from pipecat.frames.frames import (
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.transports.base_output import BaseOutputTransport
 
-from ..events import event_to_dict
-from ..session import Session, SessionConfig
-from .frames import LiveJudgeResultFrame
-from .observer import EVENTS, NOTE_FRAMES, LiveJudgeCore, LiveJudgeObserver, TapConfig, _LoopBridge
+from livejudge.events import event_to_dict
+from livejudge.session import Session, SessionConfig
+from livejudge.pipecat.frames import LiveJudgeResultFrame
+from livejudge.pipecat.observer import EVENTS, NOTE_FRAMES, LiveJudgeCore, LiveJudgeObserver, TapConfig, _LoopBridge
 
 _DOWN = FrameDirection.DOWNSTREAM
 KINDS = {"on_judge_result": "judge", "on_turn": "turn", "on_transition": "transition",

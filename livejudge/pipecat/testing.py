@@ -56,8 +56,8 @@ from pipecat.transports.base_input import BaseInputTransport
 from pipecat.transports.base_output import BaseOutputTransport
 from pipecat.transports.base_transport import TransportParams
 
-from ..audio import SAMPLE_RATE, float32_to_pcm16, resample
-from ..testing import Dialogue, load_clip, trim
+from livejudge.audio import SAMPLE_RATE, float32_to_pcm16, resample
+from livejudge.testing import Dialogue, load_clip, trim
 
 NS = 1_000_000_000
 

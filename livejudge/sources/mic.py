@@ -19,7 +19,7 @@ from typing import AsyncIterator, Callable
 
 import numpy as np
 
-from ..audio import SAMPLE_RATE
+from livejudge.audio import SAMPLE_RATE
 
 HEADLESS_HINT = "use --input-wav FILE for a scripted caller and --no-playback to skip the speakers"
 

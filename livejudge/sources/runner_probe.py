@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .diagnose import RunnerInfo, fetch_token, http_base, probe_runner, with_token
+from livejudge.sources.diagnose import RunnerInfo, fetch_token, http_base, probe_runner, with_token
 
 ROUTE_ORDER = ("eval", "ws-client", "webrtc")
 """Routes tried by ``--runner``, best first: the eval wire carries audio as PCM (no codec)
@@ -69,7 +69,7 @@ async def _try_eval(url: str, timeout_s: float, origin: str | None = None) -> st
     """None if the bot completes the eval handshake on ``url``, else why not."""
     from websockets.asyncio.client import connect
 
-    from .protocols.pipecat_eval import HandshakeError, PipecatEvalProtocol
+    from livejudge.sources.protocols.pipecat_eval import HandshakeError, PipecatEvalProtocol
 
     proto = PipecatEvalProtocol(ready_timeout_s=timeout_s)
     try:

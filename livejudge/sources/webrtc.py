@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from .protocols.base import AgentAudio, Incoming, Protocol, ProtocolError, Status
+from livejudge.sources.protocols.base import AgentAudio, Incoming, Protocol, ProtocolError, Status
 
 INSTALL_HINT = "--webrtc needs aiortc: pip install 'livejudge[webrtc]'"
 MAX_BACKLOG_S = 0.02
@@ -139,7 +139,7 @@ class WebRTCLink:
         self.first_audio_s: float | None = None
 
     async def _post_offer(self, restart: bool = False) -> None:
-        from .diagnose import http_json
+        from livejudge.sources.diagnose import http_json
 
         await self.pc.setLocalDescription(await self.pc.createOffer())
         body = {"sdp": self.pc.localDescription.sdp, "type": self.pc.localDescription.type,
@@ -292,7 +292,7 @@ class WebRTCProtocol(Protocol):
     name = "webrtc"
 
     def __init__(self, in_rate: int = 16000, ready_timeout_s: float = 15.0) -> None:
-        from .protocols.pipecat_eval import load_eval_models
+        from livejudge.sources.protocols.pipecat_eval import load_eval_models
 
         _aiortc()
         self.in_rate = in_rate
@@ -427,13 +427,13 @@ async def measure_added_delay(n_clicks: int = 5, rate: int = 16000) -> dict:
 # ------------------------------------------------------------------------------ CLI entry
 def run_webrtc_call(args, base_url: str, source, *, title: str, extra_info: dict | None = None) -> int:
     """`attach --runner … --route webrtc` / `--webrtc URL`: the call over SmallWebRTC."""
-    from .. import attach as attach_mod
-    from .ws import AttachClient
+    from livejudge import attach as attach_mod
+    from livejudge.sources.ws import AttachClient
 
     try:
         _aiortc()
     except ImportError as exc:
-        from ..runner import CLIError
+        from livejudge.runner import CLIError
 
         raise CLIError(str(exc)) from None
     delay = asyncio.run(measure_added_delay())
@@ -441,7 +441,7 @@ def run_webrtc_call(args, base_url: str, source, *, title: str, extra_info: dict
     class WebRTCAttachClient(AttachClient):
         async def _connect(self):
             link = WebRTCLink(base_url, rate=16000)
-            from .ws import AttachError
+            from livejudge.sources.ws import AttachError
 
             try:
                 return await link.open()

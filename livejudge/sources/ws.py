@@ -41,8 +41,8 @@ from urllib.parse import urlparse, urlunparse
 
 import numpy as np
 
-from ..audio import SAMPLE_RATE, StreamResampler, resample
-from .protocols.base import AgentAudio, Interruption, Mark, Protocol, ProtocolError, Status
+from livejudge.audio import SAMPLE_RATE, StreamResampler, resample
+from livejudge.sources.protocols.base import AgentAudio, Interruption, Mark, Protocol, ProtocolError, Status
 
 VOICE_DBFS = -40.0
 """RMS level (dB re full scale, per 20 ms) above which a chunk counts as voiced for the
@@ -365,7 +365,7 @@ class ScriptedCaller:
                  max_wait_s: float = 8.0, continuous: bool = False) -> None:
         if not turns:
             raise ValueError("a scripted caller needs at least one turn")
-        from ..testing import speech_bounds  # noqa: F401  (imported now, not mid-call)
+        from livejudge.testing import speech_bounds  # noqa: F401  (imported now, not mid-call)
         if pause_s < 0 or lead_s < 0 or max_wait_s <= 0:
             raise ValueError("--pause-s and lead must be ≥ 0 and the wait positive")
         self.turns = turns
@@ -406,7 +406,7 @@ class ScriptedCaller:
         start = k * n
         now_s = start / SAMPLE_RATE
         if self._cur is None and self._i < len(self.turns) and self._due(now_s, agent):
-            from ..testing import speech_bounds
+            from livejudge.testing import speech_bounds
 
             t = self.turns[self._i]
             try:
@@ -655,7 +655,7 @@ class AttachClient:
         except InvalidStatus as exc:
             status = exc.response.status_code
             if status == 403:
-                from .diagnose import forbidden  # token or Origin: asks the runner, if it is one
+                from livejudge.sources.diagnose import forbidden  # token or Origin: asks the runner, if it is one
 
                 msg = (await asyncio.to_thread(forbidden, url, self.config.origin)).replace(url, shown)
                 if self.config.headers:
@@ -694,7 +694,7 @@ class AttachClient:
             await self._close(ws, protocol)
             code = getattr(exc, "close_code", None)
             if getattr(exc, "closed", False):
-                from .diagnose import early_close
+                from livejudge.sources.diagnose import early_close
 
                 why = await asyncio.to_thread(early_close, self.config.url, protocol.name, code or 1006,
                                               time.perf_counter() - t)
@@ -742,7 +742,7 @@ class AttachClient:
             except AttachError as exc:
                 if exc.kind != "closed_early":
                     raise
-                from .diagnose import closed_before_audio
+                from livejudge.sources.diagnose import closed_before_audio
 
                 code = int(getattr(exc, "close_code", 1006))
                 why = await asyncio.to_thread(
@@ -969,7 +969,7 @@ def load_turns(paths: list[str], barge_in: dict[int, float] | None = None) -> li
     Raises:
         AudioFormatError: missing or undecodable file.
     """
-    from ..audio import load_audio, to_mono
+    from livejudge.audio import load_audio, to_mono
 
     turns = []
     for i, p in enumerate(paths, 1):

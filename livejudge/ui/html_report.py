@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE, TYPICAL_GAP_S
+from livejudge.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE, TYPICAL_GAP_S
 
 INSTALL_HINT = "the HTML report needs matplotlib: pip install 'livejudge[report]'"
 
@@ -90,7 +90,7 @@ def _svg(fig, svg_id: str, title: str) -> str:
 # ---------------------------------------------------------------------------- helpers on the doc
 def _dimension_table() -> list[tuple[str, str, str, str]]:
     """[(id, display name, category numeral, category name)] in the paper's order."""
-    from ..judge.model.dimensions import CATEGORY_NAMES, DIMENSIONS
+    from livejudge.judge.model.dimensions import CATEGORY_NAMES, DIMENSIONS
 
     return [(d.id, d.name, d.category, CATEGORY_NAMES[d.category]) for d in DIMENSIONS]
 
@@ -494,7 +494,7 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
 
 def register(sub) -> None:
     """Add ``livejudge report`` to the CLI's subparsers."""
-    from ..runner import HelpFormatter
+    from livejudge.runner import HelpFormatter
 
     p = sub.add_parser("report", help="write the HTML report of a scored call (from its --json result)",
                        formatter_class=HelpFormatter,
@@ -511,7 +511,7 @@ def register(sub) -> None:
 def cmd_report(args) -> int:
     import json
 
-    from ..runner import CLIError
+    from livejudge.runner import CLIError
 
     src = Path(args.result)
     try:

@@ -18,11 +18,11 @@ import sys
 import threading
 from typing import TYPE_CHECKING, TextIO
 
-from ..events import Backchannel, BargeIn, JudgeResult, Transition
-from ..metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE
+from livejudge.events import Backchannel, BargeIn, JudgeResult, Transition
+from livejudge.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE
 
 if TYPE_CHECKING:
-    from ..session import Session
+    from livejudge.session import Session
 
 SPARK = "▁▂▃▄▅▆▇█"
 
@@ -51,7 +51,7 @@ SHORT_NAMES = {
 def _dimension_rows():
     """(category roman, id) in the paper's order; falls back to ids if dimensions.py is absent."""
     try:
-        from ..judge.model.dimensions import DIMENSIONS
+        from livejudge.judge.model.dimensions import DIMENSIONS
 
         rows = []
         last = None

@@ -47,8 +47,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ...audio import SAMPLE_RATE
-from ...events import BargeIn, SpeechSegment, Transition, Turn
+from livejudge.audio import SAMPLE_RATE
+from livejudge.events import BargeIn, SpeechSegment, Transition, Turn
 
 # --------------------------------------------------------------------------- constants
 

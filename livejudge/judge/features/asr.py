@@ -45,9 +45,9 @@ from typing import Callable
 
 import numpy as np
 
-from ...audio import SAMPLE_RATE
-from ...events import Turn, TurnTranscript
-from .text import count_words, words
+from livejudge.audio import SAMPLE_RATE
+from livejudge.events import Turn, TurnTranscript
+from livejudge.judge.features.text import count_words, words
 
 ENV_MODEL = "LIVEJUDGE_WHISPER_MODEL"
 """Environment variable naming a local faster-whisper model directory."""

@@ -52,9 +52,9 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ...events import TurnTranscript
-from .backbones.base import Evidence
-from .acoustic import CLIP_SPREADS, FeatureSpec
+from livejudge.events import TurnTranscript
+from livejudge.judge.features.backbones.base import Evidence
+from livejudge.judge.features.acoustic import CLIP_SPREADS, FeatureSpec
 
 # --------------------------------------------------------------------------- tokens
 

@@ -46,11 +46,11 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
-from .dimensions import BY_ID, DIMENSION_IDS
-from .numpy_head import READOUT_SOURCES, READOUTS, ODLError, expected_tensor_shapes
+from livejudge.judge.model.dimensions import BY_ID, DIMENSION_IDS
+from livejudge.judge.model.numpy_head import READOUT_SOURCES, READOUTS, ODLError, expected_tensor_shapes
 
 if TYPE_CHECKING:  # torch is imported only where a torch JudgeHead is built or saved (livejudge[train])
-    from .odl import JudgeHead
+    from livejudge.judge.model.odl import JudgeHead
 
 FORMAT_VERSION = 1
 WEIGHTS_FILE = "weights.safetensors"
@@ -201,7 +201,7 @@ def validate_config(cfg: HeadConfig, where: str = "head") -> None:
 
 def build_head(cfg: HeadConfig) -> JudgeHead:
     """A freshly initialised JudgeHead with the shapes ``cfg`` describes (needs torch)."""
-    from .odl import JudgeHead
+    from livejudge.judge.model.odl import JudgeHead
 
     return JudgeHead(cfg.backbone.embedding_dim, cfg.readout, cfg.dimensions, cfg.r, dropout=cfg.dropout)
 

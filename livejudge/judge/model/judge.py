@@ -25,14 +25,14 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
-from ...events import DimensionScore, JudgeResult
-from ...window import WindowSnapshot
-from .dimensions import NEUTRAL_SCORE
-from .head import HeadConfig, HeadError, head_summary, mismatch_message, validity_line
-from .numpy_head import READOUT_SOURCES, TOP_K, NumpyHead, top_contributions
+from livejudge.events import DimensionScore, JudgeResult
+from livejudge.window import WindowSnapshot
+from livejudge.judge.model.dimensions import NEUTRAL_SCORE
+from livejudge.judge.model.head import HeadConfig, HeadError, head_summary, mismatch_message, validity_line
+from livejudge.judge.model.numpy_head import READOUT_SOURCES, TOP_K, NumpyHead, top_contributions
 
 if TYPE_CHECKING:  # a torch JudgeHead is still accepted (training, tests); inference runs in numpy
-    from .odl import JudgeHead
+    from livejudge.judge.model.odl import JudgeHead
 
 KINDS = ("acoustic", "whisper", "qwen-omni")
 """Backbone kinds ``load_judge`` knows."""
@@ -294,15 +294,15 @@ def expected_backbone_name(kind: str, model: str | Path | None = None) -> str:
         JudgeError: unknown kind.
     """
     if kind == "acoustic":
-        from ..features.backbones.acoustic import AcousticBackbone
+        from livejudge.judge.features.backbones.acoustic import AcousticBackbone
 
         return str(AcousticBackbone.name)
     if kind == "whisper":
-        from ..features.backbones.whisper import WhisperBackbone
+        from livejudge.judge.features.backbones.whisper import WhisperBackbone
 
         return str(WhisperBackbone.name)
     if kind == "qwen-omni":
-        from ..features.backbones import qwen_omni
+        from livejudge.judge.features.backbones import qwen_omni
 
         return qwen_omni.backbone_name(model if model is not None else qwen_omni.DEFAULT_MODEL)
     raise JudgeError(f"unknown judge {kind!r}; valid: {', '.join(KINDS)}")
@@ -317,10 +317,10 @@ def resolve_kind(kind: str, head: str | Path | None = None) -> str:
     if kind != "auto":
         return kind
     if head is not None:
-        from .head import judge_kind, read_checkpoint
+        from livejudge.judge.model.head import judge_kind, read_checkpoint
 
         return judge_kind(read_checkpoint(head)[0].backbone.name)
-    from ..features.asr import ASRError, find_whisper_model, whisper_available
+    from livejudge.judge.features.asr import ASRError, find_whisper_model, whisper_available
 
     if whisper_available():
         try:
@@ -360,7 +360,7 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
         head_path = Path(head) if head is not None else DEFAULT_ACOUSTIC_HEAD
         head_obj = NumpyHead.from_checkpoint(head_path)  # validate before building the backbone
         cfg = head_obj.config
-        from ..features.backbones.acoustic import AcousticBackbone
+        from livejudge.judge.features.backbones.acoustic import AcousticBackbone
 
         backbone = AcousticBackbone()
     elif kind == "whisper":
@@ -369,7 +369,7 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
         cfg = head_obj.config
         if cfg.backbone.name != expected_backbone_name(kind):
             raise HeadError(mismatch_message(cfg.backbone.name, expected_backbone_name(kind)))
-        from ..features.backbones.whisper import EncoderError, WhisperBackbone, WhisperEncoder
+        from livejudge.judge.features.backbones.whisper import EncoderError, WhisperBackbone, WhisperEncoder
 
         try:
             backbone = WhisperBackbone(WhisperEncoder(model=whisper_model) if whisper_model is not None else None)
@@ -381,7 +381,7 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
                              "--backbone qwen-omni` (no pretrained qwen head ships with livejudge)")
         head_obj = NumpyHead.from_checkpoint(head)  # cheap checks before loading a 7B model
         cfg = head_obj.config
-        from ..features.backbones.qwen_omni import QwenOmniBackbone
+        from livejudge.judge.features.backbones.qwen_omni import QwenOmniBackbone
 
         expected = expected_backbone_name(kind, model)
         if cfg.backbone.name != expected:

@@ -313,7 +313,7 @@ class NumpyHead:
         Raises:
             HeadError: as ``head.load_head``.
         """
-        from .head import read_checkpoint
+        from livejudge.judge.model.head import read_checkpoint
 
         cfg, tensors, norm, z_mean, z_std = read_checkpoint(path, expected_backbone, expected_dim)
         head = cls(tensors, cfg.readout, cfg.dimensions, cfg.r, norm, z_mean, z_std, dtype)

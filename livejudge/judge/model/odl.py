@@ -49,10 +49,10 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from .dimensions import DIMENSION_IDS, RATING_LEVELS
+from livejudge.judge.model.dimensions import DIMENSION_IDS, RATING_LEVELS
 
 # The torch-free constants live in numpy_head (the core install has no torch); re-exported here.
-from .numpy_head import (  # noqa: E402,F401
+from livejudge.judge.model.numpy_head import (  # noqa: E402,F401
     CLASSES, DROPOUT, HUMAN, MACHINE, READOUT_SOURCES, READOUTS, SCALE_INIT, SYMMETRY_LAMBDA, TOP_K, ODLError,
     top_contributions,
 )

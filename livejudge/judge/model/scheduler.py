@@ -17,8 +17,8 @@ import threading
 import time
 from typing import Callable, Hashable, Literal, Protocol, Sequence
 
-from ...events import JudgeResult
-from ...window import WindowSnapshot
+from livejudge.events import JudgeResult
+from livejudge.window import WindowSnapshot
 
 
 class SupportsJudge(Protocol):

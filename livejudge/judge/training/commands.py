@@ -66,15 +66,15 @@ def kind_of_backbone(name: str) -> str:
 def make_backbone(kind: str, device: str = "cpu", model: str | None = None) -> Any:
     """Instantiate a backbone by kind (imports lazily: the qwen backbone needs transformers)."""
     if kind == "acoustic":
-        from ..features.backbones.acoustic import AcousticBackbone
+        from livejudge.judge.features.backbones.acoustic import AcousticBackbone
 
         return AcousticBackbone()
     if kind == "whisper":
-        from ..features.backbones.whisper import WhisperBackbone
+        from livejudge.judge.features.backbones.whisper import WhisperBackbone
 
         return WhisperBackbone(settle_s=0.0)  # train/eval embed whole recorded calls: every turn is final
     if kind == "qwen-omni":
-        from ..features.backbones.qwen_omni import QwenOmniBackbone
+        from livejudge.judge.features.backbones.qwen_omni import QwenOmniBackbone
 
         kwargs: dict[str, Any] = {"device": device}
         if model is not None:
@@ -98,8 +98,8 @@ def _add_common(p: argparse.ArgumentParser) -> None:
 
 def register(subparsers: Any, formatter_class: type[argparse.HelpFormatter] = argparse.HelpFormatter) -> None:
     """Add ``train`` and ``eval`` to an argparse subparsers object."""
-    from ..model.numpy_head import READOUTS, SCALE_INIT, SYMMETRY_LAMBDA
-    from .config import TrainConfig  # torch-free: `livejudge --help` must not import torch
+    from livejudge.judge.model.numpy_head import READOUTS, SCALE_INIT, SYMMETRY_LAMBDA
+    from livejudge.judge.training.config import TrainConfig  # torch-free: `livejudge --help` must not import torch
 
     d = TrainConfig()
     p = subparsers.add_parser(
@@ -155,8 +155,8 @@ def register(subparsers: Any, formatter_class: type[argparse.HelpFormatter] = ar
 
 
 def _load_entries(path: str):
-    from ...audio import AudioFormatError
-    from .train import ManifestError, read_manifest
+    from livejudge.audio import AudioFormatError
+    from livejudge.judge.training.train import ManifestError, read_manifest
 
     try:
         return read_manifest(path)
@@ -165,12 +165,12 @@ def _load_entries(path: str):
 
 
 def _embed(entries, backbone, args) -> list:
-    from ...audio import AudioFormatError
-    from .train import EmbeddingCache, embed_entries
+    from livejudge.audio import AudioFormatError
+    from livejudge.judge.training.train import EmbeddingCache, embed_entries
 
     transcriber = None
     if getattr(args, "asr", "off") == "on":
-        from ..features.asr import ASRError, WhisperTranscriber
+        from livejudge.judge.features.asr import ASRError, WhisperTranscriber
 
         try:
             transcriber = WhisperTranscriber(args.asr_model)
@@ -203,9 +203,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     _require_torch("train")
     from rich.console import Console
 
-    from .evaluate import evaluate_head, render
-    from ..model.head import HeadError, load_head, new_config, save_head
-    from .train import TrainConfig, TrainError, manifest_arrays, stack_embeddings, train_head
+    from livejudge.judge.training.evaluate import evaluate_head, render
+    from livejudge.judge.model.head import HeadError, load_head, new_config, save_head
+    from livejudge.judge.training.train import TrainConfig, TrainError, manifest_arrays, stack_embeddings, train_head
 
     con = Console(stderr=True)
     entries = _load_entries(args.manifest)
@@ -215,7 +215,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             init_head, init_cfg = load_head(args.init_head)
         except HeadError as exc:
             raise _cli_error(str(exc)) from exc
-    from ..model.judge import expected_backbone_name
+    from livejudge.judge.model.judge import expected_backbone_name
 
     if init_cfg is not None:  # checked before loading any backbone weights
         expected = expected_backbone_name(args.backbone, args.qwen_model)
@@ -227,7 +227,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if init_head is None and n_rated < args.min_rated and args.backbone == "acoustic":
         # labels without ratings: keep the shipped head's ODL and fit the classifier (first-run defect:
         # this used to refuse until --init-head was given)
-        from ..model.judge import DEFAULT_ACOUSTIC_HEAD
+        from livejudge.judge.model.judge import DEFAULT_ACOUSTIC_HEAD
 
         args.init_head = str(DEFAULT_ACOUSTIC_HEAD)
         init_head, init_cfg = load_head(DEFAULT_ACOUSTIC_HEAD)
@@ -260,7 +260,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     except TrainError as exc:
         msg = str(exc)
         if "--init-head" in msg and args.backbone == "acoustic" and init_head is None:
-            from ..model.judge import DEFAULT_ACOUSTIC_HEAD, PRIOR_ACOUSTIC_HEAD
+            from livejudge.judge.model.judge import DEFAULT_ACOUSTIC_HEAD, PRIOR_ACOUSTIC_HEAD
 
             msg += (f" (shipped heads: {DEFAULT_ACOUSTIC_HEAD} (default, fitted classifier) and "
                     f"{PRIOR_ACOUSTIC_HEAD} (prior))")
@@ -305,8 +305,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 def _train_whisper_labels(args, backbone, embs, vectors, labels, split, con) -> int:
     """``--backbone whisper`` without ratings: the label-only fit of
     ``livejudge.judge.training.whisper_head`` (train rows fit, val rows calibrate)."""
-    from ..model.head import HeadError, save_head
-    from .whisper_head import fit_whisper_head, window_gates
+    from livejudge.judge.model.head import HeadError, save_head
+    from livejudge.judge.training.whisper_head import fit_whisper_head, window_gates
 
     rows = np.where(np.isin(split, ("train", "val")) & (labels >= 0))[0]
     calib = split[rows] == "val"
@@ -332,10 +332,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     _require_torch("eval")
     from rich.console import Console
 
-    from .evaluate import evaluate_head, render
-    from ..model.head import HeadError, head_summary, load_head
-    from ..model.judge import JudgeError, load_judge
-    from .train import manifest_arrays, stack_embeddings
+    from livejudge.judge.training.evaluate import evaluate_head, render
+    from livejudge.judge.model.head import HeadError, head_summary, load_head
+    from livejudge.judge.model.judge import JudgeError, load_judge
+    from livejudge.judge.training.train import manifest_arrays, stack_embeddings
 
     con = Console(stderr=args.json_out == "-")
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model.numpy_head import SCALE_INIT, SYMMETRY_LAMBDA
+from livejudge.judge.model.numpy_head import SCALE_INIT, SYMMETRY_LAMBDA
 
 
 class TrainError(ValueError):

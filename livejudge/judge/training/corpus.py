@@ -56,10 +56,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ...audio import SAMPLE_RATE
-from . import corpus_dsp as dsp
-from .corpus_dsp import resample
-from .corpus_texts import ASTERISK_TEXTS, HUMAN_TRANSCRIPTS, JAPANESE_TEXTS, all_texts
+from livejudge.audio import SAMPLE_RATE
+from livejudge.judge.training import corpus_dsp as dsp
+from livejudge.judge.training.corpus_dsp import resample
+from livejudge.judge.training.corpus_texts import ASTERISK_TEXTS, HUMAN_TRANSCRIPTS, JAPANESE_TEXTS, all_texts
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 SHIPPED_HUMAN = REPO_ROOT / "livejudge" / "data" / "audio" / "human"
@@ -738,7 +738,7 @@ def split_utterances(x: np.ndarray, max_s: float = MAX_UTTERANCE_S,
     """Split a long recording into utterances with the project's VAD (livejudge.vad, WebRTC):
     consecutive speech segments separated by < 0.4 s are merged while the result stays under
     ``max_s``; pieces shorter than ``min_s`` are dropped. Returns sample index pairs."""
-    from ...vad import VADConfig, detect_segments
+    from livejudge.vad import VADConfig, detect_segments
 
     segs = detect_segments(x, "user", VADConfig(aggressiveness=2, hangover_s=0.3))
     out: list[tuple[float, float]] = []

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...audio import SAMPLE_RATE, float32_to_mulaw, mulaw_to_float32
+from livejudge.audio import SAMPLE_RATE, float32_to_mulaw, mulaw_to_float32
 
 _EPS = 1e-12
 

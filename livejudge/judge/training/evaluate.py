@@ -17,9 +17,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
-from ..model.dimensions import BY_ID, NEUTRAL_SCORE
-from ..model.judge import gate_dimensions
-from ..model.odl import READOUT_SOURCES, JudgeHead, most_likely_level
+from livejudge.judge.model.dimensions import BY_ID, NEUTRAL_SCORE
+from livejudge.judge.model.judge import gate_dimensions
+from livejudge.judge.model.odl import READOUT_SOURCES, JudgeHead, most_likely_level
 
 THRESHOLD = 0.5
 """P(human) at or above which a call is classified human."""

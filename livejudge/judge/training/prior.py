@@ -43,11 +43,11 @@ from pathlib import Path
 
 import torch
 
-from ..features.backbones.acoustic import EVIDENCE_MIN, EVIDENCE_SOURCE, TEXT_DIMENSIONS, VECTOR_SPECS, AcousticBackbone
-from ..model.dimensions import DIMENSION_IDS
-from ..features.text import TEXT_FEATURE_NAMES
-from ..model.head import HeadConfig, new_config, save_head
-from ..model.odl import HUMAN, MACHINE, SCALE_INIT, JudgeHead
+from livejudge.judge.features.backbones.acoustic import EVIDENCE_MIN, EVIDENCE_SOURCE, TEXT_DIMENSIONS, VECTOR_SPECS, AcousticBackbone
+from livejudge.judge.model.dimensions import DIMENSION_IDS
+from livejudge.judge.features.text import TEXT_FEATURE_NAMES
+from livejudge.judge.model.head import HeadConfig, new_config, save_head
+from livejudge.judge.model.odl import HUMAN, MACHINE, SCALE_INIT, JudgeHead
 
 HEAD_NAME = "acoustic-prior"
 HEAD_VERSION = "0.2.0"
@@ -278,8 +278,8 @@ def training_dialogues(n_per_class: int = 40, seed: int = 0):
     """
     import numpy as np
 
-    from ...session import snapshot_of_call
-    from ...testing import DialogueBuilder, load_clip
+    from livejudge.session import snapshot_of_call
+    from livejudge.testing import DialogueBuilder, load_clip
 
     rng = np.random.default_rng(seed)
     windows, labels = [], []
@@ -315,7 +315,7 @@ def fitted_head(n_per_class: int = 40, seed: int = 0) -> tuple[JudgeHead, HeadCo
 
     import numpy as np
 
-    from .train import TrainConfig, train_head
+    from livejudge.judge.training.train import TrainConfig, train_head
 
     prior, pcfg = prior_head()
     text_idx = [DIMENSION_IDS.index(d) for d in TEXT_BEARING_DIMENSIONS]

@@ -33,9 +33,9 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import torch
 
-from ..model.dimensions import BY_ID, DIMENSION_IDS, RATING_LEVELS
-from ..model.odl import READOUT_SOURCES, JudgeHead, classifier_loss
-from .config import TrainConfig, TrainError  # noqa: F401  (torch-free, so `livejudge --help` needs no torch)
+from livejudge.judge.model.dimensions import BY_ID, DIMENSION_IDS, RATING_LEVELS
+from livejudge.judge.model.odl import READOUT_SOURCES, JudgeHead, classifier_loss
+from livejudge.judge.training.config import TrainConfig, TrainError  # noqa: F401  (torch-free, so `livejudge --help` needs no torch)
 
 SPLITS = ("train", "val", "test")
 LABELS = {"human": 1, "machine": 0}
@@ -476,7 +476,7 @@ def load_entry(entry: ManifestEntry):
     A mono ``audio`` file is taken as the responder's (agent's) side with a silent user
     channel: the judge rates the responder (seed 000 App. D.2).
     """
-    from ...audio import TwoChannelAudio, load_audio, load_call, resample, to_mono
+    from livejudge.audio import TwoChannelAudio, load_audio, load_call, resample, to_mono
 
     if entry.audio is not None:
         data, rate = load_audio(entry.audio)
@@ -491,7 +491,7 @@ def load_entry(entry: ManifestEntry):
 def snapshot_of_entry(entry: ManifestEntry, transcriber: Any = None):
     """A WindowSnapshot of the whole call (VAD + turn-taking via ``session.snapshot_of_call``),
     with the agent's turns transcribed when a ``transcriber`` is given."""
-    from ...session import snapshot_of_call
+    from livejudge.session import snapshot_of_call
 
     return snapshot_of_call(load_entry(entry), transcriber=transcriber)
 
@@ -526,7 +526,7 @@ class EmbeddingCache:
 
     def get(self, backbone_name: str, key: str):
         """The cached ``Embedding`` or None."""
-        from ..features.backbones.base import Embedding, Evidence
+        from livejudge.judge.features.backbones.base import Embedding, Evidence
 
         p = self._path(backbone_name, key)
         if not p.is_file():

@@ -35,11 +35,11 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import torch
 
-from ..features.backbones.acoustic import VECTOR_SPECS as ACOUSTIC_SPECS
-from ..features.backbones.whisper import ENCODER_DIMENSIONS, N_ACOUSTIC, VECTOR_NAMES, WhisperBackbone
-from ..model.dimensions import DIMENSION_IDS
-from ..model.head import HeadConfig, new_config
-from ..model.odl import HUMAN, MACHINE, JudgeHead
+from livejudge.judge.features.backbones.acoustic import VECTOR_SPECS as ACOUSTIC_SPECS
+from livejudge.judge.features.backbones.whisper import ENCODER_DIMENSIONS, N_ACOUSTIC, VECTOR_NAMES, WhisperBackbone
+from livejudge.judge.model.dimensions import DIMENSION_IDS
+from livejudge.judge.model.head import HeadConfig, new_config
+from livejudge.judge.model.odl import HUMAN, MACHINE, JudgeHead
 
 N_RANGE_COMPONENTS = 16
 """Principal components of the encoder readout kept for the range check."""
@@ -239,7 +239,7 @@ def fit_whisper_head(X: np.ndarray, y: np.ndarray, gated: np.ndarray, calib: np.
 def window_gates(embeddings: Sequence[Any], evidence_min: Mapping[str, float] | None = None) -> np.ndarray:
     """bool (n, 18): which dimensions the judge gates in each window (evidence below minimum or no
     signal), as ``livejudge.judge.model.judge.gate_dimensions`` does."""
-    from ..model.judge import gate_dimensions
+    from livejudge.judge.model.judge import gate_dimensions
 
     mins = dict(WhisperBackbone.evidence_min if evidence_min is None else evidence_min)
     return np.array([gate_dimensions(e.evidence, DIMENSION_IDS, mins)[0] for e in embeddings], dtype=bool)

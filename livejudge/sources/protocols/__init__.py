@@ -1,6 +1,6 @@
 """Websocket wire formats the attach client speaks (see ``base.Protocol``)."""
 
-from .base import (PROTOCOLS, AgentAudio, Incoming, Interruption, Mark, Message, Protocol, ProtocolError,
+from livejudge.sources.protocols.base import (PROTOCOLS, AgentAudio, Incoming, Interruption, Mark, Message, Protocol, ProtocolError,
                    Status, make_protocol)
 
 __all__ = ["PROTOCOLS", "AgentAudio", "Incoming", "Interruption", "Mark", "Message", "Protocol",

@@ -126,17 +126,17 @@ def make_protocol(name: str, in_rate: int | None = None) -> Protocol:
         ImportError: ``pipecat`` without pipecat-ai installed (message gives the pip command).
     """
     if name == "pipecat":
-        from .pipecat import PipecatProtocol
+        from livejudge.sources.protocols.pipecat import PipecatProtocol
 
         return PipecatProtocol(in_rate=in_rate or 16000)
     if name == "twilio":
-        from .twilio import TwilioProtocol
+        from livejudge.sources.protocols.twilio import TwilioProtocol
 
         if in_rate not in (None, 8000):
             raise ValueError(f"--protocol twilio always sends μ-law at 8000 Hz; drop --in-rate {in_rate}")
         return TwilioProtocol()
     if name == "pipecat-eval":
-        from .pipecat_eval import PipecatEvalProtocol
+        from livejudge.sources.protocols.pipecat_eval import PipecatEvalProtocol
 
         return PipecatEvalProtocol(in_rate=in_rate or 16000)
     raise ValueError(f"unknown --protocol {name!r}: use 'pipecat', 'twilio' or 'pipecat-eval'")

@@ -22,8 +22,8 @@ import json
 
 import numpy as np
 
-from ...audio import AudioFormatError, check_rate, float32_to_pcm16, pcm16_to_float32
-from .base import AgentAudio, Incoming, Interruption, Message, Protocol, ProtocolError, Status
+from livejudge.audio import AudioFormatError, check_rate, float32_to_pcm16, pcm16_to_float32
+from livejudge.sources.protocols.base import AgentAudio, Incoming, Interruption, Message, Protocol, ProtocolError, Status
 
 MAX_CHANNELS = 32
 """Most interleaved channels accepted in one audio frame."""

@@ -35,8 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from ...audio import AudioFormatError, check_rate, float32_to_pcm16, pcm16_to_float32
-from .base import AgentAudio, Incoming, Interruption, Message, Protocol, ProtocolError, Status
+from livejudge.audio import AudioFormatError, check_rate, float32_to_pcm16, pcm16_to_float32
+from livejudge.sources.protocols.base import AgentAudio, Incoming, Interruption, Message, Protocol, ProtocolError, Status
 
 INSTALL_HINT = "--protocol pipecat-eval needs pipecat-ai: pip install 'livejudge[pipecat]'"
 
@@ -51,7 +51,7 @@ def load_eval_models():
     Raises:
         ImportError: pipecat-ai (with its eval package) is not installed; the message says how.
     """
-    from .pipecat import import_pipecat_quietly
+    from livejudge.sources.protocols.pipecat import import_pipecat_quietly
 
     rtvi, serializer = import_pipecat_quietly(("pipecat.processors.frameworks.rtvi.models",
                                                "pipecat.evals.serializer"), INSTALL_HINT)

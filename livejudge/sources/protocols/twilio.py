@@ -17,8 +17,8 @@ import uuid
 
 import numpy as np
 
-from ...audio import float32_to_mulaw, mulaw_to_float32
-from .base import AgentAudio, Incoming, Interruption, Mark, Message, Protocol, ProtocolError, Status
+from livejudge.audio import float32_to_mulaw, mulaw_to_float32
+from livejudge.sources.protocols.base import AgentAudio, Incoming, Interruption, Mark, Message, Protocol, ProtocolError, Status
 
 TWILIO_RATE = 8000
 """G.711 μ-law sample rate of Twilio media streams, Hz."""

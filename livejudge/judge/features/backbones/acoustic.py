@@ -38,11 +38,11 @@ from typing import Sequence
 
 import numpy as np
 
-from ....events import Turn
-from ....window import WindowSnapshot
-from ..acoustic import FEATURE_NAMES, FEATURES, FeatureResult, extract_features
-from ..text import GATED_REASONS, TEXT_EVIDENCE_MIN, TEXT_FEATURE_NAMES, TEXT_FEATURES, analyse_text
-from .base import Embedding, Evidence
+from livejudge.events import Turn
+from livejudge.window import WindowSnapshot
+from livejudge.judge.features.acoustic import FEATURE_NAMES, FEATURES, FeatureResult, extract_features
+from livejudge.judge.features.text import GATED_REASONS, TEXT_EVIDENCE_MIN, TEXT_FEATURE_NAMES, TEXT_FEATURES, analyse_text
+from livejudge.judge.features.backbones.base import Embedding, Evidence
 
 VECTOR_NAMES: tuple[str, ...] = tuple(FEATURE_NAMES) + tuple(TEXT_FEATURE_NAMES)
 """Names of the embedding components, in order: acoustic/timing features, then text features."""

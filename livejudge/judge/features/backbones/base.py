@@ -16,7 +16,7 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from ....window import WindowSnapshot
+from livejudge.window import WindowSnapshot
 
 
 @dataclass(frozen=True)

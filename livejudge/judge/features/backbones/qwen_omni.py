@@ -45,9 +45,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ....window import WindowSnapshot
-from ...model.dimensions import DIMENSION_IDS
-from .base import Embedding, Evidence
+from livejudge.window import WindowSnapshot
+from livejudge.judge.model.dimensions import DIMENSION_IDS
+from livejudge.judge.features.backbones.base import Embedding, Evidence
 
 DEFAULT_MODEL = "Qwen/Qwen2.5-Omni-7B"
 """The paper's backbone (seed 000, App. E.2). ``Qwen/Qwen2.5-Omni-3B`` is the lighter option."""

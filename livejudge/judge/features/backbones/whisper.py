@@ -58,12 +58,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ....events import SpeechSegment, Turn
-from ....window import WindowSnapshot
-from .acoustic import EVIDENCE_MIN as ACOUSTIC_EVIDENCE_MIN
-from .acoustic import VECTOR_NAMES as ACOUSTIC_NAMES
-from .acoustic import AcousticBackbone
-from .base import Embedding, Evidence
+from livejudge.events import SpeechSegment, Turn
+from livejudge.window import WindowSnapshot
+from livejudge.judge.features.backbones.acoustic import EVIDENCE_MIN as ACOUSTIC_EVIDENCE_MIN
+from livejudge.judge.features.backbones.acoustic import VECTOR_NAMES as ACOUSTIC_NAMES
+from livejudge.judge.features.backbones.acoustic import AcousticBackbone
+from livejudge.judge.features.backbones.base import Embedding, Evidence
 
 SAMPLE_RATE = 16000
 FRAME_S = 0.02
@@ -211,7 +211,7 @@ class WhisperEncoder:
                                "pip install 'livejudge[asr]'") from exc
         self._ct2 = ctranslate2
         if model is None:
-            from ..asr import ASRError, find_whisper_model
+            from livejudge.judge.features.asr import ASRError, find_whisper_model
 
             try:
                 path = find_whisper_model(model_dir)
