@@ -71,7 +71,7 @@ def main() -> int:
     from livejudge.events import Turn, TurnTranscript
     from livejudge.judge.features.asr import ASRConfig, FILLER_PROMPT, WhisperTranscriber, load_whisper, find_whisper_model, word_error_rate
     from livejudge.judge.features.text import analyse_text, count_fillers, count_words, warm_up
-    from livejudge.testing import list_clips, load_clip
+    from livejudge.testing.dialogues import list_clips, load_clip
 
     cfg = ASRConfig(cpu_threads=args.threads, initial_prompt=None if args.no_prompt else FILLER_PROMPT)
     model_dir = find_whisper_model(args.model)
@@ -156,7 +156,7 @@ def main() -> int:
 
     if args.live:
         from livejudge.session import Session, SessionConfig, stream_call
-        from livejudge.testing import example_dialogue
+        from livejudge.testing.dialogues import example_dialogue
 
         d = example_dialogue(seed=0)
         lags: list[float] = []

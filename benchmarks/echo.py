@@ -1,7 +1,7 @@
 """Speakerphone echo: what the echo gate (recordings) and the AEC (attach) remove, and what they cost.
 
-Dialogues from real clips (``livejudge.testing``: ``example_dialogue`` with a machine agent and
-with a human-voiced agent), leakage added with ``livejudge.echo.add_leakage`` at −18/−24/−30 dB,
+Dialogues from real clips (``livejudge.testing.dialogues``: ``example_dialogue`` with a machine agent and
+with a human-voiced agent), leakage added with ``livejudge.timing.echo.add_leakage`` at −18/−24/−30 dB,
 20/50/80 ms, flat or through a synthetic room response. For each case:
 
 * false user events = |user segments − reference| + user backchannels and barge-ins not in the
@@ -25,7 +25,7 @@ from dataclasses import replace
 import numpy as np
 
 from livejudge.audio import SAMPLE_RATE
-from livejudge.echo import (
+from livejudge.timing.echo import (
     DETECT_CORRELATION,
     EchoCanceller,
     add_leakage,
@@ -35,7 +35,7 @@ from livejudge.echo import (
     webrtc_highpass,
 )
 from livejudge.session import Session, stream_call
-from livejudge.testing import example_dialogue
+from livejudge.testing.dialogues import example_dialogue
 
 
 def user_events(call) -> dict:

@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     import soundfile as sf
 
     from judge_validity import split_utterances
-    from livejudge.testing import list_clips, load_clip
+    from livejudge.testing.dialogues import list_clips, load_clip
 
     out = Path((argv or sys.argv[1:])[0])
     (out / "clips").mkdir(parents=True, exist_ok=True)

@@ -37,11 +37,11 @@ def main() -> int:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     from livejudge.judge.features.backbones.acoustic import AcousticBackbone
     from livejudge.session import snapshot_of_call, window_from_timeline  # noqa: F401
-    from livejudge.testing import example_dialogue, load_clip
-    from livejudge.window import WindowSnapshot
+    from livejudge.testing.dialogues import example_dialogue, load_clip
+    from livejudge.timing.window import WindowSnapshot
 
     from livejudge.events import SpeechSegment, Turn
-    from livejudge.testing import list_clips, trim
+    from livejudge.testing.dialogues import list_clips, trim
 
     bb = AcousticBackbone()
     n = 30 * 16000

@@ -20,7 +20,7 @@ Reported per (window, batch): ms per window p50/p95 over ``--iters`` timed calls
 (call time / batch; warm-up calls excluded), of which the CPU-side input preparation
 (log-mel + tokenising) p50, the token sequence length, and the peak GPU memory allocated
 during those calls (weights included). Text tokens come from a word-level stand-in tokenizer
-with the real special-token ids (``livejudge.testing_qwen.build_qwen_id_tokenizer``), so the
+with the real special-token ids (``livejudge.testing.qwen.build_qwen_id_tokenizer``), so the
 prompt's length is an approximation of the released BPE tokenizer's (±5 tokens).
 """
 
@@ -71,7 +71,7 @@ def build_backbone(tiny: bool, device: str, attn: str | None, arch: str = "7b"):
 
     from livejudge.judge.features.backbones.qwen_omni import (UNDERSTANDING_PROMPT, QwenOmniBackbone,
                                                      _default_attn, _resolve_device)
-    from livejudge.testing_qwen import (build_qwen_id_tokenizer, build_tiny_tokenizer,
+    from livejudge.testing.qwen import (build_qwen_id_tokenizer, build_tiny_tokenizer,
                                         tiny_feature_extractor, tiny_thinker_config)
 
     dev = _resolve_device(device)
@@ -103,7 +103,7 @@ def build_backbone(tiny: bool, device: str, attn: str | None, arch: str = "7b"):
 
 
 def noise_windows(n: int, window_s: float, seed: int):
-    from livejudge.window import WindowSnapshot
+    from livejudge.timing.window import WindowSnapshot
 
     rng = np.random.default_rng(seed)
     k = int(round(window_s * 16000))

@@ -1,7 +1,7 @@
 """Validity of the whisper judge at the DIALOGUE level: leave-one-family-out (LOFO),
 leave-one-speaker-group-out (LOSO) and the reserved unseen family (Kokoro).
 
-Dialogues: built with ``livejudge.testing.DialogueBuilder`` from corpus clips (a manifest in the
+Dialogues: built with ``livejudge.testing.dialogues.DialogueBuilder`` from corpus clips (a manifest in the
 corpus format: path, label, family, speaker, reserved, ...): ``--turns`` agent turns of ONE agent
 (a human speaker or a TTS voice), each after a user turn (CMU clips). Every dialogue takes its
 timing, noise floor, agent level and user clips from a shared list of specs, so both classes
@@ -89,7 +89,7 @@ def build_calls(rows: list[dict], seed: int, turns: int, per_human: int, per_voi
     a copy-synthesis clip's group is that of its source speaker.
     """
     from livejudge.audio import load_audio, resample, to_mono
-    from livejudge.testing import DialogueBuilder
+    from livejudge.testing.dialogues import DialogueBuilder
 
     rng = np.random.default_rng(seed)
     n_specs = 64

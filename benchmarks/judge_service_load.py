@@ -3,7 +3,7 @@
 N simulated live sessions judge through one service: each session is what a live Session's
 judging path is — its own live-mode ``JudgeScheduler`` (one pending slot: a window still
 waiting when the next is due is dropped as stale) in front of a ``RemoteJudge`` — fed the
-real WindowSnapshots of recorded calls (built by ``livejudge.testing``, run through the
+real WindowSnapshots of recorded calls (built by ``livejudge.testing.dialogues``, run through the
 Session pipeline once beforehand) on a real-time clock: one window every ``--interval-s``
 per session, sessions started at random phases. The audio path's own work (VAD, turns) is
 left out so that the clients cost the machine little next to the judge.
@@ -35,7 +35,7 @@ import numpy as np
 from livejudge.distributed.remote import RemoteJudge
 from livejudge.judge.model.scheduler import JudgeScheduler
 from livejudge.session import Session, SessionConfig, stream_call
-from livejudge.testing import example_dialogue
+from livejudge.testing.dialogues import example_dialogue
 
 
 def call_windows(n_calls: int, interval_s: float, window_s: float) -> list[list]:

@@ -166,7 +166,7 @@ def split_utterances(x: np.ndarray, min_s: float = 1.5, max_s: float = 6.0) -> l
 
 
 def human_agents() -> tuple[list[Agent], list[str]]:
-    from livejudge.testing import load_clip
+    from livejudge.testing.dialogues import load_clip
 
     agents, skipped = [], []
     utts = split_utterances(load_clip("librivox_two_cities"))
@@ -201,7 +201,7 @@ def human_agents() -> tuple[list[Agent], list[str]]:
 
 
 def seen_machine() -> list[Agent]:
-    from livejudge.testing import load_clip
+    from livejudge.testing.dialogues import load_clip
 
     return [Agent("espeak shipped clips (seen)", False, "seen", "espeak-ng",
                   [load_clip(f"espeak_reply_0{i}") for i in range(1, 6)]
@@ -216,7 +216,7 @@ def build_dialogue(agent: Agent, k: int, rng: np.random.Generator, timing: str, 
     on a phone line, for both classes.
     """
     from livejudge.audio import resample
-    from livejudge.testing import DialogueBuilder
+    from livejudge.testing.dialogues import DialogueBuilder
 
     b = DialogueBuilder(noise_dbfs=float(rng.uniform(-70, -50)), seed=int(rng.integers(1 << 30)))
     order = rng.permutation(len(agent.turns))

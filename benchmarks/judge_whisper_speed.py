@@ -42,7 +42,7 @@ def main() -> None:
     torch.set_num_threads(1)
     from livejudge.judge.features.backbones.whisper import WhisperEncoder
     from livejudge.judge.model.judge import load_judge
-    from livejudge.testing import load_clip
+    from livejudge.testing.dialogues import load_clip
     from pipeline_speed import long_call, run
 
     cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []

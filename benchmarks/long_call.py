@@ -69,7 +69,7 @@ def make_call_file(path: Path, minutes: float, n_dialogues: int = 8) -> float:
     PCM16 WAV of ``minutes``; written block by block. Returns its duration, seconds."""
     import soundfile as sf
 
-    from livejudge.testing import example_dialogue
+    from livejudge.testing.dialogues import example_dialogue
 
     pool = [example_dialogue(seed=s, machine_agent=s % 2 == 0).stereo() for s in range(n_dialogues)]
     target = int(minutes * 60 * 16000)
@@ -195,7 +195,7 @@ def run_cli(path: Path, pythonpath: str, judge: str) -> dict:
     env = dict(os.environ, PYTHONPATH=pythonpath)
     with tempfile.TemporaryDirectory() as d:
         out = Path(d) / "r.json"
-        cmd = [sys.executable, "-m", "livejudge.cli", "score", str(path), "--judge", judge,
+        cmd = [sys.executable, "-m", "livejudge.commands.cli", "score", str(path), "--judge", judge,
                "--json", str(out), "--display", "none"]
         if hasattr(os, "sched_getaffinity"):
             cmd = ["taskset", "-c", str(sorted(os.sched_getaffinity(0))[0])] + cmd

@@ -56,7 +56,7 @@ async def per_frame_cost(n_chunks: int) -> dict:
     from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
     from livejudge.pipecat import LiveJudgeObserver
-    from livejudge.pipecat.testing import PacedOutputTransport, RealClock
+    from livejudge.testing.pipecat import PacedOutputTransport, RealClock
 
     out = PacedOutputTransport(RealClock(), 24000)
     other = FrameProcessor(name="stt")
@@ -108,7 +108,7 @@ async def per_frame_cost(n_chunks: int) -> dict:
 def worker_cost(n_chunks: int) -> list[float]:
     """Per-chunk time of the worker's handling (user 16 kHz + agent 24 kHz), microseconds."""
     from livejudge.pipecat.observer import _AUDIO, LiveJudgeCore
-    from livejudge.testing import example_dialogue
+    from livejudge.testing.dialogues import example_dialogue
 
     d = example_dialogue()
     core = LiveJudgeCore(judge=None)
@@ -130,7 +130,7 @@ def worker_cost(n_chunks: int) -> list[float]:
 # ------------------------------------------------------------------ 3. real-time pipeline
 def make_dialogue():
     """The conversation of tests/test_pipecat_observer.py (three answers, one yielded barge-in)."""
-    from livejudge.testing import DialogueBuilder
+    from livejudge.testing.dialogues import DialogueBuilder
 
     b = DialogueBuilder(seed=3)
     b.user("cmu_cards_001")
@@ -233,7 +233,7 @@ async def websocket_stamp_check() -> dict:
     from pipecat.workers.runner import WorkerRunner
 
     from livejudge.audio import float32_to_pcm16, resample
-    from livejudge.testing import load_clip, trim
+    from livejudge.testing.dialogues import load_clip, trim
 
     with socket.socket() as sock:
         sock.bind(("localhost", 0))

@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 
 def long_call(minutes: float):
     from livejudge.audio import TwoChannelAudio
-    from livejudge.testing import example_dialogue
+    from livejudge.testing.dialogues import example_dialogue
 
     parts_u, parts_a, total, seed = [], [], 0.0, 0
     while total < minutes * 60:

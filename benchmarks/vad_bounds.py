@@ -1,6 +1,6 @@
 """Speech bounds and timing against the truth on realistic lines (issue 10).
 
-Builds random two-channel dialogues from the shipped clips (``livejudge.testing``) with a
+Builds random two-channel dialogues from the shipped clips (``livejudge.testing.dialogues``) with a
 known timeline — replies after 0.1–1.4 s gaps, agent talk-overs, user barge-ins with and
 without a yield, backchannels on both sides, a user who resumes after a pause while the agent
 talks — under line conditions: noise floor −65…−35 dBFS (white, babble, room), room tails
@@ -9,7 +9,7 @@ talks — under line conditions: noise floor −65…−35 dBFS (white, babble, 
 (``snapshot_of_call``: front end, VAD, ``turns.analyze``) and is compared with the truth:
 
 Generator constraints, so the truth never contradicts the published definitions
-(``livejudge.turns``), which timing alone cannot overrule: a barge-in lands where the agent
+(``livejudge.timing.turns``), which timing alone cannot overrule: a barge-in lands where the agent
 is in continuous speech (``_talking``); after a barge-in with a yield the agent stops ≥ 0.3 s
 before the user's words end on the line (else the user's short utterance inside a turn that
 goes on past it is a backchannel); an agent backchannel starts ≥ ``merge_pause_s`` after the
@@ -47,9 +47,9 @@ import numpy as np  # noqa: E402
 
 from livejudge.audio import SAMPLE_RATE, TwoChannelAudio, resample  # noqa: E402
 from livejudge.session import SessionConfig, snapshot_of_call  # noqa: E402
-from livejudge.testing import DialogueBuilder, load_clip, trim  # noqa: E402
-from livejudge.turns import TurnConfig  # noqa: E402
-from livejudge.vad import VADConfig  # noqa: E402
+from livejudge.testing.dialogues import DialogueBuilder, load_clip, trim  # noqa: E402
+from livejudge.timing.turns import TurnConfig  # noqa: E402
+from livejudge.timing.vad import VADConfig  # noqa: E402
 
 USER_TURNS = ["cmu_cards_001", "cmu_cards_002", "cmu_cards_003", "cmu_cards_005", "cmu_goforward",
               "cmu_numbers", "cmu_something", "librivox_austen_0880", "librivox_austen_0930"]
@@ -109,7 +109,7 @@ def random_dialogue(seed: int, **line):
                               max_s=0.4)
             last = b.user(pick(USER_TURNS), gap_s=float(rng.uniform(0.1, 1.4)))
             # only where the agent's last turn ended ≥ merge_pause_s before: sooner, the sound is
-            # the agent resuming its own turn by the resume rule (livejudge.turns), not a backchannel
+            # the agent resuming its own turn by the resume rule (livejudge.timing.turns), not a backchannel
             if (not talk_over and last.offset_s - last.onset_s > 1.5 and rng.random() < 0.4
                     and last.onset_s + 0.5 - ag.offset_s >= TurnConfig().merge_pause_s):
                 b.backchannel("agent", "espeak_reply_02", after_onset_s=0.5, max_s=0.35)
@@ -260,7 +260,7 @@ def main() -> None:
     hdr = (f"{'vad':9s} {'set':6s} {'noise':6s} {'dBFS':>5s} {'rate':>6s} | {'on med':>6s} {'on p95':>6s} "
            f"{'off med':>7s} {'off p95':>7s} | {'lat med':>7s} {'lat p95':>7s} {'yld med':>7s} | "
            f"{'barge':>5s} {'bc ok':>5s} {'bc fp':>5s} {'lat miss':>8s}")
-    print("errors in ms (measured − truth; p95 of |error|); HEURISTIC VAD stages, see livejudge/vad.py")
+    print("errors in ms (measured − truth; p95 of |error|); HEURISTIC VAD stages, see livejudge/timing/vad.py")
     print(hdr)
     for c in (c for c in grid(args.quick) if c["set"] in args.sets.split(",")):
         for name, vad in vads.items():

@@ -13,7 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
-from livejudge.testing import example_dialogue
+from livejudge.testing.dialogues import example_dialogue
 
 
 def main() -> None:

@@ -58,9 +58,9 @@ from pipecat.workers.runner import WorkerRunner  # noqa: E402
 
 from livejudge.audio import SAMPLE_RATE, float32_to_pcm16, resample  # noqa: E402
 from livejudge.pipecat import LiveJudgeObserver  # noqa: E402
-from livejudge.pipecat.testing import PacedOutputTransport, RealClock, ScriptedInputTransport  # noqa: E402
+from livejudge.testing.pipecat import PacedOutputTransport, RealClock, ScriptedInputTransport  # noqa: E402
 from livejudge.session import SessionConfig  # noqa: E402
-from livejudge.testing import load_clip, trim  # noqa: E402
+from livejudge.testing.dialogues import load_clip, trim  # noqa: E402
 
 REPLIES = [f"espeak_reply_0{i}" for i in range(1, 6)]
 # (clip, when): ("after", s) = s after the bot goes quiet; ("barge", s) = s into the bot's turn

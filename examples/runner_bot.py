@@ -13,7 +13,7 @@ and ``eval`` entries (no ``websocket`` entry, like Pipecat's examples), served b
 Pipeline: ``transport.input() → VADProcessor(Silero) → ReplyBrain → transport.output()``,
 with RTVI on (the worker's default), so the eval wire and the WebRTC data channel carry
 RTVI events. No keys, no network: replies are espeak-ng renderings of
-``livejudge.demo_agent.REPLY_TEXTS`` (or the shipped clips with ``--tts clips``).
+``livejudge.agents.demo.REPLY_TEXTS`` (or the shipped clips with ``--tts clips``).
 
 ``--log FILE.jsonl`` writes the bot's own decisions, one JSON line each, stamped with
 ``t_mono`` (``time.monotonic()``, the host's shared monotonic clock): ``vad_start``,
@@ -39,7 +39,7 @@ import time
 
 import numpy as np
 
-from livejudge.demo_agent import render_replies
+from livejudge.agents.demo import render_replies
 
 try:
     from loguru import logger

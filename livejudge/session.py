@@ -17,7 +17,7 @@ source ──push(channel, samples, t_s)──▶ StreamingVAD per channel ─�
 * Sinks get events as they settle; ``result()`` gives the result document at any time and
   ``close()`` finishes the stream and returns the final one.
 * Long calls cost the same per minute at their end as at their start: ``turns.analyze`` runs
-  only over the turns that can still change (``livejudge.timeline.IncrementalTimeline``, equal
+  only over the turns that can still change (``livejudge.timing.timeline.IncrementalTimeline``, equal
   to analysing every segment), and judged windows take their events by bisection.
 """
 
@@ -45,12 +45,12 @@ from livejudge.events import (
     Turn,
     TurnTranscript,
 )
-from livejudge.metrics import Summary, summarize
-from livejudge.timeline import IncrementalTimeline, event_key_s, settle_items
-from livejudge.turns import Timeline, TurnConfig, analyze
-from livejudge.frontend import StreamingHighPass
-from livejudge.vad import StreamingVAD, VADConfig
-from livejudge.window import RollingWindow, WindowSnapshot
+from livejudge.timing.metrics import Summary, summarize
+from livejudge.timing.timeline import IncrementalTimeline, event_key_s, settle_items
+from livejudge.timing.turns import Timeline, TurnConfig, analyze
+from livejudge.timing.frontend import StreamingHighPass
+from livejudge.timing.vad import StreamingVAD, VADConfig
+from livejudge.timing.window import RollingWindow, WindowSnapshot
 
 
 _MISSING = object()
@@ -464,7 +464,7 @@ class Session:
     def timeline(self) -> Timeline:
         """Turn-taking analysis of everything so far, including speech still in progress.
 
-        Equal to ``turns.analyze`` of every segment (``livejudge.timeline``); assembling it is
+        Equal to ``turns.analyze`` of every segment (``livejudge.timing.timeline``); assembling it is
         O(number of events), cached until the analysis changes.
         """
         with self._lock:
@@ -579,8 +579,8 @@ class Session:
 
     # ------------------------------------------------------------------ output
     def result(self) -> dict:
-        """The result document (see ``livejudge.report``) of everything measured so far."""
-        from livejudge.report import build_result
+        """The result document (see ``livejudge.outputs.report``) of everything measured so far."""
+        from livejudge.outputs.report import build_result
 
         with self._lock:
             if self._closed_result is not None:
@@ -610,7 +610,7 @@ class Session:
         with self._results_lock:
             self._results.sort(key=lambda r: r.t_s)
         with self._lock:
-            from livejudge.report import build_result
+            from livejudge.outputs.report import build_result
 
             self._closed_result = build_result(self)
         for s in self.sinks:
@@ -671,8 +671,8 @@ def snapshot_of_call(call: TwoChannelAudio, config: SessionConfig | None = None,
     Used to embed whole calls for training and evaluation. Audio: float32 16 kHz per channel.
     With a transcriber, each turn of ``transcribe_channels`` is transcribed (blocking).
     """
-    from livejudge.frontend import highpass
-    from livejudge.vad import detect_segments
+    from livejudge.timing.frontend import highpass
+    from livejudge.timing.vad import detect_segments
 
     cfg = (config or SessionConfig()).validate()
     if cfg.vad.highpass_hz is not None:  # the same front end as a live Session's

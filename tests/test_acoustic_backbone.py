@@ -18,8 +18,8 @@ from livejudge.judge.model.judge import DEFAULT_ACOUSTIC_HEAD, PRIOR_ACOUSTIC_HE
 from livejudge.judge.training.prior import DIMENSION_WEIGHTS, TEXT_BEARING_DIMENSIONS, prior_head, write_prior
 from livejudge.judge.features.text import TEXT_FEATURE_NAMES
 from livejudge.session import snapshot_of_call
-from livejudge.testing import DialogueBuilder
-from livejudge.window import WindowSnapshot
+from livejudge.testing.dialogues import DialogueBuilder
+from livejudge.timing.window import WindowSnapshot
 
 USER = ["cmu_cards_005", "cmu_goforward", "cmu_numbers", "cmu_something", "cmu_cards_002"]
 HUMAN_AGENT = [["librivox_austen_0870", "librivox_austen_0880", "librivox_austen_0890"],

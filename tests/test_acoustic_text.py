@@ -13,8 +13,8 @@ from livejudge.judge.features.acoustic import FEATURE_NAMES
 from livejudge.judge.model.judge import DEFAULT_ACOUSTIC_HEAD, PRIOR_ACOUSTIC_HEAD, load_judge
 from livejudge.judge.features.text import TEXT_EVIDENCE_MIN, count_words, langid_available
 from livejudge.session import snapshot_of_call
-from livejudge.testing import DialogueBuilder
-from livejudge.window import WindowSnapshot
+from livejudge.testing.dialogues import DialogueBuilder
+from livejudge.timing.window import WindowSnapshot
 
 # Human-like: hedges, fillers, a self-correction, short plain sentences, no lists or flattery.
 HEDGY = [

@@ -18,7 +18,7 @@ from livejudge.audio import SAMPLE_RATE, resample
 from livejudge.events import Turn, TurnTranscript
 from livejudge.judge.features import asr
 from livejudge.judge.features.asr import ASRConfig, ASRError, WhisperTranscriber, find_whisper_model, word_error_rate
-from livejudge.testing import DialogueBuilder, load_clip
+from livejudge.testing.dialogues import DialogueBuilder, load_clip
 
 # Austen transcripts: livejudge/data/audio/README.md
 AUSTEN = {

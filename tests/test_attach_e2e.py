@@ -26,11 +26,11 @@ import soundfile as sf
 pytest.importorskip("pipecat")
 pytest.importorskip("websockets")
 
-from livejudge.attach import free_port, start_demo_agent, stop_agent  # noqa: E402
+from livejudge.commands.attach import free_port, start_demo_agent, stop_agent  # noqa: E402
 from livejudge.audio import SAMPLE_RATE, resample  # noqa: E402
-from livejudge.cli import main  # noqa: E402
-from livejudge.demo_agent import render_replies  # noqa: E402
-from livejudge.testing import load_clip, speech_bounds, trim  # noqa: E402
+from livejudge.commands.cli import main  # noqa: E402
+from livejudge.agents.demo import render_replies  # noqa: E402
+from livejudge.testing.dialogues import load_clip, speech_bounds, trim  # noqa: E402
 
 THINK_S = 0.5
 LATENCY_TOL_S = 0.06

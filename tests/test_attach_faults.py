@@ -23,11 +23,11 @@ import soundfile as sf
 pytest.importorskip("websockets")
 from websockets.asyncio.server import serve  # noqa: E402
 
-from livejudge.attach import free_port  # noqa: E402
+from livejudge.commands.attach import free_port  # noqa: E402
 from livejudge.audio import SAMPLE_RATE  # noqa: E402
-from livejudge.cli import main  # noqa: E402
+from livejudge.commands.cli import main  # noqa: E402
 from livejudge.sources.protocols.twilio import TwilioProtocol  # noqa: E402
-from livejudge.testing import load_clip, trim  # noqa: E402
+from livejudge.testing.dialogues import load_clip, trim  # noqa: E402
 
 
 @contextmanager
@@ -167,7 +167,7 @@ def test_ctrl_c_writes_report(tmp_path):
     with fake_agent(_agent_audio_then(_silent)) as port:
         out, ev = tmp_path / "out.json", tmp_path / "ev.jsonl"
         env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-        proc = subprocess.Popen([sys.executable, "-m", "livejudge.cli", "attach", "--ws-url",
+        proc = subprocess.Popen([sys.executable, "-m", "livejudge.commands.cli", "attach", "--ws-url",
                                  f"ws://127.0.0.1:{port}", "--protocol", "twilio", "--no-playback",
                                  "--input-wav", _wav(tmp_path, "cmu_numbers"), "--judge", "none",
                                  "--display", "none", "--json", str(out), "--events", str(ev)],

@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("websockets")
 from test_attach_faults import _wav, fake_agent  # noqa: E402
 
-from livejudge.cli import main  # noqa: E402
+from livejudge.commands.cli import main  # noqa: E402
 from livejudge.sources.ws import parse_header, redact_url  # noqa: E402
 
 TOKEN = "tok-SECRET-7f3a9"
@@ -68,7 +68,7 @@ def _no_secrets(texts: dict) -> None:
 
 
 def test_ca_file_verifies_and_headers_arrive(tmp_path, capsys, cert, monkeypatch):
-    import livejudge.ui.meter as meter
+    import livejudge.outputs.meter as meter
 
     titles: list = []
     real = meter.make_display
@@ -112,7 +112,7 @@ def test_insecure_skips_verification(tmp_path, capsys, cert):
 
 
 def test_unreachable_error_redacts_token(tmp_path, capsys):
-    from livejudge.attach import free_port
+    from livejudge.commands.attach import free_port
 
     code, doc, texts = _run(tmp_path, capsys, f"ws://127.0.0.1:{free_port()}/?token={TOKEN}",
                             "--header", f"Authorization: {HEADER_VALUE}")

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from livejudge.batch import CallError, _out_names, discover_calls, score_call
-from livejudge.cli import main
-from livejudge.testing import example_dialogue
+from livejudge.commands.batch import CallError, _out_names, discover_calls, score_call
+from livejudge.commands.cli import main
+from livejudge.testing.dialogues import example_dialogue
 
 TOL_S = 0.04  # VAD frame plus back-dating, as in test_pipeline
 

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from livejudge.compare import RULES, Rule, compare, render_html, rule_for
-from livejudge.cli import main
+from livejudge.commands.compare import RULES, Rule, compare, render_html, rule_for
+from livejudge.commands.cli import main
 
 
 def _doc(p50, p90, p_human, yield_s, rhythm):
@@ -71,7 +71,7 @@ def test_compare_says_when_calls_were_measured_with_different_settings(tmp_path)
     settings, showed P(human) 'better' with no word that the settings differed."""
     import copy
 
-    from livejudge.compare import compare, render_html
+    from livejudge.commands.compare import compare, render_html
 
     base = {"summary": {"latency_p50_s": 0.7}, "config": {"window_s": 30.0, "vad": {"aggressiveness": 1}},
             "source": {"asr": True}, "judge_info": {"backbone": "whisper-tiny-v1", "head": "whisper-fitted"}}

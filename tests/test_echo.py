@@ -1,7 +1,7 @@
 """Speakerphone echo on recorded calls (echo gate) and through WebRTC AEC3 (EchoCanceller).
 
-Dialogues are built from real clips with ``livejudge.testing`` (known truth); leakage is then
-added to the user channel with ``livejudge.echo.add_leakage``: the agent channel delayed
+Dialogues are built from real clips with ``livejudge.testing.dialogues`` (known truth); leakage is then
+added to the user channel with ``livejudge.timing.echo.add_leakage``: the agent channel delayed
 20 or 80 ms at −18 or −30 dB, flat or through a short synthetic room response.
 
 Tolerances (stated once):
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from livejudge.audio import SAMPLE_RATE
-from livejudge.echo import (
+from livejudge.timing.echo import (
     DETECT_CORRELATION,
     add_leakage,
     echo_gate,
@@ -31,7 +31,7 @@ from livejudge.echo import (
     webrtc_highpass,
 )
 from livejudge.session import Session, stream_call
-from livejudge.testing import example_dialogue
+from livejudge.testing.dialogues import example_dialogue
 
 BOUND_TOL_S = 0.03
 CASES = [(-18, 0.02, False), (-18, 0.08, False), (-30, 0.02, False), (-30, 0.08, False),
@@ -152,7 +152,7 @@ def test_bad_input():
 # ------------------------------------------------------------------------------ live AEC
 def _through_aec(mic: np.ndarray, far: np.ndarray, chunk: int, ahead: int):
     """Stream like attach does: far end released ``ahead`` samples before the mic chunk."""
-    from livejudge.echo import EchoCanceller
+    from livejudge.timing.echo import EchoCanceller
 
     ec = EchoCanceller()
     out = np.zeros_like(mic)

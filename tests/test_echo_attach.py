@@ -32,14 +32,14 @@ pytest.importorskip("pipecat")
 pytest.importorskip("websockets")
 pytest.importorskip("livekit")
 
-from livejudge.attach import free_port, start_demo_agent, stop_agent  # noqa: E402
+from livejudge.commands.attach import free_port, start_demo_agent, stop_agent  # noqa: E402
 from livejudge.audio import SAMPLE_RATE, TwoChannelAudio  # noqa: E402
-from livejudge.cli import main  # noqa: E402
-from livejudge.echo import room_impulse_response, webrtc_highpass  # noqa: E402
+from livejudge.commands.cli import main  # noqa: E402
+from livejudge.timing.echo import room_impulse_response, webrtc_highpass  # noqa: E402
 from livejudge.session import Session, stream_call  # noqa: E402
 from livejudge.sources import mic as mic_module  # noqa: E402
 from livejudge.sources.ws import CallerTurn, ScriptedCaller  # noqa: E402
-from livejudge.testing import load_clip, trim  # noqa: E402
+from livejudge.testing.dialogues import load_clip, trim  # noqa: E402
 
 GAIN_DB, DELAY_S = -18.0, 0.05
 BOUND_TOL_S = 0.04

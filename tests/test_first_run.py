@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_empty_wav_is_a_one_line_error_exit_2(tmp_path):
     p = tmp_path / "empty.wav"
     sf.write(str(p), np.zeros((0, 2), dtype="float32"), 16000)
-    out = subprocess.run([sys.executable, "-m", "livejudge.cli", "score", str(p), "--judge", "none"],
+    out = subprocess.run([sys.executable, "-m", "livejudge.commands.cli", "score", str(p), "--judge", "none"],
                          capture_output=True, text=True, timeout=120, cwd=ROOT,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 2
@@ -26,7 +26,7 @@ def test_empty_wav_is_a_one_line_error_exit_2(tmp_path):
 
 def test_barge_in_count_agrees_with_the_list():
     from livejudge.session import Session, SessionConfig, stream_call
-    from livejudge.testing import example_dialogue
+    from livejudge.testing.dialogues import example_dialogue
 
     d = example_dialogue(seed=0)
     s = Session(SessionConfig(judge_mode="every"))

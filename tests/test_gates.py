@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from livejudge.gates import (EXIT_GATE, Gate, batch_metrics, call_metrics, evaluate, junit_xml,
+from livejudge.commands.gates import (EXIT_GATE, Gate, batch_metrics, call_metrics, evaluate, junit_xml,
                              known_metrics, parse_gate)
 
 
@@ -67,8 +67,8 @@ def test_junit_xml_is_accepted_by_parsers(tmp_path):
 
 
 def test_score_gate_exit_code_3_and_junit(tmp_path, capsys):
-    from livejudge.cli import main
-    from livejudge.testing import example_dialogue
+    from livejudge.commands.cli import main
+    from livejudge.testing.dialogues import example_dialogue
 
     wav = example_dialogue(seed=0).write(tmp_path / "call.wav")
     args = ["score", str(wav), "--judge", "none", "--asr", "off", "--json", str(tmp_path / "r.json")]

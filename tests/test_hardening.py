@@ -22,7 +22,7 @@ from livejudge.audio import (MAX_RATE, MIN_RATE, SAMPLE_RATE, AudioFormatError, 
                              check_rate, load_audio, load_call)
 from livejudge.session import Session, SessionConfig
 from livejudge.sources.protocols import AgentAudio, Mark, ProtocolError, make_protocol
-from livejudge.testing import DialogueBuilder
+from livejudge.testing.dialogues import DialogueBuilder
 
 VAD_FRAME_S = 0.03
 
@@ -200,7 +200,7 @@ def test_pipecat_in_rate_checked():
 def _attach_main(tmp_path, port, *extra, protocol="twilio"):
     from test_attach_faults import _wav
 
-    from livejudge.cli import main
+    from livejudge.commands.cli import main
 
     out, ev = tmp_path / "out.json", tmp_path / "ev.jsonl"
     t0 = time.monotonic()
@@ -345,7 +345,7 @@ def test_file_with_absurd_rate_refused_before_decoding(tmp_path, rate, needle):
 
 
 def test_score_absurd_rate_one_line_exit_2(tmp_path, capsys):
-    from livejudge.cli import main
+    from livejudge.commands.cli import main
 
     code = main(["score", _wav_with_rate(tmp_path / "x.wav", 1), "--judge", "none"])
     err = capsys.readouterr().err.strip().splitlines()
@@ -354,7 +354,7 @@ def test_score_absurd_rate_one_line_exit_2(tmp_path, capsys):
 
 def test_empty_file_says_it_is_empty(tmp_path, capsys):
     from livejudge.audio import CallReader
-    from livejudge.cli import main
+    from livejudge.commands.cli import main
 
     p = tmp_path / "call.wav"
     p.write_bytes(b"")
@@ -388,7 +388,7 @@ def test_float_wav_with_nan_is_cleaned(tmp_path):
 def test_cli_usage_errors_name_the_flag_and_the_fix(tmp_path, capsys, argv, needles):
     import soundfile as sf
 
-    from livejudge.cli import main
+    from livejudge.commands.cli import main
 
     p = tmp_path / "call.wav"
     sf.write(str(p), np.zeros((16000, 2), dtype="float32"), 16000)

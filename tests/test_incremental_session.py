@@ -12,8 +12,8 @@ import pytest
 
 from livejudge.events import JudgeResult, SpeechSegment, Transition, Turn, TurnTranscript
 from livejudge.session import Session, SessionConfig, stream_call, window_from_timeline
-from livejudge.testing import Dialogue, example_dialogue
-from livejudge.turns import analyze
+from livejudge.testing.dialogues import Dialogue, example_dialogue
+from livejudge.timing.turns import analyze
 from livejudge.audio import TwoChannelAudio
 
 
@@ -111,7 +111,7 @@ def long_dialogue(seeds) -> Dialogue:
 
 
 def run(cls, call, *, silent_agent=False, merge_pause_s=0.8):
-    from livejudge.turns import TurnConfig
+    from livejudge.timing.turns import TurnConfig
 
     sink, judge = Collect(), WindowJudge()
     s = cls(SessionConfig(judge_mode="every", turns=TurnConfig(merge_pause_s=merge_pause_s)),

@@ -13,8 +13,8 @@ import pytest
 
 from livejudge.events import SpeechSegment as S
 from livejudge.session import window_from_timeline
-from livejudge.timeline import FloatSum, IncrementalTimeline
-from livejudge.turns import TurnConfig, analyze
+from livejudge.timing.timeline import FloatSum, IncrementalTimeline
+from livejudge.timing.turns import TurnConfig, analyze
 
 FRAME_S = 0.03
 HANGOVER_S = 0.3

@@ -11,7 +11,7 @@ from livejudge.judge.model.dimensions import DIMENSION_IDS
 from livejudge.judge.model.head import BackboneInfo, HeadConfig, HeadError
 from livejudge.judge.model.judge import Judge, JudgeError, load_judge, top_contributors
 from livejudge.judge.model.odl import JudgeHead
-from livejudge.window import WindowSnapshot
+from livejudge.timing.window import WindowSnapshot
 
 
 @dataclass
@@ -188,7 +188,7 @@ def test_cli_bad_input_exit_2(tmp_path):
     m.write_text('{"audio": "nowhere.wav"}\n')
     code, msg = run_cli("train", m, "--out", tmp_path / "h", "--no-progress")
     assert code == 2 and "line 1: 'audio' file not found" in msg and "\n" not in msg
-    from livejudge.cli import main  # the real entry point registers these subcommands
+    from livejudge.commands.cli import main  # the real entry point registers these subcommands
 
     assert main(["train", str(m), "--out", str(tmp_path / "h"), "--no-progress"]) == 2
     good = clip_manifest(tmp_path)
@@ -222,7 +222,7 @@ def test_qwen_train_and_load_judge_with_tiny_checkpoint(tmp_path):
     pytest.importorskip("transformers", reason="qwen-omni backbone needs transformers (livejudge[gpu])")
     from livejudge.judge.model.head import load_head
     from livejudge.judge.model.judge import PRIOR_ACOUSTIC_HEAD
-    from livejudge.testing_qwen import TINY_HIDDEN_SIZE, make_tiny_qwen_omni
+    from livejudge.testing.qwen import TINY_HIDDEN_SIZE, make_tiny_qwen_omni
 
     tiny = make_tiny_qwen_omni(tmp_path / "tiny-omni", seed=0)
     rng = np.random.default_rng(0)

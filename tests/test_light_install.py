@@ -88,7 +88,7 @@ if mode == "torch":
         return j
     J.load_judge = load_judge
 
-from livejudge.cli import main
+from livejudge.commands.cli import main
 rc = main(argv)
 json.dump({"rc": rc, "torch_imported": "torch" in sys.modules, "rows": rows}, open(side, "w"))
 sys.exit(rc)
@@ -110,7 +110,7 @@ def _run(code: str, *args: str, timeout: float = 300) -> subprocess.CompletedPro
 def test_help_and_parser_do_not_import_torch():
     code = r'''
 import sys
-from livejudge.cli import build_parser, main
+from livejudge.commands.cli import build_parser, main
 build_parser()
 assert "torch" not in sys.modules, "build_parser imported torch"
 for argv in (["--help"], ["score", "--help"], ["train", "--help"]):
@@ -126,7 +126,7 @@ print("ok")
 
 
 def test_train_without_torch_names_the_extra(tmp_path):
-    p = _run(BLOCK_TORCH + "from livejudge.cli import main\nimport sys\nsys.exit(main(sys.argv[1:]))",
+    p = _run(BLOCK_TORCH + "from livejudge.commands.cli import main\nimport sys\nsys.exit(main(sys.argv[1:]))",
              "train", str(tmp_path / "calls.jsonl"), "--out", str(tmp_path / "h"))
     assert p.returncode == 2, p.stderr[-2000:]
     assert "pip install 'livejudge[train]'" in p.stderr and "Traceback" not in p.stderr

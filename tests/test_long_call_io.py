@@ -9,7 +9,7 @@ import soundfile as sf
 
 from livejudge.audio import AudioFormatError, BlockResampler, load_call, open_call, resample
 from livejudge.session import Session, SessionConfig, stream_call
-from livejudge.testing import example_dialogue
+from livejudge.testing.dialogues import example_dialogue
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +117,7 @@ def test_score_reads_the_file_block_by_block(tmp_path, dialogue, monkeypatch):
 
 
 def test_ring_buffer_slices_equal_a_plain_array():
-    from livejudge.window import ChannelBuffer
+    from livejudge.timing.window import ChannelBuffer
 
     rng = np.random.default_rng(0)
     for _ in range(100):
@@ -152,7 +152,7 @@ def test_head_is_the_start_and_blocks_start_over(tmp_path, dialogue):
 def test_echo_gate_on_a_long_call_probes_its_start_and_streams_when_clean(tmp_path, dialogue, monkeypatch):
     from livejudge import echo
     from livejudge.audio import CallReader
-    from livejudge.echo import add_leakage
+    from livejudge.timing.echo import add_leakage
 
     monkeypatch.setattr(echo, "ECHO_WHOLE_MAX_S", 30.0)  # the call (~45 s) counts as long
     monkeypatch.setattr(echo, "ECHO_PROBE_S", 20.0)
@@ -177,7 +177,7 @@ def test_truncated_file_is_scored_and_says_so(tmp_path, capsys):
     complete call with no word of it. Now the result's errors and stderr say so."""
     import json
 
-    from livejudge.cli import main
+    from livejudge.commands.cli import main
 
     src = Path(__file__).resolve().parents[1] / "examples" / "example_call.wav"
     data = src.read_bytes()

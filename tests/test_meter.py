@@ -4,8 +4,8 @@ import io
 
 from livejudge.judge.model.judge import PRIOR_ACOUSTIC_HEAD, load_judge
 from livejudge.session import Session, SessionConfig, stream_call
-from livejudge.testing import example_dialogue
-from livejudge.ui.meter import PlainLines, render_text
+from livejudge.testing.dialogues import example_dialogue
+from livejudge.outputs.meter import PlainLines, render_text
 
 
 def _session():

@@ -9,8 +9,8 @@ import pytest
 
 from livejudge.judge.model.judge import load_judge
 from livejudge.session import Session, SessionConfig, stream_call
-from livejudge.testing import example_dialogue
-from livejudge.ui.meter import Meter, PlainLines, elide, render_text
+from livejudge.testing.dialogues import example_dialogue
+from livejudge.outputs.meter import Meter, PlainLines, elide, render_text
 
 pyte = pytest.importorskip("pyte", reason="pyte (terminal emulator, dev extra) not installed")
 

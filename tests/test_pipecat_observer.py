@@ -1,7 +1,7 @@
 """LiveJudgeObserver inside a real Pipecat PipelineWorker, against a dialogue with known truth.
 
 The pipeline is scripted input transport → S2S-like agent (answers at scripted delays) →
-output transport paced like Pipecat's websocket transports (``livejudge.pipecat.testing``),
+output transport paced like Pipecat's websocket transports (``livejudge.testing.pipecat``),
 driven by a virtual pipeline clock: exact, deterministic, ~1 s per 15 s conversation.
 
 Tolerances (stated, and why):
@@ -25,12 +25,12 @@ pytest.importorskip("pipecat")
 
 from livejudge.audio import float32_to_pcm16, pcm16_to_float32  # noqa: E402
 from livejudge.events import BargeIn, JudgeResult, Transition  # noqa: E402
-from livejudge.frontend import highpass  # noqa: E402
+from livejudge.timing.frontend import highpass  # noqa: E402
 from livejudge.pipecat import LiveJudgeObserver, TapConfig, framework_comparison  # noqa: E402
 from livejudge.pipecat.observer import _Stitcher, pcm16_chunk_to_float32  # noqa: E402
-from livejudge.pipecat.testing import InlineExecutor, run_scripted  # noqa: E402
+from livejudge.testing.pipecat import InlineExecutor, run_scripted  # noqa: E402
 from livejudge.session import SessionConfig  # noqa: E402
-from livejudge.testing import DialogueBuilder  # noqa: E402
+from livejudge.testing.dialogues import DialogueBuilder  # noqa: E402
 
 TOL_S = 0.045
 YIELD_LO_S, YIELD_HI_S = -0.045, 0.075

@@ -29,8 +29,8 @@ from pipecat.tests.utils import run_test  # noqa: E402
 
 from livejudge.events import BargeIn, Transition  # noqa: E402
 from livejudge.pipecat import LiveJudgeObserver, LiveJudgeProcessor, LiveJudgeResultFrame  # noqa: E402
-from livejudge.pipecat.testing import run_scripted  # noqa: E402
-from livejudge.testing import DialogueBuilder  # noqa: E402
+from livejudge.testing.pipecat import run_scripted  # noqa: E402
+from livejudge.testing.dialogues import DialogueBuilder  # noqa: E402
 
 TOL_S = 0.045
 

@@ -10,9 +10,9 @@ import json
 
 import pytest
 
-from livejudge.cli import main
+from livejudge.commands.cli import main
 from livejudge.session import Session, SessionConfig, snapshot_of_call, stream_call
-from livejudge.testing import example_dialogue
+from livejudge.testing.dialogues import example_dialogue
 
 FRAME_S = 0.030
 

@@ -225,12 +225,12 @@ def test_no_device_fails_before_connecting(monkeypatch, capsys):
     fake = types.SimpleNamespace(check_input_settings=no_device, OutputStream=lambda **kw: no_device(),
                                  PortAudioError=PortAudioError)
     monkeypatch.setitem(sys.modules, "sounddevice", fake)
-    from livejudge.cli import main
+    from livejudge.commands.cli import main
 
     assert main(["attach", "--ws-url", "ws://127.0.0.1:9", "--no-playback", "--judge", "none"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "microphone" in err and "--input-wav" in err
-    from livejudge.testing import clips_dir
+    from livejudge.testing.dialogues import clips_dir
 
     wav = str(clips_dir() / "human" / "cmu_cards_001.wav")
     assert main(["attach", "--ws-url", "ws://127.0.0.1:9", "--input-wav", wav, "--judge", "none"]) == 2

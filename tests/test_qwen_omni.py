@@ -1,6 +1,6 @@
 """Qwen2.5-Omni backbone end to end with a tiny random thinker (no downloads, CPU).
 
-The checkpoint is written by ``livejudge.testing_qwen.make_tiny_qwen_omni`` in the released
+The checkpoint is written by ``livejudge.testing.qwen.make_tiny_qwen_omni`` in the released
 layout (full Omni config.json, ``thinker.``-prefixed weights plus talker/token2wav stand-ins,
 tokenizer, Whisper feature extractor) and loaded through ``QwenOmniBackbone``'s real path.
 """
@@ -24,8 +24,8 @@ from livejudge.events import SpeechSegment  # noqa: E402
 from livejudge.judge.features.backbones import qwen_omni as qo  # noqa: E402
 from livejudge.judge.features.backbones.base import Backbone  # noqa: E402
 from livejudge.judge.model.dimensions import DIMENSION_IDS  # noqa: E402
-from livejudge.testing_qwen import TINY_HIDDEN_SIZE, make_tiny_qwen_omni  # noqa: E402
-from livejudge.window import WindowSnapshot  # noqa: E402
+from livejudge.testing.qwen import TINY_HIDDEN_SIZE, make_tiny_qwen_omni  # noqa: E402
+from livejudge.timing.window import WindowSnapshot  # noqa: E402
 
 SR = 16000
 
@@ -94,7 +94,7 @@ def test_agent_speech_energy_fallback_without_segments():
 def test_loads_only_the_thinker_from_the_released_layout(backbone, tiny_dir):
     from transformers import Qwen2_5OmniThinkerForConditionalGeneration
 
-    from livejudge.testing_qwen import build_tiny_tokenizer, tiny_thinker_config
+    from livejudge.testing.qwen import build_tiny_tokenizer, tiny_thinker_config
 
     assert isinstance(backbone, Backbone)
     assert backbone.name == "qwen2.5-omni:tiny-omni"

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from livejudge.batch import ScoreOptions, SessionConfig, discover_calls, score_call
-from livejudge.cli import main
-from livejudge.testing import example_dialogue
+from livejudge.commands.batch import ScoreOptions, SessionConfig, discover_calls, score_call
+from livejudge.commands.cli import main
+from livejudge.testing.dialogues import example_dialogue
 
 ray = pytest.importorskip("ray", reason="livejudge[ray] not installed")
 

@@ -20,7 +20,7 @@ from livejudge.distributed.remote import (
 )
 from livejudge.judge.model.judge import load_judge
 from livejudge.session import Session, SessionConfig, stream_call
-from livejudge.testing import example_dialogue
+from livejudge.testing.dialogues import example_dialogue
 
 
 @pytest.fixture(scope="module")

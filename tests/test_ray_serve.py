@@ -11,7 +11,7 @@ from livejudge.audio import TwoChannelAudio
 from livejudge.distributed.remote import RemoteJudge
 from livejudge.judge.model.judge import load_judge
 from livejudge.session import Session, SessionConfig, stream_call
-from livejudge.testing import example_dialogue
+from livejudge.testing.dialogues import example_dialogue
 
 ray = pytest.importorskip("ray", reason="livejudge[ray] not installed")
 serve = pytest.importorskip("ray.serve")
@@ -144,7 +144,7 @@ def test_pipecat_observer_takes_judge_url(service):
 def test_score_with_judge_url_equals_in_process(service, tmp_path):
     import json
 
-    from livejudge.cli import main
+    from livejudge.commands.cli import main
 
     url, _ = service
     wav = example_dialogue(seed=5).write(tmp_path / "call.wav")

@@ -1,7 +1,7 @@
 """Timing on realistic lines (issue 10): noise floors, room tails, breaths, babble, telephone,
 DC offset, clicks and pops, a quiet word-final /s/, a user resuming after a pause.
 
-Dialogues come from real clips with exact truth (``livejudge.testing``); each measured value
+Dialogues come from real clips with exact truth (``livejudge.testing.dialogues``); each measured value
 is checked against it. Stated tolerances (errors are rounded to the 10 ms refinement grid):
 * clean-ish lines (noise ≤ −47 dBFS white/room, 16–48 kHz): onsets within 30 ms, latencies and yield
   times within 50 ms (one 30 ms VAD frame + 20 ms, as in test_pipeline);
@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from livejudge.audio import SAMPLE_RATE, TwoChannelAudio, resample
-from livejudge.frontend import StreamingHighPass, highpass
+from livejudge.timing.frontend import StreamingHighPass, highpass
 from livejudge.session import Session, SessionConfig, snapshot_of_call, stream_call
-from livejudge.testing import (
+from livejudge.testing.dialogues import (
     DialogueBuilder,
     example_dialogue,
     load_clip,
@@ -27,8 +27,8 @@ from livejudge.testing import (
     trim,
     with_final_fricative,
 )
-from livejudge.turns import analyze
-from livejudge.vad import StreamingVAD, VADConfig, detect_segments, periodicity
+from livejudge.timing.turns import analyze
+from livejudge.timing.vad import StreamingVAD, VADConfig, detect_segments, periodicity
 
 
 def _through(call: TwoChannelAudio, rate: int) -> TwoChannelAudio:

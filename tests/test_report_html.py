@@ -24,10 +24,10 @@ import pytest
 
 pytest.importorskip("matplotlib", reason="matplotlib not installed (pip install 'livejudge[report]')")
 
-from livejudge.batch import ScoreOptions, score_call  # noqa: E402
+from livejudge.commands.batch import ScoreOptions, score_call  # noqa: E402
 from livejudge.session import SessionConfig  # noqa: E402
-from livejudge.testing import example_dialogue  # noqa: E402
-from livejudge.ui.html_report import PLOT_IDS, render_html, validity_line, write_html  # noqa: E402
+from livejudge.testing.dialogues import example_dialogue  # noqa: E402
+from livejudge.outputs.html_report import PLOT_IDS, render_html, validity_line, write_html  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
@@ -81,7 +81,7 @@ def test_report_without_judge_still_renders(result):
 
 
 def test_report_command_and_bad_input(tmp_path, result):
-    from livejudge.cli import main
+    from livejudge.commands.cli import main
 
     src = tmp_path / "r.json"
     src.write_text(json.dumps(result))
@@ -253,8 +253,8 @@ def test_pipecat_observer_writes_the_report_at_the_end(tmp_path):
     import asyncio
 
     from livejudge.pipecat import LiveJudgeObserver
-    from livejudge.pipecat.testing import run_scripted
-    from livejudge.testing import DialogueBuilder
+    from livejudge.testing.pipecat import run_scripted
+    from livejudge.testing.dialogues import DialogueBuilder
 
     b = DialogueBuilder(seed=3)
     b.user("cmu_cards_001")
@@ -273,7 +273,7 @@ def test_interrupted_call_still_writes_its_report(tmp_path):
     """Ctrl-C in the middle of a call: the exit code says so and the report is still written."""
     import argparse
 
-    from livejudge.runner import EXIT_INTERRUPTED, run_session
+    from livejudge.commands.runner import EXIT_INTERRUPTED, run_session
     from livejudge.session import Session, stream_call
 
     call = example_dialogue(seed=1).call

@@ -32,12 +32,12 @@ import soundfile as sf
 pytest.importorskip("pipecat")
 pytest.importorskip("uvicorn")  # pipecat-ai[runner]
 
-from livejudge.attach import free_port, stop_agent  # noqa: E402
+from livejudge.commands.attach import free_port, stop_agent  # noqa: E402
 from livejudge.audio import SAMPLE_RATE  # noqa: E402
-from livejudge.cli import main  # noqa: E402
+from livejudge.commands.cli import main  # noqa: E402
 from livejudge.sources import diagnose  # noqa: E402
 from livejudge.sources.runner_probe import pick_route, start_runner_bot  # noqa: E402
-from livejudge.testing import load_clip, speech_bounds, trim  # noqa: E402
+from livejudge.testing.dialogues import load_clip, speech_bounds, trim  # noqa: E402
 
 LATENCY_TOL_S = 0.04
 SCRIPT = [("cmu_cards_005", None), ("librivox_austen_0930", None), ("cmu_cards_002", 1.2)]

@@ -20,8 +20,8 @@ pytest.importorskip("pipecat")
 pytest.importorskip("uvicorn")
 pytest.importorskip("aiortc")
 
-from livejudge.attach import free_port, stop_agent  # noqa: E402
-from livejudge.cli import main  # noqa: E402
+from livejudge.commands.attach import free_port, stop_agent  # noqa: E402
+from livejudge.commands.cli import main  # noqa: E402
 from livejudge.sources.runner_probe import pick_route, start_runner_bot  # noqa: E402
 from livejudge.sources.webrtc import measure_added_delay  # noqa: E402
 

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from livejudge.events import JudgeResult, SpeechSegment, Transition
-from livejudge.runner import run_session
+from livejudge.commands.runner import run_session
 from livejudge.session import Session, SessionConfig, stream_call
-from livejudge.sinks import JsonlSink
-from livejudge.testing import example_dialogue
+from livejudge.outputs.sinks import JsonlSink
+from livejudge.testing.dialogues import example_dialogue
 
 
 class SlowJudge:

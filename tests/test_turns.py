@@ -3,8 +3,8 @@
 import pytest
 
 from livejudge.events import BargeIn, SpeechSegment as S, Transition
-from livejudge.metrics import summarize
-from livejudge.turns import TurnConfig, analyze
+from livejudge.timing.metrics import summarize
+from livejudge.timing.turns import TurnConfig, analyze
 
 
 def test_turns_merge_pauses_and_response_latency():

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from livejudge.audio import SAMPLE_RATE
-from livejudge.testing import load_clip, trim
-from livejudge.vad import StreamingVAD, VADConfig, detect_segments
+from livejudge.testing.dialogues import load_clip, trim
+from livejudge.timing.vad import StreamingVAD, VADConfig, detect_segments
 
 FRAME_TOL_S = 0.030 + 0.020  # one 30 ms VAD frame + 20 ms stated tolerance
 

@@ -72,7 +72,7 @@ def test_pool_turns_weights_by_voiced_time():
 
 
 def test_encoder_shapes_and_determinism(encoder):
-    from livejudge.testing import load_clip
+    from livejudge.testing.dialogues import load_clip
 
     x = load_clip("cmu_goforward")[:16000]  # 1.0 s
     a = encoder.encode(x)
@@ -86,7 +86,7 @@ def test_encoder_shapes_and_determinism(encoder):
 
 
 def _call(n_turns=3, tail_s=1.5):
-    from livejudge.testing import DialogueBuilder
+    from livejudge.testing.dialogues import DialogueBuilder
 
     b = DialogueBuilder(seed=1, tail_s=tail_s)
     for i, c in enumerate(["librivox_austen_0870", "espeak_reply_01", "cmu_numbers"][:n_turns]):

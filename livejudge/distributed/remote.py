@@ -48,7 +48,7 @@ from livejudge.events import (
     Turn,
     TurnTranscript,
 )
-from livejudge.window import WindowSnapshot
+from livejudge.timing.window import WindowSnapshot
 
 MAGIC = b"LJW1"
 CONTENT_TYPE = "application/x-livejudge-windows"

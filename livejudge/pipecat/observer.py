@@ -213,7 +213,7 @@ def _transcriber(asr: Any, judge: Any):
         raise ValueError(f"asr must be 'auto', 'on', 'off' or a Transcriber, got {asr!r}")
     import argparse
 
-    from livejudge.runner import CLIError, transcriber_from_args
+    from livejudge.commands.runner import CLIError, transcriber_from_args
 
     try:
         return transcriber_from_args(argparse.Namespace(asr=asr, asr_model=None, judge="acoustic"))
@@ -272,12 +272,12 @@ class LiveJudgeCore:
         self.result_path = Path(result_path) if result_path is not None else None
         self.report_path = Path(report_path) if report_path is not None else None
         if self.report_path is not None:  # fail now with the install hint, not at the end of the call
-            from livejudge.ui.html_report import require_matplotlib
+            from livejudge.outputs.html_report import require_matplotlib
 
             require_matplotlib()
         all_sinks = list(sinks)
         if events_path is not None:
-            from livejudge.sinks import JsonlSink
+            from livejudge.outputs.sinks import JsonlSink
 
             all_sinks.append(JsonlSink(events_path))
         transcriber = _transcriber(asr, judge)
@@ -359,7 +359,7 @@ class LiveJudgeCore:
 
     def _start_display(self) -> None:
         if self._display_mode and self._display is None:
-            from livejudge.ui.meter import make_display
+            from livejudge.outputs.meter import make_display
 
             mode = "auto" if self._display_mode is True else str(self._display_mode)
             try:
@@ -402,7 +402,7 @@ class LiveJudgeCore:
         try:
             doc = self.result()
             if self.result_path is not None:
-                from livejudge.report import write_json
+                from livejudge.outputs.report import write_json
 
                 try:
                     write_json(doc, self.result_path)
@@ -411,7 +411,7 @@ class LiveJudgeCore:
                     self.session._on_error(msg)
                     doc["errors"] = [*doc.get("errors", []), msg]
             if self.report_path is not None:
-                from livejudge.ui.html_report import ReportError, write_html
+                from livejudge.outputs.html_report import ReportError, write_html
 
                 try:
                     write_html(doc, self.report_path)
@@ -443,7 +443,7 @@ class LiveJudgeCore:
         }
 
     def result(self) -> dict:
-        """The result document (``livejudge.report``) plus ``pipecat`` and
+        """The result document (``livejudge.outputs.report``) plus ``pipecat`` and
         ``framework_comparison`` blocks. Safe to call at any time from any thread."""
         if self._final is not None:
             return self._final

@@ -19,7 +19,7 @@ Timing rules (design.md "one clock"):
   sample-contiguously; an ``interruption``/``clear`` drops what has not been played yet.
   With ``playback=False`` no jitter delay is added, so the stamp is the arrival time.
 * Protocol status messages become ``Session.note`` records and never move a timestamp.
-* Echo (speakerphone): with an ``EchoCanceller`` (``livejudge.echo``) the microphone audio is
+* Echo (speakerphone): with an ``EchoCanceller`` (``livejudge.timing.echo``) the microphone audio is
   cleaned before it is sent to the agent and pushed to the Session. Its far end is what was
   played: reported by the output device with its DAC time when the device can
   (``on_played``), else the agent audio at its playout stamp.
@@ -357,7 +357,7 @@ class ScriptedCaller:
     all turns) from ``lead_s``, whatever the agent does.
 
     ``placed`` records each turn's start and the true speech bounds of its clip
-    (``livejudge.testing.speech_bounds``), seconds on the session clock: the ground truth
+    (``livejudge.testing.dialogues.speech_bounds``), seconds on the session clock: the ground truth
     of what the user said and when.
     """
 
@@ -365,7 +365,7 @@ class ScriptedCaller:
                  max_wait_s: float = 8.0, continuous: bool = False) -> None:
         if not turns:
             raise ValueError("a scripted caller needs at least one turn")
-        from livejudge.testing import speech_bounds  # noqa: F401  (imported now, not mid-call)
+        from livejudge.testing.dialogues import speech_bounds  # noqa: F401  (imported now, not mid-call)
         if pause_s < 0 or lead_s < 0 or max_wait_s <= 0:
             raise ValueError("--pause-s and lead must be ≥ 0 and the wait positive")
         self.turns = turns
@@ -406,7 +406,7 @@ class ScriptedCaller:
         start = k * n
         now_s = start / SAMPLE_RATE
         if self._cur is None and self._i < len(self.turns) and self._due(now_s, agent):
-            from livejudge.testing import speech_bounds
+            from livejudge.testing.dialogues import speech_bounds
 
             t = self.turns[self._i]
             try:
@@ -553,7 +553,7 @@ class AttachClient:
         output: an audio output with ``write(samples)`` and ``latency_s`` (mic.Speaker) or None.
         recorder: a Recorder for ``--record`` or None.
         stop: set it to end the call cleanly (Ctrl-C in the CLI).
-        echo: an ``livejudge.echo.EchoCanceller`` between the microphone and the Session/agent,
+        echo: an ``livejudge.timing.echo.EchoCanceller`` between the microphone and the Session/agent,
             or None. Its far end comes from ``output.on_played(samples, t_s)`` when the output
             has that hook (mic.Speaker: what the device really played, at its DAC time), else
             from the agent audio at its playout stamp.

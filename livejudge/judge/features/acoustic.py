@@ -70,7 +70,7 @@ MIN_PAUSE_S = 0.15
 """Shortest silent interval counted as a pause inside a turn, seconds (Campione & Véronis 2002
 count "brief" pauses from about 200 ms; 150 ms keeps them with one frame of margin)."""
 TURN_MERGE_PAUSE_S = 0.8
-"""Without turns in the input, segments closer than this form one turn (as livejudge.turns)."""
+"""Without turns in the input, segments closer than this form one turn (as livejudge.timing.turns)."""
 F0_REF_HZ = 100.0
 """Reference for absolute semitone values: st = 12·log2(f0 / 100 Hz)."""
 
@@ -882,7 +882,7 @@ def extract_features(
     turn_iv = [(max(0.0, t.onset_s - start_s), min(dur, t.offset_s - start_s)) for t in turns
                if t.channel == "agent" and t.offset_s - start_s > 0 and t.onset_s - start_s < dur]
     if not turn_iv:
-        # no turns given: merge segments across pauses shorter than 0.8 s (livejudge.turns default)
+        # no turns given: merge segments across pauses shorter than 0.8 s (livejudge.timing.turns default)
         for a, b in sorted(seg_iv):
             if turn_iv and a - turn_iv[-1][1] < TURN_MERGE_PAUSE_S:
                 turn_iv[-1] = (turn_iv[-1][0], max(turn_iv[-1][1], b))

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 
 from livejudge.events import DimensionScore, JudgeResult
-from livejudge.window import WindowSnapshot
+from livejudge.timing.window import WindowSnapshot
 from livejudge.judge.model.dimensions import NEUTRAL_SCORE
 from livejudge.judge.model.head import HeadConfig, HeadError, head_summary, mismatch_message, validity_line
 from livejudge.judge.model.numpy_head import READOUT_SOURCES, TOP_K, NumpyHead, top_contributions

@@ -18,7 +18,7 @@ import time
 from typing import Callable, Hashable, Literal, Protocol, Sequence
 
 from livejudge.events import JudgeResult
-from livejudge.window import WindowSnapshot
+from livejudge.timing.window import WindowSnapshot
 
 
 class SupportsJudge(Protocol):

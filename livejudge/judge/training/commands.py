@@ -1,6 +1,6 @@
 """`livejudge train` and `livejudge eval`: fit and score judge heads from a JSONL manifest.
 
-``register(subparsers)`` adds both subcommands to the top-level parser (livejudge.cli).
+``register(subparsers)`` adds both subcommands to the top-level parser (livejudge.commands.cli).
 
     livejudge train calls.jsonl --backbone acoustic --out heads/mine [--init-head DIR]
     livejudge eval calls.jsonl --head heads/mine --json eval.json
@@ -24,13 +24,13 @@ import numpy as np
 BACKBONE_KINDS = ("acoustic", "whisper", "qwen-omni")
 
 EXIT_USAGE = 2
-"""Exit code of a usage error (bad manifest, flags or head); matches ``livejudge.runner``."""
+"""Exit code of a usage error (bad manifest, flags or head); matches ``livejudge.commands.runner``."""
 
 
 class CommandError(Exception):
     """A one-line, user-facing error of ``train``/``eval`` with the exit code to return.
 
-    The CLI (``livejudge.cli.main``) prints it and exits with ``code``; this module never
+    The CLI (``livejudge.commands.cli.main``) prints it and exits with ``code``; this module never
     imports the CLI runner, so the training room stays usable on its own."""
 
     def __init__(self, message: str, code: int = EXIT_USAGE) -> None:

@@ -735,10 +735,10 @@ def _pkg_recordings(pkg_dir: Path | None) -> tuple[list[HumanRecording], list[st
 
 def split_utterances(x: np.ndarray, max_s: float = MAX_UTTERANCE_S,
                      min_s: float = MIN_UTTERANCE_S) -> list[tuple[int, int]]:
-    """Split a long recording into utterances with the project's VAD (livejudge.vad, WebRTC):
+    """Split a long recording into utterances with the project's VAD (livejudge.timing.vad, WebRTC):
     consecutive speech segments separated by < 0.4 s are merged while the result stays under
     ``max_s``; pieces shorter than ``min_s`` are dropped. Returns sample index pairs."""
-    from livejudge.vad import VADConfig, detect_segments
+    from livejudge.timing.vad import VADConfig, detect_segments
 
     segs = detect_segments(x, "user", VADConfig(aggressiveness=2, hangover_s=0.3))
     out: list[tuple[float, float]] = []

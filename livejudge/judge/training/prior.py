@@ -279,7 +279,7 @@ def training_dialogues(n_per_class: int = 40, seed: int = 0):
     import numpy as np
 
     from livejudge.session import snapshot_of_call
-    from livejudge.testing import DialogueBuilder, load_clip
+    from livejudge.testing.dialogues import DialogueBuilder, load_clip
 
     rng = np.random.default_rng(seed)
     windows, labels = [], []

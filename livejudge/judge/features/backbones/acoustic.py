@@ -39,7 +39,7 @@ from typing import Sequence
 import numpy as np
 
 from livejudge.events import Turn
-from livejudge.window import WindowSnapshot
+from livejudge.timing.window import WindowSnapshot
 from livejudge.judge.features.acoustic import FEATURE_NAMES, FEATURES, FeatureResult, extract_features
 from livejudge.judge.features.text import GATED_REASONS, TEXT_EVIDENCE_MIN, TEXT_FEATURE_NAMES, TEXT_FEATURES, analyse_text
 from livejudge.judge.features.backbones.base import Embedding, Evidence

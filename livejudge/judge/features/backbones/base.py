@@ -16,7 +16,7 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from livejudge.window import WindowSnapshot
+from livejudge.timing.window import WindowSnapshot
 
 
 @dataclass(frozen=True)

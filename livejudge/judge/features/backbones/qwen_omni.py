@@ -45,7 +45,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from livejudge.window import WindowSnapshot
+from livejudge.timing.window import WindowSnapshot
 from livejudge.judge.model.dimensions import DIMENSION_IDS
 from livejudge.judge.features.backbones.base import Embedding, Evidence
 

@@ -59,7 +59,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from livejudge.events import SpeechSegment, Turn
-from livejudge.window import WindowSnapshot
+from livejudge.timing.window import WindowSnapshot
 from livejudge.judge.features.backbones.acoustic import EVIDENCE_MIN as ACOUSTIC_EVIDENCE_MIN
 from livejudge.judge.features.backbones.acoustic import VECTOR_NAMES as ACOUSTIC_NAMES
 from livejudge.judge.features.backbones.acoustic import AcousticBackbone

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from livejudge.turns import Timeline
+from livejudge.timing.turns import Timeline
 
 
 @dataclass(frozen=True)

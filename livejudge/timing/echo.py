@@ -555,7 +555,7 @@ def gate_call(user: np.ndarray, agent: np.ndarray, mode: str = "auto",
     path = estimate_echo_path(u, agent, threshold=threshold)
     info.update(path.to_dict())
     info["threshold"] = threshold
-    info["heuristic"] = "HEURISTIC thresholds (livejudge.echo): detection correlation, 6 dB gate margin"
+    info["heuristic"] = "HEURISTIC thresholds (livejudge.timing.echo): detection correlation, 6 dB gate margin"
     if mode == "on" or path.detected:
         g = echo_gate(u, agent, path)
         info.update(g.to_dict())

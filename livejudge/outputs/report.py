@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from livejudge import __version__
-from livejudge.metrics import RESPONSE_LATENCY_HUMAN
+from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN
 
 if TYPE_CHECKING:
     from livejudge.session import Session

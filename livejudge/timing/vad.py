@@ -113,7 +113,7 @@ class VADConfig:
         min_speech_s: shortest run of gated speech frames that opens a segment, seconds.
         energy_floor_dbfs: the energy gate never goes below this frame level (dB re full
             scale); with ``adaptive=False`` it is the whole gate.
-        highpass_hz: cut-off of the front-end high-pass (``livejudge.frontend``) applied by
+        highpass_hz: cut-off of the front-end high-pass (``livejudge.timing.frontend``) applied by
             ``Session`` and ``detect_segments`` before the VAD, Hz; None = off.
         adaptive: noise-floor gate, voicing check and refined bounds (default True).
         gate_margin_db: the gate sits this far above noise median + 1.28 σ, dB.
@@ -384,7 +384,7 @@ class StreamingVAD:
     def onset_floor_s(self) -> float:
         """Earliest onset any segment not yet emitted can still get, session seconds.
 
-        A lower bound for incremental turn-taking (``livejudge.timeline``): the open segment's or
+        A lower bound for incremental turn-taking (``livejudge.timing.timeline``): the open segment's or
         the candidate run's first frame, else the classified time; minus ``ONSET_LOOKBACK_S``
         with the adaptive VAD, whose onset refinement (also re-run at close) may reach that far
         back before the first periodic frame.
@@ -752,7 +752,7 @@ def detect_segments(samples: np.ndarray, channel: Channel, config: VADConfig | N
     cfg = (config or VADConfig()).validate()
     x = np.asarray(samples, dtype=np.float32)
     if cfg.highpass_hz is not None:
-        from livejudge.frontend import highpass
+        from livejudge.timing.frontend import highpass
 
         x = highpass(x, cfg.highpass_hz)
     vad = StreamingVAD(channel, cfg, start_s=start_s)

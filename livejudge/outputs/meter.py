@@ -19,7 +19,7 @@ import threading
 from typing import TYPE_CHECKING, TextIO
 
 from livejudge.events import Backchannel, BargeIn, JudgeResult, Transition
-from livejudge.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE
+from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE
 
 if TYPE_CHECKING:
     from livejudge.session import Session

@@ -62,10 +62,10 @@ def load_clip(name: str) -> np.ndarray:
 def _zero_phase_highpass(x: np.ndarray, cutoff_hz: float = 70.0) -> np.ndarray:
     """x with DC and rumble below ``cutoff_hz`` removed, without delay (sosfiltfilt), so the
     truth bounds are not moved: sub-70 Hz drift and handling noise in the recordings is not
-    speech (the same front end as ``livejudge.frontend``)."""
+    speech (the same front end as ``livejudge.timing.frontend``)."""
     from scipy.signal import sosfiltfilt
 
-    from livejudge.frontend import highpass_sos
+    from livejudge.timing.frontend import highpass_sos
 
     x = np.asarray(x, dtype=np.float64)
     if len(x) < 64:

@@ -2,15 +2,15 @@
 
 attach: ``livejudge attach --ws-url ws://localhost:8765`` talks to the agent from your
 microphone and speakers (or ``--input-wav``/``--no-playback`` headless) and shows the meter.
-demo:   ``livejudge demo`` starts the shipped example agent (``livejudge.demo_agent``, a real
+demo:   ``livejudge demo`` starts the shipped example agent (``livejudge.agents.demo``, a real
 Pipecat pipeline) on a free local port and calls it with a scripted human caller made of
 the shipped human recordings, a barge-in included.
 
 With a microphone and speakers, attach cancels the agent's voice leaking from the speakers into
-the microphone (WebRTC AEC3, ``livejudge.echo.EchoCanceller``; ``--no-aec`` turns it off).
+the microphone (WebRTC AEC3, ``livejudge.timing.echo.EchoCanceller``; ``--no-aec`` turns it off).
 
 Both feed the same Session, meter and result document as ``livejudge score``/``replay``
-(``livejudge.runner.run_session``), so a call cut short by a fault or Ctrl-C still writes
+(``livejudge.commands.runner.run_session``), so a call cut short by a fault or Ctrl-C still writes
 its result (``--json``) and event log (``--events``); faults exit with code 1.
 """
 
@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from livejudge.runner import (
+from livejudge.commands.runner import (
     EXIT_OK,
     CLIError,
     add_judge_args,
@@ -112,8 +112,8 @@ def _add_call_flags(p: argparse.ArgumentParser, demo: bool = False) -> None:
 
 def register(subparsers) -> None:
     """Add the ``attach`` and ``demo`` subcommands to the ``livejudge`` parser."""
-    from livejudge.runner import EXIT_CODES_HELP
-    from livejudge.runner import HelpFormatter as _Formatter
+    from livejudge.commands.runner import EXIT_CODES_HELP
+    from livejudge.commands.runner import HelpFormatter as _Formatter
 
     p = subparsers.add_parser(
         "attach", help="judge a live call with a voice agent over its websocket",
@@ -218,7 +218,7 @@ def _echo_canceller(args: argparse.Namespace, source, output):
         return None, {"on": False, "why": "scripted caller (no microphone)"}
     if output is None:
         return None, {"on": False, "why": "no playback"}
-    from livejudge.echo import EchoCanceller, EchoError
+    from livejudge.timing.echo import EchoCanceller, EchoError
 
     try:
         return EchoCanceller(), {"on": True, "engine": "WebRTC AEC3 (livekit)"}
@@ -335,12 +335,12 @@ def free_port(host: str = "127.0.0.1") -> int:
 def start_demo_agent(port: int, *, think_s: float = 0.5, never_yield: bool = False, log: str | None = None,
                      protocol: str = "pipecat", extra: list[str] | None = None,
                      timeout_s: float = 60.0) -> subprocess.Popen:
-    """Start ``python -m livejudge.demo_agent`` on 127.0.0.1:``port`` and wait until it listens.
+    """Start ``python -m livejudge.agents.demo`` on 127.0.0.1:``port`` and wait until it listens.
 
     Raises:
         CLIError: it exited or did not get ready within ``timeout_s`` (its last stderr line shown).
     """
-    cmd = [sys.executable, "-m", "livejudge.demo_agent", "--host", "127.0.0.1", "--port", str(port),
+    cmd = [sys.executable, "-m", "livejudge.agents.demo", "--host", "127.0.0.1", "--port", str(port),
            "--think-s", str(think_s), "--protocol", protocol, "--once", *(extra or [])]
     if never_yield:
         cmd.append("--never-yield")
@@ -388,7 +388,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if importlib.util.find_spec("pipecat") is None:  # checked without importing (its import logs a banner)
         raise CLIError("livejudge demo runs a Pipecat agent: pip install 'livejudge[pipecat]'")
     from livejudge.sources.ws import CallerTurn
-    from livejudge.testing import load_clip
+    from livejudge.testing.dialogues import load_clip
 
     barge = dict(args.barge_in) if args.barge_in else {i + 1: b for i, (_, b) in enumerate(DEMO_SCRIPT) if b}
     turns = [CallerTurn(load_clip(name), name, barge.get(i + 1)) for i, (name, _) in enumerate(DEMO_SCRIPT)]

@@ -41,7 +41,7 @@ _GATE_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(<=|>=|==|!=|<|>)\s*([-+]
 def known_metrics() -> list[str]:
     """Every metric name a gate or ``compare`` accepts (summary keys, aliases, dimensions)."""
     from livejudge.judge.model.dimensions import DIMENSIONS
-    from livejudge.metrics import Summary
+    from livejudge.timing.metrics import Summary
 
     names = [f.name for f in dataclasses.fields(Summary)]
     names += ["duration_s", "mean_p_human", "last_p_human", "judged_windows", "no_evidence_windows",
@@ -164,7 +164,7 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
     s = ET.SubElement(root, "testsuite", name=f"livejudge gates: {suite}", tests=str(len(results)),
                       failures=str(sum(r.failed for r in results)), errors="0", skipped="0")
     for r in results:
-        tc = ET.SubElement(s, "testcase", classname="livejudge.gates", name=r.gate.text)
+        tc = ET.SubElement(s, "testcase", classname="livejudge.commands.gates", name=r.gate.text)
         if r.failed:
             f = ET.SubElement(tc, "failure", message=r.reason, type="GateFailed")
             f.text = r.reason
@@ -200,7 +200,7 @@ def add_gate_args(p) -> None:
 
 def gates_from_args(args) -> list[Gate]:
     """Parsed ``--fail-if`` gates; raises CLIError (exit 2) on a bad one."""
-    from livejudge.runner import CLIError
+    from livejudge.commands.runner import CLIError
 
     try:
         return [parse_gate(t) for t in getattr(args, "fail_if", None) or []]

@@ -18,7 +18,7 @@ SingleClientWebsocketServerTransport.input() → VADProcessor(Silero) → ReplyB
   has the same axis as its session clock, so tests can measure the agent's end-of-turn
   detection delay and reply times independently of livejudge.
 
-Run: ``python -m livejudge.demo_agent --port 8765`` (needs ``pip install 'livejudge[pipecat]'``).
+Run: ``python -m livejudge.agents.demo --port 8765`` (needs ``pip install 'livejudge[pipecat]'``).
 Wire: ``--protocol pipecat`` (protobuf frames, default) or ``twilio`` (Twilio media-stream
 JSON, μ-law 8 kHz, via Pipecat's ``TwilioFrameSerializer``).
 """
@@ -56,7 +56,7 @@ def render_replies(tts: str, out_rate: int) -> tuple[list[np.ndarray], str]:
         RuntimeError: tts="espeak" without espeak-ng on PATH.
     """
     from livejudge.audio import load_audio, resample, to_mono
-    from livejudge.testing import clips_dir
+    from livejudge.testing.dialogues import clips_dir
 
     use_espeak = tts == "espeak" or (tts == "auto" and shutil.which("espeak-ng"))
     if tts == "espeak" and not shutil.which("espeak-ng"):
@@ -78,7 +78,7 @@ def render_replies(tts: str, out_rate: int) -> tuple[list[np.ndarray], str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m livejudge.demo_agent", description=__doc__.split("\n\n")[0],
+    p = argparse.ArgumentParser(prog="python -m livejudge.agents.demo", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8765)

@@ -1,6 +1,6 @@
 """`livejudge` command line: parse → config → Session. Thin on purpose.
 
-Commands: replay, score (here); attach, demo (livejudge.attach); train, eval
+Commands: replay, score (here); attach, demo (livejudge.commands.attach); train, eval
 (livejudge.judge.training.commands). Run ``livejudge COMMAND --help`` for each.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 from livejudge import __version__
 from livejudge.judge.training.commands import CommandError
 from livejudge.judge.training.commands import register as register_training
-from livejudge.runner import (
+from livejudge.commands.runner import (
     EXIT_CODES_HELP,
     EXIT_USAGE,
     CLIError,
@@ -36,9 +36,9 @@ from livejudge.runner import (
 # Modules that add their own subcommands with ``register(subparsers)``; train/eval
 # (livejudge.judge.training.commands) are registered in build_parser with this CLI's formatter.
 COMMAND_MODULES = [
-    "livejudge.attach",
-    "livejudge.ui.html_report",
-    "livejudge.compare",
+    "livejudge.commands.attach",
+    "livejudge.outputs.html_report",
+    "livejudge.commands.compare",
     "livejudge.distributed.service",
 ]
 
@@ -93,12 +93,12 @@ def _parse_speed(text: str) -> float | None:
 
 def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str, progress: bool) -> int:
     from livejudge.audio import AudioFormatError
-    from livejudge.gates import gates_from_args
+    from livejudge.commands.gates import gates_from_args
 
     gates_from_args(args)  # a bad --fail-if is a usage error before the call, not after it
     reader = _open_call(args)  # read block by block: memory does not grow with the file
     try:
-        from livejudge.echo import gate_source
+        from livejudge.timing.echo import gate_source
 
         call, gate_info = gate_source(reader, getattr(args, "echo_gate", "off"))
         return _run_call(args, call, gate_info, speed=speed, judge_mode=judge_mode, progress=progress,
@@ -147,7 +147,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from livejudge.batch import cmd_score_batch, is_batch_input
+    from livejudge.commands.batch import cmd_score_batch, is_batch_input
 
     if is_batch_input(args.file) or args.out_dir is not None or getattr(args, "ray", None) is not None:
         return cmd_score_batch(args)
@@ -182,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "Many calls: livejudge score calls/ --out-dir results/ --jobs 2 "
                                    "(a directory, a glob or a manifest file)")
     _add_call_args(p)
-    from livejudge.batch import add_batch_args
+    from livejudge.commands.batch import add_batch_args
 
     add_batch_args(p)
     add_session_args(p)
@@ -246,7 +246,7 @@ def entry() -> None:
     """Console entry point: ``main``, then exit ignoring further stop signals, so a late Ctrl-C
     cannot interrupt the interpreter's own shutdown (library finalizers) with a traceback."""
     code = main()
-    from livejudge.runner import STOP_SIGNALS
+    from livejudge.commands.runner import STOP_SIGNALS
 
     for sig in STOP_SIGNALS:
         signal.signal(sig, signal.SIG_IGN)

@@ -2,7 +2,7 @@
 wrapper that always writes the result and event log, whatever ends the call.
 
 Exit codes: 0 done; 1 the call failed mid-way (partial result written); 2 bad input or
-usage; 3 a ``--fail-if`` gate failed (livejudge.gates); 130 interrupted with Ctrl-C where that
+usage; 3 a ``--fail-if`` gate failed (livejudge.commands.gates); 130 interrupted with Ctrl-C where that
 is not the normal way to end (replay, score); 143 stopped by SIGTERM, 129 by SIGHUP (result,
 event log and report written first, as for Ctrl-C).
 """
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Callable
 
 from livejudge.session import Session, SessionConfig
-from livejudge.turns import TurnConfig
-from livejudge.vad import VADConfig
+from livejudge.timing.turns import TurnConfig
+from livejudge.timing.vad import VADConfig
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_SIGTERM, EXIT_SIGHUP = 128 + 15, 128 + 1
@@ -178,7 +178,7 @@ def add_output_args(p: argparse.ArgumentParser) -> None:
                         "needs livejudge[report]")
     g.add_argument("--display", default="auto", choices=("auto", "rich", "plain", "none"),
                    help="live meter: auto = rich on a terminal, plain lines when piped; none = no meter")
-    from livejudge.gates import add_gate_args
+    from livejudge.commands.gates import add_gate_args
 
     add_gate_args(p)
 
@@ -290,7 +290,7 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
     exceptions (whose message is printed as one line, exit code 1). The result's
     ``source.ended`` and ``errors`` say why the call ended.
     """
-    from livejudge.ui.meter import make_display
+    from livejudge.outputs.meter import make_display
 
     stop = threading.Event()
     with StopSignals(stop) as signals:
@@ -338,7 +338,7 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
 def apply_gates(result: dict, args: argparse.Namespace) -> int:
     """Check ``--fail-if`` gates on one call's result, write ``--junit``; EXIT_GATE (3) when one
     fails (the list goes to stderr), else 0."""
-    from livejudge.gates import EXIT_GATE, call_metrics, evaluate, format_failures, gates_from_args, write_junit
+    from livejudge.commands.gates import EXIT_GATE, call_metrics, evaluate, format_failures, gates_from_args, write_junit
 
     gates = gates_from_args(args)
     if not gates and not getattr(args, "junit", None):
@@ -356,7 +356,7 @@ def apply_gates(result: dict, args: argparse.Namespace) -> int:
 
 
 def write_outputs(result: dict, args: argparse.Namespace) -> None:
-    from livejudge.report import write_json
+    from livejudge.outputs.report import write_json
 
     out = getattr(args, "json_out", None)
     if out == "-":
@@ -373,7 +373,7 @@ def write_report(result: dict, path: str | Path | None) -> Path | None:
     missing, disk) is one line on stderr: the JSON result and event log are already written."""
     if not path:
         return None
-    from livejudge.ui.html_report import ReportError, write_html
+    from livejudge.outputs.html_report import ReportError, write_html
 
     try:
         p = write_html(result, path)
@@ -407,7 +407,7 @@ def print_summary(result: dict) -> None:
 
 def events_sink(args: argparse.Namespace):
     if getattr(args, "events", None):
-        from livejudge.sinks import JsonlSink
+        from livejudge.outputs.sinks import JsonlSink
 
         return JsonlSink(Path(args.events))
     return None

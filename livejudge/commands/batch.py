@@ -72,10 +72,10 @@ _JUDGES: dict = {}
 
 def _judge_for(options: ScoreOptions):
     """One judge per process and settings (loading it is the slow part)."""
-    from livejudge.runner import judge_from_args
+    from livejudge.commands.runner import judge_from_args
 
     if options.judge_url and options.judge != "none":  # a client per call: it counts that call's unjudged windows
-        from livejudge.runner import remote_judge
+        from livejudge.commands.runner import remote_judge
 
         return remote_judge(options.judge_url)
     key = (options.judge, options.head, options.device, options.qwen_model)
@@ -91,13 +91,13 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
         path: stereo audio file (user and agent on ``options.user_channel``/``agent_channel``).
         options: ScoreOptions (default: acoustic judge, no ASR, default pipeline settings).
     Returns:
-        the result document (``livejudge.report``).
+        the result document (``livejudge.outputs.report``).
     Raises:
         CallError: the file is missing, empty, undecodable or mono, or the judge cannot load.
     """
     from livejudge.audio import AudioFormatError, open_call
-    from livejudge.echo import gate_source
-    from livejudge.runner import CLIError, transcriber_from_args
+    from livejudge.timing.echo import gate_source
+    from livejudge.commands.runner import CLIError, transcriber_from_args
     from livejudge.session import Session, stream_call
 
     options = options or ScoreOptions()
@@ -196,8 +196,8 @@ def _out_names(files: list[Path]) -> list[str]:
 
 def _score_one(path: str, options: ScoreOptions, out_path: str) -> dict:
     """Worker: score, write the result, return a small row (never raises)."""
-    from livejudge.gates import call_metrics
-    from livejudge.report import write_json
+    from livejudge.commands.gates import call_metrics
+    from livejudge.outputs.report import write_json
 
     t0 = time.perf_counter()
     row = {"file": path, "status": "error", "reason": None, "result": None, "metrics": None}
@@ -270,7 +270,7 @@ def _one_thread_per_worker() -> None:
 def write_summary(rows: list[dict | None], out: Path, *, jobs: int, wall_s: float, **extra) -> dict:
     """The batch summary of ``rows`` (input order; None = not done) written to ``out``
     (summary.json, summary.csv) and returned; ``extra`` keys join the document (e.g. ``ray``)."""
-    from livejudge.gates import batch_metrics
+    from livejudge.commands.gates import batch_metrics
 
     done = [r for r in rows if r is not None]
     scored = [r for r in done if r["status"] == "ok"]
@@ -329,7 +329,7 @@ def _report_row(row: dict, bar) -> None:
 
 def options_from_args(args: argparse.Namespace) -> ScoreOptions:
     """ScoreOptions from ``score``'s flags (device auto → what is present)."""
-    from livejudge.runner import session_config
+    from livejudge.commands.runner import session_config
 
     device = args.device
     if device == "auto":
@@ -346,8 +346,8 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     Exit codes: 0 scored (skipped files are listed, not fatal); 2 no input or no call could be
     scored; 3 a ``--fail-if`` gate failed on the medians over the scored calls.
     """
-    from livejudge.gates import EXIT_GATE, evaluate, format_failures, gates_from_args, write_junit
-    from livejudge.runner import CLIError
+    from livejudge.commands.gates import EXIT_GATE, evaluate, format_failures, gates_from_args, write_junit
+    from livejudge.commands.runner import CLIError
 
     gates = gates_from_args(args)
     if args.report:

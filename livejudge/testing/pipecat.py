@@ -57,7 +57,7 @@ from pipecat.transports.base_output import BaseOutputTransport
 from pipecat.transports.base_transport import TransportParams
 
 from livejudge.audio import SAMPLE_RATE, float32_to_pcm16, resample
-from livejudge.testing import Dialogue, load_clip, trim
+from livejudge.testing.dialogues import Dialogue, load_clip, trim
 
 NS = 1_000_000_000
 

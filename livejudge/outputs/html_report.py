@@ -13,7 +13,7 @@ sources (``lj-latency``), the 18 dimensions by category with evidence and gating
 (``lj-dimensions`` plus a table), the top contributors per window (``lj-contributions`` plus a
 table), the transcripts when present, and any errors recorded during the call.
 
-All times are seconds on the session clock (see ``livejudge.report``).
+All times are seconds on the session clock (see ``livejudge.outputs.report``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from livejudge.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE, TYPICAL_GAP_S
+from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE, TYPICAL_GAP_S
 
 INSTALL_HINT = "the HTML report needs matplotlib: pip install 'livejudge[report]'"
 
@@ -431,7 +431,7 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
     """The report as one HTML string (UTF-8, no external resources, no script).
 
     Args:
-        doc: a result document (``livejudge.report.build_result`` / ``--json`` output).
+        doc: a result document (``livejudge.outputs.report.build_result`` / ``--json`` output).
         title: page title (default: the source file or kind).
     Raises:
         ReportError: matplotlib is missing (install hint) or ``doc`` is not a result document.
@@ -494,7 +494,7 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
 
 def register(sub) -> None:
     """Add ``livejudge report`` to the CLI's subparsers."""
-    from livejudge.runner import HelpFormatter
+    from livejudge.commands.runner import HelpFormatter
 
     p = sub.add_parser("report", help="write the HTML report of a scored call (from its --json result)",
                        formatter_class=HelpFormatter,
@@ -511,7 +511,7 @@ def register(sub) -> None:
 def cmd_report(args) -> int:
     import json
 
-    from livejudge.runner import CLIError
+    from livejudge.commands.runner import CLIError
 
     src = Path(args.result)
     try:

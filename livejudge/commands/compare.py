@@ -26,7 +26,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from livejudge.metrics import RESPONSE_LATENCY_HUMAN, TYPICAL_GAP_S
+from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN, TYPICAL_GAP_S
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ def load_column(path: str | Path) -> tuple[str, dict, str, dict]:
     Raises:
         ValueError: not a result document, summary.json or batch directory (one line, with the fix).
     """
-    from livejudge.gates import call_metrics
+    from livejudge.commands.gates import call_metrics
 
     p = Path(path)
     if p.is_dir():
@@ -252,7 +252,7 @@ def render_html(doc: dict) -> str:
 
 
 def register(sub) -> None:
-    from livejudge.runner import HelpFormatter
+    from livejudge.commands.runner import HelpFormatter
 
     p = sub.add_parser("compare", help="side-by-side metrics of two or more calls or batches",
                        formatter_class=HelpFormatter,
@@ -267,7 +267,7 @@ def register(sub) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from livejudge.runner import CLIError
+    from livejudge.commands.runner import CLIError
 
     if len(args.inputs) < 2:
         raise CLIError("compare needs at least two inputs (e.g. before.json after.json)")

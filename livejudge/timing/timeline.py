@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from livejudge.events import CHANNELS, Channel, Overlap, SpeechSegment, Transition
-from livejudge.turns import Timeline, TurnConfig, analyze
+from livejudge.timing.turns import Timeline, TurnConfig, analyze
 
 _NEUMAIER = sys.version_info >= (3, 12)  # builtin sum() of floats is compensated from 3.12 on
 
