@@ -70,4 +70,4 @@ def test_package_points_to_nothing_outside_the_project():
             offenders.append(str(p.relative_to(ROOT)))
     assert offenders == []
     assert (ROOT / "docs" / "qwen-omni-offline.md").exists()
-    assert "docs/qwen-omni-offline.md" in (ROOT / "livejudge" / "testing_qwen.py").read_text()
+    assert "docs/qwen-omni-offline.md" in (ROOT / "livejudge" / "testing" / "qwen.py").read_text()
