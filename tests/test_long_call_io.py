@@ -95,7 +95,8 @@ def test_streamed_file_gives_the_same_result_as_the_call_in_memory(tmp_path, dia
 
 
 def test_score_reads_the_file_block_by_block(tmp_path, dialogue, monkeypatch):
-    from livejudge import audio, cli
+    from livejudge import audio
+    from livejudge.commands import cli
 
     p = dialogue.write(tmp_path / "call.wav", sample_rate=44100)
     whole = load_call(p)
@@ -150,7 +151,7 @@ def test_head_is_the_start_and_blocks_start_over(tmp_path, dialogue):
 
 
 def test_echo_gate_on_a_long_call_probes_its_start_and_streams_when_clean(tmp_path, dialogue, monkeypatch):
-    from livejudge import echo
+    from livejudge.timing import echo
     from livejudge.audio import CallReader
     from livejudge.timing.echo import add_leakage
 

@@ -427,7 +427,7 @@ async def measure_added_delay(n_clicks: int = 5, rate: int = 16000) -> dict:
 # ------------------------------------------------------------------------------ CLI entry
 def run_webrtc_call(args, base_url: str, source, *, title: str, extra_info: dict | None = None) -> int:
     """`attach --runner … --route webrtc` / `--webrtc URL`: the call over SmallWebRTC."""
-    from livejudge import attach as attach_mod
+    from livejudge.commands import attach as attach_mod
     from livejudge.sources.ws import AttachClient
 
     try:
