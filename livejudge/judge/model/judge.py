@@ -51,6 +51,61 @@ DEFAULT_WHISPER_HEAD = HEADS_DIR / "whisper-fitted"
 by benchmarks/judge_lofo.py --ship (its config lists sources, families and validity)."""
 
 
+SHARED_SCORE_COSINE = 0.95
+"""HEURISTIC: two dimensions whose ODL rows (weights over the head's inputs) have cosine
+similarity at or above this read the same learned direction: one score, shown as one row."""
+NEGLIGIBLE_ROW_SHARE = 0.02
+"""HEURISTIC: a dimension whose ODL row norm is below this share of the largest row's norm carries
+almost no weight in the head: listed as not measured rather than shown with a score."""
+TEXT_DIMENSIONS = ("linguistic_imprecision", "sycophant_behavior", "written_style_expression",
+                   "textual_sentiment", "code_switching")
+"""Dimensions read from transcripts only (``livejudge.judge.model.dimensions``, modality "text")."""
+
+
+def dimension_view(dimensions: Sequence[str], proj_weight: np.ndarray) -> dict:
+    """Which dimensions a head really measures, and which of them share one learned score.
+
+    Args:
+        dimensions: the head's dimension ids in order (n,).
+        proj_weight: the head's ODL projection, float, shape (n, d_in) (row k: dimension k's
+            weights over the head's inputs).
+    Returns:
+        {"groups": [[id, ...], ...]: the measured dimensions in the head's order, those whose rows
+        have cosine ≥ ``SHARED_SCORE_COSINE`` in one group (first member first);
+        "not_measured": {id: why}: zero rows ("the head reads no text" for text dimensions, else
+        "no feature of its own in the head") and rows below ``NEGLIGIBLE_ROW_SHARE`` of the
+        largest row norm}. Both thresholds are HEURISTIC.
+    Raises:
+        ValueError: proj_weight's row count differs from ``len(dimensions)``.
+    """
+    W = np.asarray(proj_weight, dtype=np.float64)
+    if W.ndim != 2 or W.shape[0] != len(dimensions):
+        raise ValueError(f"proj_weight must be ({len(dimensions)}, d), got {W.shape}")
+    norms = np.linalg.norm(W, axis=1)
+    top = float(norms.max()) if len(norms) else 0.0
+    not_measured: dict[str, str] = {}
+    for d, n in zip(dimensions, norms.tolist()):
+        if n == 0.0:
+            not_measured[d] = "the head reads no text" if d in TEXT_DIMENSIONS else "no feature of its own in the head"
+        elif top > 0 and n < NEGLIGIBLE_ROW_SHARE * top:
+            not_measured[d] = f"almost no weight in the head ({100 * n / top:.1f}% of the largest)"
+    groups: list[list[str]] = []
+    placed: set[int] = set()
+    for i, d in enumerate(dimensions):
+        if d in not_measured or i in placed:
+            continue
+        group = [d]
+        placed.add(i)
+        for j in range(i + 1, len(dimensions)):
+            if j in placed or dimensions[j] in not_measured:
+                continue
+            if float(W[i] @ W[j]) / (norms[i] * norms[j]) >= SHARED_SCORE_COSINE:
+                group.append(dimensions[j])
+                placed.add(j)
+        groups.append(group)
+    return {"groups": groups, "not_measured": not_measured}
+
+
 class JudgeError(ValueError):
     """Judge set-up or input problem; one-line message naming the fix."""
 
@@ -169,6 +224,8 @@ class Judge:
         rows = np.abs(self.head.proj_weight).sum(axis=1)
         self.unweighted = tuple(d for d, s in zip(self.dimensions, rows.tolist()) if s == 0.0)
         """Dimensions the head gives no weight (all-zero ODL row): always gated (module docstring)."""
+        self.view = dimension_view(self.dimensions, np.asarray(self.head.proj_weight))
+        """``dimension_view`` of the head: measured groups and not-measured dimensions with why."""
 
     def info(self) -> dict:
         """What the meter and result documents show about the judge."""
@@ -180,6 +237,7 @@ class Judge:
             "readout": self.config.readout,
             "summary": head_summary(self.config),
             "validated": validity_line(self.config),
+            "dimensions": self.view,
         }
 
     def _gate(self, emb: Any) -> tuple[list[bool], list[float], list[str], list[str]]:
