@@ -71,6 +71,11 @@ def _validity(cfg: dict) -> dict | None:
     return v if isinstance(v, dict) and v.get("summary") else None
 
 
+def _summary(v: dict) -> str:
+    """The validity summary with its caveat in the same breath, as the head's validity line says it."""
+    return f"{v['summary']}. {v['caveat']}" if v.get("caveat") else str(v["summary"])
+
+
 def _result(name: str) -> dict | None:
     """A stored run (``benchmarks/results/NAME.json``) or None when there is none."""
     p = RESULTS / f"{name}.json"
@@ -94,7 +99,7 @@ def fig_judge_validity_short() -> str:
         v = _validity(cfg)
         bb = cfg.get("backbone", {}).get("name", "?")
         if v:
-            lines.append(f"* `{name}` (`{bb}`): validated: {v['summary']}")
+            lines.append(f"* `{name}` (`{bb}`): validated: {_summary(v)}")
         else:
             lines.append(f"* `{name}` (`{bb}`, {cfg.get('provenance', '?')}): no held-out validity "
                          f"recorded in its config")
@@ -128,7 +133,7 @@ def fig_heads_validity() -> str:
             parts.append(f"* `{name}`: no held-out validity recorded in its config.")
             continue
         training = cfg["training"]
-        parts.append(f"`{name}` — validated: {v['summary']}. Trained on: {_one_line(training.get('data', '?'), 300)}.")
+        parts.append(f"`{name}` — validated: {_summary(v)}. Trained on: {_one_line(training.get('data', '?'), 300)}.")
         lofo = v.get("lofo") or {}
         if lofo:
             parts.append("")
@@ -185,13 +190,14 @@ def fig_meter_example() -> str:
     r = _result("meter_example")
     if r is None:
         return "No stored meter (`python scripts/doc_figures.py --produce meter_example`)."
-    return "```\n" + r["result"]["text"].rstrip() + "\n```\n\n" + _src("meter_example")
+    text = "\n".join(line.rstrip() for line in r["result"]["text"].rstrip().splitlines())
+    return "```\n" + text + "\n```\n\n" + _src("meter_example")
 
 
 def _render_pipeline_speed(res: dict) -> str:
     j = res["judge_ms_per_window"]
     return (f"{res['call_s'] / 60:.0f}-minute call on {res['cores']} core: without the judge "
-            f"{res['no_judge']['realtime_factor']:g}× real time; with the judge every "
+            f"{res['no_judge']['realtime_factor']:g}× real time; with the acoustic judge (`load_judge(\"acoustic\")`) every "
             f"{res['with_judge']['interval_s']:g} s {res['with_judge']['realtime_factor']:g}×; judge "
             f"{j['p50']:g} ms p50 / {j['p95']:g} ms p95 per {res['with_judge']['window_s']:g} s window; "
             f"peak RSS {res['peak_rss_mb']:g} MB")
@@ -229,7 +235,7 @@ def fig_benchmarks_table() -> str:
         r = _result(name)
         in_heads = [h for h, cfg in _heads() if f"benchmarks/{name}.py" in str((_validity(cfg) or {}).get("command", ""))]
         if r is not None and name in RENDER:
-            stored = RENDER[name](r["result"]) + f" (`results/{name}.json`: {r.get('date_utc', '?')[:10]}, commit {r.get('commit', '?')})"
+            stored = RENDER[name](r["result"]) + f" (`results/{name}.json`: {r.get('date_utc', '?')[:10]}, commit {r.get('commit', '?')}, {r.get('machine', '?')})"
         elif in_heads:
             stored = f"in the config of {', '.join(f'`{h}`' for h in in_heads)}: [judge.md](judge.md)"
         else:
