@@ -163,6 +163,7 @@ def test_incremental_session_equals_whole_call_analysis(seeds, silent_agent, mer
     assert s_new._timeline.forced_cuts == 0
 
 
+@pytest.mark.slow  # a 10-minute call (~5–13 s on 2 busy cores)
 def test_bookkeeping_stays_bounded_over_a_long_call():
     # 12 dialogues back to back (~10 minutes): what each new segment re-reads (the unsettled
     # tail) and the published-event memory stay a few turns long while the call grows
