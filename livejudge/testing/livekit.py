@@ -384,7 +384,7 @@ def demo_script() -> Script:
     return Script(
         caller=[
             CallerTurn(0.5, "cmu_cards_005", "can you help me with my card"),
-            CallerTurn(5.2, "cmu_goforward", "go forward please"),
+            CallerTurn(5.2, "cmu_cards_002", "go forward please"),
             CallerTurn(13.3, "cmu_cards_001", "thank you that is all"),
         ],
         replies=[
