@@ -56,6 +56,7 @@ def _replies_in_order(script: Script, out) -> list[Reply]:
     return script.replies[: len(out.segments)]
 
 
+@pytest.mark.slow  # a real-time call, ~25 s
 def test_audio_true_latency_barge_in_and_yield_match_the_truth(tmp_path, tried_twice):
     script = demo_script()
     result_path, events_path = tmp_path / "call.json", tmp_path / "events.jsonl"
@@ -121,6 +122,7 @@ def _short_script() -> Script:
                   replies=[Reply("what is my balance", "Your balance is fine.", "espeak_reply_04")])
 
 
+@pytest.mark.slow  # two real-time calls, ~10 s each
 def test_session_pace_is_unchanged_with_livejudge_attached(tried_twice):
     """The same scripted call with and without livejudge: each reply starts as late after the
     caller's start, and plays as long (compared run against run, not against a clock)."""
