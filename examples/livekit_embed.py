@@ -78,7 +78,7 @@ async def entrypoint(args: argparse.Namespace) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--judge", default="acoustic", help="acoustic (default) or none (timing only)")
+    ap.add_argument("--judge", default="auto", help="auto (default: the whisper head), or none (timing only)")
     ap.add_argument("--result", default=None, help="write the result document (JSON) here")
     ap.add_argument("--events", default=None, help="write the event log (JSONL) here")
     ap.add_argument("--report", default=None, help="write the HTML report here (livejudge[report])")

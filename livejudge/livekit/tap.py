@@ -139,7 +139,7 @@ class LiveKitTap:
         frames: frames tapped per channel; ``dropped_items``: items dropped by a full queue.
     """
 
-    def __init__(self, agent_session: Any, *, judge: Any = "acoustic", config: SessionConfig | None = None,
+    def __init__(self, agent_session: Any, *, judge: Any = "auto", config: SessionConfig | None = None,
                  display: bool | str = False, events_path: str | Path | None = None,
                  result_path: str | Path | None = None, report_path: str | Path | None = None,
                  fail_if: list[str] | tuple = (), junit_path: str | Path | None = None,
@@ -159,9 +159,11 @@ class LiveKitTap:
             if judge == "none":
                 judge = None
             else:
-                from livejudge.judge.model.judge import load_judge
+                import logging
 
-                judge = load_judge(judge)
+                from livejudge.judge.model.judge import judge_for_embedding
+
+                judge = judge_for_embedding(judge, logging.getLogger("livejudge").warning)
         self.result_path = Path(result_path) if result_path is not None else None
         self.report_path = Path(report_path) if report_path is not None else None
         if self.report_path is not None:
@@ -599,8 +601,8 @@ def attach(session: Any, **options: Any) -> LiveKitTap:
         await session.start(agent=MyAgent(), room=ctx.room)
         judge = livejudge.livekit.attach(session, display=True, result_path="call.json")
 
-    Options (all keyword): ``judge`` ("acoustic" default, "none" for timing only, a Judge, or a
-    judge service URL), ``config`` (SessionConfig), ``display`` (True/"rich"/"plain": the meter
+    Options (all keyword): ``judge`` ("auto" default: the whisper head, or timing only with a
+    warning when it cannot load; "none" for timing only; a Judge; or a judge service URL), ``config`` (SessionConfig), ``display`` (True/"rich"/"plain": the meter
     in this terminal, e.g. in console mode), ``events_path`` (JSONL event log), ``result_path``,
     ``report_path`` (HTML, livejudge[report]), ``fail_if`` (gates such as
     ``["latency_p90_s>1.2"]``; ``handle.gates_failed`` after close), ``junit_path``, ``sinks``,

@@ -348,6 +348,20 @@ def resolve_kind(kind: str, head: str | Path | None = None) -> str:
     return "whisper"
 
 
+def judge_for_embedding(kind: str, warn) -> "Judge | None":
+    """The judge an embedding (Pipecat observer, LiveKit tap) asks for by name: ``load_judge(kind)``,
+    except that the default ``"auto"`` whose encoder cannot load gives None (timing only) after
+    ``warn("livejudge: no P(human) this call: <why>; timing is measured")``, the same rule as
+    ``livejudge score``. Other kinds raise as ``load_judge`` does."""
+    try:
+        return load_judge(kind)
+    except JudgeError as exc:
+        if kind != "auto":
+            raise
+        warn(f"livejudge: no P(human) this call: {exc}; timing is measured")
+        return None
+
+
 def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: str = "cpu",
                model: str | None = None, whisper_model: Any = None) -> Judge:
     """Build a Judge from a backbone kind and a head directory.
