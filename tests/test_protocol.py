@@ -98,3 +98,15 @@ def test_every_final_run_is_logged(tmp_path):
     assert append_final_log(log, e2) == 2 and e2["head_sha256"] != e["head_sha256"]
     rows = [json.loads(x) for x in log.read_text().splitlines()]
     assert [r["figures"]["auc"] for r in rows] == [0.7, 0.9] and rows[0]["sealed"]["families"] == list(sealed.families)
+
+
+def test_no_shipped_head_names_a_reserved_source():
+    from pathlib import Path
+
+    from livejudge.judge.training.protocol import reserved_in
+
+    heads = sorted((Path(__file__).resolve().parents[1] / "livejudge" / "judge" / "heads").glob("*/config.json"))
+    assert len(heads) >= 3
+    for cfg in heads:
+        assert reserved_in(cfg.read_text()) == [], cfg
+    assert reserved_in('{"sources": ["x: github:MbBrainz/ttslab@abc (MIT)"]}') == ["MbBrainz/ttslab"]

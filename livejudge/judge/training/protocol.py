@@ -33,6 +33,21 @@ from typing import Iterator, Mapping, Sequence
 import numpy as np
 
 
+RESERVED_SOURCES = ("styletts2/styletts2.github.io", "BytedanceSpeech/bytedancespeech.github.io",
+                    "speechbot/speechbot.github.io", "neonbjb/tortoise-tts", "microsoft/VibeVoice",
+                    "resemble-ai/Resemblyzer", "Azure-Samples/cognitive-services-speech-sdk",
+                    "nu-dialogue/moshi-finetune", "MbBrainz/ttslab", "pyannote/pyannote-audio", "hibari-tts")
+"""Held by others for outside evaluation (issue 19): never fetched, fitted, tuned or measured on.
+A head whose config names one of them (``reserved_in``) is a defect."""
+
+
+def reserved_in(config_text: str) -> list[str]:
+    """The reserved sources (``RESERVED_SOURCES``, or their repository/package names alone) named
+    in a head's config text, case-insensitive."""
+    low = config_text.lower()
+    return [r for r in RESERVED_SOURCES if r.lower() in low or r.split("/")[-1].lower() in low]
+
+
 class ProtocolError(ValueError):
     """A protocol rule would be broken (leak, re-seal, too few families); the message names it."""
 
