@@ -347,7 +347,7 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     scored; 3 a ``--fail-if`` gate failed on the medians over the scored calls.
     """
     from livejudge.commands.gates import EXIT_GATE, evaluate, format_failures, gates_from_args, write_junit
-    from livejudge.commands.runner import CLIError
+    from livejudge.errors import CLIError
 
     gates = gates_from_args(args)
     if args.report:

@@ -37,7 +37,7 @@ from livejudge.commands.runner import (
 # (livejudge.judge.training.commands) are registered in build_parser with this CLI's formatter.
 COMMAND_MODULES = [
     "livejudge.commands.attach",
-    "livejudge.outputs.html_report",
+    "livejudge.commands.report",
     "livejudge.commands.compare",
     "livejudge.distributed.service",
 ]

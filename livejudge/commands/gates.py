@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-EXIT_GATE = 3
+from livejudge.errors import EXIT_GATE, CLIError  # noqa: F401  (EXIT_GATE re-exported)
 
 OPS = {"<=": operator.le, ">=": operator.ge, "==": operator.eq, "!=": operator.ne,
        "<": operator.lt, ">": operator.gt}
@@ -200,8 +200,6 @@ def add_gate_args(p) -> None:
 
 def gates_from_args(args) -> list[Gate]:
     """Parsed ``--fail-if`` gates; raises CLIError (exit 2) on a bad one."""
-    from livejudge.commands.runner import CLIError
-
     try:
         return [parse_gate(t) for t in getattr(args, "fail_if", None) or []]
     except ValueError as exc:

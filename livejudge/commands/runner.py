@@ -19,12 +19,12 @@ import threading
 from pathlib import Path
 from typing import Callable
 
+from livejudge.errors import (  # noqa: F401  (re-exported: their old home, used by callers)
+    EXIT_FAILED, EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGHUP, EXIT_SIGTERM, EXIT_USAGE, CLIError,
+)
 from livejudge.session import Session, SessionConfig
 from livejudge.timing.turns import TurnConfig
 from livejudge.timing.vad import VADConfig
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-EXIT_SIGTERM, EXIT_SIGHUP = 128 + 15, 128 + 1
 
 EXIT_CODES_HELP = textwrap.fill(
     "exit codes: 0 done · 1 failed mid-way (the partial result and event log are written) · 2 bad input "
@@ -33,7 +33,6 @@ EXIT_CODES_HELP = textwrap.fill(
     "still loading, before the call starts, exits at once with nothing to write). Under GNU timeout, "
     "use `timeout --preserve-status` to see 143.", width=78)
 """The exit codes, as every command's --help states them (README: Exit codes)."""
-"""Shell convention: 128 + signal number, returned after the result has been written."""
 
 STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
 
@@ -120,14 +119,6 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescript
                 or "default:" in (action.help or "")):
             return action.help or ""
         return super()._get_help_string(action)
-
-
-class CLIError(Exception):
-    """A one-line, user-facing error with an exit code."""
-
-    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 def add_session_args(p: argparse.ArgumentParser) -> None:

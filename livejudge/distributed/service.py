@@ -147,7 +147,7 @@ def start_service(*, port: int = DEFAULT_PORT, host: str = "127.0.0.1", kind: st
 
 def cmd_serve_judge(args: argparse.Namespace) -> int:
     """``livejudge serve-judge``: start the service and keep it up until Ctrl-C / SIGTERM."""
-    from livejudge.commands.runner import CLIError
+    from livejudge.errors import CLIError
 
     if args.max_batch < 1:
         raise CLIError(f"--max-batch must be at least 1, got {args.max_batch}")

@@ -433,7 +433,7 @@ def run_webrtc_call(args, base_url: str, source, *, title: str, extra_info: dict
     try:
         _aiortc()
     except ImportError as exc:
-        from livejudge.commands.runner import CLIError
+        from livejudge.errors import CLIError
 
         raise CLIError(str(exc)) from None
     delay = asyncio.run(measure_added_delay())
