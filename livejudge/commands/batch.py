@@ -4,7 +4,9 @@
 ``'calls/*.wav'``, or a manifest: a text file with one audio path per line, relative to the
 manifest, ``#`` for comments). Each call is scored by ``score_call`` — a plain, importable
 function of (path, ScoreOptions) that returns the result document, so any executor can run
-it (here a ``concurrent.futures.ProcessPoolExecutor``). A file that cannot be scored is
+it (here a ``concurrent.futures.ProcessPoolExecutor``; with ``--ray``, ``run_batch_ray`` chooses
+the Ray backend ``livejudge.distributed.ray_batch``, which runs tasks and never imports this
+module back). A file that cannot be scored is
 reported with its reason and skipped; it never aborts the batch.
 
 Outputs in ``--out-dir``: ``<name>.json`` per scored call, ``summary.json`` (every call with
@@ -255,6 +257,76 @@ def run_batch(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, 
     return write_summary(rows, out, jobs=jobs, wall_s=time.perf_counter() - t0)
 
 
+def _attempt(score_fn, path: str, options: ScoreOptions) -> dict:
+    """Ray task body: the result document, or ``{"call_error": reason}`` for a rejected call
+    (a value, so Ray does not retry it); other exceptions propagate (Ray retries once)."""
+    t0 = time.perf_counter()
+    try:
+        doc = score_fn(path, options)
+    except CallError as exc:
+        return {"call_error": str(exc), "wall_s": time.perf_counter() - t0}
+    return {"doc": doc, "wall_s": time.perf_counter() - t0}
+
+
+def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, address: str | None = None,
+                  num_cpus: int | None = None, progress: bool = True, score_fn=None) -> dict:
+    """Score ``files`` as Ray tasks into ``out_dir``; write summary.json/.csv (as ``run_batch``).
+
+    The backend (``livejudge.distributed.ray_batch``) only runs the tasks; this runner writes
+    each result as it comes back, on the driver.
+
+    Args:
+        files: the calls (paths visible to every Ray node).
+        address: None for a local Ray started for the run, else "auto" or "ray://host:port".
+        num_cpus: CPUs of the local Ray (None: all); ignored with an address.
+        score_fn: the per-call function (default ``score_call``; tests pass a faulty one).
+    Returns:
+        the summary document of ``run_batch`` with ``jobs`` = the CPUs Ray offered and
+        ``ray`` = {"address", "retries"}; each row as ``run_batch``'s, plus ``attempts`` for a
+        call whose task failed (retried once).
+    Raises:
+        ImportError: Ray missing. ConnectionError: no cluster at ``address``.
+    """
+    from livejudge.commands.gates import call_metrics
+    from livejudge.distributed.ray_batch import RETRIES, failure_reason, import_ray, run_tasks_ray
+    from livejudge.outputs.report import write_json
+
+    import_ray()  # the install hint before any directory is made
+    score_fn = score_fn or score_call
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    names = _out_names(files)
+    t0 = time.perf_counter()
+    rows: list[dict | None] = [None] * len(files)
+    bar = _progress(len(files)) if progress else None
+
+    def on_done(i: int, got: dict | None, error: BaseException | None) -> None:
+        row: dict = {"file": str(files[i]), "status": "error", "reason": None, "result": None, "metrics": None}
+        if error is not None:
+            row.update(reason=failure_reason(error), attempts=RETRIES + 1, wall_s=None)
+        else:
+            if "call_error" in got:
+                row["reason"] = got["call_error"]
+            else:
+                doc = got["doc"]
+                out_path = str(out / names[i])
+                write_json(doc, out_path)
+                row.update(status="ok", result=out_path, metrics=call_metrics(doc),
+                           errors=list(doc.get("errors") or []))
+            row["wall_s"] = round(got["wall_s"], 3)
+        rows[i] = row
+        _report_row(row, bar)
+
+    try:
+        cpus = run_tasks_ray(_attempt, [(score_fn, str(f), options) for f in files], on_done=on_done,
+                             address=address, num_cpus=num_cpus)
+    finally:
+        if bar is not None:
+            bar[0].stop()
+    return write_summary(rows, out, jobs=cpus, wall_s=time.perf_counter() - t0,
+                         ray={"address": address or "local", "retries": RETRIES})
+
+
 def _one_thread_per_worker() -> None:
     """Worker start: one torch thread. N workers each running torch's default (all cores)
     oversubscribe the CPUs: 40 short calls with --jobs 2 on 2 cores took 36 s, 18 s with one
@@ -363,8 +435,6 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     out_dir = args.out_dir or "livejudge-results"
     options = options_from_args(args)
     if getattr(args, "ray", None) is not None:  # the same per-call function as Ray tasks
-        from livejudge.distributed.ray_batch import run_batch_ray
-
         address = None if args.ray == "local" else args.ray
         num_cpus = int(args.jobs) if isinstance(args.jobs, _Jobs) else None
         try:
