@@ -316,10 +316,13 @@ def _attach_runner(args: argparse.Namespace, source, extra_info: dict | None = N
     print(f"livejudge: runner at {args.runner}: using {route.why} at {shown}", file=sys.stderr)
     info = {"runner": {"url": args.runner, "route": route.name}, **(extra_info or {})}
     if route.name == "webrtc":
-        from livejudge.sources.webrtc import run_webrtc_call
+        from livejudge.sources.webrtc import webrtc_route
 
-        return run_webrtc_call(args, route.url, source, title=title or f"attach --runner {args.runner} (webrtc)",
-                               extra_info=info)
+        rtc = webrtc_route(route.url)
+        args.protocol = rtc.protocol
+        return _run_call(args, rtc.placeholder_url, source, title=title or f"attach --runner {args.runner} (webrtc)",
+                         extra_info={**rtc.info, **info}, client_cls=rtc.client_cls,
+                         protocol_factory=rtc.protocol_factory, url_shown=route.url)
     args.protocol = route.protocol
     return _run_call(args, route.url, source, title=title or f"attach --runner {args.runner} ({route.name})",
                      extra_info=info)
