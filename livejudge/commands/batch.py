@@ -27,6 +27,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from livejudge.config import DEFAULT_QWEN_MODEL, JudgeConfig
 from livejudge.session import SessionConfig
 
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".aiff", ".aif")
@@ -55,7 +56,7 @@ class ScoreOptions:
     judge: str = "acoustic"
     head: str | None = None
     device: str = "cpu"
-    qwen_model: str = "Qwen/Qwen2.5-Omni-7B"
+    qwen_model: str = DEFAULT_QWEN_MODEL
     asr: str = "off"
     asr_model: str | None = None
     user_channel: int = 0
@@ -63,10 +64,11 @@ class ScoreOptions:
     echo_gate: str = "auto"
     judge_url: str | None = None
 
-    def as_args(self) -> argparse.Namespace:
-        return argparse.Namespace(judge=self.judge, head=self.head, device=self.device,
-                                  qwen_model=self.qwen_model, asr=self.asr, asr_model=self.asr_model,
-                                  judge_url=self.judge_url)
+    @property
+    def judge_config(self) -> JudgeConfig:
+        """The judge and ASR settings, as ``commands.runner.judge_from_config`` takes them."""
+        return JudgeConfig(kind=self.judge, head=self.head, device=self.device, qwen_model=self.qwen_model,
+                           url=self.judge_url, asr=self.asr, asr_model=self.asr_model)
 
 
 _JUDGES: dict = {}
@@ -74,7 +76,7 @@ _JUDGES: dict = {}
 
 def _judge_for(options: ScoreOptions):
     """One judge per process and settings (loading it is the slow part)."""
-    from livejudge.commands.runner import judge_from_args
+    from livejudge.commands.runner import judge_from_config
 
     if options.judge_url and options.judge != "none":  # a client per call: it counts that call's unjudged windows
         from livejudge.commands.runner import remote_judge
@@ -82,7 +84,7 @@ def _judge_for(options: ScoreOptions):
         return remote_judge(options.judge_url)
     key = (options.judge, options.head, options.device, options.qwen_model)
     if key not in _JUDGES:
-        _JUDGES[key] = judge_from_args(options.as_args())
+        _JUDGES[key] = judge_from_config(options.judge_config)
     return _JUDGES[key]
 
 
@@ -99,7 +101,8 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
     """
     from livejudge.audio import AudioFormatError, open_call
     from livejudge.timing.echo import gate_source
-    from livejudge.commands.runner import CLIError, transcriber_from_args
+    from livejudge.commands.runner import transcriber_from_config
+    from livejudge.errors import CLIError
     from livejudge.session import Session, stream_call
 
     options = options or ScoreOptions()
@@ -111,7 +114,7 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
         try:
             call, gate_info = gate_source(reader, options.echo_gate, log=False)
             judge = _judge_for(options)
-            transcriber = transcriber_from_args(options.as_args())
+            transcriber = transcriber_from_config(options.judge_config)
         except (CLIError, AudioFormatError) as exc:
             raise CallError(str(exc)) from None
         info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels, "kind": "score",
@@ -418,13 +421,15 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     Exit codes: 0 scored (skipped files are listed, not fatal); 2 no input or no call could be
     scored; 3 a ``--fail-if`` gate failed on the medians over the scored calls.
     """
-    from livejudge.commands.gates import EXIT_GATE, evaluate, format_failures, gates_from_args, write_junit
+    from livejudge.commands.gates import EXIT_GATE, evaluate, format_failures, parse_gates, write_junit
+    from livejudge.commands.runner import output_config
     from livejudge.errors import CLIError
 
-    gates = gates_from_args(args)
-    if args.report:
+    output = output_config(args)
+    gates = parse_gates(output.fail_if)
+    if output.report:
         raise CLIError("--report writes one call's report; for a batch, run livejudge report on a result in --out-dir")
-    if args.json_out or args.events:
+    if output.json_out or output.events:
         raise CLIError("--json/--events are per call; a batch writes one result per call into --out-dir")
     if args.jobs < 1:
         raise CLIError(f"--jobs must be at least 1, got {args.jobs}")
@@ -455,8 +460,8 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
           f"summary in {Path(out_dir) / 'summary.json'} and summary.csv", file=sys.stderr)
     scope = f"medians over {summary['n_scored']} scored calls"
     results = evaluate(gates, sm)
-    if args.junit:
-        p = write_junit(args.junit, results, suite=scope, calls=summary["calls"])
+    if output.junit:
+        p = write_junit(output.junit, results, suite=scope, calls=summary["calls"])
         print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
     if summary["n_scored"] == 0:
         raise CLIError("no call could be scored (reasons above)")

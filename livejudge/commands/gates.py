@@ -198,9 +198,9 @@ def add_gate_args(p) -> None:
     g.add_argument("--junit", default=None, metavar="OUT.xml", help="write the gate results as JUnit XML here")
 
 
-def gates_from_args(args) -> list[Gate]:
-    """Parsed ``--fail-if`` gates; raises CLIError (exit 2) on a bad one."""
+def parse_gates(texts: Iterable[str]) -> list[Gate]:
+    """Parsed ``--fail-if`` gates (``OutputConfig.fail_if``); raises CLIError (exit 2) on a bad one."""
     try:
-        return [parse_gate(t) for t in getattr(args, "fail_if", None) or []]
+        return [parse_gate(t) for t in texts]
     except ValueError as exc:
         raise CLIError(str(exc)) from None

@@ -22,6 +22,7 @@ from typing import Callable
 from livejudge.errors import (  # noqa: F401  (re-exported: their old home, used by callers)
     EXIT_FAILED, EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGHUP, EXIT_SIGTERM, EXIT_USAGE, CLIError,
 )
+from livejudge.config import DEFAULT_QWEN_MODEL, JudgeConfig, OutputConfig
 from livejudge.session import Session, SessionConfig
 from livejudge.timing.turns import TurnConfig
 from livejudge.timing.vad import VADConfig
@@ -144,7 +145,7 @@ def add_judge_args(p: argparse.ArgumentParser) -> None:
                    help="judge head checkpoint directory (default: the shipped head for --judge acoustic/whisper)")
     g.add_argument("--device", default="auto",
                    help="torch device for the judge backbone: auto (cuda when present), cpu, cuda, cuda:1")
-    g.add_argument("--qwen-model", default="Qwen/Qwen2.5-Omni-7B",
+    g.add_argument("--qwen-model", default=DEFAULT_QWEN_MODEL,
                    help="Qwen2.5-Omni model id or local path (--judge qwen-omni)")
     g.add_argument("--judge-url", default=None, metavar="URL",
                    help="judge the windows on a judge service (livejudge serve-judge), e.g. "
@@ -174,7 +175,23 @@ def add_output_args(p: argparse.ArgumentParser) -> None:
     add_gate_args(p)
 
 
+def judge_config(args: argparse.Namespace) -> JudgeConfig:
+    """The judge flags (``add_judge_args``) as a JudgeConfig; flags a command lacks keep their defaults."""
+    return JudgeConfig(kind=args.judge, head=getattr(args, "head", None), device=getattr(args, "device", "auto"),
+                       qwen_model=getattr(args, "qwen_model", DEFAULT_QWEN_MODEL),
+                       url=getattr(args, "judge_url", None), asr=getattr(args, "asr", "off"),
+                       asr_model=getattr(args, "asr_model", None))
+
+
+def output_config(args: argparse.Namespace) -> OutputConfig:
+    """The output flags (``add_output_args``) as an OutputConfig."""
+    return OutputConfig(json_out=getattr(args, "json_out", None), events=getattr(args, "events", None),
+                        report=getattr(args, "report", None), display=getattr(args, "display", "auto"),
+                        fail_if=tuple(getattr(args, "fail_if", None) or ()), junit=getattr(args, "junit", None))
+
+
 def session_config(args: argparse.Namespace, judge_mode: str = "live") -> SessionConfig:
+    """The pipeline flags (``add_session_args``) as a SessionConfig. Raises CLIError."""
     if not args.merge_pause_s >= 0:
         raise CLIError(f"--merge-pause-s must be ≥ 0 seconds, got {args.merge_pause_s}")
     try:
@@ -199,32 +216,32 @@ def _auto_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def judge_from_args(args: argparse.Namespace):
-    """The Judge the flags ask for, or None for ``--judge none``. Raises CLIError."""
-    if args.judge == "none":
+def judge_from_config(cfg: JudgeConfig):
+    """The Judge ``cfg`` asks for, or None for ``--judge none``. Raises CLIError."""
+    if cfg.kind == "none":
         return None
-    if getattr(args, "judge_url", None):
-        return remote_judge(args.judge_url)
+    if cfg.url:
+        return remote_judge(cfg.url)
     from livejudge.judge.model.head import HeadError
     from livejudge.judge.model.judge import load_judge, resolve_kind
 
     try:
-        args.judge = resolve_kind(args.judge, args.head)
+        kind = resolve_kind(cfg.kind, cfg.head)
     except (HeadError, ValueError, OSError) as exc:
         raise CLIError(f"cannot load the judge: {exc}") from exc
-    device = args.device
-    if args.judge in ("acoustic", "whisper") and device not in ("auto", "cpu"):
-        print(f"livejudge: note: the {args.judge} judge runs on the CPU; --device {device} is not used",
+    device = cfg.device
+    if kind in ("acoustic", "whisper") and device not in ("auto", "cpu"):
+        print(f"livejudge: note: the {kind} judge runs on the CPU; --device {device} is not used",
               file=sys.stderr)
     if device == "auto":
-        device = _auto_device() if args.judge == "qwen-omni" else "cpu"  # the CPU judges need no torch
-    kwargs = {"head": args.head, "device": device}
-    if args.judge == "qwen-omni":
-        kwargs["model"] = args.qwen_model
+        device = _auto_device() if kind == "qwen-omni" else "cpu"  # the CPU judges need no torch
+    kwargs = {"head": cfg.head, "device": device}
+    if kind == "qwen-omni":
+        kwargs["model"] = cfg.qwen_model
     try:
-        return load_judge(args.judge, **kwargs)
+        return load_judge(kind, **kwargs)
     except (HeadError, FileNotFoundError, ValueError, RuntimeError, ImportError, OSError) as exc:
-        raise CLIError(f"cannot load the {args.judge} judge: {exc}") from exc
+        raise CLIError(f"cannot load the {kind} judge: {exc}") from exc
 
 
 def remote_judge(url: str):
@@ -244,34 +261,34 @@ def remote_judge(url: str):
     return judge
 
 
-def transcriber_from_args(args: argparse.Namespace):
-    """A WhisperTranscriber when ``--asr`` asks for one (and the judge is on), else None.
+def transcriber_from_config(cfg: JudgeConfig):
+    """A WhisperTranscriber when ``cfg.asr`` asks for one (and the judge is on), else None.
 
     ``--asr auto`` quietly stays off when faster-whisper or a local model is missing;
     ``--asr on`` turns that into a one-line CLIError.
     """
-    if getattr(args, "asr", "off") == "off" or getattr(args, "judge", "none") == "none":
+    if cfg.asr == "off" or cfg.kind == "none":
         return None
     from livejudge.judge.features.asr import ASRError, WhisperTranscriber, whisper_available
 
     if not whisper_available():
-        if args.asr == "on":
+        if cfg.asr == "on":
             raise CLIError("--asr on needs faster-whisper: pip install 'livejudge[asr]'")
         return None
     try:
-        transcriber = WhisperTranscriber(args.asr_model)
+        transcriber = WhisperTranscriber(cfg.asr_model)
         from livejudge.judge.features.text import warm_up
 
         warm_up()  # load the sentiment lexicon and language model now, not on the first window
         return transcriber
     except (ASRError, ImportError, OSError, RuntimeError) as exc:
-        if args.asr == "on" or args.asr_model:
+        if cfg.asr == "on" or cfg.asr_model:
             raise CLIError(f"cannot start speech recognition: {exc}") from exc
         return None
 
 
 def run_session(session: Session, body: Callable[[threading.Event], None], *, title: str,
-                args: argparse.Namespace, interrupt_code: int = EXIT_INTERRUPTED,
+                output: OutputConfig, interrupt_code: int = EXIT_INTERRUPTED,
                 failure: type[BaseException] | tuple = ()) -> int:
     """Run ``body(stop_event)`` with the display on, then close the session and write outputs.
 
@@ -285,7 +302,7 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
 
     stop = threading.Event()
     with StopSignals(stop) as signals:
-        display = make_display(session, title, args.display)
+        display = make_display(session, title, output.display)
         if display is not None:
             session.add_sink(display)
             display.start()
@@ -319,25 +336,25 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
                 display.stop()
             if message:
                 print(f"livejudge: {message}", file=sys.stderr)
-            write_outputs(result, args)
-        if args.json_out != "-":
+            write_outputs(result, output)
+        if output.json_out != "-":
             print_summary(result)
-        gate_code = apply_gates(result, args)
+        gate_code = apply_gates(result, output)
     return gate_code if code == EXIT_OK and gate_code else code
 
 
-def apply_gates(result: dict, args: argparse.Namespace) -> int:
+def apply_gates(result: dict, output: OutputConfig) -> int:
     """Check ``--fail-if`` gates on one call's result, write ``--junit``; EXIT_GATE (3) when one
     fails (the list goes to stderr), else 0."""
-    from livejudge.commands.gates import EXIT_GATE, call_metrics, evaluate, format_failures, gates_from_args, write_junit
+    from livejudge.commands.gates import EXIT_GATE, call_metrics, evaluate, format_failures, parse_gates, write_junit
 
-    gates = gates_from_args(args)
-    if not gates and not getattr(args, "junit", None):
+    gates = parse_gates(output.fail_if)
+    if not gates and not output.junit:
         return EXIT_OK
     results = evaluate(gates, call_metrics(result))
     name = str((result.get("source") or {}).get("file") or (result.get("source") or {}).get("kind") or "call")
-    if getattr(args, "junit", None):
-        p = write_junit(args.junit, results, suite=name)
+    if output.junit:
+        p = write_junit(output.junit, results, suite=name)
         print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
     msg = format_failures(results, name)
     if msg:
@@ -346,17 +363,17 @@ def apply_gates(result: dict, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def write_outputs(result: dict, args: argparse.Namespace) -> None:
+def write_outputs(result: dict, output: OutputConfig) -> None:
     from livejudge.outputs.report import write_json
 
-    out = getattr(args, "json_out", None)
+    out = output.json_out
     if out == "-":
         json.dump(result, sys.stdout, indent=2)
         print()
     elif out:
         p = write_json(result, out)
         print(f"livejudge: result written to {p}", file=sys.stderr)
-    write_report(result, getattr(args, "report", None))
+    write_report(result, output.report)
 
 
 def write_report(result: dict, path: str | Path | None) -> Path | None:
@@ -396,9 +413,10 @@ def print_summary(result: dict) -> None:
               + (f"; {ji['validated']}" if ji.get("validated") else ""), file=sys.stderr)
 
 
-def events_sink(args: argparse.Namespace):
-    if getattr(args, "events", None):
+def events_sink(output: OutputConfig):
+    """The ``--events`` JSON-lines sink, or None."""
+    if output.events:
         from livejudge.outputs.sinks import JsonlSink
 
-        return JsonlSink(Path(args.events))
+        return JsonlSink(Path(output.events))
     return None

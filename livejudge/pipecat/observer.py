@@ -211,12 +211,12 @@ def _transcriber(asr: Any, judge: Any):
         return asr  # a Transcriber given by the caller
     if asr not in ("auto", "on"):
         raise ValueError(f"asr must be 'auto', 'on', 'off' or a Transcriber, got {asr!r}")
-    import argparse
-
-    from livejudge.commands.runner import CLIError, transcriber_from_args
+    from livejudge.commands.runner import transcriber_from_config
+    from livejudge.config import JudgeConfig
+    from livejudge.errors import CLIError
 
     try:
-        return transcriber_from_args(argparse.Namespace(asr=asr, asr_model=None, judge="acoustic"))
+        return transcriber_from_config(JudgeConfig(kind="acoustic", asr=asr))
     except CLIError as exc:
         raise ValueError(str(exc)) from None
 
