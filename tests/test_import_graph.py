@@ -5,6 +5,10 @@
   relative imports) is an edge of the module graph; a strongly connected
   component of more than one module is a circle and fails the test, listing
   its modules and the edges inside it.
+- Only the commands room (`livejudge/commands/`) imports `argparse`.
+- Nothing below the commands room receives an argparse `Namespace`: no
+  function outside `livejudge/commands/` reads attributes off a name `args`
+  (the CLI parses once into the frozen configs of `livejudge/config.py`).
 
 These tests read files only; they import nothing from livejudge.
 """
@@ -46,11 +50,37 @@ def _resolve(name: str, modules: dict[str, Path]) -> str | None:
     return None
 
 
+def _is_main_guard(node: ast.stmt) -> bool:
+    """`if __name__ == "__main__":` at module level."""
+    return (
+        isinstance(node, ast.If)
+        and isinstance(node.test, ast.Compare)
+        and isinstance(node.test.left, ast.Name)
+        and node.test.left.id == "__name__"
+        and len(node.test.comparators) == 1
+        and isinstance(node.test.comparators[0], ast.Constant)
+        and node.test.comparators[0].value == "__main__"
+    )
+
+
+def _walk_importable(tree: ast.Module):
+    """Every node of `tree` except those under a module-level `if __name__ == "__main__":`.
+
+    That block runs only when the file is executed as a script, i.e. as the module
+    `__main__`, a module of its own: `python -m livejudge.agents.demo` importing
+    `livejudge.commands.demo_agent` (which imports `livejudge.agents.demo`) is not a circle.
+    """
+    for top in tree.body:
+        if not _is_main_guard(top):
+            yield from ast.walk(top)
+
+
 def _imports(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """Intra-package modules imported anywhere in `path` (any nesting level)."""
+    """Intra-package modules imported anywhere in `path` (any nesting level, the script
+    entry under `if __name__ == "__main__":` excepted)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _walk_importable(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name == PACKAGE or alias.name.startswith(PACKAGE + "."):
@@ -180,6 +210,21 @@ def test_relative_and_submodule_imports_resolve(tmp_path):
     assert [c for c, _ in circles(graph)] == [["livejudge.sub.leaf", "livejudge.top"]]
 
 
+def test_script_entry_is_not_an_edge(tmp_path):
+    """An import under `if __name__ == "__main__":` is the script's, not the module's."""
+    pkg = tmp_path / PACKAGE
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "agent.py").write_text(
+        'import sys\n\nif __name__ == "__main__":\n    from livejudge.cli import main\n    sys.exit(main())\n'
+    )
+    (pkg / "cli.py").write_text("from livejudge.agent import sys\n\ndef main():\n    from livejudge import agent\n")
+    graph = import_graph(pkg)
+    assert graph["livejudge.agent"] == set()
+    assert graph["livejudge.cli"] == {"livejudge.agent"}
+    assert circles(graph) == []
+
+
 def test_no_import_circles():
     """There is no strongly connected component of more than one module."""
     found = circles(import_graph())
@@ -187,3 +232,42 @@ def test_no_import_circles():
         f"circle {' <-> '.join(c)}:\n" + "\n".join(f"    {a} -> {b}" for a, b in e) for c, e in found
     )
     assert not found, f"{len(found)} import circle(s):\n{report}"
+
+
+def _outside_commands() -> dict[str, Path]:
+    return {
+        m: p
+        for m, p in _modules().items()
+        if not (m == COMMANDS_ROOM or m.startswith(COMMANDS_ROOM + "."))
+    }
+
+
+def test_only_the_commands_room_imports_argparse():
+    offenders = []
+    for module, path in _outside_commands().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            if any(n == "argparse" or n.startswith("argparse.") for n in names):
+                offenders.append(f"{module}:{node.lineno}")
+    assert not offenders, f"argparse imported outside {COMMANDS_ROOM}: {offenders}"
+
+
+def test_no_namespace_below_the_commands_room():
+    """No `args.<attr>` read outside commands/: configs travel down, not a Namespace."""
+    offenders = []
+    for module, path in _outside_commands().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "args"
+            ):
+                offenders.append(f"{module}:{node.lineno} args.{node.attr}")
+    assert not offenders, (
+        "an argparse Namespace travels below the commands room; pass a frozen config "
+        f"from livejudge.config instead: {offenders}"
+    )

@@ -1,7 +1,7 @@
 """`livejudge` command line: parse → config → Session. Thin on purpose.
 
 Commands: replay, score (here); attach, demo (livejudge.commands.attach); train, eval
-(livejudge.judge.training.commands). Run ``livejudge COMMAND --help`` for each.
+(livejudge.commands.train). Run ``livejudge COMMAND --help`` for each.
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 
 from livejudge import __version__
-from livejudge.judge.training.commands import CommandError
-from livejudge.judge.training.commands import register as register_training
+from livejudge.commands.train import register as register_training
 from livejudge.commands.runner import (
     EXIT_CODES_HELP,
     EXIT_USAGE,
@@ -38,12 +37,12 @@ from livejudge.config import CallConfig, JudgeConfig, OutputConfig
 from livejudge.session import SessionConfig
 
 # Modules that add their own subcommands with ``register(subparsers)``; train/eval
-# (livejudge.judge.training.commands) are registered in build_parser with this CLI's formatter.
+# (livejudge.commands.train) are registered in build_parser with this CLI's formatter.
 COMMAND_MODULES = [
     "livejudge.commands.attach",
     "livejudge.commands.report",
     "livejudge.commands.compare",
-    "livejudge.distributed.service",
+    "livejudge.commands.serve_judge",
 ]
 
 
@@ -240,9 +239,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except CLIError as exc:
-        print(f"livejudge: {exc}", file=sys.stderr)
-        return exc.code
-    except CommandError as exc:  # train/eval usage errors (the training room does not import runner)
         print(f"livejudge: {exc}", file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
