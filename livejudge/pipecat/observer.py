@@ -272,15 +272,9 @@ class LiveJudgeCore:
             if judge == "none":
                 judge = None
             else:
-                from livejudge.judge.model.judge import JudgeError, load_judge
+                from livejudge.judge.model.judge import judge_for_embedding
 
-                try:
-                    judge = load_judge(judge)
-                except JudgeError as exc:
-                    if judge != "auto":
-                        raise
-                    logger.warning(f"livejudge: no P(human) this call: {exc}; timing is measured")
-                    judge = None
+                judge = judge_for_embedding(judge, logger.warning)
         self.result_path = Path(result_path) if result_path is not None else None
         self.report_path = Path(report_path) if report_path is not None else None
         if self.report_path is not None:  # fail now with the install hint, not at the end of the call
