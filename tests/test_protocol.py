@@ -110,3 +110,5 @@ def test_no_shipped_head_names_a_reserved_source():
     for cfg in heads:
         assert reserved_in(cfg.read_text()) == [], cfg
     assert reserved_in('{"sources": ["x: github:MbBrainz/ttslab@abc (MIT)"]}') == ["MbBrainz/ttslab"]
+    assert reserved_in('"pyannote: pypi:pyannote-audio (package data sample.wav)"') == []
+    assert reserved_in('"pyannote: github:pyannote/pyannote-audio tests/data/dev00.wav"') == ["pyannote/pyannote-audio:tests"]

@@ -36,16 +36,26 @@ import numpy as np
 RESERVED_SOURCES = ("styletts2/styletts2.github.io", "BytedanceSpeech/bytedancespeech.github.io",
                     "speechbot/speechbot.github.io", "neonbjb/tortoise-tts", "microsoft/VibeVoice",
                     "resemble-ai/Resemblyzer", "Azure-Samples/cognitive-services-speech-sdk",
-                    "nu-dialogue/moshi-finetune", "MbBrainz/ttslab", "pyannote/pyannote-audio", "hibari-tts")
+                    "nu-dialogue/moshi-finetune", "MbBrainz/ttslab", "pyannote/pyannote-audio:tests", "hibari-tts")
 """Held by others for outside evaluation (issue 19): never fetched, fitted, tuned or measured on.
-A head whose config names one of them (``reserved_in``) is a defect."""
+For pyannote-audio only its repository's TEST data is reserved (``…:tests``); the sample the
+PyPI package ships as package data is not. A head whose config names one (``reserved_in``) is a
+defect."""
 
 
 def reserved_in(config_text: str) -> list[str]:
     """The reserved sources (``RESERVED_SOURCES``, or their repository/package names alone) named
-    in a head's config text, case-insensitive."""
-    low = config_text.lower()
-    return [r for r in RESERVED_SOURCES if r.lower() in low or r.split("/")[-1].lower() in low]
+    in a head's config text, case-insensitive; for a ``repo:sub`` entry, a line naming the repository
+    and the sub-path word (e.g. pyannote-audio and "tests")."""
+    found = []
+    for r in RESERVED_SOURCES:
+        repo, _, sub = r.partition(":")
+        name = repo.split("/")[-1].lower()
+        for line in config_text.lower().splitlines():
+            if (repo.lower() in line or name in line) and (not sub or sub in line):
+                found.append(r)
+                break
+    return found
 
 
 class ProtocolError(ValueError):
