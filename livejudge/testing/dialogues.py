@@ -265,6 +265,39 @@ def with_final_fricative(clip: str | np.ndarray, level_dbfs: float = -40.0, dur_
     return x
 
 
+def with_voiced_tail(clip: str | np.ndarray, *, peak_dbfs: float = -12.0, start_dbfs: float = -27.0,
+                     end_dbfs: float = -42.0, dur_s: float = 0.2) -> np.ndarray:
+    """A clip ending in a quiet voiced tail (a nasal or vowel decaying after the last stressed
+    syllable), built from the clip's own voice: the clip is trimmed (``trim``) and scaled so its
+    loudest 10 ms frame is at ``peak_dbfs``; its last voiced 40 ms (normalised autocorrelation
+    ≥ 0.7) give one pitch period (the autocorrelation peak at 2.5–15 ms), which is repeated for
+    ``dur_s`` with its RMS falling linearly in dB from ``start_dbfs`` to ``end_dbfs``. The tail
+    is speech: keep ``end_dbfs`` ≥ ``peak_dbfs`` − 30 dB and the builder's trim keeps all of
+    it, so the truth offset is the tail's end.
+
+    Returns float32 mono 16 kHz, shape (n,): the clip up to its last voiced 40 ms, the tail,
+    then 0.1 s of silence. Raises ValueError: the clip has no voiced 40 ms."""
+    from livejudge.timing.vad import periodicity
+
+    x = trim(load_clip(clip) if isinstance(clip, str) else np.asarray(clip, dtype=np.float32)).astype(np.float64)
+    n = len(x) // FRAME
+    db = 10 * np.log10(np.mean(x[: n * FRAME].reshape(n, FRAME) ** 2, axis=1) + 1e-12)
+    x *= 10 ** ((peak_dbfs - db.max()) / 20)
+    w = 4 * FRAME
+    end = next((e for e in range(len(x), w, -FRAME) if periodicity(x[e - w:e]) >= 0.7), None)
+    if end is None:
+        raise ValueError("with_voiced_tail needs a clip with a voiced 40 ms stretch")
+    seg = x[end - w:end] - x[end - w:end].mean()
+    ac = np.correlate(seg, seg, "full")[w - 1:]
+    period = 40 + int(np.argmax(ac[40:241]))
+    one = x[end - period:end]
+    m = int(dur_s * SAMPLE_RATE)
+    tail = np.tile(one, m // period + 1)[:m]
+    gain_db = start_dbfs + (end_dbfs - start_dbfs) * np.arange(m) / m
+    tail = tail / (np.sqrt(np.mean(one ** 2)) + 1e-12) * 10 ** (gain_db / 20)
+    return np.concatenate([x[:end], tail, np.zeros(SAMPLE_RATE // 10)]).astype(np.float32)
+
+
 def telephone(x: np.ndarray) -> np.ndarray:
     """A telephone line: 300–3400 Hz band (zero-phase, so the truth does not move), 8 kHz,
     G.711 μ-law round trip, back to 16 kHz. float32 in and out, 16 kHz."""

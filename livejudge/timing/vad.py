@@ -24,7 +24,8 @@ WebRTC reads faint noise as speech and keeps saying "speech" for up to ~140 ms a
    rel_floor_db)``, so a quiet word-final /s/ stays in. Each band's noise threshold is the
    ``NOISE_TAIL_Q`` (95th) percentile of the channel's recent *quiet* sub-frames (outside open
    segments and 0.1 s lead-ins) + ``refine_margin_db``; with fewer than ``MIN_QUIET_SUBS`` of
-   them, the normal-in-dB estimate (noise median + 2 σ + ``refine_margin_db``). The percentile
+   them (a long stretch of speech), the last such percentile if at most ``TAIL_KEEP_S`` old, else
+   the normal-in-dB estimate (noise median + 2 σ + ``refine_margin_db``). The percentile
    is read off the noise itself because babble (a crowd of talkers) is not normal in dB: its
    σ, estimated from the low tail, put the old threshold 10 dB above the babble's median (word
    ends cut) and the high-band one inside the babble's own /s/ bursts (babble bridged in).
@@ -86,6 +87,13 @@ of the channel's recent non-speech sub-frames, full band and high band each (HEU
 PRE_RUN_S = 0.1
 """Sub-frames this long before a run of gated speech frames are not counted as noise (a quiet
 onset below the gate leads the run), seconds."""
+TAIL_KEEP_S = 12.0
+"""HEURISTIC: when the stored 6 s hold fewer than ``MIN_QUIET_SUBS`` quiet sub-frames (a long
+stretch of speech), the refinement keeps the noise thresholds last read off quiet sub-frames
+if they are at most this old, seconds. The fallback (low percentiles of all levels) read
+speech as noise there: after 6 s of continuous synthetic speech on a −50 dBFS line with a
+room tail, the threshold sat at −30 dBFS and a quiet voiced word end (−27 → −42 dBFS over
+200 ms) was cut 140 ms early."""
 MIN_QUIET_SUBS = 20
 """Non-speech sub-frames (10 ms each) needed among the stored 6 s before their level percentile
 replaces the normal-in-dB estimate (noise median + REFINE_Z σ) as the refinement threshold."""
@@ -344,6 +352,7 @@ class StreamingVAD:
         self._audio = np.zeros((cap, self._sub_len))  # high-band levels are computed from it
         self._quiet = np.zeros(cap, dtype=bool)  # sub-frame outside any speech run or segment
         self._tail_db: float | None = None  # NOISE_TAIL_Q level of the quiet sub-frames, dBFS
+        self._tail_kept: tuple[int, float, float] | None = None  # (sub-frame, _tail_db, _hb_thr) last read
         self._hbc = np.zeros(0)  # high-band levels of sub-frames _hbc_lo.. (at each refinement)
         self._hbc_lo = 0
         self._hb_thr = -120.0
@@ -566,9 +575,16 @@ class StreamingVAD:
         self._hbc = _db(np.einsum("ij,ij->i", hb, hb) / self._sub_len)
         self._hbc_lo = lo
         quiet = self._quiet[idx]
+        kept = self._tail_kept
         if quiet.sum() >= MIN_QUIET_SUBS:
             self._tail_db = float(np.percentile(self._lvl[idx][quiet], NOISE_TAIL_Q))
             self._hb_thr = float(np.percentile(self._hbc[quiet], NOISE_TAIL_Q)) + self.config.refine_margin_db
+            self._tail_kept = (hi, self._tail_db, self._hb_thr)
+        elif kept is not None and (hi - kept[0]) * self._sub_s <= TAIL_KEEP_S:
+            # a long stretch of speech left too few quiet sub-frames in the stored 6 s: the
+            # last percentile read off real noise still holds (the low percentiles of all
+            # levels would be speech there)
+            _, self._tail_db, self._hb_thr = kept
         else:
             self._tail_db = None
             p5, p20 = np.percentile(self._hbc, (5, 20))
