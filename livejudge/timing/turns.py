@@ -22,7 +22,10 @@ Definitions (Full-Duplex-Bench v1/v1.5, summarised in reference.md):
   utterance of ``backchannel_max_s`` or longer (an agent talking on through a barge-in
   attempt with short phrase breaks).
 * turn: the remaining segments of one speaker merged across pauses shorter than
-  ``merge_pause_s`` unless the other speaker started a turn in between.
+  ``merge_pause_s`` unless the other speaker started a turn in between (and the speaker did
+  not resume within ``reaction_s`` of its onset: a phrase break the other barged into), or a
+  turn of the other speaker ended in between, ≥ ``yielded_s`` after the speaker stopped (the
+  speaker yielded and then answered: two turns, a yield and a transition, not one turn).
 * transition: a change of floor from turn A to turn B of the other speaker (B ends after A);
   gap_s = B.onset − A.offset (negative = overlap). user→agent gaps are response latencies.
 * barge-in: a turn that starts while the other speaker's turn is in progress.
@@ -48,6 +51,19 @@ class TurnConfig:
         utterance_pause_s: pauses shorter than this join segments into one utterance before
             the backchannel test, seconds (HEURISTIC: the VAD's hangover, 0.3 s); capped at
             ``merge_pause_s`` (an utterance never spans a pause that ends a turn).
+        reaction_s: a speaker who resumes less than this after the other's onset inside their
+            pause was not reacting to it: their turn goes on and the other barged in, seconds
+            (HEURISTIC: 200 ms, about the fastest vocal reaction to a heard onset; the modal
+            gap between turns is 200 ms, Stivers et al. 2009, PNAS 106:10587, and planning a
+            reply takes longer, Levinson & Torreira 2015, Front. Psychol. 6:731). The VAD
+            split an agent's phrase break right at a caller's onset and the barge-in was
+            attributed to the agent.
+        yielded_s: a speaker who stopped while the other spoke, and whose pause held at least
+            this much of the other speaking alone up to the end of the other's turn, had
+            yielded: what they say next is a new turn (a transition), even within
+            ``merge_pause_s``, seconds (HEURISTIC, 0.3 s: shorter, it is the end of a barge-in
+            the speaker talked through with a phrase break). Merged, the yield read as none
+            and the transition after it was lost.
     Raises:
         ValueError: a negative value.
     """
@@ -55,9 +71,11 @@ class TurnConfig:
     merge_pause_s: float = 0.8
     backchannel_max_s: float = 1.0
     utterance_pause_s: float = 0.3
+    reaction_s: float = 0.2
+    yielded_s: float = 0.3
 
     def __post_init__(self) -> None:
-        for name in ("merge_pause_s", "backchannel_max_s", "utterance_pause_s"):
+        for name in ("merge_pause_s", "backchannel_max_s", "utterance_pause_s", "reaction_s", "yielded_s"):
             v = getattr(self, name)
             if not v >= 0:
                 raise ValueError(f"TurnConfig.{name} must be ≥ 0 seconds, got {v}")
@@ -82,13 +100,22 @@ class Timeline:
 
 
 def _merge(segs: list[SpeechSegment], channel: Channel, pause_s: float,
-           breaks: list[float]) -> list[Turn]:
-    """Merge one channel's segments into turns; ``breaks`` are other-turn onsets that split."""
+           others: list[Turn], reaction_s: float = 0.0, yielded_s: float = 0.0) -> list[Turn]:
+    """Merge one channel's segments into turns across pauses shorter than ``pause_s``.
+
+    ``others`` (the other speaker's turns) split a pause: one that starts in it, unless this
+    speaker resumes less than ``reaction_s`` after its onset (too soon to be a reaction: this
+    speaker's turn was in progress, with a phrase break, and the other barged in), or one that
+    ends in it at least ``yielded_s`` after this speaker stopped (this speaker yielded, the
+    other held the floor alone and finished: what follows is an answer, not the yielded turn
+    going on; a shorter stretch alone is the end of a barge-in the speaker talked through)."""
     turns: list[Turn] = []
     for s in segs:
         if turns:
             last = turns[-1]
-            split = any(last.offset_s <= b < s.onset_s for b in breaks)
+            split = any((last.offset_s <= o.onset_s < s.onset_s and s.onset_s - o.onset_s >= reaction_s)
+                        or (o.onset_s < s.onset_s and last.offset_s + yielded_s <= o.offset_s <= s.onset_s)
+                        for o in others)
             if s.onset_s - last.offset_s < pause_s and not split:
                 turns[-1] = Turn(channel, last.onset_s, max(last.offset_s, s.offset_s), last.n_segments + 1)
                 continue
@@ -154,7 +181,7 @@ def analyze(segments: Iterable[SpeechSegment], config: TurnConfig | None = None)
     # 2. turns: merge pauses, but a turn onset of the other speaker in the pause splits.
     first = {c: _merge(floor_segs[c], c, cfg.merge_pause_s, []) for c in ("user", "agent")}
     turns_by = {
-        c: _merge(floor_segs[c], c, cfg.merge_pause_s, [t.onset_s for t in first[other(c)]])
+        c: _merge(floor_segs[c], c, cfg.merge_pause_s, first[other(c)], cfg.reaction_s, cfg.yielded_s)
         for c in ("user", "agent")
     }
     turns = sorted(turns_by["user"] + turns_by["agent"], key=lambda t: (t.onset_s, t.channel))

@@ -1,0 +1,87 @@
+"""Issue 20 (5b, 5c): yields followed by an answer within the merge pause, and barge-ins into a
+phrase break. Dialogues are built from real clips with a known timeline (DialogueBuilder);
+the whole-call path (front end, VAD, turns) is compared with the truth.
+
+Tolerances: a barge-in matches the truth when its speaker is the same and its onset is within
+MATCH_S = 50 ms; yield times within YIELD_TOL_S = 60 ms (two 30 ms VAD frames); transitions
+match within MATCH_S.
+"""
+
+import pytest
+
+from livejudge.events import BargeIn, SpeechSegment as S
+from livejudge.session import snapshot_of_call
+from livejudge.testing.dialogues import DialogueBuilder
+from livejudge.timing.turns import TurnConfig, analyze
+
+MATCH_S = 0.05
+YIELD_TOL_S = 0.06
+
+
+def _check(d):
+    snap = snapshot_of_call(d.call)
+    assert len(snap.barge_ins) == len(d.truth.barge_ins), (snap.barge_ins, d.truth.barge_ins)
+    for got, want in zip(snap.barge_ins, d.truth.barge_ins):
+        assert got.by == want.by and abs(got.onset_s - want.onset_s) <= MATCH_S, (got, want)
+        if want.yield_s is None:
+            assert got.yield_s is None, (got, want)
+        else:
+            assert got.yield_s is not None and abs(got.yield_s - want.yield_s) <= YIELD_TOL_S, (got, want)
+    assert len(snap.transitions) == len(d.truth.transitions), (snap.transitions, d.truth.transitions)
+    for got, want in zip(snap.transitions, d.truth.transitions):
+        assert (got.from_channel, got.to_channel) == (want.from_channel, want.to_channel)
+        assert abs(got.to_onset_s - want.to_onset_s) <= MATCH_S and abs(got.gap_s - want.gap_s) <= YIELD_TOL_S
+    return snap
+
+
+@pytest.mark.parametrize("uclip,yield_s,gap_s", [("cmu_cards_003", 0.7, 0.1), ("cmu_goforward", 1.2, 0.2),
+                                                  ("cmu_cards_002", 1.0, 0.2)])
+@pytest.mark.parametrize("noise_dbfs", [-60.0, -45.0])
+def test_yield_then_answer_within_the_merge_pause_is_two_turns(uclip, yield_s, gap_s, noise_dbfs):
+    # the agent yields to a barge-in and answers < merge_pause_s (0.8 s) after it stopped:
+    # before the fix the two agent pieces merged, the yield read None, two transitions were lost
+    b = DialogueBuilder(seed=2, noise_dbfs=noise_dbfs)
+    b.user("cmu_cards_005")
+    b.agent("espeak_reply_05", gap_s=0.5)
+    cut = b.user(uclip, barge_in_after_s=1.5, agent_yield_s=yield_s)
+    ans = b.agent("espeak_reply_02", gap_s=gap_s)
+    b.user("cmu_numbers", gap_s=0.6)
+    d = b.build()
+    agent_turns = [p for p in d.truth.placed if p.channel == "agent"]
+    assert ans.onset_s - agent_turns[0].offset_s < TurnConfig().merge_pause_s  # the hard case
+    snap = _check(d)
+    assert snap.barge_ins[0].yield_s is not None and cut.onset_s > 0
+
+
+@pytest.mark.parametrize("clip,pause_end_s", [("espeak_reply_01", 1.60), ("espeak_reply_03", 1.75),
+                                              ("espeak_reply_02", 1.03)])
+@pytest.mark.parametrize("early_s", [0.08, 0.03])
+def test_barge_in_into_a_phrase_break_is_the_callers(clip, pause_end_s, early_s):
+    # the caller starts 30–80 ms before the agent resumes after a phrase break (the agent talks
+    # on): the barge-in is the caller's, yield None; before the fix the agent's restart was a
+    # new turn inside the caller's and the barge-in went to the agent
+    b = DialogueBuilder(seed=3, noise_dbfs=-55.0)
+    b.user("cmu_cards_005")
+    b.agent(clip, gap_s=0.5)
+    b.user("cmu_cards_002", barge_in_after_s=pause_end_s - early_s, agent_yield_s=None)
+    b.user("cmu_numbers", gap_s=0.8)
+    _check(b.build())
+
+
+def test_merge_rules_by_hand():
+    # agent 0–2.0 yields to the user (1.5–3.0: alone 1.0 s ≥ yielded_s) and answers at 2.6,
+    # 0.6 s after stopping (< merge_pause_s): two agent turns, yield 0.5, transitions a→u, u→a
+    tl = analyze([S("agent", 0.0, 2.0), S("user", 1.5, 3.0), S("agent", 3.2, 5.0)])
+    assert [(t.channel, t.onset_s) for t in tl.turns] == [("agent", 0.0), ("user", 1.5), ("agent", 3.2)]
+    assert tl.barge_ins == (BargeIn("user", 1.5, 0.5),)
+    assert [(t.from_channel, t.to_channel) for t in tl.transitions] == [("agent", "user"), ("user", "agent")]
+    # the user's turn ends only 0.1 s after the agent's phrase break began: the agent talked on
+    tl = analyze([S("agent", 0.0, 2.9), S("user", 1.5, 3.0), S("agent", 3.3, 5.0)])
+    assert [(t.channel, t.onset_s, t.offset_s) for t in tl.turns] == [("agent", 0.0, 5.0), ("user", 1.5, 3.0)]
+    assert tl.barge_ins == (BargeIn("user", 1.5, None),)
+    # the user starts in the agent's phrase break 0.05 s before the agent resumes: not a reaction
+    tl = analyze([S("agent", 0.0, 1.0), S("user", 1.25, 3.0), S("agent", 1.3, 5.0)])
+    assert tl.barge_ins == (BargeIn("user", 1.25, None),)
+    # ... 0.3 s before (≥ reaction_s): the agent resumed over the user, a barge-in of the agent's
+    tl = analyze([S("agent", 0.0, 1.0), S("user", 1.25, 3.0), S("agent", 1.55, 5.0)])
+    assert [b.by for b in tl.barge_ins] == ["agent"]
