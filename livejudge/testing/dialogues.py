@@ -228,8 +228,23 @@ def room_ir(rt60_s: float, drr_db: float, rng: np.random.Generator, predelay_s: 
 def pop(kind: str, level_dbfs: float, rng: np.random.Generator, dur_s: float = 0.05) -> np.ndarray:
     """A non-speech burst: "pop" = noise low-passed below 1 kHz (plosive on the mic, cable
     knock: energy under 1 kHz, no voicing) under a fast-attack decaying envelope, ``dur_s``
-    long; "click" = a 2 ms broadband click. ``level_dbfs`` is the burst's RMS, float32."""
+    long; "click" = a 2 ms broadband click; "tone" = a harmonic burst (f0 120–250 Hz, 7
+    harmonics falling 1/k, periodic: it passes a voicing check) and "burst" = white noise, both
+    ``dur_s`` long with 3 ms ramps, as a full-duplex speech model emits between replies.
+    ``level_dbfs`` is the burst's RMS, float32."""
     from scipy.signal import butter, sosfilt
+
+    if kind in ("tone", "burst"):
+        n = int(dur_s * SAMPLE_RATE)
+        if kind == "tone":
+            t = np.arange(n) / SAMPLE_RATE
+            f0 = rng.uniform(120.0, 250.0)
+            x = sum(np.sin(2 * np.pi * f0 * k * t + rng.uniform(0, 2 * np.pi)) / k for k in range(1, 8))
+        else:
+            x = rng.standard_normal(n)
+        ramp = 0.003 * SAMPLE_RATE
+        env = np.minimum(1.0, np.minimum(np.arange(n), n - 1 - np.arange(n)) / ramp)
+        return _level(np.asarray(x) * env, level_dbfs)
 
     if kind == "pop":
         n = int(dur_s * SAMPLE_RATE)
@@ -239,7 +254,7 @@ def pop(kind: str, level_dbfs: float, rng: np.random.Generator, dur_s: float = 0
     if kind == "click":
         n = int(0.002 * SAMPLE_RATE)
         return _level(rng.standard_normal(n) * np.hanning(n), level_dbfs)
-    raise ValueError(f"pop kind must be 'pop' or 'click', got {kind!r}")
+    raise ValueError(f"pop kind must be 'pop', 'click', 'tone' or 'burst', got {kind!r}")
 
 
 def with_final_fricative(clip: str | np.ndarray, level_dbfs: float = -40.0, dur_s: float = 0.12,
