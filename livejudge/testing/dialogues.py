@@ -313,6 +313,28 @@ def with_voiced_tail(clip: str | np.ndarray, *, peak_dbfs: float = -12.0, start_
     return np.concatenate([x[:end], tail, np.zeros(SAMPLE_RATE // 10)]).astype(np.float32)
 
 
+def speakerphone(x: np.ndarray, rng: np.random.Generator, rt60_s: float = 0.3) -> np.ndarray:
+    """What a speakerphone's microphone picks up of its own loudspeaker: ``x`` band-passed
+    300–3800 Hz (a small speaker), soft-clipped (tanh at 3× drive), then through a room
+    (``room_ir``-like: unit direct path and exponentially decaying noise, RT60 ``rt60_s``, 150 ms,
+    10 dB below the direct path). Scaled to the energy of ``x`` (the gain is applied by the
+    caller). float32 16 kHz in and out, same length."""
+    from scipy.signal import butter, oaconvolve, sosfilt
+
+    y = sosfilt(butter(2, [300.0, 3800.0], btype="bandpass", fs=SAMPLE_RATE, output="sos"),
+                np.asarray(x, dtype=np.float64))
+    y = np.tanh(3.0 * y) / 3.0
+    m = int(0.15 * SAMPLE_RATE)
+    t = np.arange(m) / SAMPLE_RATE
+    h = rng.standard_normal(m) * np.exp(-6.9 * t / rt60_s)
+    h[: int(0.002 * SAMPLE_RATE)] = 0.0
+    h *= np.sqrt(0.1 / (np.sum(h ** 2) + 1e-20))
+    h[0] = 1.0
+    y = oaconvolve(y, h)[: len(x)]
+    ex, ey = float(np.sum(np.asarray(x, dtype=np.float64) ** 2)), float(np.sum(y ** 2))
+    return (y * np.sqrt(ex / ey) if ey > 0 else y).astype(np.float32)
+
+
 def telephone(x: np.ndarray) -> np.ndarray:
     """A telephone line: 300–3400 Hz band (zero-phase, so the truth does not move), 8 kHz,
     G.711 μ-law round trip, back to 16 kHz. float32 in and out, 16 kHz."""
@@ -346,6 +368,8 @@ class DialogueBuilder:
         dc_offset: constant added to both channels (a cheap sound card), full scale units.
         echo_gain_db / echo_delay_s: the agent's audio leaks into the user channel (speakerphone)
             at this gain (e.g. −18 dB) and delay. The leak is not user speech.
+        echo_speakerphone: the leak goes through a small loudspeaker and a room first
+            (``speakerphone``: 300–3800 Hz, soft clipping, RT60 0.3 s), not a flat copy.
         line_rate: the sample rate the call will be heard at (e.g. 8000): each clip is passed
             through it before trimming, so the truth is the speech that rate can carry (a
             word-final /s/ above 4 kHz does not exist at 8 kHz). ``telephone_line`` implies it.
@@ -359,6 +383,7 @@ class DialogueBuilder:
                  breath_dbfs: float | None = None, breath_gap_s: float = 0.2, breath_s: float = 0.3,
                  telephone_line: bool = False, dc_offset: float = 0.0,
                  echo_gain_db: float | None = None, echo_delay_s: float = 0.05,
+                 echo_speakerphone: bool = False,
                  line_rate: int = SAMPLE_RATE) -> None:
         if noise_kind not in ("white", "babble", "room"):
             raise ValueError(f"noise_kind must be 'white', 'babble' or 'room', got {noise_kind!r}")
@@ -374,6 +399,7 @@ class DialogueBuilder:
         self.dc_offset = dc_offset
         self.echo_gain_db = echo_gain_db
         self.echo_delay_s = echo_delay_s
+        self.echo_speakerphone = echo_speakerphone
         self.line_rate = int(line_rate)
         self.rng = np.random.default_rng(seed)
         self.lead_s = lead_s
@@ -507,7 +533,8 @@ class DialogueBuilder:
         if self.echo_gain_db is not None:
             d = int(round(self.echo_delay_s * SAMPLE_RATE))
             leak = np.zeros(n, dtype=np.float32)
-            leak[d:] = ch["agent"][: n - d] * np.float32(10 ** (self.echo_gain_db / 20))
+            src = speakerphone(ch["agent"], self.rng) if self.echo_speakerphone else ch["agent"]
+            leak[d:] = src[: n - d] * np.float32(10 ** (self.echo_gain_db / 20))
             ch["user"] = ch["user"] + leak
         for c, at_s, x in self._pops:
             a = int(round(at_s * SAMPLE_RATE))

@@ -65,8 +65,8 @@ class TurnConfig:
             the speaker talked through with a phrase break). Merged, the yield read as none
             and the transition after it was lost.
         pop_max_s: a segment shorter than this with no other speech of its channel within
-            ``utterance_pause_s`` is a pop, click or burst, never a turn, backchannel, barge-in
-            or overlap, seconds (HEURISTIC, 0.12 s: a full-duplex model's 20–80 ms tonal
+            ``utterance_pause_s``, and none of the other channel over it, is a pop, click or
+            burst, never a turn (nor a transition, latency or overlap), seconds (HEURISTIC, 0.12 s: a full-duplex model's 20–80 ms tonal
             bursts are voiced-looking and measured ≤ 0.1 s; the shortest words said alone,
             "mm", "no", last ≥ 0.15 s). 0 keeps every segment. A 50 ms burst 1.6 s before an
             agent's answer used to open its reply (latency 2.6 s read for 4.2 s).
@@ -131,16 +131,19 @@ def _merge(segs: list[SpeechSegment], channel: Channel, pause_s: float,
     return turns
 
 
-def _without_pops(segs: list[SpeechSegment], cfg: TurnConfig) -> list[SpeechSegment]:
-    """One channel's segments (sorted by onset) less the isolated bursts: a segment shorter
-    than ``cfg.pop_max_s`` with no other segment of the channel within ``utterance_pause_s``
-    on either side is a pop or click, not speech, whatever its voicing."""
+def _without_pops(segs: list[SpeechSegment], others: list[SpeechSegment], cfg: TurnConfig) -> list[SpeechSegment]:
+    """One channel's segments (sorted by onset) less the isolated bursts that would open a
+    turn: a segment shorter than ``cfg.pop_max_s`` with no other segment of the channel within
+    ``utterance_pause_s`` on either side, and none of the other channel (``others``) over it,
+    is a pop, click or burst, not speech, whatever its voicing. Over the other's speech it
+    stays (a backchannel an echo canceller cut to 70 ms is still one)."""
     if cfg.pop_max_s <= 0:
         return segs
     gap = min(cfg.utterance_pause_s, cfg.merge_pause_s)
     out = []
     for k, s in enumerate(segs):
-        if s.offset_s - s.onset_s < cfg.pop_max_s:
+        if s.offset_s - s.onset_s < cfg.pop_max_s and not any(
+                o.onset_s < s.offset_s and o.offset_s > s.onset_s for o in others):
             before = k > 0 and s.onset_s - max(x.offset_s for x in segs[:k]) < gap
             after = k + 1 < len(segs) and segs[k + 1].onset_s - s.offset_s < gap
             if not before and not after:
@@ -174,8 +177,8 @@ def analyze(segments: Iterable[SpeechSegment], config: TurnConfig | None = None)
     cfg = config or TurnConfig()
     segs = sorted(segments, key=lambda s: (s.onset_s, s.channel))
     by_ch: dict[Channel, list[SpeechSegment]] = {
-        "user": _without_pops([s for s in segs if s.channel == "user"], cfg),
-        "agent": _without_pops([s for s in segs if s.channel == "agent"], cfg),
+        "user": _without_pops([s for s in segs if s.channel == "user"], [s for s in segs if s.channel == "agent"], cfg),
+        "agent": _without_pops([s for s in segs if s.channel == "agent"], [s for s in segs if s.channel == "user"], cfg),
     }
 
     # 1. backchannels: short utterances inside the other's (pause-merged) speech that goes on.
