@@ -90,10 +90,14 @@ onset below the gate leads the run), seconds."""
 TAIL_KEEP_S = 12.0
 """HEURISTIC: when the stored 6 s hold fewer than ``MIN_QUIET_SUBS`` quiet sub-frames (a long
 stretch of speech), the refinement keeps the noise thresholds last read off quiet sub-frames
-if they are at most this old, seconds. The fallback (low percentiles of all levels) read
-speech as noise there: after 6 s of continuous synthetic speech on a −50 dBFS line with a
+if they are at most this old and below the fallback, seconds. The fallback (low percentiles
+of all levels) read speech as noise there: after 6 s of continuous synthetic speech on a −50 dBFS line with a
 room tail, the threshold sat at −30 dBFS and a quiet voiced word end (−27 → −42 dBFS over
 200 ms) was cut 140 ms early."""
+MIN_QUIET_SUBS = 20
+"""Quiet sub-frames (1 s) a percentile must be read off to be kept for ``TAIL_KEEP_S`` (with
+20, a speech lead-in among them once kept a −18 dBFS "noise" level and cut a phrase 260 ms
+short)."""
 MIN_QUIET_SUBS = 20
 """Non-speech sub-frames (10 ms each) needed among the stored 6 s before their level percentile
 replaces the normal-in-dB estimate (noise median + REFINE_Z σ) as the refinement threshold."""
@@ -575,21 +579,25 @@ class StreamingVAD:
         self._hbc = _db(np.einsum("ij,ij->i", hb, hb) / self._sub_len)
         self._hbc_lo = lo
         quiet = self._quiet[idx]
-        kept = self._tail_kept
-        if quiet.sum() >= MIN_QUIET_SUBS:
+        n_quiet = int(quiet.sum())
+        if n_quiet >= MIN_QUIET_SUBS:
             self._tail_db = float(np.percentile(self._lvl[idx][quiet], NOISE_TAIL_Q))
             self._hb_thr = float(np.percentile(self._hbc[quiet], NOISE_TAIL_Q)) + self.config.refine_margin_db
             self._tail_kept = (hi, self._tail_db, self._hb_thr)
-        elif kept is not None and (hi - kept[0]) * self._sub_s <= TAIL_KEEP_S:
-            # a long stretch of speech left too few quiet sub-frames in the stored 6 s: the
-            # last percentile read off real noise still holds (the low percentiles of all
-            # levels would be speech there)
-            _, self._tail_db, self._hb_thr = kept
         else:
             self._tail_db = None
             p5, p20 = np.percentile(self._hbc, (5, 20))
             sigma = float(min(max((p20 - p5) / 0.80, 0.3), 4.0))
             self._hb_thr = float(p20 + 0.84 * sigma + GATE_Z * sigma + self.config.refine_margin_db)
+            kept = self._tail_kept
+            fallback = self._noise.above(REFINE_Z, 0.0)
+            if (kept is not None and (hi - kept[0]) * self._sub_s <= TAIL_KEEP_S
+                    and (fallback is None or kept[1] < fallback)):
+                # a long stretch of speech left too few quiet sub-frames in the stored 6 s: the
+                # last percentile read off them still holds where the low percentiles of all
+                # levels read speech as noise (it is lower; a higher one was read off a speech
+                # lead-in among too few quiet sub-frames: once −18 dBFS, a phrase cut 260 ms short)
+                self._tail_db, self._hb_thr = kept[1], min(kept[2], self._hb_thr)
         run0 = max(lo, (self._run_start or 0) * self._spf)
         self._peak_hb_db = float(self._hbc[run0 - lo:].max()) if hi >= run0 else -120.0
 
