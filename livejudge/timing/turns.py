@@ -35,7 +35,9 @@ Definitions (Full-Duplex-Bench v1/v1.5, summarised in reference.md):
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Iterable
 
 from livejudge.events import Backchannel, BargeIn, Channel, Overlap, SpeechSegment, Transition, Turn, other
@@ -66,8 +68,9 @@ class TurnConfig:
             and the transition after it was lost.
         pop_max_s: a segment shorter than this with no other speech of its channel within
             ``utterance_pause_s``, and none of the other channel over it, is a pop, click or
-            burst, never a turn (nor a transition, latency or overlap), seconds (HEURISTIC, 0.12 s: a full-duplex model's 20–80 ms tonal
-            bursts are voiced-looking and measured ≤ 0.1 s; the shortest words said alone,
+            burst, never a turn (nor a transition, latency or overlap), seconds (HEURISTIC,
+            0.12 s: a full-duplex model's 20–80 ms tonal bursts are voiced-looking and
+            measured ≤ 0.1 s; the shortest words said alone,
             "mm", "no", last ≥ 0.15 s). 0 keeps every segment. A 50 ms burst 1.6 s before an
             agent's answer used to open its reply (latency 2.6 s read for 4.2 s).
     Raises:
@@ -117,13 +120,16 @@ def _merge(segs: list[SpeechSegment], channel: Channel, pause_s: float,
     ends in it at least ``yielded_s`` after this speaker stopped (this speaker yielded, the
     other held the floor alone and finished: what follows is an answer, not the yielded turn
     going on; a shorter stretch alone is the end of a barge-in the speaker talked through)."""
+    ons, ends = _index(others)
     turns: list[Turn] = []
     for s in segs:
         if turns:
             last = turns[-1]
+            # only the other's turns with onset < s.onset and offset ≥ last.offset can split
+            near = others[bisect_left(ends, last.offset_s):bisect_left(ons, s.onset_s)]
             split = any((last.offset_s <= o.onset_s < s.onset_s and s.onset_s - o.onset_s >= reaction_s)
-                        or (o.onset_s < s.onset_s and last.offset_s + yielded_s <= o.offset_s <= s.onset_s)
-                        for o in others)
+                        or (last.offset_s + yielded_s <= o.offset_s <= s.onset_s)
+                        for o in near)
             if s.onset_s - last.offset_s < pause_s and not split:
                 turns[-1] = Turn(channel, last.onset_s, max(last.offset_s, s.offset_s), last.n_segments + 1)
                 continue
@@ -140,16 +146,29 @@ def _without_pops(segs: list[SpeechSegment], others: list[SpeechSegment], cfg: T
     if cfg.pop_max_s <= 0:
         return segs
     gap = min(cfg.utterance_pause_s, cfg.merge_pause_s)
+    ons, ends = _index(others)
     out = []
+    end = -math.inf  # latest offset of the segments before s
     for k, s in enumerate(segs):
         if s.offset_s - s.onset_s < cfg.pop_max_s and not any(
-                o.onset_s < s.offset_s and o.offset_s > s.onset_s for o in others):
-            before = k > 0 and s.onset_s - max(x.offset_s for x in segs[:k]) < gap
+                o.offset_s > s.onset_s for o in others[bisect_right(ends, s.onset_s):bisect_left(ons, s.offset_s)]):
+            before = s.onset_s - end < gap
             after = k + 1 < len(segs) and segs[k + 1].onset_s - s.offset_s < gap
             if not before and not after:
+                end = max(end, s.offset_s)
                 continue
+        end = max(end, s.offset_s)
         out.append(s)
     return out
+
+
+def _index(items: list) -> tuple[list[float], list[float]]:
+    """Onsets and running-maximum offsets of ``items`` (sorted by onset), for bisection: the
+    items with offset ≥ t start at ``bisect_left(ends, t)``, those with onset < t end before
+    ``bisect_left(ons, t)``."""
+    ons = [x.onset_s for x in items]
+    ends = list(accumulate((x.offset_s for x in items), max))
+    return ons, ends
 
 
 def _utterances(segs: list[SpeechSegment], pause_s: float) -> list[list[SpeechSegment]]:
@@ -177,9 +196,8 @@ def analyze(segments: Iterable[SpeechSegment], config: TurnConfig | None = None)
     cfg = config or TurnConfig()
     segs = sorted(segments, key=lambda s: (s.onset_s, s.channel))
     by_ch: dict[Channel, list[SpeechSegment]] = {
-        "user": _without_pops([s for s in segs if s.channel == "user"], [s for s in segs if s.channel == "agent"], cfg),
-        "agent": _without_pops([s for s in segs if s.channel == "agent"], [s for s in segs if s.channel == "user"], cfg),
-    }
+        c: [s for s in segs if s.channel == c] for c in ("user", "agent")}
+    by_ch = {c: _without_pops(by_ch[c], by_ch[other(c)], cfg) for c in ("user", "agent")}
 
     # 1. backchannels: short utterances inside the other's (pause-merged) speech that goes on.
     rough = {c: _merge(by_ch[c], c, cfg.merge_pause_s, []) for c in ("user", "agent")}
