@@ -410,7 +410,9 @@ class Session:
                 self.errors.append(summary)
         if len(self.errors) <= 3:
             try:
-                print(f"livejudge: {message}", file=sys.stderr)
+                from livejudge.outputs.guard import clean  # messages quote file names, agents' words
+
+                print(f"livejudge: {clean(message)}", file=sys.stderr)
             except (OSError, ValueError):  # stderr closed or a broken pipe (`| head`): the error is kept
                 pass
 

@@ -30,6 +30,7 @@ from livejudge.commands.runner import (
     add_judge_args,
     add_output_args,
     add_session_args,
+    check_outputs,
     events_sink,
     judge_from_args,
     transcriber_from_args,
@@ -232,6 +233,7 @@ def _run_call(args: argparse.Namespace, url: str, source, *, title: str, extra_i
     from livejudge.sources.protocols import make_protocol
     from livejudge.sources.ws import AttachClient, AttachConfig, AttachError, Recorder, parse_header
 
+    check_outputs(args)  # a bad --json/--events/--report/--record path: exit 2 before dialling
     client_cls = client_cls or AttachClient  # sources.webrtc passes its SmallWebRTC client
     protocol_factory = protocol_factory or (lambda: make_protocol(args.protocol, args.in_rate))
     try:
@@ -312,17 +314,20 @@ def _attach_runner(args: argparse.Namespace, source, extra_info: dict | None = N
         route = pick_route(args.runner, None if args.route == "auto" else args.route, origin=args.origin)
     except (ValueError, ImportError) as exc:
         raise CLIError(str(exc)) from None
-    shown = route.url.split("?")[0]
-    print(f"livejudge: runner at {args.runner}: using {route.why} at {shown}", file=sys.stderr)
-    info = {"runner": {"url": args.runner, "route": route.name}, **(extra_info or {})}
+    from livejudge.sources.ws import redact_url
+
+    shown = redact_url(route.url)
+    runner = redact_url(args.runner)  # a ?token=… in the URL is a credential: never printed or stored
+    print(f"livejudge: runner at {runner}: using {route.why} at {shown}", file=sys.stderr)
+    info = {"runner": {"url": runner, "route": route.name}, **(extra_info or {})}
     if route.name == "webrtc":
         from livejudge.sources.webrtc import run_webrtc_call
 
-        return run_webrtc_call(args, route.url, source, title=title or f"attach --runner {args.runner} (webrtc)",
+        return run_webrtc_call(args, route.url, source, title=title or f"attach --runner {runner} (webrtc)",
                                extra_info=info)
     args.protocol = route.protocol
-    return _run_call(args, route.url, source, title=title or f"attach --runner {args.runner} ({route.name})",
-                     extra_info=info)
+    return _run_call(args, route.url, source, title=title or f"attach --runner {runner} ({route.name})",
+                     extra_info=info, url_shown=shown)
 
 
 def free_port(host: str = "127.0.0.1") -> int:

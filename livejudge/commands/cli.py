@@ -25,6 +25,7 @@ from livejudge.commands.runner import (
     add_judge_args,
     add_output_args,
     add_session_args,
+    check_outputs,
     events_sink,
     judge_from_args,
     raise_on_terminate,
@@ -96,6 +97,7 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
     from livejudge.commands.gates import gates_from_args
 
     gates_from_args(args)  # a bad --fail-if is a usage error before the call, not after it
+    check_outputs(args)  # so is an output path that cannot be written, or that is the recording
     reader = _open_call(args)  # read block by block: memory does not grow with the file
     try:
         from livejudge.timing.echo import gate_source
@@ -225,8 +227,10 @@ def main(argv: list[str] | None = None) -> int:
     old_handlers = raise_on_terminate()  # SIGTERM/SIGHUP outside a call: unwind (finally blocks run)
     try:
         return int(args.func(args) or 0)
-    except CLIError as exc:
-        print(f"livejudge: {exc}", file=sys.stderr)
+    except CLIError as exc:  # messages quote file names and agents' words: no raw control characters
+        from livejudge.outputs.guard import clean
+
+        print(f"livejudge: {clean(exc)}", file=sys.stderr)
         return exc.code
     except CommandError as exc:  # train/eval usage errors (the training room does not import runner)
         print(f"livejudge: {exc}", file=sys.stderr)

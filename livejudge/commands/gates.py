@@ -158,7 +158,7 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
     Args:
         results: gate results.
         suite: name of the gate suite (e.g. the call's file, or "medians over 48 calls").
-        calls: batch rows ``{"file", "status": "ok"|"error", "reason"}``, or None.
+        calls: batch rows ``{"file", "status": "ok"|"skipped", "reason"}``, or None.
     """
     root = ET.Element("testsuites", name="livejudge")
     s = ET.SubElement(root, "testsuite", name=f"livejudge gates: {suite}", tests=str(len(results)),

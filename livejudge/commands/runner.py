@@ -327,8 +327,11 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
             if display is not None:
                 display.stop()
             if message:
-                print(f"livejudge: {message}", file=sys.stderr)
-            write_outputs(result, args)
+                from livejudge.outputs.guard import clean
+
+                print(f"livejudge: {clean(message)}", file=sys.stderr)
+            write_code = write_outputs(result, args)
+            code = code or write_code
         if args.json_out != "-":
             print_summary(result)
         gate_code = apply_gates(result, args)
@@ -346,8 +349,11 @@ def apply_gates(result: dict, args: argparse.Namespace) -> int:
     results = evaluate(gates, call_metrics(result))
     name = str((result.get("source") or {}).get("file") or (result.get("source") or {}).get("kind") or "call")
     if getattr(args, "junit", None):
-        p = write_junit(args.junit, results, suite=name)
-        print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
+        try:
+            p = write_junit(args.junit, results, suite=name)
+            print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
+        except OSError as exc:
+            print(f"livejudge: cannot write the JUnit XML to {args.junit}: {exc.strerror or exc}", file=sys.stderr)
     msg = format_failures(results, name)
     if msg:
         print(msg, file=sys.stderr)
@@ -355,32 +361,76 @@ def apply_gates(result: dict, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def write_outputs(result: dict, args: argparse.Namespace) -> None:
+def check_outputs(args: argparse.Namespace, inputs: tuple = ()) -> None:
+    """Before the call: every output flag (--json, --events, --report, --junit, --record) must
+    be writable and none may be an input (``inputs`` plus FILE/--user/--agent/--input-wav);
+    ``--report`` needs matplotlib. Raises CLIError (exit 2), so a bad path costs nothing."""
+    from livejudge.outputs.guard import OutputPathError, check_output_paths
+
+    outs = {"--json": getattr(args, "json_out", None), "--events": getattr(args, "events", None),
+            "--report": getattr(args, "report", None), "--junit": getattr(args, "junit", None),
+            "--record": getattr(args, "record", None)}
+    ins = [*inputs, *(getattr(args, k, None) for k in ("file", "user", "agent", "input_wav"))]
+    try:
+        check_output_paths(outs, [i for i in ins if isinstance(i, (str, Path))])
+    except OutputPathError as exc:
+        raise CLIError(str(exc)) from None
+    if outs["--report"]:
+        from livejudge.outputs.html_report import ReportError, require_matplotlib
+
+        try:
+            require_matplotlib()
+        except ReportError as exc:
+            raise CLIError(f"--report: {exc} (or drop --report; the JSON result holds the same figures)") from None
+
+
+def write_outputs(result: dict, args: argparse.Namespace) -> int:
+    """Write ``--json`` (or stdout) and ``--report``. A path that fails now, after the call
+    (a full disk, a directory removed meanwhile), does not lose the result: it goes to a
+    fallback file in the temp directory (or stdout when even that fails), with one line on
+    stderr. Returns EXIT_OK, or EXIT_FAILED when an output could not be written where asked."""
+    from livejudge.outputs.guard import clean, fallback_path, json_text
     from livejudge.outputs.report import write_json
 
+    code = EXIT_OK
     out = getattr(args, "json_out", None)
     if out == "-":
-        json.dump(result, sys.stdout, indent=2)
-        print()
+        sys.stdout.write(json_text(result) + "\n")
     elif out:
-        p = write_json(result, out)
-        print(f"livejudge: result written to {p}", file=sys.stderr)
-    write_report(result, getattr(args, "report", None))
+        try:
+            p = write_json(result, out)
+            print(f"livejudge: result written to {clean(p)}", file=sys.stderr)
+        except OSError as exc:
+            code = EXIT_FAILED
+            why = exc.strerror or str(exc)
+            try:
+                fb = write_json(result, fallback_path(out))
+                print(f"livejudge: cannot write the result to {clean(out)} ({why}); written to {fb} instead",
+                      file=sys.stderr)
+            except OSError:
+                print(f"livejudge: cannot write the result to {clean(out)} ({why}) nor to a temp file; "
+                      "here it is on stdout", file=sys.stderr)
+                sys.stdout.write(json_text(result) + "\n")
+    if getattr(args, "report", None) and write_report(result, args.report) is None:
+        code = EXIT_FAILED
+    return code
 
 
 def write_report(result: dict, path: str | Path | None) -> Path | None:
     """Write the HTML report of ``result`` to ``path`` (None: nothing). A failure (matplotlib
-    missing, disk) is one line on stderr: the JSON result and event log are already written."""
+    missing, disk) is one line on stderr and returns None: the JSON result and event log are
+    already written."""
     if not path:
         return None
+    from livejudge.outputs.guard import clean
     from livejudge.outputs.html_report import ReportError, write_html
 
     try:
         p = write_html(result, path)
     except (ReportError, OSError) as exc:
-        print(f"livejudge: no report written to {path}: {exc}", file=sys.stderr)
+        print(f"livejudge: no report written to {clean(path)}: {exc}", file=sys.stderr)
         return None
-    print(f"livejudge: report written to {p}", file=sys.stderr)
+    print(f"livejudge: report written to {clean(p)}", file=sys.stderr)
     return p
 
 

@@ -121,7 +121,7 @@ def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions,
             for ref in ready:
                 i = pending.pop(ref)
                 path = str(files[i])
-                row: dict[str, Any] = {"file": path, "status": "error", "reason": None, "result": None,
+                row: dict[str, Any] = {"file": path, "status": "skipped", "reason": None, "result": None,
                                        "metrics": None}
                 try:
                     got = ray.get(ref)

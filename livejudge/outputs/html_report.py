@@ -131,7 +131,12 @@ def check_result(doc: Any) -> dict:
     if missing:
         raise ReportError(f"not a livejudge result document: missing {', '.join(missing)} "
                           "(write one with: livejudge score CALL.wav --json result.json)")
-    return doc
+    from livejudge.outputs.report import DocumentError, check_result_document
+
+    try:  # types and bounds: a hand-edited or hostile document is one line, never a crash or 72 TiB
+        return check_result_document(doc, "result")
+    except DocumentError as exc:
+        raise ReportError(str(exc)) from None
 
 
 # ---------------------------------------------------------------------------- plots
@@ -221,7 +226,9 @@ def plot_latency(doc: dict) -> str:
     if lat:
         import numpy as np
 
-        axh.hist(lat, bins=np.arange(lo, hi + 0.1, 0.1), color=COLORS["agent"], alpha=0.9)  # 100 ms bins
+        # 100 ms bins, at most 400 of them (a far outlier widens the bins instead of multiplying them)
+        bins = np.arange(lo, hi + 0.1, 0.1) if hi - lo <= 40.0 else np.linspace(lo, hi, 401)
+        axh.hist(lat, bins=bins, color=COLORS["agent"], alpha=0.9)
         axh.yaxis.get_major_locator().set_params(integer=True)
         axs.plot(lat, [0] * len(lat), "|", color="black", ms=18, mew=2)
     else:
@@ -509,18 +516,22 @@ def register(sub) -> None:
 
 
 def cmd_report(args) -> int:
-    import json
-
     from livejudge.commands.runner import CLIError
+    from livejudge.outputs.guard import OutputPathError, check_output_paths
+    from livejudge.outputs.report import DocumentError, load_json_document
 
     src = Path(args.result)
+    if not src.exists():
+        raise CLIError(f"{src}: no such file (write one with: livejudge score CALL.wav --json {src})")
     try:
-        doc = json.loads(src.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CLIError(f"{src}: no such file (write one with: livejudge score CALL.wav --json {src})") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CLIError(f"{src}: not a readable JSON result document ({exc})") from None
+        doc = load_json_document(src)
+    except DocumentError as exc:
+        raise CLIError(str(exc)) from None
     out = Path(args.output) if args.output else src.with_suffix(".html")
+    try:
+        check_output_paths({"--output": out}, [src])
+    except OutputPathError as exc:
+        raise CLIError(str(exc)) from None
     try:
         write_html(doc, out)
     except ReportError as exc:
@@ -534,9 +545,6 @@ def cmd_report(args) -> int:
 def write_html(doc: dict, path: str | Path, *, title: str | None = None) -> Path:
     """Write ``render_html(doc)`` to ``path`` atomically (temp file + rename). Raises ReportError, OSError."""
     text = render_html(doc, title=title)
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(p)
-    return p
+    from livejudge.outputs.guard import write_text_atomic
+
+    return write_text_atomic(path, text)

@@ -29,7 +29,6 @@ Keys (all times in seconds on the session clock unless the name says otherwise):
 from __future__ import annotations
 
 import datetime as _dt
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -123,11 +122,105 @@ def build_result(session: "Session") -> dict:
 
 
 def write_json(doc: dict, path: str | Path) -> Path:
-    """Write the document atomically (temp file + rename) so a crash never leaves half a file."""
+    """Write the document atomically (a uniquely named temp file + rename), so a crash never
+    leaves half a file and two writers of one path never collide; strict JSON (a NaN/inf is
+    written as null and noted in ``errors``: ``livejudge.outputs.guard.json_text``).
+    Raises OSError."""
+    from livejudge.outputs.guard import json_text, write_text_atomic
+
+    return write_text_atomic(path, json_text(doc))
+
+
+MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
+"""Largest result/summary file ``load_json_document`` reads, bytes (a 10-hour call is ~20 MB)."""
+MAX_DURATION_S = 7 * 24 * 3600.0
+"""Longest call duration a document may claim, seconds (a week; HEURISTIC bound against absurd values)."""
+_LISTS = ("segments", "turns", "transitions", "barge_ins", "backchannels", "overlaps", "transcripts", "judge")
+
+
+class DocumentError(ValueError):
+    """A result or summary document that is not what livejudge wrote (one line: where and what)."""
+
+
+def load_json_document(path: str | Path) -> object:
+    """Parse a JSON file livejudge wrote, refusing what would crash or exhaust a reader: a file
+    over ``MAX_DOCUMENT_BYTES``, nesting deeper than Python's parser can follow, NaN/Infinity.
+
+    Raises:
+        DocumentError: no such file, unreadable, too large, not strict JSON (one line, with the path).
+    """
+    import json
+
     p = Path(path)
-    if p.parent and not p.parent.exists():
-        p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=2))
-    tmp.replace(p)
-    return p
+    try:
+        size = p.stat().st_size
+        if size > MAX_DOCUMENT_BYTES:
+            raise DocumentError(f"{p}: {size / 1e6:.0f} MB is too large for a livejudge document "
+                                f"(at most {MAX_DOCUMENT_BYTES / 1e6:.0f} MB)")
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DocumentError(f"{p}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DocumentError(f"{p}: not readable ({exc})") from None
+
+    def no_constant(name: str):
+        raise ValueError(f"{name} is not a JSON number")
+
+    try:
+        return json.loads(text, parse_constant=no_constant)
+    except RecursionError:
+        raise DocumentError(f"{p}: JSON nested too deeply to be a livejudge document") from None
+    except ValueError as exc:  # JSONDecodeError is a ValueError
+        raise DocumentError(f"{p}: not valid JSON ({exc})") from None
+
+
+def _number(v: object, where: str, lo: float, hi: float, *, none: bool = True) -> None:
+    import math
+
+    if v is None and none:
+        return
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise DocumentError(f"{where} must be a number, got {type(v).__name__} {str(v)[:40]!r}")
+    if not (math.isfinite(v) and lo <= v <= hi):
+        raise DocumentError(f"{where} = {v:.6g} is outside {lo:g}…{hi:g}")
+
+
+def check_result_document(doc: object, name: str = "result") -> dict:
+    """``doc`` if it has the result document's shape (module docstring) with sane values, else
+    DocumentError naming the first bad field: wrong types, non-finite numbers, and times outside
+    the call (|t| ≤ duration_s + 60 s, duration_s ≤ ``MAX_DURATION_S``) — a ``gap_s`` of 1e12
+    would otherwise make a 10¹³-bin histogram."""
+    if not isinstance(doc, dict):
+        raise DocumentError(f"{name}: not a livejudge result document (expected a JSON object)")
+    _number(doc.get("duration_s"), f"{name}: duration_s", 0.0, MAX_DURATION_S)
+    t_max = float(doc.get("duration_s") or 0.0) + 60.0
+    for key in ("judge_info", "source", "config", "channels"):
+        if doc.get(key) is not None and not isinstance(doc[key], dict):
+            raise DocumentError(f"{name}: {key} must be an object, got {type(doc[key]).__name__}")
+    if not isinstance(doc.get("summary", {}), dict):
+        raise DocumentError(f"{name}: summary must be an object, got {type(doc['summary']).__name__}")
+    for k, v in (doc.get("summary") or {}).items():
+        if not isinstance(v, (dict, list, str, bool)):
+            _number(v, f"{name}: summary.{k}", -1e12, 1e12)
+    for key in _LISTS:
+        items = doc.get(key, [])
+        if items is None:
+            continue
+        if not isinstance(items, list):
+            raise DocumentError(f"{name}: {key} must be a list, got {type(items).__name__}")
+        for i, it in enumerate(items):
+            if not isinstance(it, dict):
+                raise DocumentError(f"{name}: {key}[{i}] must be an object, got {type(it).__name__}")
+            for f, v in it.items():
+                if f.endswith("_s"):
+                    _number(v, f"{name}: {key}[{i}].{f}", -t_max, t_max)
+                elif f == "p_human":
+                    _number(v, f"{name}: {key}[{i}].p_human", 0.0, 1.0)
+                elif f == "dimensions":
+                    if not isinstance(v, dict) or not all(isinstance(d, dict) for d in v.values()):
+                        raise DocumentError(f"{name}: {key}[{i}].dimensions must be an object of objects")
+                    for dk, d in v.items():
+                        for dn in ("score", "z", "contribution", "evidence"):
+                            if dn in d:
+                                _number(d[dn], f"{name}: {key}[{i}].dimensions.{dk}.{dn}", -1e6, 1e6)
+    return doc
