@@ -33,7 +33,7 @@ from typing import Any, Callable, Literal, Protocol
 
 import numpy as np
 
-from livejudge.audio import SAMPLE_RATE, StreamResampler, TwoChannelAudio, check_rate
+from livejudge.audio import MAX_SAMPLE_ABS, SAMPLE_RATE, StreamResampler, TwoChannelAudio, check_rate
 from livejudge.events import (
     CHANNELS,
     Backchannel,
@@ -210,7 +210,8 @@ class Session:
             samples: mono, shape (n_samples,), 16 kHz: float32/float64 in [-1, 1], or int16
                 PCM (scaled by 1/32768 to [-1, 1)). Other shapes (stereo (n, 2), 3-D) are
                 refused: downmix first with ``livejudge.audio.to_mono``. NaN/inf samples are
-                replaced by 0 and counted in ``errors`` (one entry per channel, with the count).
+                replaced by 0, samples beyond ±``MAX_SAMPLE_ABS`` (4) clipped, each counted in
+                ``errors`` (one entry per channel and kind, with the count).
             t_s: session time of the first sample, seconds (finite). A gap since the channel's
                 last sample is filled with silence; samples before it (late or repeated) are
                 dropped. A step more than ``config.max_jump_s`` ahead of the session clock is
@@ -235,8 +236,9 @@ class Session:
                     f"{channel} audio at t_s={t_s:.3f} s jumps {jump_s:.1f} s ahead of the session clock "
                     f"({self.now_s:.3f} s); the limit is SessionConfig.max_jump_s={self.config.max_jump_s} s "
                     "(stamp chunks with session time in seconds, or raise the limit)")
-            if start > end:
-                self._feed(channel, np.zeros(start - end, dtype=np.float32))
+            if start > end:  # a gap: silence, block by block (bounded memory)
+                while start > self._end[channel]:
+                    self._feed(channel, _silence(min(int(SILENCE_BLOCK_S * SAMPLE_RATE), start - self._end[channel])))
             elif start < end:
                 x = x[end - start:]
             if x.size:
@@ -269,22 +271,31 @@ class Session:
         else:
             with np.errstate(over="ignore", invalid="ignore"):  # beyond float32 → inf → counted below
                 x = arr.astype(np.float32)
-        if x.size and not np.isfinite(x).all():
+        if x.size and not np.max(np.abs(x)) <= MAX_SAMPLE_ABS:  # one pass; NaN fails the test too
             bad = ~np.isfinite(x)
-            x = np.where(bad, np.float32(0.0), x)
-            self._count_nonfinite(channel, int(bad.sum()))
+            if bad.any():
+                x = np.where(bad, np.float32(0.0), x)
+                self._count_nonfinite(channel, int(bad.sum()))
+            big = np.abs(x) > MAX_SAMPLE_ABS
+            if big.any():  # 1e30 squared is inf: features, then the result, would hold NaN
+                x = np.clip(x, -MAX_SAMPLE_ABS, MAX_SAMPLE_ABS)
+                self._count_nonfinite(channel, int(big.sum()), kind="huge")
         return x
 
-    def _count_nonfinite(self, channel: Channel, n: int) -> None:
+    def _count_nonfinite(self, channel: Channel, n: int, kind: str = "nonfinite") -> None:
+        key = channel if kind == "nonfinite" else f"{channel}:{kind}"
         with self._results_lock:
-            self._nonfinite[channel] = self._nonfinite.get(channel, 0) + n
-            total = self._nonfinite[channel]
-            msg = f"{channel} audio had {total} NaN/inf samples, replaced by 0 (check the source's conversion)"
-            idx = self._nonfinite_idx.get(channel)
+            self._nonfinite[key] = self._nonfinite.get(key, 0) + n  # type: ignore[index]
+            total = self._nonfinite[key]  # type: ignore[index]
+            msg = (f"{channel} audio had {total} NaN/inf samples, replaced by 0 (check the source's conversion)"
+                   if kind == "nonfinite" else
+                   f"{channel} audio had {total} samples beyond ±{MAX_SAMPLE_ABS:g} (full scale is ±1), clipped "
+                   "(check the source's scaling: float audio belongs in [-1, 1])")
+            idx = self._nonfinite_idx.get(key)  # type: ignore[arg-type]
             if idx is not None and idx < len(self.errors):
-                self.errors[idx] = msg  # one entry per channel, its count kept current
+                self.errors[idx] = msg  # one entry per channel and kind, its count kept current
                 return
-            self._nonfinite_idx[channel] = len(self.errors)
+            self._nonfinite_idx[key] = len(self.errors)  # type: ignore[index]
         self._on_error(msg)
 
     def push_audio(self, channel: Channel, samples: np.ndarray, sample_rate: int, t_s: float) -> None:
@@ -307,16 +318,25 @@ class Session:
         self.push(channel, samples, t_s)
 
     def advance(self, now_s: float) -> None:
-        """Tell the session the clock reached ``now_s`` (fills silent channels, runs the judge)."""
-        with self._lock:
-            if self._closed_result is not None:
+        """Tell the session the clock reached ``now_s`` (fills silent channels, runs the judge).
+
+        The silence is fed in blocks of ``SILENCE_BLOCK_S`` (windows judged block by block), so
+        memory stays bounded however far the clock jumps (``advance(36000)`` once took 4 GB).
+        Raises ValueError for a NaN/inf or non-numeric ``now_s``."""
+        now_s = _checked_time(now_s)
+        target = int(round((now_s - self.config.max_lag_s) * SAMPLE_RATE))
+        step = int(SILENCE_BLOCK_S * SAMPLE_RATE)
+        while True:
+            with self._lock:
+                if self._closed_result is not None:
+                    return
+                behind = [c for c in CHANNELS if target > self._end[c]]
+                for c in behind:
+                    self._feed(c, _silence(min(step, target - self._end[c])))
+                due = self._due_windows()
+            self._submit(due)
+            if not behind:
                 return
-            target = int(round((now_s - self.config.max_lag_s) * SAMPLE_RATE))
-            for c in CHANNELS:
-                if target > self._end[c]:
-                    self._feed(c, np.zeros(target - self._end[c], dtype=np.float32))
-            due = self._due_windows()
-        self._submit(due)
 
     def note(self, kind: str, t_s: float | None = None, **data: Any) -> Note:
         """Record a framework/protocol event next to the acoustic timing (never used for it).
@@ -352,9 +372,10 @@ class Session:
     def _fill_lagging(self) -> None:
         lead = max(self._end.values())
         lag = int(self.config.max_lag_s * SAMPLE_RATE)
+        step = int(SILENCE_BLOCK_S * SAMPLE_RATE)
         for c in CHANNELS:
-            if lead - self._end[c] > lag:
-                self._feed(c, np.zeros(lead - lag - self._end[c], dtype=np.float32))
+            while lead - self._end[c] > lag:
+                self._feed(c, _silence(min(step, lead - lag - self._end[c])))
 
     @property
     def now_s(self) -> float:
@@ -622,6 +643,21 @@ class Session:
                 self._on_error(f"sink {type(s).__name__} failed on close: {exc}")
         return self._closed_result
 
+
+SILENCE_BLOCK_S = 10.0
+"""Longest block of silence fed at once when a channel's clock jumps, seconds (bounds memory)."""
+
+
+def _silence(n: int) -> np.ndarray:
+    """``n`` samples of float32 silence (``n`` ≤ SILENCE_BLOCK_S · 16 kHz: one shared, read-only buffer)."""
+    global _SILENCE
+    if len(_SILENCE) < n:
+        _SILENCE = np.zeros(int(SILENCE_BLOCK_S * SAMPLE_RATE), dtype=np.float32)
+        _SILENCE.flags.writeable = False
+    return _SILENCE[:n]
+
+
+_SILENCE = np.zeros(0, dtype=np.float32)
 
 MAX_ABS_TIME_S = 1e9
 """Largest session time accepted, seconds (~32 years; larger ones overflow sample indices)."""

@@ -119,6 +119,8 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
             for msg in reader.truncated:  # a cut-off file is scored, and its result says so
                 session._on_error(msg)
                 session.info["truncated"] = True
+            for msg in reader.warnings:  # samples clipped (1e30 in a float file)
+                session._on_error(msg)
         except AudioFormatError as exc:
             session.errors.append(str(exc))
             raise CallError(str(exc)) from None

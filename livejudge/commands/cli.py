@@ -138,6 +138,8 @@ def _run_call(args: argparse.Namespace, call, gate_info: dict, *, speed: float |
         for msg in getattr(reader, "truncated", ()):  # a cut-off file: say so, the result stays valid
             session._on_error(msg)
             session.info["truncated"] = True
+        for msg in getattr(reader, "warnings", ()):  # samples clipped (1e30 in a float file)
+            session._on_error(msg)
 
     return run_session(session, body, title=title, args=args, failure=failure)
 
