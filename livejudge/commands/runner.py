@@ -363,8 +363,9 @@ def apply_gates(result: dict, args: argparse.Namespace) -> int:
 
 def check_outputs(args: argparse.Namespace, inputs: tuple = ()) -> None:
     """Before the call: every output flag (--json, --events, --report, --junit, --record) must
-    be writable and none may be an input (``inputs`` plus FILE/--user/--agent/--input-wav);
-    ``--report`` needs matplotlib. Raises CLIError (exit 2), so a bad path costs nothing."""
+    be writable and none may be an input (``inputs`` plus FILE/--user/--agent/--input-wav).
+    Raises CLIError (exit 2), so a bad path costs nothing. ``--report`` without matplotlib is
+    said now, in one line; the call is still scored and its JSON/events written, then exit 1."""
     from livejudge.outputs.guard import OutputPathError, check_output_paths
 
     outs = {"--json": getattr(args, "json_out", None), "--events": getattr(args, "events", None),
@@ -381,7 +382,8 @@ def check_outputs(args: argparse.Namespace, inputs: tuple = ()) -> None:
         try:
             require_matplotlib()
         except ReportError as exc:
-            raise CLIError(f"--report: {exc} (or drop --report; the JSON result holds the same figures)") from None
+            print(f"livejudge: note: --report: {exc}; the call is still scored and --json/--events written, "
+                  "then exit 1 (no report)", file=sys.stderr)
 
 
 def write_outputs(result: dict, args: argparse.Namespace) -> int:

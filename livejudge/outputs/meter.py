@@ -72,6 +72,13 @@ def sparkline(values: list[float], width: int = 16) -> str:
 
 UNIT_SHORT = {"words": "w", "word": "w", "turns": "t", "turn": "t"}
 
+LEGEND_ROWS = ("evidence: s/w/t = sec/words/turns heard", "  4s<min = 4 s, below the minimum")
+"""The legend of the dimensions' evidence column (numbers, units, "<min"), ≤ 39 columns each:
+the last rows of the meter's right-hand column."""
+
+CONTRIBUTION_UNIT = " (log-odds)"
+"""Unit of the contributions on the "pulls towards" line: z × classifier weight, added to the logit."""
+
 
 def fmt_evidence(amount: float, unit: str) -> str:
     """Compact evidence: "12s", "80w" (words), "3t" (turns)."""
@@ -222,14 +229,19 @@ class Meter:
             gauge.append("  trend " + sparkline([r.p_human for r in res if r.has_evidence], 12), style="cyan")
         else:
             gauge.append("P(human)  –   " + "░" * (width // 2) + "│" + "░" * (width // 2), style="dim")
+            agent_heard = speaking["agent"] or sm.agent_talk_s > 0
             why = ("judge off" if s.judge is None else "waiting for the first window" if latest is None
+                   else "too little agent speech yet" if agent_heard
                    else "no evidence yet (agent silent)")
             gauge.append(f"  {why}", style="dim")
         lines.append(gauge)
         if latest is not None and latest.has_evidence:
             top = sorted(((k, v) for k, v in latest.dimensions.items() if not v.gated),
                          key=lambda kv: -abs(kv[1].contribution))[:3]
-            lines.append(top_line(top, self.width))
+            top_text = top_line(top, self.width - len(CONTRIBUTION_UNIT))
+            if top_text.plain:
+                top_text.append(CONTRIBUTION_UNIT, style="dim")
+            lines.append(top_text)
 
         dims = Table.grid(padding=(0, 1))
         dims.add_column(width=3, style="dim")
@@ -276,16 +288,19 @@ class Meter:
         tim.add_row(Text(f"judge: {len(res)} windows, {s.dropped_windows} dropped", style="dim"))
         tim.add_row(Text(f"  compute {ms} per window", style="dim"))
         tim.add_row(Text("── turns ──", style="dim"))
-        for line in recent_turn_log(s.timeline, self.log_lines):
+        # the legend of the evidence column ends this column, beside the dimensions it explains
+        # (two turn-log lines fewer: the frame stays 22 rows, 80×24 with the summary line below)
+        for line in recent_turn_log(s.timeline, self.log_lines - len(LEGEND_ROWS)):
             tim.add_row(Text(line, style="dim" if "backchannel" in line else ""))
+        for row in LEGEND_ROWS:
+            tim.add_row(Text(row, style="dim"))
 
         body = Table.grid(padding=(0, 2))
         body.add_column(width=39)
         body.add_column(width=39)
         body.add_row(dims, tim)
         lines.append(body)
-        foot = Text("··3·· gated (too little evidence: scores 3, counts 0) · s/w/t = sec/words/turns",
-                    style="dim")
+        foot = Text("··3·· gated (too little evidence: scores 3, counts 0)", style="dim")
         if info and str(info.get("provenance", "")).lower() == "prior":
             foot = Text("PRIOR head (set from published human figures, not trained) · ··3·· = gated",
                         style="yellow")
