@@ -48,9 +48,16 @@ def _name_max(directory: Path) -> int:
         return 255
 
 
+def _exists(p: Path) -> bool:
+    try:
+        return p.exists()
+    except OSError:  # ENAMETOOLONG and the like: not there
+        return False
+
+
 def _nearest_existing(p: Path) -> Path:
     q = p.absolute().parent
-    while not q.exists() and q != q.parent:
+    while not _exists(q) and q != q.parent:
         q = q.parent
     return q
 
@@ -87,15 +94,15 @@ def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[s
         for flag2, path2 in given[:i]:
             if _same_file(p, path2):
                 raise OutputPathError(f"{flag} and {flag2} are the same file ({clean(path)}): give each its own path")
-        if p.is_dir():
-            raise OutputPathError(f"{flag} {clean(path)} is a directory: give a file path inside it, "
-                                  f"e.g. {clean(p / 'result.json')}")
         parent = _nearest_existing(p)
         limit = _name_max(parent)
         for part in p.absolute().parts[len(parent.parts):]:
             if len(os.fsencode(part)) > limit:
                 raise OutputPathError(f"{flag}: the name {clean(part[:40])}… is {len(os.fsencode(part))} bytes; "
                                       f"this file system allows {limit}: give a shorter name")
+        if p.is_dir():
+            raise OutputPathError(f"{flag} {clean(path)} is a directory: give a file path inside it, "
+                                  f"e.g. {clean(p / 'result.json')}")
         if not parent.is_dir():
             raise OutputPathError(f"{flag} {clean(path)}: {clean(parent)} is not a directory")
         if p.exists() and not os.access(p, os.W_OK):
