@@ -10,11 +10,14 @@ Keys (all times in seconds on the session clock unless the name says otherwise):
 * ``barge_ins``: ``[{by, onset_s, yield_s}]`` (yield_s null when the other kept talking)
 * ``backchannels``: ``[{channel, onset_s, offset_s}]``
 * ``overlaps``: ``[{onset_s, offset_s}]``
+* ``verdicts``: ``[{kind, outcome, ok, t_s, value_s, settle_s, threshold_s, basis, text}]``, one per
+  judged moment (``livejudge.timing.verdicts``), with ``verdict_config`` (their thresholds)
 * ``transcripts``: ``[{channel, onset_s, offset_s, text, n_words}]`` (agent turns; only with ASR)
 * ``judge``: ``[{t_s, window_start_s, window_end_s, p_human, compute_ms, dimensions: {id:
   {score, evidence, evidence_unit, gated, z, contribution}}}]``; p_human is null (and
   ``no_evidence`` true) when every dimension was gated, e.g. before the agent has spoken
-* ``summary``: latency count/mean/p50/p90, barge-ins (``barge_in_count`` = length of
+* ``summary``: verdict counts and flagged rates (``verdict_<kind>_<outcome>_count``,
+  ``verdict_<kind>_flagged_rate``, ``verdict_flagged_count``...), latency count/mean/p50/p90, barge-ins (``barge_in_count`` = length of
   ``barge_ins`` = ``user_barge_in_count`` + ``agent_talk_over_count``), yield (after the
   user's barge-ins), overlap ratio, backchannels, talk ratio, mean p_human, dropped_windows
 * ``judge_info``: backbone, head name/version, provenance ("prior" or "trained"), ``validated``:
@@ -35,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from livejudge import __version__
 from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN
+from livejudge.timing.verdicts import summarize_verdicts
 
 if TYPE_CHECKING:
     from livejudge.session import Session
@@ -48,6 +52,7 @@ def build_result(session: "Session") -> dict:
     """Assemble the result document from a session's current state (see module docstring)."""
     tl = session.timeline
     sm = session.summary
+    vs = session.verdicts
     results = session.judge_results
     judge_info = session.judge.info() if session.judge is not None and hasattr(session.judge, "info") else None
     # no-evidence windows say nothing; out-of-range windows are not validated figures
@@ -82,6 +87,8 @@ def build_result(session: "Session") -> dict:
         "backchannels": [{"channel": b.channel, "onset_s": _r(b.onset_s), "offset_s": _r(b.offset_s)}
                          for b in tl.backchannels],
         "overlaps": [{"onset_s": _r(o.onset_s), "offset_s": _r(o.offset_s)} for o in tl.overlaps],
+        "verdicts": [v.to_dict() for v in vs],
+        "verdict_config": session.config.verdicts.to_dict(),
         "transcripts": [{"channel": t.channel, "onset_s": _r(t.onset_s), "offset_s": _r(t.offset_s),
                          "text": t.text, "n_words": t.n_words} for t in session.transcripts],
         "judge": [r.to_dict() for r in results],
@@ -114,6 +121,7 @@ def build_result(session: "Session") -> dict:
             "no_evidence_windows": sum(1 for r in results if not r.has_evidence),
             "out_of_range_windows": sum(1 for r in results if r.out_of_range),
             "dropped_windows": session.dropped_windows,
+            **summarize_verdicts(vs),
         },
         "judge_info": judge_info,
         "framework_events": [{"kind": n.kind, "t_s": _r(n.t_s), **n.data} for n in session.notes],
