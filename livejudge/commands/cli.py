@@ -39,6 +39,7 @@ COMMAND_MODULES = [
     "livejudge.commands.attach",
     "livejudge.outputs.html_report",
     "livejudge.commands.compare",
+    "livejudge.commands.check",
     "livejudge.distributed.service",
 ]
 

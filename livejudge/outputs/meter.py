@@ -280,7 +280,7 @@ class Meter:
         tim.add_row(Text(f"judge: {len(res)} windows, {s.dropped_windows} dropped", style="dim"))
         tim.add_row(Text(f"  compute {ms} per window", style="dim"))
         tim.add_row(Text("── turns ──", style="dim"))
-        for line in recent_turn_log(s.timeline, self.log_lines):
+        for line in recent_turn_log(s.timeline, max(self.log_lines - 1, 0)):  # one row went to verdicts
             tim.add_row(Text(line, style="dim" if "backchannel" in line else ""))
 
         body = Table.grid(padding=(0, 2))
