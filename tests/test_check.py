@@ -8,7 +8,6 @@ a result and re-checking the same recording (same verdicts, same exit codes).
 from __future__ import annotations
 
 import json
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -18,8 +17,7 @@ from livejudge.commands.check import Expectation, check, load_expectations, pin
 from livejudge.commands.cli import main
 from livejudge.timing.verdicts import Verdict
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_verdicts import polite_call, rude_call  # noqa: E402
+from livejudge.testing.verdict_calls import polite_call, rude_call
 
 
 def planted_at(planted, kind, outcome):

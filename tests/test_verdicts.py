@@ -16,7 +16,7 @@ import pytest
 
 from livejudge.events import SpeechSegment as S
 from livejudge.session import Session, SessionConfig, stream_call
-from livejudge.testing import DialogueBuilder
+from livejudge.testing.verdict_calls import polite_call, rude_call
 from livejudge.timing.turns import analyze
 from livejudge.timing.verdicts import (
     OK_OUTCOMES,
@@ -30,66 +30,6 @@ from livejudge.timing.verdicts import (
 
 T_TOL_S = 0.15
 V_TOL_S = 0.15
-
-
-# ----------------------------------------------------------------------------- built calls
-def polite_call(**line):
-    """A call where the agent does everything a person would. Returns (dialogue, planted):
-    planted = [(kind, outcome, t_s, value_s or None)] from the placements."""
-    b = DialogueBuilder(seed=3, **line)
-    planted = []
-    u = b.user("cmu_cards_005")
-    a = b.agent("espeak_reply_01", gap_s=0.5)
-    planted.append(("latency", "human", a.onset_s, a.onset_s - u.offset_s))
-    bc = b.backchannel("user", "cmu_cards_004", after_onset_s=2.0, max_s=0.4)  # inside 1.6–3.43 s of speech
-    planted.append(("backchannel", "held", bc.onset_s, a.offset_s - bc.onset_s))
-    u2 = b.user("cmu_numbers", gap_s=0.6)
-    a2 = b.agent("espeak_reply_02", gap_s=0.4)
-    planted.append(("latency", "human", a2.onset_s, a2.onset_s - u2.offset_s))
-    bi = b.user("cmu_goforward", barge_in_after_s=1.5, agent_yield_s=0.4)
-    planted.append(("barge_in", "yielded", bi.onset_s, 0.4))
-    a3 = b.agent("espeak_reply_03", gap_s=0.5)
-    planted.append(("restart", "waited", bi.onset_s, a3.onset_s - bi.offset_s))
-    u4 = b.user("cmu_cards_002", gap_s=0.7)
-    u5 = b.user("cmu_cards_003", at_s=u4.offset_s + 0.7)  # the caller pauses 0.7 s, the agent waits
-    planted.append(("pause", "waited", u4.offset_s, u5.onset_s - u4.offset_s))
-    a4 = b.agent("espeak_reply_04", gap_s=0.45)
-    planted.append(("latency", "human", a4.onset_s, a4.onset_s - u5.offset_s))
-    u6 = b.user("cmu_numbers", gap_s=0.5)
-    a5 = b.agent("espeak_reply_05", at_s=u6.offset_s - 0.3)  # starts 0.3 s before the caller ends
-    planted.append(("talk_over", "early_start", a5.onset_s, 0.3))
-    return b.build(), planted
-
-
-def rude_call(**line):
-    """A call with one planted misbehaviour per class (and the verdicts they imply)."""
-    b = DialogueBuilder(seed=4, **line)
-    planted = []
-    u = b.user("cmu_cards_005")
-    a = b.agent("espeak_reply_01", gap_s=1.5)
-    planted.append(("latency", "s2s", a.onset_s, 1.5))
-    bi = b.user("cmu_numbers", barge_in_after_s=2.0, agent_yield_s=None)  # inside 1.6–3.43 s of speech
-    planted.append(("barge_in", "talked_through", bi.onset_s, None))
-    a2 = b.agent("espeak_reply_02", at_s=a.offset_s + 1.0, max_s=2.3)
-    bc = b.backchannel("user", "cmu_cards_004", after_onset_s=(a2.offset_s - a2.onset_s) - 0.45, max_s=0.35)
-    assert a2.offset_s - bc.offset_s < 0.35  # the agent stops right after the caller's "mm"
-    planted.append(("backchannel", "yielded", bc.onset_s, a2.offset_s - bc.onset_s))
-    u3 = b.user("cmu_cards_002", at_s=a2.offset_s + 1.0)
-    a3 = b.agent("espeak_reply_03", at_s=u3.offset_s + 0.5)  # cuts into the caller's pause
-    u4 = b.user("cmu_goforward", at_s=u3.offset_s + 0.8)
-    planted.append(("pause", "cut_in", u3.offset_s, 0.5))
-    planted.append(("barge_in", "talked_through", u4.onset_s, None))  # the caller goes on into it
-    a4 = b.agent("espeak_reply_04", at_s=max(u4.offset_s, a3.offset_s) + 0.6)
-    u5 = b.user("librivox_austen_0930", barge_in_after_s=1.5, agent_yield_s=0.3)
-    planted.append(("barge_in", "yielded", u5.onset_s, 0.3))
-    a5 = b.agent("espeak_reply_05", at_s=u5.onset_s + 0.3 + 1.0)  # restarts while the caller talks
-    planted.append(("restart", "restarted", u5.onset_s, 1.0))
-    planted.append(("talk_over", "talk_over", a5.onset_s, u5.offset_s - a5.onset_s))
-    u6 = b.user("cmu_numbers", at_s=a5.offset_s + 0.6)
-    a6 = b.agent("espeak_reply_02", gap_s=3.0)
-    planted.append(("dead_air", "agent_silent", u6.offset_s, 3.0))
-    planted.append(("latency", "beyond_s2s", a6.onset_s, 3.0))
-    return b.build(), planted
 
 
 LINES = {
@@ -167,19 +107,28 @@ def test_rude_agent_every_misbehaviour_flagged(line):
     assert sm["verdict_restart_restarted_count"] == 1 and sm["verdict_pause_cut_in_count"] == 1
 
 
+@pytest.mark.parametrize("echo_db", [None, -18.0])
 @pytest.mark.parametrize("user_channel", [0, 1])
-def test_both_channel_orders_from_a_file(tmp_path, user_channel):
-    """A stereo file with the user on either channel, read as a call, gives the same verdicts."""
-    from livejudge.audio import open_call
+def test_both_channel_orders_and_echo_from_a_file(tmp_path, user_channel, echo_db):
+    """A stereo file with the user on either channel, with and without speakerphone echo of the
+    agent in the user channel (removed by --echo-gate auto), scored by `livejudge check`."""
+    import json
 
-    d, planted = rude_call(noise_dbfs=-50.0)
-    path = d.write(tmp_path / "call.wav", user_channel=user_channel)
-    reader = open_call(str(path), user_channel=user_channel, agent_channel=1 - user_channel)
-    try:
-        _, final, _ = run_live(reader)
-    finally:
-        reader.close()
-    check_planted(final, planted, f"file user on {user_channel}")
+    from livejudge.commands.cli import main
+
+    for build in (polite_call, rude_call):
+        d, planted = build(noise_dbfs=-50.0, echo_gain_db=echo_db)
+        path = d.write(tmp_path / "call.wav", user_channel=user_channel)
+        out = tmp_path / "result.json"
+        assert main(["check", str(path), "--user-channel", str(user_channel),
+                     "--agent-channel", str(1 - user_channel), "--json", str(out)]) == 0
+        doc = json.loads(out.read_text())
+        assert doc["source"]["echo_gate"]["applied"] == (echo_db is not None)
+        final = [Verdict.from_dict(v) for v in doc["verdicts"]]
+        label = f"{build.__name__} user on {user_channel} echo {echo_db}"
+        check_planted(final, planted, label)
+        if build is polite_call:
+            assert [v for v in final if not v.ok] == [], label
 
 
 def test_verdicts_in_event_log_result_and_gates(tmp_path):

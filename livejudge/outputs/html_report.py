@@ -372,15 +372,15 @@ def _verdicts_html(doc: dict) -> str:
         rows.append(f"<tr><td>{_esc(kind.replace('_', ' '))}</td><td>{cells}</td>"
                     f'<td class="num">{"–" if rate is None else f"{rate * 100:.0f} %"}</td></tr>')
     rows.append("</table>")
-    rows.append("<table><tr><th>time (s)</th><th>verdict</th><th>measured (s)</th><th>threshold (s)</th>"
+    rows.append("<table><tr><th>#</th><th>time (s)</th><th>verdict</th><th>measured (s)</th><th>threshold (s)</th>"
                 "<th>basis</th></tr>")
-    for v in vs:
+    for i, v in enumerate(vs):  # i: the number `livejudge check --pin-from RESULT --event N` takes
         cls = "human" if v.get("ok") else "machine"
         text = str(v.get("text") or f"{v.get('kind')} {v.get('outcome')}").strip()
         text = text.split(" ", 1)[1] if text[:1].isdigit() or text[:1] == "-" else text
         basis = str(v.get("basis") or "")
         basis_html = '<span class="heuristic">HEURISTIC</span>' if basis.startswith("HEURISTIC") else _esc(basis)
-        rows.append(f'<tr><td class="num">{_fmt(v.get("t_s"), 2)}</td><td class="{cls}">{_esc(text)}</td>'
+        rows.append(f'<tr><td class="num">{i}</td><td class="num">{_fmt(v.get("t_s"), 2)}</td><td class="{cls}">{_esc(text)}</td>'
                     f'<td class="num">{_fmt(v.get("value_s"), 2)}</td><td class="num">{_fmt(v.get("threshold_s"), 2)}</td>'
                     f"<td>{basis_html}</td></tr>")
     rows.append("</table>")
