@@ -12,7 +12,8 @@ outcome, and (where it has one) its measured time within 0.15 s of the truth. Al
 flagged verdicts on the polite calls (false alarms), and tracebacks (there must be none).
 
 Run:  nice python benchmarks/verdicts.py [--seeds 4]      (about 1 s of CPU per call)
-Prints one row per class: right / planted, and the share.
+Prints one row per class: right / planted, and the share; then the cost of ``verdicts()`` on a
+whole call, in µs per speech segment, and as a share of the session's own time for the call.
 """
 
 from __future__ import annotations
@@ -42,14 +43,26 @@ LINES = {
 }
 
 
+COST = {"verdicts_s": 0.0, "session_s": 0.0, "segments": 0}
+
+
 def score_file(path: Path, user_channel: int) -> list:
+    from livejudge.timing.verdicts import verdicts
+
     reader = open_call(str(path), user_channel=user_channel, agent_channel=1 - user_channel)
     try:
         call, _ = gate_source(reader, "auto", log=False)
         s = Session(SessionConfig())
+        t0 = time.perf_counter()
         stream_call(s, call)
         s.close()
-        return s.verdicts
+        COST["session_s"] += time.perf_counter() - t0
+        tl = s.timeline
+        t0 = time.perf_counter()
+        vs = verdicts(tl)
+        COST["verdicts_s"] += time.perf_counter() - t0
+        COST["segments"] += len(tl.segments)
+        return vs
     finally:
         reader.close()
 
@@ -100,6 +113,9 @@ def main() -> None:
     all_r, all_t = sum(right.values()), sum(total.values())
     print(f"{'all':28s} {all_r:5d} / {all_t:<4d} {all_r / max(all_t, 1):7.1%}")
     print(f"flagged verdicts on polite calls (false alarms): {false_alarms}; tracebacks: {crashes}")
+    if COST["segments"]:
+        print(f"verdicts() on a whole call: {COST['verdicts_s'] / COST['segments'] * 1e6:.1f} µs per segment; "
+              f"{COST['verdicts_s'] / COST['session_s']:.2%} of the session's time for the same calls")
     for m in misses[:20]:
         print("  miss:", m)
 

@@ -235,9 +235,11 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
     bcs = {c: sorted((b for b in timeline.backchannels if b.channel == c), key=lambda b: b.onset_s)
            for c in ("user", "agent")}
 
+    bc_on = {c: [b.onset_s for b in bcs[c]] for c in bcs}
+
     def is_bc(s: SpeechSegment) -> bool:
         lst = bcs[s.channel]
-        i = bisect.bisect_right([b.onset_s for b in lst], s.onset_s + 1e-9) - 1
+        i = bisect.bisect_right(bc_on[s.channel], s.onset_s + 1e-9) - 1
         return i >= 0 and lst[i].onset_s <= s.onset_s + 1e-9 and s.offset_s <= lst[i].offset_s + 1e-9
 
     segs = sorted(timeline.segments, key=lambda s: (s.onset_s, s.channel))
@@ -246,10 +248,11 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
     user_all_on = [s.onset_s for s in user_all]
 
     # barge-ins by the caller, and what the agent did after yielding
+    user_turn_at = {t.onset_s: t for t in turns["user"]}
     for b in timeline.barge_ins:
         if b.by != "user":
             continue
-        ut = next((t for t in turns["user"] if abs(t.onset_s - b.onset_s) < 1e-9), None)
+        ut = user_turn_at.get(b.onset_s)  # the barge-in is the onset of the caller's turn
         settle = ut.offset_s if ut is not None else b.onset_s
         if b.yield_s is None:
             out.append(_v("barge_in", "talked_through", b.onset_s, None, settle, cfg.yield_max_s, H))
