@@ -91,13 +91,14 @@ def test_silent_agent_has_no_evidence_and_the_judge_gates_everything():
     j = load_judge("acoustic", head=PRIOR_ACOUSTIC_HEAD)
     (r,) = j.judge([w])
     assert all(d.gated and d.score == 3.0 and d.contribution == 0.0 for d in r.dimensions.values())
-    assert r.p_human == pytest.approx(0.5)  # the prior's bias is 0
+    assert r.classifier_p_human == pytest.approx(0.5)  # the prior's bias is 0
+    assert r.p_human is None and r.to_dict()["p_human"] is None  # and it is not shown as a measurement
     # the fitted head: everything gated leaves only its fitted bias
     j = load_judge("acoustic")
     (r,) = j.judge([w])
     assert all(d.gated and d.contribution == 0.0 for d in r.dimensions.values())
     b = torch.from_numpy(j.head.classifier_bias)  # the judge runs a NumpyHead
-    assert r.p_human == pytest.approx(float(torch.sigmoid(b[1] - b[0])), abs=1e-6)
+    assert r.classifier_p_human == pytest.approx(float(torch.sigmoid(b[1] - b[0])), abs=1e-6)
 
 
 def test_human_agents_get_higher_p_human_than_espeak(judged):

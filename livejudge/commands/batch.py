@@ -41,7 +41,8 @@ class ScoreOptions:
 
     Attributes:
         config: SessionConfig (judge_mode "every" for offline scoring).
-        judge: "acoustic", "qwen-omni" or "none".
+        judge: "auto" (default: the whisper head, as ``livejudge score``; timing only with one line
+            on stderr when its encoder cannot load), "whisper", "acoustic", "qwen-omni" or "none".
         head, device, qwen_model: as the CLI flags ``--head``, ``--device``, ``--qwen-model``.
         asr, asr_model: as ``--asr`` ("auto", "on", "off") and ``--asr-model``.
         user_channel, agent_channel: channel indices in each stereo file.
@@ -50,7 +51,7 @@ class ScoreOptions:
     """
 
     config: SessionConfig = field(default_factory=lambda: SessionConfig(judge_mode="every"))
-    judge: str = "acoustic"
+    judge: str = "auto"
     head: str | None = None
     device: str = "cpu"
     qwen_model: str = "Qwen/Qwen2.5-Omni-7B"
@@ -89,7 +90,7 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
 
     Args:
         path: stereo audio file (user and agent on ``options.user_channel``/``agent_channel``).
-        options: ScoreOptions (default: acoustic judge, no ASR, default pipeline settings).
+        options: ScoreOptions (default: the auto judge, no ASR, default pipeline settings).
     Returns:
         the result document (``livejudge.outputs.report``).
     Raises:

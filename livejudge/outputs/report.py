@@ -15,16 +15,17 @@ Keys (all times in seconds on the session clock unless the name says otherwise):
 * ``transcripts``: ``[{channel, onset_s, offset_s, text, n_words}]`` (agent turns; only with ASR)
 * ``judge``: ``[{t_s, window_start_s, window_end_s, p_human, compute_ms, dimensions: {id:
   {score, evidence, evidence_unit, gated, z, contribution}}}]``; p_human is null (and
-  ``no_evidence`` true) when every dimension was gated, e.g. before the agent has spoken
+  ``no_evidence`` true) when the window has no evidence (every dimension gated, or the ungated
+  ones carry too little of the classifier's weight), e.g. before the agent has spoken
 * ``summary``: verdict counts and flagged rates (``verdict_<kind>_<outcome>_count``,
-  ``verdict_<kind>_flagged_rate``, ``verdict_flagged_count``...), latency count/mean/p50/p90, barge-ins (``barge_in_count`` = length of
+  ``verdict_<kind>_flagged_rate``, ``verdict_flagged_count``...), latency count/mean/p50/p90,
+  barge-ins (``barge_in_count`` = length of
   ``barge_ins`` = ``user_barge_in_count`` + ``agent_talk_over_count``), yield (after the
-  user's barge-ins), overlap ratio, backchannels, talk ratio, mean p_human, dropped_windows
+  user's barge-ins), overlap ratio, backchannels, talk ratio, ``mean_p_human`` (over EVERY window
+  with evidence: nothing else is left out), ``evidence_coverage`` (share of judged windows with
+  evidence), dropped_windows
 * ``judge_info``: backbone, head name/version, provenance ("prior" or "trained"), ``validated``:
   one line saying what P(human) was validated against (from the head's config)
-* a judge window whose agent voice lies outside the head's training range carries
-  ``out_of_range`` (the reason) and is left out of ``mean_p_human``/``last_p_human``
-  (counted in ``summary.out_of_range_windows``)
 * ``framework_events``: what a framework/protocol reported, for comparison only
 * ``errors``: one-line messages of anything that went wrong (the document is still valid)
 """
@@ -55,8 +56,8 @@ def build_result(session: "Session") -> dict:
     vs = session.verdicts
     results = session.judge_results
     judge_info = session.judge.info() if session.judge is not None and hasattr(session.judge, "info") else None
-    # no-evidence windows say nothing; out-of-range windows are not validated figures
-    p = [r.p_human for r in results if r.has_evidence and not r.out_of_range]
+    # no-evidence windows say nothing (p_human None); every other window counts
+    p = [r.p_human for r in results if r.p_human is not None]
     doc = {
         "livejudge_version": __version__,
         "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -119,7 +120,7 @@ def build_result(session: "Session") -> dict:
             "last_p_human": _r(p[-1]) if p else None,
             "judged_windows": len(results),
             "no_evidence_windows": sum(1 for r in results if not r.has_evidence),
-            "out_of_range_windows": sum(1 for r in results if r.out_of_range),
+            "evidence_coverage": _r(len(p) / len(results), 3) if results else None,
             "dropped_windows": session.dropped_windows,
             **summarize_verdicts(vs),
         },
