@@ -100,17 +100,20 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
     reader = _open_call(args)  # read block by block: memory does not grow with the file
     try:
         from livejudge.timing.echo import gate_source
+        from livejudge.timing.health import check_call
 
+        health = check_call(reader)  # swapped, silent or identical channels, clipping, DC (issue 20)
         call, gate_info = gate_source(reader, getattr(args, "echo_gate", "off"))
         return _run_call(args, call, gate_info, speed=speed, judge_mode=judge_mode, progress=progress,
-                         failure=AudioFormatError, reader=reader)
+                         failure=AudioFormatError, reader=reader, health=health)
     finally:
         reader.close()
 
 
 def _run_call(args: argparse.Namespace, call, gate_info: dict, *, speed: float | None, judge_mode: str,
-              progress: bool, failure: type[BaseException], reader=None) -> int:
+              progress: bool, failure: type[BaseException], reader=None, health=()) -> int:
     from livejudge.session import Session, stream_call
+    from livejudge.timing.health import report_warnings
 
     config = session_config(args, judge_mode)
     judge = judge_from_args(args)
@@ -121,6 +124,7 @@ def _run_call(args: argparse.Namespace, call, gate_info: dict, *, speed: float |
     transcriber = transcriber_from_args(args)
     info["asr"] = transcriber is not None
     session = Session(config, judge=judge, sinks=sinks, info=info, transcriber=transcriber)
+    session.info["input_health"] = report_warnings(list(health), session)
     title = f"{info['kind']} {Path(args.file).name if args.file else Path(args.user).name + ' + ' + Path(args.agent).name}"
 
     def body(stop) -> None:

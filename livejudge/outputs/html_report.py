@@ -387,6 +387,13 @@ def _verdicts_html(doc: dict) -> str:
     return "".join(rows)
 
 
+def _health_html(doc: dict) -> str:
+    """Input-health warnings (swapped, silent or identical channels, clipping...), if any."""
+    ws = (doc.get("source") or {}).get("input_health") or []
+    return "".join(f'<p class="validity"><b>Input health:</b> {_esc(w.get("message", w))} '
+                   '<span class="heuristic">HEURISTIC</span></p>' for w in ws if isinstance(w, dict))
+
+
 def _judge_html(doc: dict) -> str:
     info = doc.get("judge_info")
     parts = []
@@ -518,6 +525,7 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         f'<p class="muted">livejudge {_esc(doc.get("livejudge_version"))} · created {_esc(doc.get("created_utc"))} '
         f'· {_esc(src.get("kind", ""))} · all times in seconds from the start of the call</p>',
         _summary_html(doc),
+        _health_html(doc),
         _judge_html(doc),
         "<h2>Timeline</h2>",
         plot_timeline(doc),
