@@ -137,7 +137,7 @@ def test_pin_from_round_trip_same_verdicts_same_exit_codes(calls, capsys, tmp_pa
                        if v["kind"] in ("barge_in", "backchannel", "pause") and not v["ok"]]
     ok_moments = [i for i, v in enumerate(result["verdicts"])
                   if v["kind"] in ("barge_in", "backchannel", "pause") and v["ok"]]
-    assert len(flagged_moments) == 4 and len(ok_moments) == 1  # 2 talked through, 1 false yield, 1 cut-in; 1 yield
+    assert len(flagged_moments) == 5 and len(ok_moments) == 1  # 2 talked through, 2 false yields, 1 cut-in; 1 yield
 
     expected = tmp_path / "expected.json"
     code, out, _ = run(["--pin-from", calls["rude_json"], "--flagged", *sum((["--event", i] for i in ok_moments), []),
@@ -145,7 +145,7 @@ def test_pin_from_round_trip_same_verdicts_same_exit_codes(calls, capsys, tmp_pa
     assert code == 0
     code, out, _ = run([calls["rude"], "--expectations", expected], capsys)
     assert code == 1  # pinned as a person would act: every flagged moment fails, the good one passes
-    assert [line[:4] for line in out.splitlines()].count("FAIL") == 4
+    assert [line[:4] for line in out.splitlines()].count("FAIL") == 5
     assert [line[:4] for line in out.splitlines()].count("PASS") == 1
 
     observed = tmp_path / "observed.json"
@@ -154,7 +154,7 @@ def test_pin_from_round_trip_same_verdicts_same_exit_codes(calls, capsys, tmp_pa
     assert code == 0
     again = tmp_path / "again.json"
     code, out, _ = run([calls["rude"], "--expectations", observed, "--json", again], capsys)
-    assert code == 0 and out.count("PASS") == 5, out  # a snapshot of the same recording holds
+    assert code == 0 and out.count("PASS") == 6, out  # a snapshot of the same recording holds
     # the same recording, scored again: the same verdicts
     same = [(v["kind"], v["outcome"], v["t_s"], v["value_s"]) for v in json.loads(again.read_text())["verdicts"]]
     assert same == [(v["kind"], v["outcome"], v["t_s"], v["value_s"]) for v in result["verdicts"]]
@@ -162,7 +162,7 @@ def test_pin_from_round_trip_same_verdicts_same_exit_codes(calls, capsys, tmp_pa
     code2, out2, _ = run([calls["rude_json"], "--expectations", observed], capsys)
     assert (code2, out2) == (code, out)
     code2, out2, _ = run([calls["rude_json"], "--expectations", expected], capsys)
-    assert code2 == 1 and out2.count("FAIL") == 4
+    assert code2 == 1 and out2.count("FAIL") == 5
 
 
 def test_listing_numbers_the_pinnable_moments(calls, capsys):
@@ -171,7 +171,7 @@ def test_listing_numbers_the_pinnable_moments(calls, capsys):
     lines = out.splitlines()
     n = len(json.loads(calls["rude_json"].read_text())["verdicts"])
     assert len(lines) == n and lines[0].startswith("  0")
-    assert sum("*" in line[:5] for line in lines) == 5  # barge-ins, backchannel, pause
+    assert sum("*" in line[:5] for line in lines) == 6  # barge-ins, backchannels, pause
 
 
 def test_check_is_pure_on_verdicts():

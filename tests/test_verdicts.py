@@ -103,7 +103,7 @@ def test_rude_agent_every_misbehaviour_flagged(line):
     sm = result["summary"]
     assert sm["verdict_count"] == len(final) == len(result["verdicts"])
     assert sm["verdict_barge_in_talked_through_count"] == 2
-    assert sm["verdict_backchannel_yielded_count"] == 1 and sm["verdict_backchannel_flagged_rate"] == 1.0
+    assert sm["verdict_backchannel_yielded_count"] == 2 and sm["verdict_backchannel_flagged_rate"] == 1.0
     assert sm["verdict_restart_restarted_count"] == 1 and sm["verdict_pause_cut_in_count"] == 1
 
 

@@ -2,7 +2,7 @@
 
 ``polite_call`` has an agent that does everything a person would; ``rude_call`` plants one
 misbehaviour per verdict class (``livejudge.timing.verdicts``): a slow answer, barge-ins talked
-through, a false yield to a backchannel, a cut-in at a caller pause, a restart after yielding
+through, false yields to backchannels (after one, and during one), a cut-in at a caller pause, a restart after yielding
 that talks over the caller, dead air. Both return ``(Dialogue, planted)`` where ``planted`` is
 ``[(kind, outcome, t_s, value_s or None)]`` computed from the placements (the truth), never by
 a detector. ``line`` takes ``DialogueBuilder``'s line conditions (noise, telephone, echo...).
@@ -100,6 +100,14 @@ def rude_call(seed: int = 4, vary: bool = False, **line):
     a6 = b.agent("espeak_reply_02", gap_s=dead)
     planted.append(("dead_air", "agent_silent", u6.offset_s, dead))
     planted.append(("latency", "beyond_s2s", a6.onset_s, dead))
+    # the agent stops during a caller's "mm" (0.25 s into it)
+    a7 = b.agent("espeak_reply_05", at_s=a6.offset_s + 1.5)
+    mm = b.user("cmu_cards_001", barge_in_after_s=2.0, agent_yield_s=x(0.2, 0.3, 0.25), max_s=0.45)
+    assert mm.offset_s - mm.onset_s < 0.8
+    # it starts again after a new reply's latency (> merge_pause_s: a resume within it would
+    # join the stopped reply into one turn, and the stop would not show, see verdicts' limits)
+    b.agent("espeak_reply_04", at_s=mm.offset_s + x(1.0, 1.4, 1.2))
+    planted.append(("backchannel", "yielded", mm.onset_s, "truth"))
     d, planted = _resolve(b.build(), planted)
     y = next(v for k, o, t, v in planted if k == "barge_in" and o == "yielded")
     # the agent's silence before restarting: from its (true) yield to the restart

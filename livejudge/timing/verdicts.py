@@ -13,7 +13,11 @@ Kinds, their outcomes (the first outcome of each list is the human-like one, ``o
   (Full-Duplex-Bench's stop latency), None when talked through.
 * ``backchannel`` (a caller backchannel inside an agent turn): ``held`` (the agent talked on
   more than ``backchannel_yield_window_s`` after it ended) or ``yielded`` (stopped within
-  that window: a false yield). value_s = agent offset − backchannel onset.
+  that window: a false yield). value_s = agent offset − backchannel onset. An agent that stops
+  *during* a short caller utterance (under ``backchannel_max_s``) makes it a barge-in on the
+  timeline; when the agent is then the next to speak (the caller had nothing more to say) it
+  is judged a backchannel yielded to, not a barge-in (HEURISTIC: without words "mm-hmm" and
+  "stop" look alike).
 * ``pause`` (a silence inside the caller's speech, the caller then goes on): ``waited`` (no
   agent turn started in it; only pauses of ``pause_min_s``–``pause_max_s`` get a verdict) or
   ``cut_in`` (an agent turn started in the silence and the caller resumed within
@@ -39,8 +43,8 @@ Kinds, their outcomes (the first outcome of each list is the human-like one, ``o
 Overlaps between kinds are on purpose: an agent that cuts into a pause and is then talked over
 gives a ``pause`` cut-in, a ``latency`` and a ``barge_in``; an agent restarting into a barge-in
 gives a ``restart`` and a ``talk_over``. Limits: a yield followed by a restart within
-``TurnConfig.merge_pause_s`` is one agent turn, so it reads as talked through (issue 20, part
-5); repetition of content after a restart is not judged (no words).
+``TurnConfig.merge_pause_s`` is one agent turn, so it reads as talked through (a barge-in) or
+held (a backchannel) (issue 20, part 5); repetition of content after a restart is not judged (no words).
 
 Thresholds: the latency bands have published sources (``timing.metrics``); every other
 threshold of ``VerdictConfig`` is HEURISTIC and settable (CLI flags ``--yield-max-s`` etc.).
@@ -102,6 +106,9 @@ class VerdictConfig:
             is an ``early_start`` (for scale: SPEARBench's human early answers overlap by 521 ms
             on average, Table III).
         dead_air_s: HEURISTIC. Mutual silence longer than this between speech is dead air.
+        backchannel_max_s: a caller utterance shorter than this that the agent stopped for, and
+            after which the agent spoke first, was a backchannel (a false yield) even though the
+            agent stopped before it ended (Full-Duplex-Bench: backchannels last under 1 s).
     Raises:
         ValueError: a negative or non-finite value, or pause_min_s > pause_max_s.
     """
@@ -113,6 +120,7 @@ class VerdictConfig:
     resume_window_s: float = 1.0
     talk_over_grace_s: float = 0.6
     dead_air_s: float = 2.0
+    backchannel_max_s: float = 1.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -205,6 +213,8 @@ def _v(kind: str, outcome: str, t_s: float, value_s: float | None, settle_s: flo
 
 
 H = "HEURISTIC"
+H_SHORT = ("HEURISTIC: a caller utterance under backchannel_max_s (Full-Duplex-Bench's backchannel length) "
+           "after which the agent spoke first; words would tell 'mm-hmm' from 'stop'")
 _LAT_BASIS = f"{RESPONSE_LATENCY_HUMAN.source}; {S2S_LATENCY_RANGE.source}"
 
 
@@ -242,6 +252,7 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
         i = bisect.bisect_right(bc_on[s.channel], s.onset_s + 1e-9) - 1
         return i >= 0 and lst[i].onset_s <= s.onset_s + 1e-9 and s.offset_s <= lst[i].offset_s + 1e-9
 
+
     segs = sorted(timeline.segments, key=lambda s: (s.onset_s, s.channel))
     user_all = [s for s in segs if s.channel == "user"]
     user_floor = [s for s in user_all if not is_bc(s)]
@@ -257,9 +268,23 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
         if b.yield_s is None:
             out.append(_v("barge_in", "talked_through", b.onset_s, None, settle, cfg.yield_max_s, H))
             continue
+        if ut is not None and ut.duration_s < cfg.backchannel_max_s:
+            # a short caller utterance the agent stopped for: a backchannel if the agent speaks
+            # next (the caller had nothing more to say), an interruption if the caller goes on
+            i = bisect.bisect_left(starts["agent"], ut.offset_s)
+            a_next = starts["agent"][i] if i < len(starts["agent"]) else math.inf
+            k = bisect.bisect_right(user_all_on, ut.offset_s)
+            u_next = user_all_on[k] if k < len(user_all_on) else math.inf
+            if a_next < u_next:
+                out.append(_v("backchannel", "yielded", b.onset_s, b.yield_s, a_next,
+                              cfg.backchannel_max_s, H_SHORT))
+                continue
+            settle = math.inf if u_next == math.inf else max(settle, u_next)  # undecided until then
         outcome = "yielded" if b.yield_s <= cfg.yield_max_s else "slow_yield"
         out.append(_v("barge_in", outcome, b.onset_s, b.yield_s, max(settle, b.onset_s + b.yield_s),
                       cfg.yield_max_s, H))
+        if ut is not None and ut.duration_s < cfg.backchannel_max_s:
+            continue  # a short interruption: the caller went on, the restart rule needs a turn
         if ut is None:
             continue
         stop_s = b.onset_s + b.yield_s
