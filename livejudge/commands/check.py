@@ -467,7 +467,8 @@ def register(sub) -> None:
         description=__doc__.split("\n\n")[1] + "\n\n" + __doc__.split("\n\n")[2],
         epilog="exit codes: 0 every expectation passed · 1 one failed · 2 bad input or usage (one line says what)")
     p.add_argument("call", nargs="?", default=None,
-                   help="the recording (stereo, user and agent on separate channels) or a result .json")
+                   help="the recording (stereo, user and agent on separate channels), or a result .json "
+                        "(its verdicts are read as they are, with the thresholds it was scored with)")
     p.add_argument("--user", default=None, metavar="A.wav", help="the user's side as its own file (with --agent)")
     p.add_argument("--agent", default=None, metavar="B.wav", help="the agent's side as its own file (with --user)")
     p.add_argument("--user-channel", type=int, default=0, help="channel index of the user in CALL")
