@@ -271,9 +271,8 @@ def test_pipecat_observer_writes_the_report_at_the_end(tmp_path):
 
 def test_interrupted_call_still_writes_its_report(tmp_path):
     """Ctrl-C in the middle of a call: the exit code says so and the report is still written."""
-    import argparse
-
     from livejudge.commands.runner import EXIT_INTERRUPTED, run_session
+    from livejudge.config import OutputConfig
     from livejudge.session import Session, stream_call
 
     call = example_dialogue(seed=1).call
@@ -286,9 +285,8 @@ def test_interrupted_call_still_writes_its_report(tmp_path):
         stream_call(session, dataclasses.replace(call, user=call.user[:half], agent=call.agent[:half]))
         raise KeyboardInterrupt
 
-    args = argparse.Namespace(display="none", json_out=None, events=None, report=str(tmp_path / "cut.html"),
-                              fail_if=[], junit=None)
-    assert run_session(session, body, title="t", args=args) == EXIT_INTERRUPTED
+    output = OutputConfig(display="none", report=str(tmp_path / "cut.html"))
+    assert run_session(session, body, title="t", output=output) == EXIT_INTERRUPTED
     text = (tmp_path / "cut.html").read_text()
     assert all(f'<svg id="{pid}"' in text for pid in PLOT_IDS)
 

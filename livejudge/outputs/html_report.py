@@ -23,7 +23,6 @@ import html
 import io
 import math
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -567,45 +566,6 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         parts.append("<h2>Errors during the call</h2><ul>" + "".join(f"<li>{_esc(e)}</li>" for e in errors) + "</ul>")
     parts.append("</body></html>")
     return "\n".join(parts)
-
-
-def register(sub) -> None:
-    """Add ``livejudge report`` to the CLI's subparsers."""
-    from livejudge.commands.runner import HelpFormatter
-
-    p = sub.add_parser("report", help="write the HTML report of a scored call (from its --json result)",
-                       formatter_class=HelpFormatter,
-                       description="Write one self-contained HTML file (plots inline, no network needed to view, "
-                                   "printable) from a result document. Needs matplotlib: "
-                                   "pip install 'livejudge[report]'. "
-                                   "Example: livejudge report result.json -o report.html")
-    p.add_argument("result", metavar="RESULT.json", help="result document written by score/replay/attach --json")
-    p.add_argument("-o", "--output", default=None, metavar="OUT.html",
-                   help="where to write the report (default: RESULT with .html)")
-    p.set_defaults(func=cmd_report)
-
-
-def cmd_report(args) -> int:
-    import json
-
-    from livejudge.commands.runner import CLIError
-
-    src = Path(args.result)
-    try:
-        doc = json.loads(src.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CLIError(f"{src}: no such file (write one with: livejudge score CALL.wav --json {src})") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CLIError(f"{src}: not a readable JSON result document ({exc})") from None
-    out = Path(args.output) if args.output else src.with_suffix(".html")
-    try:
-        write_html(doc, out)
-    except ReportError as exc:
-        raise CLIError(f"{src}: {exc}") from None
-    except OSError as exc:
-        raise CLIError(f"cannot write {out}: {exc}", code=1) from None
-    print(f"livejudge: report written to {out}", file=sys.stderr)
-    return 0
 
 
 def write_html(doc: dict, path: str | Path, *, title: str | None = None) -> Path:
