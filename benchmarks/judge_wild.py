@@ -99,7 +99,7 @@ def load_wav16k(path: str) -> np.ndarray:
 def build(plan: dict, index: int, seed: int, telephone: bool, user_max_s: float):
     """The call for one planned dialogue (see module docstring). Same draws for both classes:
     the stream depends only on (seed, index)."""
-    from livejudge.testing.dialogues import DialogueBuilder, _level, list_clips
+    from livejudge.testing.dialogues import DialogueBuilder, _level, list_clips, trim
 
     rng = np.random.default_rng([seed, index])
     users = list_clips("human")
@@ -110,7 +110,7 @@ def build(plan: dict, index: int, seed: int, telephone: bool, user_max_s: float)
     for k, clip in enumerate(plan["clips"]):
         b.user(users[int(order[k % len(users)])], gap_s=float(rng.uniform(0.3, 1.0)) if k else None,
                max_s=user_max_s)
-        x = _level(load_wav16k(clip["path"]), level_dbfs)
+        x = _level(trim(load_wav16k(clip["path"])), level_dbfs)  # the level of its speech
         b.agent(np.clip(x, -1, 1), gap_s=float(rng.uniform(0.3, 1.0)))
     return b.build()
 
