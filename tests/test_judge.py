@@ -112,7 +112,7 @@ def run_cli(*argv):
     """Parse with the subcommands ``register`` adds and run, returning the exit code."""
     import argparse
 
-    from livejudge.judge.training import commands
+    from livejudge.commands import train as commands
 
     parser = argparse.ArgumentParser(prog="livejudge")
     commands.register(parser.add_subparsers())

@@ -74,7 +74,7 @@ def test_ray_batch_equals_local_jobs(local_ray, calls, tmp_path, capsys):
 
 
 def test_transient_failure_retried_once_persistent_one_reported(local_ray, calls, tmp_path):
-    from livejudge.distributed.ray_batch import run_batch_ray
+    from livejudge.commands.batch import run_batch_ray
 
     log = tmp_path / "attempts.log"
     log.touch()

@@ -19,12 +19,13 @@ import threading
 from pathlib import Path
 from typing import Callable
 
+from livejudge.errors import (  # noqa: F401  (re-exported: their old home, used by callers)
+    EXIT_FAILED, EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGHUP, EXIT_SIGTERM, EXIT_USAGE, CLIError,
+)
+from livejudge.config import DEFAULT_QWEN_MODEL, JudgeConfig, OutputConfig
 from livejudge.session import Session, SessionConfig
 from livejudge.timing.turns import TurnConfig
 from livejudge.timing.vad import VADConfig
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-EXIT_SIGTERM, EXIT_SIGHUP = 128 + 15, 128 + 1
 
 EXIT_CODES_HELP = textwrap.fill(
     "exit codes: 0 done · 1 failed mid-way (the partial result and event log are written) · 2 bad input "
@@ -33,7 +34,6 @@ EXIT_CODES_HELP = textwrap.fill(
     "still loading, before the call starts, exits at once with nothing to write). Under GNU timeout, "
     "use `timeout --preserve-status` to see 143.", width=78)
 """The exit codes, as every command's --help states them (README: Exit codes)."""
-"""Shell convention: 128 + signal number, returned after the result has been written."""
 
 STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
 
@@ -122,14 +122,6 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescript
         return super()._get_help_string(action)
 
 
-class CLIError(Exception):
-    """A one-line, user-facing error with an exit code."""
-
-    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
-        super().__init__(message)
-        self.code = code
-
-
 def add_session_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("pipeline")
     g.add_argument("--window-s", type=float, default=30.0, help="judged rolling window, seconds")
@@ -154,7 +146,7 @@ def add_judge_args(p: argparse.ArgumentParser) -> None:
                    help="judge head checkpoint directory (default: the shipped head for --judge acoustic/whisper)")
     g.add_argument("--device", default="auto",
                    help="torch device for the judge backbone: auto (cuda when present), cpu, cuda, cuda:1")
-    g.add_argument("--qwen-model", default="Qwen/Qwen2.5-Omni-7B",
+    g.add_argument("--qwen-model", default=DEFAULT_QWEN_MODEL,
                    help="Qwen2.5-Omni model id or local path (--judge qwen-omni)")
     g.add_argument("--judge-url", default=None, metavar="URL",
                    help="judge the windows on a judge service (livejudge serve-judge), e.g. "
@@ -184,7 +176,23 @@ def add_output_args(p: argparse.ArgumentParser) -> None:
     add_gate_args(p)
 
 
+def judge_config(args: argparse.Namespace) -> JudgeConfig:
+    """The judge flags (``add_judge_args``) as a JudgeConfig; flags a command lacks keep their defaults."""
+    return JudgeConfig(kind=args.judge, head=getattr(args, "head", None), device=getattr(args, "device", "auto"),
+                       qwen_model=getattr(args, "qwen_model", DEFAULT_QWEN_MODEL),
+                       url=getattr(args, "judge_url", None), asr=getattr(args, "asr", "off"),
+                       asr_model=getattr(args, "asr_model", None))
+
+
+def output_config(args: argparse.Namespace) -> OutputConfig:
+    """The output flags (``add_output_args``) as an OutputConfig."""
+    return OutputConfig(json_out=getattr(args, "json_out", None), events=getattr(args, "events", None),
+                        report=getattr(args, "report", None), display=getattr(args, "display", "auto"),
+                        fail_if=tuple(getattr(args, "fail_if", None) or ()), junit=getattr(args, "junit", None))
+
+
 def session_config(args: argparse.Namespace, judge_mode: str = "live") -> SessionConfig:
+    """The pipeline flags (``add_session_args``) as a SessionConfig. Raises CLIError."""
     if not args.merge_pause_s >= 0:
         raise CLIError(f"--merge-pause-s must be ≥ 0 seconds, got {args.merge_pause_s}")
     try:
@@ -209,45 +217,44 @@ def _auto_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def judge_from_args(args: argparse.Namespace):
-    """The Judge the flags ask for, or None for ``--judge none``. Raises CLIError.
+def judge_from_config(cfg: JudgeConfig):
+    """The Judge ``cfg`` asks for, or None for ``--judge none``. Raises CLIError.
 
     ``--judge auto`` (the default) is the Whisper-encoder head (``whisper-fitted``) or, when its
     encoder cannot load here, no P(human) at all: one line on stderr says why, and the call is
-    measured timing-only. There is no silent fallback to another head (``acoustic-fitted`` rates
-    neural TTS as human: heads/README.md). An explicit ``--judge KIND`` that cannot load is an error.
+    measured timing-only (None, as for ``--judge none``: the caller then starts no transcriber).
+    There is no silent fallback to another head (``acoustic-fitted`` rates neural TTS as human:
+    heads/README.md). An explicit ``--judge KIND`` that cannot load is an error.
     """
-    if args.judge == "none":
+    if cfg.kind == "none":
         return None
-    if getattr(args, "judge_url", None):
-        return remote_judge(args.judge_url)
+    if cfg.url:
+        return remote_judge(cfg.url)
     from livejudge.judge.model.head import HeadError
     from livejudge.judge.model.judge import JudgeError, load_judge, resolve_kind
 
-    asked = args.judge
     try:
-        args.judge = resolve_kind(args.judge, args.head)
+        kind = resolve_kind(cfg.kind, cfg.head)
     except (HeadError, ValueError, OSError) as exc:
         raise CLIError(f"cannot load the judge: {exc}") from exc
-    device = args.device
-    if args.judge in ("acoustic", "whisper") and device not in ("auto", "cpu"):
-        print(f"livejudge: note: the {args.judge} judge runs on the CPU; --device {device} is not used",
+    device = cfg.device
+    if kind in ("acoustic", "whisper") and device not in ("auto", "cpu"):
+        print(f"livejudge: note: the {kind} judge runs on the CPU; --device {device} is not used",
               file=sys.stderr)
     if device == "auto":
-        device = _auto_device() if args.judge == "qwen-omni" else "cpu"  # the CPU judges need no torch
-    kwargs = {"head": args.head, "device": device}
-    if args.judge == "qwen-omni":
-        kwargs["model"] = args.qwen_model
+        device = _auto_device() if kind == "qwen-omni" else "cpu"  # the CPU judges need no torch
+    kwargs = {"head": cfg.head, "device": device}
+    if kind == "qwen-omni":
+        kwargs["model"] = cfg.qwen_model
     try:
-        return load_judge(args.judge, **kwargs)
+        return load_judge(kind, **kwargs)
     except JudgeError as exc:
-        if asked == "auto" and args.head is None:
+        if cfg.kind == "auto" and cfg.head is None:
             print(f"livejudge: no P(human) this call: {exc}; timing is measured", file=sys.stderr)
-            args.judge = "none"
             return None
-        raise CLIError(f"cannot load the {args.judge} judge: {exc}") from exc
+        raise CLIError(f"cannot load the {kind} judge: {exc}") from exc
     except (HeadError, FileNotFoundError, ValueError, RuntimeError, ImportError, OSError) as exc:
-        raise CLIError(f"cannot load the {args.judge} judge: {exc}") from exc
+        raise CLIError(f"cannot load the {kind} judge: {exc}") from exc
 
 
 def remote_judge(url: str):
@@ -267,38 +274,39 @@ def remote_judge(url: str):
     return judge
 
 
-def transcriber_from_args(args: argparse.Namespace):
-    """A WhisperTranscriber when ``--asr`` asks for one (and the judge is on), else None.
+def transcriber_from_config(cfg: JudgeConfig, report: str | None = None):
+    """A WhisperTranscriber when ``cfg.asr`` asks for one (and the judge is on), else None;
+    ``report`` is ``--report`` (``OutputConfig.report``).
 
     P(human) reads no text (the shipped heads' text weights are zero), so transcripts only feed
     the text dimensions shown in the report: ``--asr auto`` transcribes only when ``--report`` is
     asked, and quietly stays off when faster-whisper or a local model is missing; ``--asr on``
     always transcribes and turns a missing recogniser into a one-line CLIError.
     """
-    if getattr(args, "asr", "off") == "off" or getattr(args, "judge", "none") == "none":
+    if cfg.asr == "off" or cfg.kind == "none":
         return None
-    if args.asr == "auto" and not getattr(args, "report", None):
+    if cfg.asr == "auto" and not report:
         return None
     from livejudge.judge.features.asr import ASRError, WhisperTranscriber, whisper_available
 
     if not whisper_available():
-        if args.asr == "on":
+        if cfg.asr == "on":
             raise CLIError("--asr on needs faster-whisper: pip install 'livejudge[asr]'")
         return None
     try:
-        transcriber = WhisperTranscriber(args.asr_model)
+        transcriber = WhisperTranscriber(cfg.asr_model)
         from livejudge.judge.features.text import warm_up
 
         warm_up()  # load the sentiment lexicon and language model now, not on the first window
         return transcriber
     except (ASRError, ImportError, OSError, RuntimeError) as exc:
-        if args.asr == "on" or args.asr_model:
+        if cfg.asr == "on" or cfg.asr_model:
             raise CLIError(f"cannot start speech recognition: {exc}") from exc
         return None
 
 
 def run_session(session: Session, body: Callable[[threading.Event], None], *, title: str,
-                args: argparse.Namespace, interrupt_code: int = EXIT_INTERRUPTED,
+                output: OutputConfig, interrupt_code: int = EXIT_INTERRUPTED,
                 failure: type[BaseException] | tuple = ()) -> int:
     """Run ``body(stop_event)`` with the display on, then close the session and write outputs.
 
@@ -312,7 +320,7 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
 
     stop = threading.Event()
     with StopSignals(stop) as signals:
-        display = make_display(session, title, args.display)
+        display = make_display(session, title, output.display)
         if display is not None:
             session.add_sink(display)
             display.start()
@@ -346,25 +354,25 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
                 display.stop()
             if message:
                 print(f"livejudge: {message}", file=sys.stderr)
-            write_outputs(result, args)
-        if args.json_out != "-":
+            write_outputs(result, output)
+        if output.json_out != "-":
             print_summary(result)
-        gate_code = apply_gates(result, args)
+        gate_code = apply_gates(result, output)
     return gate_code if code == EXIT_OK and gate_code else code
 
 
-def apply_gates(result: dict, args: argparse.Namespace) -> int:
+def apply_gates(result: dict, output: OutputConfig) -> int:
     """Check ``--fail-if`` gates on one call's result, write ``--junit``; EXIT_GATE (3) when one
     fails (the list goes to stderr), else 0."""
-    from livejudge.commands.gates import EXIT_GATE, call_metrics, evaluate, format_failures, gates_from_args, write_junit
+    from livejudge.commands.gates import EXIT_GATE, call_metrics, evaluate, format_failures, parse_gates, write_junit
 
-    gates = gates_from_args(args)
-    if not gates and not getattr(args, "junit", None):
+    gates = parse_gates(output.fail_if)
+    if not gates and not output.junit:
         return EXIT_OK
     results = evaluate(gates, call_metrics(result))
     name = str((result.get("source") or {}).get("file") or (result.get("source") or {}).get("kind") or "call")
-    if getattr(args, "junit", None):
-        p = write_junit(args.junit, results, suite=name)
+    if output.junit:
+        p = write_junit(output.junit, results, suite=name)
         print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
     msg = format_failures(results, name)
     if msg:
@@ -373,17 +381,17 @@ def apply_gates(result: dict, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def write_outputs(result: dict, args: argparse.Namespace) -> None:
+def write_outputs(result: dict, output: OutputConfig) -> None:
     from livejudge.outputs.report import write_json
 
-    out = getattr(args, "json_out", None)
+    out = output.json_out
     if out == "-":
         json.dump(result, sys.stdout, indent=2)
         print()
     elif out:
         p = write_json(result, out)
         print(f"livejudge: result written to {p}", file=sys.stderr)
-    write_report(result, getattr(args, "report", None))
+    write_report(result, output.report)
 
 
 def write_report(result: dict, path: str | Path | None) -> Path | None:
@@ -423,9 +431,10 @@ def print_summary(result: dict) -> None:
               + (f"; {ji['validated']}" if ji.get("validated") else ""), file=sys.stderr)
 
 
-def events_sink(args: argparse.Namespace):
-    if getattr(args, "events", None):
+def events_sink(output: OutputConfig):
+    """The ``--events`` JSON-lines sink, or None."""
+    if output.events:
         from livejudge.outputs.sinks import JsonlSink
 
-        return JsonlSink(Path(args.events))
+        return JsonlSink(Path(output.events))
     return None

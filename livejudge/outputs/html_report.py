@@ -22,7 +22,6 @@ import html
 import io
 import math
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -363,8 +362,19 @@ def _judge_html(doc: dict) -> str:
     return "".join(parts)
 
 
-def _dimensions_html(window: dict | None) -> str:
+def _dimensions_html(window: dict | None, view: dict | None = None) -> str:
+    """The dimension table of one window. With the judge's ``dimension_view`` (result
+    ``judge_info.dimensions``), a dimension the head does not measure says so and why instead of
+    a score, and dimensions sharing one learned score name each other."""
     dims = (window or {}).get("dimensions") or {}
+    view = view if isinstance(view, dict) else {}
+    not_measured = view.get("not_measured") if isinstance(view.get("not_measured"), dict) else {}
+    shared = {}
+    for group in view.get("groups") or []:
+        if isinstance(group, list) and len(group) > 1:
+            for d in group:
+                shared[d] = [x for x in group if x != d]
+    names_by_id = {did: name for did, name, *_ in _dimension_table()}
     out = ["<table><tr><th>category</th><th>dimension</th><th>score (1–5)</th><th>evidence</th>"
            "<th>gated</th><th>contribution</th><th>note</th></tr>"]
     last = None
@@ -372,6 +382,10 @@ def _dimensions_html(window: dict | None) -> str:
         d = dims.get(did)
         cat_cell = f"{cat} {cat_name}" if cat != last else ""
         last = cat
+        if did in not_measured:
+            out.append(f'<tr class="gated"><td>{_esc(cat_cell)}</td><td>{_esc(name)}</td>'
+                       f'<td colspan="5">not measured: {_esc(not_measured[did])}</td></tr>')
+            continue
         if d is None:
             out.append(f'<tr class="gated"><td>{_esc(cat_cell)}</td><td>{_esc(name)}</td>'
                        '<td colspan="5">not judged</td></tr>')
@@ -381,13 +395,17 @@ def _dimensions_html(window: dict | None) -> str:
         gated = bool(d.get("gated"))
         c = float(d.get("contribution") or 0.0)
         cls = ' class="gated"' if gated else ""
+        note = d.get("reason", "") or ""
+        if did in shared:
+            note = ("one shared score with " + ", ".join(names_by_id.get(x, x) for x in shared[did])
+                    + (f"; {note}" if note else ""))
         side = "" if gated or abs(c) < 1e-9 else (' <span class="machine">→ machine</span>' if c > 0
                                                     else ' <span class="human">→ human</span>')
         out.append(f"<tr{cls}><td>{_esc(cat_cell)}</td><td>{_esc(name)}</td>"
                    f'<td class="num">{"3 (no lean)" if gated else _fmt(d.get("score"), 1)}</td>'
                    f"<td>{_esc(ev)}</td><td>{'yes: too little evidence' if gated else 'no'}</td>"
                    f'<td class="num">{"–" if gated else f"{c:+.2f}"}{side}</td>'
-                   f"<td class=\"muted\">{_esc(d.get('reason', ''))}</td></tr>")
+                   f"<td class=\"muted\">{_esc(note)}</td></tr>")
     out.append("</table>")
     return "".join(out)
 
@@ -473,7 +491,8 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         f'<p class="muted">{lat_note}</p>',
         "<h2>Dimensions</h2>",
         plot_dimensions(doc, window),
-        _dimensions_html(window),
+        _dimensions_html(window, (doc.get("judge_info") or {}).get("dimensions")
+                         if isinstance(doc.get("judge_info"), dict) else None),
         '<p class="muted">Scores on the 1–5 scale of seed 000 (App. D.2): 1 strongly machine-like, 5 strongly '
         "human-like, 3 no lean. A gated dimension had too little evidence in the window and does not count "
         "towards P(human). A score and a contribution can point different ways: the score is read "
@@ -490,45 +509,6 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         parts.append("<h2>Errors during the call</h2><ul>" + "".join(f"<li>{_esc(e)}</li>" for e in errors) + "</ul>")
     parts.append("</body></html>")
     return "\n".join(parts)
-
-
-def register(sub) -> None:
-    """Add ``livejudge report`` to the CLI's subparsers."""
-    from livejudge.commands.runner import HelpFormatter
-
-    p = sub.add_parser("report", help="write the HTML report of a scored call (from its --json result)",
-                       formatter_class=HelpFormatter,
-                       description="Write one self-contained HTML file (plots inline, no network needed to view, "
-                                   "printable) from a result document. Needs matplotlib: "
-                                   "pip install 'livejudge[report]'. "
-                                   "Example: livejudge report result.json -o report.html")
-    p.add_argument("result", metavar="RESULT.json", help="result document written by score/replay/attach --json")
-    p.add_argument("-o", "--output", default=None, metavar="OUT.html",
-                   help="where to write the report (default: RESULT with .html)")
-    p.set_defaults(func=cmd_report)
-
-
-def cmd_report(args) -> int:
-    import json
-
-    from livejudge.commands.runner import CLIError
-
-    src = Path(args.result)
-    try:
-        doc = json.loads(src.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CLIError(f"{src}: no such file (write one with: livejudge score CALL.wav --json {src})") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CLIError(f"{src}: not a readable JSON result document ({exc})") from None
-    out = Path(args.output) if args.output else src.with_suffix(".html")
-    try:
-        write_html(doc, out)
-    except ReportError as exc:
-        raise CLIError(f"{src}: {exc}") from None
-    except OSError as exc:
-        raise CLIError(f"cannot write {out}: {exc}", code=1) from None
-    print(f"livejudge: report written to {out}", file=sys.stderr)
-    return 0
 
 
 def write_html(doc: dict, path: str | Path, *, title: str | None = None) -> Path:

@@ -31,21 +31,24 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from livejudge import __version__
 from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN
-
-if TYPE_CHECKING:
-    from livejudge.session import Session
 
 
 def _r(x: float | None, nd: int = 4) -> float | None:
     return None if x is None else round(float(x), nd)
 
 
-def build_result(session: "Session") -> dict:
-    """Assemble the result document from a session's current state (see module docstring)."""
+def build_result(session: Any) -> dict:
+    """Assemble the result document from a session's current state (see module docstring).
+
+    ``session`` is a ``livejudge.session.Session`` (it calls this under its lock); it is not
+    imported here, even for typing, because the session imports this module (issue 21: no
+    import circles). Read: ``timeline``, ``summary``, ``judge_results``, ``judge``, ``now_s``,
+    ``info``, ``config``, ``transcripts``, ``dropped_windows``, ``notes``, ``errors``.
+    """
     tl = session.timeline
     sm = session.summary
     results = session.judge_results

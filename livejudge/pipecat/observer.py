@@ -203,7 +203,7 @@ def _note_data(frame: Any) -> dict:
 def _transcriber(asr: Any, judge: Any, report: bool = False):
     """The Transcriber for ``asr`` ("auto", "on", "off" or a Transcriber); None when off.
     "auto" transcribes only when a report is written (P(human) reads no text; see
-    ``livejudge.commands.runner.transcriber_from_args``).
+    ``livejudge.commands.runner.transcriber_from_config``).
 
     Raises:
         ValueError: ``asr="on"`` and speech recognition cannot start (message names the fix).
@@ -214,13 +214,13 @@ def _transcriber(asr: Any, judge: Any, report: bool = False):
         return asr  # a Transcriber given by the caller
     if asr not in ("auto", "on"):
         raise ValueError(f"asr must be 'auto', 'on', 'off' or a Transcriber, got {asr!r}")
-    import argparse
-
-    from livejudge.commands.runner import CLIError, transcriber_from_args
+    from livejudge.commands.runner import transcriber_from_config
+    from livejudge.config import JudgeConfig
+    from livejudge.errors import CLIError
 
     try:
-        return transcriber_from_args(argparse.Namespace(asr=asr, asr_model=None, judge="on",
-                                                        report="report" if report else None))
+        # any judge but "none": the caller's judge is on (``judge`` checked above)
+        return transcriber_from_config(JudgeConfig(kind="auto", asr=asr), report="report" if report else None)
     except CLIError as exc:
         raise ValueError(str(exc)) from None
 
@@ -272,15 +272,9 @@ class LiveJudgeCore:
             if judge == "none":
                 judge = None
             else:
-                from livejudge.judge.model.judge import JudgeError, load_judge
+                from livejudge.judge.model.judge import judge_for_embedding
 
-                try:
-                    judge = load_judge(judge)
-                except JudgeError as exc:
-                    if judge != "auto":
-                        raise
-                    logger.warning(f"livejudge: no P(human) this call: {exc}; timing is measured")
-                    judge = None
+                judge = judge_for_embedding(judge, logger.warning)
         self.result_path = Path(result_path) if result_path is not None else None
         self.report_path = Path(report_path) if report_path is not None else None
         if self.report_path is not None:  # fail now with the install hint, not at the end of the call

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 
 from livejudge.judge.model.dimensions import BY_ID, DIMENSION_IDS
-from livejudge.judge.model.numpy_head import READOUT_SOURCES, READOUTS, ODLError, expected_tensor_shapes
+from livejudge.judge.model.layout import READOUT_SOURCES, READOUTS, ODLError, expected_tensor_shapes
 
 if TYPE_CHECKING:  # torch is imported only where a torch JudgeHead is built or saved (livejudge[train])
     from livejudge.judge.model.odl import JudgeHead

@@ -184,14 +184,22 @@ def _one_blas_thread():
     """BLAS limited to one thread while judging (threadpoolctl, BSD-3): the judge shares the machine
     with the audio path, and a float32 dot product's rounding depends on the thread count, so
     without this the same call scored the same way gave scores differing by up to 2e-4 between
-    ``--jobs 1`` (2 BLAS threads) and Ray workers (1 thread). A no-op when threadpoolctl is missing."""
+    ``--jobs 1`` (2 BLAS threads) and Ray workers (1 thread). A no-op when threadpoolctl is missing.
+    The library scan is done once per process (``ThreadpoolController``, at the first judged batch,
+    after the backbone has loaded its libraries): scanning on every call cost ~4 ms per window."""
+    global _CONTROLLER
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import ThreadpoolController
     except ImportError:  # pragma: no cover - a core dependency; kept optional for embedders
         import contextlib
 
         return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
+
+
+_CONTROLLER = None
 
 
 class Judge:
@@ -346,6 +354,20 @@ def resolve_kind(kind: str, head: str | Path | None = None) -> str:
 
         return judge_kind(read_checkpoint(head)[0].backbone.name)
     return "whisper"
+
+
+def judge_for_embedding(kind: str, warn) -> "Judge | None":
+    """The judge an embedding (Pipecat observer, LiveKit tap) asks for by name: ``load_judge(kind)``,
+    except that the default ``"auto"`` whose encoder cannot load gives None (timing only) after
+    ``warn("livejudge: no P(human) this call: <why>; timing is measured")``, the same rule as
+    ``livejudge score``. Other kinds raise as ``load_judge`` does."""
+    try:
+        return load_judge(kind)
+    except JudgeError as exc:
+        if kind != "auto":
+            raise
+        warn(f"livejudge: no P(human) this call: {exc}; timing is measured")
+        return None
 
 
 def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: str = "cpu",

@@ -1,0 +1,48 @@
+"""``livejudge report RESULT.json``: the HTML report of a scored call (``livejudge.outputs.html_report``).
+
+Here, in the commands room, so that the report renderer imports nothing of the CLI
+(issue 21: no import circles).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from livejudge.commands.runner import HelpFormatter
+from livejudge.errors import CLIError
+from livejudge.outputs.html_report import ReportError, write_html
+
+
+def register(sub) -> None:
+    """Add ``livejudge report`` to the CLI's subparsers."""
+    p = sub.add_parser("report", help="write the HTML report of a scored call (from its --json result)",
+                       formatter_class=HelpFormatter,
+                       description="Write one self-contained HTML file (plots inline, no network needed to view, "
+                                   "printable) from a result document. Needs matplotlib: "
+                                   "pip install 'livejudge[report]'. "
+                                   "Example: livejudge report result.json -o report.html")
+    p.add_argument("result", metavar="RESULT.json", help="result document written by score/replay/attach --json")
+    p.add_argument("-o", "--output", default=None, metavar="OUT.html",
+                   help="where to write the report (default: RESULT with .html)")
+    p.set_defaults(func=cmd_report)
+
+
+def cmd_report(args) -> int:
+    src = Path(args.result)
+    try:
+        doc = json.loads(src.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CLIError(f"{src}: no such file (write one with: livejudge score CALL.wav --json {src})") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CLIError(f"{src}: not a readable JSON result document ({exc})") from None
+    out = Path(args.output) if args.output else src.with_suffix(".html")
+    try:
+        write_html(doc, out)
+    except ReportError as exc:
+        raise CLIError(f"{src}: {exc}") from None
+    except OSError as exc:
+        raise CLIError(f"cannot write {out}: {exc}", code=1) from None
+    print(f"livejudge: report written to {out}", file=sys.stderr)
+    return 0
