@@ -15,7 +15,7 @@ voice differs. Conditions: ``wideband`` (16 kHz) and ``telephone`` (``telephone_
 channels 300–3400 Hz, 8 kHz, G.711 μ-law round trip).
 
 Scoring is the CLI's: the parser's defaults (``livejudge score``: 30 s windows every 2 s, judge
-mode "every", VAD and turn settings), ``judge_from_args`` for the judge, ``Session`` +
+mode "every", VAD and turn settings), ``judge_from_config(judge_config(args))`` for the judge, ``Session`` +
 ``stream_call`` + ``Session.close()`` for the result document; the figure per dialogue is the
 document's ``summary.mean_p_human`` (mean over every window with evidence), as a CI gate reads it.
 Dialogues whose document has no P(human) (no window with evidence) are counted, not scored.
@@ -176,11 +176,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     from livejudge.commands.cli import build_parser
-    from livejudge.commands.runner import judge_from_args, session_config
+    from livejudge.commands.runner import judge_config, judge_from_config, session_config
     from livejudge.judge.training.evaluate import roc_auc
 
     cli = build_parser().parse_args(["score", "call.wav"])  # the defaults a user gets
-    judge = judge_from_args(cli)
+    judge = judge_from_config(judge_config(cli))
     if judge is None:
         raise SystemExit("the default judge did not load here (see the line above); nothing to measure")
     config = session_config(cli, "every")
