@@ -27,6 +27,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+# every test here shares one Ray Serve deployment (a local Ray cluster: subprocesses, ~25 s to start)
+pytestmark = pytest.mark.slow
+
 @pytest.fixture(scope="module")
 def service():
     """One local Ray + Serve for the module: the main judge app and a second one to kill."""

@@ -42,6 +42,7 @@ COMMAND_MODULES = [
     "livejudge.commands.attach",
     "livejudge.commands.report",
     "livejudge.commands.compare",
+    "livejudge.commands.check",
     "livejudge.commands.serve_judge",
 ]
 
@@ -111,18 +112,21 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
     reader = _open_call(call_cfg)  # read block by block: memory does not grow with the file
     try:
         from livejudge.timing.echo import gate_source
+        from livejudge.timing.health import check_call
 
+        health = check_call(reader)  # swapped, silent or identical channels, clipping, DC (issue 20)
         call, gate_info = gate_source(reader, call_cfg.echo_gate)
         return _run_call(call_cfg, session_config(args, judge_mode), judge_config(args), output, call, gate_info,
-                         speed=speed, progress=progress, failure=AudioFormatError, reader=reader)
+                         speed=speed, progress=progress, failure=AudioFormatError, reader=reader, health=health)
     finally:
         reader.close()
 
 
 def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfig, output: OutputConfig, call,
               gate_info: dict, *, speed: float | None, progress: bool, failure: type[BaseException],
-              reader=None) -> int:
+              reader=None, health=()) -> int:
     from livejudge.session import Session, stream_call
+    from livejudge.timing.health import report_warnings
 
     judge = judge_from_config(judge_cfg)
     sinks = [s for s in (events_sink(output),) if s is not None]
@@ -132,6 +136,7 @@ def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfi
     transcriber = transcriber_from_config(judge_cfg, output.report) if judge is not None else None
     info["asr"] = transcriber is not None
     session = Session(config, judge=judge, sinks=sinks, info=info, transcriber=transcriber)
+    session.info["input_health"] = report_warnings(list(health), session)
     name = Path(call_cfg.file).name if call_cfg.file else f"{Path(call_cfg.user).name} + {Path(call_cfg.agent).name}"
     title = f"{info['kind']} {name}"
 

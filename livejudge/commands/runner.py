@@ -133,6 +133,9 @@ def add_session_args(p: argparse.ArgumentParser) -> None:
                    help="silence that ends a speech segment, seconds (bounds are back-dated)")
     g.add_argument("--merge-pause-s", type=float, default=0.8,
                    help="pauses shorter than this stay inside one turn, seconds")
+    from livejudge.commands.check import add_verdict_args
+
+    add_verdict_args(p)  # per-event verdict thresholds (HEURISTIC), livejudge.timing.verdicts
 
 
 def add_judge_args(p: argparse.ArgumentParser) -> None:
@@ -193,6 +196,8 @@ def output_config(args: argparse.Namespace) -> OutputConfig:
 
 def session_config(args: argparse.Namespace, judge_mode: str = "live") -> SessionConfig:
     """The pipeline flags (``add_session_args``) as a SessionConfig. Raises CLIError."""
+    from livejudge.commands.check import verdict_config_from_args
+
     if not args.merge_pause_s >= 0:
         raise CLIError(f"--merge-pause-s must be ≥ 0 seconds, got {args.merge_pause_s}")
     try:
@@ -203,6 +208,7 @@ def session_config(args: argparse.Namespace, judge_mode: str = "live") -> Sessio
                           hangover_s=args.hangover_s),
             turns=TurnConfig(merge_pause_s=args.merge_pause_s),
             judge_mode=judge_mode,  # type: ignore[arg-type]
+            verdicts=verdict_config_from_args(args),
         ).validate()
     except ValueError as exc:
         raise CLIError(str(exc)) from exc

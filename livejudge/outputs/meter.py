@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from livejudge.events import Backchannel, BargeIn, JudgeResult, Transition
 from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE
+from livejudge.timing.verdicts import Verdict, verdict_text
 
 if TYPE_CHECKING:
     from livejudge.session import Session
@@ -296,6 +297,9 @@ class Meter:
         tim.add_row(f"agent talk-overs {sm.agent_talk_over_count} · overlap {sm.overlap_ratio * 100:.1f}%")
         tr = f"{sm.talk_ratio * 100:.0f}%" if sm.talk_ratio is not None else "–"
         tim.add_row(f"backchannels {sm.backchannel_count} · agent talk share {tr}")
+        vs = s.verdicts  # per-event verdicts (livejudge.timing.verdicts)
+        n_flag = sum(1 for v in vs if not v.ok)
+        tim.add_row(Text(f"verdicts: {n_flag} flagged of {len(vs)} moments", style="red" if n_flag else "dim"))
         ms = f"{latest.compute_s * 1000:.0f} ms" if latest else "–"
         tim.add_row(Text(f"judge: {len(res)} windows, {s.dropped_windows} dropped", style="dim"))
         tim.add_row(Text(f"  compute {ms} per window", style="dim"))
@@ -383,6 +387,8 @@ def turn_log_line(event: object) -> str | None:
         return f"{event.onset_s:6.1f} {what}: {y}"
     if isinstance(event, Backchannel):
         return f"{event.onset_s:6.1f} {event.channel} backchannel"
+    if isinstance(event, Verdict):
+        return verdict_text(event)
     return None
 
 
@@ -436,7 +442,8 @@ class PlainLines:
             if line:
                 # printed when settled (final), which can be seconds after it happened: the line
                 # leads with the event's own time and says when it was settled
-                self._print(f"[event] {line.strip()} (settled at t={self.session.now_s:.1f}s)")
+                tag = "verdict" if isinstance(event, Verdict) else "event"
+                self._print(f"[{tag}] {line.strip()} (settled at t={self.session.now_s:.1f}s)")
 
     def on_close(self, result: dict) -> None:
         pass

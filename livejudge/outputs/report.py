@@ -10,12 +10,16 @@ Keys (all times in seconds on the session clock unless the name says otherwise):
 * ``barge_ins``: ``[{by, onset_s, yield_s}]`` (yield_s null when the other kept talking)
 * ``backchannels``: ``[{channel, onset_s, offset_s}]``
 * ``overlaps``: ``[{onset_s, offset_s}]``
+* ``verdicts``: ``[{kind, outcome, ok, t_s, value_s, settle_s, threshold_s, basis, text}]``, one per
+  judged moment (``livejudge.timing.verdicts``), with ``verdict_config`` (their thresholds)
 * ``transcripts``: ``[{channel, onset_s, offset_s, text, n_words}]`` (agent turns; only with ASR)
 * ``judge``: ``[{t_s, window_start_s, window_end_s, p_human, compute_ms, dimensions: {id:
   {score, evidence, evidence_unit, gated, z, contribution}}}]``; p_human is null (and
   ``no_evidence`` true) when the window has no evidence (every dimension gated, or the ungated
   ones carry too little of the classifier's weight), e.g. before the agent has spoken
-* ``summary``: latency count/mean/p50/p90, barge-ins (``barge_in_count`` = length of
+* ``summary``: verdict counts and flagged rates (``verdict_<kind>_<outcome>_count``,
+  ``verdict_<kind>_flagged_rate``, ``verdict_flagged_count``...), latency count/mean/p50/p90,
+  barge-ins (``barge_in_count`` = length of
   ``barge_ins`` = ``user_barge_in_count`` + ``agent_talk_over_count``), yield (after the
   user's barge-ins), overlap ratio, backchannels, talk ratio, ``mean_p_human`` (over EVERY window
   with evidence: nothing else is left out), ``evidence_coverage`` (share of judged windows with
@@ -35,6 +39,7 @@ from typing import Any
 
 from livejudge import __version__
 from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN
+from livejudge.timing.verdicts import summarize_verdicts
 
 
 def _r(x: float | None, nd: int = 4) -> float | None:
@@ -51,6 +56,7 @@ def build_result(session: Any) -> dict:
     """
     tl = session.timeline
     sm = session.summary
+    vs = session.verdicts
     results = session.judge_results
     judge_info = session.judge.info() if session.judge is not None and hasattr(session.judge, "info") else None
     # no-evidence windows say nothing (p_human None); every other window counts
@@ -85,6 +91,8 @@ def build_result(session: Any) -> dict:
         "backchannels": [{"channel": b.channel, "onset_s": _r(b.onset_s), "offset_s": _r(b.offset_s)}
                          for b in tl.backchannels],
         "overlaps": [{"onset_s": _r(o.onset_s), "offset_s": _r(o.offset_s)} for o in tl.overlaps],
+        "verdicts": [v.to_dict() for v in vs],
+        "verdict_config": session.config.verdicts.to_dict(),
         "transcripts": [{"channel": t.channel, "onset_s": _r(t.onset_s), "offset_s": _r(t.offset_s),
                          "text": t.text, "n_words": t.n_words} for t in session.transcripts],
         "judge": [r.to_dict() for r in results],
@@ -117,6 +125,7 @@ def build_result(session: Any) -> dict:
             "no_evidence_windows": sum(1 for r in results if not r.has_evidence),
             "evidence_coverage": _r(len(p) / len(results), 3) if results else None,
             "dropped_windows": session.dropped_windows,
+            **summarize_verdicts(vs),
         },
         "judge_info": judge_info,
         "framework_events": [{"kind": n.kind, "t_s": _r(n.t_s), **n.data} for n in session.notes],
