@@ -8,18 +8,23 @@ timing, noise floor, agent level and user clips from a shared list of specs, so 
 have the same timing and channel and only the agent voice differs. Each call runs the whole
 pipeline (``snapshot_of_call``: VAD → turns), then ``WhisperBackbone`` (encoder once per turn).
 
+Protocol (issue 19; ``livejudge.judge.training.protocol``): a sealed split (``--sealed``: machine
+families and human groups drawn ONCE and stored; no fold reads them; only ``--final`` scores
+them, with the shipped head, at the user's unit, and logs every such run), then outer folds over
+the open rows, every calibration step nested inside its outer fold. The old "reserved" column of a
+manifest is an ordinary family now (it was looked at while choosing).
+
 Folds (the head never sees the test group; its calibration split is carved from the training
 speakers/voices):
-* LOFO: for each machine family F (not reserved) and each human group G: fit on everything but
-  F and G, test F dialogues vs G dialogues. Reported per F (pooled over G): ROC-AUC, accuracy at
-  0.5, mean P(human) of each class.
-* LOSO: for each human group G: fit without G (and without the reserved family): accuracy at 0.5
-  and mean P(human) of G's dialogues (people kept above 0.5?), and ROC-AUC of G vs the
-  reserved family.
-* Unseen family (reserved, e.g. Kokoro): G vs the reserved family, pooled over G.
+* LOFO: for each open machine family F and each open human group G: fit on every open row that
+  is neither F nor G (a copy-synthesis of G's voice included), test F dialogues vs G dialogues.
+  Reported per F (pooled over G): ROC-AUC, accuracy at 0.5, mean P(human) of each class.
+* Held-out people: each human group's dialogues over every fold that tests it: accuracy at 0.5
+  and mean P(human) (people kept above 0.5?).
 The head is also compared with ``acoustic-fitted`` on the same dialogues (its AUC per family).
 
 Run: python benchmarks/judge_lofo.py MANIFEST [--lang en] [--turns 4] [--seed 0] [--cache DIR] [--ship DIR] [--json OUT]
+     python benchmarks/judge_lofo.py MANIFEST --final [--head DIR]   # the sealed split, logged
 ``--ship DIR`` fits the head on every non-reserved clip (calibration split by speaker) and saves it
 with its sources, families and the LOFO/LOSO figures in its config.
 """
@@ -44,8 +49,27 @@ USER_CLIPS = ["cmu_cards_005", "cmu_goforward", "cmu_numbers", "cmu_something", 
               "cmu_cards_001", "cmu_cards_003", "cmu_cards_004"]
 
 
+FIT_OK = {"CC0-1.0", "MIT", "Apache-2.0"}
+"""Licences of a CSV (wild) manifest's rows that allow FITTING a shipped head (benchmarks/judge_wild.py)."""
+
+
 def read_manifest(path: Path) -> list[dict]:
+    """Rows of a corpus manifest: JSON lines (``scripts/build_corpus.sh``) or the wild corpus's CSV
+    (``docs/corpus.md``: path, label, family, system, speaker, duration_s, lang, licence...). A CSV
+    row's voice is its ``system`` (machines) or its corpus (people); ``fit`` is False unless its
+    licence is in ``FIT_OK`` (measure-only rows are never fitted on)."""
     rows = []
+    if path.suffix == ".csv":
+        import csv
+
+        with path.open() as f:
+            for r in csv.DictReader(f):
+                rows.append({"path": r["path"], "abspath": str((path.parent / r["path"]).resolve()),
+                             "label": r["label"], "family": r["family"], "speaker": r["system"],
+                             "duration_s": float(r["duration_s"] or 0), "lang": r.get("lang") or "en",
+                             "source": f"github:{r['repo']}@{r['commit'][:10]}:{r['source_path']}",
+                             "licence": r["licence"], "fit": r["licence"] in FIT_OK})
+        return rows
     for line in path.read_text().splitlines():
         if line.strip():
             r = json.loads(line)
@@ -249,9 +273,118 @@ def summary(p, y) -> dict:
                 n_h=int((y == 1).sum()), n_m=int((y == 0).sum()))
 
 
+def fold_predict(X, G, y, meta, fold, sealed, seed: int, l2: float, nested: bool, never=(),
+                 group_chunks: int | None = None) -> np.ndarray:
+    """P(human) of ``fold.test`` from a head fitted on ``fold.train``. With ``nested``, the second
+    Platt step (held-out-family calibration) is fitted on the held-out log-odds of the INNER folds
+    of ``fold.train`` only, then applied to the outer test rows: the calibration never sees them
+    (``protocol.check_nested`` asserts it)."""
+    from livejudge.judge.training.protocol import check_nested, inner_folds
+    from livejudge.judge.training.whisper_head import class_weights, fit_logistic
+
+    p, _ = fit_predict(X, G, y, meta, fold.train, fold.test, seed, l2)
+    if not nested:
+        return p
+    oof: dict[int, list[float]] = defaultdict(list)
+    for inner in inner_folds(meta, fold, never, group_chunks):
+        if len(set(y[inner.train].tolist())) < 2 or len(inner.test) == 0:
+            continue
+        try:
+            q, _ = fit_predict(X, G, y, meta, inner.train, inner.test, seed, l2)
+        except ValueError:  # an inner split without one of the classes
+            continue
+        for i, lo in zip(inner.test, logit(q)):
+            oof[int(i)].append(float(lo))
+    idx = np.array(sorted(oof), dtype=int)
+    check_nested(meta, sealed, fold, idx)
+    if len(idx) == 0 or len(set(y[idx].tolist())) < 2:
+        return p
+    s_oof = np.array([np.mean(oof[i]) for i in idx])
+    ab, c0 = fit_logistic(s_oof[:, None], y[idx], 1e-4, class_weights(y[idx]))
+    return sigmoid(max(float(ab[0]), 1e-3) * logit(p) + float(c0))
+
+
+def floor2(x: float) -> str:
+    """Rounded DOWN to 2 decimals (a validity figure never rounds up)."""
+    return f"{np.floor(float(x) * 100) / 100:.2f}"
+
+
+def write_sealed_validity(head: Path, figs: dict, run: int) -> str:
+    """Put the sealed evaluation into the head's config as its validity line: accuracy at 0.5 and
+    mean P(human) per sealed family and for the sealed people, rounded down, naming the families
+    the head was fitted on. Returns the summary."""
+    cfg_path = head / "config.json"
+    cfg = json.loads(cfg_path.read_text())
+    tr = cfg.setdefault("training", {})
+    fitted = tr.get("families") or []
+    parts = [f"{F} acc {floor2(r['acc'])} P(h) {floor2(r['mean_p_human'])}"
+             for F, r in figs["per_family"].items() if r["n"] and F != "people"]
+    ppl = figs["per_family"].get("people")
+    summary = (f"fitted on {len(fitted)} families ({', '.join(fitted)}); sealed unseen: " + "; ".join(parts)
+               + (f"; people acc {floor2(ppl['acc'])} P(h) {floor2(ppl['mean_p_human'])}" if ppl and ppl["n"] else "")
+               + f"; AUC {floor2(figs['auc'])} (final run {run})")
+    v = dict(tr.get("validity") or {})
+    v.update(summary=summary, sealed=figs)
+    tr["validity"] = v
+    cfg_path.write_text(json.dumps(cfg, indent=2, ensure_ascii=False) + "\n")
+    return summary
+
+
+def final_eval(args, rows, sealed, cmd: str) -> int:
+    """``--final``: the shipped head (``--head``) on the sealed split at the user's unit: each
+    sealed dialogue scored as ``livejudge score`` does (live 30 s windows every 2 s, P(human) =
+    mean over windows with evidence), figures per sealed family and for the sealed people;
+    every run appended to ``--final-log``."""
+    from livejudge.judge.model.judge import DEFAULT_WHISPER_HEAD, load_judge
+    from livejudge.judge.training.protocol import append_final_log, final_log_entry
+    from livejudge.session import Session, SessionConfig, stream_call
+
+    head = Path(args.head) if args.head else DEFAULT_WHISPER_HEAD
+    calls = build_calls(rows, args.seed, args.turns, args.per_human, args.per_voice, args.per_family,
+                        args.human_group)
+    calls = [(d, m) for d, m in calls if sealed.is_sealed(m)]
+    if not calls:
+        print("no sealed dialogues in this manifest", file=sys.stderr)
+        return 2
+    judge = load_judge("whisper", head=head)
+    per, ys, covs = [], [], []
+    for d, m in calls:
+        s = Session(SessionConfig(judge_mode="every"), judge=judge)
+        stream_call(s, d.call)
+        r = s.close()
+        per.append(r["summary"]["mean_p_human"])
+        covs.append(r["summary"]["evidence_coverage"] or 0.0)
+        ys.append(1 if m["label"] == "human" else 0)
+    ok = np.array([p is not None for p in per])
+    p = np.array([x if x is not None else np.nan for x in per], dtype=float)
+    y = np.array(ys)
+    fam = np.array([m["family"] if m["label"] == "machine" else "people" for _, m in calls])
+    figs = {"n_dialogues": len(calls), "no_evidence_dialogues": int((~ok).sum()),
+            "evidence_coverage_mean": float(np.mean(covs)),
+            "auc": roc_auc(p[ok], y[ok]), "per_family": {}}
+    print(f"\nFINAL (sealed split {list(sealed.families)} + people {list(sealed.groups)}), head {head}:")
+    for F in sorted(set(fam)):
+        sel = (fam == F) & ok
+        want = 1 if F == "people" else 0
+        figs["per_family"][F] = {"n": int(sel.sum()), "mean_p_human": float(p[sel].mean()) if sel.any() else None,
+                                 "acc": float(((p[sel] >= 0.5) == want).mean()) if sel.any() else None}
+        row = figs["per_family"][F]
+        print(f"  {F:18} n={row['n']:3d} mean P(human) {row['mean_p_human']:.3f} acc@0.5 {row['acc']:.3f}")
+    print(f"  pooled ROC-AUC {figs['auc']:.3f}; evidence coverage {figs['evidence_coverage_mean']:.2f}; "
+          f"{figs['no_evidence_dialogues']} dialogue(s) without evidence")
+    n = append_final_log(args.final_log, final_log_entry(figs, head_dir=head, sealed=sealed, command=cmd))
+    print(f"  logged as final run {n} in {args.final_log}")
+    if args.write_validity:
+        line = write_sealed_validity(head, figs, n)
+        print(f"  validity line written into {head / 'config.json'}: {line}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figs, indent=1, default=float))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("manifest")
+    ap.add_argument("manifest", nargs="+", help="corpus manifests (JSON lines or the wild CSV), pooled")
     ap.add_argument("--turns", type=int, default=4)
     ap.add_argument("--per-human", type=int, default=12, help="dialogues per human speaker (at most 3 per clip)")
     ap.add_argument("--per-voice", type=int, default=3, help="dialogues per TTS voice (at least)")
@@ -266,155 +399,135 @@ def main(argv: list[str] | None = None) -> int:
                     help="use only clips in this language (manifest `lang`; e.g. en: the encoder is tiny.en, and a "
                          "language spoken by humans but by few machine voices would become a label)")
     ap.add_argument("--calibrate", choices=("heldout", "split"), default="heldout",
-                    help="the shipped head's calibration: heldout (default) adds a Platt step fitted on the LOFO folds' "
-                         "held-out-family scores, as a voice at use time is one the head never met; split keeps only "
-                         "the Platt step on a calibration split of the training voices")
+                    help="heldout (default): a second Platt step fitted on held-out-family scores, NESTED in each "
+                         "outer fold (its inner folds only); split: only the Platt step on a calibration split")
+    ap.add_argument("--sealed", default="benchmarks/results/sealed_split.json", metavar="PATH",
+                    help="the sealed test split: drawn once and stored here, reused ever after (issue 19)")
+    ap.add_argument("--seal-families", type=int, default=2, help="machine families to seal (first run only)")
+    ap.add_argument("--seal-groups", type=int, default=1, help="human groups to seal (first run only)")
+    ap.add_argument("--final", action="store_true",
+                    help="evaluate ONLY the shipped head (--head) on the sealed split at the user's unit, and log it")
+    ap.add_argument("--head", default=None, metavar="DIR", help="head for --final (default: the shipped whisper-fitted)")
+    ap.add_argument("--final-log", default="benchmarks/results/final_runs.jsonl", metavar="PATH")
+    ap.add_argument("--write-validity", action="store_true",
+                    help="with --final: write the sealed figures into the head's config as its validity line")
+    ap.add_argument("--group-chunks", type=int, default=None, metavar="K",
+                    help="hold out K speaker-disjoint chunks of human groups instead of one group per fold (cost)")
     ap.add_argument("--cache", default=".scratch/lofo_cache")
     ap.add_argument("--ship", default=None, metavar="DIR")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
+    from livejudge.judge.training.protocol import load_or_seal, outer_folds
 
-    mpath = Path(args.manifest)
-    rows = read_manifest(mpath)
+    mpaths = [Path(m) for m in args.manifest]
+    rows = [r for m in mpaths for r in read_manifest(m)]
+    measure_only = [r for r in rows if not r.get("fit", True)]
+    rows = [r for r in rows if r.get("fit", True)]  # measure-only sources are never fitted on
+    if measure_only:
+        print(f"{len(measure_only)} measure-only clips left out (their licence does not allow fitting)", file=sys.stderr)
     if args.lang:
-        rows = [r for r in rows if (r.get("lang") or "en") == args.lang]  # excluded families are embedded too (one cache), then left out of every fit
-    key = hashlib.sha256((mpath.read_text() + f"{args.seed}/{args.turns}/{args.per_human}/{args.per_voice}/{args.per_family}/{args.human_group}/{args.lang}/v5")
+        rows = [r for r in rows if (r.get("lang") or "en") == args.lang]
+    rows = [r for r in rows if r["family"] not in args.exclude_family]
+    cmd = "python benchmarks/judge_lofo.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    # augmentation families (copy-synthesis of human clips) are training material, not systems:
+    # never sealed, never held out as a family (their rows go with their human speaker's group)
+    aug_fams = sorted({r["family"] for r in rows if r["label"] == "machine"} - {
+        r["family"] for r in rows if r["label"] == "machine" and r.get("augment") in (None, "", "none")})
+    key = hashlib.sha256(("".join(m.read_text() for m in mpaths) + f"{args.group_chunks}/{args.seed}/{args.turns}/{args.per_human}/{args.per_voice}/{args.per_family}/{args.human_group}/{args.lang}/{sorted(args.exclude_family)}/v6")
                          .encode()).hexdigest()[:16]
     cache_file = Path(args.cache) / f"{key}.npz"
-    # with cached embeddings only the labels/groups are needed: no audio is read (the corpus may have moved on)
     calls = build_calls(rows, args.seed, args.turns, args.per_human, args.per_voice, args.per_family,
+                        args.human_group, dry=True)
+    meta = [m for _, m in calls]
+    sealed = load_or_seal(args.sealed, meta, args.seal_families, args.seal_groups, args.seed, never=aug_fams)
+    print(f"sealed split ({args.sealed}): families {list(sealed.families)}, people {list(sealed.groups)}",
+          file=sys.stderr)
+    if args.final:
+        return final_eval(args, rows, sealed, cmd)
+    mpath = " + ".join(map(str, mpaths))
+    # the open rows only are built and embedded: no sealed audio is read before --final
+    sealed_agents = {(m["label"], m["family"], m["speaker"]) for m in meta if sealed.is_sealed(m)}
+    rows_open = [r for r in rows if (r["label"], r["family"], r["speaker"]) not in sealed_agents]
+    calls = build_calls(rows_open, args.seed, args.turns, args.per_human, args.per_voice, args.per_family,
                         args.human_group, dry=cache_file.exists())
     meta = [m for _, m in calls]
-    print(f"{len(calls)} dialogues ({sum(m['label'] == 'human' for m in meta)} human-agent)", file=sys.stderr)
+    assert not any(sealed.is_sealed(m) for m in meta), "a sealed dialogue among the open ones"
+    print(f"{len(calls)} open dialogues ({sum(m['label'] == 'human' for m in meta)} human-agent)", file=sys.stderr)
     X, G, P_ac, n_enc, secs = embed_calls(calls, cache_file)
     y = np.array([1 if m["label"] == "human" else 0 for m in meta])
     fam = np.array([m["family"] for m in meta])
-    spk = np.array([m["group"] for m in meta])  # human group (source family) of humans and their copies
-    res = np.array([m["reserved"] for m in meta])
-    use = ~np.isin(fam, args.exclude_family)
-    # a machine family all of whose clips are augmentations of other clips (copy-synthesis of humans)
-    aug_fams = sorted({r["family"] for r in rows if r["label"] == "machine"} - {
-        r["family"] for r in rows if r["label"] == "machine" and r.get("augment") in (None, "", "none")})
-    # augmentation families (copy-synthesis of human clips) are training material, not TTS systems:
-    # they are not held out as families (their speakers are the human speakers, held out with them)
-    families = sorted({str(f) for f, lab, r in zip(fam, y, res) if lab == 0 and not r and f not in aug_fams
-                       and f not in args.exclude_family})
-    reserved = sorted({str(f) for f, r in zip(fam, res) if r})
-    groups = sorted({str(s) for s, l in zip(spk, y) if l == 1})
-    cmd = "python benchmarks/judge_lofo.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    grp = np.array([m["group"] for m in meta])
+    nested = args.calibrate == "heldout"
+    folds = list(outer_folds(meta, sealed, aug_fams, args.group_chunks))
+    families = sorted({f.family for f in folds})
+    groups = sorted({f.group for f in folds})
     out = {"command": cmd, "n_dialogues": len(calls), "turns": args.turns, "families": families,
            "augmentation_families": aug_fams, "excluded_families": args.exclude_family,
-           "reserved": reserved, "human_groups": groups, "embed_seconds": secs, "encoder_calls": n_enc}
-
-    print(f"\nLOFO (fit without family F and human group G; test F vs G; pooled over G) — {cmd}")
+           "sealed": {"families": list(sealed.families), "groups": list(sealed.groups)},
+           "human_groups": groups, "calibration": "nested held-out-family Platt" if nested else "split Platt",
+           "embed_seconds": secs, "encoder_calls": n_enc}
+    print(f"\nLOFO x leave-one-human-group-out ({len(folds)} folds, calibration {out['calibration']}) — {cmd}")
     print(f"{'held-out family':18} {'AUC':>6} {'acc@0.5':>8} {'P(h) human':>11} {'P(h) machine':>13} "
           f"{'acoustic-fitted AUC':>20} {'per-fold AUC mean/min':>22}")
+    by_f: dict[str, list] = defaultdict(list)
+    by_g: dict[str, list] = defaultdict(list)
+    for fold in folds:
+        p = fold_predict(X, G, y, meta, fold, sealed, args.seed, args.l2, nested, aug_fams, args.group_chunks)
+        by_f[fold.family].append((p, y[fold.test], P_ac[fold.test]))
+        hm = y[fold.test] == 1
+        by_g[fold.group].append(p[hm])
     lofo = {}
-    oof: dict[int, list[float]] = defaultdict(list)  # dialogue → its held-out log-odds over LOFO folds
     for F in families:
-        ps, ys, pa = [], [], []
-        for g in groups:
-            test = np.where(((fam == F) | ((y == 1) & (spk == g))))[0]
-            train = np.where((fam != F) & (spk != g) & ~res & use)[0]
-            # copy-synthesis of the held-out speaker stays out of training too
-            train = np.array([i for i in train if spk[i] != g])
-            p, _ = fit_predict(X, G, y, meta, train, test, args.seed, args.l2)
-            for i, lo in zip(test, logit(p)):
-                oof[int(i)].append(float(lo))
-            ps.append(p)
-            ys.append(y[test])
-            pa.append(P_ac[test])
-        s = summary(np.concatenate(ps), np.concatenate(ys))
-        folds = [roc_auc(p, yy) for p, yy in zip(ps, ys)]
-        s["fold_auc_mean"], s["fold_auc_min"] = float(np.mean(folds)), float(np.min(folds))
-        s["acoustic_fitted_auc"] = roc_auc(np.concatenate(pa), np.concatenate(ys))
+        ps = np.concatenate([a for a, _, _ in by_f[F]])
+        ys = np.concatenate([b for _, b, _ in by_f[F]])
+        s = summary(ps, ys)
+        fa = [roc_auc(a, b) for a, b, _ in by_f[F]]
+        s["fold_auc_mean"], s["fold_auc_min"] = float(np.nanmean(fa)), float(np.nanmin(fa))
+        s["acoustic_fitted_auc"] = roc_auc(np.concatenate([c for _, _, c in by_f[F]]), ys)
         lofo[F] = s
         print(f"{F:18} {s['auc']:6.3f} {s['acc']:8.3f} {s['p_human_h']:11.3f} {s['p_human_m']:13.3f} "
               f"{s['acoustic_fitted_auc']:20.3f} {s['fold_auc_mean']:14.3f}/{s['fold_auc_min']:.3f}")
     out["lofo"] = lofo
-    recal = None
-    if oof and args.calibrate == "heldout":
-        # second Platt step on the LOFO folds' held-out scores (each dialogue: the mean of its
-        # folds' log-odds), classes weighted equally; the reserved family is never in a LOFO fold
-        from livejudge.judge.training.whisper_head import class_weights, fit_logistic
-
-        idx = np.array(sorted(oof))
-        s_oof = np.array([np.mean(oof[i]) for i in idx])
-        ab, c0 = fit_logistic(s_oof[:, None], y[idx], 1e-4, class_weights(y[idx]))
-        recal = (float(max(ab[0], 1e-3)), float(c0))
-        out["recalibration"] = {"a": recal[0], "c": recal[1], "n": int(len(idx)),
-                                "fitted_on": "LOFO held-out-family log-odds of the machine families and held-out human groups"}
-        print(f"\nheld-out calibration (Platt on the LOFO folds' held-out log-odds, {len(idx)} dialogues): "
-              f"log-odds' = {recal[0]:.3f} · log-odds + {recal[1]:+.3f}; mean P(human) after it, per held-out family "
-              f"(human / machine; in-sample for these two numbers):")
-        for F in families:
-            m = np.array([fam[i] == F or y[i] == 1 for i in idx])
-            pp = sigmoid(recal[0] * s_oof[m] + recal[1])
-            yy = y[idx][m]
-            lofo[F]["recalibrated_p_human_h"] = float(pp[yy == 1].mean())
-            lofo[F]["recalibrated_p_human_m"] = float(pp[yy == 0].mean())
-            print(f"  {F:18} {pp[yy == 1].mean():.3f} / {pp[yy == 0].mean():.3f}")
-
-    print("\nLOSO (fit without human group G and the reserved family)")
-    print(f"{'held-out humans':24} {'n':>4} {'acc@0.5':>8} {'mean P(h)':>10} {'AUC vs reserved':>16}"
-          + (f" {'held-out-cal acc':>16} {'held-out-cal P':>14}" if recal is not None else ""))
+    print("\nheld-out people (each group's dialogues, over every fold that tests it)")
     loso = {}
-    unseen_p, unseen_y = [], []
     for g in groups:
-        test = np.where(((y == 1) & (spk == g)) | res)[0]
-        train = np.where(~res & use & (spk != g))[0]
-        p, _ = fit_predict(X, G, y, meta, train, test, args.seed, args.l2)
-        yt = y[test]
-        ph = p[yt == 1]
-        loso[g] = dict(n=int(len(ph)), acc=float((ph >= 0.5).mean()), p_human=float(ph.mean()),
-                       auc_vs_reserved=roc_auc(p, yt) if res.any() else float("nan"),
-                       p_human_reserved=float(p[yt == 0].mean()) if res.any() else float("nan"))
-        if recal is not None:
-            ph = sigmoid(recal[0] * logit(p) + recal[1])[yt == 1]
-            loso[g].update(recalibrated_acc=float((ph >= 0.5).mean()), recalibrated_p_human=float(ph.mean()))
-        unseen_p.append(p)
-        unseen_y.append(yt)
-        print(f"{g:24} {len(ph):4d} {loso[g]['acc']:8.3f} {loso[g]['p_human']:10.3f} {loso[g]['auc_vs_reserved']:16.3f}"
-              + (f" {loso[g]['recalibrated_acc']:16.3f} {loso[g]['recalibrated_p_human']:14.3f}" if recal is not None else ""))
+        ph = np.concatenate(by_g[g])
+        loso[g] = {"n": int(len(ph)), "acc": float((ph >= 0.5).mean()), "p_human": float(ph.mean())}
+        print(f"  {g:24} n={len(ph):4d} acc@0.5 {loso[g]['acc']:.3f} mean P(human) {loso[g]['p_human']:.3f}")
     out["loso"] = loso
-    if res.any():
-        s = summary(np.concatenate(unseen_p), np.concatenate(unseen_y))
-        s["acoustic_fitted_auc"] = roc_auc(P_ac[(res) | (y == 1)], y[(res) | (y == 1)])
-        if recal is not None:  # the reserved family was never used to fit the recalibration either
-            pr = sigmoid(recal[0] * logit(np.concatenate(unseen_p)) + recal[1])
-            yr = np.concatenate(unseen_y)
-            s["recalibrated_acc"] = float(((pr >= 0.5) == (yr == 1)).mean())
-            s["recalibrated_p_human_h"], s["recalibrated_p_human_m"] = float(pr[yr == 1].mean()), float(pr[yr == 0].mean())
-        out["unseen_family"] = {"families": reserved, **s}
-        print(f"\nUNSEEN family {reserved} vs unseen human groups (pooled): AUC {s['auc']:.3f}, acc@0.5 {s['acc']:.3f}, "
-              f"mean P(human) human {s['p_human_h']:.3f} / {reserved} {s['p_human_m']:.3f}; "
-              f"acoustic-fitted AUC {s['acoustic_fitted_auc']:.3f}")
-        if recal is not None:
-            print(f"  after held-out calibration: acc@0.5 {s['recalibrated_acc']:.3f}, mean P(human) human "
-                  f"{s['recalibrated_p_human_h']:.3f} / {reserved} {s['recalibrated_p_human_m']:.3f}")
 
     if args.ship:
         from livejudge.judge.model.head import save_head
-        from livejudge.judge.training.whisper_head import fit_whisper_head
+        from livejudge.judge.training.whisper_head import class_weights, fit_logistic, fit_whisper_head
 
-        train = np.where(~res & use)[0]
+        train = np.arange(len(meta))
         cal = calib_split(meta, train, args.seed)
-        used = [r for r in rows if not r.get("reserved") and r["family"] not in args.exclude_family]
+        recal = None
+        if nested:  # the shipped head's held-out-family step: fitted on the outer folds' held-out scores
+            oof: dict[int, list[float]] = defaultdict(list)
+            for fold in folds:
+                q, _ = fit_predict(X, G, y, meta, fold.train, fold.test, args.seed, args.l2)
+                for i, lo in zip(fold.test, logit(q)):
+                    oof[int(i)].append(float(lo))
+            idx = np.array(sorted(oof))
+            ab, c0 = fit_logistic(np.array([np.mean(oof[i]) for i in idx])[:, None], y[idx], 1e-4, class_weights(y[idx]))
+            recal = (float(max(ab[0], 1e-3)), float(c0))
+        used = [r for r in rows_open]
         fams = sorted({r["family"] for r in used if r["label"] == "machine" and r["family"] not in aug_fams})
         srcs = sorted({f"{r['family']}: {r.get('source', '')} ({r.get('licence', '')})" for r in used})
         lo = min(v["auc"] for v in lofo.values()) if lofo else float("nan")
         validity = {
-            "summary": (f"human vs {len(fams)} TTS families, leave-one-family-out AUC ≥ {lo:.2f}"
-                        + (f", unseen {'/'.join(reserved)} AUC {out['unseen_family']['auc']:.2f}"
-                           if "unseen_family" in out else "")),
-            "lofo": lofo, "loso": loso, "unseen_family": out.get("unseen_family"), "command": cmd,
+            "summary": (f"human vs {len(fams)} TTS families, nested leave-one-family-out AUC ≥ {lo:.2f}; "
+                        "sealed split not yet evaluated (run --final)"),
+            "lofo": lofo, "loso": loso, "command": cmd,
         }
         fit = fit_whisper_head(X[train], y[train], G[train], cal, l2=args.l2, training={
-            "data": f"{len(train)} dialogues ({args.turns} agent turns each) built by benchmarks/judge_lofo.py from "
+            "data": f"{len(train)} open dialogues ({args.turns} agent turns each) built by benchmarks/judge_lofo.py from "
                     f"{mpath}: TTS families {', '.join(fams)}; human groups {', '.join(map(str, groups))}",
-            "families": fams, "augmentations": [a for a in aug_fams if a not in args.exclude_family],
-            "excluded_families": list(args.exclude_family), "human_groups": [str(g) for g in groups],
-            "reserved_never_used": [str(r) for r in reserved], "validity": validity},
+            "families": fams, "augmentations": aug_fams, "excluded_families": list(args.exclude_family),
+            "human_groups": [str(g) for g in groups],
+            "sealed_never_used": {"families": list(sealed.families), "groups": list(sealed.groups)},
+            "validity": validity},
             sources=srcs, recalibrate=recal)
         save_head(args.ship, fit.head, fit.config)
         print(f"\nshipped head → {args.ship}: {validity['summary']}")

@@ -1,6 +1,6 @@
 """The example voice agent livejudge attaches to: a real Pipecat pipeline, offline, key-free.
 
-Thin wrapper of ``livejudge.agents.demo`` (shipped in the package so ``livejudge demo`` works
+Thin wrapper of ``livejudge.agents.demo`` (its flags: ``livejudge.commands.demo_agent``) (shipped in the package so ``livejudge demo`` works
 from a pip install). Try:
 
     python examples/echo_agent.py --port 8765 --think-s 0.8        # terminal 1
@@ -12,7 +12,7 @@ Options: --think-s (pause before answering), --never-yield (talk over barge-ins)
 
 import sys
 
-from livejudge.agents.demo import main
+from livejudge.commands.demo_agent import main
 
 if __name__ == "__main__":
     sys.exit(main())

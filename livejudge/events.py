@@ -193,12 +193,11 @@ class JudgeResult:
     Attributes:
         t_s: session time at which the window was taken (= window_end_s).
         window_start_s, window_end_s: the judged span on the session clock, seconds.
-        p_human: P(human) of the agent side from the linear classifier, in [0, 1].
+        classifier_p_human: the linear classifier's raw output P(human) of the agent side, in
+            [0, 1], whether or not the window had evidence (``p_human`` is the figure to show).
         dimensions: dimension id (see ``livejudge.judge.model.dimensions``) → DimensionScore,
             in the paper's order.
         compute_s: wall time the judge took for this window, seconds.
-        out_of_range: "" or why the agent's voice in this window lies outside what the head was
-            fitted on (then p_human is not a validated figure; the meter shows the reason instead).
         evidence_share: share of the head's classifier weight (Σ|w_k| over the dimensions it can
             read) carried by the dimensions not gated in this window, in [0, 1]. Below
             ``MIN_EVIDENCE_SHARE`` P(human) is mostly the classifier's bias: no evidence.
@@ -207,11 +206,16 @@ class JudgeResult:
     t_s: float
     window_start_s: float
     window_end_s: float
-    p_human: float
+    classifier_p_human: float
     dimensions: dict[str, DimensionScore] = field(default_factory=dict)
     compute_s: float = 0.0
-    out_of_range: str = ""
     evidence_share: float = 1.0
+
+    @property
+    def p_human(self) -> float | None:
+        """P(human) of the agent side in [0, 1], or None when the window has no evidence
+        (``has_evidence``): a number there would be the classifier's bias, not a measurement."""
+        return self.classifier_p_human if self.has_evidence else None
 
     @property
     def has_evidence(self) -> bool:
@@ -227,9 +231,8 @@ class JudgeResult:
             "t_s": round(self.t_s, 3),
             "window_start_s": round(self.window_start_s, 3),
             "window_end_s": round(self.window_end_s, 3),
-            "p_human": round(self.p_human, 4) if self.has_evidence else None,
+            "p_human": round(self.classifier_p_human, 4) if self.has_evidence else None,
             **({} if self.has_evidence else {"no_evidence": True}),
-            **({"out_of_range": self.out_of_range} if self.out_of_range else {}),
             "evidence_share": round(self.evidence_share, 3),
             "compute_ms": round(self.compute_s * 1000.0, 2),
             "dimensions": {
@@ -249,8 +252,8 @@ class JudgeResult:
 
 def event_to_dict(event: object) -> dict:
     """A JSON-ready dict of any event above, with a ``type`` key (the class name)."""
-    if isinstance(event, JudgeResult):
-        d = event.to_dict()
+    if isinstance(event, JudgeResult) or callable(getattr(event, "to_dict", None)):
+        d = event.to_dict()  # JudgeResult, timing.verdicts.Verdict
     elif isinstance(event, AudioChunk):
         raise TypeError("AudioChunk is not an exportable event")
     else:

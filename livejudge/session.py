@@ -48,6 +48,7 @@ from livejudge.events import (
 from livejudge.timing.metrics import Summary, summarize
 from livejudge.timing.timeline import IncrementalTimeline, event_key_s, settle_items
 from livejudge.timing.turns import Timeline, TurnConfig, analyze
+from livejudge.timing.verdicts import Verdict, VerdictConfig, verdicts as find_verdicts
 from livejudge.timing.frontend import StreamingHighPass
 from livejudge.timing.vad import StreamingVAD, VADConfig
 from livejudge.timing.window import RollingWindow, WindowSnapshot
@@ -110,6 +111,7 @@ class SessionConfig:
             (the gap is filled with silence; a larger jump is refused with ValueError, since
             a wrong timestamp would otherwise fill hours of silence: 10 h is 2.3 GB). Default
             600 s: long enough for a paused pipeline, short enough to cost < 40 MB. None = no limit.
+        verdicts: thresholds of the per-event verdicts (``livejudge.timing.verdicts``).
     """
 
     window_s: float = 30.0
@@ -119,6 +121,7 @@ class SessionConfig:
     judge_mode: Literal["live", "every"] = "live"
     max_lag_s: float = 0.5
     max_jump_s: float | None = 600.0
+    verdicts: VerdictConfig = field(default_factory=VerdictConfig)
 
     def validate(self) -> "SessionConfig":
         if self.window_s <= 0:
@@ -175,6 +178,9 @@ class Session:
         self._pending: list = []  # heap of settled events not yet published: (key, seq, event)
         self._pending_seq = 0
         self._summary_cache: tuple[Any, Summary] | None = None
+        self._verdict_keys: set = set()  # keys of the verdicts published (live or at close)
+        self._verdict_lo_s = -float("inf")  # verdicts of moments before this are not looked for live
+        self._verdict_cache: tuple[Any, list[Verdict]] | None = None
         self._notes: list[Note] = []
         self._results: list[JudgeResult] = []
         self._resamplers: dict[tuple[Channel, int], StreamResampler] = {}
@@ -503,6 +509,15 @@ class Session:
             return self._summary_cache[1]
 
     @property
+    def verdicts(self) -> list[Verdict]:
+        """Per-event verdicts of everything so far (``livejudge.timing.verdicts``), by moment."""
+        with self._lock:
+            tl = self.timeline
+            if self._verdict_cache is None or self._verdict_cache[0] is not tl:
+                self._verdict_cache = (tl, find_verdicts(tl, self.config.verdicts))
+            return list(self._verdict_cache[1])
+
+    @property
     def speaking(self) -> dict[Channel, bool]:
         """Whether each channel is in speech right now (VAD state)."""
         return {c: self._vads[c].open_onset_s is not None for c in CHANNELS}
@@ -568,6 +583,29 @@ class Session:
                     self._on_transcript(self.transcriber.transcribe(ev, audio))
                 else:
                     self.transcriber.submit(ev, audio, self._on_transcript)
+        self._publish_verdicts(horizon, final)
+
+    VERDICT_CONTEXT_S = 30.0
+    """Live verdicts look back this far for context, and give up on moments that stay unsettled
+    longer (those are published at ``close``), so their cost per update stays flat, seconds."""
+
+    def _publish_verdicts(self, horizon: float, final: bool) -> None:
+        """Publish each verdict once, when its ``settle_s`` is behind ``horizon`` (under the lock)."""
+        if final:
+            found = find_verdicts(self._timeline.timeline(), self.config.verdicts)
+        else:
+            lo = self._verdict_lo_s
+            if horizon <= lo or horizon == -float("inf"):
+                return
+            start = max(lo, horizon - 2 * self.VERDICT_CONTEXT_S)  # the earliest moment looked for
+            w = self._timeline.window(start - self.VERDICT_CONTEXT_S, horizon, self._open_segments())
+            found = [v for v in find_verdicts(Timeline(**w), self.config.verdicts)
+                     if v.settle_s <= horizon and v.t_s >= start]
+            self._verdict_lo_s = max(lo, horizon - self.VERDICT_CONTEXT_S)
+        for v in found:
+            if v.key not in self._verdict_keys:
+                self._verdict_keys.add(v.key)
+                self._publish(v)
 
     def _on_transcript(self, tr: TurnTranscript) -> None:
         # runs in the transcriber's thread

@@ -91,13 +91,14 @@ def test_silent_agent_has_no_evidence_and_the_judge_gates_everything():
     j = load_judge("acoustic", head=PRIOR_ACOUSTIC_HEAD)
     (r,) = j.judge([w])
     assert all(d.gated and d.score == 3.0 and d.contribution == 0.0 for d in r.dimensions.values())
-    assert r.p_human == pytest.approx(0.5)  # the prior's bias is 0
+    assert r.classifier_p_human == pytest.approx(0.5)  # the prior's bias is 0
+    assert r.p_human is None and r.to_dict()["p_human"] is None  # and it is not shown as a measurement
     # the fitted head: everything gated leaves only its fitted bias
     j = load_judge("acoustic")
     (r,) = j.judge([w])
     assert all(d.gated and d.contribution == 0.0 for d in r.dimensions.values())
     b = torch.from_numpy(j.head.classifier_bias)  # the judge runs a NumpyHead
-    assert r.p_human == pytest.approx(float(torch.sigmoid(b[1] - b[0])), abs=1e-6)
+    assert r.classifier_p_human == pytest.approx(float(torch.sigmoid(b[1] - b[0])), abs=1e-6)
 
 
 def test_human_agents_get_higher_p_human_than_espeak(judged):
@@ -257,3 +258,30 @@ def test_per_turn_features_follow_each_agent_turn():
         assert res.voiced_s > 1.0
     # the human turn's pitch varies more than the espeak turn's
     assert per[0][1].values["f0_sd_st"] > per[1][1].values["f0_sd_st"]
+
+
+def test_frame_cache_gives_identical_features_over_overlapping_windows():
+    """Windows every 2 s over the last 30 s reuse each frame's analysis (FrameCache); every
+    feature must be bit-identical to the uncached analysis, and a different call's audio at the
+    same absolute frames must never be taken from the cache."""
+    from livejudge.judge.features.acoustic import FrameCache, extract_features
+    from livejudge.session import Session, SessionConfig, stream_call
+    from livejudge.testing.dialogues import example_dialogue
+
+    def windows(seed):
+        s = Session(SessionConfig(judge_mode="every"))
+        stream_call(s, example_dialogue(seed=seed).call)
+        return [s.snapshot(t) for t in np.arange(12.0, s.now_s, 2.0)]
+
+    cache = FrameCache()
+    for seed in (0, 1):  # the second call reuses the cache: same absolute frames, other audio
+        for w in windows(seed):
+            args = dict(start_s=w.start_s, segments=w.segments_of("agent"), turns=w.turns_of("agent"),
+                        transitions=w.transitions, barge_ins=w.barge_ins)
+            a = extract_features(w.agent, **args)
+            b = extract_features(w.agent, frame_cache=cache, **args)
+            assert a.values.keys() == b.values.keys()
+            for k in a.values:
+                assert (a.values[k] == b.values[k]) or (np.isnan(a.values[k]) and np.isnan(b.values[k])), k
+            assert (a.voiced_s, a.speech_s, a.n_units, a.n_periods) == (b.voiced_s, b.speech_s, b.n_units, b.n_periods)
+    assert cache.hits > 5 * cache.misses  # most frames came from the cache

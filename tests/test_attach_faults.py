@@ -163,6 +163,7 @@ def test_dropped_mid_call(tmp_path, capsys):
     assert doc["source"]["attach"]["agent_audio_in_s"] > 0.5
 
 
+@pytest.mark.slow  # a subprocess in a real-time call, interrupted after 2 s
 def test_ctrl_c_writes_report(tmp_path):
     with fake_agent(_agent_audio_then(_silent)) as port:
         out, ev = tmp_path / "out.json", tmp_path / "ev.jsonl"

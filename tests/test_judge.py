@@ -112,7 +112,7 @@ def run_cli(*argv):
     """Parse with the subcommands ``register`` adds and run, returning the exit code."""
     import argparse
 
-    from livejudge.judge.training import commands
+    from livejudge.commands import train as commands
 
     parser = argparse.ArgumentParser(prog="livejudge")
     commands.register(parser.add_subparsers())
@@ -242,7 +242,8 @@ def test_qwen_train_and_load_judge_with_tiny_checkpoint(tmp_path):
     assert cfg.backbone.name == "qwen2.5-omni:tiny-omni" and cfg.training["stage1"]["status"] == "fitted"
     judge = load_judge("qwen-omni", head=out, model=str(tiny), device="cpu")
     (res,) = judge.judge([window(0.0, 2.0)])
-    assert 0.0 <= res.p_human <= 1.0 and len(res.dimensions) == 18
+    assert 0.0 <= res.classifier_p_human <= 1.0 and len(res.dimensions) == 18
+    assert res.p_human is None  # silent window: no evidence, no number
     # a silent window has no agent speech: every dimension gated by the backbone's minimum
     assert all(d.gated and d.score == 3.0 and d.contribution == 0.0 for d in res.dimensions.values())
     with pytest.raises(HeadError, match="pass --head for qwen2.5-omni:tiny-omni or --judge acoustic"):

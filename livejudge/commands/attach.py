@@ -17,6 +17,7 @@ its result (``--json``) and event log (``--events``); faults exit with code 1.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import socket
 import subprocess
@@ -32,11 +33,15 @@ from livejudge.commands.runner import (
     add_session_args,
     check_outputs,
     events_sink,
-    judge_from_args,
-    transcriber_from_args,
+    judge_config,
+    judge_from_config,
+    output_config,
     run_session,
     session_config,
+    transcriber_from_config,
 )
+from livejudge.config import JudgeConfig, OutputConfig, SourceConfig
+from livejudge.session import SessionConfig
 
 DEMO_SCRIPT = [  # (shipped human clip, barge in this long after the agent starts, or None)
     ("cmu_cards_005", None),
@@ -150,6 +155,21 @@ def register(subparsers) -> None:
                    headers=None, ca_file=None, insecure=False)
 
 
+def source_config(args: argparse.Namespace) -> SourceConfig:
+    """The call flags of ``attach``/``demo`` (``_add_call_flags``) as a SourceConfig (demo's
+    ``--runner`` is a switch, not a URL: ``runner`` stays None; ``_demo_runner`` sets it)."""
+    runner = args.runner if isinstance(args.runner, str) and args.runner else None
+    return SourceConfig(
+        ws_url=args.ws_url, runner=args.webrtc if getattr(args, "webrtc", None) else runner,
+        route="webrtc" if getattr(args, "webrtc", None) else args.route, protocol=args.protocol,
+        in_rate=args.in_rate, origin=args.origin, headers=tuple(args.headers or ()), ca_file=args.ca_file,
+        insecure=bool(args.insecure), reconnect=args.reconnect, input_wav=tuple(args.input_wav or ()),
+        pause_s=args.pause_s, barge_in=tuple(args.barge_in or ()), duration_s=args.duration_s,
+        silence_timeout_s=args.silence_timeout_s, record=args.record, playback=not args.no_playback,
+        jitter_s=args.jitter_s, aec=not args.no_aec, input_device=args.input_device,
+        output_device=args.output_device, demo=getattr(args, "command", None) == "demo")
+
+
 # ------------------------------------------------------------------------------------ commands
 def _list_devices() -> int:
     from livejudge.sources.mic import DeviceError, list_devices
@@ -161,15 +181,15 @@ def _list_devices() -> int:
     return EXIT_OK
 
 
-def _source(args: argparse.Namespace, turns=None):
+def _source(src: SourceConfig, turns=None):
     """ScriptedSource for --input-wav / the demo, else the microphone. Raises CLIError."""
     from livejudge.audio import AudioFormatError
     from livejudge.sources.ws import ScriptedCaller, ScriptedSource, load_turns
 
-    if turns is None and args.input_wav:
-        barge = dict(args.barge_in or [])
+    if turns is None and src.input_wav:
+        barge = dict(src.barge_in)
         try:
-            turns = load_turns(args.input_wav, barge)
+            turns = load_turns(list(src.input_wav), barge)
         except AudioFormatError as exc:
             raise CLIError(str(exc)) from None
         bad = [t for t in barge if t > len(turns)]
@@ -177,43 +197,42 @@ def _source(args: argparse.Namespace, turns=None):
             raise CLIError(f"--barge-in names turn {bad[0]} but only {len(turns)} --input-wav files were given")
     if turns is not None:
         try:
-            caller = ScriptedCaller(turns, pause_s=args.pause_s, continuous=len(turns) == 1)
+            caller = ScriptedCaller(turns, pause_s=src.pause_s, continuous=len(turns) == 1)
         except ValueError as exc:
             raise CLIError(str(exc)) from None
         return ScriptedSource(caller)
     from livejudge.sources.mic import DeviceError, MicSource
 
     try:
-        return MicSource(args.input_device)
+        return MicSource(src.input_device)
     except DeviceError as exc:
         raise CLIError(str(exc)) from None
 
 
-def _speaker(args: argparse.Namespace):
-    if args.no_playback:
+def _speaker(src: SourceConfig):
+    if not src.playback:
         return None
     from livejudge.sources.mic import DeviceError, Speaker
 
     try:
-        return Speaker(args.output_device)
+        return Speaker(src.output_device)
     except DeviceError as exc:
-        if getattr(args, "command", None) == "demo" and args.output_device is None:
+        if src.demo and src.output_device is None:
             # the demo's caller is scripted: without speakers it still runs, timed at arrival
             print(f"livejudge: no speakers here ({str(exc).split(';')[0]}); the demo runs without "
                   "playback (agent audio timed at arrival, as with --no-playback)", file=sys.stderr)
-            args.no_playback = True
             return None
         raise CLIError(str(exc)) from None
 
 
-def _echo_canceller(args: argparse.Namespace, source, output):
+def _echo_canceller(src: SourceConfig, source, output):
     """(EchoCanceller or None, the result's ``source.aec`` record). AEC is on when a microphone
     is used with playback (a speakerphone can leak the agent into the mic) unless --no-aec.
     Raises CLIError when it should be on but livekit is missing."""
     from livejudge.sources.ws import ScriptedSource
 
     mic = not isinstance(source, ScriptedSource)
-    if getattr(args, "no_aec", False):
+    if not src.aec:
         return None, {"on": False, "why": "--no-aec"}
     if not mic:
         return None, {"on": False, "why": "scripted caller (no microphone)"}
@@ -227,40 +246,59 @@ def _echo_canceller(args: argparse.Namespace, source, output):
         raise CLIError(str(exc)) from None
 
 
-def _run_call(args: argparse.Namespace, url: str, source, *, title: str, extra_info: dict | None = None,
+@dataclasses.dataclass(frozen=True)
+class _Call:
+    """One live call's parsed settings: the source, the pipeline, the judge and the outputs."""
+
+    source: SourceConfig
+    session: SessionConfig
+    judge: JudgeConfig
+    output: OutputConfig
+
+
+def _parse(args: argparse.Namespace) -> _Call:
+    """``attach``/``demo``'s flags, parsed once. Raises CLIError (a bad ``--fail-if``, pipeline flag)."""
+    from livejudge.commands.gates import parse_gates
+
+    call = _Call(source_config(args), session_config(args, "live"), judge_config(args), output_config(args))
+    parse_gates(call.output.fail_if)
+    return call
+
+
+def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | None = None,
               client_cls=None, protocol_factory=None, url_shown: str | None = None) -> int:
     from livejudge.session import Session
     from livejudge.sources.protocols import make_protocol
     from livejudge.sources.ws import AttachClient, AttachConfig, AttachError, Recorder, parse_header
 
-    check_outputs(args)  # a bad --json/--events/--report/--record path: exit 2 before dialling
+    src = call.source
+    # a bad --json/--events/--report/--record path, or one that is an --input-wav: exit 2 before dialling
+    check_outputs(call.output, tuple(src.input_wav), {"--record": src.record})
     client_cls = client_cls or AttachClient  # sources.webrtc passes its SmallWebRTC client
-    protocol_factory = protocol_factory or (lambda: make_protocol(args.protocol, args.in_rate))
+    protocol_factory = protocol_factory or (lambda: make_protocol(src.protocol, src.in_rate))
     try:
         protocol_factory()  # fail early: missing pipecat, bad rate
-        headers = tuple(parse_header(h) for h in (getattr(args, "headers", None) or ()))
-        config = AttachConfig(url=url, origin=args.origin, jitter_s=args.jitter_s, duration_s=args.duration_s,
-                              silence_timeout_s=args.silence_timeout_s, reconnect=args.reconnect,
-                              headers=headers, ca_file=getattr(args, "ca_file", None),
-                              insecure=getattr(args, "insecure", False)).validate()
+        headers = tuple(parse_header(h) for h in src.headers)
+        config = AttachConfig(url=url, origin=src.origin, jitter_s=src.jitter_s, duration_s=src.duration_s,
+                              silence_timeout_s=src.silence_timeout_s, reconnect=src.reconnect,
+                              headers=headers, ca_file=src.ca_file, insecure=src.insecure).validate()
     except (ValueError, ImportError) as exc:
         raise CLIError(str(exc)) from None
-    output = _speaker(args)
-    echo, aec_info = _echo_canceller(args, source, output)
-    recorder = Recorder() if args.record else None
-    judge = judge_from_args(args)
-    sinks = [s for s in (events_sink(args),) if s is not None]
-    info = {"sample_rate_in": args.in_rate or (8000 if args.protocol == "twilio" else 16000),
+    output = _speaker(src)
+    echo, aec_info = _echo_canceller(src, source, output)
+    recorder = Recorder() if src.record else None
+    judge = judge_from_config(call.judge)
+    sinks = [s for s in (events_sink(call.output),) if s is not None]
+    info = {"sample_rate_in": src.in_rate or (8000 if src.protocol == "twilio" else 16000),
             "channels": {"user": "sent (microphone or --input-wav)", "agent": "received from the websocket"},
-            "kind": "attach", "url": url_shown or config.display_url, "protocol": args.protocol,
+            "kind": "attach", "url": url_shown or config.display_url, "protocol": src.protocol,
             "playback": output is not None, "aec": aec_info, "headers": config.header_names,
             "tls": None if config.ssl_context() is None else
             ("unverified (--insecure)" if config.insecure else "verified"),
             **(extra_info or {})}
-    transcriber = transcriber_from_args(args)
+    transcriber = transcriber_from_config(call.judge, call.output.report) if judge is not None else None
     info["asr"] = transcriber is not None
-    session = Session(session_config(args, "live"), judge=judge, sinks=sinks, info=info,
-                      transcriber=transcriber)
+    session = Session(call.session, judge=judge, sinks=sinks, info=info, transcriber=transcriber)
     client = client_cls(session, config, protocol_factory, source, output=output, recorder=recorder, echo=echo)
 
     def body(stop) -> None:
@@ -277,57 +315,65 @@ def _run_call(args: argparse.Namespace, url: str, source, *, title: str, extra_i
             if output is not None:
                 output.close()
             if recorder is not None:
-                p = recorder.write(args.record)
+                p = recorder.write(src.record)
                 session.info["record"] = str(p)
         session.info["ended"] = reason
 
     try:
-        return run_session(session, body, title=title, args=args, interrupt_code=EXIT_OK, failure=AttachError)
+        return run_session(session, body, title=title, output=call.output, interrupt_code=EXIT_OK,
+                           failure=AttachError)
     finally:
-        if recorder is not None and Path(args.record).exists():
-            print(f"livejudge: call recorded to {args.record}", file=sys.stderr)
+        if recorder is not None and Path(src.record).exists():
+            print(f"livejudge: call recorded to {src.record}", file=sys.stderr)
 
 
 def cmd_attach(args: argparse.Namespace) -> int:
     if args.list_devices:
         return _list_devices()
-    if getattr(args, "webrtc", None):
-        args.runner, args.route = args.webrtc, "webrtc"
-    if args.runner:
-        return _attach_runner(args, _source(args))
-    if not args.ws_url:
+    call = _parse(args)
+    src = call.source
+    if src.runner:
+        return _attach_runner(call, _source(src))
+    if not src.ws_url:
         raise CLIError("--ws-url is required: the agent's websocket, e.g. --ws-url ws://localhost:8765 "
                        "(or --runner http://localhost:7860 for a bot run by Pipecat's runner; or try `livejudge demo`)")
-    source = _source(args)
+    source = _source(src)
     from livejudge.sources.ws import redact_url
 
-    return _run_call(args, args.ws_url, source, title=f"attach {redact_url(args.ws_url)}")
+    return _run_call(call, src.ws_url, source, title=f"attach {redact_url(src.ws_url)}")
 
 
-def _attach_runner(args: argparse.Namespace, source, extra_info: dict | None = None, title: str | None = None) -> int:
+def _with_protocol(call: _Call, protocol: str) -> _Call:
+    return dataclasses.replace(call, source=dataclasses.replace(call.source, protocol=protocol))
+
+
+def _attach_runner(call: _Call, source, extra_info: dict | None = None, title: str | None = None) -> int:
     """--runner: pick a route into the runner-served bot and call it (see sources/runner_probe.py)."""
     from livejudge.sources.runner_probe import pick_route
 
-    if args.ws_url:
+    src = call.source
+    if src.ws_url:
         raise CLIError("give either --runner or --ws-url, not both")
     try:
-        route = pick_route(args.runner, None if args.route == "auto" else args.route, origin=args.origin)
+        route = pick_route(src.runner, None if src.route == "auto" else src.route, origin=src.origin)
     except (ValueError, ImportError) as exc:
         raise CLIError(str(exc)) from None
     from livejudge.sources.ws import redact_url
 
     shown = redact_url(route.url)
-    runner = redact_url(args.runner)  # a ?token=… in the URL is a credential: never printed or stored
+    runner = redact_url(src.runner)  # a ?token=… in the URL is a credential: never printed or stored
     print(f"livejudge: runner at {runner}: using {route.why} at {shown}", file=sys.stderr)
     info = {"runner": {"url": runner, "route": route.name}, **(extra_info or {})}
     if route.name == "webrtc":
-        from livejudge.sources.webrtc import run_webrtc_call
+        from livejudge.sources.webrtc import webrtc_route
 
-        return run_webrtc_call(args, route.url, source, title=title or f"attach --runner {runner} (webrtc)",
-                               extra_info=info)
-    args.protocol = route.protocol
-    return _run_call(args, route.url, source, title=title or f"attach --runner {runner} ({route.name})",
-                     extra_info=info, url_shown=shown)
+        rtc = webrtc_route(route.url)
+        return _run_call(_with_protocol(call, rtc.protocol), rtc.placeholder_url, source,
+                         title=title or f"attach --runner {runner} (webrtc)",
+                         extra_info={**rtc.info, **info}, client_cls=rtc.client_cls,
+                         protocol_factory=rtc.protocol_factory, url_shown=shown)
+    return _run_call(_with_protocol(call, route.protocol), route.url, source,
+                     title=title or f"attach --runner {runner} ({route.name})", extra_info=info, url_shown=shown)
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -395,23 +441,24 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from livejudge.sources.ws import CallerTurn
     from livejudge.testing.dialogues import load_clip
 
+    call = _parse(args)
     barge = dict(args.barge_in) if args.barge_in else {i + 1: b for i, (_, b) in enumerate(DEMO_SCRIPT) if b}
     turns = [CallerTurn(load_clip(name), name, barge.get(i + 1)) for i, (name, _) in enumerate(DEMO_SCRIPT)]
-    source = _source(args, turns)
+    source = _source(call.source, turns)
     port = free_port()
-    if args.runner:
-        return _demo_runner(args, source, port)
+    if args.runner:  # demo's --runner is a switch: run the bot under Pipecat's runner
+        return _demo_runner(call, args, source, port)
     print(f"livejudge: starting the example Pipecat agent on ws://127.0.0.1:{port} "
           f"(think {args.think_s:.2f} s{', never yields' if args.never_yield else ''})…", file=sys.stderr)
     proc = start_demo_agent(port, think_s=args.think_s, never_yield=args.never_yield, log=args.agent_log)
     try:
-        return _run_call(args, f"ws://127.0.0.1:{port}", source, title="demo · example Pipecat agent",
+        return _run_call(call, f"ws://127.0.0.1:{port}", source, title="demo · example Pipecat agent",
                          extra_info={"demo_agent": {"think_s": args.think_s, "never_yield": args.never_yield}})
     finally:
         stop_agent(proc)
 
 
-def _demo_runner(args: argparse.Namespace, source, port: int) -> int:
+def _demo_runner(call: _Call, args: argparse.Namespace, source, port: int) -> int:
     """`demo --runner`: examples/runner_bot.py under Pipecat's runner, attached with --runner."""
     from livejudge.sources.runner_probe import start_runner_bot
 
@@ -422,9 +469,9 @@ def _demo_runner(args: argparse.Namespace, source, port: int) -> int:
         proc = start_runner_bot(port, log=args.agent_log, extra=extra)
     except (RuntimeError, FileNotFoundError) as exc:
         raise CLIError(str(exc), 1) from None
-    args.runner = f"http://127.0.0.1:{port}"
+    call = dataclasses.replace(call, source=dataclasses.replace(call.source, runner=f"http://127.0.0.1:{port}"))
     try:
-        return _attach_runner(args, source, title="demo · example bot under Pipecat's runner",
+        return _attach_runner(call, source, title="demo · example bot under Pipecat's runner",
                               extra_info={"demo_agent": {"think_s": args.think_s, "never_yield": args.never_yield,
                                                          "runner_bot": True}})
     finally:

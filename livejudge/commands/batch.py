@@ -4,7 +4,9 @@
 ``'calls/*.wav'``, or a manifest: a text file with one audio path per line, relative to the
 manifest, ``#`` for comments). Each call is scored by ``score_call`` — a plain, importable
 function of (path, ScoreOptions) that returns the result document, so any executor can run
-it (here a ``concurrent.futures.ProcessPoolExecutor``). A file that cannot be scored is
+it (here a ``concurrent.futures.ProcessPoolExecutor``; with ``--ray``, ``run_batch_ray`` chooses
+the Ray backend ``livejudge.distributed.ray_batch``, which runs tasks and never imports this
+module back). A file that cannot be scored is
 reported with its reason and skipped; it never aborts the batch.
 
 Outputs in ``--out-dir``: ``<name>.json`` per scored call, ``summary.json`` (every call with
@@ -24,6 +26,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from livejudge.config import DEFAULT_QWEN_MODEL, JudgeConfig
 from livejudge.session import SessionConfig
 
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".aiff", ".aif")
@@ -40,7 +43,8 @@ class ScoreOptions:
 
     Attributes:
         config: SessionConfig (judge_mode "every" for offline scoring).
-        judge: "acoustic", "qwen-omni" or "none".
+        judge: "auto" (default: the whisper head, as ``livejudge score``; timing only with one line
+            on stderr when its encoder cannot load), "whisper", "acoustic", "qwen-omni" or "none".
         head, device, qwen_model: as the CLI flags ``--head``, ``--device``, ``--qwen-model``.
         asr, asr_model: as ``--asr`` ("auto", "on", "off") and ``--asr-model``.
         user_channel, agent_channel: channel indices in each stereo file.
@@ -49,10 +53,10 @@ class ScoreOptions:
     """
 
     config: SessionConfig = field(default_factory=lambda: SessionConfig(judge_mode="every"))
-    judge: str = "acoustic"
+    judge: str = "auto"
     head: str | None = None
     device: str = "cpu"
-    qwen_model: str = "Qwen/Qwen2.5-Omni-7B"
+    qwen_model: str = DEFAULT_QWEN_MODEL
     asr: str = "off"
     asr_model: str | None = None
     user_channel: int = 0
@@ -60,10 +64,11 @@ class ScoreOptions:
     echo_gate: str = "auto"
     judge_url: str | None = None
 
-    def as_args(self) -> argparse.Namespace:
-        return argparse.Namespace(judge=self.judge, head=self.head, device=self.device,
-                                  qwen_model=self.qwen_model, asr=self.asr, asr_model=self.asr_model,
-                                  judge_url=self.judge_url)
+    @property
+    def judge_config(self) -> JudgeConfig:
+        """The judge and ASR settings, as ``commands.runner.judge_from_config`` takes them."""
+        return JudgeConfig(kind=self.judge, head=self.head, device=self.device, qwen_model=self.qwen_model,
+                           url=self.judge_url, asr=self.asr, asr_model=self.asr_model)
 
 
 _JUDGES: dict = {}
@@ -71,7 +76,7 @@ _JUDGES: dict = {}
 
 def _judge_for(options: ScoreOptions):
     """One judge per process and settings (loading it is the slow part)."""
-    from livejudge.commands.runner import judge_from_args
+    from livejudge.commands.runner import judge_from_config
 
     if options.judge_url and options.judge != "none":  # a client per call: it counts that call's unjudged windows
         from livejudge.commands.runner import remote_judge
@@ -79,7 +84,7 @@ def _judge_for(options: ScoreOptions):
         return remote_judge(options.judge_url)
     key = (options.judge, options.head, options.device, options.qwen_model)
     if key not in _JUDGES:
-        _JUDGES[key] = judge_from_args(options.as_args())
+        _JUDGES[key] = judge_from_config(options.judge_config)
     return _JUDGES[key]
 
 
@@ -88,7 +93,7 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
 
     Args:
         path: stereo audio file (user and agent on ``options.user_channel``/``agent_channel``).
-        options: ScoreOptions (default: acoustic judge, no ASR, default pipeline settings).
+        options: ScoreOptions (default: the auto judge, no ASR, default pipeline settings).
     Returns:
         the result document (``livejudge.outputs.report``).
     Raises:
@@ -96,7 +101,8 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
     """
     from livejudge.audio import AudioFormatError, open_call
     from livejudge.timing.echo import gate_source
-    from livejudge.commands.runner import CLIError, transcriber_from_args
+    from livejudge.commands.runner import transcriber_from_config
+    from livejudge.errors import CLIError
     from livejudge.session import Session, stream_call
 
     options = options or ScoreOptions()
@@ -108,7 +114,7 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
         try:
             call, gate_info = gate_source(reader, options.echo_gate, log=False)
             judge = _judge_for(options)
-            transcriber = transcriber_from_args(options.as_args())
+            transcriber = transcriber_from_config(options.judge_config)
         except (CLIError, AudioFormatError) as exc:
             raise CallError(str(exc)) from None
         info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels, "kind": "score",
@@ -314,6 +320,76 @@ def run_batch(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, 
     raise stopped
 
 
+def _attempt(score_fn, path: str, options: ScoreOptions) -> dict:
+    """Ray task body: the result document, or ``{"call_error": reason}`` for a rejected call
+    (a value, so Ray does not retry it); other exceptions propagate (Ray retries once)."""
+    t0 = time.perf_counter()
+    try:
+        doc = score_fn(path, options)
+    except CallError as exc:
+        return {"call_error": str(exc), "wall_s": time.perf_counter() - t0}
+    return {"doc": doc, "wall_s": time.perf_counter() - t0}
+
+
+def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, address: str | None = None,
+                  num_cpus: int | None = None, progress: bool = True, score_fn=None) -> dict:
+    """Score ``files`` as Ray tasks into ``out_dir``; write summary.json/.csv (as ``run_batch``).
+
+    The backend (``livejudge.distributed.ray_batch``) only runs the tasks; this runner writes
+    each result as it comes back, on the driver.
+
+    Args:
+        files: the calls (paths visible to every Ray node).
+        address: None for a local Ray started for the run, else "auto" or "ray://host:port".
+        num_cpus: CPUs of the local Ray (None: all); ignored with an address.
+        score_fn: the per-call function (default ``score_call``; tests pass a faulty one).
+    Returns:
+        the summary document of ``run_batch`` with ``jobs`` = the CPUs Ray offered and
+        ``ray`` = {"address", "retries"}; each row as ``run_batch``'s, plus ``attempts`` for a
+        call whose task failed (retried once).
+    Raises:
+        ImportError: Ray missing. ConnectionError: no cluster at ``address``.
+    """
+    from livejudge.commands.gates import call_metrics
+    from livejudge.distributed.ray_batch import RETRIES, failure_reason, import_ray, run_tasks_ray
+    from livejudge.outputs.report import write_json
+
+    import_ray()  # the install hint before any directory is made
+    score_fn = score_fn or score_call
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    names = _out_names(files)
+    t0 = time.perf_counter()
+    rows: list[dict | None] = [None] * len(files)
+    bar = _progress(len(files)) if progress else None
+
+    def on_done(i: int, got: dict | None, error: BaseException | None) -> None:
+        row: dict = {"file": str(files[i]), "status": "skipped", "reason": None, "result": None, "metrics": None}
+        if error is not None:
+            row.update(reason=failure_reason(error), attempts=RETRIES + 1, wall_s=None)
+        else:
+            if "call_error" in got:
+                row["reason"] = got["call_error"]
+            else:
+                doc = got["doc"]
+                out_path = str(out / names[i])
+                write_json(doc, out_path)
+                row.update(status="ok", result=out_path, metrics=call_metrics(doc),
+                           errors=list(doc.get("errors") or []))
+            row["wall_s"] = round(got["wall_s"], 3)
+        rows[i] = row
+        _report_row(row, bar)
+
+    try:
+        cpus = run_tasks_ray(_attempt, [(score_fn, str(f), options) for f in files], on_done=on_done,
+                             address=address, num_cpus=num_cpus)
+    finally:
+        if bar is not None:
+            bar[0].stop()
+    return write_summary(rows, out, jobs=cpus, wall_s=time.perf_counter() - t0,
+                         ray={"address": address or "local", "retries": RETRIES})
+
+
 def _one_thread_per_worker() -> None:
     """Worker start: one torch thread. N workers each running torch's default (all cores)
     oversubscribe the CPUs: 40 short calls with --jobs 2 on 2 cores took 36 s, 18 s with one
@@ -407,13 +483,15 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     Exit codes: 0 scored (skipped files are listed, not fatal); 2 no input or no call could be
     scored; 3 a ``--fail-if`` gate failed on the medians over the scored calls.
     """
-    from livejudge.commands.gates import EXIT_GATE, evaluate, format_failures, gates_from_args, write_junit
-    from livejudge.commands.runner import CLIError
+    from livejudge.commands.gates import EXIT_GATE, evaluate, format_failures, parse_gates, write_junit
+    from livejudge.commands.runner import output_config
+    from livejudge.errors import CLIError
 
-    gates = gates_from_args(args)
-    if args.report:
+    output = output_config(args)
+    gates = parse_gates(output.fail_if)
+    if output.report:
         raise CLIError("--report writes one call's report; for a batch, run livejudge report on a result in --out-dir")
-    if args.json_out or args.events:
+    if output.json_out or output.events:
         raise CLIError("--json/--events are per call; a batch writes one result per call into --out-dir")
     if args.jobs < 1:
         raise CLIError(f"--jobs must be at least 1, got {args.jobs}")
@@ -424,8 +502,6 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     out_dir = args.out_dir or "livejudge-results"
     options = options_from_args(args)
     if getattr(args, "ray", None) is not None:  # the same per-call function as Ray tasks
-        from livejudge.distributed.ray_batch import run_batch_ray
-
         address = None if args.ray == "local" else args.ray
         num_cpus = int(args.jobs) if isinstance(args.jobs, _Jobs) else None
         try:
@@ -446,8 +522,8 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
           f"summary in {Path(out_dir) / 'summary.json'} and summary.csv", file=sys.stderr)
     scope = f"medians over {summary['n_scored']} scored calls"
     results = evaluate(gates, sm)
-    if args.junit:
-        p = write_junit(args.junit, results, suite=scope, calls=summary["calls"])
+    if output.junit:
+        p = write_junit(output.junit, results, suite=scope, calls=summary["calls"])
         print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
     if summary["n_scored"] == 0:
         raise CLIError("no call could be scored (reasons above)")

@@ -1,7 +1,7 @@
 """`livejudge` command line: parse → config → Session. Thin on purpose.
 
 Commands: replay, score (here); attach, demo (livejudge.commands.attach); train, eval
-(livejudge.judge.training.commands). Run ``livejudge COMMAND --help`` for each.
+(livejudge.commands.train). Run ``livejudge COMMAND --help`` for each.
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 
 from livejudge import __version__
-from livejudge.judge.training.commands import CommandError
-from livejudge.judge.training.commands import register as register_training
+from livejudge.commands.train import register as register_training
 from livejudge.commands.runner import (
     EXIT_CODES_HELP,
     EXIT_USAGE,
@@ -27,20 +26,25 @@ from livejudge.commands.runner import (
     add_session_args,
     check_outputs,
     events_sink,
-    judge_from_args,
+    judge_config,
+    judge_from_config,
+    output_config,
     raise_on_terminate,
     run_session,
     session_config,
-    transcriber_from_args,
+    transcriber_from_config,
 )
+from livejudge.config import CallConfig, JudgeConfig, OutputConfig
+from livejudge.session import SessionConfig
 
 # Modules that add their own subcommands with ``register(subparsers)``; train/eval
-# (livejudge.judge.training.commands) are registered in build_parser with this CLI's formatter.
+# (livejudge.commands.train) are registered in build_parser with this CLI's formatter.
 COMMAND_MODULES = [
     "livejudge.commands.attach",
-    "livejudge.outputs.html_report",
+    "livejudge.commands.report",
     "livejudge.commands.compare",
-    "livejudge.distributed.service",
+    "livejudge.commands.check",
+    "livejudge.commands.serve_judge",
 ]
 
 
@@ -66,16 +70,22 @@ def _add_call_args(p: argparse.ArgumentParser) -> None:
                         "in the first minute of calls over 10 minutes)")
 
 
-def _open_call(args: argparse.Namespace):
+def call_config(args: argparse.Namespace) -> CallConfig:
+    """The recorded-call flags (``_add_call_args``) as a CallConfig."""
+    return CallConfig(file=args.file, user=args.user, agent=args.agent, user_channel=args.user_channel,
+                      agent_channel=args.agent_channel, echo_gate=getattr(args, "echo_gate", "off"))
+
+
+def _open_call(call: CallConfig):
     """The call as a CallReader: read block by block, so memory does not grow with the file."""
     from livejudge.audio import AudioFormatError, open_call
 
-    if args.file is None and args.user is None and args.agent is None:
+    if call.file is None and call.user is None and call.agent is None:
         raise CLIError("no input: give a stereo FILE, or --user A.wav --agent B.wav "
                        "(try examples/example_call.wav)")
     try:
-        return open_call(args.file, user=args.user, agent=args.agent,
-                         user_channel=args.user_channel, agent_channel=args.agent_channel)
+        return open_call(call.file, user=call.user, agent=call.agent,
+                         user_channel=call.user_channel, agent_channel=call.agent_channel)
     except AudioFormatError as exc:
         raise CLIError(str(exc)) from exc
 
@@ -93,36 +103,45 @@ def _parse_speed(text: str) -> float | None:
 
 
 def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str, progress: bool) -> int:
+    """Parse the flags once into configs, then run the call from the file they name."""
     from livejudge.audio import AudioFormatError
-    from livejudge.commands.gates import gates_from_args
+    from livejudge.commands.gates import parse_gates
 
-    gates_from_args(args)  # a bad --fail-if is a usage error before the call, not after it
-    check_outputs(args)  # so is an output path that cannot be written, or that is the recording
-    reader = _open_call(args)  # read block by block: memory does not grow with the file
+    output = output_config(args)
+    parse_gates(output.fail_if)  # a bad --fail-if is a usage error before the call, not after it
+    call_cfg = call_config(args)
+    # so is an output path that cannot be written, or that is the recording
+    check_outputs(output, (call_cfg.file, call_cfg.user, call_cfg.agent))
+    reader = _open_call(call_cfg)  # read block by block: memory does not grow with the file
     try:
         from livejudge.timing.echo import gate_source
+        from livejudge.timing.health import check_call
 
-        call, gate_info = gate_source(reader, getattr(args, "echo_gate", "off"))
-        return _run_call(args, call, gate_info, speed=speed, judge_mode=judge_mode, progress=progress,
-                         failure=AudioFormatError, reader=reader)
+        health = check_call(reader)  # swapped, silent or identical channels, clipping, DC (issue 20)
+        call, gate_info = gate_source(reader, call_cfg.echo_gate)
+        return _run_call(call_cfg, session_config(args, judge_mode), judge_config(args), output, call, gate_info,
+                         speed=speed, progress=progress, failure=AudioFormatError, reader=reader, health=health)
     finally:
         reader.close()
 
 
-def _run_call(args: argparse.Namespace, call, gate_info: dict, *, speed: float | None, judge_mode: str,
-              progress: bool, failure: type[BaseException], reader=None) -> int:
+def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfig, output: OutputConfig, call,
+              gate_info: dict, *, speed: float | None, progress: bool, failure: type[BaseException],
+              reader=None, health=()) -> int:
     from livejudge.session import Session, stream_call
+    from livejudge.timing.health import report_warnings
 
-    config = session_config(args, judge_mode)
-    judge = judge_from_args(args)
-    sinks = [s for s in (events_sink(args),) if s is not None]
+    judge = judge_from_config(judge_cfg)
+    sinks = [s for s in (events_sink(output),) if s is not None]
     info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels,
             "kind": "replay" if speed is not None else "score",
-            "file": args.file, "speed": "max" if speed is None else speed, "echo_gate": gate_info}
-    transcriber = transcriber_from_args(args)
+            "file": call_cfg.file, "speed": "max" if speed is None else speed, "echo_gate": gate_info}
+    transcriber = transcriber_from_config(judge_cfg, output.report) if judge is not None else None
     info["asr"] = transcriber is not None
     session = Session(config, judge=judge, sinks=sinks, info=info, transcriber=transcriber)
-    title = f"{info['kind']} {Path(args.file).name if args.file else Path(args.user).name + ' + ' + Path(args.agent).name}"
+    session.info["input_health"] = report_warnings(list(health), session)
+    name = Path(call_cfg.file).name if call_cfg.file else f"{Path(call_cfg.user).name} + {Path(call_cfg.agent).name}"
+    title = f"{info['kind']} {name}"
 
     def body(stop) -> None:
         if progress and call.duration_s > 60 and sys.stderr.isatty():
@@ -141,7 +160,7 @@ def _run_call(args: argparse.Namespace, call, gate_info: dict, *, speed: float |
         for msg in getattr(reader, "warnings", ()):  # samples clipped (1e30 in a float file)
             session._on_error(msg)
 
-    return run_session(session, body, title=title, args=args, failure=failure)
+    return run_session(session, body, title=title, output=output, failure=failure)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -233,9 +252,6 @@ def main(argv: list[str] | None = None) -> int:
         from livejudge.outputs.guard import clean
 
         print(f"livejudge: {clean(exc)}", file=sys.stderr)
-        return exc.code
-    except CommandError as exc:  # train/eval usage errors (the training room does not import runner)
-        print(f"livejudge: {exc}", file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
         print("livejudge: interrupted", file=sys.stderr)

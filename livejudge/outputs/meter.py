@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from livejudge.events import Backchannel, BargeIn, JudgeResult, Transition
 from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE
+from livejudge.timing.verdicts import Verdict, verdict_text
 
 if TYPE_CHECKING:
     from livejudge.session import Session
@@ -72,9 +73,8 @@ def sparkline(values: list[float], width: int = 16) -> str:
 
 UNIT_SHORT = {"words": "w", "word": "w", "turns": "t", "turn": "t"}
 
-LEGEND_ROWS = ("evidence: s/w/t = sec/words/turns heard", "  4s<min = 4 s, below the minimum")
-"""The legend of the dimensions' evidence column (numbers, units, "<min"), ≤ 39 columns each:
-the last rows of the meter's right-hand column."""
+LEGEND = "··3·· gated · 4s<min = 4 s heard, below the minimum · s/w/t = sec/words/turns"
+"""The meter's legend line: the gated marker, the evidence column's "<min" and its units."""
 
 CONTRIBUTION_UNIT = " (log-odds)"
 """Unit of the contributions on the "pulls towards" line: z × classifier weight, added to the logit."""
@@ -151,6 +151,24 @@ class Meter:
 
     width = 80
     """The meter's layout width in columns (it fits an 80×24 terminal)."""
+    height = 22
+    """The meter's frame height budget in lines: an 80×24 terminal keeps the whole final frame on
+    screen with the summary line printed after it and the cursor line; the turn log (then the
+    dimension notes) shrink to keep the frame inside it."""
+
+    def _footer(self, info: dict | None) -> list:
+        """The footer: the gated marker's legend and, whole and wrapped, what P(human) was
+        validated against (or the PRIOR warning)."""
+        import textwrap
+
+        from rich.text import Text
+
+        out = [Text(LEGEND[:self.width], style="dim")]  # always: the units of "4s<min", "48w<min"
+        if info and str(info.get("provenance", "")).lower() == "prior":
+            out.append(Text("PRIOR head (set from published human figures, not trained)", style="yellow"))
+        elif info and info.get("validated"):
+            out += [Text(x, style="yellow") for x in textwrap.wrap(str(info["validated"]), self.width)]
+        return out
 
     # sink interface (the meter reads the session when it draws; events need no handling)
     def on_event(self, event: object) -> None:
@@ -213,11 +231,7 @@ class Meter:
 
         gauge = Text()
         width = 24
-        if latest is not None and latest.has_evidence and latest.out_of_range:
-            # the head was not fitted on voices like this one: no confident number (validity line below)
-            gauge.append("P(human)  ?   " + "░" * (width // 2) + "│" + "░" * (width // 2), style="yellow")
-            gauge.append("  voice out of the head's range", style="yellow")
-        elif latest is not None and latest.has_evidence:
+        if latest is not None and latest.has_evidence:
             p = latest.p_human
             fill = int(round(p * width))
             gauge.append(f"P(human) {p:4.2f} ", style="bold")
@@ -243,15 +257,17 @@ class Meter:
                 top_text.append(CONTRIBUTION_UNIT, style="dim")
             lines.append(top_text)
 
+        view = info.get("dimensions") if info else None
         dims = Table.grid(padding=(0, 1))
         dims.add_column(width=3, style="dim")
         dims.add_column(width=17, no_wrap=True)
         dims.add_column(width=5, no_wrap=True)
         dims.add_column(width=3, justify="right")
         dims.add_column(width=8, no_wrap=True, style="dim")
-        for cat, dim_id in self._dims:
-            name = SHORT_NAMES.get(dim_id, dim_id)[:17]
+        n_dim_lines = 0
+        for cat, dim_id, name in dimension_rows(self._dims, view):
             d = latest.dimensions.get(dim_id) if latest else None
+            n_dim_lines += 1
             if d is None:
                 dims.add_row(cat, Text(name, style="dim"), Text("·····", style="dim"), "", "")
             elif d.gated:
@@ -264,6 +280,11 @@ class Meter:
                 style = "red" if d.score < 2.5 else ("green" if d.score > 3.5 else "yellow")
                 dims.add_row(cat, name, Text(bar, style=style), f"{d.score:.1f}",
                              fmt_evidence(d.evidence, d.evidence_unit)[:8])
+        notes = dimension_notes(view, 39)
+        room = self.height - len(lines) - len(self._footer(info)) - n_dim_lines
+        if len(notes) > room:  # keep the frame inside the terminal: cut the notes, say so
+            notes = notes[:max(0, room - 1)] + (["  … (more in the report)"] if room >= 1 else [])
+        left = Group(dims, *(Text(line, style="dim", no_wrap=True) for line in notes))
 
         tim = Table.grid(padding=(0, 1))
         tim.add_column(no_wrap=True)
@@ -284,33 +305,74 @@ class Meter:
         tim.add_row(f"agent talk-overs {sm.agent_talk_over_count} · overlap {sm.overlap_ratio * 100:.1f}%")
         tr = f"{sm.talk_ratio * 100:.0f}%" if sm.talk_ratio is not None else "–"
         tim.add_row(f"backchannels {sm.backchannel_count} · agent talk share {tr}")
+        vs = s.verdicts  # per-event verdicts (livejudge.timing.verdicts)
+        n_flag = sum(1 for v in vs if not v.ok)
+        tim.add_row(Text(f"verdicts: {n_flag} flagged of {len(vs)} moments", style="red" if n_flag else "dim"))
         ms = f"{latest.compute_s * 1000:.0f} ms" if latest else "–"
         tim.add_row(Text(f"judge: {len(res)} windows, {s.dropped_windows} dropped", style="dim"))
         tim.add_row(Text(f"  compute {ms} per window", style="dim"))
-        tim.add_row(Text("── turns ──", style="dim"))
-        # the legend of the evidence column ends this column, beside the dimensions it explains
-        # (two turn-log lines fewer: the frame stays 22 rows, 80×24 with the summary line below)
-        for line in recent_turn_log(s.timeline, self.log_lines - len(LEGEND_ROWS)):
-            tim.add_row(Text(line, style="dim" if "backchannel" in line else ""))
-        for row in LEGEND_ROWS:
-            tim.add_row(Text(row, style="dim"))
+        foot = self._footer(info)
+        # the frame fits the terminal (``height``): the turn log gets what the rest leaves
+        fixed = len(lines) + len(foot)
+        n_tim = len(tim.rows) + 1  # + the "── turns ──" header
+        log_n = max(0, min(self.log_lines, self.height - 1 - fixed - n_tim))
+        if log_n > 0:
+            tim.add_row(Text("── turns ──", style="dim"))
+            for line in recent_turn_log(s.timeline, log_n):
+                tim.add_row(Text(line, style="dim" if "backchannel" in line else ""))
 
         body = Table.grid(padding=(0, 2))
         body.add_column(width=39)
         body.add_column(width=39)
-        body.add_row(dims, tim)
+        body.add_row(left, tim)
         lines.append(body)
-        foot = Text("··3·· gated (too little evidence: scores 3, counts 0)", style="dim")
-        if info and str(info.get("provenance", "")).lower() == "prior":
-            foot = Text("PRIOR head (set from published human figures, not trained) · ··3·· = gated",
-                        style="yellow")
-        elif info and info.get("validated"):
-            # what P(human) has been validated against, in the footer so the frame fits 80×24
-            foot = Text("··3·· = gated · ", style="dim")
-            foot.append(str(info["validated"]), style="yellow")
-        foot.truncate(self.width, overflow="ellipsis")
-        lines.append(foot)
+        lines.extend(foot)
         return Group(*lines)
+
+
+def dimension_rows(rows: list, view: dict | None) -> list[tuple[str, str, str]]:
+    """The meter's dimension rows: (category, id, label). Without a ``view`` (a judge that does
+    not say what it measures) all 18 rows; with ``Judge.info()["dimensions"]`` only the measured
+    dimensions, one row per group sharing a learned score (label "breathing/mouth+2": the first
+    member and how many more share its score)."""
+    if not view:
+        return [(cat, d, SHORT_NAMES.get(d, d)[:17]) for cat, d in rows]
+    cat_of, last_cat = {}, ""
+    for cat, d in rows:
+        last_cat = cat or last_cat
+        cat_of[d] = last_cat
+    out, shown_cat = [], None
+    for group in view.get("groups", []):
+        first = group[0]
+        suffix = f"+{len(group) - 1}" if len(group) > 1 else ""
+        label = SHORT_NAMES.get(first, first)[:17 - len(suffix)] + suffix
+        cat = cat_of.get(first, "")
+        out.append((cat if cat != shown_cat else "", first, label))
+        shown_cat = cat
+    return out
+
+
+def dimension_notes(view: dict | None, width: int) -> list[str]:
+    """Lines under the dimension rows saying which dimensions share one score and which are not
+    measured, and why (wrapped to ``width``)."""
+    if not view:
+        return []
+    import textwrap
+
+    out = []
+    for group in view.get("groups", []):
+        if len(group) > 1:
+            text = "one shared score: " + " = ".join(SHORT_NAMES.get(d, d) for d in group)
+            out += textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False)
+    short = {"the head reads no text": "head reads no text", "no feature of its own in the head": "no own feature"}
+    by_reason: dict[str, list[str]] = {}
+    for d, why in view.get("not_measured", {}).items():
+        key = "almost no weight" if why.startswith("almost no weight") else short.get(why, why)
+        by_reason.setdefault(key, []).append(SHORT_NAMES.get(d, d))
+    for why, names in by_reason.items():
+        out += textwrap.wrap(f"not measured, {why}: " + ", ".join(names), width, subsequent_indent="  ",
+                             break_on_hyphens=False)
+    return out
 
 
 def recent_turn_log(timeline, n: int) -> list[str]:
@@ -333,6 +395,8 @@ def turn_log_line(event: object) -> str | None:
         return f"{event.onset_s:6.1f} {what}: {y}"
     if isinstance(event, Backchannel):
         return f"{event.onset_s:6.1f} {event.channel} backchannel"
+    if isinstance(event, Verdict):
+        return verdict_text(event)
     return None
 
 
@@ -370,9 +434,7 @@ class PlainLines:
                     self._print(f"judge {line}")
             sm = self.session.summary
             gated = sum(1 for d in event.dimensions.values() if d.gated)
-            ph = (f"{event.p_human:.2f}" if event.has_evidence and not event.out_of_range
-                  else f"{event.p_human:.2f}?\u00a0(voice\u00a0out\u00a0of\u00a0the\u00a0head's\u00a0range)"
-                  if event.has_evidence else "–\u00a0(no\u00a0evidence)")
+            ph = f"{event.p_human:.2f}" if event.p_human is not None else "–\u00a0(no\u00a0evidence)"
             lat = self.session.timeline.response_latencies_s
             self._print(
                 f"[t={event.t_s:7.1f}s] P(human)={ph} "
@@ -388,7 +450,8 @@ class PlainLines:
             if line:
                 # printed when settled (final), which can be seconds after it happened: the line
                 # leads with the event's own time and says when it was settled
-                self._print(f"[event] {line.strip()} (settled at t={self.session.now_s:.1f}s)")
+                tag = "verdict" if isinstance(event, Verdict) else "event"
+                self._print(f"[{tag}] {line.strip()} (settled at t={self.session.now_s:.1f}s)")
 
     def on_close(self, result: dict) -> None:
         pass

@@ -10,18 +10,22 @@ Keys (all times in seconds on the session clock unless the name says otherwise):
 * ``barge_ins``: ``[{by, onset_s, yield_s}]`` (yield_s null when the other kept talking)
 * ``backchannels``: ``[{channel, onset_s, offset_s}]``
 * ``overlaps``: ``[{onset_s, offset_s}]``
+* ``verdicts``: ``[{kind, outcome, ok, t_s, value_s, settle_s, threshold_s, basis, text}]``, one per
+  judged moment (``livejudge.timing.verdicts``), with ``verdict_config`` (their thresholds)
 * ``transcripts``: ``[{channel, onset_s, offset_s, text, n_words}]`` (agent turns; only with ASR)
 * ``judge``: ``[{t_s, window_start_s, window_end_s, p_human, compute_ms, dimensions: {id:
   {score, evidence, evidence_unit, gated, z, contribution}}}]``; p_human is null (and
-  ``no_evidence`` true) when every dimension was gated, e.g. before the agent has spoken
-* ``summary``: latency count/mean/p50/p90, barge-ins (``barge_in_count`` = length of
+  ``no_evidence`` true) when the window has no evidence (every dimension gated, or the ungated
+  ones carry too little of the classifier's weight), e.g. before the agent has spoken
+* ``summary``: verdict counts and flagged rates (``verdict_<kind>_<outcome>_count``,
+  ``verdict_<kind>_flagged_rate``, ``verdict_flagged_count``...), latency count/mean/p50/p90,
+  barge-ins (``barge_in_count`` = length of
   ``barge_ins`` = ``user_barge_in_count`` + ``agent_talk_over_count``), yield (after the
-  user's barge-ins), overlap ratio, backchannels, talk ratio, mean p_human, dropped_windows
+  user's barge-ins), overlap ratio, backchannels, talk ratio, ``mean_p_human`` (over EVERY window
+  with evidence: nothing else is left out), ``evidence_coverage`` (share of judged windows with
+  evidence), dropped_windows
 * ``judge_info``: backbone, head name/version, provenance ("prior" or "trained"), ``validated``:
   one line saying what P(human) was validated against (from the head's config)
-* a judge window whose agent voice lies outside the head's training range carries
-  ``out_of_range`` (the reason) and is left out of ``mean_p_human``/``last_p_human``
-  (counted in ``summary.out_of_range_windows``)
 * ``framework_events``: what a framework/protocol reported, for comparison only
 * ``errors``: one-line messages of anything that went wrong (the document is still valid)
 """
@@ -30,27 +34,32 @@ from __future__ import annotations
 
 import datetime as _dt
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from livejudge import __version__
 from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN
-
-if TYPE_CHECKING:
-    from livejudge.session import Session
+from livejudge.timing.verdicts import summarize_verdicts
 
 
 def _r(x: float | None, nd: int = 4) -> float | None:
     return None if x is None else round(float(x), nd)
 
 
-def build_result(session: "Session") -> dict:
-    """Assemble the result document from a session's current state (see module docstring)."""
+def build_result(session: Any) -> dict:
+    """Assemble the result document from a session's current state (see module docstring).
+
+    ``session`` is a ``livejudge.session.Session`` (it calls this under its lock); it is not
+    imported here, even for typing, because the session imports this module (issue 21: no
+    import circles). Read: ``timeline``, ``summary``, ``judge_results``, ``judge``, ``now_s``,
+    ``info``, ``config``, ``transcripts``, ``dropped_windows``, ``notes``, ``errors``.
+    """
     tl = session.timeline
     sm = session.summary
+    vs = session.verdicts
     results = session.judge_results
     judge_info = session.judge.info() if session.judge is not None and hasattr(session.judge, "info") else None
-    # no-evidence windows say nothing; out-of-range windows are not validated figures
-    p = [r.p_human for r in results if r.has_evidence and not r.out_of_range]
+    # no-evidence windows say nothing (p_human None); every other window counts
+    p = [r.p_human for r in results if r.p_human is not None]
     doc = {
         "livejudge_version": __version__,
         "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -81,6 +90,8 @@ def build_result(session: "Session") -> dict:
         "backchannels": [{"channel": b.channel, "onset_s": _r(b.onset_s), "offset_s": _r(b.offset_s)}
                          for b in tl.backchannels],
         "overlaps": [{"onset_s": _r(o.onset_s), "offset_s": _r(o.offset_s)} for o in tl.overlaps],
+        "verdicts": [v.to_dict() for v in vs],
+        "verdict_config": session.config.verdicts.to_dict(),
         "transcripts": [{"channel": t.channel, "onset_s": _r(t.onset_s), "offset_s": _r(t.offset_s),
                          "text": t.text, "n_words": t.n_words} for t in session.transcripts],
         "judge": [r.to_dict() for r in results],
@@ -111,8 +122,9 @@ def build_result(session: "Session") -> dict:
             "last_p_human": _r(p[-1]) if p else None,
             "judged_windows": len(results),
             "no_evidence_windows": sum(1 for r in results if not r.has_evidence),
-            "out_of_range_windows": sum(1 for r in results if r.out_of_range),
+            "evidence_coverage": _r(len(p) / len(results), 3) if results else None,
             "dropped_windows": session.dropped_windows,
+            **summarize_verdicts(vs),
         },
         "judge_info": judge_info,
         "framework_events": [{"kind": n.kind, "t_s": _r(n.t_s), **n.data} for n in session.notes],

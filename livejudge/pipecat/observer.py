@@ -2,7 +2,7 @@
 
 Add it in one line; the agent's pipeline is not touched::
 
-    observer = LiveJudgeObserver(judge="acoustic", display=True, result_path="call.json")
+    observer = LiveJudgeObserver(display=True, result_path="call.json")
     worker = PipelineWorker(pipeline, observers=[observer])
 
 What it taps (Pipecat 1.14 ``FramePushed``):
@@ -64,6 +64,7 @@ from typing import Any, Callable, Literal
 
 import numpy as np
 
+from loguru import logger
 from pipecat.frames.frames import (
     BotStartedSpeakingFrame,
     BotStoppedSpeakingFrame,
@@ -210,8 +211,10 @@ def _note_data(frame: Any) -> dict:
     return {}
 
 
-def _transcriber(asr: Any, judge: Any):
+def _transcriber(asr: Any, judge: Any, report: bool = False):
     """The Transcriber for ``asr`` ("auto", "on", "off" or a Transcriber); None when off.
+    "auto" transcribes only when a report is written (P(human) reads no text; see
+    ``livejudge.commands.runner.transcriber_from_config``).
 
     Raises:
         ValueError: ``asr="on"`` and speech recognition cannot start (message names the fix).
@@ -222,12 +225,13 @@ def _transcriber(asr: Any, judge: Any):
         return asr  # a Transcriber given by the caller
     if asr not in ("auto", "on"):
         raise ValueError(f"asr must be 'auto', 'on', 'off' or a Transcriber, got {asr!r}")
-    import argparse
-
-    from livejudge.commands.runner import CLIError, transcriber_from_args
+    from livejudge.commands.runner import transcriber_from_config
+    from livejudge.config import JudgeConfig
+    from livejudge.errors import CLIError
 
     try:
-        return transcriber_from_args(argparse.Namespace(asr=asr, asr_model=None, judge="acoustic"))
+        # any judge but "none": the caller's judge is on (``judge`` checked above)
+        return transcriber_from_config(JudgeConfig(kind="auto", asr=asr), report="report" if report else None)
     except CLIError as exc:
         raise ValueError(str(exc)) from None
 
@@ -237,8 +241,9 @@ class LiveJudgeCore:
     worker thread that feeds a Session, sinks, display, the result file and event fan-out.
 
     Args:
-        judge: "acoustic" (CPU judge with the shipped prior head), another ``load_judge`` kind,
-            a Judge, or None / "none" (timing only).
+        judge: "auto" (default: the shipped Whisper-encoder head on the CPU; if its encoder cannot
+            load, a warning and timing only), another ``load_judge`` kind, a Judge, or None /
+            "none" (timing only).
         config: SessionConfig.
         display: True / "auto" (rich meter on a TTY, plain lines otherwise), "rich", "plain",
             or False.
@@ -249,7 +254,8 @@ class LiveJudgeCore:
         sinks: extra Session sinks.
         title: shown on the meter.
         asr: transcripts of the agent's turns for the judge's text dimensions: "auto" (default:
-            on when the judge is on and livejudge[asr] with its bundled model is installed), "on"
+            on when the judge is on, a report is written and livejudge[asr] is installed; P(human)
+            reads no text), "on"
             (ValueError when it cannot start), "off", or a ``Transcriber``.
         judge_url: judge on a judge service (``livejudge serve-judge``; ``RemoteJudge``) instead of in
             this process, e.g. "http://127.0.0.1:8000/judge" (a ``judge`` string that is a URL does
@@ -261,7 +267,7 @@ class LiveJudgeCore:
             given and matplotlib is missing.
     """
 
-    def __init__(self, judge: Any = "acoustic", config: SessionConfig | None = None,
+    def __init__(self, judge: Any = "auto", config: SessionConfig | None = None,
                  display: bool | str = False, events_path: str | Path | None = None,
                  result_path: str | Path | None = None, tap: TapConfig | None = None,
                  sinks: list | tuple = (), title: str = "pipecat",
@@ -277,9 +283,9 @@ class LiveJudgeCore:
             if judge == "none":
                 judge = None
             else:
-                from livejudge.judge.model.judge import load_judge
+                from livejudge.judge.model.judge import judge_for_embedding
 
-                judge = load_judge(judge)
+                judge = judge_for_embedding(judge, logger.warning)
         self.result_path = Path(result_path) if result_path is not None else None
         self.report_path = Path(report_path) if report_path is not None else None
         if self.report_path is not None:  # fail now with the install hint, not at the end of the call
@@ -291,7 +297,7 @@ class LiveJudgeCore:
             from livejudge.outputs.sinks import JsonlSink
 
             all_sinks.append(JsonlSink(events_path))
-        transcriber = _transcriber(asr, judge)
+        transcriber = _transcriber(asr, judge, report=self.report_path is not None)
         self.session = Session(config, judge=judge, sinks=all_sinks, transcriber=transcriber,
                                info={"source": "pipecat", "asr": transcriber is not None,
                                      "channels": {"user": "InputAudioRawFrame",
@@ -634,7 +640,7 @@ class LiveJudgeObserver(BaseObserver):
     """A Pipecat observer that judges the conversation live (see module docstring).
 
     Args:
-        judge: "acoustic" (default: CPU judge, shipped prior head), a ``Judge``, or None for
+        judge: "auto" (default: the shipped Whisper-encoder head on the CPU), a kind, a ``Judge``, or None for
             timing only.
         config: SessionConfig (window, interval, VAD, turn thresholds).
         display: True for the live meter in this terminal (rich on a TTY, plain lines
@@ -663,7 +669,7 @@ class LiveJudgeObserver(BaseObserver):
         ValueError: bad config.
     """
 
-    def __init__(self, judge: Any = "acoustic", config: SessionConfig | None = None,
+    def __init__(self, judge: Any = "auto", config: SessionConfig | None = None,
                  display: bool | str = False, events_path: str | Path | None = None,
                  result_path: str | Path | None = None, *, tap: TapConfig | None = None,
                  sinks: list | tuple = (), report_path: str | Path | None = None, asr: Any = "auto",

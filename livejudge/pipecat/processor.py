@@ -79,7 +79,7 @@ class LiveJudgeProcessor(FrameProcessor):
         ValueError: unknown ``emit`` kind, negative ``end_drain_s`` or bad config.
     """
 
-    def __init__(self, judge: Any = "acoustic", config: SessionConfig | None = None,
+    def __init__(self, judge: Any = "auto", config: SessionConfig | None = None,
                  display: bool | str = False, events_path: str | Path | None = None,
                  result_path: str | Path | None = None, *, observer: LiveJudgeObserver | None = None,
                  tap: TapConfig | None = None, sinks: list | tuple = (), report_path: str | Path | None = None,

@@ -424,16 +424,40 @@ async def measure_added_delay(n_clicks: int = 5, rate: int = 16000) -> dict:
             "max_ms": round(float(d.max()), 1), "n": int(d.size)}
 
 
-# ------------------------------------------------------------------------------ CLI entry
-def run_webrtc_call(args, base_url: str, source, *, title: str, extra_info: dict | None = None) -> int:
-    """`attach --runner … --route webrtc` / `--webrtc URL`: the call over SmallWebRTC."""
-    from livejudge.commands import attach as attach_mod
-    from livejudge.sources.ws import AttachClient
+# ------------------------------------------------------------------------------ attach's route
+@dataclass(frozen=True)
+class WebRTCRoute:
+    """What ``attach`` needs to run a call over SmallWebRTC with its websocket client.
+
+    Attributes:
+        client_cls: an ``AttachClient`` subclass whose connection is a ``WebRTCLink`` to the bot.
+        protocol_factory: a fresh ``WebRTCProtocol`` (16 kHz) per connection.
+        info: the result's ``source.webrtc`` record (the added delay measured in-process).
+        protocol: the name the result stores as ``source.protocol``.
+        placeholder_url: the URL handed to the client (the link ignores it; ``base_url`` is shown).
+    """
+
+    client_cls: type
+    protocol_factory: Any
+    info: dict
+    protocol: str = "webrtc"
+    placeholder_url: str = "ws://127.0.0.1/webrtc"
+
+
+def webrtc_route(base_url: str) -> WebRTCRoute:
+    """`attach --runner … --route webrtc` / `--webrtc URL`: the client, protocol and info of a
+    call over SmallWebRTC to the runner at ``base_url``; ``attach`` runs the call with them.
+
+    This module never imports the commands room (issue 21: no import circles).
+    Raises:
+        CLIError: aiortc is missing (the message gives the pip command).
+    """
+    from livejudge.sources.ws import AttachClient, AttachError
 
     try:
         _aiortc()
     except ImportError as exc:
-        from livejudge.commands.runner import CLIError
+        from livejudge.errors import CLIError
 
         raise CLIError(str(exc)) from None
     delay = asyncio.run(measure_added_delay())
@@ -441,17 +465,12 @@ def run_webrtc_call(args, base_url: str, source, *, title: str, extra_info: dict
     class WebRTCAttachClient(AttachClient):
         async def _connect(self):
             link = WebRTCLink(base_url, rate=16000)
-            from livejudge.sources.ws import AttachError
-
             try:
                 return await link.open()
             except ProtocolError as exc:
                 raise AttachError(str(exc), "unreachable") from None
 
     info = {"webrtc": {**delay, "what": "Opus + RTP + aiortc audio jitter buffer (16 packets, 4 prefetched), "
-                                        "bot → client leg, measured in-process; included in agent timestamps"},
-            **(extra_info or {})}
-    args.protocol = "webrtc"
-    return attach_mod._run_call(args, "ws://127.0.0.1/webrtc", source, title=title, extra_info=info,
-                                client_cls=WebRTCAttachClient,
-                                protocol_factory=lambda: WebRTCProtocol(in_rate=16000), url_shown=base_url)
+                                        "bot → client leg, measured in-process; included in agent timestamps"}}
+    return WebRTCRoute(client_cls=WebRTCAttachClient, protocol_factory=lambda: WebRTCProtocol(in_rate=16000),
+                       info=info)

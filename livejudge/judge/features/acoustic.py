@@ -42,6 +42,7 @@ reference distribution and adds nothing to the latent scores of a head normalise
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -299,7 +300,84 @@ def _check_audio(x: np.ndarray, name: str = "audio") -> np.ndarray:
     return arr.astype(np.float32, copy=False)
 
 
-def analyse_frames(x: np.ndarray, region: np.ndarray | None = None) -> FrameTrack:
+class FrameCache:
+    """Per-frame analysis reused across overlapping windows (a window every 2 s over the last
+    30 s analyses each frame ~15 times otherwise). Keyed by the frame's absolute index on the
+    session's 10 ms grid, in a ring of ``max_frames`` slots (20 000 frames = 200 s of audio); an
+    entry is reused only when the frame's samples give the same sum and mean square (so a judge
+    shared by several calls never reuses another call's frame). Thread-safe.
+
+    The cached values are those of ``analyse_frames`` before the window-level steps (the voicing
+    threshold relative to the window's loudest frame, ``_clean_f0``), so results are identical
+    with and without the cache (``tests/test_acoustic_features.py``)."""
+
+    def __init__(self, max_frames: int = 20_000) -> None:
+        n = self.max_frames = int(max_frames)
+        self._key = np.full(n, -1, dtype=np.int64)
+        self._check = np.zeros((n, 2), dtype=np.float64)
+        self._vals = np.zeros((n, 4 + len(_BAND_IDX)), dtype=np.float64)  # peak_r, lag, alpha, bands
+        self._flags = np.zeros((n, 2), dtype=bool)  # has_peak, ok
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def lookup(self, keys: np.ndarray, checks: np.ndarray):
+        """(hit mask, values (m, 4 + bands), flags (m, 2)) for absolute frame ``keys`` (m,)."""
+        slot = keys % self.max_frames
+        with self._lock:
+            hit = (self._key[slot] == keys) & (self._check[slot] == checks).all(axis=1)
+            vals, flags = self._vals[slot], self._flags[slot]
+        return hit, vals, flags
+
+    def store(self, keys: np.ndarray, checks: np.ndarray, vals: np.ndarray, flags: np.ndarray) -> None:
+        slot = keys % self.max_frames
+        with self._lock:
+            self._key[slot], self._check[slot], self._vals[slot], self._flags[slot] = keys, checks, vals, flags
+
+
+def _raw_frames(fr: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per-frame values of frames ``fr`` (float32, shape (m, _FRAME)) that do not depend on the
+    rest of the window: (peak_r, lag, has_peak, ok, alpha_db, bands_db)."""
+    import scipy.fft
+
+    fr = (fr - fr.mean(axis=1, keepdims=True)) * _WIN
+    spec = scipy.fft.rfft(fr, n=_NFFT, axis=1, workers=1)
+    power = spec.real ** 2 + spec.imag ** 2
+    ac = scipy.fft.irfft(power, n=_NFFT, axis=1, workers=1)[:, : _LAG_MAX + 2]
+    ac0 = ac[:, :1]
+    ok = ac0[:, 0] > 1e-10
+    r = np.zeros(ac.shape, dtype=np.float64)
+    r[ok] = (ac[ok] / ac0[ok]) / _window_autocorr()[None, :]
+    lags = np.arange(_LAG_MIN, _LAG_MAX + 1)
+    seg = r[:, _LAG_MIN: _LAG_MAX + 1]
+    # Boersma 1993 / Praat: candidate strength r − octave_cost·log2(f_min·τ)
+    score = seg - OCTAVE_COST * np.log2(F0_MIN_HZ * lags / SAMPLE_RATE)[None, :]
+    # only local maxima are candidates
+    is_peak = np.zeros_like(seg, dtype=bool)
+    is_peak[:, 1:-1] = (seg[:, 1:-1] >= seg[:, :-2]) & (seg[:, 1:-1] > seg[:, 2:])
+    score = np.where(is_peak, score, -np.inf)
+    best = np.argmax(score, axis=1)
+    rows = np.arange(len(fr))
+    has_peak = np.isfinite(score[rows, best])
+    k = best + _LAG_MIN
+    y0 = r[rows, k - 1]
+    y1 = r[rows, k]
+    y2 = r[rows, np.minimum(k + 1, r.shape[1] - 1)]
+    denom = y0 - 2 * y1 + y2
+    delta = np.where(np.abs(denom) > 1e-12, 0.5 * (y0 - y2) / np.where(np.abs(denom) > 1e-12, denom, 1.0), 0.0)
+    delta = np.clip(delta, -0.5, 0.5)
+    peak_r = np.clip(y1 - 0.25 * (y0 - y2) * delta, 0.0, 1.0)
+    lag = k + delta
+    peak_r = np.where(has_peak & ok, peak_r, 0.0)
+    lo = power[:, _ALPHA_LO[0]:_ALPHA_LO[1]].sum(axis=1)
+    hi = power[:, _ALPHA_HI[0]:_ALPHA_HI[1]].sum(axis=1)
+    alpha = 10.0 * np.log10((lo + 1e-12) / (hi + 1e-12))
+    bands = np.stack([10.0 * np.log10(power[:, a:b].sum(axis=1) + 1e-12) for a, b in _BAND_IDX], axis=1)
+    return peak_r, lag, has_peak, ok, alpha, bands
+
+
+def analyse_frames(x: np.ndarray, region: np.ndarray | None = None, *, cache: FrameCache | None = None,
+                   first_frame: int | None = None) -> FrameTrack:
     """Intensity, F0, periodicity and spectral balance per 10 ms frame (Boersma 1993).
 
     Args:
@@ -307,13 +385,14 @@ def analyse_frames(x: np.ndarray, region: np.ndarray | None = None) -> FrameTrac
         region: optional bool mask over frames (shape (n_frames,), n_frames = 1 + (n − 640) // 160
             for n ≥ 640); only frames in the region get the autocorrelation and spectrum (the
             rest read silent/unvoiced). Default: all frames.
+        cache, first_frame: a ``FrameCache`` and the absolute index (on the session's 10 ms
+            grid) of ``x``'s first frame: frames analysed by an earlier overlapping window are
+            taken from the cache. Both or neither.
     Returns:
         FrameTrack; frame i covers samples [160·i, 160·i + 640).
     Raises:
         FeatureError: not mono float audio, or a region of the wrong length.
     """
-    import scipy.fft
-
     x = _check_audio(x)
     n_frames = 0 if len(x) < _FRAME else 1 + (len(x) - _FRAME) // _HOP
     times = (np.arange(n_frames) * _HOP + _FRAME / 2) / SAMPLE_RATE
@@ -336,45 +415,35 @@ def analyse_frames(x: np.ndarray, region: np.ndarray | None = None) -> FrameTrac
     fr = frames_all[idx].astype(np.float32)
     ms = np.mean(fr * fr, axis=1, dtype=np.float64)
     db[idx] = 10.0 * np.log10(np.maximum(ms, 1e-12))
-    fr = (fr - fr.mean(axis=1, keepdims=True)) * _WIN
-    spec = scipy.fft.rfft(fr, n=_NFFT, axis=1, workers=1)
-    power = spec.real ** 2 + spec.imag ** 2
-    ac = scipy.fft.irfft(power, n=_NFFT, axis=1, workers=1)[:, : _LAG_MAX + 2]
-    ac0 = ac[:, :1]
-    ok = ac0[:, 0] > 1e-10
-    r = np.zeros(ac.shape, dtype=np.float64)
-    r[ok] = (ac[ok] / ac0[ok]) / _window_autocorr()[None, :]
-    lags = np.arange(_LAG_MIN, _LAG_MAX + 1)
-    seg = r[:, _LAG_MIN: _LAG_MAX + 1]
-    # Boersma 1993 / Praat: candidate strength r − octave_cost·log2(f_min·τ)
-    score = seg - OCTAVE_COST * np.log2(F0_MIN_HZ * lags / SAMPLE_RATE)[None, :]
-    # only local maxima are candidates
-    is_peak = np.zeros_like(seg, dtype=bool)
-    is_peak[:, 1:-1] = (seg[:, 1:-1] >= seg[:, :-2]) & (seg[:, 1:-1] > seg[:, 2:])
-    score = np.where(is_peak, score, -np.inf)
-    best = np.argmax(score, axis=1)
-    rows = np.arange(len(idx))
-    has_peak = np.isfinite(score[rows, best])
-    k = best + _LAG_MIN
-    y0 = r[rows, k - 1]
-    y1 = r[rows, k]
-    y2 = r[rows, np.minimum(k + 1, r.shape[1] - 1)]
-    denom = y0 - 2 * y1 + y2
-    delta = np.where(np.abs(denom) > 1e-12, 0.5 * (y0 - y2) / np.where(np.abs(denom) > 1e-12, denom, 1.0), 0.0)
-    delta = np.clip(delta, -0.5, 0.5)
-    peak_r = np.clip(y1 - 0.25 * (y0 - y2) * delta, 0.0, 1.0)
-    lag = k + delta
-    peak_r = np.where(has_peak & ok, peak_r, 0.0)
+    m = len(idx)
+    peak_r, lag = np.zeros(m), np.zeros(m)
+    has_peak, ok = np.zeros(m, dtype=bool), np.zeros(m, dtype=bool)
+    al, bd = np.zeros(m), np.zeros((m, len(_BAND_IDX)))
+    todo = np.ones(m, dtype=bool)
+    use_cache = cache is not None and first_frame is not None
+    if use_cache:
+        keys = first_frame + idx.astype(np.int64)
+        checks = np.stack([fr.sum(axis=1, dtype=np.float64), ms], axis=1)
+        hit, vals, flags = cache.lookup(keys, checks)
+        peak_r[hit], lag[hit], al[hit], bd[hit] = vals[hit, 0], vals[hit, 1], vals[hit, 2], vals[hit, 4:]
+        has_peak[hit], ok[hit] = flags[hit, 0], flags[hit, 1]
+        todo = ~hit
+        cache.hits += int(hit.sum())
+        cache.misses += int(todo.sum())
+    if todo.any():
+        rows = _raw_frames(fr[todo])
+        peak_r[todo], lag[todo], has_peak[todo], ok[todo], al[todo], bd[todo] = rows
+        if use_cache:
+            t = np.flatnonzero(todo)
+            vals = np.concatenate([np.stack([peak_r[t], lag[t], al[t], np.zeros(len(t))], axis=1), bd[t]], axis=1)
+            cache.store(keys[t], checks[t], vals, np.stack([has_peak[t], ok[t]], axis=1))
     per[idx] = peak_r
-    # spectra
-    lo = power[:, _ALPHA_LO[0]:_ALPHA_LO[1]].sum(axis=1)
-    hi = power[:, _ALPHA_HI[0]:_ALPHA_HI[1]].sum(axis=1)
-    alpha[idx] = 10.0 * np.log10((lo + 1e-12) / (hi + 1e-12))
-    bands[idx] = np.stack([10.0 * np.log10(power[:, a:b].sum(axis=1) + 1e-12) for a, b in _BAND_IDX], axis=1)
+    alpha[idx] = al
+    bands[idx] = bd
     # voicing: periodic enough and not silent (SILENCE_DB below the loudest analysed frame, and above −70 dBFS)
     loud = db[idx] > max(np.max(db[idx]) + SILENCE_DB - 5.0, -70.0)
     voiced = (peak_r >= VOICING_THRESHOLD) & loud & has_peak
-    f0_vals = np.where(voiced, SAMPLE_RATE / lag, np.nan)
+    f0_vals = np.where(voiced, SAMPLE_RATE / np.where(voiced, lag, 1.0), np.nan)
     f0[idx] = f0_vals
     f0 = _clean_f0(f0)
     return FrameTrack(times, db, f0, per, alpha, bands, region)
@@ -854,6 +923,7 @@ def extract_features(
     turns: Sequence[Turn] = (),
     transitions: Sequence[Transition] = (),
     barge_ins: Sequence[BargeIn] = (),
+    frame_cache: FrameCache | None = None,
 ) -> FeatureResult:
     """All features of the agent's speech in one window.
 
@@ -866,6 +936,8 @@ def extract_features(
         turns: the agent's turns (session clock); pauses are measured inside them. Without
             turns, segments closer than ``TURN_MERGE_PAUSE_S`` are merged into turns.
         transitions, barge_ins: the window's timing events (session clock).
+        frame_cache: reuse per-frame analysis across overlapping windows (``FrameCache``); used
+            only when ``start_s`` lies on the 10 ms frame grid. Results are identical without it.
     Returns:
         FeatureResult.
     Raises:
@@ -901,7 +973,10 @@ def extract_features(
     values["barge_in_yield_ratio"] = y_ratio
     n_agent_turns = len([t for t in turns if t.channel == "agent"]) or len(seg_iv)
 
-    track = analyse_frames(x, region)
+    first = start_s * SAMPLE_RATE / _HOP
+    on_grid = frame_cache is not None and abs(first - round(first)) < 1e-6
+    track = analyse_frames(x, region, cache=frame_cache if on_grid else None,
+                           first_frame=int(round(first)) if on_grid else None)
     voiced = track.voiced & turn_mask
     speech_s = float(sum(b - a for a, b in seg_iv))
     turn_s = float(turn_mask.sum() * HOP_S)

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import numpy as np
 
 from livejudge.judge.model.dimensions import BY_ID, DIMENSION_IDS
-from livejudge.judge.model.numpy_head import READOUT_SOURCES, READOUTS, ODLError, expected_tensor_shapes
+from livejudge.judge.model.layout import READOUT_SOURCES, READOUTS, ODLError, expected_tensor_shapes
 
 if TYPE_CHECKING:  # torch is imported only where a torch JudgeHead is built or saved (livejudge[train])
     from livejudge.judge.model.odl import JudgeHead
@@ -447,7 +447,9 @@ def validity_line(cfg: HeadConfig) -> str:
     on its worst held-out human group), unseen kokoro AUC 0.80". The weakest family and its worst
     fold are read from the stored leave-one-family-out table (``validity["lofo"]``: family →
     ``auc``, ``fold_auc_min``) when the summary does not name them already, so a pooled floor
-    never hides a fold where the head is no better than chance. A head without a summary says so."""
+    never hides a fold where the head is no better than chance. ``validity["caveat"]``, when
+    present, follows the summary (what the figures do not cover, e.g. an outside test's result).
+    A head without a summary says so."""
     v = cfg.training.get("validity") if isinstance(cfg.training, Mapping) else None
     if isinstance(v, Mapping) and v.get("summary"):
         summary = str(v["summary"])
@@ -465,6 +467,8 @@ def validity_line(cfg: HeadConfig) -> str:
                 head_, _, tail = summary.partition(key)
                 num, sep, rest = tail.partition(",")
                 summary = f"{head_}{key}{num} ({weak}){sep}{rest}"
+        if v.get("caveat"):  # what the figures above do not cover, said in the same breath
+            summary = f"{summary}. {v['caveat']}"
         return f"validated: {summary}"
     return "validated: no held-out validity recorded in this head (see livejudge/judge/heads/README.md)"
 

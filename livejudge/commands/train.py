@@ -1,6 +1,7 @@
 """`livejudge train` and `livejudge eval`: fit and score judge heads from a JSONL manifest.
 
-``register(subparsers)`` adds both subcommands to the top-level parser (livejudge.commands.cli).
+``register(subparsers)`` adds both subcommands to the top-level parser (livejudge.commands.cli);
+the fitting and scoring themselves live in ``livejudge.judge.training``.
 
     livejudge train calls.jsonl --backbone acoustic --out heads/mine [--init-head DIR]
     livejudge eval calls.jsonl --head heads/mine --json eval.json
@@ -21,21 +22,13 @@ from typing import Any
 
 import numpy as np
 
+from livejudge.errors import EXIT_USAGE, CLIError
+
 BACKBONE_KINDS = ("acoustic", "whisper", "qwen-omni")
 
-EXIT_USAGE = 2
-"""Exit code of a usage error (bad manifest, flags or head); matches ``livejudge.commands.runner``."""
-
-
-class CommandError(Exception):
-    """A one-line, user-facing error of ``train``/``eval`` with the exit code to return.
-
-    The CLI (``livejudge.commands.cli.main``) prints it and exits with ``code``; this module never
-    imports the CLI runner, so the training room stays usable on its own."""
-
-    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
-        super().__init__(message)
-        self.code = code
+CommandError = CLIError
+"""A one-line, user-facing error of ``train``/``eval`` with the exit code to return: the CLI's
+own error (``livejudge.errors``), kept under this name for callers of this module."""
 
 
 MANIFEST_HELP = """manifest (JSONL, one call per line; paths relative to the manifest):

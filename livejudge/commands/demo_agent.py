@@ -1,0 +1,57 @@
+"""The demo agent's command line: ``python -m livejudge.agents.demo`` (or ``examples/echo_agent.py``).
+
+Parses the flags into ``livejudge.agents.demo.DemoAgentConfig`` and runs ``serve``; the agent
+module itself imports no argparse (issue 21).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from livejudge.agents.demo import DemoAgentConfig, serve
+from livejudge.agents.demo import __doc__ as _AGENT_DOC
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m livejudge.agents.demo", description=(_AGENT_DOC or "").split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--protocol", default="pipecat", choices=("pipecat", "twilio"))
+    p.add_argument("--think-s", type=float, default=0.5, help="pause after the user's turn ends, seconds")
+    p.add_argument("--never-yield", action="store_true", help="keep talking when the user barges in")
+    p.add_argument("--tts", default="auto", choices=("auto", "espeak", "clips"))
+    p.add_argument("--in-rate", type=int, default=16000, help="pipeline input rate, Hz (Silero: 8000 or 16000)")
+    p.add_argument("--out-rate", type=int, default=24000, help="agent audio rate on the wire, Hz (pipecat)")
+    p.add_argument("--vad-stop-s", type=float, default=0.2, help="Silero silence before 'stopped speaking', s")
+    p.add_argument("--vad-start-s", type=float, default=0.2, help="Silero speech before 'started speaking', s")
+    p.add_argument("--allowed-origin", action="append", default=None, metavar="ORIGIN",
+                   help="only accept websocket clients with this Origin (repeatable); others get HTTP 403")
+    p.add_argument("--once", action="store_true", help="exit when the first client disconnects")
+    p.add_argument("--log", default=None, metavar="FILE.jsonl", help="write the agent's decisions here")
+    p.add_argument("--verbose", action="store_true", help="Pipecat's own debug log on stderr")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the flags into a DemoAgentConfig and serve; 2 on a bad --in-rate."""
+    args = build_parser().parse_args(argv)
+    if args.in_rate not in (8000, 16000):
+        print("demo agent: --in-rate must be 8000 or 16000 (Silero VAD)", file=sys.stderr)
+        return 2
+    cfg = DemoAgentConfig(host=args.host, port=args.port, protocol=args.protocol, think_s=args.think_s,
+                          never_yield=args.never_yield, tts=args.tts, in_rate=args.in_rate, out_rate=args.out_rate,
+                          vad_stop_s=args.vad_stop_s, vad_start_s=args.vad_start_s,
+                          allowed_origin=tuple(args.allowed_origin or ()), once=args.once, log=args.log,
+                          verbose=args.verbose)
+    try:
+        asyncio.run(serve(cfg))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

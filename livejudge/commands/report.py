@@ -1,0 +1,55 @@
+"""``livejudge report RESULT.json``: the HTML report of a scored call (``livejudge.outputs.html_report``).
+
+Here, in the commands room, so that the report renderer imports nothing of the CLI
+(issue 21: no import circles).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from livejudge.commands.runner import HelpFormatter
+from livejudge.errors import CLIError
+from livejudge.outputs.html_report import ReportError, write_html
+
+
+def register(sub) -> None:
+    """Add ``livejudge report`` to the CLI's subparsers."""
+    p = sub.add_parser("report", help="write the HTML report of a scored call (from its --json result)",
+                       formatter_class=HelpFormatter,
+                       description="Write one self-contained HTML file (plots inline, no network needed to view, "
+                                   "printable) from a result document. Needs matplotlib: "
+                                   "pip install 'livejudge[report]'. "
+                                   "Example: livejudge report result.json -o report.html")
+    p.add_argument("result", metavar="RESULT.json", help="result document written by score/replay/attach --json")
+    p.add_argument("-o", "--output", default=None, metavar="OUT.html",
+                   help="where to write the report (default: RESULT with .html)")
+    p.set_defaults(func=cmd_report)
+
+
+def cmd_report(args) -> int:
+    from livejudge.outputs.guard import OutputPathError, check_output_paths
+    from livejudge.outputs.report import DocumentError, load_json_document
+
+    src = Path(args.result)
+    if not src.exists():
+        raise CLIError(f"{src}: no such file (write one with: livejudge score CALL.wav --json {src})")
+    try:  # size, nesting, NaN refused here; types and bounds by the renderer's check_result
+        doc = load_json_document(src)
+    except DocumentError as exc:
+        raise CLIError(str(exc)) from None
+    out = Path(args.output) if args.output else src.with_suffix(".html")
+    try:  # -o RESULT.json would overwrite the result with its own report
+        check_output_paths({"--output": out}, [src])
+    except OutputPathError as exc:
+        raise CLIError(str(exc)) from None
+    try:
+        write_html(doc, out)
+    except ReportError as exc:
+        raise CLIError(f"{src}: {exc}") from None
+    except OSError as exc:
+        raise CLIError(f"cannot write {out}: {exc}", code=1) from None
+    print(f"livejudge: report written to {out}", file=sys.stderr)
+    return 0

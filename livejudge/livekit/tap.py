@@ -1,0 +1,618 @@
+"""Embed livejudge in a LiveKit Agents app: ``attach(session)`` taps an ``AgentSession``.
+
+What it taps (LiveKit Agents 1.8):
+
+* **caller audio** — ``session.input.audio`` is wrapped by an ``AudioInput`` whose source is
+  the original input: every frame the session reads is copied and stamped ``time.time()`` when
+  it arrives (the stamp marks the frame's *last* sample), then returned unchanged.
+* **agent audio** — ``session.output.audio`` is wrapped by an ``AudioOutput`` whose next in
+  chain is the original output (room, console, avatar...). Frames are copied as the session
+  hands them on, but they are placed on the clock by what the sink *reports it played*: each
+  segment starts at the sink's ``playback_started.created_at`` and runs on, end to end, until
+  ``playback_finished.playback_position`` (the point where an interruption cut it). Audio
+  generated but never played counts for nothing; pause/resume moves the rest of the segment.
+  The agent channel is fed live, ``TapOptions.hold_s`` behind the clock, so a cut is known
+  before the cut-off audio would be fed.
+* **the session's own events** — ``user_state_changed``, ``agent_state_changed``,
+  ``metrics_collected``, ``conversation_item_added``, ``user_input_transcribed``,
+  ``agent_false_interruption``, and the sink's playback events, as framework notes
+  (``livekit.<event>``) for comparison only, never for timing.
+
+Clock: ``time.time()`` (the clock LiveKit stamps its events and playback with) minus the
+moment of ``attach``, in seconds.
+
+Never blocks the agent: a tap copies the frame's bytes into a bounded deque and returns (a
+full deque drops the item and counts it); conversion, resampling, VAD, turn analysis and the
+result run in one worker thread, judging in the Session's judge thread. See
+``benchmarks/livekit_overhead.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from livekit import rtc
+from livekit.agents.voice.io import AudioInput, AudioOutput, AudioOutputCapabilities
+
+from livejudge.livekit.compare import livekit_comparison
+from livejudge.session import Session, SessionConfig
+
+NOTE_EVENTS: tuple[str, ...] = (
+    "user_state_changed", "agent_state_changed", "metrics_collected", "conversation_item_added",
+    "user_input_transcribed", "agent_false_interruption",
+)
+"""AgentSession events recorded as framework notes (kind ``livekit.<event>``)."""
+
+_METRIC_FIELDS = ("speech_id", "label", "request_id", "end_of_utterance_delay", "transcription_delay",
+                  "on_user_turn_completed_delay", "ttft", "ttfb", "duration", "audio_duration",
+                  "tokens_per_second", "idle_time", "inference_duration_total", "playback_latency")
+_ITEM_METRICS = ("e2e_latency", "end_of_turn_delay", "transcription_delay", "llm_node_ttft",
+                 "tts_node_ttfb", "playback_latency", "on_user_turn_completed_delay")
+
+
+@dataclass(frozen=True)
+class TapOptions:
+    """How tapped frames become session audio.
+
+    Attributes:
+        hold_s: the agent channel is fed this far behind the clock, so that an interruption
+            (``playback_finished`` with the cut position) arrives before the audio after the
+            cut would have been fed. HEURISTIC: 0.15 s covers event-loop delays of a busy
+            loop; it must stay below ``SessionConfig.max_lag_s`` (0.5 s). Seconds.
+        stitch_tolerance_s: a caller frame arriving at most this much after the end of the
+            previous one continues it seamlessly (absorbs event-loop jitter); a later one starts
+            a new stretch at its own stamp. Seconds.
+        max_ahead_s: a caller frame whose stamp lies more than this before the channel's end
+            re-anchors the channel to its stamp (the earlier stretch was anchored on a late
+            read). Seconds.
+        tick_s: the worker's period when no frame arrives (feeds the agent channel, advances
+            the clock, runs the judge). Seconds.
+        max_queue: bound of the queue between the event loop and the worker, items.
+    """
+
+    hold_s: float = 0.15
+    stitch_tolerance_s: float = 0.06
+    max_ahead_s: float = 0.005
+    tick_s: float = 0.02
+    max_queue: int = 8000
+
+    def validate(self, config: SessionConfig) -> "TapOptions":
+        if not 0 <= self.hold_s < config.max_lag_s:
+            raise ValueError(f"TapOptions.hold_s must be in [0, SessionConfig.max_lag_s={config.max_lag_s}) s, "
+                             f"got {self.hold_s}")
+        if self.stitch_tolerance_s < 0 or self.max_ahead_s < 0 or self.tick_s <= 0:
+            raise ValueError("TapOptions.stitch_tolerance_s and max_ahead_s must be ≥ 0 s, tick_s > 0 s")
+        if self.max_queue < 1:
+            raise ValueError(f"TapOptions.max_queue must be ≥ 1, got {self.max_queue}")
+        return self
+
+
+_USER, _AGENT, _STARTED, _FINISHED, _PAUSE, _RESUME, _NOTE, _CLOSE = range(8)
+
+
+def pcm16_to_float32(audio: bytes, num_channels: int) -> np.ndarray:
+    """s16le PCM bytes (interleaved when ``num_channels`` > 1) → float32 mono (n,) in [-1, 1)."""
+    n = len(audio) // 2
+    x = np.frombuffer(audio, dtype="<i2", count=n)
+    if num_channels > 1:
+        m = (n // num_channels) * num_channels
+        x = x[:m].reshape(-1, num_channels).mean(axis=1)
+    return x.astype(np.float32) * (1.0 / 32768.0)
+
+
+class _Segment:
+    """One played reply on the worker side: its audio, where it starts, how much was fed."""
+
+    __slots__ = ("chunks", "n", "rate", "start_s", "fed", "paused_at_s", "flat")
+
+    def __init__(self) -> None:
+        self.chunks: list[np.ndarray] = []
+        self.n = 0
+        self.rate: int | None = None
+        self.start_s: float | None = None
+        self.fed = 0
+        self.paused_at_s: float | None = None
+        self.flat: np.ndarray | None = None
+
+    def audio(self) -> np.ndarray:
+        if self.flat is None or self.flat.size != self.n:
+            self.flat = np.concatenate(self.chunks) if self.chunks else np.zeros(0, np.float32)
+            self.chunks = [self.flat]
+        return self.flat
+
+
+class LiveKitTap:
+    """The handle ``attach`` returns: owns the Session, the worker thread and the outputs.
+
+    Attributes:
+        session: the livejudge ``Session`` (``session.timeline``, ``session.summary``...).
+        t0_wall: ``time.time()`` at attach: session time = ``time.time() - t0_wall``.
+        frames: frames tapped per channel; ``dropped_items``: items dropped by a full queue.
+    """
+
+    def __init__(self, agent_session: Any, *, judge: Any = "auto", config: SessionConfig | None = None,
+                 display: bool | str = False, events_path: str | Path | None = None,
+                 result_path: str | Path | None = None, report_path: str | Path | None = None,
+                 fail_if: list[str] | tuple = (), junit_path: str | Path | None = None,
+                 sinks: list | tuple = (), options: TapOptions | None = None, title: str = "livekit",
+                 close_with_session: bool = True) -> None:
+        from livejudge.commands.gates import parse_gate
+
+        self.config = (config or SessionConfig()).validate()
+        self.options = (options or TapOptions()).validate(self.config)
+        self.gates = [parse_gate(g) for g in fail_if]  # ValueError now, not at the end of the call
+        self.junit_path = Path(junit_path) if junit_path is not None else None
+        if isinstance(judge, str) and judge.startswith(("http://", "https://")):
+            from livejudge.distributed.remote import RemoteJudge
+
+            judge = RemoteJudge(judge)
+        elif isinstance(judge, str):
+            if judge == "none":
+                judge = None
+            else:
+                import logging
+
+                from livejudge.judge.model.judge import judge_for_embedding
+
+                judge = judge_for_embedding(judge, logging.getLogger("livejudge").warning)
+        self.result_path = Path(result_path) if result_path is not None else None
+        self.report_path = Path(report_path) if report_path is not None else None
+        if self.report_path is not None:
+            from livejudge.outputs.html_report import require_matplotlib
+
+            require_matplotlib()
+        all_sinks = list(sinks)
+        if events_path is not None:
+            from livejudge.outputs.sinks import JsonlSink
+
+            all_sinks.append(JsonlSink(events_path))
+        self.session = Session(self.config, judge=judge, sinks=all_sinks, info={
+            "source": "livekit", "channels": {"user": "AgentSession.input.audio",
+                                              "agent": "AgentSession.output.audio (as played)"}})
+        self.agent_session = agent_session
+        self.t0_wall = time.time()
+        self._q: collections.deque = collections.deque()
+        self._wake = threading.Event()
+        self.dropped_items = 0
+        self.frames = {"user": 0, "agent": 0}
+        self.sample_rates: dict[str, set] = {"user": set(), "agent": set()}
+        self.segments_played = 0
+        self.segments_interrupted = 0
+        self._user_end_s: float | None = None
+        self._user_stretches = 0
+        self._segs: collections.deque[_Segment] = collections.deque()
+        self._display = None
+        self._display_mode = display
+        self._title = title
+        self._closing = False
+        self._closed = threading.Event()
+        self._final: dict | None = None
+        self._handlers: list[tuple[str, Any]] = []
+        self._close_task: asyncio.Future | None = None
+        self.gate_results: list = []
+        self._input: _InputTap | None = None
+        self._output: _OutputTap | None = None
+        self._wrap_io()
+        self._listen(close_with_session)
+        self._thread = threading.Thread(target=self._run, name="livejudge-livekit", daemon=True)
+        self._thread.start()
+
+    # ------------------------------------------------------------ wiring
+    def _wrap_io(self) -> None:
+        s = self.agent_session
+        if s.input.audio is None or s.output.audio is None:
+            raise ValueError("livejudge.livekit.attach needs the session's audio input and output: call it after "
+                             "session.start(...) (room or console I/O), or set session.input.audio and "
+                             "session.output.audio first")
+        if isinstance(s.input.audio, _InputTap) or isinstance(s.output.audio, _OutputTap):
+            raise ValueError("livejudge is already attached to this AgentSession (one attach per session)")
+        self._input = _InputTap(self, s.input.audio)
+        self._output = _OutputTap(self, s.output.audio)
+        s.input.audio = self._input
+        s.output.audio = self._output
+
+    def _listen(self, close_with_session: bool) -> None:
+        s = self.agent_session
+        for name in NOTE_EVENTS:
+            fn = self._note_handler(name)
+            # EventEmitter.on directly: AgentSession.on warns that metrics_collected is deprecated,
+            # but it is still what LiveKit's users read (and what livekit#3824 is about)
+            rtc.EventEmitter.on(s, name, fn)
+            self._handlers.append((name, fn))
+        if close_with_session:
+            def on_close(_ev: Any) -> None:
+                if self._close_task is None:
+                    self._close_task = asyncio.ensure_future(self.aclose())
+
+            rtc.EventEmitter.on(s, "close", on_close)
+            self._handlers.append(("close", on_close))
+
+    def _note_handler(self, name: str):
+        def handler(ev: Any) -> None:
+            try:
+                t_wall, data = _event_data(name, ev)
+                self.put_note(name, data, t_wall)
+            except Exception as exc:  # never let a note break the agent
+                self.session._on_error(f"livekit note {name}: {type(exc).__name__}: {exc}")
+        return handler
+
+    # ------------------------------------------------------------ event loop side (cheap)
+    def _put(self, item: tuple) -> None:
+        if self._closing:
+            return
+        if len(self._q) >= self.options.max_queue:
+            self.dropped_items += 1
+            return
+        self._q.append(item)
+        if not self._wake.is_set():
+            self._wake.set()
+
+    def put_user(self, frame: rtc.AudioFrame, t_wall: float) -> None:
+        """Queue a copy of one caller frame that arrived at ``t_wall``. O(frame), never blocks."""
+        self._put((_USER, bytes(frame.data), frame.sample_rate, frame.num_channels, t_wall))
+
+    def put_agent(self, frame: rtc.AudioFrame, new_segment: bool) -> None:
+        self._put((_AGENT, bytes(frame.data), frame.sample_rate, frame.num_channels, new_segment))
+
+    def put_note(self, name: str, data: dict, t_wall: float) -> None:
+        self._put((_NOTE, "livekit." + name, data, t_wall))
+
+    # ------------------------------------------------------------ worker thread
+    def _now_s(self) -> float:
+        return time.time() - self.t0_wall
+
+    def _run(self) -> None:
+        q = self._q
+        while True:
+            self._wake.wait(self.options.tick_s)
+            self._wake.clear()
+            if self._display_mode and self._display is None:
+                self._start_display()
+            while q:
+                item = q.popleft()
+                if item[0] == _CLOSE:
+                    self._finish()
+                    return
+                try:
+                    self._handle(item)
+                except Exception as exc:  # one bad frame never stops the tap
+                    self.session._on_error(f"livekit tap: {type(exc).__name__}: {exc}")
+            try:
+                now = self._now_s()
+                self._feed_agent(now - self.options.hold_s)
+                self.session.advance(now)
+            except Exception as exc:
+                self.session._on_error(f"livekit tap: {type(exc).__name__}: {exc}")
+
+    def _handle(self, item: tuple) -> None:
+        kind = item[0]
+        if kind == _USER:
+            _, data, rate, nch, t_wall = item
+            x = pcm16_to_float32(data, nch)
+            if not x.size:
+                return
+            d = x.size / rate
+            t = max(t_wall - self.t0_wall - d, 0.0)  # the stamp marks the frame's last sample
+            e = self._user_end_s
+            if e is not None and -self.options.max_ahead_s <= t - e <= self.options.stitch_tolerance_s:
+                t = e
+            else:
+                self._user_stretches += 1
+            self._user_end_s = t + d
+            self.frames["user"] += 1
+            self.sample_rates["user"].add(int(rate))
+            self.session.push_audio("user", x, int(rate), t)
+        elif kind == _AGENT:
+            _, data, rate, nch, new_segment = item
+            if new_segment or not self._segs:
+                self._segs.append(_Segment())
+            seg = self._segs[-1]
+            x = pcm16_to_float32(data, nch)
+            if seg.rate is None:
+                seg.rate = int(rate)
+            elif int(rate) != seg.rate:
+                self.session._on_error(f"livekit tap: agent sample rate changed mid-reply ({seg.rate} → {rate} Hz); "
+                                       "the frame was dropped")
+                return
+            seg.chunks.append(x)
+            seg.n += x.size
+            self.frames["agent"] += 1
+            self.sample_rates["agent"].add(int(rate))
+        elif kind == _STARTED:
+            seg = next((s for s in self._segs if s.start_s is None), None)
+            if seg is not None:
+                seg.start_s = item[1] - self.t0_wall
+        elif kind == _FINISHED:
+            _, position_s, interrupted, _t = item
+            seg = self._segs[0] if self._segs else None
+            if seg is None:
+                return
+            self._segs.popleft()
+            if seg.start_s is None or seg.rate is None:
+                return  # never played
+            end = min(seg.n, int(round(max(position_s, 0.0) * seg.rate)))
+            self._feed_segment(seg, end)
+            self.segments_played += 1
+            self.segments_interrupted += bool(interrupted)
+        elif kind == _PAUSE:
+            seg = self._current()
+            if seg is not None and seg.paused_at_s is None:
+                self._feed_agent(item[1] - self.t0_wall)
+                seg.paused_at_s = item[1] - self.t0_wall
+        elif kind == _RESUME:
+            seg = self._current()
+            if seg is not None and seg.paused_at_s is not None and seg.start_s is not None:
+                seg.start_s += item[1] - self.t0_wall - seg.paused_at_s
+                seg.paused_at_s = None
+        elif kind == _NOTE:
+            _, name, data, t_wall = item
+            t = max(t_wall - self.t0_wall, 0.0)
+            if "started_speaking_at" in data:
+                data = {**data, "started_speaking_s": round(data["started_speaking_at"] - self.t0_wall, 4)}
+            self.session.note(name, t, **data)
+
+    def _current(self) -> _Segment | None:
+        return next((s for s in self._segs if s.start_s is not None), None)
+
+    def _feed_segment(self, seg: _Segment, end: int) -> None:
+        if end <= seg.fed or seg.rate is None or seg.start_s is None:
+            return
+        x = seg.audio()[seg.fed:end]
+        self.session.push_audio("agent", x, seg.rate, seg.start_s + seg.fed / seg.rate)
+        seg.fed = end
+
+    def _feed_agent(self, upto_s: float) -> None:
+        """Feed the playing segment's audio that has played by ``upto_s`` (session clock)."""
+        seg = self._current()
+        if seg is None or seg.rate is None or seg.start_s is None:
+            return
+        t = upto_s if seg.paused_at_s is None else min(upto_s, seg.paused_at_s)
+        end = min(seg.n, int((t - seg.start_s) * seg.rate))
+        self._feed_segment(seg, end)
+
+    def _start_display(self) -> None:
+        from livejudge.outputs.meter import make_display
+
+        mode = "auto" if self._display_mode is True else str(self._display_mode)
+        try:
+            self._display = make_display(self.session, title=self._title, mode=mode)
+            if self._display is not None:
+                self.session.add_sink(self._display)
+                self._display.start()
+        except Exception as exc:  # the call goes on without a display
+            self._display_mode = False
+            self.session._on_error(f"display {mode!r} failed to start: {exc}")
+
+    def _finish(self) -> None:
+        try:
+            now = self._now_s()
+            seg = self._current()
+            if seg is not None:  # still playing at close: what has played so far
+                self._feed_agent(now)
+            self.session.advance(now)
+            self.session.close()
+        except Exception as exc:
+            self.session._on_error(f"closing the session failed: {exc}")
+        try:
+            doc = self.result()
+            if self.gates or self.junit_path is not None:
+                from livejudge.commands.gates import call_metrics, evaluate, format_failures, write_junit
+
+                self.gate_results = evaluate(self.gates, call_metrics(doc))
+                doc["gates"] = [{"gate": r.gate.text, "value": r.value, "failed": r.failed, "reason": r.reason}
+                                for r in self.gate_results]
+                msg = format_failures(self.gate_results, "livekit session")
+                if msg:
+                    print(msg, file=sys.stderr)
+                if self.junit_path is not None:
+                    write_junit(self.junit_path, self.gate_results, suite="livejudge livekit")
+            if self.result_path is not None:
+                from livejudge.outputs.report import write_json
+
+                try:
+                    write_json(doc, self.result_path)
+                except OSError as exc:
+                    msg = f"could not write the result to {self.result_path}: {exc}"
+                    self.session._on_error(msg)
+                    doc["errors"] = [*doc.get("errors", []), msg]
+            if self.report_path is not None:
+                from livejudge.outputs.html_report import ReportError, write_html
+
+                try:
+                    write_html(doc, self.report_path)
+                except (ReportError, OSError) as exc:
+                    msg = f"could not write the report to {self.report_path}: {exc}"
+                    self.session._on_error(msg)
+                    doc["errors"] = [*doc.get("errors", []), msg]
+            self._final = doc
+        finally:
+            if self._display is not None:
+                try:
+                    self._display.stop()
+                except Exception:
+                    pass
+            self._closed.set()
+
+    # ------------------------------------------------------------ output
+    @property
+    def gates_failed(self) -> bool:
+        """True when a ``fail_if`` gate failed (after close)."""
+        return any(r.failed for r in self.gate_results)
+
+    def info(self) -> dict:
+        """The tap's own facts (``result["livekit"]``)."""
+        return {
+            "frames": dict(self.frames),
+            "sample_rates_hz": {c: sorted(v) for c, v in self.sample_rates.items()},
+            "user_stretches": self._user_stretches,
+            "segments_played": self.segments_played,
+            "segments_interrupted": self.segments_interrupted,
+            "dropped_items": self.dropped_items,
+            "hold_s": self.options.hold_s,
+            "clock": "time.time() - t0_wall, seconds (t0_wall = attach)",
+            "t0_wall": self.t0_wall,
+        }
+
+    def result(self) -> dict:
+        """The result document plus ``livekit`` and ``framework_comparison`` (LiveKit's metrics
+        beside the audio-true latency per reply). Any time, any thread; final after close."""
+        if self._final is not None:
+            return self._final
+        doc = dict(self.session.result())
+        rates = sorted(self.sample_rates["user"])
+        doc["sample_rate_in"] = rates[0] if len(rates) == 1 else None
+        doc["livekit"] = self.info()
+        doc["framework_comparison"] = livekit_comparison(doc)
+        return doc
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
+    def close_blocking(self, timeout_s: float | None = 60.0) -> dict:
+        """Finish: drain the queue, judge the last window, write the outputs, stop the display,
+        and unhook from the AgentSession's events. Idempotent. Blocks: call it off the loop."""
+        if not self._closing:
+            self._closing = True
+            for name, fn in self._handlers:
+                try:
+                    rtc.EventEmitter.off(self.agent_session, name, fn)
+                except Exception:
+                    pass
+            self._q.append((_CLOSE,))
+            self._wake.set()
+        if not self._closed.wait(timeout_s):
+            raise TimeoutError(f"livejudge did not finish within {timeout_s} s")
+        return self._final if self._final is not None else self.result()
+
+    async def aclose(self) -> dict:
+        """``close_blocking`` in a thread, so the event loop keeps running."""
+        return await asyncio.to_thread(self.close_blocking)
+
+
+def _scalars(d: dict, keys: tuple[str, ...]) -> dict:
+    return {k: d[k] for k in keys if isinstance(d.get(k), (int, float, str, bool)) and d.get(k) is not None}
+
+
+def _event_data(name: str, ev: Any) -> tuple[float, dict]:
+    """(time.time() of the event, JSON-ready data) for one AgentSession event."""
+    t = float(getattr(ev, "created_at", None) or time.time())
+    if name in ("user_state_changed", "agent_state_changed"):
+        return t, {"old_state": str(ev.old_state), "new_state": str(ev.new_state)}
+    if name == "metrics_collected":
+        m = ev.metrics
+        d = m.model_dump() if hasattr(m, "model_dump") else dict(vars(m))
+        data = {"type": str(d.get("type", type(m).__name__)), **_scalars(d, _METRIC_FIELDS)}
+        if d.get("type") == "eou_metrics" and isinstance(d.get("timestamp"), (int, float)):
+            t = float(d["timestamp"])  # when the turn's EOU was reported
+        return t, data
+    if name == "conversation_item_added":
+        item = ev.item
+        data = {"role": str(getattr(item, "role", "")), "item_type": str(getattr(item, "type", "")),
+                "interrupted": bool(getattr(item, "interrupted", False))}
+        text = getattr(item, "text_content", None)
+        if text:
+            data["text"] = text[:200]
+        metrics = getattr(item, "metrics", None) or {}
+        data.update(_scalars(dict(metrics), _ITEM_METRICS + ("started_speaking_at", "stopped_speaking_at")))
+        return t, data
+    if name == "user_input_transcribed":
+        return t, {"transcript": str(ev.transcript)[:200], "is_final": bool(ev.is_final)}
+    return t, {}
+
+
+class _InputTap(AudioInput):
+    """Wraps the session's audio input: copies each frame the session reads, returns it."""
+
+    def __init__(self, tap: LiveKitTap, source: AudioInput) -> None:
+        super().__init__(label=f"livejudge({source.label})", source=source)
+        self._tap = tap
+
+    async def __anext__(self) -> rtc.AudioFrame:
+        frame = await self.source.__anext__()  # type: ignore[union-attr]
+        self._tap.put_user(frame, time.time())
+        return frame
+
+
+class _OutputTap(AudioOutput):
+    """Wraps the session's audio output: copies each frame on its way to the sink, and learns
+    from the sink's playback events what was played when."""
+
+    def __init__(self, tap: LiveKitTap, sink: AudioOutput) -> None:
+        super().__init__(label=f"livejudge({sink.label})", capabilities=AudioOutputCapabilities(pause=True),
+                         next_in_chain=sink, sample_rate=sink.sample_rate)
+        self._tap = tap
+        self._capturing = False
+
+    async def capture_frame(self, frame: rtc.AudioFrame) -> None:
+        await super().capture_frame(frame)
+        new = not self._capturing
+        self._capturing = True
+        self._tap.put_agent(frame, new)
+        await self.next_in_chain.capture_frame(frame)  # type: ignore[union-attr]
+
+    def flush(self) -> None:
+        super().flush()
+        self._capturing = False
+        self.next_in_chain.flush()  # type: ignore[union-attr]
+
+    def clear_buffer(self) -> None:
+        self._capturing = False
+        self.next_in_chain.clear_buffer()  # type: ignore[union-attr]
+
+    def pause(self) -> None:
+        self._tap._put((_PAUSE, time.time()))
+        super().pause()
+
+    def resume(self) -> None:
+        self._tap._put((_RESUME, time.time()))
+        super().resume()
+
+    def on_playback_started(self, *, created_at: float) -> None:
+        self._tap._put((_STARTED, float(created_at)))
+        self._tap.put_note("playback_started", {}, float(created_at))
+        super().on_playback_started(created_at=created_at)
+
+    def on_playback_finished(self, *, playback_position: float, interrupted: bool,
+                             synchronized_transcript: str | None = None) -> None:
+        now = time.time()
+        self._tap._put((_FINISHED, float(playback_position), bool(interrupted), now))
+        self._tap.put_note("playback_finished", {"playback_position_s": round(float(playback_position), 4),
+                                                 "interrupted": bool(interrupted)}, now)
+        super().on_playback_finished(playback_position=playback_position, interrupted=interrupted,
+                                     synchronized_transcript=synchronized_transcript)
+
+
+def attach(session: Any, **options: Any) -> LiveKitTap:
+    """Judge a LiveKit ``AgentSession`` live: one line in an existing app.
+
+    Call it after ``await session.start(...)`` (room or console I/O), or after setting
+    ``session.input.audio``/``session.output.audio`` yourself::
+
+        await session.start(agent=MyAgent(), room=ctx.room)
+        judge = livejudge.livekit.attach(session, display=True, result_path="call.json")
+
+    Options (all keyword): ``judge`` ("auto" default: the whisper head, or timing only with a
+    warning when it cannot load; "none" for timing only; a Judge; or a judge service URL), ``config`` (SessionConfig), ``display`` (True/"rich"/"plain": the meter
+    in this terminal, e.g. in console mode), ``events_path`` (JSONL event log), ``result_path``,
+    ``report_path`` (HTML, livejudge[report]), ``fail_if`` (gates such as
+    ``["latency_p90_s>1.2"]``; ``handle.gates_failed`` after close), ``junit_path``, ``sinks``,
+    ``options`` (TapOptions), ``close_with_session`` (default True: finish when the
+    AgentSession closes; otherwise ``await handle.aclose()``).
+
+    Returns:
+        LiveKitTap: ``.session`` (livejudge Session), ``.result()``, ``await .aclose()``.
+    Raises:
+        ValueError: the session has no audio input/output yet, livejudge is already attached,
+            a bad gate or option (the message names the fix).
+    """
+    return LiveKitTap(session, **options)

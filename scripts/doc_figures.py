@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+"""Write every figure in README.md and docs/ from its source, so that no doc can go stale.
+
+A figure lives in a marked block::
+
+    <!-- fig:NAME -->
+    ...written by FIGURES[NAME]...
+    <!-- /fig -->
+
+and its text is produced here from a source that is itself the record: a shipped head's
+``livejudge/judge/heads/*/config.json``, a constant of ``livejudge/timing/metrics.py``, or a stored
+run in ``benchmarks/results/NAME.json`` (the benchmark's own JSON plus the command, commit, date and
+load it ran under; written by ``--produce``). Nothing here measures or invents a number.
+
+    python scripts/doc_figures.py                 # rewrite the blocks in place
+    python scripts/doc_figures.py --check         # exit 1, listing stale blocks and unsourced figures
+    python scripts/doc_figures.py --produce NAME  # run a recipe, store benchmarks/results/NAME.json
+    python scripts/doc_figures.py --record-test-time MODE SECONDS --how TEXT   # store a test-suite time
+
+The check also lints each doc outside its blocks (and outside code): a line holding a number next
+to a word that marks a measured figure (AUC, accuracy, ms/µs timings, real time, memory,
+percentiles, ...) fails, so a measured figure cannot be typed in by hand. Dated records of one
+measurement (``RECORDS``) are not checked: they state their date and commit.
+
+Errors: an unknown block name, a missing source file, or a block without its closing marker is a
+one-line error naming the doc, the block and the fix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+HEADS = ROOT / "livejudge" / "judge" / "heads"
+RESULTS = ROOT / "benchmarks" / "results"
+RECORDS = {"docs/vad-bounds-issue10.md", "docs/qwen-omni-offline.md", "docs/corpus-build-2026-12-01.md"}
+"""Dated lab notes of one measurement (their date and commit are in the text); not linted."""
+
+BLOCK = re.compile(r"^(<!-- fig:([A-Za-z0-9_]+) -->\n)(.*?)^(<!-- /fig -->)$", re.S | re.M)
+OPEN = re.compile(r"^<!-- fig:([A-Za-z0-9_]+) -->$", re.M)
+
+
+class FigureError(Exception):
+    """A block or a source the generator cannot use; the message names it and the fix."""
+
+
+# ---------------------------------------------------------------- sources
+
+
+def _heads() -> list[tuple[str, dict]]:
+    """(directory name, config) of every shipped head, sorted with validated heads first."""
+    out = []
+    for cfg_path in sorted(HEADS.glob("*/config.json")):
+        out.append((cfg_path.parent.name, json.loads(cfg_path.read_text())))
+    return sorted(out, key=lambda nc: (not _validity(nc[1]), nc[0]))
+
+
+def _validity(cfg: dict) -> dict | None:
+    training = cfg.get("training")
+    v = training.get("validity") if isinstance(training, dict) else None
+    return v if isinstance(v, dict) and v.get("summary") else None
+
+
+def _summary(v: dict) -> str:
+    """The validity summary with its caveat in the same breath, as the head's validity line says it."""
+    return f"{v['summary']}. {v['caveat']}" if v.get("caveat") else str(v["summary"])
+
+
+def _result(name: str) -> dict | None:
+    """A stored run (``benchmarks/results/NAME.json``) or None when there is none."""
+    p = RESULTS / f"{name}.json"
+    return json.loads(p.read_text()) if p.exists() else None
+
+
+def _src(name: str) -> str:
+    r = _result(name)
+    if r is None:
+        return ""
+    return (f"Source: `benchmarks/results/{name}.json` (commit {r.get('commit', '?')}, "
+            f"{r.get('date_utc', '?')}, {r.get('machine', '?')}).")
+
+
+# ---------------------------------------------------------------- figures
+
+
+def fig_judge_validity_short() -> str:
+    lines = []
+    for name, cfg in _heads():
+        v = _validity(cfg)
+        bb = cfg.get("backbone", {}).get("name", "?")
+        if v:
+            lines.append(f"* `{name}` (`{bb}`): validated: {_summary(v)}")
+        else:
+            lines.append(f"* `{name}` (`{bb}`, {cfg.get('provenance', '?')}): no held-out validity "
+                         f"recorded in its config")
+    return "\n".join(lines) + f"\n\n(from `livejudge/judge/heads/*/config.json`)"
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def fig_heads_table() -> str:
+    rows = ["| head | backbone | provenance | version | how it was made |", "|---|---|---|---|---|"]
+    for name, cfg in _heads():
+        training = cfg.get("training") if isinstance(cfg.get("training"), dict) else {}
+        how = training.get("method") or cfg.get("notes") or ""
+        rows.append(f"| `{name}` | `{cfg.get('backbone', {}).get('name', '?')}` | {cfg.get('provenance', '?')} "
+                    f"| {cfg.get('version', '?')} | {_one_line(how).replace('|', '/')} |")
+    return "\n".join(rows)
+
+
+def _f(x, nd: int = 2) -> str:
+    return "" if x is None else f"{float(x):.{nd}f}"
+
+
+def fig_heads_validity() -> str:
+    parts = []
+    for name, cfg in _heads():
+        v = _validity(cfg)
+        if not v:
+            parts.append(f"* `{name}`: no held-out validity recorded in its config.")
+            continue
+        training = cfg["training"]
+        parts.append(f"`{name}` — validated: {_summary(v)}. Trained on: {_one_line(training.get('data', '?'), 300)}.")
+        lofo = v.get("lofo") or {}
+        if lofo:
+            parts.append("")
+            parts.append("| held-out TTS family | ROC-AUC | accuracy at 0.5 | mean P(human) human / machine "
+                         "| worst fold AUC | acoustic-fitted AUC |")
+            parts.append("|---|---|---|---|---|---|")
+            for fam, r in sorted(lofo.items(), key=lambda kv: -float(kv[1].get("auc", 0))):
+                parts.append(f"| {fam} | {_f(r.get('auc'))} | {_f(r.get('acc'))} | {_f(r.get('p_human_h'))} / "
+                             f"{_f(r.get('p_human_m'))} | {_f(r.get('fold_auc_min'))} | {_f(r.get('acoustic_fitted_auc'))} |")
+            u = v.get("unseen_family")
+            if isinstance(u, dict):
+                fams = ", ".join(u.get("families", []))
+                parts.append(f"| {fams} (reserved, never used to fit or choose) | {_f(u.get('auc'))} | {_f(u.get('acc'))} "
+                             f"| {_f(u.get('p_human_h'))} / {_f(u.get('p_human_m'))} | | {_f(u.get('acoustic_fitted_auc'))} |")
+        loso = v.get("loso") or {}
+        if loso:
+            worst = sorted(loso.items(), key=lambda kv: float(kv[1].get("p_human", 1)))[:3]
+            txt = "; ".join(f"{g} {_f(r.get('p_human'))} (accuracy {_f(r.get('acc'))}, n {r.get('n')})" for g, r in worst)
+            parts.append("")
+            parts.append(f"Held-out human groups with the lowest mean P(human): {txt}.")
+        if v.get("command"):
+            parts.append("")
+            parts.append(f"Measured by: `{v['command']}`.")
+        parts.append("")
+    return "\n".join(parts).rstrip()
+
+
+def fig_human_references() -> str:
+    sys.path.insert(0, str(ROOT))
+    from livejudge.timing import metrics
+
+    rows = ["| reference | band, seconds | source |", "|---|---|---|"]
+    for band in (metrics.RESPONSE_LATENCY_HUMAN, metrics.S2S_LATENCY_RANGE):
+        rows.append(f"| {band.label} | {band.low_s:g}–{band.high_s:g} | {band.source} |")
+    rows.append(f"| typical human gap between turns | {metrics.TYPICAL_GAP_S:g} | Levinson & Torreira 2015, Front. Psychol. 6:731 |")
+    return "\n".join(rows)
+
+
+def fig_test_times() -> str:
+    r = _result("test_times")
+    if r is None:
+        return "No test time stored yet (`python scripts/doc_figures.py --record-test-time`)."
+    fast, full = r.get("fast"), r.get("full")
+    bits = []
+    if fast:
+        bits.append(f"`bash scripts/test.sh` {fast['seconds'] / 60:.1f} min ({fast['how']})")
+    if full:
+        bits.append(f"`bash scripts/test.sh --all` {full['seconds'] / 60:.1f} min ({full['how']})")
+    return ("Measured on " + r.get("machine", "?") + ": " + "; ".join(bits)
+            + ". Source: `benchmarks/results/test_times.json`.")
+
+
+def fig_meter_example() -> str:
+    r = _result("meter_example")
+    if r is None:
+        return "No stored meter (`python scripts/doc_figures.py --produce meter_example`)."
+    text = "\n".join(line.rstrip() for line in r["result"]["text"].rstrip().splitlines())
+    return "```\n" + text + "\n```\n\n" + _src("meter_example")
+
+
+def _render_pipeline_speed(res: dict) -> str:
+    j = res["judge_ms_per_window"]
+    return (f"{res['call_s'] / 60:.0f}-minute call on {res['cores']} core: without the judge "
+            f"{res['no_judge']['realtime_factor']:g}× real time; with the acoustic judge (`load_judge(\"acoustic\")`) every "
+            f"{res['with_judge']['interval_s']:g} s {res['with_judge']['realtime_factor']:g}×; judge "
+            f"{j['p50']:g} ms p50 / {j['p95']:g} ms p95 per {res['with_judge']['window_s']:g} s window; "
+            f"peak RSS {res['peak_rss_mb']:g} MB")
+
+
+def _render_judge_whisper_speed(res: dict) -> str:
+    enc = res.get("encoder", [])
+    lo = min(r["ms_per_s"] for r in enc) if enc else None
+    hi = max(r["ms_per_s"] for r in enc) if enc else None
+    lc = res["long_call"]
+    j = lc["judge_ms_per_window"]
+    return (f"encoder {lo:g}–{hi:g} ms per second of speech (turns of "
+            f"{'/'.join(str(r['turn_s']) for r in enc)} s, one core); {lc['call_s'] / 60:.0f}-minute call scored at "
+            f"{lc['realtime_factor']:g}× real time on {lc['cores']} cores (load average {lc['load_average_1min']:g}; "
+            f"{lc['realtime_factor_cpu']:g}× per busy core), {lc['encoder_calls']} encoder calls for "
+            f"{lc['agent_turns']} agent turns; judge {j['p50']:g} ms p50 / {j['p95']:g} ms p95 per window; "
+            f"peak RSS {lc['peak_rss_mb']:g} MB")
+
+
+RENDER: dict[str, Callable[[dict], str]] = {
+    "pipeline_speed": _render_pipeline_speed,
+    "judge_whisper_speed": _render_judge_whisper_speed,
+}
+
+
+def _doc_first_line(path: Path) -> str:
+    m = re.search(r'"""(.*?)(\n\n|""")', path.read_text(), re.S)
+    return " ".join(m.group(1).replace("``", "`").split()) if m else ""
+
+
+def fig_benchmarks_table() -> str:
+    rows = ["| script | what it measures | stored result |", "|---|---|---|"]
+    for p in sorted((ROOT / "benchmarks").glob("*.py")):
+        name = p.stem
+        r = _result(name)
+        in_heads = [h for h, cfg in _heads() if f"benchmarks/{name}.py" in str((_validity(cfg) or {}).get("command", ""))]
+        if r is not None and name in RENDER:
+            stored = RENDER[name](r["result"]) + f" (`results/{name}.json`: {r.get('date_utc', '?')[:10]}, commit {r.get('commit', '?')}, {r.get('machine', '?')})"
+        elif in_heads:
+            stored = f"in the config of {', '.join(f'`{h}`' for h in in_heads)}: [judge.md](judge.md)"
+        else:
+            stored = "none stored"
+        rows.append(f"| `benchmarks/{name}.py` | {_one_line(_doc_first_line(p), 200).replace('|', '/')} | {stored} |")
+    return "\n".join(rows)
+
+
+FIGURES: dict[str, Callable[[], str]] = {
+    "judge_validity_short": fig_judge_validity_short,
+    "heads_table": fig_heads_table,
+    "heads_validity": fig_heads_validity,
+    "human_references": fig_human_references,
+    "test_times": fig_test_times,
+    "meter_example": fig_meter_example,
+    "benchmarks_table": fig_benchmarks_table,
+}
+
+# ---------------------------------------------------------------- docs
+
+
+def doc_paths() -> list[Path]:
+    return [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
+
+
+def regenerate(text: str, doc: str, cache: dict[str, str]) -> str:
+    """``text`` with every figure block rewritten from its source."""
+    n_open = len(OPEN.findall(text))
+    n_blocks = len(BLOCK.findall(text))
+    if n_open != n_blocks:
+        raise FigureError(f"{doc}: {n_open} '<!-- fig:NAME -->' markers but {n_blocks} closed blocks; "
+                          "close each block with '<!-- /fig -->' on its own line")
+
+    def sub(m: re.Match) -> str:
+        name = m.group(2)
+        if name not in FIGURES:
+            raise FigureError(f"{doc}: unknown figure block {name!r}; known: {', '.join(sorted(FIGURES))} "
+                              "(add a function to FIGURES in scripts/doc_figures.py)")
+        if name not in cache:
+            cache[name] = FIGURES[name]().rstrip("\n") + "\n"
+        return m.group(1) + cache[name] + m.group(4)
+
+    return BLOCK.sub(sub, text)
+
+
+MEASURED = re.compile(
+    r"AUC|accuracy|real[ -]time|\bRSS\b|\bp(?:50|90|95|99)\b|median|\bWER\b|\bRTF\b|µs|\brecall\b|"
+    r"\b[MG]B\b|\d\s?×(?!\s?\d)|≈|~\s?\d|\babout \d|%|P\(human\) (?:of )?\d|\bms per\b|"
+    r"\bminutes? on\b|\bseconds? on\b")
+"""Words that mark a measured figure on the same line as a number (HEURISTIC: a lint, not a parser)."""
+
+
+def lint(text: str, doc: str) -> list[str]:
+    """Lines outside figure blocks, code blocks and inline code that hold a measured figure."""
+    problems = []
+    text = BLOCK.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    in_code = False
+    for i, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith("```"):
+            in_code = not in_code
+            continue
+        if in_code or "<!--" in line:
+            continue
+        bare = re.sub(r"`[^`]*`", "", line)
+        if not MEASURED.search(bare):
+            continue
+        rest = MEASURED.sub("", bare)
+        rest = re.sub(r"\[[^\]]*\]\([^)]*\)", "", rest)  # link targets
+        if re.search(r"\d", rest):
+            problems.append(f"{doc}:{i}: a measured figure outside a fig block: {line.strip()[:120]}")
+    return problems
+
+
+def check_or_write(write: bool) -> list[str]:
+    problems: list[str] = []
+    cache: dict[str, str] = {}
+    for p in doc_paths():
+        doc = str(p.relative_to(ROOT))
+        text = p.read_text()
+        new = regenerate(text, doc, cache)
+        if new != text:
+            if write:
+                p.write_text(new)
+                print(f"rewrote {doc}")
+            else:
+                stale = [m.group(2) for m, n in zip(BLOCK.finditer(text), BLOCK.finditer(new)) if m.group(0) != n.group(0)]
+                problems.append(f"{doc}: stale figure blocks {', '.join(stale)}: run python scripts/doc_figures.py")
+        if doc not in RECORDS:
+            problems += lint(new, doc)
+    return problems
+
+
+# ---------------------------------------------------------------- producing stored results
+
+
+def _meta(command: str) -> dict:
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    return {"command": command, "commit": commit,
+            "date_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
+            "machine": f"{os.cpu_count()}-core {os.uname().machine} Linux, load average {os.getloadavg()[0]:.1f} at the start",
+            }
+
+
+def _store(name: str, meta: dict, result: dict) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{name}.json").write_text(json.dumps({**meta, "result": result}, indent=2, ensure_ascii=False) + "\n")
+    print(f"stored benchmarks/results/{name}.json")
+
+
+def _produce_json_benchmark(name: str, args: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        out = Path(d) / "out.json"
+        cmd = [sys.executable, f"benchmarks/{name}.py", *args, "--json", str(out)]
+        meta = _meta(" ".join(["python", f"benchmarks/{name}.py", *args]))
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        subprocess.run(cmd, cwd=ROOT, env=env, check=True)
+        _store(name, meta, json.loads(out.read_text()))
+
+
+def _produce_meter_example() -> None:
+    sys.path.insert(0, str(ROOT))
+    from livejudge.audio import load_call
+    from livejudge.judge.model.judge import load_judge
+    from livejudge.outputs.meter import render_text
+    from livejudge.session import Session, SessionConfig, stream_call
+
+    meta = _meta("replay examples/example_call.wav (judge auto, every window) and render the meter at 80×24 at its end")
+    s = Session(SessionConfig(judge_mode="every"), judge=load_judge("auto"))
+    stream_call(s, load_call("examples/example_call.wav"))
+    text = render_text(s, title="replay example_call.wav", width=80, height=24)
+    s.close()
+    _store("meter_example", meta, {"text": text})
+
+
+PRODUCE: dict[str, Callable[[], None]] = {
+    "pipeline_speed": lambda: _produce_json_benchmark("pipeline_speed", ["--minutes", "10"]),
+    "judge_whisper_speed": lambda: _produce_json_benchmark("judge_whisper_speed", ["--minutes", "10"]),
+    "meter_example": _produce_meter_example,
+}
+
+
+def record_test_time(mode: str, seconds: float, how: str) -> None:
+    r = _result("test_times") or {}
+    r.setdefault("machine", "the 2-core development machine (shared)")
+    r[mode] = {"seconds": round(float(seconds), 1), "how": how,
+               "date_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")}
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "test_times.json").write_text(json.dumps(r, indent=2, ensure_ascii=False) + "\n")
+    print("stored benchmarks/results/test_times.json")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true", help="change nothing; exit 1 on a stale block or an unsourced figure")
+    ap.add_argument("--produce", choices=sorted(PRODUCE), help="run a benchmark recipe and store its result")
+    ap.add_argument("--record-test-time", nargs=2, metavar=("MODE", "SECONDS"),
+                    help="store a measured test-suite time (MODE fast|full)")
+    ap.add_argument("--how", default="", help="with --record-test-time: how it was measured")
+    a = ap.parse_args(argv)
+    if a.produce:
+        t0 = time.perf_counter()
+        PRODUCE[a.produce]()
+        print(f"{a.produce}: {time.perf_counter() - t0:.0f} s")
+        return 0
+    if a.record_test_time:
+        mode, secs = a.record_test_time
+        if mode not in ("fast", "full") or not a.how:
+            ap.error("--record-test-time MODE SECONDS needs MODE fast|full and --how TEXT")
+        record_test_time(mode, float(secs), a.how)
+        return 0
+    try:
+        problems = check_or_write(write=not a.check)
+    except FigureError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for p in problems:
+        print(p, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

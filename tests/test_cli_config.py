@@ -1,0 +1,67 @@
+"""The CLI parses once into the frozen configs of ``livejudge.config`` (issue 21): each flag lands
+in its field, the configs cannot be changed after parsing, and commands that share a flag
+parse it the same way."""
+
+import dataclasses
+
+import pytest
+
+from livejudge.commands.attach import source_config
+from livejudge.commands.cli import build_parser, call_config
+from livejudge.commands.runner import judge_config, output_config, session_config
+from livejudge.config import CallConfig, JudgeConfig, OutputConfig, SourceConfig
+from livejudge.errors import CLIError
+
+
+def parse(*argv):
+    return build_parser().parse_args(list(argv))
+
+
+def test_score_flags_land_in_their_fields():
+    args = parse("score", "call.wav", "--user-channel", "1", "--agent-channel", "0", "--echo-gate", "off",
+                 "--judge", "acoustic", "--head", "H", "--device", "cpu", "--asr", "on", "--asr-model", "M",
+                 "--judge-url", "http://127.0.0.1:1/judge", "--json", "r.json", "--events", "e.jsonl",
+                 "--report", "r.html", "--fail-if", "latency_p90_s>1.2", "--fail-if", "p_human_mean<0.3",
+                 "--junit", "j.xml", "--window-s", "20", "--merge-pause-s", "0.5")
+    assert call_config(args) == CallConfig(file="call.wav", user_channel=1, agent_channel=0, echo_gate="off")
+    assert judge_config(args) == JudgeConfig(kind="acoustic", head="H", device="cpu", asr="on", asr_model="M",
+                                             url="http://127.0.0.1:1/judge")
+    assert output_config(args) == OutputConfig(json_out="r.json", events="e.jsonl", report="r.html",
+                                               display="none",  # score shows no meter unless asked
+                                               fail_if=("latency_p90_s>1.2", "p_human_mean<0.3"), junit="j.xml")
+    cfg = session_config(args, "every")
+    assert (cfg.window_s, cfg.turns.merge_pause_s, cfg.judge_mode) == (20.0, 0.5, "every")
+
+
+def test_defaults_match_the_dataclass_defaults():
+    """A flag's default and its field's default agree, so a config built in code behaves as the CLI."""
+    args = parse("replay", "call.wav")
+    assert judge_config(args) == JudgeConfig()
+    assert output_config(args) == OutputConfig()
+    assert call_config(args) == CallConfig(file="call.wav")
+    assert source_config(parse("attach", "--ws-url", "ws://h:1")) == SourceConfig(ws_url="ws://h:1")
+
+
+def test_attach_and_demo_source_configs():
+    src = source_config(parse("attach", "--webrtc", "http://h:7860", "--input-wav", "a.wav", "b.wav",
+                              "--barge-in", "2:1.5", "--no-playback", "--no-aec", "--header", "X-A: 1",
+                              "--protocol", "twilio", "--in-rate", "8000", "--reconnect", "2"))
+    assert (src.runner, src.route) == ("http://h:7860", "webrtc")  # --webrtc URL = --runner URL --route webrtc
+    assert src.input_wav == ("a.wav", "b.wav") and src.barge_in == ((2, 1.5),)
+    assert (src.playback, src.aec, src.headers) == (False, False, ("X-A: 1",))
+    assert (src.protocol, src.in_rate, src.reconnect, src.demo) == ("twilio", 8000, 2, False)
+    demo = source_config(parse("demo", "--runner", "--no-playback"))
+    assert demo.runner is None and demo.demo  # demo's --runner is a switch, not a URL
+    assert demo.ws_url is None and demo.input_wav == () and not demo.playback
+
+
+def test_configs_are_frozen():
+    cfg = judge_config(parse("score", "call.wav"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cfg.kind = "none"  # type: ignore[misc]
+    assert hash(cfg) == hash(dataclasses.replace(cfg))  # hashable: immutable all the way down
+
+
+def test_bad_pipeline_flag_is_one_line_error():
+    with pytest.raises(CLIError, match=r"--merge-pause-s must be ≥ 0 seconds, got -1"):
+        session_config(parse("score", "call.wav", "--merge-pause-s", "-1"))

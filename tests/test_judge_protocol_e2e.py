@@ -1,0 +1,69 @@
+"""benchmarks/judge_lofo.py end to end on a small corpus (espeak-ng voices as families, the
+shipped human clips as groups): the sealed split is drawn once, never reaches the shipped head,
+and only `--final` scores it, logging each run and writing the validity line (issue 19)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng not installed (apt-get install espeak-ng)")]
+TEXTS = ["I can help you with that booking today.", "Your order will arrive on Tuesday morning.",
+         "Let me check the account details for you."]
+
+
+def _manifest(d: Path) -> Path:
+    pytest.importorskip("torch")
+    pytest.importorskip("ctranslate2")
+    rows = []
+    for v in ("en+f3", "en+m3", "en-us", "en-gb-x-rp"):
+        for k, t in enumerate(TEXTS):
+            f = d / f"{v.replace('+', '_')}_{k}.wav"
+            subprocess.run(["espeak-ng", "-v", v, "-w", str(f), t], check=True)
+            rows.append({"path": f.name, "label": "machine", "family": f"espeak-{v}", "speaker": v, "duration_s": 2.0})
+    for f in sorted((ROOT / "livejudge" / "data" / "audio" / "human").glob("*.wav")):
+        spk = f.stem.rsplit("_", 1)[0]
+        rows.append({"path": str(f), "label": "human", "family": spk, "speaker": spk, "duration_s": 2.0})
+    m = d / "manifest.jsonl"
+    m.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return m
+
+
+def _run(*args) -> subprocess.CompletedProcess:
+    env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / "judge_lofo.py"), *map(str, args)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+
+
+def test_sealed_split_reaches_only_the_final_run(tmp_path):
+    m = _manifest(tmp_path)
+    common = [m, "--turns", 2, "--per-human", 2, "--per-voice", 2, "--per-family", 2,
+              "--sealed", tmp_path / "sealed.json", "--cache", tmp_path / "cache"]
+    p = _run(*common, "--seal-families", 1, "--seal-groups", 1, "--ship", tmp_path / "head", "--json", tmp_path / "lofo.json")
+    assert p.returncode == 0, p.stderr[-3000:]
+    sealed = json.loads((tmp_path / "sealed.json").read_text())
+    cfg = json.loads((tmp_path / "head" / "config.json").read_text())["training"]
+    assert not set(sealed["families"]) & set(cfg["families"])
+    assert not set(sealed["groups"]) & set(cfg["human_groups"])
+    assert cfg["sealed_never_used"] == {"families": sealed["families"], "groups": sealed["groups"]}
+    lofo = json.loads((tmp_path / "lofo.json").read_text())
+    assert not set(sealed["families"]) & set(lofo["lofo"]) and "sealed split not yet evaluated" in cfg["validity"]["summary"]
+    # a second run with another seed keeps the stored seal
+    p = _run(*common, "--seed", 7, "--final", "--head", tmp_path / "head", "--final-log", tmp_path / "final.jsonl",
+             "--write-validity")
+    assert p.returncode == 0, p.stderr[-3000:]
+    log = [json.loads(x) for x in (tmp_path / "final.jsonl").read_text().splitlines()]
+    assert len(log) == 1 and log[0]["sealed"]["families"] == sealed["families"]
+    fams = log[0]["figures"]["per_family"]
+    assert set(fams) == set(sealed["families"]) | {"people"} and all(r["n"] >= 1 for r in fams.values())
+    v = json.loads((tmp_path / "head" / "config.json").read_text())["training"]["validity"]
+    assert v["summary"].startswith("fitted on 3 families") and "sealed unseen: " + sealed["families"][0] in v["summary"]
+    assert "(final run 1)" in v["summary"]

@@ -1,0 +1,186 @@
+"""livejudge.livekit.attach on a real LiveKit ``AgentSession`` (no server): a scripted caller of
+real human clips, a TTS speaking real clips, a playout clock as the audio output.
+
+Truth is independent of livejudge: the caller knows when it pushed each sample (clips trimmed
+to their speech), the playout output records when each reply started playing and where it was
+cut. Measured values must match it within 20 ms.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("livekit.agents", reason="needs livejudge[livekit] (livekit-agents)")
+
+import livejudge.livekit as lj  # noqa: E402
+from livejudge.livekit.compare import livekit_comparison  # noqa: E402
+from livejudge.testing.dialogues import speech_bounds  # noqa: E402
+from livejudge.testing.livekit import (  # noqa: E402
+    CallerTurn, Reply, Script, build_session, clip_pcm16, demo_script, run_call,
+)
+
+TOL_S = 0.02
+
+
+def _call(script: Script, attach: bool, **options):
+    async def main():
+        session, caller, out = build_session(script)
+        tap = lj.attach(session, judge="none", **options) if attach else None
+        await run_call(session, caller)
+        doc = await tap.aclose() if tap is not None else None
+        return caller, out, tap, doc
+
+    return asyncio.run(main())
+
+
+def _truth(script: Script, caller, out, t0_wall: float) -> dict:
+    """Truth on the tap's clock: user bounds from the caller, agent bounds from the playout."""
+    shift = caller.t0_wall - t0_wall
+    user = [(a + shift, b + shift) for a, b in caller.truth_s]
+    clip_of = {}
+    agent = []
+    for seg, reply in zip(out.segments, _replies_in_order(script, out)):
+        pcm = clip_of.setdefault(reply.clip, clip_pcm16(reply.clip).astype(np.float32) / 32768)
+        played = pcm[: int(round(seg.played_s * 16000))]
+        first, last = speech_bounds(played)
+        start = seg.started_wall - t0_wall
+        agent.append((start + first / 16000, start + last / 16000, seg.interrupted))
+    return {"user": user, "agent": agent}
+
+
+def _replies_in_order(script: Script, out) -> list[Reply]:
+    return script.replies[: len(out.segments)]
+
+
+@pytest.mark.slow  # a real-time call, ~25 s
+def test_audio_true_latency_barge_in_and_yield_match_the_truth(tmp_path, tried_twice):
+    script = demo_script()
+    result_path, events_path = tmp_path / "call.json", tmp_path / "events.jsonl"
+
+    def call(attempt: int):
+        caller, out, tap, doc = _call(script, True, result_path=result_path, events_path=events_path,
+                                      fail_if=["latency_p90_s>5"])
+        truth = _truth(script, caller, out, tap.t0_wall)
+        assert len(out.segments) == 3 and [s.interrupted for s in out.segments] == [True, False, False], out.segments
+        # every reply: agent onset - caller's preceding offset
+        trans = [t for t in doc["transitions"] if t["from"] == "user" and t["to"] == "agent"]
+        assert len(trans) == 3, doc["transitions"]
+        user_turn_of_reply = [0, 1, 2]
+        for t, (a_on, _, _), ui in zip(trans, truth["agent"], user_turn_of_reply):
+            u_off = truth["user"][ui][1]
+            assert abs(t["from_offset_s"] - u_off) <= TOL_S, (t, u_off)
+            assert abs(t["to_onset_s"] - a_on) <= TOL_S, (t, a_on)
+            assert abs(t["gap_s"] - (a_on - u_off)) <= TOL_S, (t, a_on - u_off)
+        # the caller barges into the first reply; the agent yields where the playout cut it
+        barges = [b for b in doc["barge_ins"] if b["by"] == "user"]
+        assert len(barges) == 1, doc["barge_ins"]
+        on_truth = truth["user"][1][0]
+        yield_truth = truth["agent"][0][1] - on_truth
+        assert abs(barges[0]["onset_s"] - on_truth) <= TOL_S, (barges, on_truth)
+        assert abs(barges[0]["yield_s"] - yield_truth) <= TOL_S, (barges, yield_truth)
+        return caller, out, tap, doc
+
+    caller, out, tap, doc = tried_twice("livekit call", call)
+
+    # LiveKit's metrics beside the audio-true latency, per reply
+    fc = doc["framework_comparison"]["response_latency"]
+    assert len(fc["rows"]) == 3 and all(r["difference_s"] is not None for r in fc["rows"]), fc["rows"]
+    for r in fc["rows"]:
+        parts = r["end_of_utterance_delay_s"] + r["llm_ttft_s"] + r["tts_ttfb_s"]
+        assert r["livekit_latency_s"] == pytest.approx(parts, abs=2e-4)
+        assert r["difference_s"] == pytest.approx(r["livekit_latency_s"] - r["audio_latency_s"], abs=2e-4)
+        assert r["llm_ttft_s"] >= 0.25 - TOL_S  # the scripted LLM waits 250 ms
+        assert r["livekit_e2e_latency_s"] is not None
+    assert fc["median_difference_s"] is not None and "difference" in fc["text"]
+    assert doc["framework_comparison"]["barge_ins"][0]["playback_interrupted_after_s"] is not None
+    kinds = {n["kind"] for n in doc["framework_events"]}
+    for k in ("user_state_changed", "agent_state_changed", "metrics_collected", "conversation_item_added",
+              "playback_started", "playback_finished"):
+        assert f"livekit.{k}" in kinds, kinds
+    # outputs like every other way in
+    assert doc["livekit"]["segments_played"] == 3 and doc["livekit"]["segments_interrupted"] == 1
+    assert doc["livekit"]["dropped_items"] == 0
+    assert json.loads(result_path.read_text())["framework_comparison"]["response_latency"]["rows"]
+    assert events_path.read_text().count("\n") > 5
+    assert doc["gates"] == [{"gate": "latency_p90_s>5", "value": doc["summary"]["latency_p90_s"],
+                             "failed": False, "reason": f"latency_p90_s = {doc['summary']['latency_p90_s']:g}"}]
+    assert not tap.gates_failed
+    print("\n" + fc["text"])
+    for r in fc["rows"]:
+        print(f"  reply: livekit {r['livekit_latency_s'] * 1000:.0f} ms "
+              f"(eou {r['end_of_utterance_delay_s'] * 1000:.0f} + ttft {r['llm_ttft_s'] * 1000:.0f} + "
+              f"ttfb {r['tts_ttfb_s'] * 1000:.0f}), audio {r['audio_latency_s'] * 1000:.0f} ms, "
+              f"difference {r['difference_s'] * 1000:+.0f} ms")
+
+
+def _short_script() -> Script:
+    return Script(caller=[CallerTurn(0.3, "cmu_cards_003", "what is my balance")],
+                  replies=[Reply("what is my balance", "Your balance is fine.", "espeak_reply_04")])
+
+
+@pytest.mark.slow  # two real-time calls, ~10 s each
+def test_session_pace_is_unchanged_with_livejudge_attached(tried_twice):
+    """The same scripted call with and without livejudge: each reply starts as late after the
+    caller's start, and plays as long (compared run against run, not against a clock)."""
+    script = _short_script()
+
+    def call(attempt: int):
+        c0, o0, _, _ = _call(script, False)
+        c1, o1, _, doc = _call(script, True)
+        assert len(o0.segments) == len(o1.segments) == 1
+        start0 = o0.segments[0].started_wall - c0.t0_wall
+        start1 = o1.segments[0].started_wall - c1.t0_wall
+        assert abs(start1 - start0) <= 0.03, (start0, start1)
+        assert o1.segments[0].played_s == pytest.approx(o0.segments[0].played_s, abs=1e-6)
+        assert doc["livekit"]["dropped_items"] == 0
+        return start0, start1
+
+    tried_twice("livekit pace", call)
+
+
+def test_attach_refuses_a_session_without_audio_io_and_a_second_attach():
+    from livekit.agents import AgentSession
+
+    async def main():
+        s = AgentSession()
+        with pytest.raises(ValueError, match="after\\s+session.start"):
+            lj.attach(s, judge="none")
+        session, _, _ = build_session(_short_script())
+        tap = lj.attach(session, judge="none", close_with_session=False)
+        with pytest.raises(ValueError, match="already attached"):
+            lj.attach(session, judge="none")
+        with pytest.raises(ValueError, match="unknown metric"):
+            lj.attach(build_session(_short_script())[0], judge="none", fail_if=["latency_p99x>1"])
+        await tap.aclose()
+
+    asyncio.run(main())
+
+
+def test_comparison_pairs_each_reply_by_speech_id_and_user_stop():
+    """Pure maths: LiveKit's three parts per speech_id, paired with the acoustic transition
+    whose user offset is nearest LiveKit's user stop."""
+    ev = [
+        {"kind": "livekit.metrics_collected", "t_s": 2.40, "type": "eou_metrics", "speech_id": "a",
+         "end_of_utterance_delay": 0.35, "transcription_delay": 0.2, "on_user_turn_completed_delay": 0.05},
+        {"kind": "livekit.metrics_collected", "t_s": 2.70, "type": "llm_metrics", "speech_id": "a", "ttft": 0.3},
+        {"kind": "livekit.metrics_collected", "t_s": 2.90, "type": "tts_metrics", "speech_id": "a", "ttfb": 0.2},
+        {"kind": "livekit.metrics_collected", "t_s": 7.40, "type": "eou_metrics", "speech_id": "b",
+         "end_of_utterance_delay": 0.4},
+        {"kind": "livekit.metrics_collected", "t_s": 7.60, "type": "llm_metrics", "speech_id": "b", "ttft": 0.1},
+    ]
+    doc = {"framework_events": ev, "barge_ins": [], "transitions": [
+        {"from": "user", "to": "agent", "from_offset_s": 2.01, "to_onset_s": 3.0, "gap_s": 0.99},
+        {"from": "user", "to": "agent", "from_offset_s": 7.0, "to_onset_s": 7.9, "gap_s": 0.9},
+    ]}
+    rl = livekit_comparison(doc)["response_latency"]
+    a, b = rl["rows"]
+    assert a["livekit_user_stop_s"] == pytest.approx(2.0)
+    assert a["livekit_latency_s"] == pytest.approx(0.85) and a["audio_latency_s"] == 0.99
+    assert a["difference_s"] == pytest.approx(-0.14)
+    assert b["livekit_latency_s"] is None and b["difference_s"] is None  # no TTS metric: no sum
+    assert b["audio_latency_s"] == 0.9
+    assert rl["median_difference_s"] == pytest.approx(-0.14)
