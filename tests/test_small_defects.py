@@ -122,7 +122,7 @@ def test_meter_has_a_legend_with_units_and_fits(scored_sessions, head):
     text = render_text(scored_sessions[head], "replay example_call.wav")
     lines = text.rstrip("\n").split("\n")
     assert len(lines) <= 22 and max(len(x) for x in lines) <= 80
-    assert "s/w/t = sec/words/turns heard" in text and "<min = " in text and "below the minimum" in text
+    assert "s/w/t = sec/words/turns" in text and "<min = " in text and "below the minimum" in text
     assert "(log-odds)" in text
     if head == "prior":
         assert "PRIOR" in text
