@@ -15,12 +15,11 @@ fi
 # no torch: the core and the CPU judge run on numpy (torch is the [train] and [gpu] extras).
 # Install only when .venv is new or pyproject.toml (the dependencies) changed since the last
 # install: a stamp file in .venv holds the checksum it was installed from.
-EXTRAS="pipecat,asr,report"
 STAMP=.venv/.livejudge-installed
-want="$(cksum < pyproject.toml 2>/dev/null || echo no-pyproject) [$EXTRAS]"
+want="$(cksum < pyproject.toml 2>/dev/null || echo no-pyproject) [pipecat,asr,report]"
 if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$want" ]; then
-  echo "demo.sh: installing livejudge[$EXTRAS] into .venv (new .venv or pyproject.toml changed; about a minute)..." >&2
-  .venv/bin/python -m pip install -q -e ".[$EXTRAS]"
+  echo "demo.sh: installing livejudge[pipecat,asr,report] into .venv (new .venv or pyproject.toml changed; about a minute)..." >&2
+  .venv/bin/python -m pip install -q -e ".[pipecat,asr,report]"
   printf '%s\n' "$want" > "$STAMP"
 else
   echo "demo.sh: .venv is up to date (pyproject.toml unchanged since the last install); starting the demo" >&2
