@@ -168,6 +168,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--conditions", default="wideband,telephone")
     ap.add_argument("--limit", type=int, default=None, help="at most this many dialogues (smoke runs)")
+    ap.add_argument("--head", default=None, metavar="DIR",
+                    help="measure this head instead of the shipped default (as `livejudge score --head DIR`)")
+    ap.add_argument("--measure-only", action="store_true",
+                    help="only the sources whose licence does not allow fitting (never in any head's training): "
+                         "the unseen families for a head fitted on the fit-OK ones")
     ap.add_argument("--corpus-table", action="store_true",
                     help="print the sources table of docs/corpus.md from the manifest and stop")
     a = ap.parse_args(argv)
@@ -179,13 +184,15 @@ def main(argv: list[str] | None = None) -> int:
     from livejudge.commands.runner import judge_config, judge_from_config, session_config
     from livejudge.judge.training.evaluate import roc_auc
 
-    cli = build_parser().parse_args(["score", "call.wav"])  # the defaults a user gets
+    cli = build_parser().parse_args(["score", "call.wav"] + (["--head", a.head] if a.head else []))  # the defaults a user gets
     judge = judge_from_config(judge_config(cli))
     if judge is None:
         raise SystemExit("the default judge did not load here (see the line above); nothing to measure")
     config = session_config(cli, "every")
 
     rows = read_manifest(a.manifest)
+    if a.measure_only:
+        rows = [r for r in rows if r.get("licence") not in FIT_OK]
     plans = plan_dialogues(rows, a.agent_speech_s)
     if a.limit:
         plans = plans[: a.limit]
