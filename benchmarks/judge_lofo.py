@@ -49,8 +49,27 @@ USER_CLIPS = ["cmu_cards_005", "cmu_goforward", "cmu_numbers", "cmu_something", 
               "cmu_cards_001", "cmu_cards_003", "cmu_cards_004"]
 
 
+FIT_OK = {"CC0-1.0", "MIT", "Apache-2.0"}
+"""Licences of a CSV (wild) manifest's rows that allow FITTING a shipped head (benchmarks/judge_wild.py)."""
+
+
 def read_manifest(path: Path) -> list[dict]:
+    """Rows of a corpus manifest: JSON lines (``scripts/build_corpus.sh``) or the wild corpus's CSV
+    (``docs/corpus.md``: path, label, family, system, speaker, duration_s, lang, licence...). A CSV
+    row's voice is its ``system`` (machines) or its corpus (people); ``fit`` is False unless its
+    licence is in ``FIT_OK`` (measure-only rows are never fitted on)."""
     rows = []
+    if path.suffix == ".csv":
+        import csv
+
+        with path.open() as f:
+            for r in csv.DictReader(f):
+                rows.append({"path": r["path"], "abspath": str((path.parent / r["path"]).resolve()),
+                             "label": r["label"], "family": r["family"], "speaker": r["system"],
+                             "duration_s": float(r["duration_s"] or 0), "lang": r.get("lang") or "en",
+                             "source": f"github:{r['repo']}@{r['commit'][:10]}:{r['source_path']}",
+                             "licence": r["licence"], "fit": r["licence"] in FIT_OK})
+        return rows
     for line in path.read_text().splitlines():
         if line.strip():
             r = json.loads(line)
@@ -254,7 +273,8 @@ def summary(p, y) -> dict:
                 n_h=int((y == 1).sum()), n_m=int((y == 0).sum()))
 
 
-def fold_predict(X, G, y, meta, fold, sealed, seed: int, l2: float, nested: bool, never=()) -> np.ndarray:
+def fold_predict(X, G, y, meta, fold, sealed, seed: int, l2: float, nested: bool, never=(),
+                 group_chunks: int | None = None) -> np.ndarray:
     """P(human) of ``fold.test`` from a head fitted on ``fold.train``. With ``nested``, the second
     Platt step (held-out-family calibration) is fitted on the held-out log-odds of the INNER folds
     of ``fold.train`` only, then applied to the outer test rows: the calibration never sees them
@@ -266,7 +286,7 @@ def fold_predict(X, G, y, meta, fold, sealed, seed: int, l2: float, nested: bool
     if not nested:
         return p
     oof: dict[int, list[float]] = defaultdict(list)
-    for inner in inner_folds(meta, fold, never):
+    for inner in inner_folds(meta, fold, never, group_chunks):
         if len(set(y[inner.train].tolist())) < 2 or len(inner.test) == 0:
             continue
         try:
@@ -364,7 +384,7 @@ def final_eval(args, rows, sealed, cmd: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("manifest")
+    ap.add_argument("manifest", nargs="+", help="corpus manifests (JSON lines or the wild CSV), pooled")
     ap.add_argument("--turns", type=int, default=4)
     ap.add_argument("--per-human", type=int, default=12, help="dialogues per human speaker (at most 3 per clip)")
     ap.add_argument("--per-voice", type=int, default=3, help="dialogues per TTS voice (at least)")
@@ -391,14 +411,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--final-log", default="benchmarks/results/final_runs.jsonl", metavar="PATH")
     ap.add_argument("--write-validity", action="store_true",
                     help="with --final: write the sealed figures into the head's config as its validity line")
+    ap.add_argument("--group-chunks", type=int, default=None, metavar="K",
+                    help="hold out K speaker-disjoint chunks of human groups instead of one group per fold (cost)")
     ap.add_argument("--cache", default=".scratch/lofo_cache")
     ap.add_argument("--ship", default=None, metavar="DIR")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     from livejudge.judge.training.protocol import load_or_seal, outer_folds
 
-    mpath = Path(args.manifest)
-    rows = read_manifest(mpath)
+    mpaths = [Path(m) for m in args.manifest]
+    rows = [r for m in mpaths for r in read_manifest(m)]
+    measure_only = [r for r in rows if not r.get("fit", True)]
+    rows = [r for r in rows if r.get("fit", True)]  # measure-only sources are never fitted on
+    if measure_only:
+        print(f"{len(measure_only)} measure-only clips left out (their licence does not allow fitting)", file=sys.stderr)
     if args.lang:
         rows = [r for r in rows if (r.get("lang") or "en") == args.lang]
     rows = [r for r in rows if r["family"] not in args.exclude_family]
@@ -407,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     # never sealed, never held out as a family (their rows go with their human speaker's group)
     aug_fams = sorted({r["family"] for r in rows if r["label"] == "machine"} - {
         r["family"] for r in rows if r["label"] == "machine" and r.get("augment") in (None, "", "none")})
-    key = hashlib.sha256((mpath.read_text() + f"{args.seed}/{args.turns}/{args.per_human}/{args.per_voice}/{args.per_family}/{args.human_group}/{args.lang}/{sorted(args.exclude_family)}/v6")
+    key = hashlib.sha256(("".join(m.read_text() for m in mpaths) + f"{args.group_chunks}/{args.seed}/{args.turns}/{args.per_human}/{args.per_voice}/{args.per_family}/{args.human_group}/{args.lang}/{sorted(args.exclude_family)}/v6")
                          .encode()).hexdigest()[:16]
     cache_file = Path(args.cache) / f"{key}.npz"
     calls = build_calls(rows, args.seed, args.turns, args.per_human, args.per_voice, args.per_family,
@@ -418,6 +444,7 @@ def main(argv: list[str] | None = None) -> int:
           file=sys.stderr)
     if args.final:
         return final_eval(args, rows, sealed, cmd)
+    mpath = " + ".join(map(str, mpaths))
     # the open rows only are built and embedded: no sealed audio is read before --final
     sealed_agents = {(m["label"], m["family"], m["speaker"]) for m in meta if sealed.is_sealed(m)}
     rows_open = [r for r in rows if (r["label"], r["family"], r["speaker"]) not in sealed_agents]
@@ -431,7 +458,7 @@ def main(argv: list[str] | None = None) -> int:
     fam = np.array([m["family"] for m in meta])
     grp = np.array([m["group"] for m in meta])
     nested = args.calibrate == "heldout"
-    folds = list(outer_folds(meta, sealed, aug_fams))
+    folds = list(outer_folds(meta, sealed, aug_fams, args.group_chunks))
     families = sorted({f.family for f in folds})
     groups = sorted({f.group for f in folds})
     out = {"command": cmd, "n_dialogues": len(calls), "turns": args.turns, "families": families,
@@ -445,7 +472,7 @@ def main(argv: list[str] | None = None) -> int:
     by_f: dict[str, list] = defaultdict(list)
     by_g: dict[str, list] = defaultdict(list)
     for fold in folds:
-        p = fold_predict(X, G, y, meta, fold, sealed, args.seed, args.l2, nested, aug_fams)
+        p = fold_predict(X, G, y, meta, fold, sealed, args.seed, args.l2, nested, aug_fams, args.group_chunks)
         by_f[fold.family].append((p, y[fold.test], P_ac[fold.test]))
         hm = y[fold.test] == 1
         by_g[fold.group].append(p[hm])

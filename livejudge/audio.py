@@ -7,6 +7,7 @@ files) is converted here, once, by the sources.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -17,6 +18,12 @@ SAMPLE_RATE = 16000
 """Internal sample rate, Hz."""
 
 MAX_FILE_CHANNELS = 64
+
+MAX_SAMPLE_ABS = 4.0
+"""Largest sample magnitude taken as is (full scale is ±1): beyond it samples are clipped (and
+counted where a message can go). HEURISTIC: far above any real over-range (a resampler's
+overshoot of a clipped recording stays under 2), far below values whose squares overflow
+float32 (1e19): a float file holding 1e30 would otherwise put inf, then NaN, into the features."""
 """Most channels an input file may declare."""
 
 COMMON_RATES = (8000, 16000, 22050, 24000, 32000, 44100, 48000)
@@ -249,8 +256,8 @@ def load_audio(path: str | Path) -> tuple[np.ndarray, int]:
         data, rate = sf.read(str(p), dtype="float32", always_2d=True)
     except Exception as exc:  # soundfile raises several types; re-raise as one clear error
         raise AudioFormatError(f"cannot decode {p}: {exc} (use WAV/FLAC/OGG)") from exc
-    if data.size and not np.isfinite(data).all():  # float WAVs can hold NaN/inf
-        data = np.nan_to_num(data, nan=0.0, posinf=0.0, neginf=0.0)
+    if data.size and not np.max(np.abs(data)) <= MAX_SAMPLE_ABS:  # float WAVs can hold NaN/inf, 1e30
+        data = np.clip(np.nan_to_num(data, nan=0.0, posinf=0.0, neginf=0.0), -MAX_SAMPLE_ABS, MAX_SAMPLE_ABS)
     return data, int(rate)
 
 
@@ -422,6 +429,8 @@ class CallReader:
         n_samples: length of each role at 16 kHz, samples (from the file headers).
         truncated: after reading, one message per file that ended before its header said
             (its missing end reads as silence).
+        warnings: after reading, one message per file with samples beyond ±``MAX_SAMPLE_ABS``
+            (clipped).
     Raises:
         AudioFormatError: as ``load_call``; also from ``blocks()`` when a file turns out to be
             unreadable part-way (the message says where).
@@ -433,6 +442,8 @@ class CallReader:
             raise AudioFormatError("give either one stereo FILE or --user A.wav --agent B.wav, not both")
         self._files: list = []
         self.truncated: list[str] = []  # one line per file that ended before its header said
+        self.warnings: list[str] = []  # one line per file whose samples had to be clipped
+        self._clipped: dict[str, int] = {}
         try:
             if path is not None:
                 f = _open_sound(path)
@@ -534,7 +545,16 @@ class CallReader:
         done = 0
         for data in _read_blocks(f, frames):
             done += len(data)
+            if not np.max(np.abs(data)) <= MAX_SAMPLE_ABS:  # 1e30 in a float file: clip, and say so
+                n = int(np.count_nonzero(np.abs(data) > MAX_SAMPLE_ABS))
+                data = np.clip(data, -MAX_SAMPLE_ABS, MAX_SAMPLE_ABS)
+                self._clipped[f.name] = self._clipped.get(f.name, 0) + n
             yield data
+        for name, n in self._clipped.items():
+            msg = (f"{Path(name).name} holds {n} samples beyond ±{MAX_SAMPLE_ABS:g} (full scale is ±1), "
+                   "clipped: check how it was written (float audio belongs in [-1, 1])")
+            if not any(w.startswith(f"{Path(name).name} holds ") for w in self.warnings):
+                self.warnings.append(msg)
         declared = max(int(f.frames), int(getattr(f, "livejudge_declared_frames", None) or 0))
         if done < declared:
             msg = (f"{Path(f.name).name} is truncated: its header says {declared / f.samplerate:.1f} s but only "
@@ -618,15 +638,44 @@ def _wav_declared_frames(path: str | Path) -> int | None:
     return None
 
 
+def _spool(p: Path) -> Path:
+    """Copy a pipe or FIFO (``score <(cat call.wav)``, ``/dev/stdin``) to a temp file, block by
+    block, so the decoder can seek in it; the caller opens it and removes the name. Disk, not
+    memory, holds the copy. Raises AudioFormatError (empty, unreadable, no space)."""
+    import shutil
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix="livejudge-pipe-", suffix=p.suffix[:10] or ".audio")
+    try:
+        with open(p, "rb") as src, os.fdopen(fd, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        if os.path.getsize(tmp) == 0:
+            raise AudioFormatError(f"{p} gave no bytes (an empty pipe): check the command that feeds it")
+    except OSError as exc:
+        os.unlink(tmp)
+        raise AudioFormatError(f"cannot read {p} (a pipe, copied to a temp file to decode it): {exc}") from None
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return Path(tmp)
+
+
 def _open_sound(path: str | Path):
     import soundfile as sf
 
     p = _existing_audio_file(path)
+    spooled = None
+    if not p.is_file():  # a pipe or FIFO: libsndfile must seek ("Seek attempted on unseekable file")
+        p = spooled = _spool(p)
     try:
         f = sf.SoundFile(str(p))
     except Exception as exc:
-        raise AudioFormatError(f"cannot decode {p}: {exc} (use WAV/FLAC/OGG)") from exc
+        if spooled is not None:
+            os.unlink(spooled)
+        raise AudioFormatError(f"cannot decode {path}: {exc} (use WAV/FLAC/OGG)") from exc
     declared = _wav_declared_frames(p)
+    if spooled is not None:
+        os.unlink(spooled)  # the open file stays readable; nothing is left behind
     f.livejudge_declared_frames = declared if declared is not None and declared > f.frames else None
     try:  # the same header checks as load_audio, before a sample is decoded
         try:

@@ -252,8 +252,8 @@ class JudgeResult:
 
 def event_to_dict(event: object) -> dict:
     """A JSON-ready dict of any event above, with a ``type`` key (the class name)."""
-    if isinstance(event, JudgeResult):
-        d = event.to_dict()
+    if isinstance(event, JudgeResult) or callable(getattr(event, "to_dict", None)):
+        d = event.to_dict()  # JudgeResult, timing.verdicts.Verdict
     elif isinstance(event, AudioChunk):
         raise TypeError("AudioChunk is not an exportable event")
     else:

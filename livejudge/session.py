@@ -33,7 +33,7 @@ from typing import Any, Callable, Literal, Protocol
 
 import numpy as np
 
-from livejudge.audio import SAMPLE_RATE, StreamResampler, TwoChannelAudio, check_rate
+from livejudge.audio import MAX_SAMPLE_ABS, SAMPLE_RATE, StreamResampler, TwoChannelAudio, check_rate
 from livejudge.events import (
     CHANNELS,
     Backchannel,
@@ -48,6 +48,7 @@ from livejudge.events import (
 from livejudge.timing.metrics import Summary, summarize
 from livejudge.timing.timeline import IncrementalTimeline, event_key_s, settle_items
 from livejudge.timing.turns import Timeline, TurnConfig, analyze
+from livejudge.timing.verdicts import Verdict, VerdictConfig, verdicts as find_verdicts
 from livejudge.timing.frontend import StreamingHighPass
 from livejudge.timing.vad import StreamingVAD, VADConfig
 from livejudge.timing.window import RollingWindow, WindowSnapshot
@@ -110,6 +111,7 @@ class SessionConfig:
             (the gap is filled with silence; a larger jump is refused with ValueError, since
             a wrong timestamp would otherwise fill hours of silence: 10 h is 2.3 GB). Default
             600 s: long enough for a paused pipeline, short enough to cost < 40 MB. None = no limit.
+        verdicts: thresholds of the per-event verdicts (``livejudge.timing.verdicts``).
     """
 
     window_s: float = 30.0
@@ -119,6 +121,7 @@ class SessionConfig:
     judge_mode: Literal["live", "every"] = "live"
     max_lag_s: float = 0.5
     max_jump_s: float | None = 600.0
+    verdicts: VerdictConfig = field(default_factory=VerdictConfig)
 
     def validate(self) -> "SessionConfig":
         if self.window_s <= 0:
@@ -175,6 +178,9 @@ class Session:
         self._pending: list = []  # heap of settled events not yet published: (key, seq, event)
         self._pending_seq = 0
         self._summary_cache: tuple[Any, Summary] | None = None
+        self._verdict_keys: set = set()  # keys of the verdicts published (live or at close)
+        self._verdict_lo_s = -float("inf")  # verdicts of moments before this are not looked for live
+        self._verdict_cache: tuple[Any, list[Verdict]] | None = None
         self._notes: list[Note] = []
         self._results: list[JudgeResult] = []
         self._resamplers: dict[tuple[Channel, int], StreamResampler] = {}
@@ -210,7 +216,8 @@ class Session:
             samples: mono, shape (n_samples,), 16 kHz: float32/float64 in [-1, 1], or int16
                 PCM (scaled by 1/32768 to [-1, 1)). Other shapes (stereo (n, 2), 3-D) are
                 refused: downmix first with ``livejudge.audio.to_mono``. NaN/inf samples are
-                replaced by 0 and counted in ``errors`` (one entry per channel, with the count).
+                replaced by 0, samples beyond ±``MAX_SAMPLE_ABS`` (4) clipped, each counted in
+                ``errors`` (one entry per channel and kind, with the count).
             t_s: session time of the first sample, seconds (finite). A gap since the channel's
                 last sample is filled with silence; samples before it (late or repeated) are
                 dropped. A step more than ``config.max_jump_s`` ahead of the session clock is
@@ -235,8 +242,9 @@ class Session:
                     f"{channel} audio at t_s={t_s:.3f} s jumps {jump_s:.1f} s ahead of the session clock "
                     f"({self.now_s:.3f} s); the limit is SessionConfig.max_jump_s={self.config.max_jump_s} s "
                     "(stamp chunks with session time in seconds, or raise the limit)")
-            if start > end:
-                self._feed(channel, np.zeros(start - end, dtype=np.float32))
+            if start > end:  # a gap: silence, block by block (bounded memory)
+                while start > self._end[channel]:
+                    self._feed(channel, _silence(min(int(SILENCE_BLOCK_S * SAMPLE_RATE), start - self._end[channel])))
             elif start < end:
                 x = x[end - start:]
             if x.size:
@@ -269,22 +277,31 @@ class Session:
         else:
             with np.errstate(over="ignore", invalid="ignore"):  # beyond float32 → inf → counted below
                 x = arr.astype(np.float32)
-        if x.size and not np.isfinite(x).all():
+        if x.size and not np.max(np.abs(x)) <= MAX_SAMPLE_ABS:  # one pass; NaN fails the test too
             bad = ~np.isfinite(x)
-            x = np.where(bad, np.float32(0.0), x)
-            self._count_nonfinite(channel, int(bad.sum()))
+            if bad.any():
+                x = np.where(bad, np.float32(0.0), x)
+                self._count_nonfinite(channel, int(bad.sum()))
+            big = np.abs(x) > MAX_SAMPLE_ABS
+            if big.any():  # 1e30 squared is inf: features, then the result, would hold NaN
+                x = np.clip(x, -MAX_SAMPLE_ABS, MAX_SAMPLE_ABS)
+                self._count_nonfinite(channel, int(big.sum()), kind="huge")
         return x
 
-    def _count_nonfinite(self, channel: Channel, n: int) -> None:
+    def _count_nonfinite(self, channel: Channel, n: int, kind: str = "nonfinite") -> None:
+        key = channel if kind == "nonfinite" else f"{channel}:{kind}"
         with self._results_lock:
-            self._nonfinite[channel] = self._nonfinite.get(channel, 0) + n
-            total = self._nonfinite[channel]
-            msg = f"{channel} audio had {total} NaN/inf samples, replaced by 0 (check the source's conversion)"
-            idx = self._nonfinite_idx.get(channel)
+            self._nonfinite[key] = self._nonfinite.get(key, 0) + n  # type: ignore[index]
+            total = self._nonfinite[key]  # type: ignore[index]
+            msg = (f"{channel} audio had {total} NaN/inf samples, replaced by 0 (check the source's conversion)"
+                   if kind == "nonfinite" else
+                   f"{channel} audio had {total} samples beyond ±{MAX_SAMPLE_ABS:g} (full scale is ±1), clipped "
+                   "(check the source's scaling: float audio belongs in [-1, 1])")
+            idx = self._nonfinite_idx.get(key)  # type: ignore[arg-type]
             if idx is not None and idx < len(self.errors):
-                self.errors[idx] = msg  # one entry per channel, its count kept current
+                self.errors[idx] = msg  # one entry per channel and kind, its count kept current
                 return
-            self._nonfinite_idx[channel] = len(self.errors)
+            self._nonfinite_idx[key] = len(self.errors)  # type: ignore[index]
         self._on_error(msg)
 
     def push_audio(self, channel: Channel, samples: np.ndarray, sample_rate: int, t_s: float) -> None:
@@ -307,16 +324,25 @@ class Session:
         self.push(channel, samples, t_s)
 
     def advance(self, now_s: float) -> None:
-        """Tell the session the clock reached ``now_s`` (fills silent channels, runs the judge)."""
-        with self._lock:
-            if self._closed_result is not None:
+        """Tell the session the clock reached ``now_s`` (fills silent channels, runs the judge).
+
+        The silence is fed in blocks of ``SILENCE_BLOCK_S`` (windows judged block by block), so
+        memory stays bounded however far the clock jumps (``advance(36000)`` once took 4 GB).
+        Raises ValueError for a NaN/inf or non-numeric ``now_s``."""
+        now_s = _checked_time(now_s)
+        target = int(round((now_s - self.config.max_lag_s) * SAMPLE_RATE))
+        step = int(SILENCE_BLOCK_S * SAMPLE_RATE)
+        while True:
+            with self._lock:
+                if self._closed_result is not None:
+                    return
+                behind = [c for c in CHANNELS if target > self._end[c]]
+                for c in behind:
+                    self._feed(c, _silence(min(step, target - self._end[c])))
+                due = self._due_windows()
+            self._submit(due)
+            if not behind:
                 return
-            target = int(round((now_s - self.config.max_lag_s) * SAMPLE_RATE))
-            for c in CHANNELS:
-                if target > self._end[c]:
-                    self._feed(c, np.zeros(target - self._end[c], dtype=np.float32))
-            due = self._due_windows()
-        self._submit(due)
 
     def note(self, kind: str, t_s: float | None = None, **data: Any) -> Note:
         """Record a framework/protocol event next to the acoustic timing (never used for it).
@@ -352,9 +378,10 @@ class Session:
     def _fill_lagging(self) -> None:
         lead = max(self._end.values())
         lag = int(self.config.max_lag_s * SAMPLE_RATE)
+        step = int(SILENCE_BLOCK_S * SAMPLE_RATE)
         for c in CHANNELS:
-            if lead - self._end[c] > lag:
-                self._feed(c, np.zeros(lead - lag - self._end[c], dtype=np.float32))
+            while lead - self._end[c] > lag:
+                self._feed(c, _silence(min(step, lead - lag - self._end[c])))
 
     @property
     def now_s(self) -> float:
@@ -410,7 +437,9 @@ class Session:
                 self.errors.append(summary)
         if len(self.errors) <= 3:
             try:
-                print(f"livejudge: {message}", file=sys.stderr)
+                from livejudge.outputs.guard import clean  # messages quote file names, agents' words
+
+                print(f"livejudge: {clean(message)}", file=sys.stderr)
             except (OSError, ValueError):  # stderr closed or a broken pipe (`| head`): the error is kept
                 pass
 
@@ -480,6 +509,15 @@ class Session:
             return self._summary_cache[1]
 
     @property
+    def verdicts(self) -> list[Verdict]:
+        """Per-event verdicts of everything so far (``livejudge.timing.verdicts``), by moment."""
+        with self._lock:
+            tl = self.timeline
+            if self._verdict_cache is None or self._verdict_cache[0] is not tl:
+                self._verdict_cache = (tl, find_verdicts(tl, self.config.verdicts))
+            return list(self._verdict_cache[1])
+
+    @property
     def speaking(self) -> dict[Channel, bool]:
         """Whether each channel is in speech right now (VAD state)."""
         return {c: self._vads[c].open_onset_s is not None for c in CHANNELS}
@@ -545,6 +583,29 @@ class Session:
                     self._on_transcript(self.transcriber.transcribe(ev, audio))
                 else:
                     self.transcriber.submit(ev, audio, self._on_transcript)
+        self._publish_verdicts(horizon, final)
+
+    VERDICT_CONTEXT_S = 30.0
+    """Live verdicts look back this far for context, and give up on moments that stay unsettled
+    longer (those are published at ``close``), so their cost per update stays flat, seconds."""
+
+    def _publish_verdicts(self, horizon: float, final: bool) -> None:
+        """Publish each verdict once, when its ``settle_s`` is behind ``horizon`` (under the lock)."""
+        if final:
+            found = find_verdicts(self._timeline.timeline(), self.config.verdicts)
+        else:
+            lo = self._verdict_lo_s
+            if horizon <= lo or horizon == -float("inf"):
+                return
+            start = max(lo, horizon - 2 * self.VERDICT_CONTEXT_S)  # the earliest moment looked for
+            w = self._timeline.window(start - self.VERDICT_CONTEXT_S, horizon, self._open_segments())
+            found = [v for v in find_verdicts(Timeline(**w), self.config.verdicts)
+                     if v.settle_s <= horizon and v.t_s >= start]
+            self._verdict_lo_s = max(lo, horizon - self.VERDICT_CONTEXT_S)
+        for v in found:
+            if v.key not in self._verdict_keys:
+                self._verdict_keys.add(v.key)
+                self._publish(v)
 
     def _on_transcript(self, tr: TurnTranscript) -> None:
         # runs in the transcriber's thread
@@ -620,6 +681,21 @@ class Session:
                 self._on_error(f"sink {type(s).__name__} failed on close: {exc}")
         return self._closed_result
 
+
+SILENCE_BLOCK_S = 10.0
+"""Longest block of silence fed at once when a channel's clock jumps, seconds (bounds memory)."""
+
+
+def _silence(n: int) -> np.ndarray:
+    """``n`` samples of float32 silence (``n`` ≤ SILENCE_BLOCK_S · 16 kHz: one shared, read-only buffer)."""
+    global _SILENCE
+    if len(_SILENCE) < n:
+        _SILENCE = np.zeros(int(SILENCE_BLOCK_S * SAMPLE_RATE), dtype=np.float32)
+        _SILENCE.flags.writeable = False
+    return _SILENCE[:n]
+
+
+_SILENCE = np.zeros(0, dtype=np.float32)
 
 MAX_ABS_TIME_S = 1e9
 """Largest session time accepted, seconds (~32 years; larger ones overflow sample indices)."""

@@ -71,3 +71,28 @@ def test_package_points_to_nothing_outside_the_project():
     assert offenders == []
     assert (ROOT / "docs" / "qwen-omni-offline.md").exists()
     assert "docs/qwen-omni-offline.md" in (ROOT / "livejudge" / "testing" / "qwen.py").read_text()
+
+
+def test_demo_script_installs_only_when_the_venv_or_pyproject_changed(tmp_path):
+    """pip ran on every demo.sh run (12 s of blank screen): now once per new .venv or changed
+    pyproject.toml (a stamp file in .venv), and each run says which it is doing."""
+    proj = _fake_project(tmp_path, 0)
+    log = tmp_path / "pip.log"
+    (proj / ".venv" / "bin" / "python").write_text(f"#!/bin/sh\necho \"$*\" >> {log}\nexit 0\n")
+    (proj / "pyproject.toml").write_text("[project]\nname = 'x'\ndependencies = ['numpy']\n")
+
+    def run():
+        out = subprocess.run(["bash", str(proj / "scripts" / "demo.sh")], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        return out.stderr, (log.read_text().count("pip install") if log.exists() else 0)
+
+    err, n = run()
+    assert n == 1 and "installing livejudge[" in err
+    err, n = run()
+    assert n == 1 and "up to date" in err  # nothing reinstalled
+    (proj / "pyproject.toml").write_text("[project]\nname = 'x'\ndependencies = ['numpy', 'rich']\n")
+    err, n = run()
+    assert n == 2 and "pyproject.toml changed" in err
+    (proj / ".venv" / ".livejudge-installed").unlink()  # as a fresh .venv has no stamp
+    err, n = run()
+    assert n == 3

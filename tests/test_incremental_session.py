@@ -60,6 +60,12 @@ class ReferenceSession(Session):
                 if self.transcriber is not None and isinstance(ev, Turn) and ev.channel in self.transcribe_channels:
                     self.transcriber.submit(ev, self._window.read_channel(ev.channel, ev.onset_s, ev.offset_s),
                                             self._on_transcript)
+        from livejudge.timing.verdicts import verdicts  # whole-call verdicts, each once it settles
+
+        for v in verdicts(tl, self.config.verdicts):
+            if v.settle_s <= horizon and v.key not in self._ref_published:
+                self._ref_published.add(v.key)
+                self._publish(v)
 
     def snapshot(self, end_s=None):
         end = self.covered_s if end_s is None else end_s
@@ -145,7 +151,7 @@ def test_incremental_session_equals_whole_call_analysis(seeds, silent_agent, mer
     assert by_t(ev_new) == by_t(ev_ref)
     kinds = {type(e).__name__ for e in ev_new}
     assert {"SpeechSegment", "Turn", "Transition", "BargeIn", "Backchannel", "TurnTranscript",
-            "JudgeResult"} <= kinds
+            "JudgeResult", "Verdict"} <= kinds
     assert len([e for e in ev_new if isinstance(e, Transition)]) == len(r_new["transitions"]) > 10
     # every judged window holds the same events
     assert len(win_new) == len(win_ref) > 30

@@ -342,3 +342,32 @@ def test_metrics_and_speaking_frames_become_framework_events():
     assert ev[0]["metrics"][0] == {"metric": "TTFBMetricsData", "processor": "tts", "value": 0.21}
     assert ev[0]["metrics"][1]["ttfa"] == 0.3 and ev[0]["metrics"][1]["leading_silence"] == 0.09
     assert r["framework_comparison"]["metrics"]["TTFBMetricsData.value [tts]"] == {"count": 1, "mean_s": 0.21}
+
+
+def test_agent_audio_pushed_by_a_processor_without_output_transport_is_measured(caplog):
+    """A pipeline with no output transport: the agent's OutputAudioRawFrames, as its processor
+    pushed them, are the agent's audio (they were silently ignored: no agent segment, no
+    latency); one warning says so, and the result names the source. Paced (continuous) agent
+    audio, so the same ±45 ms tolerance as with a transport holds."""
+    import logging
+
+    obs = LiveJudgeObserver(judge=None)
+    with caplog.at_level(logging.WARNING, logger="livejudge.pipecat"):
+        asyncio.run(run_scripted(DIALOGUE, sample_rate=16000, mode="continuous", observers=[obs], output=False))
+    r = obs.result()
+    warned = [rec for rec in caplog.records if "no output transport" in rec.getMessage()]
+    assert len(warned) == 1, [rec.getMessage() for rec in caplog.records]
+    assert "pushed by ScriptedAgent" in r["pipecat"]["agent_audio"]
+    assert any(s["channel"] == "agent" for s in r["segments"])
+    lat = [t["gap_s"] for t in r["transitions"] if t["from"] == "user" and t["to"] == "agent"]
+    truth = DIALOGUE.truth.response_latencies_s
+    assert len(lat) == len(truth) == 3
+    for got, want in zip(lat, truth):
+        assert abs(got - want) <= TOL_S, (lat, truth)
+
+
+def test_agent_audio_with_an_output_transport_is_still_what_it_played():
+    """With an output transport the processor's own pushes are not counted (no double audio)."""
+    obs, stats, r = run("tts", 16000)
+    assert r["pipecat"]["agent_audio"] == "output transport"
+    assert r["pipecat"]["frames"]["agent"] == len(stats.played)

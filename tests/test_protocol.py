@@ -38,8 +38,8 @@ def corpus(n_fam: int, n_grp: int, per: int = 3, copies: bool = True) -> list[di
 
 
 @settings(max_examples=40, deadline=None)
-@given(n_fam=st.integers(4, 9), n_grp=st.integers(4, 8), seed=st.integers(0, 1000))
-def test_no_fold_and_no_nested_calibration_touches_test_or_sealed_rows(n_fam, n_grp, seed):
+@given(n_fam=st.integers(4, 9), n_grp=st.integers(4, 8), seed=st.integers(0, 1000), chunks=st.sampled_from([None, 2, 3]))
+def test_no_fold_and_no_nested_calibration_touches_test_or_sealed_rows(n_fam, n_grp, seed, chunks):
     meta = corpus(n_fam, n_grp)
     sealed = seal(meta, 1, 1, seed=seed, never=["copysyn"])
     open_ = set(open_rows(meta, sealed).tolist())
@@ -47,17 +47,18 @@ def test_no_fold_and_no_nested_calibration_touches_test_or_sealed_rows(n_fam, n_
     assert sealed_rows and not (open_ & sealed_rows)
     # a copy-synthesis of a sealed speaker's voice is sealed with the speaker
     assert all(i in sealed_rows for i, m in enumerate(meta) if m["group"] in sealed.groups)
-    folds = list(outer_folds(meta, sealed, never_held_out=["copysyn"]))
-    assert len(folds) == (n_fam - 1) * (n_grp - 1)
+    folds = list(outer_folds(meta, sealed, never_held_out=["copysyn"], group_chunks=chunks))
+    assert len(folds) == (n_fam - 1) * (min(chunks, n_grp - 1) if chunks else n_grp - 1)
     for fold in folds:
         assert set(fold.train.tolist()).isdisjoint(fold.test.tolist())
         assert not (set(fold.train.tolist()) | set(fold.test.tolist())) & sealed_rows
         # the calibration of this fold comes from its inner folds' held-out rows only
-        calib = np.unique(np.concatenate([f.test for f in inner_folds(meta, fold, ["copysyn"])]))
+        calib = np.unique(np.concatenate([f.test for f in inner_folds(meta, fold, ["copysyn"], chunks)]))
         check_nested(meta, sealed, fold, calib)  # raises on any leak
         assert set(calib.tolist()) <= set(fold.train.tolist())
         # the held-out speaker's copy-synthesis never trains the fold that tests the speaker
-        assert not any(meta[i]["group"] == fold.group for i in fold.train)
+        assert not any(meta[i]["group"] in fold.groups for i in fold.train)
+        assert {meta[i]["group"] for i in fold.test if meta[i]["label"] == "human"} == set(fold.groups)
 
 
 def test_check_nested_catches_each_kind_of_leak():

@@ -97,7 +97,7 @@ def test_transient_failure_retried_once_persistent_one_reported(local_ray, calls
     s = run_batch_ray(files, tmp_path / "out", opts, progress=False, score_fn=flaky)
     rows = {Path(r["file"]).name: r for r in s["calls"]}
     assert [rows[n]["status"] for n in ("call_0.wav", "call_1.wav", "call_2.wav", "garbage.wav")] == \
-        ["ok", "ok", "error", "error"]
+        ["ok", "ok", "skipped", "skipped"]
     assert rows["call_2.wav"]["reason"] == "failed after 2 attempts: OSError: disk gone"
     assert rows["call_2.wav"]["attempts"] == 2
     attempts = log.read_text().split()

@@ -31,6 +31,7 @@ from livejudge.commands.runner import (
     add_judge_args,
     add_output_args,
     add_session_args,
+    check_outputs,
     events_sink,
     judge_config,
     judge_from_config,
@@ -271,6 +272,8 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
     from livejudge.sources.ws import AttachClient, AttachConfig, AttachError, Recorder, parse_header
 
     src = call.source
+    # a bad --json/--events/--report/--record path, or one that is an --input-wav: exit 2 before dialling
+    check_outputs(call.output, tuple(src.input_wav), {"--record": src.record})
     client_cls = client_cls or AttachClient  # sources.webrtc passes its SmallWebRTC client
     protocol_factory = protocol_factory or (lambda: make_protocol(src.protocol, src.in_rate))
     try:
@@ -355,19 +358,22 @@ def _attach_runner(call: _Call, source, extra_info: dict | None = None, title: s
         route = pick_route(src.runner, None if src.route == "auto" else src.route, origin=src.origin)
     except (ValueError, ImportError) as exc:
         raise CLIError(str(exc)) from None
-    shown = route.url.split("?")[0]
-    print(f"livejudge: runner at {src.runner}: using {route.why} at {shown}", file=sys.stderr)
-    info = {"runner": {"url": src.runner, "route": route.name}, **(extra_info or {})}
+    from livejudge.sources.ws import redact_url
+
+    shown = redact_url(route.url)
+    runner = redact_url(src.runner)  # a ?token=… in the URL is a credential: never printed or stored
+    print(f"livejudge: runner at {runner}: using {route.why} at {shown}", file=sys.stderr)
+    info = {"runner": {"url": runner, "route": route.name}, **(extra_info or {})}
     if route.name == "webrtc":
         from livejudge.sources.webrtc import webrtc_route
 
         rtc = webrtc_route(route.url)
         return _run_call(_with_protocol(call, rtc.protocol), rtc.placeholder_url, source,
-                         title=title or f"attach --runner {src.runner} (webrtc)",
+                         title=title or f"attach --runner {runner} (webrtc)",
                          extra_info={**rtc.info, **info}, client_cls=rtc.client_cls,
-                         protocol_factory=rtc.protocol_factory, url_shown=route.url)
+                         protocol_factory=rtc.protocol_factory, url_shown=shown)
     return _run_call(_with_protocol(call, route.protocol), route.url, source,
-                     title=title or f"attach --runner {src.runner} ({route.name})", extra_info=info)
+                     title=title or f"attach --runner {runner} ({route.name})", extra_info=info, url_shown=shown)
 
 
 def free_port(host: str = "127.0.0.1") -> int:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import glob as _glob
 import json
 import os
 import sys
@@ -126,6 +125,8 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
             for msg in reader.truncated:  # a cut-off file is scored, and its result says so
                 session._on_error(msg)
                 session.info["truncated"] = True
+            for msg in reader.warnings:  # samples clipped (1e30 in a float file)
+                session._on_error(msg)
         except AudioFormatError as exc:
             session.errors.append(str(exc))
             raise CallError(str(exc)) from None
@@ -145,35 +146,76 @@ def discover_calls(spec: str | Path) -> list[Path]:
     """
     text = str(spec)
     p = Path(text)
+    if p.is_file():  # an existing file is itself, even when its name holds * ? [ (``call [1].wav``)
+        return [p] if p.suffix.lower() not in MANIFEST_SUFFIXES else _manifest(p)
     if p.is_dir():
         files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in AUDIO_SUFFIXES)
         if not files:
             raise CallError(f"{p}: no audio files ({', '.join(AUDIO_SUFFIXES)}) in this directory")
         return files
     if any(ch in text for ch in "*?["):
-        files = sorted(Path(f) for f in _glob.glob(text, recursive=True) if Path(f).is_file())
+        files = sorted(_glob_files(text))
         if not files:
             raise CallError(f"{text}: the pattern matched no file")
         return files
     if p.suffix.lower() in MANIFEST_SUFFIXES:
-        try:
-            lines = p.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise CallError(f"cannot read the manifest {p}: {exc}") from None
-        files = []
-        for line in lines:
-            line = line.split("#", 1)[0].strip()
-            if p.suffix.lower() == ".csv":
-                line = line.split(",", 1)[0].strip()
-                if line.lower() in ("path", "file"):
-                    continue
-            if line:
-                f = Path(line)
-                files.append(f if f.is_absolute() else p.parent / f)
-        if not files:
-            raise CallError(f"{p}: the manifest lists no files (one audio path per line)")
-        return files
+        return _manifest(p)
     return [p]
+
+
+MAX_GLOB_FILES = 100_000
+"""Most files one batch pattern may match (a bound, so a runaway pattern is an error, not a hang)."""
+
+
+def _glob_files(pattern: str) -> list[Path]:
+    """Files ``pattern`` matches, each file once (``**`` recursive). ``**`` does not descend
+    into symlinked directories (pathlib's rule), so a symlink loop such as ``calls/again -> ..``
+    ends the walk: ``glob.glob`` would follow it about 40 levels deep (ELOOP) and score the
+    same call 40 times; two loops multiply.
+
+    Raises:
+        CallError: more than ``MAX_GLOB_FILES`` files matched.
+    """
+    parts = Path(pattern).parts
+    k = next((i for i, part in enumerate(parts) if any(ch in part for ch in "*?[")), len(parts))
+    anchor = Path(*parts[:k]) if k else Path(".")
+    rest = str(Path(*parts[k:])) if k < len(parts) else ""
+    out: dict[tuple[int, int], Path] = {}
+    matches = anchor.glob(rest) if rest else iter([anchor])
+    for fp in matches:
+        if k == 0:
+            fp = Path(os.path.relpath(fp)) if not Path(pattern).is_absolute() else fp
+        try:
+            if not fp.is_file():
+                continue
+            st = fp.stat()
+        except OSError:  # ELOOP, a name too long: not a call
+            continue
+        out.setdefault((st.st_dev, st.st_ino), fp)
+        if len(out) > MAX_GLOB_FILES:
+            raise CallError(f"{pattern}: the pattern matches more than {MAX_GLOB_FILES} files; narrow it")
+    return list(out.values())
+
+
+def _manifest(p: Path) -> list[Path]:
+    """The audio paths a manifest file lists (relative to the manifest). Raises CallError."""
+    try:
+        lines = p.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise CallError(f"cannot read the manifest {p}: {exc}") from None
+    files = []
+    for line in lines:
+        line = line.split("#", 1)[0].strip()
+        if p.suffix.lower() == ".csv":
+            line = line.split(",", 1)[0].strip()
+            if line.lower() in ("path", "file"):
+                continue
+        if line:
+            f = Path(line)
+            files.append(f if f.is_absolute() else p.parent / f)
+    if not files:
+        raise CallError(f"{p}: the manifest lists no files (one audio path per line)")
+    return files
 
 
 def is_batch_input(spec: str | None) -> bool:
@@ -181,6 +223,8 @@ def is_batch_input(spec: str | None) -> bool:
     if spec is None:
         return False
     p = Path(spec)
+    if p.is_file():  # an existing file is a call (or a manifest), whatever its name holds
+        return p.suffix.lower() in MANIFEST_SUFFIXES
     return p.is_dir() or any(ch in spec for ch in "*?[") or p.suffix.lower() in MANIFEST_SUFFIXES
 
 
@@ -206,7 +250,7 @@ def _score_one(path: str, options: ScoreOptions, out_path: str) -> dict:
     from livejudge.outputs.report import write_json
 
     t0 = time.perf_counter()
-    row = {"file": path, "status": "error", "reason": None, "result": None, "metrics": None}
+    row = {"file": path, "status": "skipped", "reason": None, "result": None, "metrics": None}
     try:
         doc = score_call(path, options)
         write_json(doc, out_path)
@@ -235,6 +279,10 @@ def run_batch(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, 
     rows: list[dict | None] = [None] * len(tasks)
     t0 = time.perf_counter()
     bar = _progress(len(tasks)) if progress else None
+    from livejudge.commands.runner import SignalExit
+
+    stopped: BaseException | None = None
+    ex = None
     try:
         if jobs <= 1:
             for i, t in enumerate(tasks):
@@ -244,21 +292,32 @@ def run_batch(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, 
             import multiprocessing as mp
 
             # spawn: workers start clean (no inherited threads or torch state from this process)
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"),
-                                     initializer=_one_thread_per_worker) as ex:
-                futs = {ex.submit(_score_one, *t): i for i, t in enumerate(tasks)}
-                for fut in as_completed(futs):
-                    i = futs[fut]
-                    try:
-                        rows[i] = fut.result()
-                    except Exception as exc:  # the worker process itself died
-                        rows[i] = {"file": tasks[i][0], "status": "error", "result": None, "metrics": None,
-                                   "reason": f"worker failed: {type(exc).__name__}: {exc}"}
-                    _report_row(rows[i], bar)
+            ex = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"),
+                                     initializer=_one_thread_per_worker)
+            futs = {ex.submit(_score_one, *t): i for i, t in enumerate(tasks)}
+            for fut in as_completed(futs):
+                i = futs[fut]
+                try:
+                    rows[i] = fut.result()
+                except Exception as exc:  # the worker process itself died
+                    rows[i] = {"file": tasks[i][0], "status": "skipped", "result": None, "metrics": None,
+                               "reason": f"worker failed: {type(exc).__name__}: {exc}"}
+                _report_row(rows[i], bar)
+    except (KeyboardInterrupt, SignalExit) as exc:  # stopped: the calls done so far still get a summary
+        stopped = exc
     finally:
+        if ex is not None:  # on a stop, calls not yet started are cancelled, not run
+            ex.shutdown(wait=stopped is None, cancel_futures=True)
         if bar is not None:
             bar[0].stop()
-    return write_summary(rows, out, jobs=jobs, wall_s=time.perf_counter() - t0)
+    if stopped is None:
+        return write_summary(rows, out, jobs=jobs, wall_s=time.perf_counter() - t0)
+    how = "Ctrl-C" if isinstance(stopped, KeyboardInterrupt) else str(stopped)
+    summary = write_summary(rows, out, jobs=jobs, wall_s=time.perf_counter() - t0,
+                            stopped=f"{how} after {sum(r is not None for r in rows)} of {len(rows)} calls")
+    print(f"livejudge: batch stopped ({summary['stopped']}); summary of those written to {out / 'summary.json'}",
+          file=sys.stderr)
+    raise stopped
 
 
 def _attempt(score_fn, path: str, options: ScoreOptions) -> dict:
@@ -305,7 +364,7 @@ def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions,
     bar = _progress(len(files)) if progress else None
 
     def on_done(i: int, got: dict | None, error: BaseException | None) -> None:
-        row: dict = {"file": str(files[i]), "status": "error", "reason": None, "result": None, "metrics": None}
+        row: dict = {"file": str(files[i]), "status": "skipped", "reason": None, "result": None, "metrics": None}
         if error is not None:
             row.update(reason=failure_reason(error), attempts=RETRIES + 1, wall_s=None)
         else:
@@ -394,7 +453,9 @@ def _progress(total: int):
 
 def _report_row(row: dict, bar) -> None:
     if row["status"] != "ok":
-        msg = f"livejudge: skipped {row['file']}: {row['reason']}"
+        from livejudge.outputs.guard import clean
+
+        msg = clean(f"livejudge: skipped {row['file']}: {row['reason']}")
         if bar is not None and bar[2].is_terminal:
             bar[0].console.print(msg, markup=False, highlight=False)
         else:

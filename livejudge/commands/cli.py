@@ -24,6 +24,7 @@ from livejudge.commands.runner import (
     add_judge_args,
     add_output_args,
     add_session_args,
+    check_outputs,
     events_sink,
     judge_config,
     judge_from_config,
@@ -42,6 +43,7 @@ COMMAND_MODULES = [
     "livejudge.commands.attach",
     "livejudge.commands.report",
     "livejudge.commands.compare",
+    "livejudge.commands.check",
     "livejudge.commands.serve_judge",
 ]
 
@@ -108,21 +110,26 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
     output = output_config(args)
     parse_gates(output.fail_if)  # a bad --fail-if is a usage error before the call, not after it
     call_cfg = call_config(args)
+    # so is an output path that cannot be written, or that is the recording
+    check_outputs(output, (call_cfg.file, call_cfg.user, call_cfg.agent))
     reader = _open_call(call_cfg)  # read block by block: memory does not grow with the file
     try:
         from livejudge.timing.echo import gate_source
+        from livejudge.timing.health import check_call
 
+        health = check_call(reader)  # swapped, silent or identical channels, clipping, DC (issue 20)
         call, gate_info = gate_source(reader, call_cfg.echo_gate)
         return _run_call(call_cfg, session_config(args, judge_mode), judge_config(args), output, call, gate_info,
-                         speed=speed, progress=progress, failure=AudioFormatError, reader=reader)
+                         speed=speed, progress=progress, failure=AudioFormatError, reader=reader, health=health)
     finally:
         reader.close()
 
 
 def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfig, output: OutputConfig, call,
               gate_info: dict, *, speed: float | None, progress: bool, failure: type[BaseException],
-              reader=None) -> int:
+              reader=None, health=()) -> int:
     from livejudge.session import Session, stream_call
+    from livejudge.timing.health import report_warnings
 
     judge = judge_from_config(judge_cfg)
     sinks = [s for s in (events_sink(output),) if s is not None]
@@ -132,6 +139,7 @@ def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfi
     transcriber = transcriber_from_config(judge_cfg, output.report) if judge is not None else None
     info["asr"] = transcriber is not None
     session = Session(config, judge=judge, sinks=sinks, info=info, transcriber=transcriber)
+    session.info["input_health"] = report_warnings(list(health), session)
     name = Path(call_cfg.file).name if call_cfg.file else f"{Path(call_cfg.user).name} + {Path(call_cfg.agent).name}"
     title = f"{info['kind']} {name}"
 
@@ -149,6 +157,8 @@ def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfi
         for msg in getattr(reader, "truncated", ()):  # a cut-off file: say so, the result stays valid
             session._on_error(msg)
             session.info["truncated"] = True
+        for msg in getattr(reader, "warnings", ()):  # samples clipped (1e30 in a float file)
+            session._on_error(msg)
 
     return run_session(session, body, title=title, output=output, failure=failure)
 
@@ -238,8 +248,10 @@ def main(argv: list[str] | None = None) -> int:
     old_handlers = raise_on_terminate()  # SIGTERM/SIGHUP outside a call: unwind (finally blocks run)
     try:
         return int(args.func(args) or 0)
-    except CLIError as exc:
-        print(f"livejudge: {exc}", file=sys.stderr)
+    except CLIError as exc:  # messages quote file names and agents' words: no raw control characters
+        from livejudge.outputs.guard import clean
+
+        print(f"livejudge: {clean(exc)}", file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
         print("livejudge: interrupted", file=sys.stderr)

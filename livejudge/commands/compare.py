@@ -130,16 +130,19 @@ def load_column(path: str | Path) -> tuple[str, dict, str, dict]:
         if not p.exists():
             raise ValueError(f"{path}: no summary.json in this directory (write one with: "
                              f"livejudge score CALLS/ --out-dir {path})")
-    try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ValueError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{p}: not readable JSON ({exc})") from None
+    from livejudge.outputs.report import DocumentError, _number, check_result_document, load_json_document
+
+    doc = load_json_document(p)  # DocumentError is a ValueError: one line with the path
     if isinstance(doc, dict) and "medians" in doc and "calls" in doc:
         name = str(Path(path)) if Path(path).is_dir() else str(p.parent)
-        return name, dict(doc["medians"]), f"batch: medians over {doc.get('n_scored', '?')} calls", {}
+        if not isinstance(doc["medians"], dict):
+            raise DocumentError(f"{p}: medians must be an object, got {type(doc['medians']).__name__}")
+        for k, v in doc["medians"].items():
+            _number(v, f"{p}: medians.{k}", -1e12, 1e12)
+        n = doc.get("n_scored", "?")
+        return name, dict(doc["medians"]), f"batch: medians over {n if isinstance(n, int) else '?'} calls", {}
     if isinstance(doc, dict) and "summary" in doc:
+        check_result_document(doc, str(p))
         return str(path), call_metrics(doc), "call", _settings(doc)
     raise ValueError(f"{p}: neither a livejudge result (score --json) nor a batch summary.json")
 
@@ -158,7 +161,7 @@ def compare(paths: list[str | Path]) -> dict:
         rule = rule_for(m)
         base = values[0]
         changes = [None if base is None or v is None else round(v - base, 6) for v in values]
-        verdicts = [rule.verdict(base, v) for v in values]
+        verdicts = [verdict(m, base, v) for v in values]
         rows.append({"metric": m, "label": LABELS.get(m, names.get(m, m)), "values": values,
                      "changes": changes, "verdicts": verdicts, "rule": rule.text, "rule_short": rule.short})
     # calls measured with different settings: the changes mix the agent's and the settings' effects
@@ -169,6 +172,25 @@ def compare(paths: list[str | Path]) -> dict:
             differ.append(key)
     return {"columns": [{"name": c[0], "kind": c[2], "settings": c[3]} for c in cols], "rows": rows,
             "settings_differ": differ}
+
+
+def display_step(metric: str) -> float:
+    """The smallest change the table shows for ``metric`` (its last printed digit)."""
+    if metric in ("overlap_ratio", "talk_ratio"):
+        return 0.001  # shown as a percentage with one decimal
+    if metric.endswith("_count") or metric == "dropped_windows":
+        return 1.0
+    return 0.1 if metric.startswith("dim_") else 0.01
+
+
+def verdict(metric: str, base: float | None, new: float | None) -> str:
+    """``rule_for(metric).verdict`` with the table's precision as tolerance: a change of the
+    distance to the human reference within half a shown digit, or values that print the same
+    (intonation 3.1 → 3.1), is "same", never "better" or "worse"."""
+    v = rule_for(metric).verdict(base, new, tol=display_step(metric) / 2)
+    if v in ("better", "worse") and _fmt(base, metric) == _fmt(new, metric):
+        return "same"
+    return v
 
 
 def _fmt(v: float | None, metric: str) -> str:
@@ -192,14 +214,18 @@ def _fmt_change(c: float | None, metric: str) -> str:
 def print_table(doc: dict, console=None) -> None:
     """Rich table on the terminal (stdout)."""
     from rich.console import Console
+    from rich.markup import escape as rich_escape
     from rich.table import Table
+
+    from livejudge.outputs.guard import clean
 
     console = console or Console()
     cols = doc["columns"]
     t = Table(title="livejudge compare (change and verdict against the first column)", show_lines=False)
     t.add_column("metric")
     for i, c in enumerate(cols):
-        t.add_column(f"{'A' if i == 0 else chr(ord('A') + i)}: {Path(c['name']).name}\n({c['kind']})", justify="right")
+        name = rich_escape(clean(Path(c["name"]).name))  # a file name is not markup, nor terminal control
+        t.add_column(f"{'A' if i == 0 else chr(ord('A') + i)}: {name}\n({c['kind']})", justify="right")
     t.add_column("better", style="dim", no_wrap=True)
     for r in doc["rows"]:
         cells = [r["label"]]
@@ -221,7 +247,8 @@ def print_table(doc: dict, console=None) -> None:
                       highlight=False)
     rules = dict.fromkeys((r["rule_short"], r["rule"]) for r in doc["rows"])
     console.print("better/worse rules: " + "; ".join(f"{a}: {b}" for a, b in rules if a != "no verdict")
-                  + "; dimensions: mean score over ungated windows.", style="dim", highlight=False)
+                  + "; dimensions: mean score over ungated windows; changes within the shown precision "
+                  "(half the last digit) are the same.", style="dim", highlight=False)
 
 
 def render_html(doc: dict) -> str:
@@ -271,7 +298,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     if len(args.inputs) < 2:
         raise CLIError("compare needs at least two inputs (e.g. before.json after.json)")
+    from livejudge.outputs.guard import check_output_paths
+
     try:
+        check_output_paths({"--json": args.json_out, "--html": args.html},
+                           [str(Path(i) / "summary.json") if Path(i).is_dir() else i for i in args.inputs])
         doc = compare(args.inputs)
     except ValueError as exc:
         raise CLIError(str(exc)) from None

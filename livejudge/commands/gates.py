@@ -47,6 +47,9 @@ def known_metrics() -> list[str]:
     names += ["duration_s", "mean_p_human", "last_p_human", "judged_windows", "no_evidence_windows",
               "dropped_windows", "user_barge_in_count", *ALIASES]
     names += [f"dim_{d.id}" for d in DIMENSIONS]
+    from livejudge.timing.verdicts import metric_names
+
+    names += metric_names()  # per-event verdicts: verdict_<kind>_<outcome>_count, ..._flagged_rate
     return list(dict.fromkeys(names))
 
 
@@ -158,7 +161,7 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
     Args:
         results: gate results.
         suite: name of the gate suite (e.g. the call's file, or "medians over 48 calls").
-        calls: batch rows ``{"file", "status": "ok"|"error", "reason"}``, or None.
+        calls: batch rows ``{"file", "status": "ok"|"skipped", "reason"}``, or None.
     """
     root = ET.Element("testsuites", name="livejudge")
     s = ET.SubElement(root, "testsuite", name=f"livejudge gates: {suite}", tests=str(len(results)),

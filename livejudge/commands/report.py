@@ -30,14 +30,21 @@ def register(sub) -> None:
 
 
 def cmd_report(args) -> int:
+    from livejudge.outputs.guard import OutputPathError, check_output_paths
+    from livejudge.outputs.report import DocumentError, load_json_document
+
     src = Path(args.result)
-    try:
-        doc = json.loads(src.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CLIError(f"{src}: no such file (write one with: livejudge score CALL.wav --json {src})") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CLIError(f"{src}: not a readable JSON result document ({exc})") from None
+    if not src.exists():
+        raise CLIError(f"{src}: no such file (write one with: livejudge score CALL.wav --json {src})")
+    try:  # size, nesting, NaN refused here; types and bounds by the renderer's check_result
+        doc = load_json_document(src)
+    except DocumentError as exc:
+        raise CLIError(str(exc)) from None
     out = Path(args.output) if args.output else src.with_suffix(".html")
+    try:  # -o RESULT.json would overwrite the result with its own report
+        check_output_paths({"--output": out}, [src])
+    except OutputPathError as exc:
+        raise CLIError(str(exc)) from None
     try:
         write_html(doc, out)
     except ReportError as exc:

@@ -133,6 +133,9 @@ def add_session_args(p: argparse.ArgumentParser) -> None:
                    help="silence that ends a speech segment, seconds (bounds are back-dated)")
     g.add_argument("--merge-pause-s", type=float, default=0.8,
                    help="pauses shorter than this stay inside one turn, seconds")
+    from livejudge.commands.verdict_args import add_verdict_args
+
+    add_verdict_args(p)  # per-event verdict thresholds (HEURISTIC), livejudge.timing.verdicts
 
 
 def add_judge_args(p: argparse.ArgumentParser) -> None:
@@ -193,6 +196,8 @@ def output_config(args: argparse.Namespace) -> OutputConfig:
 
 def session_config(args: argparse.Namespace, judge_mode: str = "live") -> SessionConfig:
     """The pipeline flags (``add_session_args``) as a SessionConfig. Raises CLIError."""
+    from livejudge.commands.verdict_args import verdict_config_from_args
+
     if not args.merge_pause_s >= 0:
         raise CLIError(f"--merge-pause-s must be ≥ 0 seconds, got {args.merge_pause_s}")
     try:
@@ -203,6 +208,7 @@ def session_config(args: argparse.Namespace, judge_mode: str = "live") -> Sessio
                           hangover_s=args.hangover_s),
             turns=TurnConfig(merge_pause_s=args.merge_pause_s),
             judge_mode=judge_mode,  # type: ignore[arg-type]
+            verdicts=verdict_config_from_args(args),
         ).validate()
     except ValueError as exc:
         raise CLIError(str(exc)) from exc
@@ -353,8 +359,11 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
             if display is not None:
                 display.stop()
             if message:
-                print(f"livejudge: {message}", file=sys.stderr)
-            write_outputs(result, output)
+                from livejudge.outputs.guard import clean
+
+                print(f"livejudge: {clean(message)}", file=sys.stderr)
+            write_code = write_outputs(result, output)
+            code = code or write_code
         if output.json_out != "-":
             print_summary(result)
         gate_code = apply_gates(result, output)
@@ -372,8 +381,11 @@ def apply_gates(result: dict, output: OutputConfig) -> int:
     results = evaluate(gates, call_metrics(result))
     name = str((result.get("source") or {}).get("file") or (result.get("source") or {}).get("kind") or "call")
     if output.junit:
-        p = write_junit(output.junit, results, suite=name)
-        print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
+        try:
+            p = write_junit(output.junit, results, suite=name)
+            print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
+        except OSError as exc:
+            print(f"livejudge: cannot write the JUnit XML to {output.junit}: {exc.strerror or exc}", file=sys.stderr)
     msg = format_failures(results, name)
     if msg:
         print(msg, file=sys.stderr)
@@ -381,32 +393,77 @@ def apply_gates(result: dict, output: OutputConfig) -> int:
     return EXIT_OK
 
 
-def write_outputs(result: dict, output: OutputConfig) -> None:
+def check_outputs(output: OutputConfig, inputs: tuple = (), extra: dict | None = None) -> None:
+    """Before the call: every output (--json, --events, --report, --junit, and ``extra``, e.g.
+    ``{"--record": path}``) must be writable and none may be an input (``inputs``: the
+    recording's paths). Raises CLIError (exit 2), so a bad path costs nothing. ``--report``
+    without matplotlib is said now, in one line; the call is still scored and its JSON/events
+    written, then exit 1."""
+    from livejudge.outputs.guard import OutputPathError, check_output_paths
+
+    outs = {"--json": output.json_out, "--events": output.events, "--report": output.report,
+            "--junit": output.junit, **(extra or {})}
+    try:
+        check_output_paths(outs, [i for i in inputs if isinstance(i, (str, Path))])
+    except OutputPathError as exc:
+        raise CLIError(str(exc)) from None
+    if output.report:
+        from livejudge.outputs.html_report import ReportError, require_matplotlib
+
+        try:
+            require_matplotlib()
+        except ReportError as exc:
+            print(f"livejudge: note: --report: {exc}; the call is still scored and --json/--events written, "
+                  "then exit 1 (no report)", file=sys.stderr)
+
+
+def write_outputs(result: dict, output: OutputConfig) -> int:
+    """Write ``--json`` (or stdout) and ``--report``. A path that fails now, after the call
+    (a full disk, a directory removed meanwhile), does not lose the result: it goes to a
+    fallback file in the temp directory (or stdout when even that fails), with one line on
+    stderr. Returns EXIT_OK, or EXIT_FAILED when an output could not be written where asked."""
+    from livejudge.outputs.guard import clean, fallback_path, json_text
     from livejudge.outputs.report import write_json
 
+    code = EXIT_OK
     out = output.json_out
     if out == "-":
-        json.dump(result, sys.stdout, indent=2)
-        print()
+        sys.stdout.write(json_text(result) + "\n")
     elif out:
-        p = write_json(result, out)
-        print(f"livejudge: result written to {p}", file=sys.stderr)
-    write_report(result, output.report)
+        try:
+            p = write_json(result, out)
+            print(f"livejudge: result written to {clean(p)}", file=sys.stderr)
+        except OSError as exc:
+            code = EXIT_FAILED
+            why = exc.strerror or str(exc)
+            try:
+                fb = write_json(result, fallback_path(out))
+                print(f"livejudge: cannot write the result to {clean(out)} ({why}); written to {fb} instead",
+                      file=sys.stderr)
+            except OSError:
+                print(f"livejudge: cannot write the result to {clean(out)} ({why}) nor to a temp file; "
+                      "here it is on stdout", file=sys.stderr)
+                sys.stdout.write(json_text(result) + "\n")
+    if output.report and write_report(result, output.report) is None:
+        code = EXIT_FAILED
+    return code
 
 
 def write_report(result: dict, path: str | Path | None) -> Path | None:
     """Write the HTML report of ``result`` to ``path`` (None: nothing). A failure (matplotlib
-    missing, disk) is one line on stderr: the JSON result and event log are already written."""
+    missing, disk) is one line on stderr and returns None: the JSON result and event log are
+    already written."""
     if not path:
         return None
+    from livejudge.outputs.guard import clean
     from livejudge.outputs.html_report import ReportError, write_html
 
     try:
         p = write_html(result, path)
     except (ReportError, OSError) as exc:
-        print(f"livejudge: no report written to {path}: {exc}", file=sys.stderr)
+        print(f"livejudge: no report written to {clean(path)}: {exc}", file=sys.stderr)
         return None
-    print(f"livejudge: report written to {p}", file=sys.stderr)
+    print(f"livejudge: report written to {clean(p)}", file=sys.stderr)
     return p
 
 

@@ -9,7 +9,8 @@ inline, and there is no script. It prints on A4/Letter (``@media print``).
 Contents, top to bottom: the summary (timing, P(human), judge identity and validity line),
 a two-channel timeline of the call aligned with P(human) per judged window (SVG id
 ``lj-timeline``), the response latencies against the human reference bands with their
-sources (``lj-latency``), the 18 dimensions by category with evidence and gating
+sources (``lj-latency``), the per-event verdicts (counts and flagged rates per kind, then every
+judged moment; flagged ones are red crosses on the timeline), the 18 dimensions by category with evidence and gating
 (``lj-dimensions`` plus a table), the top contributors per window (``lj-contributions`` plus a
 table), the transcripts when present, and any errors recorded during the call.
 
@@ -130,7 +131,12 @@ def check_result(doc: Any) -> dict:
     if missing:
         raise ReportError(f"not a livejudge result document: missing {', '.join(missing)} "
                           "(write one with: livejudge score CALL.wav --json result.json)")
-    return doc
+    from livejudge.outputs.report import DocumentError, check_result_document
+
+    try:  # types and bounds: a hand-edited or hostile document is one line, never a crash or 72 TiB
+        return check_result_document(doc, "result")
+    except DocumentError as exc:
+        raise ReportError(str(exc)) from None
 
 
 # ---------------------------------------------------------------------------- plots
@@ -167,6 +173,10 @@ def plot_timeline(doc: dict) -> str:
             ax.text(t0 + b["yield_s"], other_y - 0.48, f"yield {b['yield_s']:.2f} s", fontsize=7, ha="center")
         else:
             ax.text(t0, other_y - 0.48, "kept talking", fontsize=7, ha="center", color=COLORS["machine"])
+    flagged = [v for v in doc.get("verdicts") or [] if not v.get("ok") and v.get("t_s") is not None]
+    if flagged:  # per-event verdicts that flag the agent: a red cross above the lanes
+        ax.plot([v["t_s"] for v in flagged], [1.45] * len(flagged), marker="X", color=COLORS["machine"],
+                ms=7, ls="none", zorder=6)
     ax.set_yticks([1.0, 0.0], ["user", "agent"])
     ax.set_ylim(-0.75, 1.6)
     ax.set_xlim(0, dur)
@@ -179,8 +189,9 @@ def plot_timeline(doc: dict) -> str:
                        Patch(facecolor="none", edgecolor="#333333", label="turn"),
                        Patch(color=COLORS["overlap"], alpha=0.3, label="overlap"),
                        Line2D([], [], marker="*", color="black", ls="none", label="barge-in (→ yield)"),
-                       Line2D([], [], marker="v", color="#555555", ls="none", label="backchannel")],
-              loc="upper center", bbox_to_anchor=(0.5, 1.28), ncol=6, fontsize=8, frameon=False)
+                       Line2D([], [], marker="v", color="#555555", ls="none", label="backchannel"),
+                       Line2D([], [], marker="X", color=COLORS["machine"], ls="none", label="flagged verdict")],
+              loc="upper center", bbox_to_anchor=(0.5, 1.28), ncol=7, fontsize=8, frameon=False)
 
     ws = _windows(doc)
     t = [w["t_s"] for w in ws]
@@ -220,7 +231,9 @@ def plot_latency(doc: dict) -> str:
     if lat:
         import numpy as np
 
-        axh.hist(lat, bins=np.arange(lo, hi + 0.1, 0.1), color=COLORS["agent"], alpha=0.9)  # 100 ms bins
+        # 100 ms bins, at most 400 of them (a far outlier widens the bins instead of multiplying them)
+        bins = np.arange(lo, hi + 0.1, 0.1) if hi - lo <= 40.0 else np.linspace(lo, hi, 401)
+        axh.hist(lat, bins=bins, color=COLORS["agent"], alpha=0.9)
         axh.yaxis.get_major_locator().set_params(integer=True)
         axs.plot(lat, [0] * len(lat), "|", color="black", ms=18, mew=2)
     else:
@@ -338,11 +351,53 @@ def _summary_html(doc: dict) -> str:
         _card("overlap", "–" if sm.get("overlap_ratio") is None else f"{sm['overlap_ratio'] * 100:.1f} %",
               f"{_fmt(sm.get('overlap_s'), 1, ' s')} of speech time"),
         _card("backchannels", str(sm.get("backchannel_count", "–"))),
+        _card("flagged moments", f"{sm.get('verdict_flagged_count', '–')} of {sm.get('verdict_count', '–')}",
+              "per-event verdicts: see Verdicts"),
         _card("agent share of talk", "–" if sm.get("talk_ratio") is None else f"{sm['talk_ratio'] * 100:.0f} %"),
         _card("judged windows", str(sm.get("judged_windows", "–")),
               f"{sm.get('no_evidence_windows', 0)} without evidence, {sm.get('dropped_windows', 0)} dropped"),
     ]
     return '<div class="cards">' + "".join(cards) + "</div>"
+
+
+def _verdicts_html(doc: dict) -> str:
+    """Counts and flagged rates per verdict kind, then one row per judged moment."""
+    from livejudge.timing.verdicts import OK_OUTCOMES, OUTCOMES
+
+    vs = doc.get("verdicts")
+    if vs is None:
+        return '<p class="muted">No verdicts in this result (written by a livejudge before verdicts).</p>'
+    sm = doc.get("summary") or {}
+    rows = ["<table><tr><th>kind</th><th>outcomes (human-like first)</th><th>flagged rate</th></tr>"]
+    for kind, outs in OUTCOMES.items():
+        cells = ", ".join(
+            f'<span class="{"human" if o in OK_OUTCOMES[kind] else "machine"}">{_esc(o.replace("_", " "))}</span> '
+            f'{_esc(sm.get(f"verdict_{kind}_{o}_count", sum(1 for v in vs if v.get("kind") == kind and v.get("outcome") == o)))}'
+            for o in outs)
+        rate = sm.get(f"verdict_{kind}_flagged_rate")
+        rows.append(f"<tr><td>{_esc(kind.replace('_', ' '))}</td><td>{cells}</td>"
+                    f'<td class="num">{"–" if rate is None else f"{rate * 100:.0f} %"}</td></tr>')
+    rows.append("</table>")
+    rows.append("<table><tr><th>#</th><th>time (s)</th><th>verdict</th><th>measured (s)</th><th>threshold (s)</th>"
+                "<th>basis</th></tr>")
+    for i, v in enumerate(vs):  # i: the number `livejudge check --pin-from RESULT --event N` takes
+        cls = "human" if v.get("ok") else "machine"
+        text = str(v.get("text") or f"{v.get('kind')} {v.get('outcome')}").strip()
+        text = text.split(" ", 1)[1] if text[:1].isdigit() or text[:1] == "-" else text
+        basis = str(v.get("basis") or "")
+        basis_html = '<span class="heuristic">HEURISTIC</span>' if basis.startswith("HEURISTIC") else _esc(basis)
+        rows.append(f'<tr><td class="num">{i}</td><td class="num">{_fmt(v.get("t_s"), 2)}</td><td class="{cls}">{_esc(text)}</td>'
+                    f'<td class="num">{_fmt(v.get("value_s"), 2)}</td><td class="num">{_fmt(v.get("threshold_s"), 2)}</td>'
+                    f"<td>{basis_html}</td></tr>")
+    rows.append("</table>")
+    return "".join(rows)
+
+
+def _health_html(doc: dict) -> str:
+    """Input-health warnings (swapped, silent or identical channels, clipping...), if any."""
+    ws = (doc.get("source") or {}).get("input_health") or []
+    return "".join(f'<p class="validity"><b>Input health:</b> {_esc(w.get("message", w))} '
+                   '<span class="heuristic">HEURISTIC</span></p>' for w in ws if isinstance(w, dict))
 
 
 def _judge_html(doc: dict) -> str:
@@ -476,6 +531,7 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         f'<p class="muted">livejudge {_esc(doc.get("livejudge_version"))} · created {_esc(doc.get("created_utc"))} '
         f'· {_esc(src.get("kind", ""))} · all times in seconds from the start of the call</p>',
         _summary_html(doc),
+        _health_html(doc),
         _judge_html(doc),
         "<h2>Timeline</h2>",
         plot_timeline(doc),
@@ -486,6 +542,14 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         '<span class="heuristic">HEURISTIC</span>. P(human) is drawn at the end of each judged window '
         f"({_esc((doc.get('config') or {}).get('window_s', '–'))} s long); gaps in the line are windows "
         "with no evidence.</p>",
+        "<h2>Verdicts</h2>",
+        _verdicts_html(doc),
+        '<p class="muted">One verdict per moment: caller barge-ins (did the agent yield, how fast), caller '
+        "backchannels (did the agent hold or falsely yield), caller pauses (did it wait or cut in), agent starts "
+        "while the caller speaks, dead air, restarts after yielding, and each response latency against the "
+        "human bands. Latency bands carry their sources; the other thresholds "
+        f"({_esc(doc.get('verdict_config') or {})}) are "
+        '<span class="heuristic">HEURISTIC</span> and set by flags.</p>',
         "<h2>Response latency</h2>",
         plot_latency(doc),
         f'<p class="muted">{lat_note}</p>',
@@ -514,9 +578,6 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
 def write_html(doc: dict, path: str | Path, *, title: str | None = None) -> Path:
     """Write ``render_html(doc)`` to ``path`` atomically (temp file + rename). Raises ReportError, OSError."""
     text = render_html(doc, title=title)
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(p)
-    return p
+    from livejudge.outputs.guard import write_text_atomic
+
+    return write_text_atomic(path, text)

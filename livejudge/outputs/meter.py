@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from livejudge.events import Backchannel, BargeIn, JudgeResult, Transition
 from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE
+from livejudge.timing.verdicts import Verdict, verdict_text
 
 if TYPE_CHECKING:
     from livejudge.session import Session
@@ -71,6 +72,12 @@ def sparkline(values: list[float], width: int = 16) -> str:
 
 
 UNIT_SHORT = {"words": "w", "word": "w", "turns": "t", "turn": "t"}
+
+LEGEND = "··3·· gated · 4s<min = 4 s heard, below the minimum · s/w/t = sec/words/turns"
+"""The meter's legend line: the gated marker, the evidence column's "<min" and its units."""
+
+CONTRIBUTION_UNIT = " (log-odds)"
+"""Unit of the contributions on the "pulls towards" line: z × classifier weight, added to the logit."""
 
 
 def fmt_evidence(amount: float, unit: str) -> str:
@@ -156,15 +163,12 @@ class Meter:
 
         from rich.text import Text
 
-        legend = "··3·· gated: too little evidence (scores 3, counts 0) · s/w/t = sec/words/turns"
+        out = [Text(LEGEND[:self.width], style="dim")]  # always: the units of "4s<min", "48w<min"
         if info and str(info.get("provenance", "")).lower() == "prior":
-            return [Text("PRIOR head (set from published human figures, not trained) · ··3·· = gated",
-                         style="yellow")]
-        if info and info.get("validated"):
-            out = [Text(legend[:self.width], style="dim")]
+            out.append(Text("PRIOR head (set from published human figures, not trained)", style="yellow"))
+        elif info and info.get("validated"):
             out += [Text(x, style="yellow") for x in textwrap.wrap(str(info["validated"]), self.width)]
-            return out
-        return [Text(legend[:self.width], style="dim")]
+        return out
 
     # sink interface (the meter reads the session when it draws; events need no handling)
     def on_event(self, event: object) -> None:
@@ -239,14 +243,19 @@ class Meter:
             gauge.append("  trend " + sparkline([r.p_human for r in res if r.has_evidence], 12), style="cyan")
         else:
             gauge.append("P(human)  –   " + "░" * (width // 2) + "│" + "░" * (width // 2), style="dim")
+            agent_heard = speaking["agent"] or sm.agent_talk_s > 0
             why = ("judge off" if s.judge is None else "waiting for the first window" if latest is None
+                   else "too little agent speech yet" if agent_heard
                    else "no evidence yet (agent silent)")
             gauge.append(f"  {why}", style="dim")
         lines.append(gauge)
         if latest is not None and latest.has_evidence:
             top = sorted(((k, v) for k, v in latest.dimensions.items() if not v.gated),
                          key=lambda kv: -abs(kv[1].contribution))[:3]
-            lines.append(top_line(top, self.width))
+            top_text = top_line(top, self.width - len(CONTRIBUTION_UNIT))
+            if top_text.plain:
+                top_text.append(CONTRIBUTION_UNIT, style="dim")
+            lines.append(top_text)
 
         view = info.get("dimensions") if info else None
         dims = Table.grid(padding=(0, 1))
@@ -296,6 +305,9 @@ class Meter:
         tim.add_row(f"agent talk-overs {sm.agent_talk_over_count} · overlap {sm.overlap_ratio * 100:.1f}%")
         tr = f"{sm.talk_ratio * 100:.0f}%" if sm.talk_ratio is not None else "–"
         tim.add_row(f"backchannels {sm.backchannel_count} · agent talk share {tr}")
+        vs = s.verdicts  # per-event verdicts (livejudge.timing.verdicts)
+        n_flag = sum(1 for v in vs if not v.ok)
+        tim.add_row(Text(f"verdicts: {n_flag} flagged of {len(vs)} moments", style="red" if n_flag else "dim"))
         ms = f"{latest.compute_s * 1000:.0f} ms" if latest else "–"
         tim.add_row(Text(f"judge: {len(res)} windows, {s.dropped_windows} dropped", style="dim"))
         tim.add_row(Text(f"  compute {ms} per window", style="dim"))
@@ -383,6 +395,8 @@ def turn_log_line(event: object) -> str | None:
         return f"{event.onset_s:6.1f} {what}: {y}"
     if isinstance(event, Backchannel):
         return f"{event.onset_s:6.1f} {event.channel} backchannel"
+    if isinstance(event, Verdict):
+        return verdict_text(event)
     return None
 
 
@@ -436,7 +450,8 @@ class PlainLines:
             if line:
                 # printed when settled (final), which can be seconds after it happened: the line
                 # leads with the event's own time and says when it was settled
-                self._print(f"[event] {line.strip()} (settled at t={self.session.now_s:.1f}s)")
+                tag = "verdict" if isinstance(event, Verdict) else "event"
+                self._print(f"[{tag}] {line.strip()} (settled at t={self.session.now_s:.1f}s)")
 
     def on_close(self, result: dict) -> None:
         pass

@@ -10,12 +10,16 @@ Keys (all times in seconds on the session clock unless the name says otherwise):
 * ``barge_ins``: ``[{by, onset_s, yield_s}]`` (yield_s null when the other kept talking)
 * ``backchannels``: ``[{channel, onset_s, offset_s}]``
 * ``overlaps``: ``[{onset_s, offset_s}]``
+* ``verdicts``: ``[{kind, outcome, ok, t_s, value_s, settle_s, threshold_s, basis, text}]``, one per
+  judged moment (``livejudge.timing.verdicts``), with ``verdict_config`` (their thresholds)
 * ``transcripts``: ``[{channel, onset_s, offset_s, text, n_words}]`` (agent turns; only with ASR)
 * ``judge``: ``[{t_s, window_start_s, window_end_s, p_human, compute_ms, dimensions: {id:
   {score, evidence, evidence_unit, gated, z, contribution}}}]``; p_human is null (and
   ``no_evidence`` true) when the window has no evidence (every dimension gated, or the ungated
   ones carry too little of the classifier's weight), e.g. before the agent has spoken
-* ``summary``: latency count/mean/p50/p90, barge-ins (``barge_in_count`` = length of
+* ``summary``: verdict counts and flagged rates (``verdict_<kind>_<outcome>_count``,
+  ``verdict_<kind>_flagged_rate``, ``verdict_flagged_count``...), latency count/mean/p50/p90,
+  barge-ins (``barge_in_count`` = length of
   ``barge_ins`` = ``user_barge_in_count`` + ``agent_talk_over_count``), yield (after the
   user's barge-ins), overlap ratio, backchannels, talk ratio, ``mean_p_human`` (over EVERY window
   with evidence: nothing else is left out), ``evidence_coverage`` (share of judged windows with
@@ -29,12 +33,12 @@ Keys (all times in seconds on the session clock unless the name says otherwise):
 from __future__ import annotations
 
 import datetime as _dt
-import json
 from pathlib import Path
 from typing import Any
 
 from livejudge import __version__
 from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN
+from livejudge.timing.verdicts import summarize_verdicts
 
 
 def _r(x: float | None, nd: int = 4) -> float | None:
@@ -51,6 +55,7 @@ def build_result(session: Any) -> dict:
     """
     tl = session.timeline
     sm = session.summary
+    vs = session.verdicts
     results = session.judge_results
     judge_info = session.judge.info() if session.judge is not None and hasattr(session.judge, "info") else None
     # no-evidence windows say nothing (p_human None); every other window counts
@@ -85,6 +90,8 @@ def build_result(session: Any) -> dict:
         "backchannels": [{"channel": b.channel, "onset_s": _r(b.onset_s), "offset_s": _r(b.offset_s)}
                          for b in tl.backchannels],
         "overlaps": [{"onset_s": _r(o.onset_s), "offset_s": _r(o.offset_s)} for o in tl.overlaps],
+        "verdicts": [v.to_dict() for v in vs],
+        "verdict_config": session.config.verdicts.to_dict(),
         "transcripts": [{"channel": t.channel, "onset_s": _r(t.onset_s), "offset_s": _r(t.offset_s),
                          "text": t.text, "n_words": t.n_words} for t in session.transcripts],
         "judge": [r.to_dict() for r in results],
@@ -117,6 +124,7 @@ def build_result(session: Any) -> dict:
             "no_evidence_windows": sum(1 for r in results if not r.has_evidence),
             "evidence_coverage": _r(len(p) / len(results), 3) if results else None,
             "dropped_windows": session.dropped_windows,
+            **summarize_verdicts(vs),
         },
         "judge_info": judge_info,
         "framework_events": [{"kind": n.kind, "t_s": _r(n.t_s), **n.data} for n in session.notes],
@@ -126,11 +134,105 @@ def build_result(session: Any) -> dict:
 
 
 def write_json(doc: dict, path: str | Path) -> Path:
-    """Write the document atomically (temp file + rename) so a crash never leaves half a file."""
+    """Write the document atomically (a uniquely named temp file + rename), so a crash never
+    leaves half a file and two writers of one path never collide; strict JSON (a NaN/inf is
+    written as null and noted in ``errors``: ``livejudge.outputs.guard.json_text``).
+    Raises OSError."""
+    from livejudge.outputs.guard import json_text, write_text_atomic
+
+    return write_text_atomic(path, json_text(doc))
+
+
+MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
+"""Largest result/summary file ``load_json_document`` reads, bytes (a 10-hour call is ~20 MB)."""
+MAX_DURATION_S = 7 * 24 * 3600.0
+"""Longest call duration a document may claim, seconds (a week; HEURISTIC bound against absurd values)."""
+_LISTS = ("segments", "turns", "transitions", "barge_ins", "backchannels", "overlaps", "transcripts", "judge")
+
+
+class DocumentError(ValueError):
+    """A result or summary document that is not what livejudge wrote (one line: where and what)."""
+
+
+def load_json_document(path: str | Path) -> object:
+    """Parse a JSON file livejudge wrote, refusing what would crash or exhaust a reader: a file
+    over ``MAX_DOCUMENT_BYTES``, nesting deeper than Python's parser can follow, NaN/Infinity.
+
+    Raises:
+        DocumentError: no such file, unreadable, too large, not strict JSON (one line, with the path).
+    """
+    import json
+
     p = Path(path)
-    if p.parent and not p.parent.exists():
-        p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=2))
-    tmp.replace(p)
-    return p
+    try:
+        size = p.stat().st_size
+        if size > MAX_DOCUMENT_BYTES:
+            raise DocumentError(f"{p}: {size / 1e6:.0f} MB is too large for a livejudge document "
+                                f"(at most {MAX_DOCUMENT_BYTES / 1e6:.0f} MB)")
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DocumentError(f"{p}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DocumentError(f"{p}: not readable ({exc})") from None
+
+    def no_constant(name: str):
+        raise ValueError(f"{name} is not a JSON number")
+
+    try:
+        return json.loads(text, parse_constant=no_constant)
+    except RecursionError:
+        raise DocumentError(f"{p}: JSON nested too deeply to be a livejudge document") from None
+    except ValueError as exc:  # JSONDecodeError is a ValueError
+        raise DocumentError(f"{p}: not valid JSON ({exc})") from None
+
+
+def _number(v: object, where: str, lo: float, hi: float, *, none: bool = True) -> None:
+    import math
+
+    if v is None and none:
+        return
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise DocumentError(f"{where} must be a number, got {type(v).__name__} {str(v)[:40]!r}")
+    if not (math.isfinite(v) and lo <= v <= hi):
+        raise DocumentError(f"{where} = {v:.6g} is outside {lo:g}…{hi:g}")
+
+
+def check_result_document(doc: object, name: str = "result") -> dict:
+    """``doc`` if it has the result document's shape (module docstring) with sane values, else
+    DocumentError naming the first bad field: wrong types, non-finite numbers, and times outside
+    the call (|t| ≤ duration_s + 60 s, duration_s ≤ ``MAX_DURATION_S``) — a ``gap_s`` of 1e12
+    would otherwise make a 10¹³-bin histogram."""
+    if not isinstance(doc, dict):
+        raise DocumentError(f"{name}: not a livejudge result document (expected a JSON object)")
+    _number(doc.get("duration_s"), f"{name}: duration_s", 0.0, MAX_DURATION_S)
+    t_max = float(doc.get("duration_s") or 0.0) + 60.0
+    for key in ("judge_info", "source", "config", "channels"):
+        if doc.get(key) is not None and not isinstance(doc[key], dict):
+            raise DocumentError(f"{name}: {key} must be an object, got {type(doc[key]).__name__}")
+    if not isinstance(doc.get("summary", {}), dict):
+        raise DocumentError(f"{name}: summary must be an object, got {type(doc['summary']).__name__}")
+    for k, v in (doc.get("summary") or {}).items():
+        if not isinstance(v, (dict, list, str, bool)):
+            _number(v, f"{name}: summary.{k}", -1e12, 1e12)
+    for key in _LISTS:
+        items = doc.get(key, [])
+        if items is None:
+            continue
+        if not isinstance(items, list):
+            raise DocumentError(f"{name}: {key} must be a list, got {type(items).__name__}")
+        for i, it in enumerate(items):
+            if not isinstance(it, dict):
+                raise DocumentError(f"{name}: {key}[{i}] must be an object, got {type(it).__name__}")
+            for f, v in it.items():
+                if f.endswith("_s"):
+                    _number(v, f"{name}: {key}[{i}].{f}", -t_max, t_max)
+                elif f == "p_human":
+                    _number(v, f"{name}: {key}[{i}].p_human", 0.0, 1.0)
+                elif f == "dimensions":
+                    if not isinstance(v, dict) or not all(isinstance(d, dict) for d in v.values()):
+                        raise DocumentError(f"{name}: {key}[{i}].dimensions must be an object of objects")
+                    for dk, d in v.items():
+                        for dn in ("score", "z", "contribution", "evidence"):
+                            if dn in d:
+                                _number(d[dn], f"{name}: {key}[{i}].dimensions.{dk}.{dn}", -1e6, 1e6)
+    return doc

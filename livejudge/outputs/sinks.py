@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import threading
 from pathlib import Path
 from typing import Callable
 
 from livejudge.events import AudioChunk, event_to_dict
+from livejudge.outputs.guard import json_text
 
 
 def event_record(event: object) -> dict:
@@ -37,7 +37,7 @@ class JsonlSink:
         self._write({"type": "header", "started_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")})
 
     def _write(self, obj: dict) -> None:
-        line = (json.dumps(obj) + "\n").encode("utf-8")
+        line = (json_text(obj, indent=None) + "\n").encode("utf-8")  # strict JSON: no NaN
         with self._lock:
             if self._f.closed:
                 return

@@ -14,7 +14,11 @@ What it taps (Pipecat 1.14 ``FramePushed``):
   transport only pushes a chunk on after writing it to the client, so this is what was really
   played, cut at interruptions; audio generated but dropped by an interruption never counts.
   Continuous full-duplex streams that include silence work too: livejudge's own VAD decides
-  what is speech.
+  what is speech. A pipeline with **no output transport** (a processor pushes the agent's
+  ``OutputAudioRawFrame`` to its own sink) is told apart within ``AGENT_DECIDE_S`` of its first
+  agent frame: then the frames as the processor first pushed them are the agent's audio
+  (laid end to end: generated, not played, so bursts are not paced), with one warning and
+  ``result["pipecat"]["agent_audio"]`` saying so.
 * **framework events** (for comparison only, never for timing) — ``VADUserStarted/Stopped
   SpeakingFrame`` (with ``start_secs``/``stop_secs``), ``UserStarted/StoppedSpeakingFrame``,
   ``BotStarted/StoppedSpeakingFrame``, ``InterruptionFrame`` and ``MetricsFrame`` values
@@ -52,6 +56,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +88,12 @@ from livejudge.session import Session, SessionConfig
 
 _NS = 1e-9
 _DOWN = FrameDirection.DOWNSTREAM
+
+AGENT_DECIDE_S = 0.5
+"""How long agent frames pushed by a processor wait (pipeline seconds) for an output transport
+to show up before they are taken as the agent's audio (a pipeline without one)."""
+
+_log = logging.getLogger("livejudge.pipecat")
 
 # framework frames recorded as notes (kind = "pipecat.<ClassName>")
 NOTE_FRAMES: tuple[type, ...] = (
@@ -442,6 +453,7 @@ class LiveJudgeCore:
             "sample_rates_hz": {c: sorted(v) for c, v in self.sample_rates.items()},
             "stretches": {c: s.stretches for c, s in self._stitch.items()},
             "dropped_items": self.dropped_items,
+            "agent_audio": getattr(self, "agent_audio", "output transport"),
             "user_push_marks": self.tap.user_push_marks,
             "agent_push_marks": self.tap.agent_push_marks,
             "stitch_tolerance_s": self.tap.stitch_tolerance_s,
@@ -670,10 +682,35 @@ class LiveJudgeObserver(BaseObserver):
         for name in (*EVENTS, "on_closed"):
             self._register_event_handler(name)
         self._close_task: asyncio.Future | None = None
+        self._agent_from: str | None = None  # "transport", "pushed", or None = not known yet
+        self._pending_agent: list[tuple[Any, int]] = []
+        self.core.agent_audio = "output transport"
 
     @property
     def session(self) -> Session:
         return self.core.session
+
+    def _saw_transport(self) -> None:
+        self._agent_from = "transport"
+        self._pending_agent.clear()  # the transport will push those frames again, when played
+
+    def _agent_pushed(self, frame: Any, source: Any, t_ns: int) -> None:
+        """An agent frame first pushed by a processor while no output transport has been seen."""
+        self._pending_agent.append((frame, t_ns))
+        if t_ns - self._pending_agent[0][1] >= AGENT_DECIDE_S / _NS or len(self._pending_agent) > 500:
+            self._take_pushed(type(source).__name__)
+
+    def _take_pushed(self, who: str) -> None:
+        self._agent_from = "pushed"
+        why = (f"agent audio as pushed by {who} (no output transport in the pipeline: generated, "
+               "not played; chunks laid end to end)")
+        self.core.agent_audio = why
+        _log.warning("livejudge: no output transport (BaseOutputTransport) in this pipeline; taking the %s", why)
+        # generated audio comes in bursts ahead of time: lay chunks end to end, never re-anchor back
+        self.core._stitch["agent"] = _Stitcher(self.core.tap.stitch_tolerance_s, float("inf"))
+        for frame, t_ns in self._pending_agent:
+            self.core.put_audio("agent", frame, t_ns)
+        self._pending_agent.clear()
 
     async def on_push_frame(self, data: FramePushed) -> None:
         """Cheap: classify the frame and queue a reference; all work happens off the loop."""
@@ -685,13 +722,25 @@ class LiveJudgeObserver(BaseObserver):
                 self.core.put_audio("user", frame, data.timestamp)
         elif isinstance(frame, OutputAudioRawFrame):
             if data.direction is _DOWN and isinstance(data.source, BaseOutputTransport):
+                if self._agent_from is None:
+                    self._saw_transport()
                 self.core.put_audio("agent", frame, data.timestamp)
+            elif self._agent_from != "transport" and data.first_push and data.direction is _DOWN:
+                if isinstance(data.destination, BaseOutputTransport):
+                    self._saw_transport()
+                elif self._agent_from == "pushed":
+                    self.core.put_audio("agent", frame, data.timestamp)
+                else:
+                    self._agent_pushed(frame, data.source, data.timestamp)
         elif isinstance(frame, NOTE_FRAMES):
             if data.first_push and (frame.broadcast_sibling_id is None or data.direction is _DOWN):
                 self.core.put_note(frame, data.timestamp)
         elif isinstance(frame, (EndFrame, CancelFrame)):
             if isinstance(data.source, BaseOutputTransport) and data.direction is _DOWN:
                 self._schedule_close()
+        if self._agent_from is None and (isinstance(data.destination, BaseOutputTransport)
+                                         or isinstance(data.source, BaseOutputTransport)):
+            self._saw_transport()  # e.g. the StartFrame reaching it: agent audio comes from it
 
     async def setup(self, task_manager) -> None:
         await super().setup(task_manager)
@@ -706,6 +755,8 @@ class LiveJudgeObserver(BaseObserver):
 
     async def close(self) -> dict:
         """Finish: judge the last window, write ``result_path``, fire ``on_closed``. Idempotent."""
+        if self._agent_from is None and self._pending_agent:  # ended before the decision: no transport
+            self._take_pushed("a processor")
         doc, first = await self.core.close_once()
         if first:
             await self._call_event_handler("on_closed", doc)

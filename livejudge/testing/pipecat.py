@@ -293,7 +293,7 @@ async def run_scripted(dialogue: Dialogue, *, sample_rate: int = 16000, mode: st
                        tail_s: float = 0.6, extra: list | None = None,
                        consume_user_audio: bool = True, before_output: list | None = None,
                        bunch: int = 1, stall: tuple[float, float] | None = None,
-                       out_jitter_s: float = 0.0) -> RunStats:
+                       out_jitter_s: float = 0.0, output: bool = True) -> RunStats:
     """Run ``dialogue`` through a real ``PipelineWorker``: scripted input → ScriptedAgent →
     PacedOutputTransport (→ ``processors_after_output``), with ``observers`` attached.
 
@@ -305,7 +305,9 @@ async def run_scripted(dialogue: Dialogue, *, sample_rate: int = 16000, mode: st
     Network and event-loop trouble, to test robustness: ``bunch`` user chunks arrive together
     (each pushed up to (bunch−1)·chunk late); ``stall=(at_s, for_s)`` holds both the user's
     chunks and one output push that long, after which both catch up; ``out_jitter_s`` makes
-    every output push up to that much late (uniform).
+    every output push up to that much late (uniform). ``output=False`` leaves the output
+    transport out: the agent's frames end at the pipeline's sink (as in a pipeline whose last
+    processor consumes the audio itself).
     """
     from pipecat.pipeline.pipeline import Pipeline
     from pipecat.pipeline.worker import PipelineParams, PipelineWorker
@@ -316,7 +318,7 @@ async def run_scripted(dialogue: Dialogue, *, sample_rate: int = 16000, mode: st
     agent = ScriptedAgent(clock, dialogue, sample_rate, mode=mode, chunk_s=chunk_s, tick_s=tick_s,
                           consume_user_audio=consume_user_audio)
     out = PacedOutputTransport(clock, sample_rate, jitter_s=out_jitter_s, stall=stall)
-    pipeline = Pipeline([inp, *(extra or []), agent, *(before_output or []), out,
+    pipeline = Pipeline([inp, *(extra or []), agent, *(before_output or []), *([out] if output else []),
                          *(processors_after_output or [])])
     worker = PipelineWorker(pipeline, clock=clock, observers=list(observers or []), enable_rtvi=False,
                             cancel_on_idle_timeout=False, idle_timeout_secs=None, enable_turn_tracking=False,

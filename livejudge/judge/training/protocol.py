@@ -152,26 +152,40 @@ def load_or_seal(path: str | Path, meta: Sequence[Mapping], n_families: int, n_g
 
 @dataclass(frozen=True)
 class Fold:
-    """One leave-one-family-and-group-out fold: ``train`` and ``test`` are row indices."""
+    """One leave-one-family-and-group-out fold: ``train`` and ``test`` are row indices;
+    ``groups`` the held-out human groups (one, or a chunk of them); ``group`` their label."""
 
     family: str
     group: str
     train: np.ndarray
     test: np.ndarray
+    groups: tuple[str, ...] = ()
 
 
-def _folds(meta: Sequence[Mapping], rows: np.ndarray, families: Sequence[str], groups: Sequence[str]) -> Iterator[Fold]:
+def group_sets(groups: Sequence[str], chunks: int | None) -> list[tuple[str, tuple[str, ...]]]:
+    """Held-out human units: each group alone (``chunks`` None), or the sorted groups dealt
+    round-robin into ``chunks`` speaker-disjoint chunks (fewer folds: training cost)."""
+    groups = sorted(groups)
+    if not chunks or chunks >= len(groups):
+        return [(g, (g,)) for g in groups]
+    sets = [tuple(groups[k::chunks]) for k in range(chunks)]
+    return [("+".join(s), s) for s in sets if s]
+
+
+def _folds(meta: Sequence[Mapping], rows: np.ndarray, families: Sequence[str],
+           gsets: Sequence[tuple[str, tuple[str, ...]]]) -> Iterator[Fold]:
     lab = np.array([m["label"] for m in meta])
     fam = np.array([str(m["family"]) for m in meta])
     grp = np.array([str(m["group"]) for m in meta])
     in_rows = np.zeros(len(meta), dtype=bool)
     in_rows[rows] = True
     for F in families:
-        for G in groups:
-            test = in_rows & (((lab == "machine") & (fam == F)) | ((lab == "human") & (grp == G)))
-            # a machine row whose group is G (e.g. copy-synthesis of that speaker) stays out of training too
-            train = in_rows & (fam != F) & (grp != G)
-            yield Fold(F, G, np.where(train)[0], np.where(test)[0])
+        for name, members in gsets:
+            held = np.isin(grp, list(members))
+            test = in_rows & (((lab == "machine") & (fam == F)) | ((lab == "human") & held))
+            # a machine row whose group is held out (e.g. copy-synthesis of that speaker) stays out of training too
+            train = in_rows & (fam != F) & ~held
+            yield Fold(F, name, np.where(train)[0], np.where(test)[0], tuple(members))
 
 
 def open_rows(meta: Sequence[Mapping], sealed: SealedSplit) -> np.ndarray:
@@ -179,23 +193,26 @@ def open_rows(meta: Sequence[Mapping], sealed: SealedSplit) -> np.ndarray:
     return np.array([i for i, m in enumerate(meta) if not sealed.is_sealed(m)], dtype=int)
 
 
-def outer_folds(meta: Sequence[Mapping], sealed: SealedSplit, never_held_out: Sequence[str] = ()) -> Iterator[Fold]:
+def outer_folds(meta: Sequence[Mapping], sealed: SealedSplit, never_held_out: Sequence[str] = (),
+                group_chunks: int | None = None) -> Iterator[Fold]:
     """Leave-one-family-out × leave-one-human-group-out folds over the open rows.
 
     ``never_held_out``: machine families used for training but not held out as families (e.g.
-    copy-synthesis augmentations of human clips)."""
+    copy-synthesis augmentations of human clips). ``group_chunks``: hold out chunks of human
+    groups instead of single groups (``group_sets``)."""
     rows = open_rows(meta, sealed)
     fams = sorted({str(meta[i]["family"]) for i in rows if meta[i]["label"] == "machine"} - set(never_held_out))
     groups = sorted({str(meta[i]["group"]) for i in rows if meta[i]["label"] == "human"})
-    yield from _folds(meta, rows, fams, groups)
+    yield from _folds(meta, rows, fams, group_sets(groups, group_chunks))
 
 
-def inner_folds(meta: Sequence[Mapping], outer: Fold, never_held_out: Sequence[str] = ()) -> Iterator[Fold]:
+def inner_folds(meta: Sequence[Mapping], outer: Fold, never_held_out: Sequence[str] = (),
+                group_chunks: int | None = None) -> Iterator[Fold]:
     """The same construction inside ``outer.train`` only (for calibration nested in the fold)."""
     rows = outer.train
     fams = sorted({str(meta[i]["family"]) for i in rows if meta[i]["label"] == "machine"} - set(never_held_out))
     groups = sorted({str(meta[i]["group"]) for i in rows if meta[i]["label"] == "human"})
-    yield from _folds(meta, rows, fams, groups)
+    yield from _folds(meta, rows, fams, group_sets(groups, group_chunks))
 
 
 def check_nested(meta: Sequence[Mapping], sealed: SealedSplit, outer: Fold, calibration_rows: np.ndarray) -> None:
@@ -209,7 +226,7 @@ def check_nested(meta: Sequence[Mapping], sealed: SealedSplit, outer: Fold, cali
                 raise ProtocolError(f"fold {outer.family}/{outer.group}: {name} row {i} is a test row")
             if sealed.is_sealed(m):
                 raise ProtocolError(f"fold {outer.family}/{outer.group}: {name} row {i} is sealed")
-            if str(m["family"]) == outer.family or str(m["group"]) == outer.group:
+            if str(m["family"]) == outer.family or str(m["group"]) in (outer.groups or (outer.group,)):
                 raise ProtocolError(f"fold {outer.family}/{outer.group}: {name} row {i} is of the held-out "
                                     "family or group")
 

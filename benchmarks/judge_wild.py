@@ -1,0 +1,292 @@
+"""The SHIPPED default judge on speech from the wild, at the user's unit (issue 19).
+
+Measures what a user gets from ``livejudge score CALL.wav`` (default ``--judge auto``: the
+Whisper-encoder head ``whisper-fitted``) on two-party calls whose agent side is neural TTS /
+speech-LM output gathered from public GitHub repositories (``docs/corpus.md``), against the same
+calls with a person on the agent side. Nothing is fitted or tuned here; the head is never changed.
+
+Dialogues (``livejudge.testing.DialogueBuilder``): the caller speaks the repo's shipped human clips
+(``livejudge/data/audio/human``, cut to ≤ ``--user-max-s`` s); the agent answers with a sequence of
+clips of ONE group of the manifest (one system, or one human source), in manifest order
+(same-speaker clips adjacent), until about ``--agent-speech-s`` s of agent speech. Both classes
+get the same random timing (gaps U(0.3, 1.0) s), agent level (U(−30, −18) dBFS RMS) and noise
+floor (U(−70, −55) dBFS), drawn from one seeded stream per dialogue index, so only the agent's
+voice differs. Conditions: ``wideband`` (16 kHz) and ``telephone`` (``telephone_line=True``: both
+channels 300–3400 Hz, 8 kHz, G.711 μ-law round trip).
+
+Scoring is the CLI's: the parser's defaults (``livejudge score``: 30 s windows every 2 s, judge
+mode "every", VAD and turn settings), ``judge_from_config(judge_config(args))`` for the judge, ``Session`` +
+``stream_call`` + ``Session.close()`` for the result document; the figure per dialogue is the
+document's ``summary.mean_p_human`` (mean over every window with evidence), as a CI gate reads it.
+Dialogues whose document has no P(human) (no window with evidence) are counted, not scored.
+
+Reported (JSON + table): per group and per family, n dialogues, mean P(human), accuracy at 0.5
+(people ≥ 0.5, machines < 0.5), evidence coverage; pooled ROC-AUC machines vs people (every
+neural family; the codec-resynthesis family, a re-encoding of real recordings, is reported
+separately and kept out of the pooled figure), per condition.
+
+Run:  OMP_NUM_THREADS=1 nice -n 10 python benchmarks/judge_wild.py \
+          [--manifest /work/exp/wild/manifest.csv] [--json benchmarks/results/judge_wild.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+RESYNTH = {"codec-resynthesis"}  # real recordings re-encoded by a codec: not a TTS voice
+
+
+def read_manifest(path: Path) -> list[dict]:
+    """Rows of the manifest CSV (path, label, family, system, speaker, duration_s, repo, ...).
+
+    Raises:
+        SystemExit: missing file or columns (one line, naming the fix).
+    """
+    if not path.exists():
+        raise SystemExit(f"no manifest at {path}: gather the clips first (see docs/corpus.md)")
+    rows = list(csv.DictReader(path.open()))
+    need = {"path", "label", "family", "system", "speaker", "duration_s"}
+    if not rows or not need <= set(rows[0]):
+        raise SystemExit(f"{path}: needs columns {sorted(need)}")
+    return [r for r in rows if Path(r["path"]).exists() and float(r["duration_s"]) >= 0.3]
+
+
+def plan_dialogues(rows: list[dict], agent_speech_s: float) -> list[dict]:
+    """Group clips by (label, family, system) and cut each group into dialogues of about
+    ``agent_speech_s`` seconds of agent audio (clip durations as stored, before trimming)."""
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for r in rows:
+        groups[(r["label"], r["family"], r["system"])].append(r)
+    plans = []
+    for (label, family, system), clips in sorted(groups.items()):
+        clips.sort(key=lambda r: (r["speaker"], r["path"]))
+        cur: list[dict] = []
+        acc = 0.0
+        for c in clips:
+            cur.append(c)
+            acc += float(c["duration_s"])
+            if acc >= agent_speech_s:
+                plans.append({"label": label, "family": family, "system": system, "clips": cur})
+                cur, acc = [], 0.0
+        if cur:  # the rest: its own (shorter) dialogue, or joined to the last one when short
+            if acc < agent_speech_s / 2 and plans and plans[-1]["system"] == system \
+                    and plans[-1]["label"] == label:
+                plans[-1]["clips"].extend(cur)
+            else:
+                plans.append({"label": label, "family": family, "system": system, "clips": cur})
+    return plans
+
+
+def load_wav16k(path: str) -> np.ndarray:
+    from livejudge.audio import load_audio, resample, to_mono
+
+    data, rate = load_audio(path)
+    return resample(to_mono(data), rate)
+
+
+def build(plan: dict, index: int, seed: int, telephone: bool, user_max_s: float):
+    """The call for one planned dialogue (see module docstring). Same draws for both classes:
+    the stream depends only on (seed, index)."""
+    from livejudge.testing.dialogues import DialogueBuilder, _level, list_clips, trim
+
+    rng = np.random.default_rng([seed, index])
+    users = list_clips("human")
+    noise_dbfs = float(rng.uniform(-70, -55))
+    level_dbfs = float(rng.uniform(-30, -18))
+    b = DialogueBuilder(noise_dbfs=noise_dbfs, seed=seed * 100_003 + index, telephone_line=telephone)
+    order = rng.permutation(len(users))
+    for k, clip in enumerate(plan["clips"]):
+        b.user(users[int(order[k % len(users)])], gap_s=float(rng.uniform(0.3, 1.0)) if k else None,
+               max_s=user_max_s)
+        x = _level(trim(load_wav16k(clip["path"])), level_dbfs)  # the level of its speech
+        b.agent(np.clip(x, -1, 1), gap_s=float(rng.uniform(0.3, 1.0)))
+    return b.build()
+
+
+def score_call(call, args_cli, judge, session_config) -> dict:
+    """Score one call as ``livejudge score`` does; returns the result document's summary."""
+    from livejudge.session import Session, stream_call
+
+    session = Session(session_config, judge=judge, info={"sample_rate_in": call.sample_rate_in,
+                                                         "channels": call.channels, "kind": "score"})
+    stream_call(session, call, speed=None)
+    doc = session.close()
+    return doc["summary"] | {"judge_info": doc.get("judge_info")}
+
+
+def summarise(items: list[dict]) -> dict:
+    """n, mean P(human), accuracy at 0.5, coverage, for dialogues of one label."""
+    ps = [d["p"] for d in items if d["p"] is not None]
+    out = {"n": len(items), "n_scored": len(ps),
+           "mean_p_human": round(float(np.mean(ps)), 3) if ps else None,
+           "mean_evidence_coverage": round(float(np.mean([d["coverage"] or 0.0 for d in items])), 3)}
+    if ps:
+        human = items[0]["label"] == "human"
+        ok = [(p >= 0.5) == human for p in ps]
+        out["acc_at_0.5"] = round(float(np.mean(ok)), 3)
+    return out
+
+
+FIT_OK = {"CC0-1.0", "MIT", "Apache-2.0"}  # permissive licences that cover the repo's files
+
+
+def corpus_table(rows: list[dict]) -> str:
+    """The markdown table of docs/corpus.md, from the manifest: one line per (repo, system)."""
+    groups: dict = defaultdict(list)
+    for r in rows:
+        groups[(r["repo"], r["commit"][:10], r["label"], r["family"], r["system"], r.get("licence", ""))].append(r)
+    lines = ["| repo | commit | label | family | system | clips | seconds | paths (pattern) | licence | may FIT a shipped head? |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for (repo, commit, label, fam, sysn, lic), rs in sorted(groups.items()):
+        dirs = sorted({str(Path(r["source_path"]).parent) for r in rs})
+        pat = dirs[0] + ("/…" if len(dirs) == 1 else f"/… (+{len(dirs) - 1} dirs)")
+        fit = "yes" if lic in FIT_OK else "no: measure only"
+        lines.append(f"| {repo} | {commit} | {label} | {fam} | {sysn} | {len(rs)} | "
+                     f"{sum(float(r['duration_s']) for r in rs):.0f} | `{pat}` | {lic} | {fit} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--manifest", type=Path, default=Path("/work/exp/wild/manifest.csv"))
+    ap.add_argument("--json", type=Path, default=Path("benchmarks/results/judge_wild.json"))
+    ap.add_argument("--agent-speech-s", type=float, default=20.0,
+                    help="agent audio per dialogue, seconds (whole call ≈ 1.6× this)")
+    ap.add_argument("--user-max-s", type=float, default=4.0, help="longest caller turn, seconds")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--conditions", default="wideband,telephone")
+    ap.add_argument("--limit", type=int, default=None, help="at most this many dialogues (smoke runs)")
+    ap.add_argument("--head", default=None, metavar="DIR",
+                    help="measure this head instead of the shipped default (as `livejudge score --head DIR`)")
+    ap.add_argument("--measure-only", action="store_true",
+                    help="only the sources whose licence does not allow fitting (never in any head's training): "
+                         "the unseen families for a head fitted on the fit-OK ones")
+    ap.add_argument("--corpus-table", action="store_true",
+                    help="print the sources table of docs/corpus.md from the manifest and stop")
+    a = ap.parse_args(argv)
+    if a.corpus_table:
+        print(corpus_table(read_manifest(a.manifest)))
+        return 0
+
+    from livejudge.commands.cli import build_parser
+    from livejudge.commands.runner import judge_config, judge_from_config, session_config
+    from livejudge.judge.training.evaluate import roc_auc
+
+    cli = build_parser().parse_args(["score", "call.wav"] + (["--head", a.head] if a.head else []))  # the defaults a user gets
+    judge = judge_from_config(judge_config(cli))
+    if judge is None:
+        raise SystemExit("the default judge did not load here (see the line above); nothing to measure")
+    config = session_config(cli, "every")
+
+    rows = read_manifest(a.manifest)
+    if a.measure_only:
+        rows = [r for r in rows if r.get("licence") not in FIT_OK]
+    plans = plan_dialogues(rows, a.agent_speech_s)
+    if a.limit:
+        plans = plans[: a.limit]
+    print(f"{len(rows)} clips -> {len(plans)} dialogues "
+          f"({sum(p['label'] == 'human' for p in plans)} with a person as agent)", file=sys.stderr)
+
+    results: dict = {"command": "OMP_NUM_THREADS=1 nice -n 10 python benchmarks/judge_wild.py "
+                                + " ".join(argv if argv is not None else sys.argv[1:]),
+                     "manifest": str(a.manifest), "n_clips": len(rows), "seed": a.seed,
+                     "agent_speech_s": a.agent_speech_s, "user_max_s": a.user_max_s,
+                     "unit": "summary.mean_p_human of `livejudge score` defaults "
+                             f"(window {config.window_s} s every {config.interval_s} s, judge mode every)",
+                     "conditions": {}}
+    t_all = time.perf_counter()
+    for cond in a.conditions.split(","):
+        dialogues = []
+        t0 = time.perf_counter()
+        for i, plan in enumerate(plans):
+            d = build(plan, i, a.seed, cond == "telephone", a.user_max_s)
+            s = score_call(d.call, cli, judge, config)
+            results.setdefault("judge_info", s["judge_info"])
+            langs = [c.get("lang") or "en" for c in plan["clips"]]
+            dialogues.append({"label": plan["label"], "family": plan["family"], "system": plan["system"],
+                              "english": all(x == "en" for x in langs),
+                              "clips": [c["path"] for c in plan["clips"]],
+                              "duration_s": round(len(d.call.user) / 16000, 1),
+                              "agent_talk_s": s["agent_talk_s"], "p": s["mean_p_human"],
+                              "coverage": s["evidence_coverage"], "windows": s["judged_windows"]})
+        dt = time.perf_counter() - t0
+        by_sys: dict = defaultdict(list)
+        by_fam: dict = defaultdict(list)
+        for d in dialogues:
+            by_sys[(d["label"], d["family"], d["system"])].append(d)
+            by_fam[(d["label"], d["family"])].append(d)
+        scored = [d for d in dialogues if d["p"] is not None]
+        pooled = [d for d in scored if d["family"] not in RESYNTH]
+        auc = roc_auc([d["p"] for d in pooled], [1 if d["label"] == "human" else 0 for d in pooled])
+        auc_all = roc_auc([d["p"] for d in scored], [1 if d["label"] == "human" else 0 for d in scored])
+        en = [d for d in pooled if d["english"]]
+        auc_en = roc_auc([d["p"] for d in en], [1 if d["label"] == "human" else 0 for d in en])
+        humans = [d for d in scored if d["label"] == "human"]
+        fam_auc = {}
+        for (label, fam), ds in by_fam.items():
+            if label == "machine":
+                ms = [d for d in ds if d["p"] is not None]
+                v = roc_auc([d["p"] for d in humans + ms], [1] * len(humans) + [0] * len(ms))
+                fam_auc[fam] = None if v is None else round(v, 3)
+        results["conditions"][cond] = {
+            "pooled_auc_machines_vs_people": None if auc is None else round(auc, 3),
+            "pooled_auc_incl_codec_resynthesis": None if auc_all is None else round(auc_all, 3),
+            "pooled_auc_english_agents_only": None if auc_en is None else round(auc_en, 3),
+            "people": summarise([d for d in dialogues if d["label"] == "human"]),
+            "machines": summarise([d for d in dialogues if d["label"] == "machine" and d["family"] not in RESYNTH]),
+            "by_family": {f"{lab}:{fam}": summarise(ds) | ({"auc_vs_all_people": fam_auc[fam]} if lab == "machine" else {})
+                          for (lab, fam), ds in sorted(by_fam.items())},
+            "by_system": {f"{lab}:{fam}:{sysn}": summarise(ds) for (lab, fam, sysn), ds in sorted(by_sys.items())},
+            "dialogues": dialogues,
+            "seconds": round(dt, 1),
+            "audio_seconds": round(sum(d["duration_s"] for d in dialogues), 1),
+        }
+        print(f"[{cond}] {len(dialogues)} dialogues scored in {dt:.0f} s", file=sys.stderr)
+    results["seconds_total"] = round(time.perf_counter() - t_all, 1)
+    a.json.parent.mkdir(parents=True, exist_ok=True)
+    a.json.write_text(json.dumps(results, indent=1))
+    print_table(results)
+    print(f"\nwritten {a.json}")
+    return 0
+
+
+def print_table(results: dict) -> None:
+    conds = list(results["conditions"])
+    first = results["conditions"][conds[0]]
+
+    def cell(c, key, grp="by_family"):
+        s = results["conditions"][c][grp].get(key) if grp else results["conditions"][c][key]
+        if not s or s.get("mean_p_human") is None:
+            return f"{'-':>14}"
+        return f"{s['mean_p_human']:>6.2f} {s.get('acc_at_0.5', float('nan')):>6.2f} "
+
+    print(f"\n{'group':46} {'n':>3}  " + "  ".join(f"{c[:14]:>14}" for c in conds))
+    print(f"{'':46} {'':>3}  " + "  ".join(f"{'P(hum)   acc':>14}" for _ in conds))
+    for key, s in first["by_family"].items():
+        print(f"{key[:46]:46} {s['n']:>3}  " + "  ".join(cell(c, key) for c in conds))
+    print("  by system:")
+    for key, s in first["by_system"].items():
+        print(f"  {key.split(':', 1)[1][:44]:44} {s['n']:>3}  " + "  ".join(cell(c, key, "by_system") for c in conds))
+    print(f"{'ALL PEOPLE':46} {first['people']['n']:>3}  " + "  ".join(cell(c, 'people', None) for c in conds))
+    print(f"{'ALL MACHINES (neural TTS)':46} {first['machines']['n']:>3}  "
+          + "  ".join(cell(c, 'machines', None) for c in conds))
+    for key, name in (("pooled_auc_machines_vs_people", "pooled ROC-AUC machines vs people"),
+                      ("pooled_auc_english_agents_only", "  same, English-speaking agents only"),
+                      ("pooled_auc_incl_codec_resynthesis", "  same, codec re-synthesis counted machine")):
+        print(f"{name:46} {'':>3}  " + "  ".join(f"{str(results['conditions'][c][key]):>14}" for c in conds))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

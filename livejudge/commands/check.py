@@ -1,0 +1,467 @@
+"""`livejudge check`: expectations pinned to moments of a recorded call, for CI.
+
+At a caller moment (a barge-in, a backchannel, a pause inside the caller's speech: the
+``EXPECTABLE`` verdicts of ``livejudge.timing.verdicts``) the agent either *yields* (stops
+talking, or leaves the floor to the caller) or *holds* (talks on, or takes the floor)::
+
+    livejudge check call.wav --at 16.1 --expect yield --within 0.8
+    livejudge check call.wav --expectations expectations.json --junit check.xml
+    livejudge check call.wav --json result.json          # list the moments, numbered
+    livejudge check --pin-from result.json --event 3 --event 7 > expectations.json
+    livejudge check --pin-from result.json --flagged > expectations.json
+
+CALL is a recording (run through the timing pipeline, judge off) or a result document
+(``.json``: its verdicts are read as they are). An expectation matches the expectable verdict
+nearest its ``at_s`` within ``tolerance_s`` (default 0.5 s, HEURISTIC: VAD onsets move by tens
+of ms between line conditions); with ``kind`` set, only a verdict of that kind. ``yield`` passes
+when the agent yielded there, and, with ``within_s``, did so within that many seconds of the
+moment (barge-in: its yield time; backchannel: agent offset − backchannel onset; a pause the
+agent waited through has nothing to time and passes). ``hold`` passes when it held.
+
+Expectations file (JSON, or TOML with ``.toml``)::
+
+    {"livejudge_expectations": 1, "call": "call.wav", "tolerance_s": 0.5,
+     "verdict_config": {...},                       # optional: thresholds to re-check with
+     "expect": [{"at_s": 16.07, "expect": "yield", "within_s": 1.0,
+                 "kind": "barge_in", "name": "barge-in at 16.1 s"}]}
+
+Pinning (``--pin-from``): each chosen verdict becomes an expectation of what a person would
+do there (``--pin expected``, the default: barge-in → yield within ``yield_max_s``,
+backchannel → hold, pause → yield), so a flagged moment keeps CI red until the agent is
+fixed, and a passing one guards against regressions; or of what the agent did
+(``--pin observed``: a snapshot; a yield is pinned with ``within_s`` = its time +
+``PIN_MARGIN_S``).
+
+Exit codes: 0 every expectation passed (or there were none), 1 one failed, 2 usage or input
+error (one line says what): usage errors leave through ``CLIError`` (``runner.EXIT_USAGE``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+from livejudge.commands.runner import CLIError, HelpFormatter, add_session_args, session_config
+from livejudge.commands.verdict_args import add_verdict_args, verdict_config_from_args  # noqa: F401 (re-exported)
+from livejudge.timing.verdicts import EXPECTABLE, Verdict, VerdictConfig
+
+EXIT_PASS, EXIT_FAIL = 0, 1
+
+TOLERANCE_S = 0.5
+"""HEURISTIC: how far from ``at_s`` the moment may be found, seconds."""
+
+PIN_MARGIN_S = 0.25
+"""HEURISTIC: ``--pin observed`` pins a yield of y seconds as ``within_s = y + PIN_MARGIN_S``
+(VAD offsets move by tens of ms between runs on other machines or line conditions)."""
+
+FORMAT_VERSION = 1
+EXPECTS = ("yield", "hold")
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One pinned moment.
+
+    Attributes:
+        at_s: the caller moment, session seconds (a verdict's ``t_s``).
+        expect: "yield" or "hold".
+        within_s: for "yield", the latest the agent may stop after ``at_s``, seconds; None = any.
+        kind: restrict the match to one verdict kind ("barge_in", "backchannel", "pause"); None = any.
+        name: label in outputs and JUnit.
+    Raises:
+        ValueError: a bad value (the message names the field and the fix).
+    """
+
+    at_s: float
+    expect: str
+    within_s: float | None = None
+    kind: str | None = None
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.expect not in EXPECTS:
+            raise ValueError(f"expect must be 'yield' or 'hold', got {self.expect!r}")
+        if not (isinstance(self.at_s, (int, float)) and self.at_s >= 0 and self.at_s == self.at_s):
+            raise ValueError(f"at_s must be a time ≥ 0 seconds, got {self.at_s!r}")
+        if self.within_s is not None:
+            if self.expect != "yield":
+                raise ValueError("within_s goes with expect 'yield' only (how soon the agent must stop)")
+            if not (isinstance(self.within_s, (int, float)) and self.within_s >= 0):
+                raise ValueError(f"within_s must be ≥ 0 seconds, got {self.within_s!r}")
+        if self.kind is not None and self.kind not in EXPECTABLE:
+            raise ValueError(f"kind must be one of {', '.join(EXPECTABLE)}, got {self.kind!r}")
+
+    @property
+    def label(self) -> str:
+        w = f" within {self.within_s:g} s" if self.within_s is not None else ""
+        k = f" ({self.kind.replace('_', '-')})" if self.kind else ""
+        return self.name or f"{self.expect}{w} at {self.at_s:.2f} s{k}"
+
+    def to_dict(self) -> dict:
+        d: dict = {"at_s": round(self.at_s, 4), "expect": self.expect}
+        if self.within_s is not None:
+            d["within_s"] = round(self.within_s, 4)
+        if self.kind:
+            d["kind"] = self.kind
+        if self.name:
+            d["name"] = self.name
+        return d
+
+    @staticmethod
+    def from_dict(d: object, where: str = "expectation") -> "Expectation":
+        if not isinstance(d, dict):
+            raise ValueError(f"{where} must be a table/object with at_s and expect, got {d!r}")
+        unknown = set(d) - {"at_s", "expect", "within_s", "kind", "name", "note"}
+        if unknown:
+            raise ValueError(f"{where}: unknown field(s) {', '.join(sorted(unknown))} "
+                             "(fields: at_s, expect, within_s, kind, name, note)")
+        if "at_s" not in d or "expect" not in d:
+            raise ValueError(f"{where} needs at_s and expect, got {d!r}")
+        try:
+            at = float(d["at_s"])
+            within = None if d.get("within_s") is None else float(d["within_s"])
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: at_s and within_s must be numbers of seconds, got {d!r}") from None
+        try:
+            return Expectation(at, str(d["expect"]), within, d.get("kind"), str(d.get("name") or ""))
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    expectation: Expectation
+    passed: bool
+    reason: str
+    verdict: Verdict | None = None
+
+
+def check(expectation: Expectation, verdicts: list[Verdict], tolerance_s: float = TOLERANCE_S) -> CheckResult:
+    """Check one expectation against a call's verdicts (pure). See the module docstring."""
+    e = expectation
+    kinds = (e.kind,) if e.kind else EXPECTABLE
+    near = [v for v in verdicts if v.kind in kinds and abs(v.t_s - e.at_s) <= tolerance_s]
+    if not near:
+        cands = [v for v in verdicts if v.kind in kinds]
+        hint = ""
+        if cands:
+            n = min(cands, key=lambda v: abs(v.t_s - e.at_s))
+            hint = f"; nearest: {n.kind.replace('_', '-')} at {n.t_s:.2f} s"
+        what = e.kind.replace("_", "-") if e.kind else "caller moment (barge-in, backchannel or pause)"
+        return CheckResult(e, False, f"no {what} within ±{tolerance_s:g} s of {e.at_s:.2f} s{hint}")
+    v = min(near, key=lambda v: (abs(v.t_s - e.at_s), EXPECTABLE.index(v.kind)))
+    said = f"{v.kind.replace('_', '-')} at {v.t_s:.2f} s: {v.outcome.replace('_', ' ')}"
+    if v.observed != e.expect:
+        return CheckResult(e, False, f"expected {e.expect}, the agent did not ({said})", v)
+    if e.expect == "yield" and e.within_s is not None and v.value_s is not None and v.kind != "pause":
+        if v.value_s > e.within_s + 1e-9:
+            return CheckResult(e, False, f"yielded after {v.value_s:.2f} s, later than {e.within_s:g} s ({said})", v)
+        return CheckResult(e, True, f"yielded after {v.value_s:.2f} s ({said})", v)
+    return CheckResult(e, True, said, v)
+
+
+# ----------------------------------------------------------------------------- files
+def load_expectations(path: str | Path) -> dict:
+    """Read an expectations file (JSON, or TOML by extension). Returns ``{"expect": [Expectation],
+    "tolerance_s": float | None, "call": str | None, "verdict_config": dict | None}``.
+
+    Raises:
+        ValueError: unreadable file, bad syntax or a bad expectation (one line naming it).
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read expectations file {p}: {exc.strerror or exc}") from None
+    try:
+        if p.suffix.lower() == ".toml":
+            import tomllib
+
+            doc = tomllib.loads(text)
+        else:
+            doc = json.loads(text)
+    except Exception as exc:  # json.JSONDecodeError, tomllib.TOMLDecodeError
+        kind = "TOML" if p.suffix.lower() == ".toml" else "JSON"
+        raise ValueError(f"expectations file {p} is not valid {kind}: {exc}") from None
+    if isinstance(doc, list):
+        doc = {"expect": doc}
+    if not isinstance(doc, dict) or not isinstance(doc.get("expect"), list):
+        raise ValueError(f"expectations file {p} needs a list 'expect' of {{at_s, expect, within_s}} entries "
+                         "(see livejudge check --help)")
+    exps = [Expectation.from_dict(d, f"{p.name}: expect[{i}]") for i, d in enumerate(doc["expect"])]
+    tol = doc.get("tolerance_s")
+    if tol is not None and not (isinstance(tol, (int, float)) and tol >= 0):
+        raise ValueError(f"{p.name}: tolerance_s must be ≥ 0 seconds, got {tol!r}")
+    vc = doc.get("verdict_config")
+    if vc is not None:
+        verdict_config_from_dict(vc, p.name)  # validate now
+    call = doc.get("call")
+    if call is not None and not Path(str(call)).is_absolute():
+        call = str(p.parent / str(call))
+    return {"expect": exps, "tolerance_s": tol, "call": call, "verdict_config": vc}
+
+
+def verdict_config_from_dict(d: object, where: str = "verdict_config") -> VerdictConfig:
+    names = {f.name for f in fields(VerdictConfig)}
+    if not isinstance(d, dict) or set(d) - names:
+        raise ValueError(f"{where}: verdict_config must hold only {', '.join(sorted(names))}, got {d!r}")
+    try:
+        return VerdictConfig(**d)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def pin(result: dict, events: list[int] | None, *, flagged: bool = False, mode: str = "expected") -> dict:
+    """An expectations document from verdicts of a result document.
+
+    Args:
+        result: a result document with ``verdicts``.
+        events: indices into ``result["verdicts"]`` (as ``livejudge check CALL`` numbers them).
+        flagged: also pin every flagged caller moment.
+        mode: "expected" (what a person would do there) or "observed" (what the agent did).
+    Raises:
+        ValueError: no verdicts in the result, an index out of range, a verdict that is not a
+            caller moment, or nothing chosen.
+    """
+    raw = result.get("verdicts") if isinstance(result, dict) else None
+    if raw is None:
+        raise ValueError("the result has no verdicts (written by a livejudge before verdicts? score the call again)")
+    vs = [Verdict.from_dict(v) for v in raw]
+    chosen: list[int] = []
+    for n in events or []:
+        if not 0 <= n < len(vs):
+            raise ValueError(f"--event {n} is out of range: the result has {len(vs)} verdicts (0–{len(vs) - 1})")
+        if vs[n].kind not in EXPECTABLE:
+            raise ValueError(f"verdict {n} is a {vs[n].kind.replace('_', ' ')} verdict; only caller moments "
+                             f"({', '.join(EXPECTABLE)}) can be pinned (gate the rest with --fail-if "
+                             f"'verdict_{vs[n].kind}_flagged_rate>0')")
+        chosen.append(n)
+    if flagged:
+        chosen += [i for i, v in enumerate(vs) if v.kind in EXPECTABLE and not v.ok and i not in chosen]
+    if not chosen:
+        raise ValueError("nothing to pin: give --event N (see the numbered list of `livejudge check CALL`) "
+                         "or --flagged")
+    cfg = result.get("verdict_config") or {}
+    exps = []
+    for n in sorted(set(chosen)):
+        v = vs[n]
+        if mode == "observed":
+            expect = v.observed
+            within = (round(v.value_s + PIN_MARGIN_S, 3)
+                      if expect == "yield" and v.kind != "pause" and v.value_s is not None else None)
+        else:
+            expect = v.expected
+            within = cfg.get("yield_max_s", VerdictConfig().yield_max_s) if v.kind == "barge_in" else None
+        e = Expectation(round(v.t_s, 4), str(expect), within, v.kind,
+                        f"{v.kind.replace('_', '-')} at {v.t_s:.2f} s")
+        exps.append({**e.to_dict(), "note": f"pinned from verdict {n}: {v.outcome.replace('_', ' ')}"})
+    src = result.get("source") or {}
+    doc: dict = {"livejudge_expectations": FORMAT_VERSION}
+    if src.get("file"):
+        doc["call"] = str(src["file"])
+    doc["tolerance_s"] = TOLERANCE_S
+    if cfg:
+        doc["verdict_config"] = cfg
+    doc["pin"] = mode
+    doc["expect"] = exps
+    return doc
+
+
+def junit_xml(results: list[CheckResult], suite: str) -> str:
+    """JUnit XML: one testsuite, one testcase per expectation (``failure`` with the reason)."""
+    root = ET.Element("testsuites", name="livejudge")
+    s = ET.SubElement(root, "testsuite", name=f"livejudge check: {suite}", tests=str(len(results)),
+                      failures=str(sum(not r.passed for r in results)), errors="0", skipped="0")
+    for r in results:
+        tc = ET.SubElement(s, "testcase", classname="livejudge.commands.check", name=r.expectation.label)
+        if not r.passed:
+            f = ET.SubElement(tc, "failure", message=r.reason, type="ExpectationFailed")
+            f.text = r.reason
+        else:
+            ET.SubElement(tc, "system-out").text = r.reason
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+# ----------------------------------------------------------------------------- CLI
+def _verdicts_of(args: argparse.Namespace, call_path: str | None, vcfg: VerdictConfig) -> tuple[list[Verdict], dict]:
+    """(verdicts, result document) of CALL: a result JSON read as is, or a recording scored
+    with the judge off."""
+    if call_path is not None and call_path.lower().endswith(".json"):
+        try:
+            doc = json.loads(Path(call_path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise CLIError(f"cannot read the result {call_path}: {exc}") from None
+        if not isinstance(doc, dict) or doc.get("verdicts") is None:
+            raise CLIError(f"{call_path} is not a result document with verdicts (score the call again, or "
+                           "give the recording)")
+        try:
+            return [Verdict.from_dict(v) for v in doc["verdicts"]], doc
+        except ValueError as exc:
+            raise CLIError(f"{call_path}: {exc}") from None
+    from livejudge.audio import AudioFormatError, open_call
+    from livejudge.session import Session, stream_call
+    from livejudge.timing.echo import gate_source
+
+    if call_path is None and args.user is None and args.agent is None:
+        raise CLIError("no call: give a recording (or a result .json), or --user A.wav --agent B.wav, "
+                       "or an expectations file that names its call")
+    try:
+        reader = open_call(call_path, user=args.user, agent=args.agent,
+                           user_channel=args.user_channel, agent_channel=args.agent_channel)
+    except AudioFormatError as exc:
+        raise CLIError(str(exc)) from exc
+    try:
+        from livejudge.timing.health import check_call, report_warnings
+
+        health = check_call(reader)
+        call, gate_info = gate_source(reader, args.echo_gate)
+        config = replace(session_config(args, "every"), verdicts=vcfg)
+        info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels, "kind": "check",
+                "file": call_path, "echo_gate": gate_info}
+        session = Session(config, judge=None, info=info)
+        session.info["input_health"] = report_warnings(health, session)
+        try:
+            stream_call(session, call)
+        except AudioFormatError as exc:
+            raise CLIError(str(exc)) from exc
+        doc = session.close()
+        return session.verdicts, doc
+    finally:
+        reader.close()
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    if args.pin_from is not None:
+        return _cmd_pin(args)
+    if args.event:
+        raise CLIError("--event goes with --pin-from RESULT.json")
+    exps: list[Expectation] = []
+    tolerance = args.tolerance_s
+    base_cfg = None
+    call = args.call
+    if args.expectations:
+        try:
+            f = load_expectations(args.expectations)
+        except ValueError as exc:
+            raise CLIError(str(exc)) from None
+        exps += f["expect"]
+        tolerance = tolerance if tolerance is not None else f["tolerance_s"]
+        if f["verdict_config"]:
+            base_cfg = verdict_config_from_dict(f["verdict_config"])
+        call = call or f["call"]
+    if args.at is not None or args.expect is not None or args.within is not None:
+        if args.at is None or args.expect is None:
+            raise CLIError("--at T and --expect yield|hold go together (--within S optional, with yield)")
+        try:
+            exps.append(Expectation(args.at, args.expect, args.within))
+        except ValueError as exc:
+            raise CLIError(f"--at/--expect/--within: {exc}") from None
+    tolerance = TOLERANCE_S if tolerance is None else float(tolerance)
+    if tolerance < 0:
+        raise CLIError(f"--tolerance-s must be ≥ 0 seconds, got {tolerance}")
+    vcfg = verdict_config_from_args(args, base_cfg)
+    vs, doc = _verdicts_of(args, call, vcfg)
+    if args.json_out:
+        from livejudge.outputs.report import write_json
+
+        if args.json_out == "-":
+            print(json.dumps(doc, indent=2))
+        else:
+            print(f"livejudge: result written to {write_json(doc, args.json_out)}", file=sys.stderr)
+    if not exps:  # list the moments, numbered for --pin-from
+        out = sys.stderr if args.json_out == "-" else sys.stdout
+        for i, v in enumerate(vs):
+            pinnable = "*" if v.kind in EXPECTABLE else " "
+            print(f"{i:3d}{pinnable} {v.to_dict()['text'].strip()}", file=out)
+        print(f"livejudge: {len(vs)} verdicts, {sum(not v.ok for v in vs)} flagged; * = a caller moment "
+              "you can pin (--pin-from RESULT.json --event N)", file=sys.stderr)
+        return EXIT_PASS
+    results = [check(e, vs, tolerance) for e in exps]
+    out = sys.stderr if args.json_out == "-" else sys.stdout
+    for r in results:
+        print(f"{'PASS' if r.passed else 'FAIL'}  {r.expectation.label}: {r.reason}", file=out)
+    n_fail = sum(not r.passed for r in results)
+    suite = str(call or (f"{args.user} + {args.agent}" if args.user else "call"))
+    if args.junit:
+        p = Path(args.junit)
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(junit_xml(results, suite), encoding="utf-8")
+        except OSError as exc:
+            raise CLIError(f"cannot write --junit {p}: {exc.strerror or exc}") from None
+        print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
+    print(f"livejudge: {len(results) - n_fail} of {len(results)} expectation(s) passed", file=sys.stderr)
+    return EXIT_FAIL if n_fail else EXIT_PASS
+
+
+def _cmd_pin(args: argparse.Namespace) -> int:
+    if args.at is not None or args.expect is not None or args.expectations:
+        raise CLIError("--pin-from writes expectations; it does not take --at/--expect/--expectations")
+    try:
+        result = json.loads(Path(args.pin_from).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CLIError(f"cannot read the result {args.pin_from}: {exc}") from None
+    try:
+        doc = pin(result, args.event, flagged=args.flagged, mode=args.pin)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    text = json.dumps(doc, indent=2) + "\n"
+    if args.out:
+        try:
+            Path(args.out).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise CLIError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+        print(f"livejudge: {len(doc['expect'])} expectation(s) written to {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return EXIT_PASS
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "check", help="check pinned expectations (yield/hold at a moment) on a recorded call, for CI",
+        formatter_class=HelpFormatter,
+        description=__doc__.split("\n\n")[1] + "\n\n" + __doc__.split("\n\n")[2],
+        epilog="exit codes: 0 every expectation passed · 1 one failed · 2 bad input or usage (one line says what)")
+    p.add_argument("call", nargs="?", default=None,
+                   help="the recording (stereo, user and agent on separate channels), or a result .json "
+                        "(its verdicts are read as they are, with the thresholds it was scored with)")
+    p.add_argument("--user", default=None, metavar="A.wav", help="the user's side as its own file (with --agent)")
+    p.add_argument("--agent", default=None, metavar="B.wav", help="the agent's side as its own file (with --user)")
+    p.add_argument("--user-channel", type=int, default=0, help="channel index of the user in CALL")
+    p.add_argument("--agent-channel", type=int, default=1, help="channel index of the agent in CALL")
+    p.add_argument("--echo-gate", default="auto", choices=("auto", "on", "off"),
+                   help="remove the agent's voice leaking into the user channel (as for score)")
+    g = p.add_argument_group("expectations")
+    g.add_argument("--at", type=float, default=None, metavar="T", help="the caller moment, seconds into the call")
+    g.add_argument("--expect", choices=EXPECTS, default=None, help="what the agent must do at T")
+    g.add_argument("--within", type=float, default=None, metavar="S",
+                   help="with --expect yield: the agent stops at most S seconds after T")
+    g.add_argument("--expectations", default=None, metavar="FILE",
+                   help="expectations file (JSON, or .toml); its 'call' is used when CALL is not given")
+    g.add_argument("--tolerance-s", type=float, default=None,
+                   help=f"how far from T the moment may be found, seconds (default: the file's, else {TOLERANCE_S})")
+    g.add_argument("--junit", default=None, metavar="OUT.xml", help="write the checks as JUnit XML here")
+    g.add_argument("--json", dest="json_out", default=None, metavar="OUT",
+                   help="write the call's result document (JSON) here; '-' for stdout")
+    g = p.add_argument_group("pinning")
+    g.add_argument("--pin-from", default=None, metavar="RESULT.json",
+                   help="write expectations from verdicts of this result (to stdout, or -o)")
+    g.add_argument("--event", type=int, action="append", default=[], metavar="N",
+                   help="the verdict to pin, by its number in `livejudge check CALL` (repeatable)")
+    g.add_argument("--flagged", action="store_true", help="pin every flagged caller moment")
+    g.add_argument("--pin", choices=("expected", "observed"), default="expected",
+                   help="expected: what a person would do there (keeps CI red until fixed); "
+                        "observed: what the agent did (a regression snapshot)")
+    g.add_argument("-o", "--out", default=None, metavar="FILE", help="write the pinned expectations here")
+    add_session_args(p)  # with the verdict thresholds (add_verdict_args)
+    p.set_defaults(func=cmd_check)
+
+
+__all__ = ["CheckResult", "Expectation", "add_verdict_args", "check", "junit_xml", "load_expectations",
+           "pin", "verdict_config_from_args"]

@@ -1,0 +1,174 @@
+"""Guards on what livejudge writes and prints, for hostile or unlucky inputs (issue 21):
+
+* ``check_output_paths``: every output path checked *before* a call is scored — not the input
+  recording (same file, also via a symlink or another relative path), not a directory, a
+  file name the file system accepts, a directory we can create a file in — so a bad path is
+  a one-line usage error, not a traceback after the whole call was scored;
+* ``write_text_atomic``: temp file + rename with a unique temp name, so two writers of one
+  path never trip over each other's temp file (the last rename wins; both files are whole);
+* ``fallback_path``: where a result goes when its own path fails late (a full disk);
+* ``json_text``: strict JSON (no NaN/Infinity, which ``json.loads`` elsewhere rejects): a
+  non-finite number is written as null and the document's ``errors`` says where;
+* ``clean``: text from outside (a file name, an agent's close reason) with control characters
+  shown as escapes, so it cannot move the cursor, recolour or retitle the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Iterable
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(text: Any) -> str:
+    """``str(text)`` safe to print on a terminal: C0/C1 control characters (ESC, BEL, CR, ...)
+    and bidi overrides are shown as ``\\x1b``-style escapes; tab and newline are kept."""
+    s = str(text)
+    if not _CONTROL.search(s):
+        return s
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                        else f"\\u{ord(m.group()):04x}", s)
+
+
+class OutputPathError(ValueError):
+    """An output path that cannot be written (one line naming the flag, the problem and the fix)."""
+
+
+def _name_max(directory: Path) -> int:
+    try:
+        return int(os.pathconf(directory, "PC_NAME_MAX"))
+    except (OSError, ValueError, AttributeError):
+        return 255
+
+
+def _exists(p: Path) -> bool:
+    try:
+        return p.exists()
+    except OSError:  # ENAMETOOLONG and the like: not there
+        return False
+
+
+def _nearest_existing(p: Path) -> Path:
+    q = p.absolute().parent
+    while not _exists(q) and q != q.parent:
+        q = q.parent
+    return q
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    try:
+        if os.path.exists(a) and os.path.exists(b):
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[str | Path | None] = ()) -> None:
+    """Refuse, before any work, output paths that would fail or do harm when written.
+
+    Args:
+        outputs: flag → path (``{"--json": "r.json", "--events": None}``); None and "-"
+            (stdout) are skipped.
+        inputs: the input files (the recording), which no output may be.
+    Raises:
+        OutputPathError: an output is an input, two outputs are one file, a directory, a name
+            over the file system's limit, or in a directory where no file can be created
+            (read-only, ``/proc``, missing permissions).
+    """
+    ins = [str(i) for i in inputs if i is not None and str(i) != "-"]
+    given = [(flag, str(p)) for flag, p in outputs.items() if p is not None and str(p) != "-"]
+    for i, (flag, path) in enumerate(given):
+        p = Path(path)
+        for src in ins:
+            if _same_file(p, src):
+                raise OutputPathError(f"{flag} {clean(path)} is the input recording {clean(src)}; writing it "
+                                      "would overwrite the call: give another path")
+        for flag2, path2 in given[:i]:
+            if _same_file(p, path2):
+                raise OutputPathError(f"{flag} and {flag2} are the same file ({clean(path)}): give each its own path")
+        parent = _nearest_existing(p)
+        limit = _name_max(parent)
+        for part in p.absolute().parts[len(parent.parts):]:
+            if len(os.fsencode(part)) > limit:
+                raise OutputPathError(f"{flag}: the name {clean(part[:40])}… is {len(os.fsencode(part))} bytes; "
+                                      f"this file system allows {limit}: give a shorter name")
+        if p.is_dir():
+            raise OutputPathError(f"{flag} {clean(path)} is a directory: give a file path inside it, "
+                                  f"e.g. {clean(p / 'result.json')}")
+        if not parent.is_dir():
+            raise OutputPathError(f"{flag} {clean(path)}: {clean(parent)} is not a directory")
+        if p.exists() and not os.access(p, os.W_OK):
+            raise OutputPathError(f"{flag} {clean(path)} exists and is not writable: give another path")
+        try:  # the only sure test: create (and remove) a file where the output will go
+            fd, probe = tempfile.mkstemp(prefix=".livejudge-probe-", dir=parent)
+            os.close(fd)
+            os.unlink(probe)
+        except OSError as exc:
+            raise OutputPathError(f"{flag} {clean(path)}: cannot create a file in {clean(parent)} "
+                                  f"({exc.strerror or exc}): give a writable path") from None
+
+
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` via a uniquely named temp file in the same directory
+    and a rename: a crash never leaves half a file, and concurrent writers never share a temp
+    file. Raises OSError (the temp file is removed)."""
+    p = Path(path)
+    if not p.parent.exists():
+        p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name[:100]}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return p
+
+
+def fallback_path(path: str | Path) -> Path:
+    """Where to save an output whose own path failed: the system temp directory, named after
+    the intended file, the process and the time (never an existing file)."""
+    p = Path(str(path))
+    stem = (p.stem or "result")[:60]
+    return Path(tempfile.gettempdir()) / f"livejudge-{stem}-{os.getpid()}-{time.strftime('%Y%m%dT%H%M%S')}{p.suffix[:10]}"
+
+
+def _finite(obj: Any, where: str, bad: list[str]) -> Any:
+    if isinstance(obj, float):
+        if math.isfinite(obj):
+            return obj
+        bad.append(where or "(top)")
+        return None
+    if isinstance(obj, dict):
+        return {k: _finite(v, f"{where}.{k}" if where else str(k), bad) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v, f"{where}[{i}]", bad) for i, v in enumerate(obj)]
+    return obj
+
+
+def json_text(doc: Any, indent: int | None = 2) -> str:
+    """``doc`` as strict JSON (RFC 8259: no NaN/Infinity). Non-finite numbers become null and,
+    for a result document (a dict with ``errors``), one entry names how many and where."""
+    try:
+        return json.dumps(doc, indent=indent, allow_nan=False)
+    except ValueError:
+        pass
+    bad: list[str] = []
+    safe = _finite(doc, "", bad)
+    if isinstance(safe, dict) and isinstance(safe.get("errors"), list):
+        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
+        safe["errors"].append(f"{len(bad)} non-finite number(s) (NaN/inf) written as null: "
+                              f"{', '.join(bad[:3])}{more}")
+    return json.dumps(safe, indent=indent, allow_nan=False)

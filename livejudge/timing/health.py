@@ -1,0 +1,219 @@
+"""Input health of a recorded call: problems with the channels that make timing wrong or empty.
+
+``check_input(user, agent, ...)`` (pure, numpy) looks at both channels of a call (float32 mono
+16 kHz, equal length) and returns ``HealthWarning``s:
+
+* ``silent_channel``: a channel whose loudest 30 ms frame is below ``SILENT_PEAK_DBFS``
+  (a wrong ``--user-channel``/``--agent-channel``, or a side that was not recorded). Both silent:
+  nothing can be measured.
+* ``identical_channels``: the two channels carry the same signal (correlation ≥
+  ``IDENTICAL_CORRELATION`` over the call: a mono recording copied to both channels). Every
+  moment is then an overlap; nothing can be measured.
+* ``channel_swap``: the "agent" channel carries an echo of the "user" channel (the echo gate's
+  estimate, ``timing.echo.estimate_echo_path``, with the roles reversed, detects leakage) while
+  the usual direction shows none: speakerphone echo leaks the agent into the caller's
+  microphone, so the channels are probably swapped.
+* ``clipping``: more than ``CLIP_SHARE`` of a channel's samples sit in runs of 3 or more at
+  full scale (|x| ≥ ``CLIP_LEVEL``): loud speech was cut off; onsets hold, levels do not.
+* ``dc_offset``: |mean| above ``DC_LEVEL`` (the front end's high-pass removes it; said so a
+  bad sound card is known).
+* ``length_mismatch``: two files (``--user``/``--agent``) whose lengths differ by more than
+  ``LENGTH_MISMATCH_SHARE`` and 1 s: one file's rate header is wrong, or one side was cut.
+
+Every threshold is HEURISTIC (no published figure fixes them). Warnings go to the result
+(``source.input_health``), stderr, the event log and the report; none stops a call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from livejudge.audio import SAMPLE_RATE
+
+SILENT_PEAK_DBFS = -50.0
+"""HEURISTIC: a channel whose loudest 30 ms frame is below this holds no speech, dBFS."""
+IDENTICAL_CORRELATION = 0.98
+"""HEURISTIC: correlation of the two channels above which they are the same signal."""
+CLIP_LEVEL = 0.99
+"""HEURISTIC: |x| at or above this is at full scale (int16 full scale is 0.99997)."""
+CLIP_SHARE = 1e-4
+"""HEURISTIC: share of samples in full-scale runs above which a channel is clipped."""
+DC_LEVEL = 0.01
+"""HEURISTIC: |mean| above this is a DC offset, full-scale units."""
+LENGTH_MISMATCH_SHARE = 0.02
+"""HEURISTIC: two files whose lengths differ by more than this share (and 1 s) mismatch."""
+SWAP_PROBE_S = 120.0
+"""HEURISTIC: the channel-swap test reads at most this much of the call, seconds."""
+
+
+@dataclass(frozen=True, slots=True)
+class HealthWarning:
+    """One input problem.
+
+    Attributes:
+        code: "silent_channel", "identical_channels", "channel_swap", "clipping", "dc_offset",
+            "length_mismatch".
+        channel: "user", "agent" or None (both).
+        message: one line: the problem and the fix.
+        value: the measured figure (dBFS, correlation, share, offset; see code), or None.
+        threshold: the HEURISTIC threshold it crossed.
+        unmeasurable: True when nothing can be measured from this input.
+    """
+
+    code: str
+    channel: str | None
+    message: str
+    value: float | None
+    threshold: float | None
+    unmeasurable: bool = False
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["value"] = None if self.value is None else round(float(self.value), 6)
+        d["basis"] = "HEURISTIC"
+        return d
+
+
+def _peak_dbfs(x: np.ndarray, frame: int = int(0.03 * SAMPLE_RATE)) -> float:
+    n = len(x) // frame
+    if n == 0:
+        return -120.0
+    fr = x[: n * frame].reshape(n, frame).astype(np.float64)
+    fr = fr - fr.mean(axis=1, keepdims=True)  # DC is not sound
+    rms = np.sqrt(np.mean(fr**2, axis=1))
+    return float(20 * np.log10(max(float(rms.max()), 1e-6)))
+
+
+def _clip_share(x: np.ndarray) -> float:
+    hot = np.abs(x) >= CLIP_LEVEL
+    if not hot.any():
+        return 0.0
+    run3 = hot[:-2] & hot[1:-1] & hot[2:]
+    inrun = np.zeros_like(hot)
+    inrun[:-2] |= run3
+    inrun[1:-1] |= run3
+    inrun[2:] |= run3
+    return float(inrun.mean())
+
+
+def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int] | None = None,
+                swap_test: bool = True) -> list[HealthWarning]:
+    """Input-health warnings of a call (see the module docstring).
+
+    Args:
+        user, agent: float32 mono 16 kHz, shape (n,), the same length (as read, before any
+            echo gate or high-pass).
+        lengths: for two files, each side's own length in samples at 16 kHz (before padding).
+        swap_test: run the channel-swap test (two echo-path estimates over at most ``SWAP_PROBE_S``:
+            about 0.3 s of CPU per minute of call).
+    Returns:
+        list of HealthWarning, most serious first.
+    Raises:
+        ValueError: the channels differ in length.
+    """
+    u = np.asarray(user, dtype=np.float32).reshape(-1)
+    a = np.asarray(agent, dtype=np.float32).reshape(-1)
+    if u.size != a.size:
+        raise ValueError(f"user and agent channels differ in length ({u.size} vs {a.size} samples)")
+    out: list[HealthWarning] = []
+    peaks = {"user": _peak_dbfs(u), "agent": _peak_dbfs(a)}
+    silent = [c for c, p in peaks.items() if p < SILENT_PEAK_DBFS]
+    for c in silent:
+        flag = "--user-channel" if c == "user" else "--agent-channel"
+        out.append(HealthWarning(
+            "silent_channel", c,
+            f"the {c} channel is silent (loudest frame {peaks[c]:.0f} dBFS): check {flag}, or whether that "
+            "side was recorded" + ("; with both silent nothing can be measured" if len(silent) == 2 else ""),
+            peaks[c], SILENT_PEAK_DBFS, unmeasurable=len(silent) == 2))
+    if not silent and u.size:
+        uu, aa = u.astype(np.float64) - u.mean(), a.astype(np.float64) - a.mean()
+        den = float(np.sqrt(np.dot(uu, uu) * np.dot(aa, aa)))
+        corr = float(np.dot(uu, aa) / den) if den > 0 else 0.0
+        if corr >= IDENTICAL_CORRELATION:
+            out.append(HealthWarning(
+                "identical_channels", None,
+                f"the two channels carry the same signal (correlation {corr:.3f}): a mono recording copied to "
+                "both? Record the caller and the agent on separate channels; nothing can be measured from this one",
+                corr, IDENTICAL_CORRELATION, unmeasurable=True))
+        elif swap_test and u.size >= 2 * SAMPLE_RATE:
+            from livejudge.timing.echo import DETECT_CORRELATION, estimate_echo_path
+
+            n = min(u.size, int(SWAP_PROBE_S * SAMPLE_RATE))
+            try:
+                usual = estimate_echo_path(u[:n], a[:n])
+                reverse = estimate_echo_path(a[:n], u[:n])
+            except ValueError:
+                usual = reverse = None
+            if reverse is not None and reverse.detected and not usual.detected:
+                out.append(HealthWarning(
+                    "channel_swap", None,
+                    f"the agent channel carries an echo of the user channel (correlation {reverse.correlation:.2f}), "
+                    "the reverse of speakerphone echo: the channels are probably swapped; try "
+                    "--user-channel 1 --agent-channel 0", float(reverse.correlation), DETECT_CORRELATION))
+    for c, x in (("user", u), ("agent", a)):
+        share = _clip_share(x)
+        if share > CLIP_SHARE:
+            out.append(HealthWarning(
+                "clipping", c, f"the {c} channel is clipped ({share:.2%} of samples at full scale): lower the "
+                "recording gain; onsets and offsets still hold", share, CLIP_SHARE))
+        dc = float(np.mean(x, dtype=np.float64)) if x.size else 0.0
+        if abs(dc) > DC_LEVEL:
+            out.append(HealthWarning(
+                "dc_offset", c, f"the {c} channel has a DC offset of {dc:+.3f} full scale (removed by the "
+                "70 Hz high-pass; a sound-card fault)", dc, DC_LEVEL))
+    if lengths is not None:
+        lu, la = int(lengths[0]), int(lengths[1])
+        diff = abs(lu - la)
+        if diff > LENGTH_MISMATCH_SHARE * max(lu, la) and diff > SAMPLE_RATE:
+            out.append(HealthWarning(
+                "length_mismatch", None,
+                f"the user file lasts {lu / SAMPLE_RATE:.1f} s and the agent file {la / SAMPLE_RATE:.1f} s: a wrong "
+                "sample-rate header, or one side cut short; times after the shorter one ends are not comparable",
+                diff / max(lu, la), LENGTH_MISMATCH_SHARE))
+    out.sort(key=lambda w: not w.unmeasurable)
+    return out
+
+
+LEVEL_PROBE_S = 120.0
+"""HEURISTIC: ``check_call`` reads at most this much of a long call, seconds (memory stays flat:
+15 MB for both channels); the warnings then speak of that part only."""
+
+
+def check_call(call, *, swap_test: bool = True) -> list[HealthWarning]:
+    """``check_input`` of a ``TwoChannelAudio`` or a ``livejudge.audio.CallReader`` (its first
+    ``LEVEL_PROBE_S`` seconds; for two files, each file's own length too)."""
+    lengths = getattr(call, "_lengths", None)  # CallReader: each side's length before padding
+    two_files = isinstance(getattr(call, "channels", None), dict) and isinstance(call.channels.get("user"), str)
+    probed = hasattr(call, "head") and call.duration_s > LEVEL_PROBE_S
+    if hasattr(call, "head"):
+        audio = call.head(LEVEL_PROBE_S) if probed else call.read_all()
+    else:
+        audio = call
+    ws = check_input(audio.user, audio.agent, lengths=lengths if two_files else None, swap_test=swap_test)
+    if probed:
+        from dataclasses import replace
+
+        ws = [replace(w, message=f"{w.message} (in the first {LEVEL_PROBE_S:.0f} s)")
+              if w.code != "length_mismatch" else w for w in ws]
+    return ws
+
+
+def report_warnings(warnings: list[HealthWarning], session=None, stream=None) -> list[dict]:
+    """Say each warning: one stderr line each, a ``input_health`` note in the session (event log,
+    result's ``framework_events``); returns their dicts for the result's ``source.input_health``."""
+    import sys
+
+    out = stream if stream is not None else sys.stderr
+    for w in warnings:
+        try:
+            print(f"livejudge: warning: {w.message}", file=out)
+        except (OSError, ValueError):
+            pass
+        if session is not None:
+            session.note("input_health", code=w.code, channel=w.channel, message=w.message)
+    return [w.to_dict() for w in warnings]
+
+
+__all__ = ["HealthWarning", "check_call", "check_input", "report_warnings"]

@@ -1,0 +1,188 @@
+"""`livejudge check`: expectations at moments of recorded calls built from real clips.
+
+The calls are the polite and rude agents of tests/test_verdicts.py (their planted moments are
+the truth): exit codes 0/1/2, JUnit XML, expectations files (JSON and TOML), pinning verdicts of
+a result and re-checking the same recording (same verdicts, same exit codes).
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from livejudge.commands.check import Expectation, check, load_expectations, pin
+from livejudge.commands.cli import main
+from livejudge.timing.verdicts import Verdict
+
+from livejudge.testing.verdict_calls import polite_call, rude_call
+
+
+def planted_at(planted, kind, outcome):
+    return next(t for k, o, t, _ in planted if k == kind and o == outcome)
+
+
+@pytest.fixture(scope="module")
+def calls(tmp_path_factory):
+    """Rude call (user on channel 0) and polite call (user on channel 1) as WAV files, with
+    their planted moments, and the rude call's result document."""
+    d = tmp_path_factory.mktemp("calls")
+    rude, rude_planted = rude_call(noise_dbfs=-50.0)
+    polite, polite_planted = polite_call(noise_dbfs=-50.0, noise_kind="babble")
+    rude.write(d / "rude.wav")
+    polite.write(d / "polite.wav", user_channel=1)
+    assert main(["check", str(d / "rude.wav"), "--json", str(d / "rude.json")]) == 0
+    return {"dir": d, "rude": d / "rude.wav", "polite": d / "polite.wav", "rude_json": d / "rude.json",
+            "rude_planted": rude_planted, "polite_planted": polite_planted}
+
+
+def run(args, capsys):
+    code = main(["check", *map(str, args)])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+# ----------------------------------------------------------------------------- exit codes
+def test_pass_and_fail_at_planted_moments(calls, capsys):
+    rp, pp = calls["rude_planted"], calls["polite_planted"]
+    polite = [calls["polite"], "--user-channel", 1, "--agent-channel", 0]
+    t = planted_at(pp, "barge_in", "yielded")  # the polite agent yields in 0.4 s
+    code, out, _ = run([*polite, "--at", t, "--expect", "yield", "--within", 0.8], capsys)
+    assert code == 0 and out.startswith("PASS"), out
+    code, out, _ = run([*polite, "--at", t, "--expect", "yield", "--within", 0.2], capsys)
+    assert code == 1 and "later than 0.2 s" in out, out  # 0.4 s yield > 0.2 s
+    code, out, _ = run([*polite, "--at", planted_at(pp, "backchannel", "held"), "--expect", "hold"], capsys)
+    assert code == 0, out
+    code, out, _ = run([*polite, "--at", planted_at(pp, "pause", "waited"), "--expect", "yield"], capsys)
+    assert code == 0, out
+    t = planted_at(rp, "barge_in", "talked_through")
+    code, out, _ = run([calls["rude"], "--at", t, "--expect", "yield"], capsys)
+    assert code == 1 and "talked through" in out, out
+    code, out, _ = run([calls["rude"], "--at", planted_at(rp, "backchannel", "yielded"), "--expect", "hold"], capsys)
+    assert code == 1 and "yielded" in out, out
+    code, out, _ = run([calls["rude"], "--at", planted_at(rp, "pause", "cut_in"), "--expect", "yield"], capsys)
+    assert code == 1 and "cut in" in out, out
+    # no caller moment near: a failure naming the nearest one
+    code, out, _ = run([calls["rude"], "--at", 1.0, "--expect", "yield"], capsys)
+    assert code == 1 and "no caller moment" in out and "nearest" in out, out
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--at", 3.0], "go together"),
+    (["--at", 3.0, "--expect", "hold", "--within", 0.5], "within_s goes with expect 'yield'"),
+    (["--expectations", "missing.json"], "cannot read expectations file"),
+    (["--yield-max-s", -1, "--at", 3.0, "--expect", "yield"], "--yield-max-s"),
+    (["--event", 1], "--event goes with --pin-from"),
+])
+def test_usage_errors_exit_2_with_one_line(calls, capsys, args, needle):
+    code, out, err = run([calls["rude"], *args], capsys)
+    assert code == 2, (out, err)
+    assert needle in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_input_errors_exit_2(calls, capsys, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    code, _, err = run([calls["rude"], "--expectations", bad], capsys)
+    assert code == 2 and "not valid JSON" in err
+    bad.write_text(json.dumps({"expect": [{"at_s": 3.0, "expect": "stop"}]}))
+    code, _, err = run([calls["rude"], "--expectations", bad], capsys)
+    assert code == 2 and "expect[0]" in err and "'yield' or 'hold'" in err
+    code, _, err = run([tmp_path / "nope.wav", "--at", 1.0, "--expect", "yield"], capsys)
+    assert code == 2 and "nope.wav" in err
+    code, _, err = run(["--at", 1.0, "--expect", "yield"], capsys)
+    assert code == 2 and "no call" in err
+    code, _, err = run(["--pin-from", calls["rude_json"], "--event", 999], capsys)
+    assert code == 2 and "out of range" in err
+    n_latency = next(i for i, v in enumerate(json.loads(calls["rude_json"].read_text())["verdicts"])
+                     if v["kind"] == "latency")
+    code, _, err = run(["--pin-from", calls["rude_json"], "--event", n_latency], capsys)
+    assert code == 2 and "only caller moments" in err
+    code, _, err = run(["--pin-from", calls["rude_json"]], capsys)
+    assert code == 2 and "nothing to pin" in err
+
+
+# ----------------------------------------------------------------------------- files and JUnit
+def test_expectations_file_json_and_toml_with_junit(calls, capsys, tmp_path):
+    rp = calls["rude_planted"]
+    moments = [(planted_at(rp, "barge_in", "yielded"), "yield", 0.6),    # passes (0.3 s)
+               (planted_at(rp, "barge_in", "talked_through"), "yield", None),  # fails
+               (planted_at(rp, "backchannel", "yielded"), "hold", None)]  # fails
+    doc = {"livejudge_expectations": 1, "call": "rude.wav", "tolerance_s": 0.3,
+           "expect": [{"at_s": t, "expect": e, **({"within_s": w} if w else {})} for t, e, w in moments]}
+    j = calls["dir"] / "exp.json"
+    j.write_text(json.dumps(doc))
+    toml = calls["dir"] / "exp.toml"
+    toml.write_text("call = \"rude.wav\"\ntolerance_s = 0.3\n" + "".join(
+        f"\n[[expect]]\nat_s = {t}\nexpect = \"{e}\"\n" + (f"within_s = {w}\n" if w else "") for t, e, w in moments))
+    for f in (j, toml):
+        xml = tmp_path / f"{f.suffix[1:]}.xml"
+        code, out, _ = run(["--expectations", f, "--junit", xml], capsys)  # the call comes from the file
+        assert code == 1
+        assert [line[:4] for line in out.splitlines()] == ["PASS", "FAIL", "FAIL"], out
+        suite = ET.parse(xml).getroot().find("testsuite")
+        assert (suite.get("tests"), suite.get("failures")) == ("3", "2")
+        cases = suite.findall("testcase")
+        assert [c.find("failure") is not None for c in cases] == [False, True, True]
+        assert "talked through" in cases[1].find("failure").get("message")
+    assert load_expectations(j)["expect"] == load_expectations(toml)["expect"]
+
+
+# ----------------------------------------------------------------------------- pinning round trip
+def test_pin_from_round_trip_same_verdicts_same_exit_codes(calls, capsys, tmp_path):
+    result = json.loads(calls["rude_json"].read_text())
+    flagged_moments = [i for i, v in enumerate(result["verdicts"])
+                       if v["kind"] in ("barge_in", "backchannel", "pause") and not v["ok"]]
+    ok_moments = [i for i, v in enumerate(result["verdicts"])
+                  if v["kind"] in ("barge_in", "backchannel", "pause") and v["ok"]]
+    assert len(flagged_moments) == 5 and len(ok_moments) == 1  # 2 talked through, 2 false yields, 1 cut-in; 1 yield
+
+    expected = tmp_path / "expected.json"
+    code, out, _ = run(["--pin-from", calls["rude_json"], "--flagged", *sum((["--event", i] for i in ok_moments), []),
+                        "-o", expected], capsys)
+    assert code == 0
+    code, out, _ = run([calls["rude"], "--expectations", expected], capsys)
+    assert code == 1  # pinned as a person would act: every flagged moment fails, the good one passes
+    assert [line[:4] for line in out.splitlines()].count("FAIL") == 5
+    assert [line[:4] for line in out.splitlines()].count("PASS") == 1
+
+    observed = tmp_path / "observed.json"
+    code, _, _ = run(["--pin-from", calls["rude_json"], "--pin", "observed", "--flagged",
+                      *sum((["--event", i] for i in ok_moments), []), "-o", observed], capsys)
+    assert code == 0
+    again = tmp_path / "again.json"
+    code, out, _ = run([calls["rude"], "--expectations", observed, "--json", again], capsys)
+    assert code == 0 and out.count("PASS") == 6, out  # a snapshot of the same recording holds
+    # the same recording, scored again: the same verdicts
+    same = [(v["kind"], v["outcome"], v["t_s"], v["value_s"]) for v in json.loads(again.read_text())["verdicts"]]
+    assert same == [(v["kind"], v["outcome"], v["t_s"], v["value_s"]) for v in result["verdicts"]]
+    # and the result document itself as CALL gives the same answers as the recording
+    code2, out2, _ = run([calls["rude_json"], "--expectations", observed], capsys)
+    assert (code2, out2) == (code, out)
+    code2, out2, _ = run([calls["rude_json"], "--expectations", expected], capsys)
+    assert code2 == 1 and out2.count("FAIL") == 5
+
+
+def test_listing_numbers_the_pinnable_moments(calls, capsys):
+    code, out, err = run([calls["rude_json"]], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    n = len(json.loads(calls["rude_json"].read_text())["verdicts"])
+    assert len(lines) == n and lines[0].startswith("  0")
+    assert sum("*" in line[:5] for line in lines) == 6  # barge-ins, backchannels, pause
+
+
+def test_check_is_pure_on_verdicts():
+    vs = [Verdict("barge_in", "yielded", True, 10.0, 0.45, 12.0),
+          Verdict("backchannel", "held", True, 10.3, 2.0, 11.0)]
+    r = check(Expectation(10.05, "yield", 0.5), vs)  # nearest: the barge-in
+    assert r.passed and r.verdict is vs[0]
+    r = check(Expectation(10.05, "hold", kind="backchannel"), vs)
+    assert r.passed and r.verdict is vs[1]
+    r = check(Expectation(10.05, "yield", 0.4), vs)
+    assert not r.passed and "later than 0.4 s" in r.reason
+    assert not check(Expectation(11.0, "yield"), vs, tolerance_s=0.2).passed
+    doc = pin({"verdicts": [v.to_dict() for v in vs], "verdict_config": {"yield_max_s": 0.8}}, [0, 1])
+    assert [(e["expect"], e.get("within_s")) for e in doc["expect"]] == [("yield", 0.8), ("hold", None)]

@@ -1,0 +1,376 @@
+"""Hostile and unlucky inputs (issue 21), each a test that failed before its fix: output paths
+that cannot be written or that are the recording, a full disk after the call, two writers,
+a clock jump of hours, samples of 1e30, glob characters in a real file name, a token in the
+runner URL, symlink loops and a stopped batch, a pipe as input, malformed documents for
+compare/report, and escape sequences from file names and agents.
+
+Exit codes as the CLI states them (livejudge.commands.runner): 2 bad input or usage (refused
+before the call), 1 failed (here: an output could not be written where asked; the result went
+to a fallback file), 130 Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import json
+import os
+import threading
+import tracemalloc
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from livejudge.commands.cli import main
+from livejudge.session import Session, SessionConfig
+from livejudge.testing.dialogues import example_dialogue
+
+SUMMARY_LINE = "latency p50"  # the summary printed after a call was scored
+
+
+def _strict(text: str):
+    """json.loads that refuses NaN/Infinity (what other JSON readers do)."""
+    def bad(name):
+        raise ValueError(f"non-standard JSON constant {name}")
+    return json.loads(text, parse_constant=bad)
+
+
+@pytest.fixture(scope="module")
+def call(tmp_path_factory):
+    d = tmp_path_factory.mktemp("in")
+    dia = example_dialogue(seed=2)
+    wav = dia.write(d / "call.wav")
+    return wav, dia
+
+
+def _score(*argv: str) -> int:
+    return main(["score", *argv, "--judge", "none", "--asr", "off"])
+
+
+# ------------------------------------------------------------------ unwritable --json
+@pytest.mark.parametrize("kind", ["directory", "proc", "long_name"])
+def test_unwritable_json_path_is_refused_before_the_call(call, tmp_path, capsys, kind):
+    out = {"directory": tmp_path,
+           "proc": Path("/proc/livejudge-result.json"),
+           "long_name": tmp_path / ("x" * 300 + ".json")}[kind]
+    code = _score(str(call[0]), "--json", str(out))
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert SUMMARY_LINE not in err  # refused before anything was scored
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert {"directory": "is a directory", "proc": "cannot create a file", "long_name": "bytes"}[kind] in err
+
+
+def test_full_disk_after_the_call_writes_a_fallback_and_exits_1(call, tmp_path, capsys, monkeypatch):
+    from livejudge.outputs import report
+
+    real = report.write_json
+    target = tmp_path / "r.json"
+
+    def full(doc, path):
+        if Path(path) == target:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return real(doc, path)
+
+    monkeypatch.setattr(report, "write_json", full)
+    code = _score(str(call[0]), "--json", str(target))
+    err = capsys.readouterr().err
+    assert code == 1, err
+    line = next(x for x in err.splitlines() if "cannot write the result" in x)
+    assert "No space left on device" in line and "written to" in line
+    fallback = Path(line.split("written to ", 1)[1].split(" instead")[0])
+    doc = _strict(fallback.read_text())
+    assert doc["duration_s"] == pytest.approx(call[1].call.duration_s, abs=0.05)
+    fallback.unlink()
+
+
+def test_two_writers_of_one_path_never_fail_and_leave_a_whole_file(tmp_path):
+    from livejudge.outputs.report import write_json
+
+    target = tmp_path / "shared.json"
+    docs = [{"writer": i, "payload": list(range(20000)), "errors": []} for i in range(2)]
+    failures: list[BaseException] = []
+
+    def writer(doc):
+        try:
+            for _ in range(40):
+                write_json(doc, target)
+        except BaseException as exc:  # noqa: BLE001 (collected and asserted on)
+            failures.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(d,)) for d in docs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    assert _strict(target.read_text())["writer"] in (0, 1)
+    assert [p.name for p in tmp_path.iterdir()] == ["shared.json"]  # no temp file left behind
+
+
+# ------------------------------------------------------------------ outputs equal to the input
+@pytest.mark.parametrize("flag", ["--json", "--events", "--report", "--junit"])
+@pytest.mark.parametrize("form", ["same", "symlink", "relative"])
+def test_an_output_that_is_the_recording_is_refused_before_scoring(call, tmp_path, capsys, monkeypatch, flag, form):
+    wav = tmp_path / "rec.wav"
+    wav.write_bytes(call[0].read_bytes())
+    before = wav.read_bytes()
+    if form == "symlink":
+        (tmp_path / "link.wav").symlink_to(wav)
+        out = str(tmp_path / "link.wav")
+    elif form == "relative":
+        (tmp_path / "sub").mkdir()
+        monkeypatch.chdir(tmp_path / "sub")
+        out = "../rec.wav"
+    else:
+        out = str(wav)
+    code = _score(str(wav), flag, out)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "is the input recording" in err and SUMMARY_LINE not in err
+    assert wav.read_bytes() == before
+
+
+# ------------------------------------------------------------------ Session.advance far ahead
+def test_advance_far_ahead_has_bounded_memory():
+    """advance(1200) allocated 1200 s × 16 kHz × 4 B × 2 channels at once (≈150 MB, and
+    advance(36000) 4.6 GB); now silence goes in 10 s blocks: peak under 40 MB."""
+    s = Session(SessionConfig())
+    tracemalloc.start()
+    try:
+        s.advance(1200.0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert s.now_s == pytest.approx(1200.0 - s.config.max_lag_s, abs=0.01)
+    assert peak < 40e6, f"peak {peak / 1e6:.0f} MB"
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="finite"):
+            s.advance(bad)
+    s.close()
+
+
+# ------------------------------------------------------------------ samples of 1e30
+def test_huge_samples_in_a_float_file_are_clipped_and_said(call, tmp_path, capsys):
+    """1e30 in a float WAV blanked every judge window (no P(human) at all) without a word;
+    now such samples are clipped, one line says so, and the windows are judged."""
+    x, rate = sf.read(str(call[0]), dtype="float32")
+    x[rate * 3: rate * 3 + 200] = 1e30
+    wav = tmp_path / "huge.wav"
+    sf.write(str(wav), x, rate, subtype="FLOAT")
+    out = tmp_path / "huge.json"
+    assert main(["score", str(wav), "--json", str(out), "--asr", "off", "--interval-s", "5"]) == 0
+    doc = _strict(out.read_text())
+    assert any("clipped" in e and "huge.wav" in e for e in doc["errors"])
+    assert sum(w["p_human"] is not None for w in doc["judge"]) >= 3
+
+
+def test_huge_pushed_samples_are_clipped_and_json_is_strict():
+    from livejudge.judge.model.judge import load_judge
+    from livejudge.outputs.guard import json_text
+
+    dia = example_dialogue(seed=2)
+    s = Session(SessionConfig(judge_mode="every", interval_s=5.0), judge=load_judge("acoustic"))
+    user, agent = dia.call.user.copy(), dia.call.agent.copy()
+    agent[16000 * 8: 16000 * 8 + 50] = 1e30
+    for k in range(0, len(user), 16000):
+        s.push("user", user[k:k + 16000], k / 16000)
+        s.push("agent", agent[k:k + 16000], k / 16000)
+    doc = s.close()
+    assert any("beyond ±4" in e and "clipped" in e for e in doc["errors"])
+    _strict(json_text(doc))
+    assert sum(w["p_human"] is not None for w in doc["judge"]) >= 3
+    # and whatever a document holds, the JSON written is strict: NaN → null, said in errors
+    bad = _strict(json_text({"x": float("nan"), "y": [1.0, float("inf")], "errors": []}))
+    assert bad["x"] is None and bad["y"] == [1.0, None] and "2 non-finite" in bad["errors"][0]
+
+
+# ------------------------------------------------------------------ glob characters in a real name
+def test_an_existing_file_named_like_a_glob_is_that_file(call, tmp_path, capsys):
+    wav = tmp_path / "call [1].wav"
+    wav.write_bytes(call[0].read_bytes())
+    out = tmp_path / "r.json"
+    assert _score(str(wav), "--json", str(out)) == 0, capsys.readouterr().err
+    assert _strict(out.read_text())["source"]["file"] == str(wav)
+
+
+# ------------------------------------------------------------------ --runner URL token
+def test_runner_url_token_is_never_printed_or_stored(tmp_path, capsys, monkeypatch):
+    from livejudge.commands import attach
+    from livejudge.sources import runner_probe
+
+    seen = {}
+    monkeypatch.setattr(runner_probe, "pick_route", lambda url, route, origin=None: runner_probe.Route(
+        "eval", "ws://127.0.0.1:1/ws?token=SECRET123", "pipecat-eval", "the eval route"))
+    monkeypatch.setattr(attach, "_source", lambda args, turns=None: None)
+
+    def fake_run_call(args, url, source, *, title, extra_info=None, **kw):
+        seen.update(title=title, info=extra_info, shown=kw.get("url_shown"))
+        return 0
+
+    monkeypatch.setattr(attach, "_run_call", fake_run_call)
+    assert main(["attach", "--runner", "http://127.0.0.1:7860/?token=SECRET123", "--judge", "none"]) == 0
+    err = capsys.readouterr().err
+    assert "SECRET123" not in err and "token=REDACTED" in err
+    assert "SECRET123" not in json.dumps(seen)
+
+
+# ------------------------------------------------------------------ batches
+def test_batch_glob_does_not_follow_symlink_loops(call, tmp_path):
+    from livejudge.commands.batch import discover_calls
+
+    (tmp_path / "calls" / "a").mkdir(parents=True)
+    (tmp_path / "calls" / "a" / "c1.wav").write_bytes(call[0].read_bytes())
+    (tmp_path / "calls" / "a" / "back").symlink_to("..")  # a loop
+    (tmp_path / "calls" / "again").symlink_to(".")  # another
+    files = discover_calls(str(tmp_path / "calls" / "**" / "*.wav"))
+    assert [f.name for f in files] == ["c1.wav"]
+
+
+def test_a_stopped_batch_writes_its_summary(call, tmp_path, capsys, monkeypatch):
+    from livejudge.commands import batch
+
+    d = tmp_path / "calls"
+    d.mkdir()
+    for i in range(3):
+        (d / f"c{i}.wav").write_bytes(call[0].read_bytes())
+    real = batch.score_call
+
+    def stop_on_second(path, options=None):
+        if Path(path).name == "c1.wav":
+            raise KeyboardInterrupt
+        return real(path, options)
+
+    monkeypatch.setattr(batch, "score_call", stop_on_second)
+    out = tmp_path / "out"
+    code = main(["score", str(d), "--out-dir", str(out), "--judge", "none", "--asr", "off"])
+    err = capsys.readouterr().err
+    assert code == 130, err
+    sm = json.loads((out / "summary.json").read_text())
+    assert sm["n_calls"] == 1 and sm["n_scored"] == 1 and "after 1 of 3 calls" in sm["stopped"]
+    assert (out / "summary.csv").read_text().count("\n") == 2  # header + the one call
+    assert "summary of those written" in err
+
+
+# ------------------------------------------------------------------ a pipe as input
+def test_score_reads_a_pipe(call, tmp_path, capsys):
+    """``livejudge score <(cat call.wav)``: a FIFO, not seekable (it crashed on seek)."""
+    fifo = tmp_path / "pipe.wav"
+    os.mkfifo(fifo)
+    data = call[0].read_bytes()
+
+    def feed():
+        with open(fifo, "wb") as f:
+            f.write(data)
+
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    out = tmp_path / "r.json"
+    code = _score(str(fifo), "--json", str(out))
+    t.join(10)
+    assert code == 0, capsys.readouterr().err
+    doc = _strict(out.read_text())
+    assert doc["duration_s"] == pytest.approx(call[1].call.duration_s, abs=0.05)
+    assert doc["summary"]["latency_count"] == len(call[1].truth.response_latencies_s)
+
+
+# ------------------------------------------------------------------ malformed documents
+@pytest.fixture(scope="module")
+def good_doc(call, tmp_path_factory):
+    out = tmp_path_factory.mktemp("doc") / "good.json"
+    assert _score(str(call[0]), "--json", str(out)) == 0
+    return json.loads(out.read_text())
+
+
+def _bad_docs(good: dict) -> dict[str, str]:
+    deep = "[" * 200000 + "]" * 200000
+    wrong = dict(good, summary="abc")
+    segs = dict(good, segments=5)
+    far = json.loads(json.dumps(good))
+    far["transitions"][0]["gap_s"] = 1e12
+    nan = json.dumps(good).replace('"duration_s": ' + json.dumps(good["duration_s"]), '"duration_s": NaN', 1)
+    return {"deep": deep, "wrong_summary": json.dumps(wrong), "wrong_segments": json.dumps(segs),
+            "gap_1e12": json.dumps(far), "nan": nan}
+
+
+@pytest.mark.parametrize("command", ["compare", "report"])
+@pytest.mark.parametrize("case", ["deep", "wrong_summary", "wrong_segments", "gap_1e12", "nan"])
+def test_malformed_documents_are_one_line_errors(good_doc, tmp_path, capsys, command, case):
+    bad = tmp_path / "bad.json"
+    bad.write_text(_bad_docs(good_doc)[case])
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(good_doc))
+    argv = ["compare", str(good), str(bad)] if command == "compare" else ["report", str(bad), "-o",
+                                                                            str(tmp_path / "r.html")]
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and "bad.json" in err
+    assert {"deep": "nested too deeply", "wrong_summary": "summary must be an object",
+            "wrong_segments": "segments must be a list", "gap_1e12": "gap_s = 1e+12 is outside",
+            "nan": "NaN is not a JSON number"}[case] in err
+
+
+# ------------------------------------------------------------------ escape sequences
+ESC_NAME = "bad\x1b]0;pwned\x07\x1b[2J.wav"
+
+
+def test_file_names_with_escape_sequences_are_printed_escaped(tmp_path, capsys):
+    bad = tmp_path / ESC_NAME
+    bad.write_bytes(b"RIFF\x00\x00\x00\x00not a wave file")
+    code = _score(str(bad), "--json", str(tmp_path / "r.json"))
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "\x1b" not in err and "\x07" not in err
+    assert "bad\\x1b]0;pwned\\x07\\x1b[2J.wav" in err
+
+
+@contextmanager
+def _closing_agent(reason: str):
+    websockets = pytest.importorskip("websockets")
+    from websockets.asyncio.server import serve
+
+    from livejudge.commands.attach import free_port
+
+    port = free_port()
+    loop = asyncio.new_event_loop()
+    ready, stop = threading.Event(), None
+
+    async def handler(ws):
+        await ws.close(code=1013, reason=reason)
+
+    async def run():
+        nonlocal stop
+        stop = asyncio.Event()
+        async with serve(handler, "127.0.0.1", port):
+            ready.set()
+            await stop.wait()
+
+    th = threading.Thread(target=lambda: loop.run_until_complete(run()), daemon=True)
+    th.start()
+    assert ready.wait(5) and websockets
+    try:
+        yield port
+    finally:
+        loop.call_soon_threadsafe(stop.set)
+        th.join(5)
+
+
+def test_an_agents_close_reason_reaches_the_terminal_escaped(tmp_path, capsys):
+    from livejudge.audio import SAMPLE_RATE
+    from livejudge.testing.dialogues import load_clip, trim
+
+    wav = tmp_path / "u.wav"
+    sf.write(str(wav), 0.9 * trim(load_clip("cmu_cards_001")), SAMPLE_RATE, subtype="PCM_16")
+    with _closing_agent("busy\x1b[2J\x1b]0;pwned\x07") as port:
+        code = main(["attach", "--ws-url", f"ws://127.0.0.1:{port}", "--protocol", "twilio", "--no-playback",
+                     "--judge", "none", "--display", "none", "--input-wav", str(wav),
+                     "--json", str(tmp_path / "o.json")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "busy" in err and "\x1b" not in err and "\x07" not in err
+    assert "\\x1b[2J" in err
+    assert np.isfinite(_strict((tmp_path / "o.json").read_text())["duration_s"])

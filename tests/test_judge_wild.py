@@ -1,0 +1,60 @@
+"""benchmarks/judge_wild.py: dialogues never mix systems, and a person and a machine agent at the
+same dialogue index get the same caller, timing, level and line (only the agent's voice differs)."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+
+from livejudge.testing.dialogues import load_clip
+
+_spec = importlib.util.spec_from_file_location(
+    "judge_wild", Path(__file__).resolve().parents[1] / "benchmarks" / "judge_wild.py")
+jw = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(jw)
+
+
+def _rows(tmp_path, label, system, names):
+    rows = []
+    for n in names:
+        p = tmp_path / f"{system}_{n}.wav"
+        x = load_clip(n)
+        sf.write(p, x, 16000)
+        rows.append({"path": str(p), "label": label, "family": f"fam-{system}", "system": system,
+                     "speaker": "s", "duration_s": str(len(x) / 16000), "lang": "en"})
+    return rows
+
+
+def test_plans_keep_one_system_per_dialogue_and_reach_the_agent_speech(tmp_path):
+    rows = _rows(tmp_path, "human", "h", ["librivox_austen_0870", "librivox_austen_0880",
+                                          "librivox_austen_0890", "librivox_austen_0920"]) \
+        + _rows(tmp_path, "machine", "m", ["espeak_austen_0870", "espeak_austen_0880"])
+    plans = jw.plan_dialogues(rows, agent_speech_s=8.0)
+    assert plans, "no dialogue planned"
+    for p in plans:
+        assert len({c["system"] for c in p["clips"]}) == 1
+        assert {c["label"] for c in p["clips"]} == {p["label"]}
+    # every clip is used exactly once
+    used = sorted(c["path"] for p in plans for c in p["clips"])
+    assert used == sorted(r["path"] for r in rows)
+
+
+def test_same_index_gives_same_caller_and_line_for_both_classes(tmp_path):
+    h = {"label": "human", "family": "x", "system": "h",
+         "clips": _rows(tmp_path, "human", "h", ["librivox_austen_0870", "librivox_austen_0880"])}
+    m = {"label": "machine", "family": "y", "system": "m",
+         "clips": _rows(tmp_path, "machine", "m", ["espeak_austen_0870", "espeak_austen_0880"])}
+    for tel in (False, True):
+        dh, dm = jw.build(h, 3, 0, tel, 4.0), jw.build(m, 3, 0, tel, 4.0)
+        uh = [p for p in dh.truth.placed if p.channel == "user"]
+        um = [p for p in dm.truth.placed if p.channel == "user"]
+        assert [p.clip for p in uh] == [p.clip for p in um]
+        assert uh[0].onset_s == um[0].onset_s
+        # the agent's level is the same drawn RMS (within 1 dB) in both classes
+        def agent_db(d):
+            a = d.call.agent
+            seg = np.concatenate([a[int(p.onset_s * 16000):int(p.offset_s * 16000)]
+                                  for p in d.truth.placed if p.channel == "agent"])
+            return 10 * np.log10(np.mean(seg.astype(np.float64) ** 2))
+        assert abs(agent_db(dh) - agent_db(dm)) < 1.0 + (2.0 if tel else 0.0)

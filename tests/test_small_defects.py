@@ -1,0 +1,156 @@
+"""The smaller defects of issue 21's new-user trial, each pinned by a test that failed before
+the fix: compare's verdicts within display precision, --report without matplotlib, the
+batch's summary.csv wording, the meter's legend/units and its agent indicator. (The observer's
+agent audio without an output transport: tests/test_pipecat_observer.py; demo.sh's install
+stamp: tests/test_first_run.py.)"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import time
+
+import pytest
+
+from livejudge.commands.cli import main
+from livejudge.judge.model.judge import PRIOR_ACOUSTIC_HEAD, load_judge
+from livejudge.session import Session, SessionConfig, stream_call
+from livejudge.testing.dialogues import DialogueBuilder, example_dialogue
+
+
+@pytest.fixture(scope="module")
+def call_wav(tmp_path_factory):
+    d = tmp_path_factory.mktemp("call")
+    dia = example_dialogue(seed=1)
+    return dia.write(d / "call.wav"), dia
+
+
+@pytest.fixture(scope="module")
+def result(call_wav, tmp_path_factory):
+    out = tmp_path_factory.mktemp("res") / "r.json"
+    assert main(["score", str(call_wav[0]), "--json", str(out), "--asr", "off", "--interval-s", "5"]) == 0
+    return json.loads(out.read_text())
+
+
+# ------------------------------------------------------------------ compare
+def _with(doc: dict, dim: str, score: float, p90: float) -> dict:
+    d = copy.deepcopy(doc)
+    for w in d["judge"]:
+        v = (w.get("dimensions") or {}).get(dim)
+        if v is not None and not v["gated"]:
+            v["score"] = score
+    d["summary"]["latency_p90_s"] = p90
+    return d
+
+
+def test_compare_calls_changes_within_display_precision_same(result, tmp_path):
+    """intonation 3.12 → 3.08 prints "3.1 → 3.1": that is "same", not "worse"; a latency p90
+    of 1.500 → 1.503 s (outside the human band, shown 1.50 → 1.50) likewise; real changes keep
+    their verdicts."""
+    from livejudge.commands.compare import compare
+
+    dim = next(k for w in result["judge"] for k, v in (w.get("dimensions") or {}).items() if not v["gated"])
+    paths = []
+    for i, (score, p90) in enumerate([(3.12, 1.500), (3.08, 1.503), (3.6, 1.2)]):
+        p = tmp_path / f"{i}.json"
+        p.write_text(json.dumps(_with(result, dim, score, p90)))
+        paths.append(p)
+    rows = {r["metric"]: r for r in compare(paths)["rows"]}
+    assert rows[f"dim_{dim}"]["values"][:2] == [pytest.approx(3.12), pytest.approx(3.08)]
+    assert rows[f"dim_{dim}"]["verdicts"][1:] == ["same", "better"]
+    assert rows["latency_p90_s"]["verdicts"][1:] == ["same", "better"]
+
+
+# ------------------------------------------------------------------ --report without matplotlib
+def test_report_without_matplotlib_exits_non_zero_after_writing_json_and_events(call_wav, tmp_path, monkeypatch,
+                                                                                 capsys):
+    from livejudge.outputs import html_report
+
+    def missing():
+        raise html_report.ReportError(html_report.INSTALL_HINT)
+
+    monkeypatch.setattr(html_report, "require_matplotlib", missing)
+    j, e, r = tmp_path / "r.json", tmp_path / "e.jsonl", tmp_path / "r.html"
+    code = main(["score", str(call_wav[0]), "--json", str(j), "--events", str(e), "--report", str(r),
+                 "--judge", "none"])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert json.loads(j.read_text())["duration_s"] > 40 and e.read_text().count("\n") > 10
+    assert not r.exists()
+    assert "no report written" in err and "pip install 'livejudge[report]'" in err
+
+
+# ------------------------------------------------------------------ batch wording
+def test_batch_summary_csv_says_skipped_as_the_cli_does(call_wav, tmp_path, capsys):
+    d = tmp_path / "calls"
+    d.mkdir()
+    (d / "good.wav").write_bytes(call_wav[0].read_bytes())
+    (d / "broken.wav").write_bytes(b"RIFF\x00\x00\x00\x00not a wave file")
+    out = tmp_path / "out"
+    assert main(["score", str(d), "--out-dir", str(out), "--judge", "none", "--asr", "off"]) == 0
+    err = capsys.readouterr().err
+    assert "skipped" in err and "1 skipped" in err
+    with open(out / "summary.csv") as f:
+        status = {r["file"].rsplit("/", 1)[-1]: r["status"] for r in csv.DictReader(f)}
+    assert status == {"good.wav": "ok", "broken.wav": "skipped"}
+    sm = json.loads((out / "summary.json").read_text())
+    assert [c["status"] for c in sm["calls"]] == ["skipped", "ok"]  # input order: broken, good
+
+
+# ------------------------------------------------------------------ meter
+@pytest.fixture(scope="module")
+def scored_sessions():
+    d = example_dialogue(seed=0)
+    out = {}
+    for name, head in (("fitted", None), ("prior", PRIOR_ACOUSTIC_HEAD)):
+        s = Session(SessionConfig(judge_mode="every", interval_s=5.0), judge=load_judge("acoustic", head=head))
+        stream_call(s, d.call)
+        s.close()
+        out[name] = s
+    return out
+
+
+@pytest.mark.parametrize("head", ["fitted", "prior"])
+def test_meter_has_a_legend_with_units_and_fits(scored_sessions, head):
+    """"1s<min", "48w<min" and the contribution numbers had no legend or unit with either
+    head's footer: the legend is always there (the last rows beside the dimensions), the
+    contributions say "log-odds", and the frame stays 22 rows × 80 columns (80×24 with the
+    summary line and the cursor below it)."""
+    from livejudge.outputs.meter import render_text
+
+    text = render_text(scored_sessions[head], "replay example_call.wav")
+    lines = text.rstrip("\n").split("\n")
+    assert len(lines) <= 22 and max(len(x) for x in lines) <= 80
+    assert "s/w/t = sec/words/turns" in text and "<min = " in text and "below the minimum" in text
+    assert "(log-odds)" in text
+    if head == "prior":
+        assert "PRIOR" in text
+
+
+def test_meter_never_says_agent_silent_while_the_agent_speaks():
+    """A window judged 0.4 s after the agent started: too little agent speech to score (no
+    evidence), while the agent indicator is lit; the gauge must not say "agent silent"."""
+    from livejudge.outputs.meter import render_text
+
+    b = DialogueBuilder(seed=4)
+    b.user("cmu_cards_001")
+    b.agent("espeak_reply_02", gap_s=0.6)
+    dia = b.build()
+    onset = next(p.onset_s for p in dia.truth.placed if p.channel == "agent")
+    end_s = onset + 0.6
+    s = Session(SessionConfig(judge_mode="every", interval_s=end_s - 0.1, window_s=end_s),
+                judge=load_judge("acoustic"))
+    n = int(end_s * 16000)
+    for k in range(0, n, 320):
+        s.push("user", dia.call.user[k:min(k + 320, n)], k / 16000)
+        s.push("agent", dia.call.agent[k:min(k + 320, n)], k / 16000)
+    deadline = time.monotonic() + 60
+    while not s.judge_results and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert s.judge_results and not s.judge_results[-1].has_evidence
+    assert s.speaking["agent"]
+    text = render_text(s, "live")
+    assert "agent ●" in text and "agent silent" not in text
+    assert "too little agent speech yet" in text
+    s.close(drain_judge=False)

@@ -1,0 +1,200 @@
+"""Per-event verdicts (livejudge.timing.verdicts) against the truth of built calls.
+
+Two calls are built from real clips with ``DialogueBuilder``: a polite agent (every moment
+human-like) and a rude one (one planted misbehaviour per verdict class). Each planted moment's
+time, outcome and measured value come from the placements (the truth), never from a detector.
+They are run through a live Session (VAD → timeline → verdicts) under several line conditions
+and both channel orders, and each verdict class is asserted against the truth.
+
+Tolerances: a moment's time within ``T_TOL_S`` = 0.15 s (VAD onsets are back-dated to the first
+voiced 30 ms frame), a measured time (yield, pause, silence, latency) within ``V_TOL_S`` = 0.15 s.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from livejudge.events import SpeechSegment as S
+from livejudge.session import Session, SessionConfig, stream_call
+from livejudge.testing.verdict_calls import polite_call, rude_call
+from livejudge.timing.turns import analyze
+from livejudge.timing.verdicts import (
+    OK_OUTCOMES,
+    OUTCOMES,
+    Verdict,
+    VerdictConfig,
+    metric_names,
+    summarize_verdicts,
+    verdicts,
+)
+
+T_TOL_S = 0.15
+V_TOL_S = 0.15
+
+
+LINES = {
+    "quiet": dict(noise_dbfs=-65.0),
+    "white-50": dict(noise_dbfs=-50.0),
+    "babble-50": dict(noise_dbfs=-50.0, noise_kind="babble"),
+    "room-47-reverb": dict(noise_dbfs=-47.0, noise_kind="room", room_rt60_s=0.3),
+    "telephone": dict(noise_dbfs=-50.0, telephone_line=True),
+}
+
+
+def run_live(call, config: SessionConfig | None = None):
+    """(verdicts published live, final verdicts, result) of a call streamed through a Session."""
+    from livejudge.outputs.sinks import CallbackSink
+
+    live: list[Verdict] = []
+    s = Session(config or SessionConfig(), sinks=[CallbackSink(live.append, Verdict)])
+    stream_call(s, call)
+    result = s.close()
+    return live, s.verdicts, result
+
+
+def find(vs, kind, t_s):
+    """The verdict of ``kind`` nearest ``t_s`` within T_TOL_S, or None."""
+    near = [v for v in vs if v.kind == kind and abs(v.t_s - t_s) <= T_TOL_S]
+    return min(near, key=lambda v: abs(v.t_s - t_s)) if near else None
+
+
+def check_planted(vs, planted, label):
+    for kind, outcome, t_s, value_s in planted:
+        v = find(vs, kind, t_s)
+        assert v is not None, f"{label}: no {kind} verdict near {t_s:.2f} s; got {[(x.kind, x.outcome, round(x.t_s, 2)) for x in vs]}"
+        assert v.outcome == outcome, f"{label}: {kind} at {t_s:.2f} s is {v.outcome}, truth {outcome}"
+        assert v.ok == (outcome in OK_OUTCOMES[kind])
+        if value_s is None:
+            assert v.value_s is None, f"{label}: {kind} at {t_s:.2f} s measured {v.value_s}, truth none"
+        else:
+            assert v.value_s == pytest.approx(value_s, abs=V_TOL_S), f"{label}: {kind} at {t_s:.2f} s"
+
+
+# ----------------------------------------------------------------------------- the truth itself
+def test_truth_segments_give_the_planted_verdicts():
+    """The verdict rules on the truth segments (no detector): every planted verdict, exactly,
+    and nothing flagged on the polite call."""
+    for build, flagged_expected in ((polite_call, False), (rude_call, True)):
+        d, planted = build()
+        vs = verdicts(analyze(d.truth.segments()))
+        check_planted(vs, planted, build.__name__ + " truth")
+        assert any(not v.ok for v in vs) == flagged_expected
+
+
+# ----------------------------------------------------------------------------- measured, live
+@pytest.mark.parametrize("line", list(LINES))
+def test_polite_agent_every_moment_human_like(line):
+    d, planted = polite_call(**LINES[line])
+    live, final, result = run_live(d.call)
+    check_planted(final, planted, f"polite/{line}")
+    flagged = [(v.kind, v.outcome, round(v.t_s, 2)) for v in final if not v.ok]
+    assert flagged == [], f"polite/{line}: flagged {flagged}"
+    assert set(live) == set(final)  # each verdict published live once, as it is in the end
+
+
+@pytest.mark.parametrize("line", list(LINES))
+def test_rude_agent_every_misbehaviour_flagged(line):
+    d, planted = rude_call(**LINES[line])
+    live, final, result = run_live(d.call)
+    check_planted(final, planted, f"rude/{line}")
+    kinds_flagged = {v.kind for v in final if not v.ok}
+    assert kinds_flagged == {"barge_in", "backchannel", "pause", "talk_over", "dead_air", "restart", "latency"}
+    assert set(live) == set(final)
+    sm = result["summary"]
+    assert sm["verdict_count"] == len(final) == len(result["verdicts"])
+    assert sm["verdict_barge_in_talked_through_count"] == 2
+    assert sm["verdict_backchannel_yielded_count"] == 2 and sm["verdict_backchannel_flagged_rate"] == 1.0
+    assert sm["verdict_restart_restarted_count"] == 1 and sm["verdict_pause_cut_in_count"] == 1
+
+
+@pytest.mark.parametrize("echo_db", [None, -18.0])
+@pytest.mark.parametrize("user_channel", [0, 1])
+def test_both_channel_orders_and_echo_from_a_file(tmp_path, user_channel, echo_db):
+    """A stereo file with the user on either channel, with and without speakerphone echo of the
+    agent in the user channel (removed by --echo-gate auto), scored by `livejudge check`."""
+    import json
+
+    from livejudge.commands.cli import main
+
+    for build in (polite_call, rude_call):
+        d, planted = build(noise_dbfs=-50.0, echo_gain_db=echo_db)
+        path = d.write(tmp_path / "call.wav", user_channel=user_channel)
+        out = tmp_path / "result.json"
+        assert main(["check", str(path), "--user-channel", str(user_channel),
+                     "--agent-channel", str(1 - user_channel), "--json", str(out)]) == 0
+        doc = json.loads(out.read_text())
+        assert doc["source"]["echo_gate"]["applied"] == (echo_db is not None)
+        final = [Verdict.from_dict(v) for v in doc["verdicts"]]
+        label = f"{build.__name__} user on {user_channel} echo {echo_db}"
+        check_planted(final, planted, label)
+        if build is polite_call:
+            assert [v for v in final if not v.ok] == [], label
+
+
+def test_verdicts_in_event_log_result_and_gates(tmp_path):
+    import json
+
+    from livejudge.commands.gates import call_metrics, evaluate, parse_gate
+    from livejudge.outputs.sinks import JsonlSink
+
+    d, _ = rude_call()
+    log = tmp_path / "events.jsonl"
+    s = Session(SessionConfig(), sinks=[JsonlSink(log)])
+    stream_call(s, d.call)
+    result = s.close()
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    logged = [x for x in lines if x.get("type") == "Verdict"]
+    assert sorted((x["kind"], x["t_s"]) for x in logged) == sorted((v["kind"], v["t_s"]) for v in result["verdicts"])
+    assert all(x["text"] and isinstance(x["ok"], bool) for x in logged)
+    back = [Verdict.from_dict(v) for v in result["verdicts"]]  # the JSON form reads back
+    assert [(v.key, v.outcome, v.ok) for v in back] == [(v.key, v.outcome, v.ok) for v in s.verdicts]
+    m = call_metrics(result)
+    assert m["verdict_barge_in_talked_through_count"] == 2.0
+    g = evaluate([parse_gate("verdict_barge_in_talked_through_count>0"),
+                  parse_gate("verdict_backchannel_flagged_rate>=0.5"),
+                  parse_gate("verdict_latency_human_count>100")], m)
+    assert [r.failed for r in g] == [True, True, False]
+
+
+# ----------------------------------------------------------------------------- pure rules by hand
+def test_rules_on_hand_made_segments():
+    cfg = VerdictConfig()
+    # barge-in at 2.0, agent stops at 3.3: a 1.3 s yield is slow (> yield_max_s 1.0)
+    vs = verdicts(analyze([S("agent", 0, 3.3), S("user", 2.0, 5.0), S("agent", 5.4, 7.0)]), cfg)
+    bi = find(vs, "barge_in", 2.0)
+    assert (bi.outcome, bi.value_s, bi.ok) == ("slow_yield", pytest.approx(1.3), False)
+    # a 2.5 s caller silence with the agent silent is not a pause (pause_max_s 2.0): dead air
+    vs = verdicts(analyze([S("user", 0, 1), S("user", 3.5, 4.5), S("agent", 5, 6)]), cfg)
+    assert find(vs, "pause", 1.0) is None
+    assert find(vs, "dead_air", 1.0).outcome == "agent_silent"
+    # the agent spoke last and the caller took 2.5 s: dead air on the caller's side, not flagged
+    vs = verdicts(analyze([S("user", 0, 1), S("agent", 1.3, 3.0), S("user", 5.5, 6.5)]), cfg)
+    assert (find(vs, "dead_air", 3.0).outcome, find(vs, "dead_air", 3.0).ok) == ("caller_silent", True)
+    # the agent answers and the caller only comes back 1.5 s into its reply: no cut-in (a transition)
+    vs = verdicts(analyze([S("user", 0, 1), S("agent", 1.5, 4.0), S("user", 3.0, 4.5)]), cfg)
+    assert find(vs, "pause", 1.0) is None
+    # a wider resume window makes it one
+    vs = verdicts(analyze([S("user", 0, 1), S("agent", 1.5, 4.0), S("user", 3.0, 4.5)]),
+                  VerdictConfig(resume_window_s=2.0))
+    assert find(vs, "pause", 1.0).outcome == "cut_in"
+
+
+def test_summary_counts_rates_and_metric_names():
+    vs = verdicts(analyze([S("agent", 0, 5), S("user", 2, 2.4),  # backchannel, held
+                           S("agent", 6, 9), S("user", 7, 8.5)]))  # barge-in talked through
+    sm = summarize_verdicts(vs)
+    assert sm["verdict_backchannel_held_count"] == 1 and sm["verdict_backchannel_flagged_rate"] == 0.0
+    assert sm["verdict_barge_in_talked_through_count"] == 1 and sm["verdict_barge_in_flagged_rate"] == 1.0
+    assert sm["verdict_pause_flagged_rate"] is None  # no pause: not measured
+    assert set(sm) == set(metric_names())
+    for kind, outs in OUTCOMES.items():
+        assert OK_OUTCOMES[kind] <= set(outs)
+
+
+def test_bad_config_is_one_line_error():
+    with pytest.raises(ValueError, match="dead_air_s"):
+        VerdictConfig(dead_air_s=-1.0)
+    with pytest.raises(ValueError, match="pause_min_s"):
+        VerdictConfig(pause_min_s=3.0, pause_max_s=2.0)
+    with pytest.raises(ValueError, match="bad verdict record"):
+        Verdict.from_dict({"kind": "barge_in", "outcome": "exploded", "t_s": 1.0})
