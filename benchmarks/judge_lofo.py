@@ -317,11 +317,16 @@ def write_sealed_validity(head: Path, figs: dict, run: int) -> str:
     cfg = json.loads(cfg_path.read_text())
     tr = cfg.setdefault("training", {})
     fitted = tr.get("families") or []
-    parts = [f"{F} acc {floor2(r['acc'])} P(h) {floor2(r['mean_p_human'])}"
+    seen_groups = set(tr.get("human_groups") or [])
+    # a head older than the seal may have been fitted on a sealed family or group: say so, per item
+    seen = lambda name, pool: " (in its training)" if name in pool else ""  # noqa: E731
+    parts = [f"{F}{seen(F, fitted)} acc {floor2(r['acc'])} P(h) {floor2(r['mean_p_human'])}"
              for F, r in figs["per_family"].items() if r["n"] and F != "people"]
     ppl = figs["per_family"].get("people")
-    summary = (f"fitted on {len(fitted)} families ({', '.join(fitted)}); sealed unseen: " + "; ".join(parts)
-               + (f"; people acc {floor2(ppl['acc'])} P(h) {floor2(ppl['mean_p_human'])}" if ppl and ppl["n"] else "")
+    groups = figs.get("sealed_groups") or []
+    ppl_seen = " (in its training)" if set(groups) & seen_groups else ""
+    summary = (f"fitted on {len(fitted)} families ({', '.join(fitted)}); sealed: " + "; ".join(parts)
+               + (f"; people{ppl_seen} acc {floor2(ppl['acc'])} P(h) {floor2(ppl['mean_p_human'])}" if ppl and ppl["n"] else "")
                + f"; AUC {floor2(figs['auc'])} (final run {run})")
     v = dict(tr.get("validity") or {})
     v.update(summary=summary, sealed=figs)
@@ -360,6 +365,7 @@ def final_eval(args, rows, sealed, cmd: str) -> int:
     y = np.array(ys)
     fam = np.array([m["family"] if m["label"] == "machine" else "people" for _, m in calls])
     figs = {"n_dialogues": len(calls), "no_evidence_dialogues": int((~ok).sum()),
+            "sealed_families": list(sealed.families), "sealed_groups": list(sealed.groups),
             "evidence_coverage_mean": float(np.mean(covs)),
             "auc": roc_auc(p[ok], y[ok]), "per_family": {}}
     print(f"\nFINAL (sealed split {list(sealed.families)} + people {list(sealed.groups)}), head {head}:")

@@ -158,6 +158,32 @@ def corpus_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def floor2(x: float) -> str:
+    """Rounded DOWN to 2 decimals (a validity figure never rounds up)."""
+    import math
+
+    return f"{math.floor(float(x) * 100) / 100:.2f}"
+
+
+def write_caveat(head_dir: Path, results: dict, source: str) -> str:
+    """Write the wild measurement into the head's config as ``training.validity.caveat`` (shown
+    after its validity line): pooled ROC-AUC per condition, the number of neural families, and
+    the people/machines mean P(human), rounded down. Returns the caveat."""
+    conds = results["conditions"]
+    first = next(iter(conds.values()))
+    fams = sorted({k.split(":", 1)[1] for k, v in first["by_family"].items()
+                   if k.startswith("machine:") and k.split(":", 1)[1] not in RESYNTH and v.get("mean_p_human") is not None})
+    aucs = ", ".join(f"{floor2(c['pooled_auc_machines_vs_people'])} {name}" for name, c in conds.items())
+    caveat = (f"NOT valid in the wild: ROC-AUC {aucs} on {len(fams)} neural TTS families it never met "
+              f"(people P(h) {floor2(first['people']['mean_p_human'])}, machines "
+              f"{floor2(first['machines']['mean_p_human'])}; {source})")
+    cfg_path = head_dir / "config.json"
+    cfg = json.loads(cfg_path.read_text())
+    cfg.setdefault("training", {}).setdefault("validity", {})["caveat"] = caveat
+    cfg_path.write_text(json.dumps(cfg, indent=2, ensure_ascii=False) + "\n")
+    return caveat
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--manifest", type=Path, default=Path("/work/exp/wild/manifest.csv"))
@@ -173,11 +199,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--measure-only", action="store_true",
                     help="only the sources whose licence does not allow fitting (never in any head's training): "
                          "the unseen families for a head fitted on the fit-OK ones")
+    ap.add_argument("--write-caveat", default=None, metavar="HEAD_DIR",
+                    help="with --from-json: write the stored measurement into HEAD_DIR's config as its validity caveat")
+    ap.add_argument("--from-json", type=Path, default=None, help="a stored result of this script (no scoring)")
     ap.add_argument("--corpus-table", action="store_true",
                     help="print the sources table of docs/corpus.md from the manifest and stop")
     a = ap.parse_args(argv)
     if a.corpus_table:
         print(corpus_table(read_manifest(a.manifest)))
+        return 0
+    if a.write_caveat:
+        if a.from_json is None:
+            raise SystemExit("--write-caveat needs --from-json RESULT.json (a stored run of this script)")
+        print(write_caveat(Path(a.write_caveat), json.loads(a.from_json.read_text()),
+                           f"{a.from_json.as_posix()}"))
         return 0
 
     from livejudge.commands.cli import build_parser
