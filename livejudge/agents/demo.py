@@ -11,6 +11,13 @@ SingleClientWebsocketServerTransport.input() → VADProcessor(Silero) → ReplyB
 * Barge-in: when Silero reports the user started speaking while the agent talks, it
   broadcasts an ``InterruptionFrame`` (the output transport drops its queue and tells the
   client); ``--never-yield`` keeps talking instead, to show bad behaviour.
+* ``--min-interrupt-s S`` (HEURISTIC): yield only when the caller is still talking S seconds
+  after Silero's start (voice in the last ``VOICED_RECENT_S``), so a short "mm-hmm" does not
+  stop it; a stop from the VAD while it talks then starts no new reply (it was a backchannel).
+* ``--rude``: the opposite of a person, for ``livejudge probe`` to catch: it talks through a
+  real interruption, stops for a short utterance (under ``RUDE_SHORT_S``: a backchannel) once
+  it has ended, and, with a short ``--vad-stop-s`` and ``--think-s``, cuts into pauses.
+* ``--behaviour polite|rude`` sets the probe's presets (``BEHAVIOURS``).
 * ``--log FILE`` writes one JSON line per decision, stamped with ``in_pos_s`` (seconds of
   user audio received so far) and ``stream_t_s`` (the start of the last received input frame
   plus the time elapsed since it arrived: the position of the caller's real-time stream at
@@ -45,6 +52,24 @@ REPLY_TEXTS = [
     "Thank you for your patience. Is there anything else I can help you with today?",
 ]
 """What the agent says, in turn (the same sentences as the shipped espeak_reply_0N clips)."""
+
+VOICED_RECENT_S = 0.2
+"""HEURISTIC: with ``min_interrupt_s``, the caller counts as still talking when a frame louder
+than ``VOICED_DBFS`` arrived within this many seconds."""
+VOICED_DBFS = -45.0
+"""HEURISTIC: an input frame louder than this (RMS, dBFS) is voice, for ``min_interrupt_s``."""
+RUDE_SHORT_S = 1.0
+"""HEURISTIC: the rude agent stops for a caller utterance shorter than this (a backchannel)."""
+
+BEHAVIOURS: dict[str, dict] = {
+    # waits out 0.6–1.0 s pauses (Silero stop after 1.0 s of silence), holds through a short
+    # "mm-hmm" (yields after 0.5 s of continuing speech), answers 0.2 s after the VAD's stop
+    "polite": {"min_interrupt_s": 0.5, "vad_start_s": 0.1, "vad_stop_s": 1.0, "think_s": 0.2},
+    # answers 0.1 s after a 0.2 s silence (cuts into pauses), stops for backchannels, talks
+    # through interruptions
+    "rude": {"rude": True, "vad_start_s": 0.2, "vad_stop_s": 0.2, "think_s": 0.1},
+}
+"""``--behaviour`` presets (fields of ``DemoAgentConfig``) used by ``livejudge probe``'s tests."""
 
 
 def render_replies(tts: str, out_rate: int) -> tuple[list[np.ndarray], str]:
@@ -94,6 +119,9 @@ class DemoAgentConfig:
         once: exit when the first client disconnects.
         log: decision log path (JSON lines), or None.
         verbose: Pipecat's own debug log on stderr.
+        min_interrupt_s: yield to the caller only after this much continuing speech, seconds
+            (0 = at Silero's start, Pipecat's default behaviour).
+        rude: talk through interruptions, stop for backchannels (see the module docstring).
     """
 
     host: str = "127.0.0.1"
@@ -110,6 +138,8 @@ class DemoAgentConfig:
     once: bool = False
     log: str | None = None
     verbose: bool = False
+    min_interrupt_s: float = 0.0
+    rude: bool = False
 
 
 async def serve(cfg: DemoAgentConfig) -> None:
@@ -160,6 +190,9 @@ async def serve(cfg: DemoAgentConfig) -> None:
             self.pending: asyncio.Task | None = None
             self.speaking_until = 0.0  # monotonic time the current reply ends (if not cut)
             self.awaiting_audio = False
+            self.last_voice_mono = -1e9  # monotonic time of the last voiced input frame
+            self.user_start_mono = 0.0  # monotonic time of the last VAD start
+            self.yield_task: asyncio.Task | None = None
 
         @property
         def in_pos_s(self) -> float:
@@ -177,21 +210,47 @@ async def serve(cfg: DemoAgentConfig) -> None:
                 self.in_samples += n
                 self.last_frame_samples = n
                 self.last_frame_mono = time.monotonic()
+                if n and cfg.min_interrupt_s > 0:
+                    x = np.frombuffer(frame.audio, dtype="<i2").astype(np.float64) / 32768.0
+                    if 20 * np.log10(np.sqrt(np.mean(x * x)) + 1e-12) > VOICED_DBFS:
+                        self.last_voice_mono = self.last_frame_mono
             elif isinstance(frame, VADUserStartedSpeakingFrame):
                 speaking = time.monotonic() < self.speaking_until
+                self.user_start_mono = time.monotonic()
                 log("vad_start", **self.pos(), agent_speaking=speaking)
                 if self.pending is not None and not self.pending.done():
                     self.pending.cancel()  # the user went on talking: forget the planned reply
                     log("reply_cancelled", **self.pos())
-                if speaking and not cfg.never_yield:
-                    self.speaking_until = 0.0
-                    log("yield", **self.pos())
-                    await self.broadcast_interruption()
+                if speaking and not cfg.never_yield and not cfg.rude:
+                    if cfg.min_interrupt_s > 0:
+                        self.yield_task = self.create_task(self._yield_if_still_talking())
+                    else:
+                        await self._yield()
             elif isinstance(frame, VADUserStoppedSpeakingFrame):
-                log("vad_stop", **self.pos())
+                speaking = time.monotonic() < self.speaking_until
+                log("vad_stop", **self.pos(), agent_speaking=speaking)
+                said_s = time.monotonic() - self.user_start_mono - cfg.vad_stop_s
+                if speaking and cfg.rude and said_s < RUDE_SHORT_S:
+                    await self._yield()  # rude: stops for a backchannel, then answers it
+                elif speaking and cfg.min_interrupt_s > 0 and not cfg.rude:
+                    await self.push_frame(frame, direction)  # a backchannel held through: no new reply
+                    return
                 if self.pending is None or self.pending.done():
                     self.pending = self.create_task(self._reply())
             await self.push_frame(frame, direction)
+
+        async def _yield(self) -> None:
+            self.speaking_until = 0.0
+            log("yield", **self.pos())
+            await self.broadcast_interruption()
+
+        async def _yield_if_still_talking(self) -> None:
+            await asyncio.sleep(cfg.min_interrupt_s)
+            now = time.monotonic()
+            if now < self.speaking_until and now - self.last_voice_mono <= VOICED_RECENT_S:
+                await self._yield()
+            else:
+                log("held", **self.pos())
 
         async def _reply(self) -> None:
             await asyncio.sleep(cfg.think_s)
@@ -251,7 +310,8 @@ async def serve(cfg: DemoAgentConfig) -> None:
         print(f"LIVEJUDGE_AGENT_READY ws://{cfg.host}:{cfg.port} protocol={cfg.protocol} tts={tts_name}",
               flush=True)
         log("ready", port=cfg.port, protocol=cfg.protocol, tts=tts_name, think_s=cfg.think_s,
-            never_yield=cfg.never_yield, in_rate=cfg.in_rate, out_rate=out_rate)
+            never_yield=cfg.never_yield, min_interrupt_s=cfg.min_interrupt_s, rude=cfg.rude,
+            vad_start_s=cfg.vad_start_s, vad_stop_s=cfg.vad_stop_s, in_rate=cfg.in_rate, out_rate=out_rate)
 
     @transport.event_handler("on_client_connected")
     async def on_connected(_transport, _ws):

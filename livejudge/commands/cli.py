@@ -44,6 +44,7 @@ COMMAND_MODULES = [
     "livejudge.commands.report",
     "livejudge.commands.compare",
     "livejudge.commands.check",
+    "livejudge.commands.probe",
     "livejudge.commands.serve_judge",
 ]
 

@@ -1,0 +1,387 @@
+"""`livejudge probe`: a scripted human caller that stresses a live agent's turn-taking.
+
+The caller is made of the shipped human recordings (``livejudge/data/audio/human``) and
+plays stressors, each a moment with its expectation (``livejudge.commands.check``):
+
+* a filler start ("um… so"): a short syllable, a pause, then the request: the agent waits;
+* a backchannel ("mm") 1.5 s into the agent's reply: the agent holds;
+* a pause mid-sentence (``--pause-s`` of ``PAUSE_RANGE_S``): the agent waits;
+* a hard interruption 1.0 s into the agent's reply: the agent yields within ``--yield-max-s``;
+* a self-correction ("four queen of clubs … seven of clubs"): the agent waits;
+* ``--line telephone`` plays the caller through a μ-law 8 kHz line, ``--line noise`` adds
+  white noise at 20 dB SNR.
+
+It runs over every route ``attach`` has (``--ws-url`` with ``--protocol pipecat|twilio|
+pipecat-eval``, ``--runner`` with its eval wire, ``/ws-client`` or SmallWebRTC, ``--webrtc``):
+the call itself is ``attach``'s (``livejudge.commands.attach``) with this caller in place of
+``--input-wav``. At the end it prints a scorecard (each moment: expectation, verdict, PASS or
+FAIL; each response latency against the human bands, reported, not gated: an agent that waits
+out 1 s pauses without words answers slower than people do), and writes ``--scorecard FILE``
+(JSON), ``--junit OUT.xml`` (one testcase per moment, ``check``'s writer) and ``--expectations-out
+FILE`` (the moments as an expectations file naming the ``--record``ed call, so
+``livejudge check --expectations FILE`` re-checks the same recording offline).
+
+Exit codes: 0 every moment passed, 1 one failed (or the call failed), 2 usage or input error,
+3 a ``--fail-if`` gate failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from livejudge.commands.runner import CLIError
+
+PAUSE_RANGE_S = (0.6, 1.0)
+"""The mid-sentence pause the probe may play, seconds (issue 20: 0.6–1.0 s)."""
+BACKCHANNEL_S = 0.4
+"""Length of the probe's "mm" (the first syllable of "five five", CMU ARCTIC), seconds."""
+FILLER_S = 0.45
+"""Length of the filler syllable that opens the first turn, seconds."""
+
+
+@dataclass(frozen=True)
+class ProbeMoment:
+    """A stressor moment inside a probe turn.
+
+    Attributes:
+        name: label ("backchannel", "pause mid-sentence", ...).
+        turn: index of the probe turn that holds it.
+        offset_s: from the turn's first sample to the moment (the caller onset, or the pause's start).
+        expect: "yield" or "hold" (``check.Expectation``).
+        kind: the verdict kind that judges it ("barge_in", "backchannel", "pause").
+        within_s: for a barge-in, the latest yield, seconds (None: the verdict's ``yield_max_s``).
+    """
+
+    name: str
+    turn: int
+    offset_s: float
+    expect: str
+    kind: str
+    within_s: float | None = None
+
+
+@dataclass(frozen=True)
+class ProbeTurn:
+    """One probe turn: audio, and when it starts.
+
+    ``mode``: "first" (at the call's start), "after_reply" (``pause_s`` after the agent went quiet,
+    once it spoke after the last floor turn), "into_reply" (``after_s`` after the agent's reply to
+    the last floor turn started). ``floor``: False for a backchannel (it does not ask for a reply).
+    """
+
+    samples: np.ndarray
+    name: str
+    mode: str
+    after_s: float = 0.0
+    floor: bool = True
+
+
+def _fade(x: np.ndarray, fade_s: float = 0.01) -> np.ndarray:
+    from livejudge.audio import SAMPLE_RATE
+
+    y = x.astype(np.float32).copy()
+    nf = min(int(fade_s * SAMPLE_RATE), y.size // 2)
+    if nf:
+        r = np.linspace(0.0, 1.0, nf, dtype=np.float32)
+        y[:nf] *= r
+        y[-nf:] *= r[::-1]
+    return y
+
+
+def build_script(pause_s: float = 0.8, line: str = "clean", seed: int = 0) -> tuple[list[ProbeTurn], list[ProbeMoment]]:
+    """The probe's turns and moments, built from trimmed shipped human clips.
+
+    Args:
+        pause_s: the mid-sentence pause, seconds, within ``PAUSE_RANGE_S``.
+        line: "clean", "telephone" (μ-law 8 kHz round trip) or "noise" (white, 20 dB SNR).
+        seed: the noise draw.
+    Returns:
+        (turns, moments); every offset is exact: the clips are trimmed to their speech bounds.
+    Raises:
+        ValueError: pause_s outside ``PAUSE_RANGE_S`` or an unknown line.
+    """
+    from livejudge.audio import SAMPLE_RATE
+    from livejudge.testing.dialogues import load_clip, trim
+
+    lo, hi = PAUSE_RANGE_S
+    if not lo <= pause_s <= hi:
+        raise ValueError(f"--pause-mid-s must be within {lo}–{hi} s (a pause mid-sentence), got {pause_s}")
+    if line not in ("clean", "telephone", "noise"):
+        raise ValueError(f"--line must be clean, telephone or noise, got {line!r}")
+    sr = SAMPLE_RATE
+
+    def clip(name: str) -> np.ndarray:
+        return 0.9 * trim(load_clip(name))
+
+    def gap(s: float) -> np.ndarray:
+        return np.zeros(int(round(s * sr)), np.float32)
+
+    filler = _fade(clip("cmu_cards_004")[: int(FILLER_S * sr)])
+    mm = _fade(clip("cmu_cards_004")[: int(BACKCHANNEL_S * sr)])
+    t1a, t1b = filler, clip("cmu_cards_005")
+    t3a, t3b = clip("librivox_austen_0880"), clip("librivox_austen_0890")  # one sentence in the book
+    t5a, t5b = clip("cmu_cards_002"), clip("cmu_cards_003")  # "four queen of clubs … seven of clubs"
+    fill_gap, correct_gap = 0.7, 0.7
+    turns = [
+        ProbeTurn(np.concatenate([t1a, gap(fill_gap), t1b]), "filler start", "first"),
+        ProbeTurn(mm, "backchannel", "into_reply", 1.5, floor=False),
+        ProbeTurn(np.concatenate([t3a, gap(pause_s), t3b]), "pause mid-sentence", "after_reply"),
+        ProbeTurn(clip("librivox_austen_0930"), "hard interruption", "into_reply", 1.0),
+        ProbeTurn(np.concatenate([t5a, gap(correct_gap), t5b]), "self-correction", "after_reply"),
+        ProbeTurn(clip("cmu_numbers"), "closing question", "after_reply"),
+    ]
+    moments = [
+        ProbeMoment("filler start", 0, t1a.size / sr, "yield", "pause"),
+        ProbeMoment("backchannel", 1, 0.0, "hold", "backchannel"),
+        ProbeMoment("pause mid-sentence", 2, t3a.size / sr, "yield", "pause"),
+        ProbeMoment("hard interruption", 3, 0.0, "yield", "barge_in"),
+        ProbeMoment("self-correction", 4, t5a.size / sr, "yield", "pause"),
+    ]
+    if line != "clean":
+        turns = [dataclasses.replace(t, samples=_line(t.samples, line, seed + i)) for i, t in enumerate(turns)]
+    return turns, moments
+
+
+def _line(x: np.ndarray, line: str, seed: int) -> np.ndarray:
+    """The caller's audio through a telephone line (μ-law 8 kHz round trip) or with white noise
+    at 20 dB SNR (over the clip's speech power)."""
+    from livejudge.audio import SAMPLE_RATE, resample
+
+    if line == "telephone":
+        y = resample(x, SAMPLE_RATE, 8000)
+        mu = 255.0
+        q = np.round(np.sign(y) * np.log1p(mu * np.minimum(np.abs(y), 1.0)) / np.log1p(mu) * 127) / 127
+        y = np.sign(q) * np.expm1(np.abs(q) * np.log1p(mu)) / mu
+        out = resample(y.astype(np.float32), 8000, SAMPLE_RATE)
+        return out[: x.size] if out.size >= x.size else np.pad(out, (0, x.size - out.size))
+    rng = np.random.default_rng(seed)
+    p = float(np.mean(x[np.abs(x) > 1e-4] ** 2)) if np.any(np.abs(x) > 1e-4) else 1e-6
+    return (x + rng.standard_normal(x.size) * np.sqrt(p / 100.0)).astype(np.float32)
+
+
+class ProbeCaller:
+    """``ScriptedCaller`` with the probe's start rules (``ProbeTurn.mode``); same ``placed``
+    record (each turn's start on the session clock) and the same ``chunk`` interface."""
+
+    def __init__(self, turns: list[ProbeTurn], *, pause_s: float = 0.8, lead_s: float = 0.5,
+                 max_wait_s: float = 8.0) -> None:
+        from livejudge.sources.ws import CallerTurn, ScriptedCaller
+
+        self._inner = ScriptedCaller([CallerTurn(t.samples, t.name) for t in turns], pause_s=pause_s,
+                                     lead_s=lead_s, max_wait_s=max_wait_s)
+        self.probe_turns = turns
+        self._inner._due = self._due  # type: ignore[method-assign]
+        self._floor_end_s: float | None = None
+
+    placed = property(lambda self: self._inner.placed)
+    done = property(lambda self: self._inner.done)
+    last_end_s = property(lambda self: self._inner.last_end_s)
+
+    def _due(self, now_s: float, agent) -> bool:
+        c = self._inner
+        turn = self.probe_turns[c._i]
+        eps = 1e-9
+        if turn.mode == "first" or c._i == 0:
+            return now_s + eps >= c.lead_s
+        last = c._last_end_s
+        assert last is not None
+        if now_s - last + eps >= c.max_wait_s:
+            return True
+        anchor = self._floor_end_s if self._floor_end_s is not None else last
+        if turn.mode == "into_reply":
+            onset = agent.first_onset_after(anchor)
+            return onset is not None and now_s + eps >= onset + turn.after_s
+        spoke = agent.last_voice_s is not None and agent.last_voice_s > anchor
+        return (spoke and now_s - agent.last_voice_s + eps >= c.pause_s  # type: ignore[operator]
+                and now_s - last + eps >= c.pause_s)
+
+    def chunk(self, k: int, n: int, agent) -> np.ndarray:
+        c = self._inner
+        before = c._cur
+        out = c.chunk(k, n, agent)
+        if before is not None and c._cur is None and self.probe_turns[before[0]].floor:
+            self._floor_end_s = c._last_end_s
+        return out
+
+
+def moments_on_clock(moments: list[ProbeMoment], placed: list[dict]):
+    """The moments as ``check.Expectation``s on the session clock, from the placed turns."""
+    from livejudge.commands.check import Expectation
+
+    out = []
+    for m in moments:
+        if m.turn >= len(placed):
+            continue  # the call ended before this turn was played
+        at = placed[m.turn]["start_s"] + m.offset_s
+        out.append(Expectation(round(at, 4), m.expect, m.within_s, m.kind, f"{m.name} at {at:.2f} s"))
+    return out
+
+
+def scorecard(moments: list[ProbeMoment], placed: list[dict], result: dict, tolerance_s: float) -> dict:
+    """The probe's scorecard from a live call's result document (pure).
+
+    Returns: {"moments": [{name, expect, at_s, verdict, passed, reason}], "missed": [names not
+    played], "latencies": [{t_s, gap_s, band}], "passed", "failed"}.
+    """
+    from livejudge.commands.check import check
+    from livejudge.timing.verdicts import Verdict, VerdictConfig
+
+    vs = [Verdict.from_dict(v) for v in result.get("verdicts") or []]
+    ymax = (result.get("verdict_config") or {}).get("yield_max_s", VerdictConfig().yield_max_s)
+    exps = [dataclasses.replace(e, within_s=ymax) if e.kind == "barge_in" and e.within_s is None else e
+            for e in moments_on_clock(moments, placed)]
+    rows = []
+    for e in exps:
+        r = check(e, vs, tolerance_s)
+        rows.append({"name": e.name.split(" at ")[0], "at_s": e.at_s, "expect": e.expect, "kind": e.kind,
+                     "within_s": e.within_s, "passed": r.passed, "reason": r.reason,
+                     "verdict": None if r.verdict is None else r.verdict.to_dict(), "_result": r})
+    lat = [{"t_s": round(v.t_s, 3), "gap_s": v.value_s, "band": v.outcome, "human": v.ok}
+           for v in vs if v.kind == "latency"]
+    played = {m.turn for m in moments if m.turn < len(placed)}
+    return {"moments": rows, "missed": [m.name for m in moments if m.turn not in played],
+            "latencies": lat, "expectations": exps,
+            "passed": sum(r["passed"] for r in rows), "failed": sum(not r["passed"] for r in rows)}
+
+
+def print_scorecard(card: dict, out=sys.stdout) -> None:
+    print("livejudge probe: scorecard", file=out)
+    for r in card["moments"]:
+        exp = r["expect"] + (f" within {r['within_s']:g} s" if r["within_s"] is not None else "")
+        print(f"  {'PASS' if r['passed'] else 'FAIL'}  {r['name']:<20} at {r['at_s']:6.2f} s  expect {exp:<18} "
+              f"{r['reason']}", file=out)
+    for name in card["missed"]:
+        print(f"  FAIL  {name:<20} not played (the call ended first)", file=out)
+    if card["latencies"]:
+        gaps = [x["gap_s"] for x in card["latencies"] if x["gap_s"] is not None]
+        bands = ", ".join(f"{x['gap_s']:.2f} s {x['band']}" for x in card["latencies"] if x["gap_s"] is not None)
+        print(f"  latency (reported against the human bands, not gated): median {np.median(gaps):.2f} s; {bands}",
+              file=out)
+    print(f"livejudge probe: {card['passed']} of {card['passed'] + card['failed'] + len(card['missed'])} "
+          "moment(s) passed", file=out)
+
+
+def cmd_probe(args: argparse.Namespace) -> int:
+    from livejudge.commands import attach as A
+    from livejudge.commands.check import FORMAT_VERSION, TOLERANCE_S, junit_xml
+    from livejudge.sources.ws import ScriptedSource, redact_url
+
+    if args.list_devices:
+        return A._list_devices()
+    if args.input_wav:
+        raise CLIError("probe plays its own caller: drop --input-wav (or use livejudge attach --input-wav)")
+    if args.barge_in:
+        raise CLIError("probe places its own interruptions: drop --barge-in")
+    if args.expectations_out and not args.record:
+        raise CLIError("--expectations-out names the recorded call: add --record CALL.wav")
+    try:
+        turns, moments = build_script(args.pause_mid_s, args.line, args.seed)
+        caller = ProbeCaller(turns, pause_s=args.pause_s)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    args.no_playback = True  # a scripted caller: agent audio is timed at arrival, no speakers
+    probe_junit, args.junit = args.junit, None  # --junit is the moments' here, not the gates'
+    tmp = None
+    if not args.json_out or args.json_out == "-":
+        fd, tmp = tempfile.mkstemp(prefix="livejudge-probe-", suffix=".json")
+        os.close(fd)
+    json_out = tmp or args.json_out
+    want_stdout = args.json_out == "-"
+    args.json_out = json_out
+    call = A._parse(args)
+    src = call.source
+    source = ScriptedSource(caller)  # type: ignore[arg-type]
+    info = {"probe": {"line": args.line, "pause_mid_s": args.pause_mid_s,
+                      "moments": [dataclasses.asdict(m) for m in moments]}}
+    try:
+        if src.runner:
+            code = A._attach_runner(call, source, extra_info=info, title=f"probe --runner {redact_url(src.runner)}")
+        else:
+            if not src.ws_url:
+                raise CLIError("--ws-url is required: the agent's websocket (or --runner URL, --webrtc URL)")
+            code = A._run_call(call, src.ws_url, source, title=f"probe {redact_url(src.ws_url)}", extra_info=info)
+        try:
+            result = json.loads(Path(json_out).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise CLIError(f"the call left no result to score ({exc})", 1) from None
+        if want_stdout:
+            print(json.dumps(result, indent=2))
+    finally:
+        if tmp:
+            Path(tmp).unlink(missing_ok=True)
+    tol = TOLERANCE_S
+    card = scorecard(moments, caller.placed, result, tol)
+    print_scorecard(card, sys.stderr if want_stdout else sys.stdout)
+    exps = card.pop("expectations")
+    results = [r.pop("_result") for r in card["moments"]]
+    if args.scorecard:
+        _write(args.scorecard, json.dumps({"livejudge_probe": 1, **card, "ended": result.get("source", {}).get("ended"),
+                                           "call_exit_code": code}, indent=2) + "\n")
+    if probe_junit:
+        _write(probe_junit, junit_xml(results, f"probe {src.ws_url or src.runner}"))
+    if args.expectations_out:
+        rec = Path(args.record).resolve()
+        ef = Path(args.expectations_out).resolve()
+        try:
+            call_ref = os.path.relpath(rec, ef.parent)
+        except ValueError:  # another drive (Windows)
+            call_ref = str(rec)
+        doc = {"livejudge_expectations": FORMAT_VERSION, "call": call_ref, "tolerance_s": tol,
+               "verdict_config": result.get("verdict_config"), "pin": "probe",
+               "expect": [e.to_dict() for e in exps]}
+        if not doc["verdict_config"]:
+            doc.pop("verdict_config")
+        _write(args.expectations_out, json.dumps(doc, indent=2) + "\n")
+        print(f"livejudge: re-check the recording with: livejudge check --expectations {args.expectations_out}",
+              file=sys.stderr)
+    if code != 0:
+        return code
+    return 1 if card["failed"] or card["missed"] else 0
+
+
+def _write(path: str, text: str) -> None:
+    p = Path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise CLIError(f"cannot write {p}: {exc.strerror or exc}") from None
+
+
+def register(subparsers) -> None:
+    from livejudge.commands.attach import _add_call_flags
+    from livejudge.commands.runner import (
+        EXIT_CODES_HELP, HelpFormatter, add_judge_args, add_output_args, add_session_args,
+    )
+
+    p = subparsers.add_parser(
+        "probe", help="call a live agent with a scripted human caller that plays turn-taking stressors; scorecard",
+        formatter_class=HelpFormatter, epilog=EXIT_CODES_HELP + " (probe: 1 = a moment failed)",
+        description=__doc__.split("\n\n")[1] + "\n\n" + __doc__.split("\n\n")[2])
+    _add_call_flags(p)
+    g = p.add_argument_group("probe")
+    g.add_argument("--pause-mid-s", type=float, default=0.8,
+                   help=f"the caller's pause mid-sentence, seconds ({PAUSE_RANGE_S[0]}–{PAUSE_RANGE_S[1]})")
+    g.add_argument("--line", default="clean", choices=("clean", "telephone", "noise"),
+                   help="the caller's line: clean, telephone (μ-law 8 kHz) or noise (white, 20 dB SNR)")
+    g.add_argument("--seed", type=int, default=0, help="noise draw of --line noise")
+    g.add_argument("--scorecard", default=None, metavar="OUT.json", help="write the scorecard (JSON) here")
+    g.add_argument("--expectations-out", default=None, metavar="FILE.json",
+                   help="write the moments as an expectations file for `livejudge check` (needs --record)")
+    add_session_args(p)
+    add_judge_args(p)
+    add_output_args(p)  # its --junit writes the moments' checks here
+    p.set_defaults(func=cmd_probe, judge="none")
+
+
+__all__ = ["PAUSE_RANGE_S", "ProbeCaller", "ProbeMoment", "ProbeTurn", "build_script", "moments_on_clock",
+           "scorecard"]
