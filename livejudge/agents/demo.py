@@ -60,6 +60,9 @@ VOICED_DBFS = -45.0
 """HEURISTIC: an input frame louder than this (RMS, dBFS) is voice, for ``min_interrupt_s``."""
 RUDE_SHORT_S = 1.0
 """HEURISTIC: the rude agent stops for a caller utterance shorter than this (a backchannel)."""
+RUDE_RESUME_S = 1.5
+"""The rude agent starts its next reply this long (plus ``think_s``) after stopping for a
+backchannel: longer than the timeline's merge pause (0.8 s), so the stop shows as one."""
 
 BEHAVIOURS: dict[str, dict] = {
     # waits out 0.6–1.0 s pauses (Silero stop after 1.0 s of silence), holds through a short
@@ -231,7 +234,11 @@ async def serve(cfg: DemoAgentConfig) -> None:
                 log("vad_stop", **self.pos(), agent_speaking=speaking)
                 said_s = time.monotonic() - self.user_start_mono - cfg.vad_stop_s
                 if speaking and cfg.rude and said_s < RUDE_SHORT_S:
-                    await self._yield()  # rude: stops for a backchannel, then answers it
+                    await self._yield()  # rude: stops for a backchannel, then starts over
+                    if self.pending is None or self.pending.done():
+                        self.pending = self.create_task(self._reply(RUDE_RESUME_S))
+                    await self.push_frame(frame, direction)
+                    return
                 elif speaking and cfg.min_interrupt_s > 0 and not cfg.rude:
                     await self.push_frame(frame, direction)  # a backchannel held through: no new reply
                     return
@@ -252,8 +259,8 @@ async def serve(cfg: DemoAgentConfig) -> None:
             else:
                 log("held", **self.pos())
 
-        async def _reply(self) -> None:
-            await asyncio.sleep(cfg.think_s)
+        async def _reply(self, extra_s: float = 0.0) -> None:
+            await asyncio.sleep(cfg.think_s + extra_s)
             audio = replies[self.n_reply % len(replies)]
             idx = self.n_reply % len(replies)
             self.n_reply += 1
