@@ -383,16 +383,18 @@ def free_port(host: str = "127.0.0.1") -> int:
         return s.getsockname()[1]
 
 
-def start_demo_agent(port: int, *, think_s: float = 0.5, never_yield: bool = False, log: str | None = None,
+def start_demo_agent(port: int, *, think_s: float | None = 0.5, never_yield: bool = False, log: str | None = None,
                      protocol: str = "pipecat", extra: list[str] | None = None,
                      timeout_s: float = 60.0) -> subprocess.Popen:
-    """Start ``python -m livejudge.agents.demo`` on 127.0.0.1:``port`` and wait until it listens.
+    """Start ``python -m livejudge.agents.demo`` on 127.0.0.1:``port`` and wait until it listens
+    (``think_s=None``: the agent's own default, or its ``--behaviour`` preset in ``extra``).
 
     Raises:
         CLIError: it exited or did not get ready within ``timeout_s`` (its last stderr line shown).
     """
     cmd = [sys.executable, "-m", "livejudge.agents.demo", "--host", "127.0.0.1", "--port", str(port),
-           "--think-s", str(think_s), "--protocol", protocol, "--once", *(extra or [])]
+           *(["--think-s", str(think_s)] if think_s is not None else []), "--protocol", protocol, "--once",
+           *(extra or [])]
     if never_yield:
         cmd.append("--never-yield")
     if log:

@@ -1,0 +1,186 @@
+"""`livejudge probe` (issue 20 part 3): the scripted stressor caller, its scorecard and pinned
+expectations, against the example agent's polite and rude behaviours.
+
+Fast tests: the script's moments sit exactly where the clips put them; the caller's start rules
+against a simulated agent (deterministic, no clock); usage errors. Slow tests (real time, agent
+subprocess on 127.0.0.1): the probe against ``--behaviour polite`` flags nothing, against
+``--behaviour rude`` flags exactly its five misbehaviours with the expected outcomes, and the
+recording re-checked with ``livejudge check --expectations`` gives the same verdicts and exit
+codes.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from livejudge.audio import SAMPLE_RATE
+from livejudge.commands.cli import main
+from livejudge.commands.probe import PAUSE_RANGE_S, ProbeCaller, build_script, moments_on_clock
+from livejudge.sources.ws import VOICE_DBFS, AgentActivity
+from livejudge.testing.dialogues import load_clip, trim
+
+
+def _rms_db(x: np.ndarray) -> float:
+    return 20 * np.log10(np.sqrt(np.mean(x.astype(np.float64) ** 2)) + 1e-12)
+
+
+@pytest.mark.parametrize("pause_s", [PAUSE_RANGE_S[0], 0.8, PAUSE_RANGE_S[1]])
+def test_script_moments_sit_where_the_clips_put_them(pause_s):
+    turns, moments = build_script(pause_s)
+    assert [m.name for m in moments] == ["filler start", "backchannel", "pause mid-sentence",
+                                         "hard interruption", "self-correction"]
+    pauses = {"filler start": 0.7, "pause mid-sentence": pause_s, "self-correction": 0.7}
+    for m in moments:
+        x = turns[m.turn].samples
+        a = int(round(m.offset_s * SAMPLE_RATE))
+        if m.kind == "pause":
+            n = int(round(pauses[m.name] * SAMPLE_RATE))
+            assert np.all(x[a:a + n] == 0.0), m  # exact digital silence for the whole pause
+            assert _rms_db(x[a - 800:a]) > -45, m  # speech right up to the moment (50 ms)
+            assert _rms_db(x[a + n:a + n + 1600]) > -45, m  # and right after it
+        else:
+            assert a == 0 and _rms_db(x[:1600]) > -45, m  # a caller onset at the turn's first sample
+    bc = turns[1].samples
+    assert bc.size == int(0.4 * SAMPLE_RATE)  # the "mm": shorter than a backchannel's 1 s bound
+    assert turns[3].samples.size == trim(load_clip("librivox_austen_0930")).size
+
+
+@pytest.mark.parametrize("line", ["telephone", "noise"])
+def test_line_conditions_keep_timing(line):
+    clean, moments = build_script()
+    noisy, moments2 = build_script(line=line)
+    assert moments == moments2
+    for c, n in zip(clean, noisy):
+        assert c.samples.size == n.samples.size
+        corr = np.dot(c.samples, n.samples) / (np.linalg.norm(c.samples) * np.linalg.norm(n.samples))
+        assert 0.8 < corr < 0.9999, (line, c.name, corr)  # the same speech, changed by the line
+
+
+def test_bad_pause_and_line_rejected():
+    with pytest.raises(ValueError, match="0.6–1.0"):
+        build_script(1.5)
+    with pytest.raises(ValueError, match="clean, telephone or noise"):
+        build_script(line="radio")
+
+
+def _simulate(agent_reply_s: float = 4.0, think_s: float = 0.5, chunk_s: float = 0.02, total_s: float = 80.0):
+    """Drive ProbeCaller against a simulated agent that answers each floor turn ``think_s``
+    after it ends with ``agent_reply_s`` of loud noise and never yields. Returns (caller, replies)."""
+    turns, moments = build_script()
+    caller = ProbeCaller(turns, pause_s=0.8)
+    agent = AgentActivity()
+    n = int(chunk_s * SAMPLE_RATE)
+    replies: list[float] = []
+    pending = None
+    loud = (np.random.default_rng(0).standard_normal(n) * 0.1).astype(np.float32)
+    assert _rms_db(loud) > VOICE_DBFS
+    was_floor = None
+    for k in range(int(total_s / chunk_s)):
+        t = k * chunk_s
+        caller.chunk(k, n, agent)
+        cur = caller._inner._cur
+        if was_floor is not None and cur is None and turns[was_floor].floor:
+            pending = caller.last_end_s + think_s
+        was_floor = None if cur is None else cur[0]
+        if pending is not None and t >= pending and not (replies and t < replies[-1] + agent_reply_s):
+            replies.append(t)
+            pending = None
+        if replies and replies[-1] <= t < replies[-1] + agent_reply_s:
+            agent.update(t, loud)
+        if caller.done and t > (replies[-1] if replies else 0) + agent_reply_s + 1:
+            break
+    return caller, replies, moments
+
+
+def test_probe_caller_places_each_stressor_by_its_rule():
+    caller, replies, moments = _simulate()
+    placed = caller.placed
+    assert [p["clip"] for p in placed] == ["filler start", "backchannel", "pause mid-sentence",
+                                           "hard interruption", "self-correction", "closing question"]
+    tol = 0.021  # one 20 ms chunk
+    assert placed[0]["start_s"] == pytest.approx(0.5, abs=tol)
+    # the backchannel 1.5 s into the reply to turn 1; the interruption 1.0 s into the reply to turn 3
+    assert placed[1]["start_s"] == pytest.approx(replies[0] + 1.5, abs=tol)
+    assert placed[3]["start_s"] == pytest.approx(replies[1] + 1.0, abs=tol)
+    # after_reply turns: 0.8 s after the agent went quiet (its reply is 4 s of noise)
+    assert placed[2]["start_s"] == pytest.approx(replies[0] + 4.0 + 0.8, abs=tol)
+    assert placed[4]["start_s"] == pytest.approx(replies[2] + 4.0 + 0.8, abs=tol)
+    exps = moments_on_clock(moments, placed)
+    assert [e.kind for e in exps] == ["pause", "backchannel", "pause", "barge_in", "pause"]
+    assert exps[2].at_s == pytest.approx(placed[2]["start_s"] + moments[2].offset_s, abs=1e-3)
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--pause-mid-s", "1.5"], "0.6–1.0"),
+    (["--expectations-out", "x.json"], "--record"),
+    (["--input-wav", "a.wav"], "--input-wav"),
+    (["--barge-in", "2:1.0"], "--barge-in"),
+])
+def test_probe_usage_errors(argv, needle, capsys, tmp_path):
+    code = main(["probe", "--ws-url", "ws://127.0.0.1:9", "--display", "none", *argv])
+    assert code == 2
+    assert needle in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------- live, slow
+def _probe_call(tmp_path, behaviour: str, protocol: str = "pipecat"):
+    pytest.importorskip("pipecat")
+    pytest.importorskip("websockets")
+    from livejudge.commands.attach import free_port, start_demo_agent, stop_agent
+
+    port = free_port()
+    proc = start_demo_agent(port, think_s=None, protocol=protocol,
+                            extra=["--behaviour", behaviour, "--tts", "clips"])
+    out = {k: tmp_path / f"{behaviour}.{k}" for k in ("json", "card", "xml", "exp", "wav")}
+    try:
+        code = main(["probe", "--ws-url", f"ws://127.0.0.1:{port}", "--protocol", protocol, "--display", "none",
+                     "--json", str(out["json"]), "--scorecard", str(out["card"]), "--junit", str(out["xml"]),
+                     "--record", str(out["wav"]), "--expectations-out", str(out["exp"])])
+    finally:
+        stop_agent(proc)
+    return code, out
+
+
+RUDE = {"filler start": "cut_in", "backchannel": "yielded", "pause mid-sentence": "cut_in",
+        "hard interruption": "talked_through", "self-correction": "cut_in"}
+POLITE = {"filler start": "waited", "backchannel": "held", "pause mid-sentence": "waited",
+          "hard interruption": "yielded", "self-correction": "waited"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("behaviour", ["polite", "rude"])
+def test_probe_flags_exactly_the_rude_agents_misbehaviours(tmp_path, behaviour, capsys, tried_twice):
+    want = POLITE if behaviour == "polite" else RUDE
+
+    def call(attempt):
+        d = tmp_path / f"try{attempt}"
+        d.mkdir()
+        code, out = _probe_call(d, behaviour)
+        card = json.loads(out["card"].read_text())
+        got = {m["name"]: (m["verdict"] or {}).get("outcome") for m in card["moments"]}
+        assert got == want, card["moments"]
+        assert card["missed"] == []
+        assert all(m["passed"] == (behaviour == "polite") for m in card["moments"])
+        assert code == (0 if behaviour == "polite" else 1)
+        xml = out["xml"].read_text()
+        assert xml.count("<testcase") == 5 and xml.count("<failure") == (0 if behaviour == "polite" else 5)
+        # the recording re-checked offline with the pinned moments: same verdicts, same exit code
+        capsys.readouterr()
+        code2 = main(["check", "--expectations", str(out["exp"]), "--json", str(d / "recheck.json")])
+        text = capsys.readouterr().out
+        assert code2 == code, text
+        for m in card["moments"]:
+            line = next(ln for ln in text.splitlines() if ln.split("  ", 1)[-1].startswith(m["name"] + " at"))
+            assert line.startswith("PASS" if m["passed"] else "FAIL"), (line, m)
+            assert want[m["name"]].replace("_", " ") in line, (line, m)
+        if behaviour == "polite":
+            y = next(m for m in card["moments"] if m["kind"] == "barge_in")["verdict"]["value_s"]
+            return {"yield_s": y}
+        return {}
+
+    figures = tried_twice(f"probe {behaviour}", call)
+    with capsys.disabled():
+        print(f"\n[probe {behaviour}] {figures}")
