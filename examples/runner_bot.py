@@ -39,7 +39,9 @@ import time
 
 import numpy as np
 
-from livejudge.agents.demo import render_replies
+from livejudge.agents.demo import (
+    RUDE_RESUME_S, RUDE_SHORT_S, VOICED_DBFS, VOICED_RECENT_S, behaviour_settings, render_replies,
+)
 
 try:
     from loguru import logger
@@ -93,7 +95,8 @@ class ReplyBrain(FrameProcessor):
     """
 
     def __init__(self, replies: list[np.ndarray], out_rate: int, think_s: float, never_yield: bool,
-                 log, tts_name: str) -> None:
+                 log, tts_name: str, min_interrupt_s: float = 0.0, rude: bool = False,
+                 vad_stop_s: float = 0.2) -> None:
         super().__init__(name="ReplyBrain")
         self.replies, self.out_rate, self.think_s = replies, out_rate, think_s
         self.never_yield, self.log, self.tts_name = never_yield, log, tts_name
@@ -104,6 +107,11 @@ class ReplyBrain(FrameProcessor):
         self.speaking_until = 0.0
         self.awaiting_audio = False
         self.awaiting_written = False
+        # --behaviour (livejudge.agents.demo's module docstring): polite holds through a short
+        # "mm" (min_interrupt_s), rude talks through interruptions and stops for backchannels
+        self.min_interrupt_s, self.rude, self.vad_stop_s = min_interrupt_s, rude, vad_stop_s
+        self.last_voice_mono = -1e9
+        self.user_start_mono = 0.0
 
     def pos(self) -> dict:
         return {"in_pos_s": round(self.in_samples / self.in_rate, 4)}
@@ -113,20 +121,35 @@ class ReplyBrain(FrameProcessor):
         if isinstance(frame, InputAudioRawFrame):
             self.in_rate = frame.sample_rate
             self.in_samples += len(frame.audio) // (2 * max(1, frame.num_channels))
+            if self.min_interrupt_s > 0 and frame.audio:
+                x = np.frombuffer(frame.audio, dtype="<i2").astype(np.float64) / 32768.0
+                if 20 * np.log10(np.sqrt(np.mean(x * x)) + 1e-12) > VOICED_DBFS:
+                    self.last_voice_mono = time.monotonic()
         elif isinstance(frame, VADUserStartedSpeakingFrame):
             speaking = time.monotonic() < self.speaking_until
+            self.user_start_mono = time.monotonic()
             self.log("vad_start", **self.pos(), agent_speaking=speaking)
             if self.pending is not None and not self.pending.done():
                 self.pending.cancel()
                 self.log("reply_cancelled", **self.pos())
-            if speaking and not self.never_yield:
-                self.speaking_until = 0.0
-                self.log("yield", **self.pos())
-                await self.broadcast_interruption()
+            if speaking and not self.never_yield and not self.rude:
+                if self.min_interrupt_s > 0:
+                    self.create_task(self._yield_if_still_talking())
+                else:
+                    await self._yield()
         elif isinstance(frame, VADUserStoppedSpeakingFrame):
-            self.log("vad_stop", **self.pos())
+            speaking = time.monotonic() < self.speaking_until
+            self.log("vad_stop", **self.pos(), agent_speaking=speaking)
+            said_s = time.monotonic() - self.user_start_mono - self.vad_stop_s
+            extra_s = 0.0
+            if speaking and self.rude and said_s < RUDE_SHORT_S:
+                await self._yield()  # rude: stops for a backchannel, then starts over
+                extra_s = RUDE_RESUME_S
+            elif speaking and self.min_interrupt_s > 0 and not self.rude:
+                await self.push_frame(frame, direction)  # a backchannel held through: no new reply
+                return
             if self.pending is None or self.pending.done():
-                self.pending = self.create_task(self._reply())
+                self.pending = self.create_task(self._reply(extra_s))
         elif isinstance(frame, BotStoppedSpeakingFrame) and direction == FrameDirection.UPSTREAM:
             self.log("bot_stopped", **self.pos())
         elif isinstance(frame, BotStartedSpeakingFrame) and direction == FrameDirection.UPSTREAM:
@@ -135,8 +158,21 @@ class ReplyBrain(FrameProcessor):
                 self.log("audio_out", **self.pos(), reply=self.n_reply)
         await self.push_frame(frame, direction)
 
-    async def _reply(self) -> None:
-        await asyncio.sleep(self.think_s)
+    async def _yield(self) -> None:
+        self.speaking_until = 0.0
+        self.log("yield", **self.pos())
+        await self.broadcast_interruption()
+
+    async def _yield_if_still_talking(self) -> None:
+        await asyncio.sleep(self.min_interrupt_s)
+        now = time.monotonic()
+        if now < self.speaking_until and now - self.last_voice_mono <= VOICED_RECENT_S:
+            await self._yield()
+        else:
+            self.log("held", **self.pos())
+
+    async def _reply(self, extra_s: float = 0.0) -> None:
+        await asyncio.sleep(self.think_s + extra_s)
         idx = self.n_reply % len(self.replies)
         audio = self.replies[idx]
         self.n_reply += 1
@@ -179,8 +215,12 @@ async def run_bot(transport, runner_args: RunnerArguments) -> None:
                                     "transport": type(transport).__name__, **data}) + "\n")
             log_f.flush()
 
-    vad = SileroVADAnalyzer(params=VADParams(stop_secs=opts.vad_stop_s, start_secs=opts.vad_start_s))
-    brain = ReplyBrain(replies, OUT_RATE, opts.think_s, opts.never_yield, log, tts_name)
+    b = behaviour_settings(opts.behaviour, think_s=opts.think_s, vad_stop_s=opts.vad_stop_s,
+                           vad_start_s=opts.vad_start_s, min_interrupt_s=opts.min_interrupt_s,
+                           rude=opts.rude or None)
+    vad = SileroVADAnalyzer(params=VADParams(stop_secs=b["vad_stop_s"], start_secs=b["vad_start_s"]))
+    brain = ReplyBrain(replies, OUT_RATE, b["think_s"], opts.never_yield, log, tts_name,
+                       min_interrupt_s=b["min_interrupt_s"], rude=b["rude"], vad_stop_s=b["vad_stop_s"])
     pipeline = Pipeline([transport.input(), VADProcessor(vad_analyzer=vad), brain, transport.output(),
                          PlayoutTap(brain)])
     worker = PipelineWorker(pipeline, params=PipelineParams(audio_in_sample_rate=IN_RATE,
@@ -189,7 +229,7 @@ async def run_bot(transport, runner_args: RunnerArguments) -> None:
 
     @transport.event_handler("on_client_connected")
     async def on_client_connected(_transport, _client):
-        log("client_connected", tts=tts_name, think_s=opts.think_s, never_yield=opts.never_yield)
+        log("client_connected", tts=tts_name, never_yield=opts.never_yield, behaviour=opts.behaviour, **b)
 
     @transport.event_handler("on_client_disconnected")
     async def on_client_disconnected(_transport, _client):
@@ -214,11 +254,19 @@ async def bot(runner_args: RunnerArguments):
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     """The bot's own flags, added to the runner's parser (``--host``/``--port`` are the runner's)."""
     p = parser or argparse.ArgumentParser(add_help=False)
-    p.add_argument("--think-s", type=float, default=0.5, help="pause after the user's turn ends, seconds")
+    p.add_argument("--think-s", type=float, default=None,
+                   help="pause after the user's turn ends, seconds (None: 0.5, or the --behaviour preset)")
     p.add_argument("--never-yield", action="store_true", help="keep talking when the user barges in")
     p.add_argument("--tts", default="auto", choices=("auto", "espeak", "clips"))
-    p.add_argument("--vad-stop-s", type=float, default=0.2, help="Silero silence before 'stopped speaking', s")
-    p.add_argument("--vad-start-s", type=float, default=0.2, help="Silero speech before 'started speaking', s")
+    p.add_argument("--vad-stop-s", type=float, default=None,
+                   help="Silero silence before 'stopped speaking', s (None: 0.2, or the preset)")
+    p.add_argument("--vad-start-s", type=float, default=None,
+                   help="Silero speech before 'started speaking', s (None: 0.2, or the preset)")
+    p.add_argument("--min-interrupt-s", type=float, default=None,
+                   help="yield only after this much continuing caller speech, seconds (HEURISTIC)")
+    p.add_argument("--rude", action="store_true", help="talk through interruptions, stop for backchannels")
+    p.add_argument("--behaviour", default="default", choices=("default", "polite", "rude"),
+                   help="presets for livejudge probe (see livejudge.agents.demo); explicit flags win")
     p.add_argument("--log", default=None, metavar="FILE.jsonl", help="write the bot's decisions here")
     p.add_argument("--quiet", action="store_true", help="only warnings from Pipecat's log")
     return p

@@ -75,6 +75,16 @@ BEHAVIOURS: dict[str, dict] = {
 """``--behaviour`` presets (fields of ``DemoAgentConfig``) used by ``livejudge probe``'s tests."""
 
 
+def behaviour_settings(behaviour: str = "default", **given) -> dict:
+    """think_s, vad_stop_s, vad_start_s, min_interrupt_s and rude for a ``--behaviour`` preset
+    ("default", "polite", "rude"), with the ``given`` values that are not None winning.
+    Raises ValueError on an unknown preset."""
+    if behaviour not in ("default", *BEHAVIOURS):
+        raise ValueError(f"--behaviour must be default, polite or rude, got {behaviour!r}")
+    base = {"think_s": 0.5, "vad_stop_s": 0.2, "vad_start_s": 0.2, "min_interrupt_s": 0.0, "rude": False}
+    return {**base, **BEHAVIOURS.get(behaviour, {}), **{k: v for k, v in given.items() if v is not None and k in base}}
+
+
 def render_replies(tts: str, out_rate: int) -> tuple[list[np.ndarray], str]:
     """The reply audio, float32 mono at ``out_rate`` Hz, and which TTS made it.
 
