@@ -18,7 +18,7 @@ import pytest
 
 from livejudge.audio import SAMPLE_RATE
 from livejudge.commands.cli import main
-from livejudge.commands.probe import PAUSE_RANGE_S, ProbeCaller, build_script, moments_on_clock
+from livejudge.commands.probe import NOISE_DBFS, PAUSE_RANGE_S, ProbeCaller, build_script, moments_on_clock
 from livejudge.sources.ws import VOICE_DBFS, AgentActivity
 from livejudge.testing.dialogues import load_clip, trim
 
@@ -48,15 +48,23 @@ def test_script_moments_sit_where_the_clips_put_them(pause_s):
     assert turns[3].samples.size == trim(load_clip("librivox_austen_0930")).size
 
 
-@pytest.mark.parametrize("line", ["telephone", "noise"])
-def test_line_conditions_keep_timing(line):
+def test_telephone_line_keeps_timing():
     clean, moments = build_script()
-    noisy, moments2 = build_script(line=line)
+    tel, moments2 = build_script(line="telephone")
     assert moments == moments2
-    for c, n in zip(clean, noisy):
+    for c, n in zip(clean, tel):
         assert c.samples.size == n.samples.size
         corr = np.dot(c.samples, n.samples) / (np.linalg.norm(c.samples) * np.linalg.norm(n.samples))
-        assert 0.8 < corr < 0.9999, (line, c.name, corr)  # the same speech, changed by the line
+        assert 0.8 < corr < 0.9999, (c.name, corr)  # the same speech, changed by the line
+
+
+def test_noise_line_is_a_continuous_floor():
+    turns, _ = build_script(line="noise")
+    clean, _ = build_script()
+    assert all(np.array_equal(a.samples, b.samples) for a, b in zip(turns, clean))
+    caller = ProbeCaller(turns, noise_dbfs=NOISE_DBFS, seed=1)
+    quiet = caller.chunk(0, 3200, AgentActivity())  # 0.2 s before the first turn (lead 0.5 s)
+    assert _rms_db(quiet) == pytest.approx(NOISE_DBFS, abs=0.5)
 
 
 def test_bad_pause_and_line_rejected():
@@ -126,17 +134,35 @@ def test_probe_usage_errors(argv, needle, capsys, tmp_path):
 
 
 # ------------------------------------------------------------------------------- live, slow
-def _probe_call(tmp_path, behaviour: str, protocol: str = "pipecat"):
+def _probe_call(tmp_path, behaviour: str, route: str = "pipecat", line: str = "clean"):
+    """One live probe call. route: "pipecat" or "twilio" (the demo agent's websocket wire) or
+    "runner" (examples/runner_bot.py under Pipecat's runner, reached with --runner: eval wire) or
+    "webrtc" (the same bot over SmallWebRTC)."""
     pytest.importorskip("pipecat")
     pytest.importorskip("websockets")
     from livejudge.commands.attach import free_port, start_demo_agent, stop_agent
 
     port = free_port()
-    proc = start_demo_agent(port, think_s=None, protocol=protocol,
-                            extra=["--behaviour", behaviour, "--tts", "clips"])
+    extra = ["--behaviour", behaviour, "--tts", "clips"]
+    if route == "runner":
+        pytest.importorskip("pipecat.runner.run")
+        from livejudge.sources.runner_probe import start_runner_bot
+
+        proc = start_runner_bot(port, extra=extra)
+        target = ["--runner", f"http://127.0.0.1:{port}"]
+    elif route == "webrtc":
+        pytest.importorskip("aiortc")
+        pytest.importorskip("pipecat.runner.run")
+        from livejudge.sources.runner_probe import start_runner_bot
+
+        proc = start_runner_bot(port, extra=extra)
+        target = ["--webrtc", f"http://127.0.0.1:{port}"]
+    else:
+        proc = start_demo_agent(port, think_s=None, protocol=route, extra=extra)
+        target = ["--ws-url", f"ws://127.0.0.1:{port}", "--protocol", route]
     out = {k: tmp_path / f"{behaviour}.{k}" for k in ("json", "card", "xml", "exp", "wav")}
     try:
-        code = main(["probe", "--ws-url", f"ws://127.0.0.1:{port}", "--protocol", protocol, "--display", "none",
+        code = main(["probe", *target, "--line", line, "--display", "none",
                      "--json", str(out["json"]), "--scorecard", str(out["card"]), "--junit", str(out["xml"]),
                      "--record", str(out["wav"]), "--expectations-out", str(out["exp"])])
     finally:
@@ -151,14 +177,19 @@ POLITE = {"filler start": "waited", "backchannel": "held", "pause mid-sentence":
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("behaviour", ["polite", "rude"])
-def test_probe_flags_exactly_the_rude_agents_misbehaviours(tmp_path, behaviour, capsys, tried_twice):
+@pytest.mark.parametrize("behaviour, route, line", [
+    ("polite", "pipecat", "clean"), ("rude", "pipecat", "clean"),     # websocket, Pipecat frames
+    ("polite", "twilio", "telephone"),                                # Twilio media stream, μ-law line
+    ("polite", "runner", "clean"), ("rude", "runner", "noise"),       # --runner: the eval wire
+    ("polite", "webrtc", "clean"),                                    # --webrtc: SmallWebRTC (Opus)
+])
+def test_probe_flags_exactly_the_rude_agents_misbehaviours(tmp_path, behaviour, route, line, capsys, tried_twice):
     want = POLITE if behaviour == "polite" else RUDE
 
     def call(attempt):
         d = tmp_path / f"try{attempt}"
         d.mkdir()
-        code, out = _probe_call(d, behaviour)
+        code, out = _probe_call(d, behaviour, route, line)
         card = json.loads(out["card"].read_text())
         got = {m["name"]: (m["verdict"] or {}).get("outcome") for m in card["moments"]}
         assert got == want, card["moments"]
@@ -173,14 +204,14 @@ def test_probe_flags_exactly_the_rude_agents_misbehaviours(tmp_path, behaviour, 
         text = capsys.readouterr().out
         assert code2 == code, text
         for m in card["moments"]:
-            line = next(ln for ln in text.splitlines() if ln.split("  ", 1)[-1].startswith(m["name"] + " at"))
-            assert line.startswith("PASS" if m["passed"] else "FAIL"), (line, m)
-            assert want[m["name"]].replace("_", " ") in line, (line, m)
+            row = next(ln for ln in text.splitlines() if ln.split("  ", 1)[-1].startswith(m["name"] + " at"))
+            assert row.startswith("PASS" if m["passed"] else "FAIL"), (row, m)
+            assert want[m["name"]].replace("_", " ") in row, (row, m)
         if behaviour == "polite":
             y = next(m for m in card["moments"] if m["kind"] == "barge_in")["verdict"]["value_s"]
             return {"yield_s": y}
         return {}
 
-    figures = tried_twice(f"probe {behaviour}", call)
+    figures = tried_twice(f"probe {behaviour} {route} {line}", call)
     with capsys.disabled():
-        print(f"\n[probe {behaviour}] {figures}")
+        print(f"\n[probe {behaviour} {route} {line}] {figures}")

@@ -8,8 +8,9 @@ plays stressors, each a moment with its expectation (``livejudge.commands.check`
 * a pause mid-sentence (``--pause-s`` of ``PAUSE_RANGE_S``): the agent waits;
 * a hard interruption 1.0 s into the agent's reply: the agent yields within ``--yield-max-s``;
 * a self-correction ("four queen of clubs … seven of clubs"): the agent waits;
-* ``--line telephone`` plays the caller through a μ-law 8 kHz line, ``--line noise`` adds
-  white noise at 20 dB SNR.
+* ``--line telephone`` plays the caller through a μ-law 8 kHz line, ``--line noise`` puts a
+  continuous white-noise floor of ``NOISE_DBFS`` under the caller (silences included), the
+  level of ``benchmarks/verdicts.py``'s "white-50" line.
 
 It runs over every route ``attach`` has (``--ws-url`` with ``--protocol pipecat|twilio|
 pipecat-eval``, ``--runner`` with its eval wire, ``/ws-client`` or SmallWebRTC, ``--webrtc``):
@@ -46,6 +47,8 @@ BACKCHANNEL_S = 0.4
 """Length of the probe's "mm" (the first syllable of "five five", CMU ARCTIC), seconds."""
 FILLER_S = 0.45
 """Length of the filler syllable that opens the first turn, seconds."""
+NOISE_DBFS = -50.0
+"""``--line noise``: RMS of the caller's continuous white-noise floor, dBFS."""
 
 
 @dataclass(frozen=True)
@@ -97,13 +100,13 @@ def _fade(x: np.ndarray, fade_s: float = 0.01) -> np.ndarray:
     return y
 
 
-def build_script(pause_s: float = 0.8, line: str = "clean", seed: int = 0) -> tuple[list[ProbeTurn], list[ProbeMoment]]:
+def build_script(pause_s: float = 0.8, line: str = "clean") -> tuple[list[ProbeTurn], list[ProbeMoment]]:
     """The probe's turns and moments, built from trimmed shipped human clips.
 
     Args:
         pause_s: the mid-sentence pause, seconds, within ``PAUSE_RANGE_S``.
-        line: "clean", "telephone" (μ-law 8 kHz round trip) or "noise" (white, 20 dB SNR).
-        seed: the noise draw.
+        line: "clean", "telephone" (μ-law 8 kHz round trip) or "noise" (the turns are left as
+            they are: ``ProbeCaller(noise_dbfs=NOISE_DBFS)`` adds the floor to the whole line).
     Returns:
         (turns, moments); every offset is exact: the clips are trimmed to their speech bounds.
     Raises:
@@ -146,26 +149,21 @@ def build_script(pause_s: float = 0.8, line: str = "clean", seed: int = 0) -> tu
         ProbeMoment("hard interruption", 3, 0.0, "yield", "barge_in"),
         ProbeMoment("self-correction", 4, t5a.size / sr, "yield", "pause"),
     ]
-    if line != "clean":
-        turns = [dataclasses.replace(t, samples=_line(t.samples, line, seed + i)) for i, t in enumerate(turns)]
+    if line == "telephone":
+        turns = [dataclasses.replace(t, samples=_telephone(t.samples)) for t in turns]
     return turns, moments
 
 
-def _line(x: np.ndarray, line: str, seed: int) -> np.ndarray:
-    """The caller's audio through a telephone line (μ-law 8 kHz round trip) or with white noise
-    at 20 dB SNR (over the clip's speech power)."""
+def _telephone(x: np.ndarray) -> np.ndarray:
+    """The caller's audio through a telephone line: 8 kHz, μ-law (8 bits) and back, same length."""
     from livejudge.audio import SAMPLE_RATE, resample
 
-    if line == "telephone":
-        y = resample(x, SAMPLE_RATE, 8000)
-        mu = 255.0
-        q = np.round(np.sign(y) * np.log1p(mu * np.minimum(np.abs(y), 1.0)) / np.log1p(mu) * 127) / 127
-        y = np.sign(q) * np.expm1(np.abs(q) * np.log1p(mu)) / mu
-        out = resample(y.astype(np.float32), 8000, SAMPLE_RATE)
-        return out[: x.size] if out.size >= x.size else np.pad(out, (0, x.size - out.size))
-    rng = np.random.default_rng(seed)
-    p = float(np.mean(x[np.abs(x) > 1e-4] ** 2)) if np.any(np.abs(x) > 1e-4) else 1e-6
-    return (x + rng.standard_normal(x.size) * np.sqrt(p / 100.0)).astype(np.float32)
+    y = resample(x, SAMPLE_RATE, 8000)
+    mu = 255.0
+    q = np.round(np.sign(y) * np.log1p(mu * np.minimum(np.abs(y), 1.0)) / np.log1p(mu) * 127) / 127
+    y = np.sign(q) * np.expm1(np.abs(q) * np.log1p(mu)) / mu
+    out = resample(y.astype(np.float32), 8000, SAMPLE_RATE)
+    return out[: x.size] if out.size >= x.size else np.pad(out, (0, x.size - out.size))
 
 
 class ProbeCaller:
@@ -173,7 +171,7 @@ class ProbeCaller:
     record (each turn's start on the session clock) and the same ``chunk`` interface."""
 
     def __init__(self, turns: list[ProbeTurn], *, pause_s: float = 0.8, lead_s: float = 0.5,
-                 max_wait_s: float = 8.0) -> None:
+                 max_wait_s: float = 8.0, noise_dbfs: float | None = None, seed: int = 0) -> None:
         from livejudge.sources.ws import CallerTurn, ScriptedCaller
 
         self._inner = ScriptedCaller([CallerTurn(t.samples, t.name) for t in turns], pause_s=pause_s,
@@ -181,6 +179,7 @@ class ProbeCaller:
         self.probe_turns = turns
         self._inner._due = self._due  # type: ignore[method-assign]
         self._floor_end_s: float | None = None
+        self._noise = None if noise_dbfs is None else (10 ** (noise_dbfs / 20), np.random.default_rng(seed))
 
     placed = property(lambda self: self._inner.placed)
     done = property(lambda self: self._inner.done)
@@ -210,6 +209,9 @@ class ProbeCaller:
         out = c.chunk(k, n, agent)
         if before is not None and c._cur is None and self.probe_turns[before[0]].floor:
             self._floor_end_s = c._last_end_s
+        if self._noise is not None:
+            level, rng = self._noise
+            out = out + (rng.standard_normal(out.size) * level).astype(np.float32)
         return out
 
 
@@ -284,8 +286,9 @@ def cmd_probe(args: argparse.Namespace) -> int:
     if args.expectations_out and not args.record:
         raise CLIError("--expectations-out names the recorded call: add --record CALL.wav")
     try:
-        turns, moments = build_script(args.pause_mid_s, args.line, args.seed)
-        caller = ProbeCaller(turns, pause_s=args.pause_s)
+        turns, moments = build_script(args.pause_mid_s, args.line)
+        caller = ProbeCaller(turns, pause_s=args.pause_s, noise_dbfs=NOISE_DBFS if args.line == "noise" else None,
+                             seed=args.seed)
     except ValueError as exc:
         raise CLIError(str(exc)) from None
     args.no_playback = True  # a scripted caller: agent audio is timed at arrival, no speakers
@@ -372,8 +375,8 @@ def register(subparsers) -> None:
     g.add_argument("--pause-mid-s", type=float, default=0.8,
                    help=f"the caller's pause mid-sentence, seconds ({PAUSE_RANGE_S[0]}–{PAUSE_RANGE_S[1]})")
     g.add_argument("--line", default="clean", choices=("clean", "telephone", "noise"),
-                   help="the caller's line: clean, telephone (μ-law 8 kHz) or noise (white, 20 dB SNR)")
-    g.add_argument("--seed", type=int, default=0, help="noise draw of --line noise")
+                   help=f"the caller's line: clean, telephone (μ-law 8 kHz) or noise (a white floor at {NOISE_DBFS:g} dBFS)")
+    g.add_argument("--seed", type=int, default=0, help="the noise draw of --line noise")
     g.add_argument("--scorecard", default=None, metavar="OUT.json", help="write the scorecard (JSON) here")
     g.add_argument("--expectations-out", default=None, metavar="FILE.json",
                    help="write the moments as an expectations file for `livejudge check` (needs --record)")
