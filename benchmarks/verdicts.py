@@ -27,20 +27,10 @@ from pathlib import Path
 
 from livejudge.audio import open_call
 from livejudge.session import Session, SessionConfig, stream_call
-from livejudge.testing.verdict_calls import polite_call, rude_call
+from livejudge.testing.verdict_calls import LINE_CONDITIONS, MOMENT_TOL_S, VALUE_TOL_S, polite_call, rude_call
 from livejudge.timing.echo import gate_source
 
-T_TOL_S = 0.15
-V_TOL_S = 0.15
-
-LINES = {
-    "quiet": dict(noise_dbfs=-65.0),
-    "white-50": dict(noise_dbfs=-50.0),
-    "babble-50": dict(noise_dbfs=-50.0, noise_kind="babble"),
-    "room-47+reverb": dict(noise_dbfs=-47.0, noise_kind="room", room_rt60_s=0.3),
-    "telephone": dict(noise_dbfs=-50.0, telephone_line=True),
-    "echo-18": dict(noise_dbfs=-50.0, echo_gain_db=-18.0),
-}
+T_TOL_S, V_TOL_S, LINES = MOMENT_TOL_S, VALUE_TOL_S, LINE_CONDITIONS
 
 
 COST = {"verdicts_s": 0.0, "session_s": 0.0, "segments": 0}

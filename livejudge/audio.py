@@ -87,6 +87,18 @@ def pcm16_to_float32(data: bytes | np.ndarray) -> np.ndarray:
     return arr.astype(np.float32) / 32768.0
 
 
+def pcm16_chunk_to_mono(audio: bytes, num_channels: int) -> np.ndarray:
+    """One frame's s16le PCM bytes (interleaved when ``num_channels`` > 1) → float32 mono,
+    shape (n,), in [-1, 1): channels averaged. Lenient, as a framework's frame may be cut
+    anywhere: a trailing odd byte or incomplete multi-channel frame is ignored."""
+    n = len(audio) // 2
+    x = np.frombuffer(audio, dtype="<i2", count=n)
+    if num_channels > 1:
+        m = (n // num_channels) * num_channels
+        x = x[:m].reshape(-1, num_channels).mean(axis=1)
+    return x.astype(np.float32) * (1.0 / 32768.0)
+
+
 def float32_to_pcm16(samples: np.ndarray) -> bytes:
     """float32 in [-1, 1] → s16le bytes (values outside are clipped)."""
     x = np.clip(np.asarray(samples, dtype=np.float32), -1.0, 32767.0 / 32768.0)

@@ -46,12 +46,11 @@ def _cli_error(message: str) -> Exception:
 
 def kind_of_backbone(name: str) -> str:
     """Backbone id stored in a head ("acoustic-v1", "qwen2.5-omni-7b") → ``load_judge`` kind."""
-    if name.startswith("acoustic"):
-        return "acoustic"
-    if name.startswith("qwen"):
-        return "qwen-omni"
-    if name.startswith("whisper"):
-        return "whisper"
+    from livejudge.judge.model.head import judge_kind
+
+    kind = judge_kind(name)
+    if kind in ("acoustic", "qwen-omni", "whisper"):
+        return kind
     raise _cli_error(f"head was built for backbone {name!r}, which this livejudge cannot load "
                      f"(known: {', '.join(BACKBONE_KINDS)})")
 

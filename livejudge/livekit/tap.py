@@ -43,6 +43,8 @@ import numpy as np
 from livekit import rtc
 from livekit.agents.voice.io import AudioInput, AudioOutput, AudioOutputCapabilities
 
+from livejudge.audio import pcm16_chunk_to_mono
+from livejudge.outputs.embedded import EmbeddedOutputs
 from livejudge.livekit.compare import livekit_comparison
 from livejudge.session import Session, SessionConfig
 
@@ -99,16 +101,6 @@ class TapOptions:
 _USER, _AGENT, _STARTED, _FINISHED, _PAUSE, _RESUME, _NOTE, _CLOSE = range(8)
 
 
-def pcm16_to_float32(audio: bytes, num_channels: int) -> np.ndarray:
-    """s16le PCM bytes (interleaved when ``num_channels`` > 1) → float32 mono (n,) in [-1, 1)."""
-    n = len(audio) // 2
-    x = np.frombuffer(audio, dtype="<i2", count=n)
-    if num_channels > 1:
-        m = (n // num_channels) * num_channels
-        x = x[:m].reshape(-1, num_channels).mean(axis=1)
-    return x.astype(np.float32) * (1.0 / 32768.0)
-
-
 class _Segment:
     """One played reply on the worker side: its audio, where it starts, how much was fed."""
 
@@ -130,7 +122,7 @@ class _Segment:
         return self.flat
 
 
-class LiveKitTap:
+class LiveKitTap(EmbeddedOutputs):
     """The handle ``attach`` returns: owns the Session, the worker thread and the outputs.
 
     Attributes:
@@ -164,17 +156,8 @@ class LiveKitTap:
                 from livejudge.judge.model.judge import judge_for_embedding
 
                 judge = judge_for_embedding(judge, logging.getLogger("livejudge").warning)
-        self.result_path = Path(result_path) if result_path is not None else None
-        self.report_path = Path(report_path) if report_path is not None else None
-        if self.report_path is not None:
-            from livejudge.outputs.html_report import require_matplotlib
-
-            require_matplotlib()
-        all_sinks = list(sinks)
-        if events_path is not None:
-            from livejudge.outputs.sinks import JsonlSink
-
-            all_sinks.append(JsonlSink(events_path))
+        all_sinks = self._init_outputs(result_path=result_path, report_path=report_path, events_path=events_path,
+                                       sinks=sinks, display=display, title=title)
         self.session = Session(self.config, judge=judge, sinks=all_sinks, info={
             "source": "livekit", "channels": {"user": "AgentSession.input.audio",
                                               "agent": "AgentSession.output.audio (as played)"}})
@@ -190,12 +173,7 @@ class LiveKitTap:
         self._user_end_s: float | None = None
         self._user_stretches = 0
         self._segs: collections.deque[_Segment] = collections.deque()
-        self._display = None
-        self._display_mode = display
-        self._title = title
         self._closing = False
-        self._closed = threading.Event()
-        self._final: dict | None = None
         self._handlers: list[tuple[str, Any]] = []
         self._close_task: asyncio.Future | None = None
         self.gate_results: list = []
@@ -277,15 +255,8 @@ class LiveKitTap:
             self._wake.clear()
             if self._display_mode and self._display is None:
                 self._start_display()
-            while q:
-                item = q.popleft()
-                if item[0] == _CLOSE:
-                    self._finish()
-                    return
-                try:
-                    self._handle(item)
-                except Exception as exc:  # one bad frame never stops the tap
-                    self.session._on_error(f"livekit tap: {type(exc).__name__}: {exc}")
+            if self._drain(q, _CLOSE, "livekit tap"):
+                return
             try:
                 now = self._now_s()
                 self._feed_agent(now - self.options.hold_s)
@@ -297,7 +268,7 @@ class LiveKitTap:
         kind = item[0]
         if kind == _USER:
             _, data, rate, nch, t_wall = item
-            x = pcm16_to_float32(data, nch)
+            x = pcm16_chunk_to_mono(data, nch)
             if not x.size:
                 return
             d = x.size / rate
@@ -316,7 +287,7 @@ class LiveKitTap:
             if new_segment or not self._segs:
                 self._segs.append(_Segment())
             seg = self._segs[-1]
-            x = pcm16_to_float32(data, nch)
+            x = pcm16_chunk_to_mono(data, nch)
             if seg.rate is None:
                 seg.rate = int(rate)
             elif int(rate) != seg.rate:
@@ -379,29 +350,16 @@ class LiveKitTap:
         end = min(seg.n, int((t - seg.start_s) * seg.rate))
         self._feed_segment(seg, end)
 
-    def _start_display(self) -> None:
-        from livejudge.outputs.meter import make_display
-
-        mode = "auto" if self._display_mode is True else str(self._display_mode)
-        try:
-            self._display = make_display(self.session, title=self._title, mode=mode)
-            if self._display is not None:
-                self.session.add_sink(self._display)
-                self._display.start()
-        except Exception as exc:  # the call goes on without a display
-            self._display_mode = False
-            self.session._on_error(f"display {mode!r} failed to start: {exc}")
+    def _catch_up(self) -> None:
+        """At close: feed what the playing segment has played so far, and advance the clock."""
+        now = self._now_s()
+        if self._current() is not None:
+            self._feed_agent(now)
+        self.session.advance(now)
 
     def _finish(self) -> None:
-        try:
-            now = self._now_s()
-            seg = self._current()
-            if seg is not None:  # still playing at close: what has played so far
-                self._feed_agent(now)
-            self.session.advance(now)
-            self.session.close()
-        except Exception as exc:
-            self.session._on_error(f"closing the session failed: {exc}")
+        self._close_session(self._catch_up)
+        doc = None
         try:
             doc = self.result()
             if self.gates or self.junit_path is not None:
@@ -415,32 +373,8 @@ class LiveKitTap:
                     print(msg, file=sys.stderr)
                 if self.junit_path is not None:
                     write_junit(self.junit_path, self.gate_results, suite="livejudge livekit")
-            if self.result_path is not None:
-                from livejudge.outputs.report import write_json
-
-                try:
-                    write_json(doc, self.result_path)
-                except OSError as exc:
-                    msg = f"could not write the result to {self.result_path}: {exc}"
-                    self.session._on_error(msg)
-                    doc["errors"] = [*doc.get("errors", []), msg]
-            if self.report_path is not None:
-                from livejudge.outputs.html_report import ReportError, write_html
-
-                try:
-                    write_html(doc, self.report_path)
-                except (ReportError, OSError) as exc:
-                    msg = f"could not write the report to {self.report_path}: {exc}"
-                    self.session._on_error(msg)
-                    doc["errors"] = [*doc.get("errors", []), msg]
-            self._final = doc
         finally:
-            if self._display is not None:
-                try:
-                    self._display.stop()
-                except Exception:
-                    pass
-            self._closed.set()
+            self._finish_outputs(doc)
 
     # ------------------------------------------------------------ output
     @property
@@ -474,10 +408,6 @@ class LiveKitTap:
         doc["framework_comparison"] = livekit_comparison(doc)
         return doc
 
-    @property
-    def closed(self) -> bool:
-        return self._closed.is_set()
-
     def close_blocking(self, timeout_s: float | None = 60.0) -> dict:
         """Finish: drain the queue, judge the last window, write the outputs, stop the display,
         and unhook from the AgentSession's events. Idempotent. Blocks: call it off the loop."""
@@ -490,9 +420,7 @@ class LiveKitTap:
                     pass
             self._q.append((_CLOSE,))
             self._wake.set()
-        if not self._closed.wait(timeout_s):
-            raise TimeoutError(f"livejudge did not finish within {timeout_s} s")
-        return self._final if self._final is not None else self.result()
+        return self._wait_closed(timeout_s)
 
     async def aclose(self) -> dict:
         """``close_blocking`` in a thread, so the event loop keeps running."""

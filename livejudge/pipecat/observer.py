@@ -83,6 +83,8 @@ from pipecat.observers.base_observer import BaseObserver, FramePushed
 from pipecat.processors.frame_processor import FrameDirection
 from pipecat.transports.base_output import BaseOutputTransport
 
+from livejudge.audio import pcm16_chunk_to_mono
+from livejudge.outputs.embedded import EmbeddedOutputs
 from livejudge.events import Backchannel, BargeIn, JudgeResult, Transition, Turn
 from livejudge.session import Session, SessionConfig
 
@@ -156,17 +158,7 @@ class TapConfig:
 _AUDIO, _NOTE, _CLOSE = 0, 1, 3
 
 
-def pcm16_chunk_to_float32(audio: bytes, num_channels: int) -> np.ndarray:
-    """s16le PCM bytes (interleaved when ``num_channels`` > 1) → float32 mono in [-1, 1).
-
-    A trailing odd byte or incomplete multi-channel frame is ignored.
-    """
-    n = len(audio) // 2
-    x = np.frombuffer(audio, dtype="<i2", count=n)
-    if num_channels > 1:
-        m = (n // num_channels) * num_channels
-        x = x[:m].reshape(-1, num_channels).mean(axis=1)
-    return x.astype(np.float32) * (1.0 / 32768.0)
+pcm16_chunk_to_float32 = pcm16_chunk_to_mono  # the name this module exported before
 
 
 class _Stitcher:
@@ -236,7 +228,7 @@ def _transcriber(asr: Any, judge: Any, report: bool = False):
         raise ValueError(str(exc)) from None
 
 
-class LiveJudgeCore:
+class LiveJudgeCore(EmbeddedOutputs):
     """Pipecat-independent part of the observer and the processor: the bounded queue, the
     worker thread that feeds a Session, sinks, display, the result file and event fan-out.
 
@@ -286,26 +278,14 @@ class LiveJudgeCore:
                 from livejudge.judge.model.judge import judge_for_embedding
 
                 judge = judge_for_embedding(judge, logger.warning)
-        self.result_path = Path(result_path) if result_path is not None else None
-        self.report_path = Path(report_path) if report_path is not None else None
-        if self.report_path is not None:  # fail now with the install hint, not at the end of the call
-            from livejudge.outputs.html_report import require_matplotlib
-
-            require_matplotlib()
-        all_sinks = list(sinks)
-        if events_path is not None:
-            from livejudge.outputs.sinks import JsonlSink
-
-            all_sinks.append(JsonlSink(events_path))
+        all_sinks = self._init_outputs(result_path=result_path, report_path=report_path, events_path=events_path,
+                                       sinks=sinks, display=display, title=title)
         transcriber = _transcriber(asr, judge, report=self.report_path is not None)
         self.session = Session(config, judge=judge, sinks=all_sinks, transcriber=transcriber,
                                info={"source": "pipecat", "asr": transcriber is not None,
                                      "channels": {"user": "InputAudioRawFrame",
                                                   "agent": "OutputAudioRawFrame"}})
         self.session.add_sink(self)
-        self._display = None
-        self._display_mode = display
-        self._title = title
         self._q: collections.deque = collections.deque()
         self._wake = threading.Event()
         self._stitch = {c: _Stitcher(self.tap.stitch_tolerance_s, self.tap.max_ahead_s) for c in ("user", "agent")}
@@ -314,8 +294,6 @@ class LiveJudgeCore:
         self.sample_rates: dict[str, set] = {"user": set(), "agent": set()}
         self._listeners: list[Callable[[str, object], None]] = []
         self._closing = False
-        self._closed = threading.Event()
-        self._final: dict | None = None
         self._thread = threading.Thread(target=self._run, name="livejudge-pipecat", daemon=True)
         self._thread.start()
 
@@ -364,29 +342,8 @@ class LiveJudgeCore:
         while True:
             self._wake.wait(0.05)
             self._wake.clear()
-            while q:
-                item = q.popleft()
-                if item[0] == _CLOSE:
-                    self._finish()
-                    return
-                try:
-                    self._handle(item)
-                except Exception as exc:  # never let one bad frame stop the tap
-                    self.session._on_error(f"pipecat tap: {type(exc).__name__}: {exc}")
-
-    def _start_display(self) -> None:
-        if self._display_mode and self._display is None:
-            from livejudge.outputs.meter import make_display
-
-            mode = "auto" if self._display_mode is True else str(self._display_mode)
-            try:
-                self._display = make_display(self.session, title=self._title, mode=mode)
-                if self._display is not None:
-                    self.session.add_sink(self._display)
-                    self._display.start()
-            except Exception as exc:  # the call goes on without a display
-                self._display_mode = False
-                self.session._on_error(f"display {mode!r} failed to start: {exc}")
+            if self._drain(q, _CLOSE, "pipecat tap"):
+                return
 
     def _handle(self, item: tuple) -> None:
         kind = item[0]
@@ -412,38 +369,12 @@ class LiveJudgeCore:
             self.session.advance(t_ns * _NS)
 
     def _finish(self) -> None:
-        try:
-            self.session.close()
-        except Exception as exc:
-            self.session._on_error(f"closing the session failed: {exc}")
+        self._close_session()
+        doc = None
         try:
             doc = self.result()
-            if self.result_path is not None:
-                from livejudge.outputs.report import write_json
-
-                try:
-                    write_json(doc, self.result_path)
-                except OSError as exc:
-                    msg = f"could not write the result to {self.result_path}: {exc}"
-                    self.session._on_error(msg)
-                    doc["errors"] = [*doc.get("errors", []), msg]
-            if self.report_path is not None:
-                from livejudge.outputs.html_report import ReportError, write_html
-
-                try:
-                    write_html(doc, self.report_path)
-                except (ReportError, OSError) as exc:
-                    msg = f"could not write the report to {self.report_path}: {exc}"
-                    self.session._on_error(msg)
-                    doc["errors"] = [*doc.get("errors", []), msg]
-            self._final = doc
         finally:
-            if self._display is not None:
-                try:
-                    self._display.stop()
-                except Exception:
-                    pass
-            self._closed.set()
+            self._finish_outputs(doc)
 
     # ------------------------------------------------------------ output
     def info(self) -> dict:
@@ -472,10 +403,6 @@ class LiveJudgeCore:
         doc["framework_comparison"] = framework_comparison(doc)
         return doc
 
-    @property
-    def closed(self) -> bool:
-        return self._closed.is_set()
-
     def close_blocking(self, timeout_s: float | None = 60.0) -> dict:
         """Finish: drain the queue, close the session (judging the last window), write
         ``result_path``, stop the display. Idempotent. Blocks: call it off the event loop."""
@@ -483,9 +410,7 @@ class LiveJudgeCore:
             self._closing = True
             self._q.append((_CLOSE,))
             self._wake.set()
-        if not self._closed.wait(timeout_s):
-            raise TimeoutError(f"livejudge did not finish within {timeout_s} s")
-        return self._final if self._final is not None else self.result()
+        return self._wait_closed(timeout_s)
 
     async def close(self) -> dict:
         """``close_blocking`` in a thread, so the event loop keeps running."""

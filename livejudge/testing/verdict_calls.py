@@ -115,3 +115,20 @@ def rude_call(seed: int = 4, vary: bool = False, **line):
 
 
 __all__ = ["polite_call", "rude_call"]
+
+
+MOMENT_TOL_S = 0.15
+"""A planted moment's time is matched within this (VAD onsets are back-dated to the first voiced
+30 ms frame), seconds; used by tests/test_verdicts.py and benchmarks/verdicts.py."""
+VALUE_TOL_S = 0.15
+"""A measured time (yield, pause, silence, latency) is right within this, seconds."""
+
+LINE_CONDITIONS: dict[str, dict] = {
+    "quiet": dict(noise_dbfs=-65.0),
+    "white-50": dict(noise_dbfs=-50.0),
+    "babble-50": dict(noise_dbfs=-50.0, noise_kind="babble"),
+    "room-47+reverb": dict(noise_dbfs=-47.0, noise_kind="room", room_rt60_s=0.3),
+    "telephone": dict(noise_dbfs=-50.0, telephone_line=True),
+    "echo-18": dict(noise_dbfs=-50.0, echo_gain_db=-18.0),
+}
+"""The line conditions verdicts are checked under: ``polite_call``/``rude_call`` keyword arguments."""
