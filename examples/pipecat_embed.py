@@ -200,7 +200,7 @@ async def run(args, livejudge: bool = True, observers: tuple = ()) -> dict | Non
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--judge", default="acoustic", help="acoustic | none (default acoustic)")
+    ap.add_argument("--judge", default="auto", help="auto (default: the whisper head) | acoustic | none")
     ap.add_argument("--display", default="auto", help="auto | rich | plain | none (default auto)")
     ap.add_argument("--result", default=None, help="write the result document (JSON) here")
     ap.add_argument("--events", default=None, help="write the JSONL event log here")

@@ -186,3 +186,23 @@ def test_check_is_pure_on_verdicts():
     assert not check(Expectation(11.0, "yield"), vs, tolerance_s=0.2).passed
     doc = pin({"verdicts": [v.to_dict() for v in vs], "verdict_config": {"yield_max_s": 0.8}}, [0, 1])
     assert [(e["expect"], e.get("within_s")) for e in doc["expect"]] == [("yield", 0.8), ("hold", None)]
+
+
+def test_pinned_expectations_find_the_recording_from_any_folder(tmp_path, monkeypatch):
+    """`score` stores the recording's path as given (relative to where it ran); `--pin-from -o`
+    writes it relative to the expectations file, so the file re-checks from any folder (a new
+    user's run failed with 'audio file not found' before)."""
+    import shutil
+
+    rec_dir, out_dir, elsewhere = tmp_path / "calls", tmp_path / "ci" / "expect", tmp_path / "else"
+    for d in (rec_dir, out_dir, elsewhere):
+        d.mkdir(parents=True)
+    shutil.copy(Path(__file__).resolve().parents[1] / "examples" / "example_call.wav", rec_dir / "call.wav")
+    monkeypatch.chdir(tmp_path)
+    assert main(["score", "calls/call.wav", "--judge", "none", "--json", "calls/r.json", "--display", "none"]) == 0
+    assert main(["check", "--pin-from", "calls/r.json", "--flagged", "-o", str(out_dir / "e.json")]) == 0
+    doc = json.loads((out_dir / "e.json").read_text())
+    assert doc["call"] == "../../calls/call.wav"
+    monkeypatch.chdir(elsewhere)
+    rc = main(["check", "--expectations", str(out_dir / "e.json")])
+    assert rc in (0, 1)  # checked (pass or fail), not a usage/input error (2)

@@ -154,3 +154,28 @@ def test_meter_never_says_agent_silent_while_the_agent_speaks():
     assert "agent ●" in text and "agent silent" not in text
     assert "too little agent speech yet" in text
     s.close(drain_judge=False)
+
+
+def test_outputs_get_the_usual_file_mode(tmp_path):
+    """JSON and HTML are written via a unique temp file; they must end with the mode a plain
+    open() gives (0666 & ~umask), not mkstemp's 0600 (a new user's CI artefacts were private)."""
+    import os
+    import stat
+
+    from livejudge.outputs.guard import write_text_atomic
+
+    old = os.umask(0o022)
+    try:
+        p = write_text_atomic(tmp_path / "r.json", "{}")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(p.stat().st_mode) == 0o644
+
+
+def test_a_directory_given_as_report_suggests_an_html_name(tmp_path):
+    from livejudge.outputs.guard import OutputPathError, check_output_paths
+
+    import pytest
+
+    with pytest.raises(OutputPathError, match=r"report\.html"):
+        check_output_paths({"--report": str(tmp_path)})

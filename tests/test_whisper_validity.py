@@ -164,3 +164,21 @@ def test_cli_train_whisper_from_labels_then_eval(tmp_path):
                  "--cache-dir", str(tmp_path / "c"), "--no-progress"]) == 0
     doc = json.loads(rep.read_text())
     assert doc["binary"]["n"] == 2
+
+
+def test_a_dimension_listed_as_not_measured_is_never_scored():
+    """What `judge_info.dimensions.not_measured` lists (e.g. a row with almost no weight) is gated
+    in every window: score 3, no contribution, the reason says why (a new user found one scored)."""
+    from livejudge.judge.model.judge import load_judge
+
+    judge = load_judge("whisper")
+    d = example_dialogue(seed=0)
+    s = Session(SessionConfig(judge_mode="every", interval_s=5.0), judge=judge)
+    stream_call(s, d.call)
+    r = s.close()
+    missing = judge.info()["dimensions"]["not_measured"]
+    assert missing
+    for w in r["judge"]:
+        for dim in missing:
+            x = w["dimensions"][dim]
+            assert x["gated"] and x["score"] == 3.0 and x["contribution"] == 0.0, (dim, x)

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, fields, replace
@@ -399,6 +400,25 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_FAIL if n_fail else EXIT_PASS
 
 
+def _call_for(call: str, result_path: Path, out: Path | None) -> str:
+    """The recording's path as an expectations file must hold it (relative to that file, as
+    ``load_expectations`` reads it): the result's ``source.file`` was relative to wherever
+    ``score`` ran, so it is found from here or from the result's folder, then written relative
+    to the expectations file (absolute when the expectations go to stdout)."""
+    p = Path(call)
+    if not p.is_absolute():
+        for base in (Path.cwd(), result_path.resolve().parent):
+            if (base / p).exists():
+                p = base / p
+                break
+        else:
+            return call  # not found: keep what the result says
+    p = p.resolve()
+    if out is None:
+        return str(p)
+    return os.path.relpath(p, out.resolve().parent)
+
+
 def _cmd_pin(args: argparse.Namespace) -> int:
     if args.at is not None or args.expect is not None or args.expectations:
         raise CLIError("--pin-from writes expectations; it does not take --at/--expect/--expectations")
@@ -410,6 +430,8 @@ def _cmd_pin(args: argparse.Namespace) -> int:
         doc = pin(result, args.event, flagged=args.flagged, mode=args.pin)
     except ValueError as exc:
         raise CLIError(str(exc)) from None
+    if doc.get("call"):
+        doc["call"] = _call_for(doc["call"], Path(args.pin_from), Path(args.out) if args.out else None)
     text = json.dumps(doc, indent=2) + "\n"
     if args.out:
         try:

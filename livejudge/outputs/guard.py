@@ -101,8 +101,10 @@ def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[s
                 raise OutputPathError(f"{flag}: the name {clean(part[:40])}… is {len(os.fsencode(part))} bytes; "
                                       f"this file system allows {limit}: give a shorter name")
         if p.is_dir():
+            example = {"--report": "report.html", "--events": "events.jsonl", "--junit": "gates.xml",
+                       "--record": "call.wav"}.get(flag, "result.json")
             raise OutputPathError(f"{flag} {clean(path)} is a directory: give a file path inside it, "
-                                  f"e.g. {clean(p / 'result.json')}")
+                                  f"e.g. {clean(p / example)}")
         if not parent.is_dir():
             raise OutputPathError(f"{flag} {clean(path)}: {clean(parent)} is not a directory")
         if p.exists() and not os.access(p, os.W_OK):
@@ -127,6 +129,9 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 would hide CI artefacts from other users
         os.replace(tmp, p)
     except BaseException:
         try:

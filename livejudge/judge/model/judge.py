@@ -255,6 +255,9 @@ class Judge:
             if not gated[k] and d in self.unweighted:
                 gated[k] = True
                 reasons[k] = reasons[k] or f"head {self.config.name} gives this dimension no weight (zero ODL row)"
+            elif not gated[k] and d in self.view["not_measured"]:  # shown as not measured: never scored
+                gated[k] = True
+                reasons[k] = reasons[k] or f"not measured: {self.view['not_measured'][d]}"
         return gated, amounts, units, reasons
 
     def judge(self, windows: Sequence[WindowSnapshot]) -> list[JudgeResult]:
