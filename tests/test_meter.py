@@ -38,3 +38,17 @@ def test_plain_lines_print_one_line_per_window():
     lines = [x for x in buf.getvalue().splitlines() if x.startswith("[t=")]
     assert len(lines) == len(r["judge"])
     assert "P(human)=" in lines[-1] and "p50=" in lines[-1]
+
+
+def test_plain_lines_piped_are_one_record_per_line():
+    """Piped into a file or CI log (not a TTY), each record stays on one line, so it can be
+    grepped (a new user found them hard-wrapped at 80 columns)."""
+    d, s = _session()
+    buf = io.StringIO()  # not a TTY
+    s.add_sink(PlainLines(s, buf, events=True))
+    stream_call(s, d.call)
+    s.close()
+    lines = buf.getvalue().splitlines()
+    assert any(len(x) > 80 for x in lines)
+    assert not any(x.startswith("    ") for x in lines)  # no continuation lines
+    assert all(x.startswith(("[", "judge ", "livejudge")) for x in lines if x), lines[:5]

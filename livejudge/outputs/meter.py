@@ -402,7 +402,8 @@ def turn_log_line(event: object) -> str | None:
 
 class PlainLines:
     """Plain periodic status lines (stdout not a TTY): one line per judged window, plus the
-    turn-taking events as they settle."""
+    turn-taking events as they settle. Wrapped at ``width`` (default: the terminal's) only when
+    the stream is a terminal or ``width`` is given; piped, each record is one line."""
 
     def __init__(self, session: "Session", stream: TextIO | None = None, events: bool = True,
                  width: int | None = None) -> None:
@@ -411,7 +412,9 @@ class PlainLines:
         self.session = session
         self.stream = stream or sys.stdout
         self.events = events
-        self.width = width or shutil.get_terminal_size((80, 24)).columns
+        # a terminal: wrap at its width; a pipe, file or CI log: one record per line (grep-able)
+        isatty = getattr(self.stream, "isatty", lambda: False)
+        self.width = width if width is not None else (shutil.get_terminal_size((80, 24)).columns if isatty() else 0)
         self._lock = threading.Lock()
         self._said_validity = False
 
@@ -419,8 +422,11 @@ class PlainLines:
         import textwrap
 
         # wrap between fields (never inside a word); continuation lines are indented
-        lines = textwrap.wrap(text, width=max(self.width, 40), subsequent_indent="    ",
-                              break_long_words=False, break_on_hyphens=False)
+        if not self.width:
+            lines = [text]
+        else:
+            lines = textwrap.wrap(text, width=max(self.width, 40), subsequent_indent="    ",
+                                  break_long_words=False, break_on_hyphens=False)
         with self._lock:
             print("\n".join(lines), file=self.stream, flush=True)
 
