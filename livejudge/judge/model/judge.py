@@ -57,9 +57,6 @@ similarity at or above this read the same learned direction: one score, shown as
 NEGLIGIBLE_ROW_SHARE = 0.02
 """HEURISTIC: a dimension whose ODL row norm is below this share of the largest row's norm carries
 almost no weight in the head: listed as not measured rather than shown with a score."""
-TEXT_DIMENSIONS = ("linguistic_imprecision", "sycophant_behavior", "written_style_expression",
-                   "textual_sentiment", "code_switching")
-"""Dimensions read from transcripts only (``livejudge.judge.model.dimensions``, modality "text")."""
 
 
 def dimension_view(dimensions: Sequence[str], proj_weight: np.ndarray) -> dict:
@@ -86,6 +83,8 @@ def dimension_view(dimensions: Sequence[str], proj_weight: np.ndarray) -> dict:
     not_measured: dict[str, str] = {}
     for d, n in zip(dimensions, norms.tolist()):
         if n == 0.0:
+            from livejudge.judge.features.backbones.acoustic import TEXT_DIMENSIONS
+
             not_measured[d] = "the head reads no text" if d in TEXT_DIMENSIONS else "no feature of its own in the head"
         elif top > 0 and n < NEGLIGIBLE_ROW_SHARE * top:
             not_measured[d] = f"almost no weight in the head ({100 * n / top:.1f}% of the largest)"
