@@ -84,8 +84,10 @@ class Script:
 # ------------------------------------------------------------------ caller (audio input)
 class CallerInput(AudioInput):
     """The session's audio input: a caller who plays real clips in real time (10 ms frames,
-    digital silence between them), paced on the event loop. ``t0_wall``: ``time.time()`` of
-    the first pushed sample; sample k of the call was pushed at ``t0_wall + k / 16000``."""
+    digital silence between them), paced on the event loop like a capture device: sample k of
+    the call is captured at ``t0_wall + k / 16000`` and its frame is delivered once the frame's
+    last sample is captured (a microphone cannot hand over a frame before its end), which is
+    the convention the tap stamps frames by. ``t0_wall``: ``time.time()`` of sample 0."""
 
     def __init__(self, script: Script) -> None:
         super().__init__(label="ScriptedCaller")
@@ -114,7 +116,7 @@ class CallerInput(AudioInput):
         t0 = loop.time()
         self.t0_wall = time.time()
         for k in range(0, total - n + 1, n):
-            due = t0 + k / SAMPLE_RATE
+            due = t0 + (k + n) / SAMPLE_RATE  # delivered when its last sample is captured
             delay = due - loop.time()
             if delay > 0:
                 await asyncio.sleep(delay)
