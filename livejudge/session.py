@@ -153,13 +153,19 @@ class Session:
         transcribe_channels: whose turns to transcribe (default: the agent's).
         scheduler: a ``JudgeScheduler`` shared with other sessions, so windows due together
             are judged in one batch (default: a scheduler of this session's own, for ``judge``).
+        input_health: check the stream's input health live (``livejudge.timing.health.HealthProbe``:
+            silent, identical or swapped channels, clipping, DC; once at ``LIVE_CHECK_S`` of both
+            channels, on a worker thread, and again at ``close``). Routes that check a recording
+            before streaming it say so with ``set_input_health`` instead.
     """
 
     def __init__(self, config: SessionConfig | None = None, judge: Any = None,
                  sinks: list[Sink] | tuple = (), info: dict | None = None,
                  transcriber: Transcriber | None = None,
                  transcribe_channels: tuple[Channel, ...] = ("agent",),
-                 scheduler: Any = None) -> None:
+                 scheduler: Any = None, input_health: bool = True) -> None:
+        from livejudge.timing.health import HealthProbe
+
         self.config = (config or SessionConfig()).validate()
         self.judge = judge
         self.sinks: list[Sink] = list(sinks)
@@ -179,6 +185,7 @@ class Session:
         self._pending_seq = 0
         self._summary_cache: tuple[Any, Summary] | None = None
         self._verdict_keys: set = set()  # keys of the verdicts published (live or at close)
+        self._verdicts_settled: list[Verdict] = []  # those verdicts, in the order published
         self._verdict_lo_s = -float("inf")  # verdicts of moments before this are not looked for live
         self._verdict_cache: tuple[Any, list[Verdict]] | None = None
         self._notes: list[Note] = []
@@ -197,6 +204,9 @@ class Session:
         self._transcripts: list[TurnTranscript] = []  # sorted by onset
         self._transcript_max_s = 0.0  # longest transcribed turn, seconds (window queries)
         self._key = id(self)
+        self._health: HealthProbe | None = HealthProbe() if input_health else None
+        self._health_early: list = []  # warnings of the live check (said when found)
+        self._health_thread: threading.Thread | None = None
         if scheduler is not None:
             self._scheduler = scheduler
             self.judge = judge if judge is not None else scheduler.judge
@@ -361,9 +371,62 @@ class Session:
     def add_sink(self, sink: Sink) -> None:
         self.sinks.append(sink)
 
+    def set_input_health(self, warnings: list, *, say: bool = True) -> list[dict]:
+        """Record the input health of a recording checked before it was streamed
+        (``livejudge.timing.health.check_call``): said (stderr unless ``say`` is False, and a
+        note each) and kept as the result's ``source.input_health``; the live probe is off."""
+        from livejudge.timing.health import report_warnings
+
+        self._health = None
+        self.info["input_health"] = report_warnings(list(warnings), self, say=say)
+        return self.info["input_health"]
+
+    def _check_health_live(self, user: np.ndarray, agent: np.ndarray) -> None:
+        """Worker: the live input-health check (off the audio path), said as soon as found."""
+        from livejudge.timing.health import check_input, report_warnings
+
+        try:
+            ws = check_input(user, agent, live=True)
+        except Exception as exc:  # a fault in a check must not end the call
+            self._on_error(f"input-health check failed: {type(exc).__name__}: {exc}")
+            return
+        self._health_early = ws
+        report_warnings(ws, self)
+
+    def _finish_health(self) -> None:
+        """At close: the input-health check over everything the probe holds; a warning the live check
+        said and this one does not find stays in the result, marked as seen early only."""
+        from dataclasses import replace as _replace
+
+        from livejudge.timing.health import report_warnings
+
+        probe, self._health = self._health, None
+        if probe is None:
+            return
+        try:
+            ws = probe.check()
+        except Exception as exc:
+            self._on_error(f"input-health check failed: {type(exc).__name__}: {exc}")
+            ws = []
+        said = {(w.code, w.channel) for w in self._health_early}
+        found = {(w.code, w.channel) for w in ws}
+        new = [w for w in ws if (w.code, w.channel) not in said]
+        report_warnings(new, self)
+        early_only = [_replace(w, message=f"{w.message} (in the first {probe.early_s:.0f} s; not over the "
+                                          f"first {probe.held_s:.0f} s)")
+                      for w in self._health_early if (w.code, w.channel) not in found]
+        self.info["input_health"] = [w.to_dict() for w in ws + early_only]
+
     # ------------------------------------------------------------------ internals
     def _feed(self, channel: Channel, x: np.ndarray) -> None:
         t_s = self._end[channel] / SAMPLE_RATE
+        if self._health is not None:
+            self._health.feed(channel, x)
+            if self._health.due():  # both channels hold LIVE_CHECK_S: check on a worker, never here
+                u, a = self._health.audio()
+                self._health_thread = threading.Thread(target=self._check_health_live, args=(u, a),
+                                                       name="livejudge-health", daemon=True)
+                self._health_thread.start()
         if self._highpass is not None:
             x = self._highpass[channel](x)
         self._window.write(channel, x, t_s)
@@ -518,6 +581,15 @@ class Session:
             return list(self._verdict_cache[1])
 
     @property
+    def settled_verdicts(self) -> list[Verdict]:
+        """The verdicts published so far: those later audio can no longer change (each once its
+        ``settle_s`` is behind the settled horizon; see ``_publish_settled``), in publishing order.
+        ``verdicts`` also holds the provisional ones (a barge-in still in progress reads
+        "talked_through" until the agent's yield is heard)."""
+        with self._lock:
+            return list(self._verdicts_settled)
+
+    @property
     def speaking(self) -> dict[Channel, bool]:
         """Whether each channel is in speech right now (VAD state)."""
         return {c: self._vads[c].open_onset_s is not None for c in CHANNELS}
@@ -605,6 +677,7 @@ class Session:
         for v in found:
             if v.key not in self._verdict_keys:
                 self._verdict_keys.add(v.key)
+                self._verdicts_settled.append(v)
                 self._publish(v)
 
     def _on_transcript(self, tr: TurnTranscript) -> None:
@@ -653,9 +726,13 @@ class Session:
 
         Safe to call more than once and after an error; sinks get ``on_close`` once.
         """
+        worker = self._health_thread
+        if worker is not None:  # the live health check says its warnings (it takes the lock) first
+            worker.join(timeout=10.0)
         with self._lock:
             if self._closed_result is not None:
                 return self._closed_result
+            self._finish_health()
             for c in CHANNELS:
                 tail = self._vads[c].flush()
                 self._segments.extend(tail)

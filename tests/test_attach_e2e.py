@@ -181,5 +181,6 @@ def test_demo_command_runs_headless(tmp_path):
     assert code == 0
     doc = json.loads(out.read_text())
     assert doc["source"]["ended"] == "duration" and doc["source"]["kind"] == "attach"
+    assert doc["source"]["input_health"] == []  # a live route is checked too (issue 20): both sides sound
     assert doc["summary"]["latency_count"] >= 1  # the agent answered the first human turn
     assert 0.3 < doc["summary"]["latency_mean_s"] < 1.5

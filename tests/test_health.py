@@ -77,3 +77,109 @@ def test_score_and_check_say_it_everywhere(tmp_path, capsys):
     from livejudge.outputs.html_report import render_html
 
     assert "Input health:" in render_html(doc) and "probably swapped" in render_html(doc)
+
+
+# ---------------------------------------------------------------- live streams and batches
+
+
+class _Notes:
+    def __init__(self):
+        self.notes = []
+
+    def on_event(self, event):
+        if getattr(event, "kind", None) == "input_health":
+            self.notes.append(event)
+
+    def on_close(self, result):
+        pass
+
+
+def _push_live(session, user, agent, step_s=0.02):
+    """Feed both channels chunk by chunk, as a live source does (no file check before)."""
+    n = int(step_s * 16000)
+    for i in range(0, len(user), n):
+        session.push("user", user[i:i + n], i / 16000)
+        session.push("agent", agent[i:i + n], i / 16000)
+
+
+def _tiled(x, seconds):
+    return np.tile(x, int(np.ceil(seconds * 16000 / len(x))))[: int(seconds * 16000)].astype(np.float32)
+
+
+def test_live_stream_is_checked_during_the_call_and_at_close():
+    """A live route (no file to check first): the agent side sends silence. The probe says so once
+    both channels hold LIVE_CHECK_S (before the call ends), and the result keeps it."""
+    import time
+
+    from livejudge.session import Session
+    from livejudge.timing.health import LIVE_CHECK_S
+
+    d = example_dialogue(seed=0)
+    u = _tiled(d.call.user, LIVE_CHECK_S + 5)
+    sink = _Notes()
+    s = Session(sinks=[sink])
+    _push_live(s, u, np.zeros_like(u))
+    for _ in range(100):  # the check runs on a worker thread, off the audio path
+        if sink.notes:
+            break
+        time.sleep(0.05)
+    assert [(n.data["code"], n.data["channel"]) for n in sink.notes] == [("silent_channel", "agent")]
+    assert "is the agent sending audio" in sink.notes[0].data["message"]
+    assert "--agent-channel" not in sink.notes[0].data["message"]  # no file flags on a live line
+    doc = s.close()
+    assert [(w["code"], w["channel"]) for w in doc["source"]["input_health"]] == [("silent_channel", "agent")]
+    assert len(sink.notes) == 1  # said once, not again at close
+
+
+@pytest.mark.parametrize("line", [dict(noise_dbfs=-47.0, noise_kind="babble"),
+                                  dict(noise_dbfs=-50.0, telephone_line=True)])
+def test_live_clean_call_gives_no_warning(line):
+    from livejudge.session import Session
+
+    d = example_dialogue(seed=2, **line)
+    s = Session()
+    _push_live(s, d.call.user, d.call.agent)
+    assert s.close()["source"]["input_health"] == []
+
+
+def test_live_short_call_is_checked_at_close_and_early_only_warnings_are_marked():
+    from livejudge.session import Session
+
+    d = example_dialogue(seed=0)
+    s = Session()  # a 10 s call: no live check, the one at close
+    _push_live(s, d.call.user[:160000], d.call.user[:160000].copy())
+    assert [w["code"] for w in s.close()["source"]["input_health"]] == ["identical_channels"]
+    # the agent is silent for the first 35 s, then speaks: said live, kept as "first 30 s only"
+    u = _tiled(d.call.user, 45)
+    a = np.concatenate([np.zeros(35 * 16000, np.float32), _tiled(d.call.agent[16000 * 5:], 10)])
+    s = Session()
+    _push_live(s, u, a)
+    got = s.close()["source"]["input_health"]
+    assert [(w["code"], w["channel"]) for w in got] == [("silent_channel", "agent")]
+    assert "in the first 30 s" in got[0]["message"]
+
+
+def test_batch_scoring_checks_every_call(tmp_path, capsys):
+    """`score DIR`: each call gets the single score's check; the warnings are in its result, the
+    summary (JSON and CSV) and one stderr line naming the file."""
+    import csv
+
+    from livejudge.commands.cli import main
+
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    example_dialogue(seed=0, echo_gain_db=-18.0).write(calls / "swapped.wav", user_channel=1)
+    example_dialogue(seed=1).write(calls / "fine.wav")
+    out = tmp_path / "out"
+    assert main(["score", str(calls), "--out-dir", str(out), "--judge", "none", "--asr", "off"]) == 0
+    err = capsys.readouterr().err
+    assert "warning:" in err and "swapped.wav" in err and "probably swapped" in err
+    assert "fine.wav: " not in err
+    summary = json.loads((out / "summary.json").read_text())
+    rows = {r["file"].rsplit("/", 1)[-1]: r for r in summary["calls"]}
+    assert len(rows["swapped.wav"]["input_health"]) == 1 and rows["fine.wav"]["input_health"] == []
+    doc = json.loads((out / "swapped.json").read_text())
+    assert [w["code"] for w in doc["source"]["input_health"]] == ["channel_swap"]
+    with open(out / "summary.csv", newline="") as f:
+        got = {r["file"].rsplit("/", 1)[-1]: r["input_health"] for r in csv.DictReader(f)}
+    assert "probably swapped" in got["swapped.wav"] and got["fine.wav"] == ""

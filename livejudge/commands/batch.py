@@ -112,6 +112,9 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
         raise CallError(str(exc)) from None
     try:
         try:
+            from livejudge.timing.health import check_call
+
+            health = check_call(reader)  # the same input-health check as a single score (issue 20)
             call, gate_info = gate_source(reader, options.echo_gate, log=False)
             judge = _judge_for(options)
             transcriber = transcriber_from_config(options.judge_config)
@@ -120,6 +123,7 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
         info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels, "kind": "score",
                 "file": str(path), "speed": "max", "asr": transcriber is not None, "echo_gate": gate_info}
         session = Session(options.config, judge=judge, info=info, transcriber=transcriber)
+        session.set_input_health(health, say=False)  # a batch says them per call in its summary
         try:
             stream_call(session, call, speed=None)
             for msg in reader.truncated:  # a cut-off file is scored, and its result says so
@@ -244,6 +248,11 @@ def _out_names(files: list[Path]) -> list[str]:
     return names
 
 
+def health_messages(doc: dict) -> list[str]:
+    """The input-health warnings of a result document, one line each (a batch row's ``input_health``)."""
+    return [str(w.get("message", w)) for w in (doc.get("source") or {}).get("input_health") or []]
+
+
 def _score_one(path: str, options: ScoreOptions, out_path: str) -> dict:
     """Worker: score, write the result, return a small row (never raises)."""
     from livejudge.commands.gates import call_metrics
@@ -255,7 +264,8 @@ def _score_one(path: str, options: ScoreOptions, out_path: str) -> dict:
         doc = score_call(path, options)
         write_json(doc, out_path)
         row.update(status="ok", result=out_path, metrics=call_metrics(doc),
-                   errors=list(doc.get("errors") or []))
+                   errors=list(doc.get("errors") or []),
+                   input_health=health_messages(doc))
     except CallError as exc:
         row["reason"] = str(exc)
     except Exception as exc:  # a bug or a fault in one call must not end the batch
@@ -375,7 +385,7 @@ def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions,
                 out_path = str(out / names[i])
                 write_json(doc, out_path)
                 row.update(status="ok", result=out_path, metrics=call_metrics(doc),
-                           errors=list(doc.get("errors") or []))
+                           errors=list(doc.get("errors") or []), input_health=health_messages(doc))
             row["wall_s"] = round(got["wall_s"], 3)
         rows[i] = row
         _report_row(row, bar)
@@ -426,15 +436,16 @@ def write_summary(rows: list[dict | None], out: Path, *, jobs: int, wall_s: floa
 
 
 def write_summary_csv(path: Path, rows: list[dict]) -> Path:
-    """One row per call: file, status, reason, result path, then every metric."""
+    """One row per call: file, status, reason, result path, input-health warnings (``; ``-joined),
+    then every metric."""
     keys = list(dict.fromkeys(k for r in rows for k in (r.get("metrics") or {})))
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["file", "status", "reason", "result", "wall_s", *keys])
+        w.writerow(["file", "status", "reason", "result", "wall_s", "input_health", *keys])
         for r in rows:
             m = r.get("metrics") or {}
             w.writerow([r["file"], r["status"], r.get("reason") or "", r.get("result") or "", r.get("wall_s", ""),
-                        *["" if m.get(k) is None else m[k] for k in keys]])
+                        "; ".join(r.get("input_health") or ()), *["" if m.get(k) is None else m[k] for k in keys]])
     return path
 
 
@@ -452,10 +463,12 @@ def _progress(total: int):
 
 
 def _report_row(row: dict, bar) -> None:
-    if row["status"] != "ok":
-        from livejudge.outputs.guard import clean
+    from livejudge.outputs.guard import clean
 
-        msg = clean(f"livejudge: skipped {row['file']}: {row['reason']}")
+    msgs = [] if row["status"] == "ok" else [f"livejudge: skipped {row['file']}: {row['reason']}"]
+    msgs += [f"livejudge: warning: {row['file']}: {m}" for m in row.get("input_health") or ()]
+    for msg in msgs:
+        msg = clean(msg)
         if bar is not None and bar[2].is_terminal:
             bar[0].console.print(msg, markup=False, highlight=False)
         else:

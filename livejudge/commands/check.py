@@ -317,7 +317,7 @@ def _verdicts_of(args: argparse.Namespace, call_path: str | None, vcfg: VerdictC
     except AudioFormatError as exc:
         raise CLIError(str(exc)) from exc
     try:
-        from livejudge.timing.health import check_call, report_warnings
+        from livejudge.timing.health import check_call
 
         health = check_call(reader)
         call, gate_info = gate_source(reader, args.echo_gate)
@@ -325,7 +325,7 @@ def _verdicts_of(args: argparse.Namespace, call_path: str | None, vcfg: VerdictC
         info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels, "kind": "check",
                 "file": call_path, "echo_gate": gate_info}
         session = Session(config, judge=None, info=info)
-        session.info["input_health"] = report_warnings(health, session)
+        session.set_input_health(health)
         try:
             stream_call(session, call)
         except AudioFormatError as exc:

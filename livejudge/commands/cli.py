@@ -130,7 +130,6 @@ def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfi
               gate_info: dict, *, speed: float | None, progress: bool, failure: type[BaseException],
               reader=None, health=()) -> int:
     from livejudge.session import Session, stream_call
-    from livejudge.timing.health import report_warnings
 
     judge = judge_from_config(judge_cfg)
     sinks = [s for s in (events_sink(output),) if s is not None]
@@ -140,7 +139,7 @@ def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfi
     transcriber = transcriber_from_config(judge_cfg, output.report) if judge is not None else None
     info["asr"] = transcriber is not None
     session = Session(config, judge=judge, sinks=sinks, info=info, transcriber=transcriber)
-    session.info["input_health"] = report_warnings(list(health), session)
+    session.set_input_health(list(health))
     name = Path(call_cfg.file).name if call_cfg.file else f"{Path(call_cfg.user).name} + {Path(call_cfg.agent).name}"
     title = f"{info['kind']} {name}"
 

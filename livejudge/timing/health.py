@@ -22,6 +22,12 @@
 
 Every threshold is HEURISTIC (no published figure fixes them). Warnings go to the result
 (``source.input_health``), stderr, the event log and the report; none stops a call.
+
+Recorded calls are checked before they are streamed (``check_call``). Live streams (``attach``,
+the Pipecat observer, the LiveKit tap) are checked by the Session's ``HealthProbe``: it keeps the
+first ``LEVEL_PROBE_S`` of each channel as received, checks once when both channels have
+``LIVE_CHECK_S`` (said live: stderr, above the meter, and the event log) and again at the end of
+the call (the result's ``source.input_health``).
 """
 
 from __future__ import annotations
@@ -99,7 +105,7 @@ def _clip_share(x: np.ndarray) -> float:
 
 
 def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int] | None = None,
-                swap_test: bool = True) -> list[HealthWarning]:
+                swap_test: bool = True, live: bool = False) -> list[HealthWarning]:
     """Input-health warnings of a call (see the module docstring).
 
     Args:
@@ -108,6 +114,8 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
         lengths: for two files, each side's own length in samples at 16 kHz (before padding).
         swap_test: run the channel-swap test (two echo-path estimates over at most ``SWAP_PROBE_S``:
             about 0.3 s of CPU per minute of call).
+        live: the channels come from a live stream (no channel flags to suggest): the messages
+            name what to check on the line instead.
     Returns:
         list of HealthWarning, most serious first.
     Raises:
@@ -122,10 +130,13 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
     silent = [c for c, p in peaks.items() if p < SILENT_PEAK_DBFS]
     for c in silent:
         flag = "--user-channel" if c == "user" else "--agent-channel"
+        fix = (f"check {flag}, or whether that side was recorded" if not live else
+               ("is the microphone muted, or --input-wav silent?" if c == "user" else
+                "is the agent sending audio on this connection (--protocol, --in-rate)?"))
         out.append(HealthWarning(
             "silent_channel", c,
-            f"the {c} channel is silent (loudest frame {peaks[c]:.0f} dBFS): check {flag}, or whether that "
-            "side was recorded" + ("; with both silent nothing can be measured" if len(silent) == 2 else ""),
+            f"the {c} channel is silent (loudest frame {peaks[c]:.0f} dBFS): {fix}"
+            + ("; with both silent nothing can be measured" if len(silent) == 2 else ""),
             peaks[c], SILENT_PEAK_DBFS, unmeasurable=len(silent) == 2))
     if not silent and u.size:
         uu, aa = u.astype(np.float64) - u.mean(), a.astype(np.float64) - a.mean()
@@ -147,11 +158,12 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
             except ValueError:
                 usual = reverse = None
             if reverse is not None and reverse.detected and not usual.detected:
+                fix = ("the channels are probably swapped; try --user-channel 1 --agent-channel 0" if not live else
+                       "the two sides are probably fed the wrong way round (check which stream is the caller's)")
                 out.append(HealthWarning(
                     "channel_swap", None,
                     f"the agent channel carries an echo of the user channel (correlation {reverse.correlation:.2f}), "
-                    "the reverse of speakerphone echo: the channels are probably swapped; try "
-                    "--user-channel 1 --agent-channel 0", float(reverse.correlation), DETECT_CORRELATION))
+                    f"the reverse of speakerphone echo: {fix}", float(reverse.correlation), DETECT_CORRELATION))
     for c, x in (("user", u), ("agent", a)):
         share = _clip_share(x)
         if share > CLIP_SHARE:
@@ -200,20 +212,82 @@ def check_call(call, *, swap_test: bool = True) -> list[HealthWarning]:
     return ws
 
 
-def report_warnings(warnings: list[HealthWarning], session=None, stream=None) -> list[dict]:
-    """Say each warning: one stderr line each, a ``input_health`` note in the session (event log,
-    result's ``framework_events``); returns their dicts for the result's ``source.input_health``."""
+def report_warnings(warnings: list[HealthWarning], session=None, stream=None, *, say: bool = True) -> list[dict]:
+    """Say each warning: one stderr line each (unless ``say`` is False: a batch puts them in its
+    summary instead), a ``input_health`` note in the session (event log, result's
+    ``framework_events``); returns their dicts for the result's ``source.input_health``."""
     import sys
 
     out = stream if stream is not None else sys.stderr
     for w in warnings:
-        try:
-            print(f"livejudge: warning: {w.message}", file=out)
-        except (OSError, ValueError):
-            pass
+        if say:
+            try:
+                print(f"livejudge: warning: {w.message}", file=out)
+            except (OSError, ValueError):
+                pass
         if session is not None:
-            session.note("input_health", code=w.code, channel=w.channel, message=w.message)
+            try:
+                session.note("input_health", code=w.code, channel=w.channel, message=w.message)
+            except ValueError:  # the session closed meanwhile (a live check racing the end of the call)
+                pass
     return [w.to_dict() for w in warnings]
 
 
-__all__ = ["HealthWarning", "check_call", "check_input", "report_warnings"]
+LIVE_CHECK_S = 30.0
+"""HEURISTIC: a live stream is checked once both channels have this much audio, seconds (early
+enough to fix a muted side during the call; long enough for both sides to have spoken)."""
+
+
+class HealthProbe:
+    """Input health of a live stream (see the module docstring).
+
+    ``feed(channel, x)`` keeps the first ``limit_s`` seconds of each channel (float32 mono 16 kHz,
+    as received, before the high-pass: memory at most 2 × ``limit_s`` × 64 KB, 15 MB at 120 s).
+    ``due()`` is True once, when both channels hold ``LIVE_CHECK_S``; ``check()`` runs
+    ``check_input(live=True)`` on the aligned part held (both channels to the shorter one).
+    Not thread-safe on its own: the Session feeds it under its lock.
+    """
+
+    def __init__(self, limit_s: float = LEVEL_PROBE_S, early_s: float = LIVE_CHECK_S) -> None:
+        self._limit = int(limit_s * SAMPLE_RATE)
+        self._early = int(early_s * SAMPLE_RATE)
+        self.early_s = float(early_s)
+        self._parts: dict[str, list[np.ndarray]] = {"user": [], "agent": []}
+        self._n = {"user": 0, "agent": 0}
+        self._early_done = False
+
+    def feed(self, channel: str, x: np.ndarray) -> None:
+        room = self._limit - self._n[channel]
+        if room > 0 and len(x):
+            part = np.array(x[:room], dtype=np.float32)  # a copy: callers reuse their buffers
+            self._parts[channel].append(part)
+            self._n[channel] += len(part)
+
+    @property
+    def held_s(self) -> float:
+        """Seconds held on both channels (the shorter one)."""
+        return min(self._n.values()) / SAMPLE_RATE
+
+    def due(self) -> bool:
+        """True exactly once: when both channels first hold ``early_s`` seconds."""
+        if self._early_done or min(self._n.values()) < self._early:
+            return False
+        self._early_done = True
+        return True
+
+    def audio(self) -> tuple[np.ndarray, np.ndarray]:
+        """(user, agent) float32 (n,), both cut to the shorter channel held."""
+        n = min(self._n.values())
+        u = np.concatenate(self._parts["user"]) if self._parts["user"] else np.zeros(0, np.float32)
+        a = np.concatenate(self._parts["agent"]) if self._parts["agent"] else np.zeros(0, np.float32)
+        return u[:n], a[:n]
+
+    def check(self) -> list[HealthWarning]:
+        """``check_input(live=True)`` of what is held; [] when under 1 s is held (nothing to judge)."""
+        u, a = self.audio()
+        if len(u) < SAMPLE_RATE:
+            return []
+        return check_input(u, a, live=True)
+
+
+__all__ = ["HealthProbe", "HealthWarning", "LIVE_CHECK_S", "check_call", "check_input", "report_warnings"]
