@@ -154,3 +154,27 @@ def test_dimension_view_groups_shared_rows_and_names_why_a_row_is_not_measured()
     assert dimension_view(dims, W)["groups"][-1] == ["textual_sentiment"]
     with pytest.raises(ValueError):
         dimension_view(dims[:3], W)
+
+
+def test_meter_counts_a_barge_in_only_once_its_verdict_settles():
+    """Mid barge-in (the caller has started, the agent has not yet stopped) the live timeline reads
+    "talked through"; the meter must not say so before the verdict settles (it shows it pending),
+    and after the call it counts exactly the barge-in the agent really talked through."""
+    d = example_dialogue(seed=0)
+    b = next(x for x in d.truth.barge_ins if x.by == "user" and x.yield_s is not None)
+    s = Session(SessionConfig())
+    n, stop = 320, int((b.onset_s + 0.3) * 16000)  # 20 ms chunks up to 0.3 s into the barge-in
+    for i in range(0, stop, n):
+        s.push("user", d.call.user[i:i + n], i / 16000)
+        s.push("agent", d.call.agent[i:i + n], i / 16000)
+    provisional = [v for v in s.verdicts if v.kind == "barge_in" and abs(v.t_s - b.onset_s) < 0.1]
+    assert [v.outcome for v in provisional] == ["talked_through"]  # what the old meter counted
+    text = render_text(s, "live")
+    assert "agent talked through 0 of them" in text and "pending" in text
+    for i in range(stop, len(d.call.user), n):
+        s.push("user", d.call.user[i:i + n], i / 16000)
+        s.push("agent", d.call.agent[i:i + n], i / 16000)
+    s.close()
+    through = sum(1 for x in d.truth.barge_ins if x.by == "user" and x.yield_s is None)
+    text = render_text(s, "live")
+    assert through == 1 and f"agent talked through {through} of them" in text and "pending" not in text

@@ -299,15 +299,20 @@ class Meter:
                     f"({sm.latency_count} {'reply' if sm.latency_count == 1 else 'replies'})")
         tim.add_row(Text(f"  human ≤{RESPONSE_LATENCY_HUMAN.high_s:.2f} s · S2S "
                          f"{S2S_LATENCY_RANGE.low_s:.2f}–{S2S_LATENCY_RANGE.high_s:.2f} s", style="dim"))
+        # verdicts are counted once settled (later audio can no longer change them): a barge-in
+        # still in progress reads "talked through" until the agent's yield is heard
+        settled = s.settled_verdicts
+        pending = max(0, len(s.verdicts) - len(settled))
+        through = sum(1 for v in settled if v.kind == "barge_in" and v.outcome == "talked_through")
         tim.add_row(f"user barge-ins {sm.barge_in_count} · agent yield {fmt_s(sm.yield_mean_s)} s")
-        tim.add_row(Text(f"  agent talked through {sm.yield_none_count} of them",
-                         style="" if sm.yield_none_count else "dim"))
+        tim.add_row(Text(f"  agent talked through {through} of them",
+                         style="" if through else "dim"))
         tim.add_row(f"agent talk-overs {sm.agent_talk_over_count} · overlap {sm.overlap_ratio * 100:.1f}%")
         tr = f"{sm.talk_ratio * 100:.0f}%" if sm.talk_ratio is not None else "–"
         tim.add_row(f"backchannels {sm.backchannel_count} · agent talk share {tr}")
-        vs = s.verdicts  # per-event verdicts (livejudge.timing.verdicts)
-        n_flag = sum(1 for v in vs if not v.ok)
-        tim.add_row(Text(f"verdicts: {n_flag} flagged of {len(vs)} moments", style="red" if n_flag else "dim"))
+        n_flag = sum(1 for v in settled if not v.ok)  # per-event verdicts (livejudge.timing.verdicts)
+        line = f"verdicts: {n_flag} flagged of {len(settled)}" + (f" · {pending} pending" if pending else "")
+        tim.add_row(Text(line, style="red" if n_flag else "dim"))
         ms = f"{latest.compute_s * 1000:.0f} ms" if latest else "–"
         tim.add_row(Text(f"judge: {len(res)} windows, {s.dropped_windows} dropped", style="dim"))
         tim.add_row(Text(f"  compute {ms} per window", style="dim"))
