@@ -217,10 +217,33 @@ def _render_judge_whisper_speed(res: dict) -> str:
             f"peak RSS {lc['peak_rss_mb']:g} MB")
 
 
+def _render_verdict_settle(res: dict) -> str:
+    k = res["kinds"]
+    lo = min(r["after_moment_s"]["median"] for r in k.values())
+    hi = max(r["after_moment_s"]["median"] for r in k.values())
+    return (f"live verdicts published {lo:g}–{hi:g} s (median per kind) after their moment, on "
+            f"{res['calls']} built calls")
+
+
 RENDER: dict[str, Callable[[dict], str]] = {
     "pipeline_speed": _render_pipeline_speed,
     "judge_whisper_speed": _render_judge_whisper_speed,
+    "verdict_settle": _render_verdict_settle,
 }
+
+
+def fig_verdict_settle() -> str:
+    r = _result("verdict_settle")
+    if r is None:
+        return "No stored run (`python scripts/doc_figures.py --produce verdict_settle`)."
+    res = r["result"]
+    rows = ["| verdict | n | after the moment: median / p95 (s) | after its settle time: median / p95 (s) |",
+            "|---|---|---|---|"]
+    for kind, v in res["kinds"].items():
+        m, st = v["after_moment_s"], v["after_settle_s"]
+        rows.append(f"| {kind} | {v['n']} | {m['median']:.1f} / {m['p95']:.1f} | {st['median']:.1f} / {st['p95']:.1f} |")
+    return ("\n".join(rows) + f"\n\nOn {res['calls']} built calls ({', '.join(res['lines'])} lines; "
+            f"{res['published_at_close']} verdicts came only with the end of the call). " + _src("verdict_settle"))
 
 
 def _doc_first_line(path: Path) -> str:
@@ -252,6 +275,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "test_times": fig_test_times,
     "meter_example": fig_meter_example,
     "benchmarks_table": fig_benchmarks_table,
+    "verdict_settle": fig_verdict_settle,
 }
 
 # ---------------------------------------------------------------- docs
@@ -378,6 +402,7 @@ PRODUCE: dict[str, Callable[[], None]] = {
     "pipeline_speed": lambda: _produce_json_benchmark("pipeline_speed", ["--minutes", "10"]),
     "judge_whisper_speed": lambda: _produce_json_benchmark("judge_whisper_speed", ["--minutes", "10"]),
     "meter_example": _produce_meter_example,
+    "verdict_settle": lambda: _produce_json_benchmark("verdict_settle", ["--seeds", "4"]),
 }
 
 
