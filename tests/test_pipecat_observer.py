@@ -336,8 +336,10 @@ def test_metrics_and_speaking_frames_become_framework_events():
         return await obs.close()
 
     r = asyncio.run(go())
-    ev = r["framework_events"]
+    ev = [e for e in r["framework_events"] if e["kind"].startswith("pipecat.")]
     assert [e["kind"] for e in ev] == ["pipecat.MetricsFrame", "pipecat.UserStoppedSpeakingFrame"]
+    # no audio reached the observer: the session's input-health check says both sides are silent
+    assert [(w["code"], w["unmeasurable"]) for w in r["source"]["input_health"]] == [("silent_channel", True)] * 2
     assert ev[0]["t_s"] == 1.5 and ev[1]["t_s"] == 2.0
     assert ev[0]["metrics"][0] == {"metric": "TTFBMetricsData", "processor": "tts", "value": 0.21}
     assert ev[0]["metrics"][1]["ttfa"] == 0.3 and ev[0]["metrics"][1]["leading_silence"] == 0.09
