@@ -40,7 +40,8 @@ import time
 import numpy as np
 
 from livejudge.agents.demo import (
-    RUDE_RESUME_S, RUDE_SHORT_S, VOICED_DBFS, VOICED_RECENT_S, behaviour_settings, render_replies,
+    BEHAVIOURS, DEFAULT_BEHAVIOUR, RUDE_RESUME_S, RUDE_SHORT_S, VOICED_DBFS, VOICED_RECENT_S, behaviour_settings,
+    render_replies,
 )
 
 try:
@@ -255,18 +256,19 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     """The bot's own flags, added to the runner's parser (``--host``/``--port`` are the runner's)."""
     p = parser or argparse.ArgumentParser(add_help=False)
     p.add_argument("--think-s", type=float, default=None,
-                   help="pause after the user's turn ends, seconds (None: 0.5, or the --behaviour preset)")
+                   help="pause after the user's turn ends, seconds (None: the --behaviour preset's)")
     p.add_argument("--never-yield", action="store_true", help="keep talking when the user barges in")
     p.add_argument("--tts", default="auto", choices=("auto", "espeak", "clips"))
     p.add_argument("--vad-stop-s", type=float, default=None,
-                   help="Silero silence before 'stopped speaking', s (None: 0.2, or the preset)")
+                   help="Silero silence before 'stopped speaking', s (None: the preset's)")
     p.add_argument("--vad-start-s", type=float, default=None,
-                   help="Silero speech before 'started speaking', s (None: 0.2, or the preset)")
+                   help="Silero speech before 'started speaking', s (None: the preset's)")
     p.add_argument("--min-interrupt-s", type=float, default=None,
                    help="yield only after this much continuing caller speech, seconds (HEURISTIC)")
     p.add_argument("--rude", action="store_true", help="talk through interruptions, stop for backchannels")
-    p.add_argument("--behaviour", default="default", choices=("default", "polite", "rude"),
-                   help="presets for livejudge probe (see livejudge.agents.demo); explicit flags win")
+    p.add_argument("--behaviour", default=DEFAULT_BEHAVIOUR, choices=tuple(BEHAVIOURS),
+                   help="turn-taking preset (see livejudge.agents.demo): polite (the good example), stock "
+                        "(Pipecat's VADParams()), rude (for livejudge probe to catch); explicit flags win")
     p.add_argument("--log", default=None, metavar="FILE.jsonl", help="write the bot's decisions here")
     p.add_argument("--quiet", action="store_true", help="only warnings from Pipecat's log")
     return p

@@ -55,7 +55,8 @@ def _write_turns(tmp_path) -> list[str]:
 def _call(tmp_path, protocol: str):
     port = free_port()
     log = tmp_path / f"agent_{protocol}.jsonl"
-    agent = start_demo_agent(port, think_s=THINK_S, log=str(log), protocol=protocol, extra=["--tts", "clips"])
+    agent = start_demo_agent(port, think_s=THINK_S, log=str(log), protocol=protocol,
+                             extra=["--tts", "clips", "--behaviour", "stock"])  # timing under Pipecat's stock VAD
     out, rec, ev = tmp_path / "out.json", tmp_path / "call.wav", tmp_path / "events.jsonl"
     wavs = _write_turns(tmp_path)
     try:

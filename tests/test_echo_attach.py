@@ -146,7 +146,7 @@ def _call(tmp_path, monkeypatch, *extra: str, duration_s: float = 45.0) -> dict:
     monkeypatch.setattr(mic_module, "MicSource", lambda device=None: SpeakerphoneMic(room, caller))
     monkeypatch.setattr(mic_module, "Speaker", lambda device=None: speaker)
     port = free_port()
-    agent = start_demo_agent(port, think_s=0.5, extra=["--tts", "clips"])
+    agent = start_demo_agent(port, think_s=0.5, extra=["--tts", "clips", "--behaviour", "stock"])
     out = tmp_path / f"out{len(extra)}.json"
     try:
         code = main(["attach", "--ws-url", f"ws://127.0.0.1:{port}", "--json", str(out), "--judge", "none",

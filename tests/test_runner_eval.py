@@ -63,7 +63,7 @@ def bot(tmp_path_factory):
     d = tmp_path_factory.mktemp("runner_bot")
     port = free_port()
     log = d / "bot.jsonl"
-    proc = start_runner_bot(port, log=str(log), extra=["--tts", "clips"], env=NO_TWILIO)
+    proc = start_runner_bot(port, log=str(log), extra=["--tts", "clips", "--behaviour", "stock"], env=NO_TWILIO)
     yield {"port": port, "log": log, "proc": proc}
     stop_agent(proc)
 

@@ -39,7 +39,7 @@ def _webrtc_call(tmp_path, capsys) -> tuple[dict, float]:
     tmp_path.mkdir(parents=True, exist_ok=True)
     port = free_port()
     log = tmp_path / "bot.jsonl"
-    proc = start_runner_bot(port, log=str(log), extra=["--tts", "clips"])
+    proc = start_runner_bot(port, log=str(log), extra=["--tts", "clips", "--behaviour", "stock"])
     wavs = write_turns(tmp_path)
     out = tmp_path / "out.json"
     since = time.monotonic()

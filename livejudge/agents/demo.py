@@ -17,7 +17,11 @@ SingleClientWebsocketServerTransport.input() → VADProcessor(Silero) → ReplyB
 * ``--rude``: the opposite of a person, for ``livejudge probe`` to catch: it talks through a
   real interruption, stops for a short utterance (under ``RUDE_SHORT_S``: a backchannel) once
   it has ended, and, with a short ``--vad-stop-s`` and ``--think-s``, cuts into pauses.
-* ``--behaviour polite|rude`` sets the probe's presets (``BEHAVIOURS``).
+* ``--behaviour polite|stock|rude`` (``BEHAVIOURS``; default ``polite``, the good example
+  agent): ``polite`` waits out pauses and holds through a "mm-hmm"; ``stock`` is Pipecat's stock
+  turn-taking (``VADParams()``: Silero start 0.2 s, stop 0.2 s; yields as soon as Silero hears
+  the caller start), which answers into a caller's pause of about 0.7 s or more; ``rude`` is
+  the probe's target.
 * ``--log FILE`` writes one JSON line per decision, stamped with ``in_pos_s`` (seconds of
   user audio received so far) and ``stream_t_s`` (the start of the last received input frame
   plus the time elapsed since it arrived: the position of the caller's real-time stream at
@@ -65,6 +69,9 @@ RUDE_RESUME_S = 1.5
 backchannel: longer than the timeline's merge pause (0.8 s), so the stop shows as one."""
 
 BEHAVIOURS: dict[str, dict] = {
+    # Pipecat 1.14's stock VADParams() (start_secs 0.2, stop_secs 0.2), yields at Silero's start,
+    # answers think_s 0.5 s after the VAD's stop
+    "stock": {"think_s": 0.5, "vad_stop_s": 0.2, "vad_start_s": 0.2, "min_interrupt_s": 0.0, "rude": False},
     # waits out 0.6–1.0 s pauses (Silero stop after 1.0 s of silence), holds through a short
     # "mm-hmm" (yields after 0.5 s of continuing speech), answers 0.2 s after the VAD's stop
     "polite": {"min_interrupt_s": 0.5, "vad_start_s": 0.1, "vad_stop_s": 1.0, "think_s": 0.2},
@@ -72,17 +79,19 @@ BEHAVIOURS: dict[str, dict] = {
     # through interruptions
     "rude": {"rude": True, "vad_start_s": 0.2, "vad_stop_s": 0.2, "think_s": 0.1},
 }
-"""``--behaviour`` presets (fields of ``DemoAgentConfig``) used by ``livejudge probe``'s tests."""
+"""``--behaviour`` presets (fields of ``DemoAgentConfig``); ``polite`` is the default (the good example
+agent), ``stock`` Pipecat's stock settings, ``rude`` the probe's target. Timings are HEURISTIC."""
+DEFAULT_BEHAVIOUR = "polite"
 
 
-def behaviour_settings(behaviour: str = "default", **given) -> dict:
+def behaviour_settings(behaviour: str = DEFAULT_BEHAVIOUR, **given) -> dict:
     """think_s, vad_stop_s, vad_start_s, min_interrupt_s and rude for a ``--behaviour`` preset
-    ("default", "polite", "rude"), with the ``given`` values that are not None winning.
+    (``BEHAVIOURS``: "polite", "stock", "rude"), with the ``given`` values that are not None winning.
     Raises ValueError on an unknown preset."""
-    if behaviour not in ("default", *BEHAVIOURS):
-        raise ValueError(f"--behaviour must be default, polite or rude, got {behaviour!r}")
-    base = {"think_s": 0.5, "vad_stop_s": 0.2, "vad_start_s": 0.2, "min_interrupt_s": 0.0, "rude": False}
-    return {**base, **BEHAVIOURS.get(behaviour, {}), **{k: v for k, v in given.items() if v is not None and k in base}}
+    if behaviour not in BEHAVIOURS:
+        raise ValueError(f"--behaviour must be one of {', '.join(BEHAVIOURS)}, got {behaviour!r}")
+    base = dict(BEHAVIOURS["stock"])
+    return {**base, **BEHAVIOURS[behaviour], **{k: v for k, v in given.items() if v is not None and k in base}}
 
 
 def render_replies(tts: str, out_rate: int) -> tuple[list[np.ndarray], str]:
@@ -117,7 +126,8 @@ def render_replies(tts: str, out_rate: int) -> tuple[list[np.ndarray], str]:
 
 @dataclass(frozen=True)
 class DemoAgentConfig:
-    """The demo agent's settings (``python -m livejudge.agents.demo --help`` names each flag).
+    """The demo agent's settings (``python -m livejudge.agents.demo --help`` names each flag);
+    the defaults are the ``polite`` preset (``BEHAVIOURS``).
 
     Attributes:
         host, port: where the websocket server listens.
@@ -140,18 +150,18 @@ class DemoAgentConfig:
     host: str = "127.0.0.1"
     port: int = 8765
     protocol: str = "pipecat"
-    think_s: float = 0.5
+    think_s: float = 0.2
     never_yield: bool = False
     tts: str = "auto"
     in_rate: int = 16000
     out_rate: int = 24000
-    vad_stop_s: float = 0.2
-    vad_start_s: float = 0.2
+    vad_stop_s: float = 1.0
+    vad_start_s: float = 0.1
     allowed_origin: tuple[str, ...] = ()
     once: bool = False
     log: str | None = None
     verbose: bool = False
-    min_interrupt_s: float = 0.0
+    min_interrupt_s: float = 0.5
     rude: bool = False
 
 

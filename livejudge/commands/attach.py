@@ -140,7 +140,13 @@ def register(subparsers) -> None:
                     "Silero VAD, offline) on a free local port and attaches to it with recorded human "
                     "speech, showing the live meter. Needs pip install 'livejudge[pipecat]'.")
     g = p.add_argument_group("demo agent")
-    g.add_argument("--think-s", type=float, default=0.5, help="the agent's pause before answering, seconds")
+    from livejudge.agents.demo import BEHAVIOURS, DEFAULT_BEHAVIOUR
+
+    g.add_argument("--behaviour", choices=tuple(BEHAVIOURS), default=DEFAULT_BEHAVIOUR,
+                   help="the agent's turn-taking: polite (waits out pauses, holds through 'mm-hmm'), stock "
+                        "(Pipecat's stock VADParams()), rude (cuts in, talks through interruptions)")
+    g.add_argument("--think-s", type=float, default=None,
+                   help="the agent's pause before answering, seconds (default: the --behaviour preset's)")
     g.add_argument("--never-yield", action="store_true", help="the agent talks over barge-ins")
     g.add_argument("--agent-log", default=None, metavar="FILE.jsonl", help="the agent's own decision log")
     g.add_argument("--runner", action="store_true",
@@ -450,23 +456,40 @@ def cmd_demo(args: argparse.Namespace) -> int:
     port = free_port()
     if args.runner:  # demo's --runner is a switch: run the bot under Pipecat's runner
         return _demo_runner(call, args, source, port)
-    print(f"livejudge: starting the example Pipecat agent on ws://127.0.0.1:{port} "
-          f"(think {args.think_s:.2f} s{', never yields' if args.never_yield else ''})…", file=sys.stderr)
-    proc = start_demo_agent(port, think_s=args.think_s, never_yield=args.never_yield, log=args.agent_log)
+    agent = _demo_agent_info(args)
+    print(f"livejudge: starting the example Pipecat agent on ws://127.0.0.1:{port} ({_describe(agent)})…",
+          file=sys.stderr)
+    proc = start_demo_agent(port, think_s=args.think_s, never_yield=args.never_yield, log=args.agent_log,
+                            extra=["--behaviour", args.behaviour])
     try:
         return _run_call(call, f"ws://127.0.0.1:{port}", source, title="demo · example Pipecat agent",
-                         extra_info={"demo_agent": {"think_s": args.think_s, "never_yield": args.never_yield}})
+                         extra_info={"demo_agent": agent})
     finally:
         stop_agent(proc)
+
+
+def _demo_agent_info(args: argparse.Namespace) -> dict:
+    """The demo agent's behaviour preset with ``--think-s``/``--never-yield`` applied (result's ``demo_agent``)."""
+    from livejudge.agents.demo import behaviour_settings
+
+    return {"behaviour": args.behaviour, **behaviour_settings(args.behaviour, think_s=args.think_s),
+            "never_yield": args.never_yield}
+
+
+def _describe(agent: dict) -> str:
+    return (f"{agent['behaviour']}: think {agent['think_s']:.2f} s after a {agent['vad_stop_s']:.1f} s silence"
+            + (", never yields" if agent["never_yield"] else ""))
 
 
 def _demo_runner(call: _Call, args: argparse.Namespace, source, port: int) -> int:
     """`demo --runner`: examples/runner_bot.py under Pipecat's runner, attached with --runner."""
     from livejudge.sources.runner_probe import start_runner_bot
 
-    extra = ["--think-s", str(args.think_s)] + (["--never-yield"] if args.never_yield else [])
+    agent = _demo_agent_info(args)
+    extra = (["--behaviour", args.behaviour] + (["--think-s", str(args.think_s)] if args.think_s is not None else [])
+             + (["--never-yield"] if args.never_yield else []))
     print(f"livejudge: starting examples/runner_bot.py under Pipecat's runner on http://127.0.0.1:{port} "
-          f"(think {args.think_s:.2f} s{', never yields' if args.never_yield else ''})…", file=sys.stderr)
+          f"({_describe(agent)})…", file=sys.stderr)
     try:
         proc = start_runner_bot(port, log=args.agent_log, extra=extra)
     except (RuntimeError, FileNotFoundError) as exc:
@@ -474,7 +497,6 @@ def _demo_runner(call: _Call, args: argparse.Namespace, source, port: int) -> in
     call = dataclasses.replace(call, source=dataclasses.replace(call.source, runner=f"http://127.0.0.1:{port}"))
     try:
         return _attach_runner(call, source, title="demo · example bot under Pipecat's runner",
-                              extra_info={"demo_agent": {"think_s": args.think_s, "never_yield": args.never_yield,
-                                                         "runner_bot": True}})
+                              extra_info={"demo_agent": {**agent, "runner_bot": True}})
     finally:
         stop_agent(proc)

@@ -10,7 +10,7 @@ import argparse
 import asyncio
 import sys
 
-from livejudge.agents.demo import DemoAgentConfig, serve
+from livejudge.agents.demo import BEHAVIOURS, DEFAULT_BEHAVIOUR, DemoAgentConfig, behaviour_settings, serve
 from livejudge.agents.demo import __doc__ as _AGENT_DOC
 
 
@@ -20,21 +20,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8765)
     p.add_argument("--protocol", default="pipecat", choices=("pipecat", "twilio"))
-    p.add_argument("--think-s", type=float, default=None, help="pause after the user's turn ends, seconds (None: 0.5, or the --behaviour preset)")
+    p.add_argument("--think-s", type=float, default=None, help="pause after the user's turn ends, seconds (None: the --behaviour preset's)")
     p.add_argument("--never-yield", action="store_true", help="keep talking when the user barges in")
     p.add_argument("--min-interrupt-s", type=float, default=None,
                    help="yield only after this much continuing caller speech, seconds (HEURISTIC; 0 = at the VAD's start)")
     p.add_argument("--rude", action="store_true", default=None,
                    help="talk through interruptions, stop for backchannels (for livejudge probe to catch)")
-    p.add_argument("--behaviour", choices=("default", "polite", "rude"), default="default",
-                   help="presets for livejudge probe: polite waits out pauses and holds through 'mm-hmm'; "
-                        "rude cuts into pauses, stops for 'mm-hmm' and talks through interruptions "
-                        "(flags given explicitly win)")
+    p.add_argument("--behaviour", choices=tuple(BEHAVIOURS), default=DEFAULT_BEHAVIOUR,
+                   help="turn-taking preset: polite (the good example) waits out pauses and holds through "
+                        "'mm-hmm'; stock is Pipecat's stock VADParams() (answers into a ~0.7 s pause); rude cuts "
+                        "into pauses, stops for 'mm-hmm' and talks through interruptions, for livejudge probe to "
+                        "catch (flags given explicitly win)")
     p.add_argument("--tts", default="auto", choices=("auto", "espeak", "clips"))
     p.add_argument("--in-rate", type=int, default=16000, help="pipeline input rate, Hz (Silero: 8000 or 16000)")
     p.add_argument("--out-rate", type=int, default=24000, help="agent audio rate on the wire, Hz (pipecat)")
-    p.add_argument("--vad-stop-s", type=float, default=None, help="Silero silence before 'stopped speaking', s (None: 0.2, or the preset)")
-    p.add_argument("--vad-start-s", type=float, default=None, help="Silero speech before 'started speaking', s (None: 0.2, or the preset)")
+    p.add_argument("--vad-stop-s", type=float, default=None, help="Silero silence before 'stopped speaking', s (None: the preset's)")
+    p.add_argument("--vad-start-s", type=float, default=None, help="Silero speech before 'started speaking', s (None: the preset's)")
     p.add_argument("--allowed-origin", action="append", default=None, metavar="ORIGIN",
                    help="only accept websocket clients with this Origin (repeatable); others get HTTP 403")
     p.add_argument("--once", action="store_true", help="exit when the first client disconnects")
@@ -49,11 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.in_rate not in (8000, 16000):
         print("demo agent: --in-rate must be 8000 or 16000 (Silero VAD)", file=sys.stderr)
         return 2
-    from livejudge.agents.demo import BEHAVIOURS
-
-    tuned = {**BEHAVIOURS.get(args.behaviour, {}),
-             **{k: getattr(args, k) for k in ("think_s", "vad_stop_s", "vad_start_s", "min_interrupt_s", "rude")
-                if getattr(args, k) is not None}}
+    tuned = behaviour_settings(args.behaviour, **{k: getattr(args, k) for k in
+                                                  ("think_s", "vad_stop_s", "vad_start_s", "min_interrupt_s", "rude")})
     cfg = DemoAgentConfig(host=args.host, port=args.port, protocol=args.protocol,
                           never_yield=args.never_yield, tts=args.tts, in_rate=args.in_rate, out_rate=args.out_rate,
                           **tuned,
