@@ -2,8 +2,8 @@
 event log, `on_verdict`), per verdict kind, on built calls streamed as a live source does.
 
 A verdict is published once later audio can no longer change it (``Session._publish_settled``):
-its own settle time (``Verdict.settle_s``: the caller's turn end for a barge-in, the reply's end for
-a latency, ...) must be ``merge_pause_s + backchannel_max_s`` behind where both channels' VADs have
+its own settle time (``Verdict.settle_s``: the caller's turn end for a barge-in; for a latency, once
+the reply has lasted ``backchannel_max_s`` and the caller's turn has ended; ...) must be ``merge_pause_s + backchannel_max_s`` behind where both channels' VADs have
 read to, and behind the onset of any segment still open. So a verdict usually waits for the next
 turn to end, too. The figures are seconds of session time from the moment (``t_s``) to the
 session time at which the verdict was published, and from its ``settle_s`` to that time.

@@ -170,6 +170,20 @@ def test_rules_on_hand_made_segments():
     assert find(vs, "pause", 1.0).outcome == "cut_in"
 
 
+def test_a_latency_verdict_settles_once_the_reply_is_a_turn_not_at_its_end():
+    """A reply's gap is known once it has lasted backchannel_max_s (it is no backchannel) and the
+    caller's turn has ended: a long reply does not hold its latency verdict back to its end."""
+    cfg = VerdictConfig()
+    vs = verdicts(analyze([S("user", 0, 2.0), S("agent", 2.5, 9.0)]), cfg)
+    assert find(vs, "latency", 2.5).settle_s == pytest.approx(2.5 + cfg.backchannel_max_s)
+    # a short reply settles at its end, as before
+    vs = verdicts(analyze([S("user", 0, 2.0), S("agent", 2.5, 3.0)]), cfg)
+    assert find(vs, "latency", 2.5).settle_s == pytest.approx(3.0)
+    # an early start: not before the caller's turn has ended
+    vs = verdicts(analyze([S("user", 0, 4.0), S("agent", 3.6, 9.0)]), cfg)
+    assert find(vs, "latency", 3.6).settle_s == pytest.approx(4.6)
+
+
 def test_summary_counts_rates_and_metric_names():
     vs = verdicts(analyze([S("agent", 0, 5), S("user", 2, 2.4),  # backchannel, held
                            S("agent", 6, 9), S("user", 7, 8.5)]))  # barge-in talked through

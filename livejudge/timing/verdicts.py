@@ -368,7 +368,10 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
             outcome, th = "s2s", S2S_LATENCY_RANGE.high_s
         else:
             outcome, th = "beyond_s2s", S2S_LATENCY_RANGE.high_s
-        settle = turn_end.get(("agent", tr.to_onset_s), tr.to_onset_s)
+        # the gap is known once the reply has lasted long enough not to be a backchannel and the
+        # caller's turn has ended; the reply's own end changes nothing (a shorter reply: its end)
+        end = turn_end.get(("agent", tr.to_onset_s), tr.to_onset_s)
+        settle = min(end, max(tr.to_onset_s + cfg.backchannel_max_s, tr.to_onset_s - g))
         out.append(_v("latency", outcome, tr.to_onset_s, g, settle, th, _LAT_BASIS))
 
     out.sort(key=lambda v: (v.t_s, v.kind))
