@@ -206,3 +206,14 @@ def test_pinned_expectations_find_the_recording_from_any_folder(tmp_path, monkey
     monkeypatch.chdir(elsewhere)
     rc = main(["check", "--expectations", str(out_dir / "e.json")])
     assert rc in (0, 1)  # checked (pass or fail), not a usage/input error (2)
+    # pinned from another folder (the helper's case): the result's absolute path finds the call
+    monkeypatch.chdir(elsewhere)
+    assert main(["check", "--pin-from", str(tmp_path / "calls" / "r.json"), "--flagged", "-o", "e2.json"]) == 0
+    assert (elsewhere / json.loads((elsewhere / "e2.json").read_text())["call"]).resolve() == (rec_dir / "call.wav")
+    assert main(["check", "--expectations", "e2.json"]) in (0, 1)
+    # a result whose recording is gone: a one-line error (exit 2), not a file that can never run
+    r = json.loads((rec_dir / "r.json").read_text())
+    r["source"]["file"], r["source"]["file_resolved"] = "gone/call.wav", str(tmp_path / "gone" / "call.wav")
+    (elsewhere / "r_gone.json").write_text(json.dumps(r))
+    assert main(["check", "--pin-from", "r_gone.json", "--flagged", "-o", "e3.json"]) == 2
+    assert not (elsewhere / "e3.json").exists()

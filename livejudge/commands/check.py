@@ -323,7 +323,7 @@ def _verdicts_of(args: argparse.Namespace, call_path: str | None, vcfg: VerdictC
         call, gate_info = gate_source(reader, args.echo_gate)
         config = replace(session_config(args, "every"), verdicts=vcfg)
         info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels, "kind": "check",
-                "file": call_path, "echo_gate": gate_info}
+                "file": call_path, "file_resolved": _resolved(call_path), "echo_gate": gate_info}
         session = Session(config, judge=None, info=info)
         session.set_input_health(health)
         try:
@@ -400,23 +400,34 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_FAIL if n_fail else EXIT_PASS
 
 
-def _call_for(call: str, result_path: Path, out: Path | None) -> str:
+def _call_for(call: str, result_path: Path, out: Path | None, resolved: str | None = None) -> str:
     """The recording's path as an expectations file must hold it (relative to that file, as
     ``load_expectations`` reads it): the result's ``source.file`` was relative to wherever
-    ``score`` ran, so it is found from here or from the result's folder, then written relative
-    to the expectations file (absolute when the expectations go to stdout)."""
+    ``score`` ran, so it is found at the result's ``source.file_resolved`` (absolute, written by
+    score/replay/check), from here, or from the result's folder, then written relative to the
+    expectations file (absolute when the expectations go to stdout).
+
+    Raises:
+        CLIError: the recording is found nowhere (an expectations file naming it could never run).
+    """
     p = Path(call)
-    if not p.is_absolute():
-        for base in (Path.cwd(), result_path.resolve().parent):
-            if (base / p).exists():
-                p = base / p
-                break
-        else:
-            return call  # not found: keep what the result says
+    if not p.is_absolute() or not p.exists():
+        tries = ([Path(resolved)] if resolved else []) + [Path.cwd() / p, result_path.resolve().parent / p]
+        found = next((t for t in tries if t.exists()), None)
+        if found is None:
+            raise CLIError(f"the result names the recording {call} (relative to where it was scored), and it is "
+                           f"not found from here or next to {result_path}: run --pin-from from the folder it was "
+                           "scored in, or score it again with an absolute path")
+        p = found
     p = p.resolve()
     if out is None:
         return str(p)
     return os.path.relpath(p, out.resolve().parent)
+
+
+def _resolved(path: str | None) -> str | None:
+    """The absolute path of a recording (the result's ``source.file_resolved``), or None."""
+    return str(Path(path).resolve()) if path else None
 
 
 def _cmd_pin(args: argparse.Namespace) -> int:
@@ -431,7 +442,8 @@ def _cmd_pin(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CLIError(str(exc)) from None
     if doc.get("call"):
-        doc["call"] = _call_for(doc["call"], Path(args.pin_from), Path(args.out) if args.out else None)
+        doc["call"] = _call_for(doc["call"], Path(args.pin_from), Path(args.out) if args.out else None,
+                                (result.get("source") or {}).get("file_resolved"))
     text = json.dumps(doc, indent=2) + "\n"
     if args.out:
         try:

@@ -135,7 +135,8 @@ def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfi
     sinks = [s for s in (events_sink(output),) if s is not None]
     info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels,
             "kind": "replay" if speed is not None else "score",
-            "file": call_cfg.file, "speed": "max" if speed is None else speed, "echo_gate": gate_info}
+            "file": call_cfg.file, "file_resolved": str(Path(call_cfg.file).resolve()) if call_cfg.file else None,
+            "speed": "max" if speed is None else speed, "echo_gate": gate_info}
     transcriber = transcriber_from_config(judge_cfg, output.report) if judge is not None else None
     info["asr"] = transcriber is not None
     session = Session(config, judge=judge, sinks=sinks, info=info, transcriber=transcriber)
