@@ -183,3 +183,33 @@ def test_batch_scoring_checks_every_call(tmp_path, capsys):
     with open(out / "summary.csv", newline="") as f:
         got = {r["file"].rsplit("/", 1)[-1]: r["input_health"] for r in csv.DictReader(f)}
     assert "probably swapped" in got["swapped.wav"] and got["fine.wav"] == ""
+
+
+def test_a_recording_nothing_can_be_measured_from_is_refused(tmp_path, capsys):
+    """One signal on both channels (a mono recording copied), or both silent: the warning says
+    nothing can be measured, so score/check refuse it (exit 2, one line) and a batch skips it,
+    instead of a result with a P(human) and verdicts of a call that was never heard."""
+    import soundfile as sf
+
+    from livejudge.commands.cli import main
+
+    d = example_dialogue(seed=0)
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    sf.write(str(calls / "mono_dup.wav"), np.stack([d.call.user, d.call.user], axis=1), 16000)
+    sf.write(str(calls / "silent.wav"), np.zeros((16000 * 5, 2), np.float32), 16000)
+    d.write(calls / "fine.wav")
+    for name, needle in (("mono_dup.wav", "the same signal"), ("silent.wav", "both channels are silent")):
+        for cmd in (["score", "--judge", "none"], ["check"]):
+            out = tmp_path / f"{name}.json"
+            code = main([cmd[0], str(calls / name), *cmd[1:], "--json", str(out)])
+            err = capsys.readouterr().err.strip().splitlines()
+            assert code == 2 and any(needle in line and name in line for line in err), err
+            assert not out.exists()
+    outdir = tmp_path / "out"
+    assert main(["score", str(calls), "--out-dir", str(outdir), "--judge", "none", "--asr", "off"]) == 0
+    summary = json.loads((outdir / "summary.json").read_text())
+    rows = {r["file"].rsplit("/", 1)[-1]: r for r in summary["calls"]}
+    assert rows["fine.wav"]["status"] == "ok" and summary["n_scored"] == 1
+    assert rows["mono_dup.wav"]["status"] == "skipped" and "same signal" in rows["mono_dup.wav"]["reason"]
+    assert rows["silent.wav"]["status"] == "skipped" and "silent" in rows["silent.wav"]["reason"]

@@ -112,9 +112,12 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
         raise CallError(str(exc)) from None
     try:
         try:
-            from livejudge.timing.health import check_call
+            from livejudge.timing.health import check_call, unmeasurable
 
             health = check_call(reader)  # the same input-health check as a single score (issue 20)
+            refuse = unmeasurable(health)
+            if refuse:  # skipped with the reason, kept out of the medians
+                raise CallError(refuse)
             call, gate_info = gate_source(reader, options.echo_gate, log=False)
             judge = _judge_for(options)
             transcriber = transcriber_from_config(options.judge_config)

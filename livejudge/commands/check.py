@@ -317,9 +317,12 @@ def _verdicts_of(args: argparse.Namespace, call_path: str | None, vcfg: VerdictC
     except AudioFormatError as exc:
         raise CLIError(str(exc)) from exc
     try:
-        from livejudge.timing.health import check_call
+        from livejudge.timing.health import check_call, unmeasurable
 
         health = check_call(reader)
+        refuse = unmeasurable(health)
+        if refuse:
+            raise CLIError(f"{call_path or args.user}: {refuse}")
         call, gate_info = gate_source(reader, args.echo_gate)
         config = replace(session_config(args, "every"), verdicts=vcfg)
         info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels, "kind": "check",

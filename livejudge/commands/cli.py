@@ -116,9 +116,12 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
     reader = _open_call(call_cfg)  # read block by block: memory does not grow with the file
     try:
         from livejudge.timing.echo import gate_source
-        from livejudge.timing.health import check_call
+        from livejudge.timing.health import check_call, unmeasurable
 
         health = check_call(reader)  # swapped, silent or identical channels, clipping, DC (issue 20)
+        refuse = unmeasurable(health)
+        if refuse:  # nothing can be measured: one line, exit 2, no result that would pretend otherwise
+            raise CLIError(f"{call_cfg.file or call_cfg.user}: {refuse}")
         call, gate_info = gate_source(reader, call_cfg.echo_gate)
         return _run_call(call_cfg, session_config(args, judge_mode), judge_config(args), output, call, gate_info,
                          speed=speed, progress=progress, failure=AudioFormatError, reader=reader, health=health)

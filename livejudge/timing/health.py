@@ -21,7 +21,10 @@
   ``LENGTH_MISMATCH_SHARE`` and 1 s: one file's rate header is wrong, or one side was cut.
 
 Every threshold is HEURISTIC (no published figure fixes them). Warnings go to the result
-(``source.input_health``), stderr, the event log and the report; none stops a call.
+(``source.input_health``), stderr, the event log and the report. Only a recording from which
+nothing can be measured (both channels silent, or the same signal on both) is refused
+(``unmeasurable``: score, replay and check exit 2 with one line; a batch skips the call); a live
+stream is never stopped, only warned about.
 
 Recorded calls are checked before they are streamed (``check_call``). Live streams (``attach``,
 the Pipecat observer, the LiveKit tap) are checked by the Session's ``HealthProbe``: it keeps the
@@ -233,6 +236,19 @@ def report_warnings(warnings: list[HealthWarning], session=None, stream=None, *,
     return [w.to_dict() for w in warnings]
 
 
+def unmeasurable(warnings: list[HealthWarning]) -> str | None:
+    """The one-line reason to refuse a recording, or None when something can be measured:
+    both channels silent, or one signal on both (``HealthWarning.unmeasurable``)."""
+    bad = [w for w in warnings if w.unmeasurable]
+    if not bad:
+        return None
+    if all(w.code == "silent_channel" for w in bad):
+        return ("both channels are silent (loudest frames "
+                + " and ".join(f"{w.value:.0f} dBFS" for w in bad if w.value is not None)
+                + "): nothing can be measured; check --user-channel/--agent-channel, or whether the call was recorded")
+    return bad[0].message
+
+
 LIVE_CHECK_S = 30.0
 """HEURISTIC: a live stream is checked once both channels have this much audio, seconds (early
 enough to fix a muted side during the call; long enough for both sides to have spoken)."""
@@ -290,4 +306,5 @@ class HealthProbe:
         return check_input(u, a, live=True)
 
 
-__all__ = ["HealthProbe", "HealthWarning", "LIVE_CHECK_S", "check_call", "check_input", "report_warnings"]
+__all__ = ["HealthProbe", "HealthWarning", "LIVE_CHECK_S", "check_call", "check_input", "report_warnings",
+           "unmeasurable"]
