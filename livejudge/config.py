@@ -54,6 +54,8 @@ class OutputConfig:
         display: live meter: "auto", "rich", "plain" or "none".
         fail_if: ``--fail-if`` gate texts, e.g. ("latency_p90_s>1.2",).
         junit: JUnit XML path for the gate results, or None.
+        announce_json: say where the result was written (off when the file is a command's own
+            scratch copy, e.g. ``probe`` without ``--json``).
     """
 
     json_out: str | None = None
@@ -62,6 +64,7 @@ class OutputConfig:
     display: str = "auto"
     fail_if: tuple[str, ...] = ()
     junit: str | None = None
+    announce_json: bool = True
 
 
 @dataclass(frozen=True)

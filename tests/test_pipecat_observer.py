@@ -312,7 +312,7 @@ def test_display_plain_prints_the_live_events(capsys):
     # each line leads with the event's own time and says when it was settled (never before it happened)
     for x in lines:
         t_event = float(x.split()[1])
-        t_settled = float(x.rsplit("settled at t=", 1)[1].rstrip("s)"))
+        t_settled = float(x.rsplit("final at t=", 1)[1].rstrip("s)"))
         assert t_settled >= t_event, x
 
 

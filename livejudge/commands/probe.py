@@ -5,7 +5,7 @@ plays stressors, each a moment with its expectation (``livejudge.commands.check`
 
 * a filler start ("um… so"): a short syllable, a pause, then the request: the agent waits;
 * a backchannel ("mm") 1.5 s into the agent's reply: the agent holds;
-* a pause mid-sentence (``--pause-s`` of ``PAUSE_RANGE_S``): the agent waits;
+* a pause mid-sentence (``--pause-mid-s``, 0.6–1.0 s): the agent waits;
 * a hard interruption 1.0 s into the agent's reply: the agent yields within ``--yield-max-s``;
 * a self-correction ("four queen of clubs … seven of clubs"): the agent waits;
 * ``--line telephone`` plays the caller through a μ-law 8 kHz line, ``--line noise`` puts a
@@ -300,6 +300,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     json_out = tmp or args.json_out
     want_stdout = args.json_out == "-"
     args.json_out = json_out
+    args.announce_json = tmp is None  # a scratch copy, removed at the end: not announced
     call = A._parse(args)
     src = call.source
     source = ScriptedSource(caller)  # type: ignore[arg-type]
@@ -369,7 +370,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "probe", help="call a live agent with a scripted human caller that plays turn-taking stressors; scorecard",
         formatter_class=HelpFormatter, epilog=EXIT_CODES_HELP + " (probe: 1 = a moment failed)",
-        description=__doc__.split("\n\n")[1] + "\n\n" + __doc__.split("\n\n")[2])
+        description=(__doc__.split("\n\n")[1] + "\n\n" + __doc__.split("\n\n")[2]).replace("``", "`"))
     _add_call_flags(p)
     g = p.add_argument_group("probe")
     g.add_argument("--pause-mid-s", type=float, default=0.8,
@@ -384,6 +385,10 @@ def register(subparsers) -> None:
     add_judge_args(p)
     add_output_args(p)  # its --junit writes the moments' checks here
     p.set_defaults(func=cmd_probe, judge="none")
+    for a in p._actions:  # the shared --judge help names auto as the default; the probe's is none
+        if a.dest == "judge":
+            a.help = ("judge of the agent's voice: none (default: the probe scores turn-taking only, no P(human)), "
+                      "or auto/whisper/acoustic/... as in score")
 
 
 __all__ = ["PAUSE_RANGE_S", "ProbeCaller", "ProbeMoment", "ProbeTurn", "build_script", "moments_on_clock",

@@ -191,7 +191,8 @@ def output_config(args: argparse.Namespace) -> OutputConfig:
     """The output flags (``add_output_args``) as an OutputConfig."""
     return OutputConfig(json_out=getattr(args, "json_out", None), events=getattr(args, "events", None),
                         report=getattr(args, "report", None), display=getattr(args, "display", "auto"),
-                        fail_if=tuple(getattr(args, "fail_if", None) or ()), junit=getattr(args, "junit", None))
+                        fail_if=tuple(getattr(args, "fail_if", None) or ()), junit=getattr(args, "junit", None),
+                        announce_json=getattr(args, "announce_json", True))
 
 
 def session_config(args: argparse.Namespace, judge_mode: str = "live") -> SessionConfig:
@@ -432,7 +433,8 @@ def write_outputs(result: dict, output: OutputConfig) -> int:
     elif out:
         try:
             p = write_json(result, out)
-            print(f"livejudge: result written to {clean(p)}", file=sys.stderr)
+            if output.announce_json:
+                print(f"livejudge: result written to {clean(p)}", file=sys.stderr)
         except OSError as exc:
             code = EXIT_FAILED
             why = exc.strerror or str(exc)

@@ -462,7 +462,7 @@ class PlainLines:
                 # printed when settled (final), which can be seconds after it happened: the line
                 # leads with the event's own time and says when it was settled
                 tag = "verdict" if isinstance(event, Verdict) else "event"
-                self._print(f"[{tag}] {line.strip()} (settled at t={self.session.now_s:.1f}s)")
+                self._print(f"[{tag}] {line.strip()} (final at t={self.session.now_s:.1f}s)")
 
     def on_close(self, result: dict) -> None:
         pass
