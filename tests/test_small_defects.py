@@ -179,3 +179,27 @@ def test_a_directory_given_as_report_suggests_an_html_name(tmp_path):
 
     with pytest.raises(OutputPathError, match=r"report\.html"):
         check_output_paths({"--report": str(tmp_path)})
+
+
+def test_a_scratch_result_is_not_announced(tmp_path, capsys):
+    """probe without --json scores from a scratch file it deletes: saying 'result written to' that
+    file sent a new user looking for it (OutputConfig.announce_json)."""
+    from livejudge.commands.runner import write_outputs
+    from livejudge.config import OutputConfig
+
+    doc = {"summary": {}}
+    assert write_outputs(doc, OutputConfig(json_out=str(tmp_path / "a.json"), announce_json=False)) == 0
+    assert "result written" not in capsys.readouterr().err and (tmp_path / "a.json").exists()
+    assert write_outputs(doc, OutputConfig(json_out=str(tmp_path / "b.json"))) == 0
+    assert "result written to" in capsys.readouterr().err
+
+
+def test_probe_help_names_its_own_flags_and_defaults(capsys):
+    from livejudge.commands.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["probe", "--help"])
+    text = capsys.readouterr().out
+    assert "``" not in text and "PAUSE_RANGE_S" not in text and "--pause-mid-s" in text
+    judge_help = " ".join(text.split("--judge {")[2].split("--head")[0].split())
+    assert "none (default" in judge_help and "auto (default" not in judge_help
