@@ -311,6 +311,7 @@ def _verdicts_of(args: argparse.Namespace, call_path: str | None, vcfg: VerdictC
     if call_path is None and args.user is None and args.agent is None:
         raise CLIError("no call: give a recording (or a result .json), or --user A.wav --agent B.wav, "
                        "or an expectations file that names its call")
+    config = replace(session_config(args, "every"), verdicts=vcfg)  # flag errors before input ones
     try:
         reader = open_call(call_path, user=args.user, agent=args.agent,
                            user_channel=args.user_channel, agent_channel=args.agent_channel)
@@ -324,7 +325,6 @@ def _verdicts_of(args: argparse.Namespace, call_path: str | None, vcfg: VerdictC
         if refuse:
             raise CLIError(f"{call_path or args.user}: {refuse}")
         call, gate_info = gate_source(reader, args.echo_gate)
-        config = replace(session_config(args, "every"), verdicts=vcfg)
         info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels, "kind": "check",
                 "file": call_path, "file_resolved": _resolved(call_path), "echo_gate": gate_info}
         session = Session(config, judge=None, info=info)

@@ -113,6 +113,7 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
     call_cfg = call_config(args)
     # so is an output path that cannot be written, or that is the recording
     check_outputs(output, (call_cfg.file, call_cfg.user, call_cfg.agent))
+    session_cfg, judge_cfg = session_config(args, judge_mode), judge_config(args)  # flag errors before input ones
     reader = _open_call(call_cfg)  # read block by block: memory does not grow with the file
     try:
         from livejudge.timing.echo import gate_source
@@ -123,7 +124,7 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
         if refuse:  # nothing can be measured: one line, exit 2, no result that would pretend otherwise
             raise CLIError(f"{call_cfg.file or call_cfg.user}: {refuse}")
         call, gate_info = gate_source(reader, call_cfg.echo_gate)
-        return _run_call(call_cfg, session_config(args, judge_mode), judge_config(args), output, call, gate_info,
+        return _run_call(call_cfg, session_cfg, judge_cfg, output, call, gate_info,
                          speed=speed, progress=progress, failure=AudioFormatError, reader=reader, health=health)
     finally:
         reader.close()
