@@ -17,7 +17,6 @@ import torch
 import torch.nn as nn
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # this folder (common.py, lfcc.py)
 import common
-import lfcc as L
 from common import JL, P
 from livejudge.judge.training.whisper_head import class_weights, fit_logistic
 
@@ -29,13 +28,7 @@ ap.add_argument("--seed", type=int, default=0, help="network init / crop seed (t
 args = ap.parse_args()
 
 calls, meta, sealed, aug, key = common.setup()
-F = np.load(common.FEATS, allow_pickle=True)
-assert str(F["key"]) == key
-FR = []
-for c in F["frames"]:
-    c = c.astype(np.float32)
-    d = L.deltas(c)
-    FR.append(np.concatenate([c, d, L.deltas(d)], 1).astype(np.float32))
+FR = common.lfcc_frames(key)
 y = np.array([1 if m["label"] == "human" else 0 for m in meta])
 CROP = 300
 

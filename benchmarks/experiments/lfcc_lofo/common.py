@@ -98,3 +98,40 @@ def setup(build_audio: bool = False):
     meta = [m for _, m in calls]
     assert not any(sealed.is_sealed(m) for m in meta), "a sealed dialogue among the open ones"
     return calls, meta, sealed, aug_fams, key
+
+
+def standardised_lr_fit_predict(X, G, y, meta, train_idx, test_idx, seed, l2):
+    """The LFCC readout (judge_lofo ``fit_predict``'s signature; ``G`` unused): features standardised
+    on the fold's fit rows, class-weighted logistic regression at ``l2``, then Platt on judge_lofo's
+    calibration split. Returns (P(human) of ``test_idx``, None). Raises ValueError when a split
+    lacks a class."""
+    from livejudge.judge.training.whisper_head import class_weights, fit_logistic
+
+    cal = JL.calib_split(meta, train_idx, seed)
+    fit, cl = train_idx[~cal], train_idx[cal]
+    for nm, rr in (("fit", fit), ("calibration", cl)):
+        if len(set(y[rr].tolist())) < 2:
+            raise ValueError(f"the {nm} split needs both classes")
+    mu, sd = X[fit].mean(0), X[fit].std(0)
+    sd = np.where(sd > 1e-9, sd, 1.0)
+    H = lambda r: (X[r] - mu) / sd  # noqa: E731
+    beta, b0 = fit_logistic(H(fit), y[fit], l2, class_weights(y[fit]))
+    s = H(cl) @ beta + b0
+    ab, c = fit_logistic(s[:, None], y[cl], 1e-4, class_weights(y[cl]))
+    a = max(float(ab[0]), 1e-3)
+    return JL.sigmoid(a * (H(test_idx) @ beta + b0) + c), None
+
+
+def lfcc_frames(key: str) -> list:
+    """Per dialogue, float32 (frames, 60) LFCC with deltas and delta-deltas, from ``FEATS``
+    (``extract.py``'s output for the corpus ``key``)."""
+    import lfcc as L
+
+    F = np.load(FEATS, allow_pickle=True)
+    assert str(F["key"]) == key
+    out = []
+    for c in F["frames"]:
+        c = c.astype(np.float32)
+        d = L.deltas(c)
+        out.append(np.concatenate([c, d, L.deltas(d)], 1).astype(np.float32))
+    return out

@@ -97,21 +97,7 @@ def fit_predict_concat(X, G, y, meta, train_idx, test_idx, seed, l2, use_lfcc=Tr
     return JL.sigmoid(a * (H(test_idx) @ beta + b0) + c), None
 
 
-def lfcc_fit_predict(X, G, y, meta, train_idx, test_idx, seed, l2):
-    """lofo_readout.py's fit_predict, verbatim arithmetic."""
-    cal = JL.calib_split(meta, train_idx, seed)
-    fit, cl = train_idx[~cal], train_idx[cal]
-    for nm, rr in (("fit", fit), ("calibration", cl)):
-        if len(set(y[rr].tolist())) < 2:
-            raise ValueError(f"the {nm} split needs both classes")
-    mu, sd = X[fit].mean(0), X[fit].std(0)
-    sd = np.where(sd > 1e-9, sd, 1.0)
-    Hf = lambda r: (X[r] - mu) / sd  # noqa: E731
-    beta, b0 = fit_logistic(Hf(fit), y[fit], l2, class_weights(y[fit]))
-    s = Hf(cl) @ beta + b0
-    ab, c = fit_logistic(s[:, None], y[cl], 1e-4, class_weights(y[cl]))
-    a = max(float(ab[0]), 1e-3)
-    return JL.sigmoid(a * (Hf(test_idx) @ beta + b0) + c), None
+lfcc_fit_predict = common.standardised_lr_fit_predict  # lofo_readout.py's readout
 
 
 folds = list(P.outer_folds(meta, sealed, aug, common.GROUP_CHUNKS))

@@ -10,19 +10,12 @@ import numpy as np
 from scipy.special import logsumexp
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # this folder (common.py, lfcc.py)
 import common
-import lfcc as L
 from common import JL, P
 from livejudge.judge.training.whisper_head import class_weights, fit_logistic
 
 K, NF, IT = 64, 40000, 25
 calls, meta, sealed, aug, key = common.setup()
-F = np.load(common.FEATS, allow_pickle=True)
-assert str(F["key"]) == key
-FR = []
-for c in F["frames"]:
-    c = c.astype(np.float32)
-    d = L.deltas(c)
-    FR.append(np.concatenate([c, d, L.deltas(d)], 1).astype(np.float32))
+FR = common.lfcc_frames(key)
 y = np.array([1 if m["label"] == "human" else 0 for m in meta])
 
 

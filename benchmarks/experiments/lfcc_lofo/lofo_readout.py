@@ -42,20 +42,7 @@ y = np.array([1 if m["label"] == "human" else 0 for m in meta])
 G = np.zeros((len(meta), 1), bool)  # unused (the whisper head's gates)
 
 
-def fit_predict(X, G, y, meta, train_idx, test_idx, seed, l2):
-    cal = JL.calib_split(meta, train_idx, seed)
-    fit, cl = train_idx[~cal], train_idx[cal]
-    for nm, rr in (("fit", fit), ("calibration", cl)):
-        if len(set(y[rr].tolist())) < 2:
-            raise ValueError(f"the {nm} split needs both classes")
-    mu, sd = X[fit].mean(0), X[fit].std(0)
-    sd = np.where(sd > 1e-9, sd, 1.0)
-    H = lambda r: (X[r] - mu) / sd  # noqa: E731
-    beta, b0 = fit_logistic(H(fit), y[fit], l2, class_weights(y[fit]))
-    s = H(cl) @ beta + b0
-    ab, c = fit_logistic(s[:, None], y[cl], 1e-4, class_weights(y[cl]))
-    a = max(float(ab[0]), 1e-3)
-    return JL.sigmoid(a * (H(test_idx) @ beta + b0) + c), None
+fit_predict = common.standardised_lr_fit_predict
 
 
 JL.fit_predict = fit_predict  # fold_predict looks it up as a module global
