@@ -124,7 +124,8 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
         except (CLIError, AudioFormatError) as exc:
             raise CallError(str(exc)) from None
         info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels, "kind": "score",
-                "file": str(path), "file_resolved": str(Path(path).resolve()), "speed": "max", "asr": transcriber is not None, "echo_gate": gate_info}
+                "file": str(path), "file_resolved": str(Path(path).resolve()), "speed": "max",
+                "asr": transcriber is not None, "echo_gate": gate_info}
         session = Session(options.config, judge=judge, info=info, transcriber=transcriber)
         session.set_input_health(health, say=False)  # a batch says them per call in its summary
         try:

@@ -459,8 +459,8 @@ class PlainLines:
         elif self.events:
             line = turn_log_line(event)
             if line:
-                # printed when settled (final), which can be seconds after it happened: the line
-                # leads with the event's own time and says when it was settled
+                # printed once final (later audio cannot change it), which can be seconds after it
+                # happened: the line leads with the event's own time and says when it became final
                 tag = "verdict" if isinstance(event, Verdict) else "event"
                 self._print(f"[{tag}] {line.strip()} (final at t={self.session.now_s:.1f}s)")
 
