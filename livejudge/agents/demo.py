@@ -150,19 +150,19 @@ class DemoAgentConfig:
     host: str = "127.0.0.1"
     port: int = 8765
     protocol: str = "pipecat"
-    think_s: float = 0.2
+    think_s: float = BEHAVIOURS[DEFAULT_BEHAVIOUR]["think_s"]
     never_yield: bool = False
     tts: str = "auto"
     in_rate: int = 16000
     out_rate: int = 24000
-    vad_stop_s: float = 1.0
-    vad_start_s: float = 0.1
+    vad_stop_s: float = BEHAVIOURS[DEFAULT_BEHAVIOUR]["vad_stop_s"]
+    vad_start_s: float = BEHAVIOURS[DEFAULT_BEHAVIOUR]["vad_start_s"]
     allowed_origin: tuple[str, ...] = ()
     once: bool = False
     log: str | None = None
     verbose: bool = False
-    min_interrupt_s: float = 0.5
-    rude: bool = False
+    min_interrupt_s: float = BEHAVIOURS[DEFAULT_BEHAVIOUR]["min_interrupt_s"]
+    rude: bool = BEHAVIOURS[DEFAULT_BEHAVIOUR].get("rude", False)
 
 
 async def serve(cfg: DemoAgentConfig) -> None:
