@@ -411,6 +411,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="the sealed test split: drawn once and stored here, reused ever after (issue 19)")
     ap.add_argument("--seal-families", type=int, default=2, help="machine families to seal (first run only)")
     ap.add_argument("--seal-groups", type=int, default=1, help="human groups to seal (first run only)")
+    ap.add_argument("--extend-sealed", default=None, metavar="REASON",
+                    help="the corpus has GROWN since the seal (new families or groups gathered): keep every "
+                         "sealed item, open the new ones, record REASON in the seal file (needs --sealed-corpus)")
+    ap.add_argument("--sealed-corpus", nargs="+", default=None, metavar="MANIFEST",
+                    help="with --extend-sealed: the manifests the seal was last used with (same filters)")
+    ap.add_argument("--seal-new-families", type=int, default=0,
+                    help="with --extend-sealed: also seal this many of the NEW families, drawn before any result")
     ap.add_argument("--final", action="store_true",
                     help="evaluate ONLY the shipped head (--head) on the sealed split at the user's unit, and log it")
     ap.add_argument("--head", default=None, metavar="DIR", help="head for --final (default: the shipped whisper-fitted)")
@@ -425,27 +432,53 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     from livejudge.judge.training.protocol import load_or_seal, outer_folds
 
+    from livejudge.judge.training.protocol import extend_sealed
+
+    def usable_rows(manifests, say: bool) -> list[dict]:
+        rows = [r for m in manifests for r in read_manifest(m)]
+        measure_only = [r for r in rows if not r.get("fit", True)]
+        rows = [r for r in rows if r.get("fit", True)]  # measure-only sources are never fitted on
+        if measure_only and say:
+            print(f"{len(measure_only)} measure-only clips left out (their licence does not allow fitting)",
+                  file=sys.stderr)
+        if args.lang:
+            rows = [r for r in rows if (r.get("lang") or "en") == args.lang]
+        return [r for r in rows if r["family"] not in args.exclude_family]
+
+    def augmentation_families(rows) -> list[str]:
+        fams = {r["family"] for r in rows if r["label"] == "machine"}
+        return sorted(fams - {r["family"] for r in rows
+                              if r["label"] == "machine" and r.get("augment") in (None, "", "none")})
+
+    if args.extend_sealed is not None and not args.sealed_corpus:
+        ap.error("--extend-sealed needs --sealed-corpus MANIFEST... (the corpus the seal was last used with)")
     mpaths = [Path(m) for m in args.manifest]
-    rows = [r for m in mpaths for r in read_manifest(m)]
-    measure_only = [r for r in rows if not r.get("fit", True)]
-    rows = [r for r in rows if r.get("fit", True)]  # measure-only sources are never fitted on
-    if measure_only:
-        print(f"{len(measure_only)} measure-only clips left out (their licence does not allow fitting)", file=sys.stderr)
-    if args.lang:
-        rows = [r for r in rows if (r.get("lang") or "en") == args.lang]
-    rows = [r for r in rows if r["family"] not in args.exclude_family]
+    rows = usable_rows(mpaths, say=True)
     cmd = "python benchmarks/judge_lofo.py " + " ".join(argv if argv is not None else sys.argv[1:])
     # augmentation families (copy-synthesis of human clips) are training material, not systems:
     # never sealed, never held out as a family (their rows go with their human speaker's group)
-    aug_fams = sorted({r["family"] for r in rows if r["label"] == "machine"} - {
-        r["family"] for r in rows if r["label"] == "machine" and r.get("augment") in (None, "", "none")})
+    aug_fams = augmentation_families(rows)
     key = hashlib.sha256(("".join(m.read_text() for m in mpaths) + f"{args.group_chunks}/{args.seed}/{args.turns}/{args.per_human}/{args.per_voice}/{args.per_family}/{args.human_group}/{args.lang}/{sorted(args.exclude_family)}/v6")
                          .encode()).hexdigest()[:16]
     cache_file = Path(args.cache) / f"{key}.npz"
     calls = build_calls(rows, args.seed, args.turns, args.per_human, args.per_voice, args.per_family,
                         args.human_group, dry=True)
     meta = [m for _, m in calls]
-    sealed = load_or_seal(args.sealed, meta, args.seal_families, args.seal_groups, args.seed, never=aug_fams)
+    if args.extend_sealed is not None:
+        old_rows = usable_rows([Path(m) for m in args.sealed_corpus], say=False)
+        old_calls = build_calls(old_rows, args.seed, args.turns, args.per_human, args.per_voice, args.per_family,
+                                args.human_group, dry=True)
+        old_meta = [m for _, m in old_calls]
+        sealed = extend_sealed(args.sealed, meta, reason=args.extend_sealed, seed=args.seed, never=aug_fams,
+                               known_families=sorted({m["family"] for m in old_meta if m["label"] == "machine"}),
+                               known_groups=sorted({m["group"] for m in old_meta if m["label"] == "human"}),
+                               seal_new_families=args.seal_new_families)
+        if sealed.extensions:
+            e = sealed.extensions[-1]
+            print(f"sealed split extended: new open families {[f for f in e['added_families'] if f not in e['newly_sealed_families']]}, "
+                  f"newly sealed {e['newly_sealed_families']}, new groups {e['added_groups']}", file=sys.stderr)
+    else:
+        sealed = load_or_seal(args.sealed, meta, args.seal_families, args.seal_groups, args.seed, never=aug_fams)
     print(f"sealed split ({args.sealed}): families {list(sealed.families)}, people {list(sealed.groups)}",
           file=sys.stderr)
     if args.final:

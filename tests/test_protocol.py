@@ -15,6 +15,8 @@ from livejudge.judge.training.protocol import (
     ProtocolError,
     append_final_log,
     check_nested,
+    corpus_key,
+    extend_sealed,
     final_log_entry,
     inner_folds,
     load_or_seal,
@@ -83,6 +85,61 @@ def test_a_seal_is_kept_and_never_redrawn_over_another_corpus(tmp_path):
         load_or_seal(p, corpus(7, 6), 2, 1)
     with pytest.raises(ProtocolError, match="at least two"):
         seal(corpus(3, 6), 2, 1, never=["copysyn"])
+
+
+def _known(meta):
+    return (sorted({m["family"] for m in meta if m["label"] == "machine"}),
+            sorted({m["group"] for m in meta if m["label"] == "human"}))
+
+
+def test_a_grown_corpus_keeps_every_sealed_item_and_opens_only_the_new_ones(tmp_path):
+    old = corpus(6, 6)
+    p = tmp_path / "sealed.json"
+    first = load_or_seal(p, old, 2, 1, seed=3, never=["copysyn"])
+    kf, kg = _known(old)
+    grown = old + [{"label": "machine", "family": f"new{i}", "group": f"nv{i}"} for i in range(5)] \
+        + [{"label": "human", "family": "corpusX", "group": "spkX"}]
+    with pytest.raises(ProtocolError, match="reason"):
+        extend_sealed(p, grown, known_families=kf, known_groups=kg, reason=" ")
+    ext = extend_sealed(p, grown, known_families=kf, known_groups=kg, reason="gathered 5 demo pages",
+                        seal_new_families=1, seed=7, never=["copysyn"])
+    assert set(first.families) < set(ext.families) and ext.groups == first.groups
+    (e,) = ext.extensions
+    assert e["added_families"] == [f"new{i}" for i in range(5)] and e["added_groups"] == ["spkX"]
+    assert len(e["newly_sealed_families"]) == 1 and e["newly_sealed_families"][0].startswith("new")
+    assert e["from_key"] == first.corpus_key and e["to_key"] == corpus_key(grown) == ext.corpus_key
+    # stored: a later plain run on the grown corpus reads it back, and no fold sees a sealed row
+    assert load_or_seal(p, grown, 2, 1) == ext
+    for fold in outer_folds(grown, ext, never_held_out=["copysyn"]):
+        assert not any(ext.is_sealed(grown[i]) for i in np.concatenate([fold.train, fold.test]))
+    # the same grown corpus again: nothing changes, nothing is drawn
+    assert extend_sealed(p, grown, known_families=kf, known_groups=kg, reason="again") == ext
+
+
+def test_an_extension_may_only_add(tmp_path):
+    old = corpus(6, 6)
+    p = tmp_path / "sealed.json"
+    s = load_or_seal(p, old, 2, 1, seed=3, never=["copysyn"])
+    kf, kg = _known(old)
+    extra = [{"label": "machine", "family": "new0", "group": "nv0"}]
+    no_sealed = [m for m in old if m["family"] != s.families[0]] + extra
+    with pytest.raises(ProtocolError, match="sealed items missing"):
+        extend_sealed(p, no_sealed, known_families=kf, known_groups=kg, reason="r")
+    open_fam = next(f for f in kf if f not in s.families and f != "copysyn")
+    shrunk = [m for m in old if m["family"] != open_fam] + extra
+    with pytest.raises(ProtocolError, match="gone"):
+        extend_sealed(p, shrunk, known_families=kf, known_groups=kg, reason="r")
+    with pytest.raises(ProtocolError, match="not the corpus it was sealed on"):
+        extend_sealed(p, old + extra, known_families=kf[:-1], known_groups=kg, reason="r")
+    with pytest.raises(ProtocolError, match="at least two must stay open"):
+        extend_sealed(p, old + extra, known_families=kf, known_groups=kg, reason="r", seal_new_families=1)
+    assert load_sealed_unchanged(p, s)
+
+
+def load_sealed_unchanged(p, s) -> bool:
+    """A refused extension leaves the stored seal as it was."""
+    from livejudge.judge.training.protocol import load_sealed
+    return load_sealed(p) == s
 
 
 def test_every_final_run_is_logged(tmp_path):

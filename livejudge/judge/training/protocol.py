@@ -10,7 +10,10 @@ voice). Pure functions over indices; no audio, no model.
 * ``seal``: choose, once, ``n_families`` machine families and ``n_groups`` human groups that no
   fold will see; ``SealedSplit.save``/``load_sealed`` keep the choice in a file so it is never
   re-drawn after results have been seen (``load_or_seal`` refuses a manifest whose families
-  changed under a sealed file).
+  changed under a sealed file). ``extend_sealed`` keeps the seal for a corpus that has only
+  grown (new families or groups gathered later): nothing sealed is opened or re-drawn, the new
+  items are open (or some of the new families sealed, drawn before any result), and the
+  extension is recorded in the file.
 * ``outer_folds``: for each open machine family F and each open human group G, train on every
   open row that is neither F nor G, test on F's and G's rows.
 * ``inner_folds``: the same construction inside an outer fold's training rows only: a
@@ -70,13 +73,18 @@ class SealedSplit:
         families: machine families no fold sees.
         groups: human groups no fold sees.
         seed: the draw's seed.
-        corpus_key: ``corpus_key`` of the rows it was drawn from (families and groups, not clips).
+        corpus_key: ``corpus_key`` of the rows it was drawn from (families and groups, not clips),
+            or of the corpus it was last extended to (``extend_sealed``).
+        extensions: one dict per extension of the corpus after the seal (``extend_sealed``):
+            ``from_key``, ``to_key``, ``reason``, ``added_families``, ``added_groups``,
+            ``newly_sealed_families``; the originally sealed items never change.
     """
 
     families: tuple[str, ...]
     groups: tuple[str, ...]
     seed: int
     corpus_key: str
+    extensions: tuple[dict, ...] = ()
 
     def is_sealed(self, m: Mapping) -> bool:
         """Whether a row belongs to the sealed split: a machine row of a sealed family, or any row
@@ -126,7 +134,64 @@ def seal(meta: Sequence[Mapping], n_families: int, n_groups: int, seed: int = 0,
 
 def load_sealed(path: str | Path) -> SealedSplit:
     d = json.loads(Path(path).read_text())
-    return SealedSplit(tuple(d["families"]), tuple(d["groups"]), int(d["seed"]), str(d["corpus_key"]))
+    return SealedSplit(tuple(d["families"]), tuple(d["groups"]), int(d["seed"]), str(d["corpus_key"]),
+                       tuple(d.get("extensions", ())))
+
+
+def extend_sealed(path: str | Path, meta: Sequence[Mapping], *, known_families: Sequence[str],
+                  known_groups: Sequence[str], reason: str, seal_new_families: int = 0, seed: int = 0,
+                  never: Sequence[str] = ()) -> SealedSplit:
+    """Keep the sealed split at ``path`` for a corpus that has GROWN since it was sealed (new
+    machine families or human groups gathered later), instead of re-drawing it.
+
+    Nothing sealed is re-drawn or opened: every sealed family and group must still be in ``meta``
+    and stays sealed. The families and groups that are new (in ``meta`` but not in
+    ``known_families``/``known_groups``, the corpus the seal was last used on) join the open
+    rows, except ``seal_new_families`` of the new families, drawn at random with ``seed`` before
+    any result on them exists, which are sealed too. The extension is recorded in the file
+    (``SealedSplit.extensions``) with ``reason``, and the file's key moves to the grown corpus.
+
+    Raises:
+        ProtocolError: a sealed family or group is missing from ``meta`` (the fix is to restore
+            its clips, not to re-seal); a family or group of the stored corpus vanished (a
+            shrunk or changed corpus is not an extension); ``reason`` is empty; more new
+            families asked to be sealed than were added (leaving fewer than two open).
+    """
+    p = Path(path)
+    s = load_sealed(p)
+    key = corpus_key(meta)
+    if s.corpus_key == key:
+        return s
+    if not reason.strip():
+        raise ProtocolError("extending a sealed split needs a reason (say what was gathered)")
+    fams = {str(m["family"]) for m in meta if m["label"] == "machine"}
+    groups = {str(m["group"]) for m in meta if m["label"] == "human"}
+    missing = sorted((set(s.families) - fams) | (set(s.groups) - groups))
+    if missing:
+        raise ProtocolError(f"sealed items missing from this corpus: {missing}; restore their clips "
+                            "(a seal is never re-drawn)")
+    old_f, old_g = set(known_families) | set(s.families), set(known_groups) | set(s.groups)
+    if corpus_key([{"label": "machine", "family": f, "group": ""} for f in old_f]
+                  + [{"label": "human", "family": "", "group": g} for g in old_g]) != s.corpus_key:
+        raise ProtocolError(f"{p}: the known families and groups given are not the corpus it was sealed "
+                            f"on (key {s.corpus_key}); pass the exact lists of that corpus")
+    gone = sorted((old_f - fams) | (old_g - groups))
+    if gone:
+        raise ProtocolError(f"families or groups of the sealed corpus are gone: {gone}; "
+                            "an extension may only add")
+    added_f = sorted(fams - old_f - set(never))
+    added_g = sorted(groups - old_g)
+    if seal_new_families and len(added_f) < seal_new_families + 2:
+        raise ProtocolError(f"cannot seal {seal_new_families} of {len(added_f)} new families: "
+                            "at least two must stay open")
+    rng = np.random.default_rng(seed)
+    new_sealed = sorted(rng.choice(added_f, seal_new_families, replace=False).tolist()) if seal_new_families else []
+    ext = {"from_key": s.corpus_key, "to_key": key, "reason": reason.strip(), "added_families": added_f,
+           "added_groups": added_g, "newly_sealed_families": new_sealed, "seed": int(seed)}
+    out = SealedSplit(tuple(sorted(set(s.families) | set(new_sealed))), s.groups, s.seed, key,
+                      s.extensions + (ext,))
+    out.save(p)
+    return out
 
 
 def load_or_seal(path: str | Path, meta: Sequence[Mapping], n_families: int, n_groups: int, seed: int = 0,
