@@ -139,22 +139,27 @@ def summarise(items: list[dict]) -> dict:
     return out
 
 
-FIT_OK = {"CC0-1.0", "MIT", "Apache-2.0"}  # permissive licences that cover the repo's files
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from judge_lofo import FIT_OK  # noqa: E402  (one list of licences that allow fitting)
 
 
 def corpus_table(rows: list[dict]) -> str:
     """The markdown table of docs/corpus.md, from the manifest: one line per (repo, system)."""
     groups: dict = defaultdict(list)
     for r in rows:
-        groups[(r["repo"], r["commit"][:10], r["label"], r["family"], r["system"], r.get("licence", ""))].append(r)
+        groups[(r["repo"], r["commit"][:10], r["label"], r["family"], r["system"], r.get("licence", ""),
+                r.get("licence_note", "").split(";")[0])].append(r)
     lines = ["| repo | commit | label | family | system | clips | seconds | paths (pattern) | licence | may FIT a shipped head? |",
              "|---|---|---|---|---|---|---|---|---|---|"]
-    for (repo, commit, label, fam, sysn, lic), rs in sorted(groups.items()):
+    for (repo, commit, label, fam, sysn, lic, note), rs in sorted(groups.items()):
         dirs = sorted({str(Path(r["source_path"]).parent) for r in rs})
         pat = dirs[0] + ("/…" if len(dirs) == 1 else f"/… (+{len(dirs) - 1} dirs)")
         fit = "yes" if lic in FIT_OK else "no: measure only"
+        # a public corpus's recording hosted elsewhere keeps its own licence (judge_lofo.FIT_OK)
+        shown = f"{lic} ({note.split(' (')[0]}; repo: {rs[0]['licence_note'].rsplit('(', 1)[-1].rstrip(')')})" \
+            if note else lic
         lines.append(f"| {repo} | {commit} | {label} | {fam} | {sysn} | {len(rs)} | "
-                     f"{sum(float(r['duration_s']) for r in rs):.0f} | `{pat}` | {lic} | {fit} |")
+                     f"{sum(float(r['duration_s']) for r in rs):.0f} | `{pat}` | {shown} | {fit} |")
     return "\n".join(lines)
 
 
