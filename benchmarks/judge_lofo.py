@@ -49,8 +49,13 @@ USER_CLIPS = ["cmu_cards_005", "cmu_goforward", "cmu_numbers", "cmu_something", 
               "cmu_cards_001", "cmu_cards_003", "cmu_cards_004"]
 
 
-FIT_OK = {"CC0-1.0", "MIT", "Apache-2.0"}
-"""Licences of a CSV (wild) manifest's rows that allow FITTING a shipped head (benchmarks/judge_wild.py)."""
+FIT_OK = {"CC0-1.0", "MIT", "Apache-2.0", "BSD-3-Clause", "BSD-2-Clause", "CC-BY-4.0", "public-domain"}
+"""Licences of a CSV (wild) manifest's rows that allow FITTING a shipped head (benchmarks/judge_wild.py):
+permissive ones only. Share-alike (CC-BY-SA), non-commercial or no-derivatives (NC, ND), copyleft
+(GPL, AGPL, MPL) and "none found" rows are measured, never fitted. A row's ``licence`` is the
+recording's: a public corpus's clip hosted in another repository keeps the corpus's licence
+(LibriSpeech/LibriTTS/VCTK CC-BY-4.0, LJSpeech public domain; the manifest's ``licence_note``
+says where it was hosted; docs/corpus.md)."""
 
 
 def read_manifest(path: Path) -> list[dict]:
@@ -426,6 +431,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --final: write the sealed figures into the head's config as its validity line")
     ap.add_argument("--group-chunks", type=int, default=None, metavar="K",
                     help="hold out K speaker-disjoint chunks of human groups instead of one group per fold (cost)")
+    ap.add_argument("--compare-head", default="livejudge/judge/heads/whisper-fitted", metavar="DIR",
+                    help="also score every fold's test dialogues with this existing head (default: the shipped one) "
+                         "and report its AUC per held-out family beside the fold heads' ('' to skip); a family "
+                         "it was fitted on is marked, since that figure is not held out")
     ap.add_argument("--cache", default=".scratch/lofo_cache")
     ap.add_argument("--ship", default=None, metavar="DIR")
     ap.add_argument("--json", default=None)
@@ -497,6 +506,13 @@ def main(argv: list[str] | None = None) -> int:
     fam = np.array([m["family"] for m in meta])
     grp = np.array([m["group"] for m in meta])
     nested = args.calibrate == "heldout"
+    P_cmp, cmp_fams = None, set()
+    if args.compare_head:
+        from livejudge.judge.model.head import load_head
+
+        cmp_head, cmp_cfg = load_head(args.compare_head)
+        P_cmp = predict(cmp_head, X, G)
+        cmp_fams = set((cmp_cfg.training or {}).get("families", []))
     folds = list(outer_folds(meta, sealed, aug_fams, args.group_chunks))
     families = sorted({f.family for f in folds})
     groups = sorted({f.group for f in folds})
@@ -507,26 +523,50 @@ def main(argv: list[str] | None = None) -> int:
            "embed_seconds": secs, "encoder_calls": n_enc}
     print(f"\nLOFO x leave-one-human-group-out ({len(folds)} folds, calibration {out['calibration']}) — {cmd}")
     print(f"{'held-out family':18} {'AUC':>6} {'acc@0.5':>8} {'P(h) human':>11} {'P(h) machine':>13} "
-          f"{'acoustic-fitted AUC':>20} {'per-fold AUC mean/min':>22}")
+          f"{'acoustic-fitted AUC':>20} {'per-fold AUC mean/min':>22}"
+          + (f" {'compare-head AUC':>17}" if P_cmp is not None else ""))
     by_f: dict[str, list] = defaultdict(list)
     by_g: dict[str, list] = defaultdict(list)
     for fold in folds:
         p = fold_predict(X, G, y, meta, fold, sealed, args.seed, args.l2, nested, aug_fams, args.group_chunks)
-        by_f[fold.family].append((p, y[fold.test], P_ac[fold.test]))
+        by_f[fold.family].append((p, y[fold.test], P_ac[fold.test], fold.test))
         hm = y[fold.test] == 1
         by_g[fold.group].append(p[hm])
     lofo = {}
     for F in families:
-        ps = np.concatenate([a for a, _, _ in by_f[F]])
-        ys = np.concatenate([b for _, b, _ in by_f[F]])
+        ps = np.concatenate([a for a, _, _, _ in by_f[F]])
+        ys = np.concatenate([b for _, b, _, _ in by_f[F]])
         s = summary(ps, ys)
-        fa = [roc_auc(a, b) for a, b, _ in by_f[F]]
+        fa = [roc_auc(a, b) for a, b, _, _ in by_f[F]]
         s["fold_auc_mean"], s["fold_auc_min"] = float(np.nanmean(fa)), float(np.nanmin(fa))
-        s["acoustic_fitted_auc"] = roc_auc(np.concatenate([c for _, _, c in by_f[F]]), ys)
+        s["acoustic_fitted_auc"] = roc_auc(np.concatenate([c for _, _, c, _ in by_f[F]]), ys)
+        extra = ""
+        if P_cmp is not None:  # the same test dialogues, scored by the existing head
+            pc = P_cmp[np.concatenate([t for _, _, _, t in by_f[F]])]
+            s["compare_head"] = {**summary(pc, ys), "fitted_on_family": F in cmp_fams}
+            extra = f" {s['compare_head']['auc']:10.3f}" + (" (fitted)" if F in cmp_fams else "")
         lofo[F] = s
         print(f"{F:18} {s['auc']:6.3f} {s['acc']:8.3f} {s['p_human_h']:11.3f} {s['p_human_m']:13.3f} "
-              f"{s['acoustic_fitted_auc']:20.3f} {s['fold_auc_mean']:14.3f}/{s['fold_auc_min']:.3f}")
+              f"{s['acoustic_fitted_auc']:20.3f} {s['fold_auc_mean']:14.3f}/{s['fold_auc_min']:.3f}" + extra)
     out["lofo"] = lofo
+    allp = np.concatenate([a for F in families for a, _, _, _ in by_f[F]])
+    ally = np.concatenate([b for F in families for _, b, _, _ in by_f[F]])
+    out["pooled_auc"] = roc_auc(allp, ally)
+    line = f"pooled over every fold: AUC {out['pooled_auc']:.3f}"
+    if P_cmp is not None:
+        fresh = [F for F in families if F not in cmp_fams]
+        if fresh:  # only the families the existing head never met: a held-out figure for it too
+            sel = lambda F: by_f[F]  # noqa: E731
+            fp = np.concatenate([a for F in fresh for a, _, _, _ in sel(F)])
+            fy = np.concatenate([b for F in fresh for _, b, _, _ in sel(F)])
+            fc = P_cmp[np.concatenate([t for F in fresh for _, _, _, t in sel(F)])]
+            out["compare_head"] = {"dir": args.compare_head, "families_fitted_on": sorted(cmp_fams),
+                                   "fresh_families": fresh, "fold_heads_auc_on_fresh": roc_auc(fp, fy),
+                                   "compare_head_auc_on_fresh": roc_auc(fc, fy)}
+            line += (f"; on the {len(fresh)} families the compare head never met: fold heads "
+                     f"{out['compare_head']['fold_heads_auc_on_fresh']:.3f}, compare head "
+                     f"{out['compare_head']['compare_head_auc_on_fresh']:.3f}")
+    print(line)
     print("\nheld-out people (each group's dialogues, over every fold that tests it)")
     loso = {}
     for g in groups:

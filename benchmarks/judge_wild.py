@@ -115,6 +115,20 @@ def build(plan: dict, index: int, seed: int, telephone: bool, user_max_s: float)
     return b.build()
 
 
+def has_speech(path: str) -> bool:
+    """Whether a clip can be an agent turn at all: the dialogue builder finds speech in it (a few
+    gathered clips are silence or a tone below its speech threshold; they are left out, and counted)."""
+    from livejudge.testing.dialogues import DialogueBuilder, _level, list_clips, trim
+
+    try:
+        b = DialogueBuilder(noise_dbfs=-70.0, seed=0)
+        b.user(list_clips("human")[0], max_s=1.0)
+        b.agent(np.clip(_level(trim(load_wav16k(path)), -24.0), -1, 1), gap_s=0.5)
+    except ValueError:
+        return False
+    return True
+
+
 def score_call(call, args_cli, judge, session_config) -> dict:
     """Score one call as ``livejudge score`` does; returns the result document's summary."""
     from livejudge.session import Session, stream_call
@@ -191,7 +205,13 @@ def write_caveat(head_dir: Path, results: dict, source: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--manifest", type=Path, default=Path("/work/exp/wild/manifest.csv"))
+    ap.add_argument("--manifest", type=Path, nargs="+", default=[Path("/work/exp/wild/manifest.csv")],
+                    help="one or more manifests (pooled)")
+    ap.add_argument("--exclude-family", action="append", default=[], metavar="FAMILY",
+                    help="leave a family out (repeatable; e.g. resynthesis: real recordings through a vocoder)")
+    ap.add_argument("--sealed", type=Path, default=Path("benchmarks/results/sealed_split.json"),
+                    help="the sealed split: its families and human groups are never measured here "
+                         "(only judge_lofo.py --final reads them)")
     ap.add_argument("--json", type=Path, default=Path("benchmarks/results/judge_wild.json"))
     ap.add_argument("--agent-speech-s", type=float, default=20.0,
                     help="agent audio per dialogue, seconds (whole call ≈ 1.6× this)")
@@ -211,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="print the sources table of docs/corpus.md from the manifest and stop")
     a = ap.parse_args(argv)
     if a.corpus_table:
-        print(corpus_table(read_manifest(a.manifest)))
+        print(corpus_table([r for m in a.manifest for r in read_manifest(m)]))
         return 0
     if a.write_caveat:
         if a.from_json is None:
@@ -230,9 +250,18 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("the default judge did not load here (see the line above); nothing to measure")
     config = session_config(cli, "every")
 
-    rows = read_manifest(a.manifest)
+    rows = [r for m in a.manifest for r in read_manifest(m)]
     if a.measure_only:
         rows = [r for r in rows if r.get("licence") not in FIT_OK]
+    sealed = json.loads(a.sealed.read_text()) if a.sealed.exists() else {"families": [], "groups": []}
+    skip = set(a.exclude_family) | set(sealed["families"]) | set(sealed["groups"])
+    if skip & {r["family"] for r in rows}:
+        print(f"left out: {sorted(skip & {r['family'] for r in rows})} (sealed or --exclude-family)", file=sys.stderr)
+    rows = [r for r in rows if r["family"] not in skip]
+    silent = [r["path"] for r in rows if not has_speech(r["path"])]
+    if silent:
+        print(f"left out {len(silent)} clips without speech the builder can find: {silent[:3]}...", file=sys.stderr)
+        rows = [r for r in rows if r["path"] not in set(silent)]
     plans = plan_dialogues(rows, a.agent_speech_s)
     if a.limit:
         plans = plans[: a.limit]
@@ -241,7 +270,8 @@ def main(argv: list[str] | None = None) -> int:
 
     results: dict = {"command": "OMP_NUM_THREADS=1 nice -n 10 python benchmarks/judge_wild.py "
                                 + " ".join(argv if argv is not None else sys.argv[1:]),
-                     "manifest": str(a.manifest), "n_clips": len(rows), "seed": a.seed,
+                     "manifest": " + ".join(map(str, a.manifest)), "n_clips": len(rows), "seed": a.seed,
+                     "left_out_families": sorted(skip), "left_out_silent_clips": silent,
                      "agent_speech_s": a.agent_speech_s, "user_max_s": a.user_max_s,
                      "unit": "summary.mean_p_human of `livejudge score` defaults "
                              f"(window {config.window_s} s every {config.interval_s} s, judge mode every)",
