@@ -513,6 +513,7 @@ def main(argv: list[str] | None = None) -> int:
         cmp_head, cmp_cfg = load_head(args.compare_head)
         P_cmp = predict(cmp_head, X, G)
         cmp_fams = set((cmp_cfg.training or {}).get("families", []))
+        cmp_groups = {g for x in (cmp_cfg.training or {}).get("human_groups", []) for g in str(x).split("+")}
     folds = list(outer_folds(meta, sealed, aug_fams, args.group_chunks))
     families = sorted({f.family for f in folds})
     groups = sorted({f.group for f in folds})
@@ -560,12 +561,24 @@ def main(argv: list[str] | None = None) -> int:
             fp = np.concatenate([a for F in fresh for a, _, _, _ in sel(F)])
             fy = np.concatenate([b for F in fresh for _, b, _, _ in sel(F)])
             fc = P_cmp[np.concatenate([t for F in fresh for _, _, _, t in sel(F)])]
+            # people it never met either: human test dialogues of groups outside its training
+            ft = np.concatenate([t for F in fresh for _, _, _, t in sel(F)])
+            new_people = np.array([fy[k] == 0 or not (set(str(grp[i]).split("+")) & cmp_groups)
+                                   for k, i in enumerate(ft)])
             out["compare_head"] = {"dir": args.compare_head, "families_fitted_on": sorted(cmp_fams),
+                                   "human_groups_fitted_on": sorted(cmp_groups),
                                    "fresh_families": fresh, "fold_heads_auc_on_fresh": roc_auc(fp, fy),
-                                   "compare_head_auc_on_fresh": roc_auc(fc, fy)}
+                                   "compare_head_auc_on_fresh": roc_auc(fc, fy),
+                                   "fresh_people_test_rows": int(((fy == 1) & new_people).sum()),
+                                   "fold_heads_auc_fresh_families_and_people": roc_auc(fp[new_people], fy[new_people]),
+                                   "compare_head_auc_fresh_families_and_people": roc_auc(fc[new_people], fy[new_people])}
+            c = out["compare_head"]
             line += (f"; on the {len(fresh)} families the compare head never met: fold heads "
-                     f"{out['compare_head']['fold_heads_auc_on_fresh']:.3f}, compare head "
-                     f"{out['compare_head']['compare_head_auc_on_fresh']:.3f}")
+                     f"{c['fold_heads_auc_on_fresh']:.3f}, compare head {c['compare_head_auc_on_fresh']:.3f} "
+                     f"(its people partly in its training); with only people it never met "
+                     f"({c['fresh_people_test_rows']} human test rows over those folds): fold heads "
+                     f"{c['fold_heads_auc_fresh_families_and_people']:.3f}, compare head "
+                     f"{c['compare_head_auc_fresh_families_and_people']:.3f}")
     print(line)
     print("\nheld-out people (each group's dialogues, over every fold that tests it)")
     loso = {}

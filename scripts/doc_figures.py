@@ -246,6 +246,55 @@ def fig_verdict_settle() -> str:
             f"{res['published_at_close']} verdicts came only with the end of the call). " + _src("verdict_settle"))
 
 
+def fig_data_batch2() -> str:
+    """The second data batch under the protocol (issue 19): the candidate recipe's fold heads vs
+    the shipped head on the same held-out dialogues, and both heads on the measure-only sources."""
+    lofo, shipped, cand = (_result(n) for n in ("judge_lofo_protocol_v4", "judge_wild_measure_only_batch2_shipped",
+                                                 "judge_wild_measure_only_batch2_v4"))
+    if lofo is None or shipped is None or cand is None:
+        raise FigureError("data_batch2: needs benchmarks/results/judge_lofo_protocol_v4.json and "
+                          "judge_wild_measure_only_batch2_{shipped,v4}.json (benchmarks/experiments/data_batch2/README.md)")
+    c = lofo["compare_head"]
+    fresh = c["fresh_families"]
+    w = {k: v["conditions"] for k, v in (("shipped", shipped), ("cand", cand))}
+    wb, tel = w["shipped"]["wideband"], w["shipped"]["telephone"]
+    cw, ct = w["cand"]["wideband"], w["cand"]["telephone"]
+    n_sys = len({k for k in wb["by_system"] if k.startswith("machine:")})
+    return (f"On the {len(fresh)} families the shipped head never met ({', '.join(fresh)}), the fold heads "
+            f"(each fitted on {len(lofo['families']) - 1} families) reach pooled ROC-AUC "
+            f"{_f(c['fold_heads_auc_on_fresh'])}, the shipped head {_f(c['compare_head_auc_on_fresh'])} on the "
+            f"same dialogues (some of its people were in its training); counting only people neither had met, "
+            f"{_f(c['fold_heads_auc_fresh_families_and_people'])} against "
+            f"{_f(c['compare_head_auc_fresh_families_and_people'])}. Pooled over all "
+            f"{len(lofo['families'])} held-out families the fold heads reach {_f(lofo['pooled_auc'])}.\n\n"
+            f"On the measure-only sources (no head may be fitted on them; {wb['people']['n']} dialogues with a "
+            f"person, {wb['machines']['n']} with a machine of {n_sys} systems) the candidate fitted on every open "
+            f"family reaches {_f(cw['pooled_auc_machines_vs_people'])} wideband / "
+            f"{_f(ct['pooled_auc_machines_vs_people'])} telephone (people P(human) "
+            f"{_f(cw['people']['mean_p_human'])}, machines {_f(cw['machines']['mean_p_human'])}), the shipped head "
+            f"{_f(wb['pooled_auc_machines_vs_people'])} / {_f(tel['pooled_auc_machines_vs_people'])} (people "
+            f"{_f(wb['people']['mean_p_human'])}, machines {_f(wb['machines']['mean_p_human'])}).\n\n"
+            "(from `benchmarks/results/judge_lofo_protocol_v4.json` and "
+            "`judge_wild_measure_only_batch2_{shipped,v4}.json`)")
+
+
+def fig_wild_sources_2() -> str:
+    """The second batch's sources table (docs/corpus.md), from the stored manifest
+    ``benchmarks/data/wild_manifest_2.csv`` by ``benchmarks/judge_wild.py``'s ``corpus_table``."""
+    import csv
+    import importlib.util
+
+    path = ROOT / "benchmarks" / "data" / "wild_manifest_2.csv"
+    if not path.exists():
+        raise FigureError(f"wild_sources_2: no {path.relative_to(ROOT)} (scripts/gather_wild_corpus_2.py writes it)")
+    spec = importlib.util.spec_from_file_location("judge_wild", ROOT / "benchmarks" / "judge_wild.py")
+    jw = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(jw)
+    with path.open() as f:
+        rows = list(csv.DictReader(f))
+    return jw.corpus_table(rows) + "\n\n(from `benchmarks/data/wild_manifest_2.csv`)"
+
+
 def _doc_first_line(path: Path) -> str:
     m = re.search(r'"""(.*?)(\n\n|""")', path.read_text(), re.S)
     return " ".join(m.group(1).replace("``", "`").split()) if m else ""
@@ -276,6 +325,8 @@ FIGURES: dict[str, Callable[[], str]] = {
     "meter_example": fig_meter_example,
     "benchmarks_table": fig_benchmarks_table,
     "verdict_settle": fig_verdict_settle,
+    "data_batch2": fig_data_batch2,
+    "wild_sources_2": fig_wild_sources_2,
 }
 
 # ---------------------------------------------------------------- docs
