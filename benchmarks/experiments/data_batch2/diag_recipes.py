@@ -1,7 +1,13 @@
 """Recipe variants on the v4 cache: per-family mean per-fold AUC (calibration-free, plain ridge
 logistic on standardised features, class-balanced), same 42 LOFO folds. Diagnosis only."""
 import sys
-exec(open(__file__.replace("diag_recipes.py", "diag_subsets.py")).read().split("def run(")[0])
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from diag_subsets import G, P, X, aug, meta, roc_auc, sealed, y_all  # noqa: E402  (the v4 rows and cache)
 from livejudge.judge.training.whisper_head import fit_logistic, class_weights
 folds = list(P.outer_folds(meta, sealed, aug, 3))
 y = y_all

@@ -53,8 +53,10 @@ def run(keep, tag):
     return res
 
 sp = np.array([m["speaker"] for m in meta])
-run(np.ones(len(meta), bool), "A all v4")
-run(~np.isin(sp, list(new_h)), "B v4 without the new human systems")
-run(~np.isin(sp, list(lj_m)), "C v4 without LJ-voice machine systems")
-run(~np.isin(sp, list(new_m)), "D v4 without the new machine systems")
-run(~np.isin(sp, list(new_m | new_h)), "E v4 without any new system (about v3)")
+
+if __name__ == "__main__":
+    run(np.ones(len(meta), bool), "A all v4")
+    run(~np.isin(sp, list(new_h)), "B v4 without the new human systems")
+    run(~np.isin(sp, list(lj_m)), "C v4 without LJ-voice machine systems")
+    run(~np.isin(sp, list(new_m)), "D v4 without the new machine systems")
+    run(~np.isin(sp, list(new_m | new_h)), "E v4 without any new system (about v3)")
