@@ -1,5 +1,7 @@
-"""Validity of the whisper judge at the DIALOGUE level: leave-one-family-out (LOFO),
-leave-one-speaker-group-out (LOSO) and the reserved unseen family (Kokoro).
+"""Validity of the whisper judge at the DIALOGUE level, under the protocol of issue 19.
+
+Leave-one-family-out (LOFO) folds crossed with held-out human groups, nested calibration, and a
+sealed split scored only by ``--final``.
 
 Dialogues: built with ``livejudge.testing.dialogues.DialogueBuilder`` from corpus clips (a manifest in the
 corpus format: path, label, family, speaker, reserved, ...): ``--turns`` agent turns of ONE agent
@@ -394,7 +396,7 @@ def final_eval(args, rows, sealed, cmd: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] + " (module docstring: the whole protocol)")
     ap.add_argument("manifest", nargs="+", help="corpus manifests (JSON lines or the wild CSV), pooled")
     ap.add_argument("--turns", type=int, default=4)
     ap.add_argument("--per-human", type=int, default=12, help="dialogues per human speaker (at most 3 per clip)")
@@ -629,4 +631,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from livejudge.judge.training.protocol import ProtocolError
+
+    try:
+        sys.exit(main())
+    except ProtocolError as exc:  # a protocol rule would break: one line naming it and the fix
+        print(f"judge_lofo: {exc}", file=sys.stderr)
+        sys.exit(2)

@@ -48,8 +48,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 RESYNTH = {"codec-resynthesis"}  # real recordings re-encoded by a codec: not a TTS voice
 
 
-def read_manifest(path: Path) -> list[dict]:
+def read_manifest(path: Path, need_audio: bool = True) -> list[dict]:
     """Rows of the manifest CSV (path, label, family, system, speaker, duration_s, repo, ...).
+    With ``need_audio`` (measuring), rows whose clip is not on this machine are left out and
+    counted on stderr; without it (the sources table), every row is kept.
 
     Raises:
         SystemExit: missing file or columns (one line, naming the fix).
@@ -60,7 +62,13 @@ def read_manifest(path: Path) -> list[dict]:
     need = {"path", "label", "family", "system", "speaker", "duration_s"}
     if not rows or not need <= set(rows[0]):
         raise SystemExit(f"{path}: needs columns {sorted(need)}")
-    return [r for r in rows if Path(r["path"]).exists() and float(r["duration_s"]) >= 0.3]
+    if not need_audio:
+        return rows
+    here = [r for r in rows if Path(r["path"]).exists()]
+    if len(here) < len(rows):
+        print(f"{path}: {len(rows) - len(here)} of {len(rows)} clips are not on this machine and are left out "
+              "(gather them: docs/corpus.md)", file=sys.stderr)
+    return [r for r in here if float(r["duration_s"]) >= 0.3]
 
 
 def plan_dialogues(rows: list[dict], agent_speech_s: float) -> list[dict]:
@@ -187,13 +195,14 @@ def floor2(x: float) -> str:
 def write_caveat(head_dir: Path, results: dict, source: str) -> str:
     """Write the wild measurement into the head's config as ``training.validity.caveat`` (shown
     after its validity line): pooled ROC-AUC per condition, the number of neural families, and
-    the people/machines mean P(human), rounded down. Returns the caveat."""
+    the people/machines mean P(human), rounded down. Returns the caveat. "Neural speech families":
+    TTS, voice conversion and speech-language-model dialogue, as gathered (docs/corpus.md)."""
     conds = results["conditions"]
     first = next(iter(conds.values()))
     fams = sorted({k.split(":", 1)[1] for k, v in first["by_family"].items()
                    if k.startswith("machine:") and k.split(":", 1)[1] not in RESYNTH and v.get("mean_p_human") is not None})
     aucs = ", ".join(f"{floor2(c['pooled_auc_machines_vs_people'])} {name}" for name, c in conds.items())
-    caveat = (f"NOT valid in the wild: ROC-AUC {aucs} on {len(fams)} neural TTS families it never met "
+    caveat = (f"NOT valid in the wild: ROC-AUC {aucs} on {len(fams)} neural speech families it never met "
               f"(people P(h) {floor2(first['people']['mean_p_human'])}, machines "
               f"{floor2(first['machines']['mean_p_human'])}; {source})")
     cfg_path = head_dir / "config.json"
@@ -223,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="measure this head instead of the shipped default (as `livejudge score --head DIR`)")
     ap.add_argument("--measure-only", action="store_true",
                     help="only the sources whose licence does not allow fitting (never in any head's training): "
-                         "the unseen families for a head fitted on the fit-OK ones")
+                         "unseen SOURCES and systems for any head; their families may still be ones a head was fitted on")
     ap.add_argument("--write-caveat", default=None, metavar="HEAD_DIR",
                     help="with --from-json: write the stored measurement into HEAD_DIR's config as its validity caveat")
     ap.add_argument("--from-json", type=Path, default=None, help="a stored result of this script (no scoring)")
@@ -231,7 +240,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="print the sources table of docs/corpus.md from the manifest and stop")
     a = ap.parse_args(argv)
     if a.corpus_table:
-        print(corpus_table([r for m in a.manifest for r in read_manifest(m)]))
+        try:
+            print(corpus_table([r for m in a.manifest for r in read_manifest(m, need_audio=False)]))
+        except BrokenPipeError:  # `| head`: the reader has what it wanted
+            sys.stderr.close()
         return 0
     if a.write_caveat:
         if a.from_json is None:

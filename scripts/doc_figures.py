@@ -248,32 +248,42 @@ def fig_verdict_settle() -> str:
 
 def fig_data_batch2() -> str:
     """The second data batch under the protocol (issue 19): the candidate recipe's fold heads vs
-    the shipped head on the same held-out dialogues, and both heads on the measure-only sources."""
+    the shipped head on the same held-out dialogues, and both heads on the measure-only sources.
+    Figures rounded DOWN, as every validity figure."""
+    import math
+
     lofo, shipped, cand = (_result(n) for n in ("judge_lofo_protocol_v4", "judge_wild_measure_only_batch2_shipped",
                                                  "judge_wild_measure_only_batch2_v4"))
     if lofo is None or shipped is None or cand is None:
         raise FigureError("data_batch2: needs benchmarks/results/judge_lofo_protocol_v4.json and "
                           "judge_wild_measure_only_batch2_{shipped,v4}.json (benchmarks/experiments/data_batch2/README.md)")
+
+    def d(x) -> str:
+        return f"{math.floor(float(x) * 100) / 100:.2f}"
+
     c = lofo["compare_head"]
     fresh = c["fresh_families"]
-    w = {k: v["conditions"] for k, v in (("shipped", shipped), ("cand", cand))}
-    wb, tel = w["shipped"]["wideband"], w["shipped"]["telephone"]
-    cw, ct = w["cand"]["wideband"], w["cand"]["telephone"]
-    n_sys = len({k for k in wb["by_system"] if k.startswith("machine:")})
+    sw, st = shipped["conditions"]["wideband"], shipped["conditions"]["telephone"]
+    cw, ct = cand["conditions"]["wideband"], cand["conditions"]["telephone"]
+    scored = {k.split(":", 2)[2] for k, v in sw["by_system"].items() if k.startswith("machine:") and v.get("n_scored")}
+    fams = sorted({k.split(":")[1] for k, v in sw["by_family"].items() if k.startswith("machine:") and v.get("n_scored")})
+    fitted = sorted(set(fams) & set(lofo["families"]))
     return (f"On the {len(fresh)} families the shipped head never met ({', '.join(fresh)}), the fold heads "
             f"(each fitted on {len(lofo['families']) - 1} families) reach pooled ROC-AUC "
-            f"{_f(c['fold_heads_auc_on_fresh'])}, the shipped head {_f(c['compare_head_auc_on_fresh'])} on the "
+            f"{d(c['fold_heads_auc_on_fresh'])}, the shipped head {d(c['compare_head_auc_on_fresh'])} on the "
             f"same dialogues (some of its people were in its training); counting only people neither had met, "
-            f"{_f(c['fold_heads_auc_fresh_families_and_people'])} against "
-            f"{_f(c['compare_head_auc_fresh_families_and_people'])}. Pooled over all "
-            f"{len(lofo['families'])} held-out families the fold heads reach {_f(lofo['pooled_auc'])}.\n\n"
-            f"On the measure-only sources (no head may be fitted on them; {wb['people']['n']} dialogues with a "
-            f"person, {wb['machines']['n']} with a machine of {n_sys} systems) the candidate fitted on every open "
-            f"family reaches {_f(cw['pooled_auc_machines_vs_people'])} wideband / "
-            f"{_f(ct['pooled_auc_machines_vs_people'])} telephone (people P(human) "
-            f"{_f(cw['people']['mean_p_human'])}, machines {_f(cw['machines']['mean_p_human'])}), the shipped head "
-            f"{_f(wb['pooled_auc_machines_vs_people'])} / {_f(tel['pooled_auc_machines_vs_people'])} (people "
-            f"{_f(wb['people']['mean_p_human'])}, machines {_f(wb['machines']['mean_p_human'])}).\n\n"
+            f"{d(c['fold_heads_auc_fresh_families_and_people'])} against "
+            f"{d(c['compare_head_auc_fresh_families_and_people'])}. Pooled over all "
+            f"{len(lofo['families'])} held-out families the fold heads reach {d(lofo['pooled_auc'])}.\n\n"
+            f"On the measure-only sources (no head may be fitted on them: unseen sources and systems; "
+            f"{len(fitted)} of their {len(fams)} machine families are among the candidate's training families) "
+            f"with P(human) for {sw['people']['n_scored']} dialogues with a person and {sw['machines']['n_scored']} "
+            f"with a machine of {len(scored)} systems, the candidate fitted on every open family reaches ROC-AUC "
+            f"{d(cw['pooled_auc_machines_vs_people'])} wideband / {d(ct['pooled_auc_machines_vs_people'])} "
+            f"telephone (wideband mean P(human): people {d(cw['people']['mean_p_human'])}, machines "
+            f"{d(cw['machines']['mean_p_human'])}), the shipped head {d(sw['pooled_auc_machines_vs_people'])} / "
+            f"{d(st['pooled_auc_machines_vs_people'])} (people {d(sw['people']['mean_p_human'])}, machines "
+            f"{d(sw['machines']['mean_p_human'])}). Figures rounded down.\n\n"
             "(from `benchmarks/results/judge_lofo_protocol_v4.json` and "
             "`judge_wild_measure_only_batch2_{shipped,v4}.json`)")
 

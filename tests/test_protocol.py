@@ -81,7 +81,7 @@ def test_a_seal_is_kept_and_never_redrawn_over_another_corpus(tmp_path):
     a = load_or_seal(p, meta, 2, 1, seed=3, never=["copysyn"])
     b = load_or_seal(p, meta, 2, 1, seed=99, never=["copysyn"])  # a later run: the stored seal, not a new draw
     assert a == b and len(a.families) == 2 and "copysyn" not in a.families
-    with pytest.raises(ProtocolError, match="sealed on another corpus"):
+    with pytest.raises(ProtocolError, match="sealed on another corpus.*extend_sealed"):
         load_or_seal(p, corpus(7, 6), 2, 1)
     with pytest.raises(ProtocolError, match="at least two"):
         seal(corpus(3, 6), 2, 1, never=["copysyn"])
@@ -131,8 +131,14 @@ def test_an_extension_may_only_add(tmp_path):
         extend_sealed(p, shrunk, known_families=kf, known_groups=kg, reason="r")
     with pytest.raises(ProtocolError, match="not the corpus it was sealed on"):
         extend_sealed(p, old + extra, known_families=kf[:-1], known_groups=kg, reason="r")
-    with pytest.raises(ProtocolError, match="at least two must stay open"):
+    with pytest.raises(ProtocolError, match="at least two of the NEW families must stay open"):
         extend_sealed(p, old + extra, known_families=kf, known_groups=kg, reason="r", seal_new_families=1)
+    with pytest.raises(ProtocolError, match="≥ 0"):
+        extend_sealed(p, old + extra, known_families=kf, known_groups=kg, reason="r", seal_new_families=-1)
+    with pytest.raises(ProtocolError, match="reason"):
+        extend_sealed(p, old + extra, known_families=kf, known_groups=kg, reason=None)
+    with pytest.raises(ProtocolError, match="nothing to extend"):
+        extend_sealed(p.with_name("none.json"), old + extra, known_families=kf, known_groups=kg, reason="r")
     assert load_sealed_unchanged(p, s)
 
 

@@ -151,19 +151,36 @@ def extend_sealed(path: str | Path, meta: Sequence[Mapping], *, known_families: 
     any result on them exists, which are sealed too. The extension is recorded in the file
     (``SealedSplit.extensions``) with ``reason``, and the file's key moves to the grown corpus.
 
+    Args:
+        path: the stored seal (``SealedSplit.save``).
+        meta: one dict per dialogue of the grown corpus (module docstring).
+        known_families: the machine families (``meta["family"]`` of machine rows) of the corpus
+            the seal was drawn on or last extended to, ``never`` families included; sealed ones
+            may be left out. known_groups: that corpus's human groups (``meta["group"]`` of
+            human rows, not their families). Both are checked against the stored key, so they
+            must come from that corpus's manifests (``judge_lofo.py --sealed-corpus``).
+        reason: what was gathered (recorded in the file).
+        seal_new_families: how many of the NEW families to seal (≥ 0; at least two new ones
+            stay open). seed: that draw's seed. never: families never sealed (augmentations).
     Raises:
-        ProtocolError: a sealed family or group is missing from ``meta`` (the fix is to restore
-            its clips, not to re-seal); a family or group of the stored corpus vanished (a
-            shrunk or changed corpus is not an extension); ``reason`` is empty; more new
-            families asked to be sealed than were added (leaving fewer than two open).
+        ProtocolError: no seal file at ``path``; a sealed family or group is missing from
+            ``meta`` (the fix is to restore its clips, not to re-seal); the known lists are not
+            the stored corpus; a family or group of the stored corpus vanished (a shrunk or
+            changed corpus is not an extension); ``reason`` is empty; ``seal_new_families`` is
+            negative or would leave fewer than two of the new families open.
     """
     p = Path(path)
+    if not p.exists():
+        raise ProtocolError(f"no sealed split at {p}: there is nothing to extend (a first run draws one with "
+                            "load_or_seal)")
     s = load_sealed(p)
     key = corpus_key(meta)
     if s.corpus_key == key:
         return s
-    if not reason.strip():
+    if not (reason or "").strip():
         raise ProtocolError("extending a sealed split needs a reason (say what was gathered)")
+    if seal_new_families < 0:
+        raise ProtocolError(f"seal_new_families must be ≥ 0, not {seal_new_families}")
     fams = {str(m["family"]) for m in meta if m["label"] == "machine"}
     groups = {str(m["group"]) for m in meta if m["label"] == "human"}
     missing = sorted((set(s.families) - fams) | (set(s.groups) - groups))
@@ -173,8 +190,9 @@ def extend_sealed(path: str | Path, meta: Sequence[Mapping], *, known_families: 
     old_f, old_g = set(known_families) | set(s.families), set(known_groups) | set(s.groups)
     if corpus_key([{"label": "machine", "family": f, "group": ""} for f in old_f]
                   + [{"label": "human", "family": "", "group": g} for g in old_g]) != s.corpus_key:
-        raise ProtocolError(f"{p}: the known families and groups given are not the corpus it was sealed "
-                            f"on (key {s.corpus_key}); pass the exact lists of that corpus")
+        raise ProtocolError(f"{p}: the known families and groups given are not the corpus it was "
+                            f"{'last extended to' if s.extensions else 'sealed on'} (key {s.corpus_key}); pass that "
+                            "corpus's machine families and human groups (meta 'group'), built from its manifests")
     gone = sorted((old_f - fams) | (old_g - groups))
     if gone:
         raise ProtocolError(f"families or groups of the sealed corpus are gone: {gone}; "
@@ -182,8 +200,8 @@ def extend_sealed(path: str | Path, meta: Sequence[Mapping], *, known_families: 
     added_f = sorted(fams - old_f - set(never))
     added_g = sorted(groups - old_g)
     if seal_new_families and len(added_f) < seal_new_families + 2:
-        raise ProtocolError(f"cannot seal {seal_new_families} of {len(added_f)} new families: "
-                            "at least two must stay open")
+        raise ProtocolError(f"cannot seal {seal_new_families} of {len(added_f)} new families: at least two of the "
+                            "NEW families must stay open (so each new family has a fold)")
     rng = np.random.default_rng(seed)
     new_sealed = sorted(rng.choice(added_f, seal_new_families, replace=False).tolist()) if seal_new_families else []
     ext = {"from_key": s.corpus_key, "to_key": key, "reason": reason.strip(), "added_families": added_f,
@@ -208,7 +226,9 @@ def load_or_seal(path: str | Path, meta: Sequence[Mapping], n_families: int, n_g
         s = load_sealed(p)
         if s.corpus_key != corpus_key(meta):
             raise ProtocolError(f"{p} was sealed on another corpus (key {s.corpus_key}, now {corpus_key(meta)}); "
-                                "do not re-seal over results you have seen: choose a new path and say why")
+                                "if the corpus only GREW, keep the seal with extend_sealed (judge_lofo.py "
+                                "--extend-sealed REASON --sealed-corpus OLD_MANIFESTS...); never re-seal over "
+                                "results you have seen")
         return s
     s = seal(meta, n_families, n_groups, seed, never)
     s.save(p)
