@@ -166,9 +166,29 @@ def to_wav16k(data: bytes, dest: Path, channel: int | None = None) -> float:
     return sf.info(str(dest)).duration
 
 
-def main() -> int:
-    rows = []
-    for src in SOURCES:
+def gather(sources: list[dict], manifest_name: str, *, cap_per_repo: int = CAP_PER_REPO,
+           skip_rx: str = r"(styletts|tortoise|vibevoice)", min_duration_s: float = 0.0,
+           split_over_s: float | None = None, licence_of=None) -> list[dict]:
+    """Extract every clip the sources' rules match, convert it, and write OUT/manifest_name.
+
+    Args:
+        sources: dicts with repo, commit, licence and rules (module docstring's SOURCES format).
+        manifest_name: the CSV written under OUT.
+        cap_per_repo: at most this many source files per repository (CAP_PER_SYSTEM per system).
+        skip_rx: systems never taken (reserved or sealed), matched on the path, the rule's
+            system name and its regex.
+        min_duration_s: shorter clips are dropped (not counted against the caps).
+        split_over_s: a clip longer than this is cut into 8 s pieces (at most 4) at pauses; a
+            rule's own ``split_s`` option wins.
+        licence_of: ``(src, label, system) -> (licence, note)`` for a ``licence_note`` column;
+            None: the rule's or repository's licence, no note column.
+    Returns:
+        The manifest rows written.
+    Raises:
+        SystemExit: a reserved repository in ``sources``.
+    """
+    rows, seen = [], set()
+    for src in sources:
         repo = src["repo"]
         if repo.lower() in RESERVED:
             raise SystemExit(f"reserved source in the list: {repo}")
@@ -178,17 +198,18 @@ def main() -> int:
         n = 0
         per: dict = {}
         for path in sorted(paths):
-            if re.search(r"(styletts|tortoise|vibevoice)", path, re.I):
-                continue  # reserved systems, even from another repo
+            if re.search(skip_rx, path, re.I) or (repo, path) in seen:
+                continue  # reserved systems, even from another repo; a file two sources list
             for rule in src["rules"]:
                 rx, label, family, system, spk = rule[:5]
                 opt = rule[5] if len(rule) > 5 else {}
                 m = re.search(rx, path)
                 if not m:
                     continue
-                if n >= CAP_PER_REPO or per.get((family, system), 0) >= CAP_PER_SYSTEM:
+                if re.search(skip_rx, system, re.I) or re.search(skip_rx, rx, re.I):
                     break
-                per[(family, system)] = per.get((family, system), 0) + 1
+                if n >= cap_per_repo or per.get((family, system), 0) >= CAP_PER_SYSTEM:
+                    break
                 speaker = m.expand(spk)
                 stem = re.sub(r"[^\w.-]+", "_", f"{repo.split('/')[0]}__{path}")[:150]
                 dest = CLIPS / family / (Path(stem).with_suffix(".wav").name)
@@ -198,23 +219,39 @@ def main() -> int:
                 except subprocess.CalledProcessError as exc:
                     print(f"skip {repo}:{path}: {exc}", file=sys.stderr)
                     break
+                if dur < min_duration_s:
+                    dest.unlink()
+                    break
+                seen.add((repo, path))
+                per[(family, system)] = per.get((family, system), 0) + 1
                 lm = re.search(r"[/_](deu|fra|spa|ita|nld|pol|por|jpn|kor|zho)_test", path)
                 lang = opt.get("lang") or (lm.group(1) if lm else "en")
-                pieces = split_at_pauses(dest, opt["split_s"], opt.get("max_segments", 8)) \
-                    if "split_s" in opt else [(dest, dur)]
+                if "split_s" in opt:
+                    pieces = split_at_pauses(dest, opt["split_s"], opt.get("max_segments", 8))
+                elif split_over_s is not None and dur > split_over_s:
+                    pieces = split_at_pauses(dest, 8, 4)
+                else:
+                    pieces = [(dest, dur)]
+                lic, note = (opt.get("licence", src["licence"]), None) if licence_of is None \
+                    else licence_of(src, label, system)
                 for piece, d in pieces:
                     rows.append({"path": str(piece), "label": label, "family": family, "system": system,
                                  "speaker": speaker, "duration_s": round(d, 3), "lang": lang, "repo": repo,
-                                 "commit": commit, "source_path": path,
-                                 "licence": opt.get("licence", src["licence"])})
+                                 "commit": commit, "source_path": path, "licence": lic}
+                                | ({} if note is None else {"licence_note": note}))
                 n += 1
                 break
         print(f"{repo}: {n} clips", file=sys.stderr)
-    with open(OUT / "manifest.csv", "w", newline="") as f:
+    with open(OUT / manifest_name, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    print(f"{len(rows)} clips -> {OUT / 'manifest.csv'}", file=sys.stderr)
+    print(f"{len(rows)} clips -> {OUT / manifest_name}", file=sys.stderr)
+    return rows
+
+
+def main() -> int:
+    gather(SOURCES, "manifest.csv")
     return 0
 
 
