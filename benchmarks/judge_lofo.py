@@ -398,13 +398,13 @@ def final_eval(args, rows, sealed, cmd: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] + " (module docstring: the whole protocol)")
     ap.add_argument("manifest", nargs="+", help="corpus manifests (JSON lines or the wild CSV), pooled")
-    ap.add_argument("--turns", type=int, default=4)
+    ap.add_argument("--turns", type=int, default=4, help="agent turns per dialogue (default 4)")
     ap.add_argument("--per-human", type=int, default=12, help="dialogues per human speaker (at most 3 per clip)")
     ap.add_argument("--per-voice", type=int, default=3, help="dialogues per TTS voice (at least)")
     ap.add_argument("--per-family", type=int, default=60, help="dialogues per machine family (at least)")
     ap.add_argument("--human-group", choices=("family", "speaker"), default="family",
                     help="held-out human unit: the source corpus (family) or the speaker")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0, help="seed of the dialogue draws, splits and a first seal (default 0)")
     ap.add_argument("--l2", type=float, default=0.3, help="ridge penalty (chosen on the development corpus)")
     ap.add_argument("--exclude-family", action="append", default=[], metavar="FAMILY",
                     help="leave a family out of training and testing (repeatable; e.g. an augmentation that hurts)")
@@ -415,20 +415,23 @@ def main(argv: list[str] | None = None) -> int:
                     help="heldout (default): a second Platt step fitted on held-out-family scores, NESTED in each "
                          "outer fold (its inner folds only); split: only the Platt step on a calibration split")
     ap.add_argument("--sealed", default="benchmarks/results/sealed_split.json", metavar="PATH",
-                    help="the sealed test split: drawn once and stored here, reused ever after (issue 19)")
+                    help="the sealed test split: drawn once and stored here, reused ever after (issue 19; "
+                         "default %(default)s)")
     ap.add_argument("--seal-families", type=int, default=2, help="machine families to seal (first run only)")
     ap.add_argument("--seal-groups", type=int, default=1, help="human groups to seal (first run only)")
     ap.add_argument("--extend-sealed", default=None, metavar="REASON",
                     help="the corpus has GROWN since the seal (new families or groups gathered): keep every "
                          "sealed item, open the new ones, record REASON in the seal file (needs --sealed-corpus)")
     ap.add_argument("--sealed-corpus", nargs="+", default=None, metavar="MANIFEST",
-                    help="with --extend-sealed: the manifests the seal was last used with (same filters)")
+                    help="with --extend-sealed: the manifests the seal was last used with (same filters); "
+                         "put it after the positional manifests, it takes every path that follows")
     ap.add_argument("--seal-new-families", type=int, default=0,
                     help="with --extend-sealed: also seal this many of the NEW families, drawn before any result")
     ap.add_argument("--final", action="store_true",
                     help="evaluate ONLY the shipped head (--head) on the sealed split at the user's unit, and log it")
     ap.add_argument("--head", default=None, metavar="DIR", help="head for --final (default: the shipped whisper-fitted)")
-    ap.add_argument("--final-log", default="benchmarks/results/final_runs.jsonl", metavar="PATH")
+    ap.add_argument("--final-log", default="benchmarks/results/final_runs.jsonl", metavar="PATH",
+                    help="where every --final run is appended (default %(default)s)")
     ap.add_argument("--write-validity", action="store_true",
                     help="with --final: write the sealed figures into the head's config as its validity line")
     ap.add_argument("--group-chunks", type=int, default=None, metavar="K",
@@ -437,9 +440,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="also score every fold's test dialogues with this existing head (default: the shipped one) "
                          "and report its AUC per held-out family beside the fold heads' ('' to skip); a family "
                          "it was fitted on is marked, since that figure is not held out")
-    ap.add_argument("--cache", default=".scratch/lofo_cache")
-    ap.add_argument("--ship", default=None, metavar="DIR")
-    ap.add_argument("--json", default=None)
+    ap.add_argument("--cache", default=".scratch/lofo_cache", metavar="DIR",
+                    help="embedding cache, keyed by the manifests' text and these options (default %(default)s)")
+    ap.add_argument("--ship", default=None, metavar="DIR",
+                    help="also fit a head on every open row and save it to DIR (a candidate; shipping is a choice)")
+    ap.add_argument("--json", default=None, metavar="OUT", help="write the tables as JSON here")
     args = ap.parse_args(argv)
     from livejudge.judge.training.protocol import load_or_seal, outer_folds
 

@@ -221,12 +221,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sealed", type=Path, default=Path("benchmarks/results/sealed_split.json"),
                     help="the sealed split: its families and human groups are never measured here "
                          "(only judge_lofo.py --final reads them)")
-    ap.add_argument("--json", type=Path, default=Path("benchmarks/results/judge_wild.json"))
+    ap.add_argument("--json", type=Path, default=Path("benchmarks/results/judge_wild.json"),
+                    help="where the result is written (default %(default)s)")
     ap.add_argument("--agent-speech-s", type=float, default=20.0,
                     help="agent audio per dialogue, seconds (whole call ≈ 1.6× this)")
     ap.add_argument("--user-max-s", type=float, default=4.0, help="longest caller turn, seconds")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--conditions", default="wideband,telephone")
+    ap.add_argument("--conditions", default="wideband,telephone",
+                    help="comma-separated line conditions: wideband, telephone (8 kHz μ-law); default %(default)s")
     ap.add_argument("--limit", type=int, default=None, help="at most this many dialogues (smoke runs)")
     ap.add_argument("--head", default=None, metavar="DIR",
                     help="measure this head instead of the shipped default (as `livejudge score --head DIR`)")
