@@ -564,12 +564,10 @@ def main(argv: list[str] | None = None) -> int:
     if P_cmp is not None:
         fresh = [F for F in families if F not in cmp_fams]
         if fresh:  # only the families the existing head never met: a held-out figure for it too
-            sel = lambda F: by_f[F]  # noqa: E731
-            fp = np.concatenate([a for F in fresh for a, _, _, _ in sel(F)])
-            fy = np.concatenate([b for F in fresh for _, b, _, _ in sel(F)])
-            fc = P_cmp[np.concatenate([t for F in fresh for _, _, _, t in sel(F)])]
+            parts = [x for F in fresh for x in by_f[F]]  # (p, y, acoustic p, test rows) per fold
+            fp, fy, ft = (np.concatenate([x[k] for x in parts]) for k in (0, 1, 3))
+            fc = P_cmp[ft]
             # people it never met either: human test dialogues of groups outside its training
-            ft = np.concatenate([t for F in fresh for _, _, _, t in sel(F)])
             new_people = np.array([fy[k] == 0 or not (set(str(grp[i]).split("+")) & cmp_groups)
                                    for k, i in enumerate(ft)])
             out["compare_head"] = {"dir": args.compare_head, "families_fitted_on": sorted(cmp_fams),

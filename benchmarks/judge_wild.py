@@ -162,7 +162,7 @@ def summarise(items: list[dict]) -> dict:
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from judge_lofo import FIT_OK  # noqa: E402  (one list of licences that allow fitting)
+from judge_lofo import FIT_OK, floor2  # noqa: E402  (one list of licences that allow fitting; rounding down)
 
 
 def corpus_table(rows: list[dict]) -> str:
@@ -183,13 +183,6 @@ def corpus_table(rows: list[dict]) -> str:
         lines.append(f"| {repo} | {commit} | {label} | {fam} | {sysn} | {len(rs)} | "
                      f"{sum(float(r['duration_s']) for r in rs):.0f} | `{pat}` | {shown} | {fit} |")
     return "\n".join(lines)
-
-
-def floor2(x: float) -> str:
-    """Rounded DOWN to 2 decimals (a validity figure never rounds up)."""
-    import math
-
-    return f"{math.floor(float(x) * 100) / 100:.2f}"
 
 
 def write_caveat(head_dir: Path, results: dict, source: str) -> str:

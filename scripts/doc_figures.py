@@ -250,16 +250,14 @@ def fig_data_batch2() -> str:
     """The second data batch under the protocol (issue 19): the candidate recipe's fold heads vs
     the shipped head on the same held-out dialogues, and both heads on the measure-only sources.
     Figures rounded DOWN, as every validity figure."""
-    import math
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from judge_lofo import floor2 as d  # the rounding-down every validity figure uses
 
     lofo, shipped, cand = (_result(n) for n in ("judge_lofo_protocol_v4", "judge_wild_measure_only_batch2_shipped",
                                                  "judge_wild_measure_only_batch2_v4"))
     if lofo is None or shipped is None or cand is None:
         raise FigureError("data_batch2: needs benchmarks/results/judge_lofo_protocol_v4.json and "
                           "judge_wild_measure_only_batch2_{shipped,v4}.json (benchmarks/experiments/data_batch2/README.md)")
-
-    def d(x) -> str:
-        return f"{math.floor(float(x) * 100) / 100:.2f}"
 
     c = lofo["compare_head"]
     fresh = c["fresh_families"]
