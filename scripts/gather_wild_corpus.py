@@ -4,7 +4,7 @@ Reads bare git mirrors under /work/.mirror, extracts matching audio files at a f
 converts each to 16 kHz mono 16-bit WAV under /work/exp/wild/clips/<family>/..., and writes
 /work/exp/wild/manifest.csv. Data gathering only: the mirrors come from a development session's
 `fetch` tool (commit-pinned snapshots of the repositories listed in docs/corpus.md), so this does
-not run in CI. The manifest it wrote for the 2026-12-03 measurements is kept in
+not run in CI. Needs ffmpeg on PATH (Debian: apt-get install ffmpeg). The manifest it wrote for the 2026-12-03 measurements is kept in
 benchmarks/data/wild_manifest.csv (repo, commit and source path of every clip; the clips
 themselves are not in the project: mixed licences, 67 MB).
 
@@ -152,6 +152,10 @@ def split_at_pauses(dest: Path, seg_s: float, max_segments: int) -> list[tuple[P
 
 
 def to_wav16k(data: bytes, dest: Path, channel: int | None = None) -> float:
+    import shutil
+
+    if shutil.which("ffmpeg") is None:
+        sys.exit("gather_wild_corpus: ffmpeg not found; install it (Debian: apt-get install ffmpeg) and run again")
     dest.parent.mkdir(parents=True, exist_ok=True)
     import tempfile
 

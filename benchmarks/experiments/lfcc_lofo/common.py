@@ -76,16 +76,20 @@ def whisper_features(key: str):
     return z["X"], z["G"]
 
 
-def setup(build_audio: bool = False):
-    """(calls, meta, sealed, aug_fams, key): the v3 open dialogues (audio only if build_audio)."""
+def setup(build_audio: bool = False, exclude: list[str] | None = None):
+    """(calls, meta, sealed, aug_fams, key): the open dialogues (audio only if build_audio).
+
+    ``exclude``: families left out (judge_lofo ``--exclude-family``); default ``EXCLUDE``, the v3
+    run's list (``benchmarks/experiments/frame_lofo`` passes the v4 run's)."""
+    exclude = EXCLUDE if exclude is None else list(exclude)
     manifests = _manifests()
     rows = [r for m in manifests for r in JL.read_manifest(m)]
     rows = [r for r in rows if r.get("fit", True)]
     rows = [r for r in rows if (r.get("lang") or "en") == LANG]
-    rows = [r for r in rows if r["family"] not in EXCLUDE]
+    rows = [r for r in rows if r["family"] not in exclude]
     aug_fams = sorted({r["family"] for r in rows if r["label"] == "machine"} - {
         r["family"] for r in rows if r["label"] == "machine" and r.get("augment") in (None, "", "none")})
-    key = hashlib.sha256(("".join(m.read_text() for m in manifests) + f"{GROUP_CHUNKS}/{SEED}/{TURNS}/{PER_HUMAN}/{PER_VOICE}/{PER_FAMILY}/{HUMAN_GROUP}/{LANG}/{sorted(EXCLUDE)}/v6")
+    key = hashlib.sha256(("".join(m.read_text() for m in manifests) + f"{GROUP_CHUNKS}/{SEED}/{TURNS}/{PER_HUMAN}/{PER_VOICE}/{PER_FAMILY}/{HUMAN_GROUP}/{LANG}/{sorted(exclude)}/v6")
                          .encode()).hexdigest()[:16]
     calls = JL.build_calls(rows, SEED, TURNS, PER_HUMAN, PER_VOICE, PER_FAMILY, HUMAN_GROUP, dry=True)
     meta = [m for _, m in calls]

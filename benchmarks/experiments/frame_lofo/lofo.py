@@ -1,0 +1,143 @@
+"""Leave-one-family-out readouts of the Whisper tiny.en frames (v4 open dialogues, v4 folds).
+
+Models (fixed before any result; README.md):
+  moments_lr  the shipped readout's encoder part: the four moments of the same frames (1536), standardised,
+              class-weighted logistic regression at judge_lofo's l2 0.3 (lfcc_lofo common.standardised_lr_fit_predict)
+  frame_cnn   PRIMARY: a light temporal CNN over the frames: input 384 x T (per-component standardised with
+              the fold's fit frames) -> Conv1d(384,64,k3) BN ReLU -> Conv1d(64,64,k3,dil 2) BN ReLU ->
+              Conv1d(64,64,k3,dil 4) BN ReLU -> mean+std pooling over time -> dropout 0.3 -> Linear(128,1)
+              (receptive field 15 frames = 0.3 s on top of the encoder's own context)
+  frame_k1    the same network with kernel 1 everywhere: no temporal context (ablation of the temporal part)
+Training (both networks): 12 epochs, Adam lr 1e-3, weight decay 1e-3, batch 32, random crops of 150
+frames (3 s), class-weighted loss; test: all of a dialogue's kept frames. Calibration for every model:
+judge_lofo's split Platt (a calibration split of ~25 % of the training speakers/voices,
+judge_lofo.calib_split); the nested held-out-family Platt would need an inner network per inner fold.
+
+``--stage S`` (default 5, the last): which encoder stage's moments or frames (extract.py; frames are
+stored for stages 1, 2 and 5 only); ``--stage -1`` (moments_lr only): the six stages' moments side by
+side (9216 columns).
+
+Usage: python lofo.py MODEL [--stage S] [--seed N] [--folds a:b]  -> $FRAME_OUT/preds_<MODEL>[_stageS][_sN].npz
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fl  # noqa: E402
+from fl import JL, P  # noqa: E402
+
+ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+ap.add_argument("model", choices=("moments_lr", "frame_cnn", "frame_k1"))
+ap.add_argument("--seed", type=int, default=0, help="network init and crop seed (the calibration split stays seed 0)")
+ap.add_argument("--folds", default=None, metavar="A:B", help="only outer folds A..B-1 (partial file)")
+ap.add_argument("--epochs", type=int, default=12)
+ap.add_argument("--stage", type=int, default=5, choices=range(-1, 6),
+                help="encoder stage (default 5, the last; -1 with moments_lr: all six stages' moments side by side)")
+args = ap.parse_args()
+
+calls, meta, sealed, aug, key = fl.setup()
+Z = np.load(fl.FEATS, allow_pickle=True)
+if str(Z["key"]) != key or len(Z["frames"]) != len(meta):
+    sys.exit(f"{fl.FEATS} was extracted for another corpus (key {Z['key']} vs {key}): run extract.py again")
+y = np.array([1 if m["label"] == "human" else 0 for m in meta])
+CROP = 150
+
+
+def fit_predict_net(train_idx, test_idx, seed, k):
+    import torch
+    import torch.nn as nn
+    from livejudge.judge.training.whisper_head import class_weights, fit_logistic
+
+    torch.set_num_threads(2)
+    FR = Z["frames"] if args.stage == 5 else np.load(fl.OUT / f"whisper_frames_l{args.stage}.npz", allow_pickle=True)["frames"]
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+
+            def blk(i, o, d):
+                return nn.Sequential(nn.Conv1d(i, o, k, dilation=d, padding=(k // 2) * d), nn.BatchNorm1d(o), nn.ReLU())
+            self.f = nn.Sequential(blk(384, 64, 1), blk(64, 64, 2), blk(64, 64, 4))
+            self.out = nn.Sequential(nn.Dropout(0.3), nn.Linear(128, 1))
+
+        def forward(self, x):
+            h = self.f(x)
+            return self.out(torch.cat([h.mean(2), h.std(2)], 1))[:, 0]
+
+    cal = JL.calib_split(meta, train_idx, JL_SEED)
+    fit, cl = train_idx[~cal], train_idx[cal]
+    fit = np.array([i for i in fit if len(FR[i]) >= 8])
+    allf = np.concatenate([FR[i] for i in fit]).astype(np.float32)
+    mu, sd = allf.mean(0), allf.std(0) + 1e-6
+    del allf
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    net = Net()
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3, weight_decay=1e-3)
+    w = class_weights(y[fit])
+
+    def crop(x):
+        n = len(x)
+        if n <= CROP:
+            return np.pad(x, ((0, CROP - n), (0, 0)), mode="wrap")
+        s = int(rng.integers(n - CROP + 1))
+        return x[s:s + CROP]
+
+    def std(x):
+        return ((x.astype(np.float32) - mu) / sd).T
+
+    for _ in range(args.epochs):
+        net.train()
+        perm = rng.permutation(len(fit))
+        for b in range(0, len(perm), 32):
+            ii = fit[perm[b:b + 32]]
+            xb = torch.as_tensor(np.stack([std(crop(FR[i])) for i in ii]))
+            yb = torch.as_tensor(y[ii], dtype=torch.float32)
+            wb = torch.as_tensor(w[perm[b:b + 32]], dtype=torch.float32)
+            loss = (wb * nn.functional.binary_cross_entropy_with_logits(net(xb), yb, reduction="none")).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+    def scores(idx):
+        net.eval()
+        out = []
+        with torch.no_grad():
+            for i in idx:
+                x = FR[i] if len(FR[i]) >= 8 else np.zeros((8, 384), np.float16)  # no speech kept: a neutral input
+                out.append(float(net(torch.as_tensor(std(x)[None]))[0]))
+        return np.array(out)
+
+    s_cl = scores(cl)
+    ab, c = fit_logistic(s_cl[:, None], y[cl], 1e-4, class_weights(y[cl]))
+    return JL.sigmoid(max(float(ab[0]), 1e-3) * scores(test_idx) + c)
+
+
+JL_SEED = fl.common.SEED
+folds = list(P.outer_folds(meta, sealed, aug, fl.common.GROUP_CHUNKS))
+a, b = (0, len(folds)) if args.folds is None else map(int, args.folds.split(":"))
+X = (Z["moments"].reshape(len(meta), -1) if args.stage == -1 else Z["moments"][:, args.stage]).astype(np.float64)
+t0 = time.time()
+fi, ti, ps = [], [], []
+for k in range(a, b):
+    fold = folds[k]
+    P.check_nested(meta, sealed, fold, np.array([], int))  # no calibration row outside fold.train
+    if args.model == "moments_lr":
+        p, _ = fl.common.standardised_lr_fit_predict(X, None, y, meta, fold.train, fold.test, JL_SEED, 0.3)
+    else:
+        p = fit_predict_net(fold.train, fold.test, args.seed, 3 if args.model == "frame_cnn" else 1)
+    fi.append(np.full(len(fold.test), k))
+    ti.append(fold.test)
+    ps.append(p)
+    print(f"fold {k + 1}/{len(folds)} {fold.family}/{fold.group[:24]} auc {JL.roc_auc(p, y[fold.test]):.3f} "
+          f"({time.time() - t0:.0f} s)", flush=True)
+tag = args.model + ({5: "", -1: "_allstages"}.get(args.stage, f"_stage{args.stage}")) + (f"_s{args.seed}" if args.seed else "")
+out = fl.preds_path(tag) if args.folds is None else fl.OUT / f"part_{tag}_{a}_{b}.npz"
+np.savez(out, fold=np.concatenate(fi), idx=np.concatenate(ti), p=np.concatenate(ps), key=key,
+         families=np.array([f.family for f in folds]), groups=np.array([f.group for f in folds]),
+         seconds=time.time() - t0)
+print(f"-> {out}")

@@ -1,0 +1,64 @@
+"""Table of the frame experiment's LOFO predictions beside the stored v4 fold heads.
+
+Usage: python report.py TAG... [--json OUT]   (TAGs: preds_<TAG>.npz written by lofo.py)
+
+Per held-out family: ROC-AUC of that family's outer folds' test dialogues pooled (people of the
+held-out human chunk vs the family's machines), the mean of the per-fold AUCs (the mean over families of the latter is the figure of ``../data_batch2/recipes.txt``),
+then over all folds:
+the pooled AUC, the mean over families, the worst family, accuracy at 0.5 and mean P(human) of people
+and machines. ``v4 heads`` is the shipped recipe's fold heads on the same folds from
+benchmarks/results/judge_lofo_protocol_v4.json (acoustic + encoder features, nested Platt; its
+dialogues are judge_lofo's: the same draws, see README.md for the one difference).
+"""
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fl  # noqa: E402
+from fl import JL  # noqa: E402
+
+ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+ap.add_argument("tags", nargs="+")
+ap.add_argument("--json", default=None)
+args = ap.parse_args()
+calls, meta, sealed, aug, key = fl.setup()
+y = np.array([1 if m["label"] == "human" else 0 for m in meta])
+v4 = json.loads((fl.REPO / "benchmarks" / "results" / "judge_lofo_protocol_v4.json").read_text())
+res = {"key": key, "n_dialogues": len(meta), "models": {}}
+fams = None
+for tag in args.tags:
+    z = np.load(fl.preds_path(tag))
+    assert str(z["key"]) == key, f"{tag}: predictions of another corpus"
+    F = z["families"]
+    fams = sorted(set(F.tolist()))
+    fold, idx, p = z["fold"], z["idx"], z["p"]
+    per = {}
+    for f in fams:
+        m = np.isin(fold, np.where(F == f)[0])
+        fa = [JL.roc_auc(p[fold == k], y[idx[fold == k]]) for k in np.unique(fold[m])]
+        per[f] = dict(JL.summary(p[m], y[idx[m]]), fold_auc_mean=float(np.nanmean(fa)))
+    res["models"][tag] = dict(lofo=per, pooled=JL.summary(p, y[idx]),
+                              family_mean_auc=float(np.mean([per[f]["auc"] for f in fams])),
+                              fold_mean_auc=float(np.mean([per[f]["fold_auc_mean"] for f in fams])),
+                              worst=min(fams, key=lambda f: per[f]["auc"]), seconds=float(z["seconds"]))
+hdr = f"{'held-out family':24}" + "".join(f"{t[-14:]:>14}" for t in args.tags) + f"{'v4 heads':>10}"
+print(hdr)
+for f in fams:
+    print(f"{f:24}" + "".join(f"{res['models'][t]['lofo'][f]['auc']:14.3f}" for t in args.tags)
+          + f"{v4['lofo'][f]['auc']:10.3f}")
+print(f"{'mean over families':24}" + "".join(f"{res['models'][t]['family_mean_auc']:14.3f}" for t in args.tags)
+      + f"{np.mean([v4['lofo'][f]['auc'] for f in fams]):10.3f}")
+print(f"{'mean per-fold AUC':24}" + "".join(f"{res['models'][t]['fold_mean_auc']:14.3f}" for t in args.tags)
+      + f"{np.mean([v4['lofo'][f]['fold_auc_mean'] for f in fams]):10.3f}")
+for nm, fn in (("pooled AUC", lambda s: s["auc"]), ("acc@0.5", lambda s: s["acc"]),
+               ("P(h) people", lambda s: s["p_human_h"]), ("P(h) machines", lambda s: s["p_human_m"])):
+    print(f"{nm:24}" + "".join(f"{fn(res['models'][t]['pooled']):14.3f}" for t in args.tags))
+res["v4_heads"] = {f: v4["lofo"][f]["auc"] for f in fams}
+if args.json:
+    with open(args.json, "w") as fh:
+        json.dump(res, fh, indent=1, sort_keys=True)
+    print(f"-> {args.json}")
