@@ -286,6 +286,43 @@ def fig_data_batch2() -> str:
             "`judge_wild_measure_only_batch2_{shipped,v4}.json`)")
 
 
+def fig_frame_lofo() -> str:
+    """The frame-level readouts of the Whisper encoder under the LOFO protocol (issue 19,
+    benchmarks/experiments/frame_lofo): each model's mean per-family and pooled ROC-AUC, and the
+    adoption rule fixed before the runs. Rounded DOWN."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from judge_lofo import floor2 as d
+
+    r = _result("judge_frame_lofo")
+    if r is None:
+        raise FigureError("frame_lofo: needs benchmarks/results/judge_frame_lofo.json "
+                          "(benchmarks/experiments/frame_lofo/README.md)")
+    names = {"moments_lr": "the four moments of the last stage's frames (the shipped readout's encoder part)",
+             "frame_cnn": "a light temporal CNN over the last stage's frames",
+             "frame_cnn_s1": "the same CNN with another seed",
+             "frame_k1": "the same network without temporal context",
+             "frame_cnn_stage2": "the CNN over the second block's frames",
+             "frame_cnn_stage2_s1": "that CNN with another seed",
+             "moments_lr_allstages": "the moments of all six encoder stages side by side"}
+    M = r["models"]
+    parts = [f"{names[t]} {d(M[t]['family_mean_auc'])} (pooled {d(M[t]['pooled']['auc'])})" for t in names if t in M]
+    single = [M[t]["family_mean_auc"] for t in M if t.startswith("moments_lr_stage")]
+    if single:
+        parts.append(f"the moments of one earlier stage (of {len(single)}) {d(min(single))} to {d(max(single))}")
+    met = [t for t, v in r.get("rule", {}).items() if v["met"]]
+    worst = sorted({M[t]["worst"] for t in names if t in M})
+    w = worst[0]
+    wl = "; ".join(f"{t}: ROC-AUC {d(M[t]['lofo'][w]['auc'])}, mean P(human) people {d(M[t]['lofo'][w]['p_human_h'])}, "
+                   f"machines {d(M[t]['lofo'][w]['p_human_m'])}" for t in ("moments_lr", "frame_cnn") if t in M)
+    return (f"On the same {len(M['moments_lr']['lofo'])} held-out families and folds, encoder features only, "
+            f"split Platt, mean per-family ROC-AUC: " + "; ".join(parts) + ". The rule fixed before the runs "
+            "(against the first: mean over families at least 0.05 higher, pooled higher, no family more than 0.05 "
+            "lower) was met by " + (", ".join(met) if met else "none of them") + ". "
+            + (f"The worst held-out family under every one of them is {w} ({wl})" if len(worst) == 1 else
+               f"The worst held-out families: {', '.join(worst)}") + ". Figures rounded down.\n\n"
+            "(from `benchmarks/results/judge_frame_lofo.json`)")
+
+
 def fig_wild_sources_2() -> str:
     """The second batch's sources table (docs/corpus.md), from the stored manifest
     ``benchmarks/data/wild_manifest_2.csv`` by ``benchmarks/judge_wild.py``'s ``corpus_table``."""
@@ -334,6 +371,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "benchmarks_table": fig_benchmarks_table,
     "verdict_settle": fig_verdict_settle,
     "data_batch2": fig_data_batch2,
+    "frame_lofo": fig_frame_lofo,
     "wild_sources_2": fig_wild_sources_2,
 }
 

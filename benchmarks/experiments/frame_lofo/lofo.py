@@ -35,6 +35,7 @@ ap.add_argument("model", choices=("moments_lr", "frame_cnn", "frame_k1"))
 ap.add_argument("--seed", type=int, default=0, help="network init and crop seed (the calibration split stays seed 0)")
 ap.add_argument("--folds", default=None, metavar="A:B", help="only outer folds A..B-1 (partial file)")
 ap.add_argument("--epochs", type=int, default=12)
+ap.add_argument("--threads", type=int, default=2, help="torch threads (1 to run two models side by side)")
 ap.add_argument("--stage", type=int, default=5, choices=range(-1, 6),
                 help="encoder stage (default 5, the last; -1 with moments_lr: all six stages' moments side by side)")
 args = ap.parse_args()
@@ -47,13 +48,24 @@ y = np.array([1 if m["label"] == "human" else 0 for m in meta])
 CROP = 150
 
 
+_FRAMES = []
+
+
+def frames():
+    """Per dialogue float16 (T_i, 384) frames of ``--stage`` (read once)."""
+    if not _FRAMES:
+        _FRAMES.append(Z["frames"] if args.stage == 5 else
+                       np.load(fl.OUT / f"whisper_frames_l{args.stage}.npz", allow_pickle=True)["frames"])
+    return _FRAMES[0]
+
+
 def fit_predict_net(train_idx, test_idx, seed, k):
     import torch
     import torch.nn as nn
     from livejudge.judge.training.whisper_head import class_weights, fit_logistic
 
-    torch.set_num_threads(2)
-    FR = Z["frames"] if args.stage == 5 else np.load(fl.OUT / f"whisper_frames_l{args.stage}.npz", allow_pickle=True)["frames"]
+    torch.set_num_threads(args.threads)
+    FR = frames()
 
     class Net(nn.Module):
         def __init__(self):

@@ -24,6 +24,7 @@ from fl import JL  # noqa: E402
 ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 ap.add_argument("tags", nargs="+")
 ap.add_argument("--json", default=None)
+ap.add_argument("--baseline", default="moments_lr", help="the tag the adoption rule compares with (README.md)")
 args = ap.parse_args()
 calls, meta, sealed, aug, key = fl.setup()
 y = np.array([1 if m["label"] == "human" else 0 for m in meta])
@@ -58,6 +59,22 @@ for nm, fn in (("pooled AUC", lambda s: s["auc"]), ("acc@0.5", lambda s: s["acc"
                ("P(h) people", lambda s: s["p_human_h"]), ("P(h) machines", lambda s: s["p_human_m"])):
     print(f"{nm:24}" + "".join(f"{fn(res['models'][t]['pooled']):14.3f}" for t in args.tags))
 res["v4_heads"] = {f: v4["lofo"][f]["auc"] for f in fams}
+# the adoption rule fixed before the runs (README.md): mean family AUC +0.05, pooled AUC up, no family -0.05
+if args.baseline in res["models"]:
+    B = res["models"][args.baseline]
+    res["rule"] = {}
+    print(f"\nadoption rule vs {args.baseline}: mean over families >= +0.05, pooled up, no family below -0.05")
+    for t, M in res["models"].items():
+        if t == args.baseline:
+            continue
+        drops = {f: M["lofo"][f]["auc"] - B["lofo"][f]["auc"] for f in fams}
+        r = dict(d_family_mean=M["family_mean_auc"] - B["family_mean_auc"],
+                 d_pooled=M["pooled"]["auc"] - B["pooled"]["auc"],
+                 worst_change=min(drops.values()), worst_family=min(drops, key=drops.get))
+        r["met"] = bool(r["d_family_mean"] >= 0.05 and r["d_pooled"] > 0 and r["worst_change"] >= -0.05)
+        res["rule"][t] = r
+        print(f"  {t:24} mean {r['d_family_mean']:+.3f}  pooled {r['d_pooled']:+.3f}  worst family "
+              f"{r['worst_change']:+.3f} ({r['worst_family']})  -> {'MET' if r['met'] else 'not met'}")
 if args.json:
     with open(args.json, "w") as fh:
         json.dump(res, fh, indent=1, sort_keys=True)
