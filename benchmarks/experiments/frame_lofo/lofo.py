@@ -37,7 +37,8 @@ ap.add_argument("--folds", default=None, metavar="A:B", help="only outer folds A
 ap.add_argument("--epochs", type=int, default=12)
 ap.add_argument("--threads", type=int, default=2, help="torch threads (1 to run two models side by side)")
 ap.add_argument("--stage", type=int, default=5, choices=range(-1, 6),
-                help="encoder stage (default 5, the last; -1 with moments_lr: all six stages' moments side by side)")
+                help="encoder stage (default 5, the last; -1 with moments_lr: all six stages' moments side by side; "
+                     "the networks need stored frames: stages 1, 2 and 5 only)")
 args = ap.parse_args()
 
 calls, meta, sealed, aug, key = fl.setup()
@@ -65,6 +66,8 @@ def fit_predict_net(train_idx, test_idx, seed, k):
     from livejudge.judge.training.whisper_head import class_weights, fit_logistic
 
     torch.set_num_threads(args.threads)
+    if args.stage not in (1, 2, 5):
+        sys.exit(f"--stage {args.stage}: frames are stored for stages 1, 2 and 5 only (extract.py KEEP)")
     FR = frames()
 
     class Net(nn.Module):
@@ -137,7 +140,7 @@ t0 = time.time()
 fi, ti, ps = [], [], []
 for k in range(a, b):
     fold = folds[k]
-    P.check_nested(meta, sealed, fold, np.array([], int))  # no calibration row outside fold.train
+    P.check_nested(meta, sealed, fold, np.array([], int))  # training rows: no test, held-out or sealed row
     if args.model == "moments_lr":
         p, _ = fl.common.standardised_lr_fit_predict(X, None, y, meta, fold.train, fold.test, JL_SEED, 0.3)
     else:

@@ -8,7 +8,7 @@ then over all folds:
 the pooled AUC, the mean over families, the worst family, accuracy at 0.5 and mean P(human) of people
 and machines. ``v4 heads`` is the shipped recipe's fold heads on the same folds from
 benchmarks/results/judge_lofo_protocol_v4.json (acoustic + encoder features, nested Platt; its
-dialogues are judge_lofo's: the same draws, see README.md for the one difference).
+dialogues are judge_lofo's: the same draws, see README.md for how they differ).
 """
 import argparse
 import json
@@ -46,7 +46,8 @@ for tag in args.tags:
                               family_mean_auc=float(np.mean([per[f]["auc"] for f in fams])),
                               fold_mean_auc=float(np.mean([per[f]["fold_auc_mean"] for f in fams])),
                               worst=min(fams, key=lambda f: per[f]["auc"]), seconds=float(z["seconds"]))
-hdr = f"{'held-out family':24}" + "".join(f"{t[-14:]:>14}" for t in args.tags) + f"{'v4 heads':>10}"
+hdr = f"{'held-out family':24}" + "".join(f"{t[-13:]:>14}" for t in args.tags) + f"{'v4 heads':>10}"
+print("columns: " + ", ".join(args.tags) + ", v4 heads (headers: the last 13 characters of each tag)")
 print(hdr)
 for f in fams:
     print(f"{f:24}" + "".join(f"{res['models'][t]['lofo'][f]['auc']:14.3f}" for t in args.tags)
