@@ -28,8 +28,8 @@ For apps that prefer a stage to an observer, or want results *inside* the pipeli
   ``{"type": "livejudge", "kind": ..., "t_s": ..., **fields}``, which Pipecat's RTVI observer
   sends to the client as a server message.
 * End of call: on ``EndFrame`` the stage first finishes judging (drains its queue, judges the
-  last window, writes ``result_path``) and pushes the results that produces, then passes the
-  ``EndFrame`` on, so results of the call's last seconds reach downstream stages instead of
+  last window, writes ``result_path``; with an ``observer``, waits for the observer's close) and
+  pushes the results that produces, then passes the ``EndFrame`` on, so results of the call's last seconds reach downstream stages instead of
   being cut off behind the ``EndFrame``. The wait is bounded by ``end_drain_s``; agent audio is
   never held (there is none after ``EndFrame``). ``CancelFrame`` passes on at once.
 """
@@ -121,7 +121,7 @@ class LiveJudgeProcessor(FrameProcessor):
     # ------------------------------------------------------------ frames
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
-        if isinstance(frame, EndFrame) and self._tapping and self._running and direction is _DOWN:
+        if isinstance(frame, EndFrame) and self._running and direction is _DOWN:
             await self._drain_before_end()
         await self.push_frame(frame, direction)  # first, unchanged: never delay the agent (EndFrame: above)
         if isinstance(frame, StartFrame):
@@ -151,11 +151,19 @@ class LiveJudgeProcessor(FrameProcessor):
 
     async def _drain_before_end(self) -> None:
         """Finish judging (bounded by ``end_drain_s``) and push the results that produces
-        before the ``EndFrame`` goes on. The close keeps running if the wait times out."""
-        if self._close_task is None:
-            self._close_task = asyncio.ensure_future(self.close())
+        before the ``EndFrame`` goes on. The close keeps running if the wait times out. With an
+        ``observer``, its close (which the EndFrame leaving the output transport starts) is waited
+        for: under load the observer's worker lags the audio, and its events would otherwise come
+        after this stage stopped emitting."""
+        if self._tapping:
+            if self._close_task is None:
+                self._close_task = asyncio.ensure_future(self.close())
+            task = self._close_task
+        else:
+            self._observer._schedule_close()
+            task = self._observer._close_task
         try:
-            await asyncio.wait_for(asyncio.shield(self._close_task), self.end_drain_s)
+            await asyncio.wait_for(asyncio.shield(task), self.end_drain_s)
         except Exception:  # a timeout, or an error close() records in the result: the EndFrame goes on
             pass
         # events fired by the worker thread reach this loop through call_soon_threadsafe:
