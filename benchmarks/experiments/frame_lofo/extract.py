@@ -28,7 +28,6 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fl  # noqa: E402
-import livejudge.testing.dialogues as D  # noqa: E402
 import layers  # noqa: E402
 from livejudge.judge.features.backbones.whisper import FRAME_S, MAX_CHUNK_S, pool_frames, pool_turns  # noqa: E402
 from livejudge.judge.features.log_mel import log_mel  # noqa: E402
@@ -50,9 +49,7 @@ def encode(x):
         m = log_mel(piece)
         parts.append(ENC.encode_layers(m[:, :m.shape[1] - m.shape[1] % 2]))
     return [np.concatenate([p[s] for p in parts]) for s in range(len(parts[0]))]
-REC = []
 T = [0.0, 0.0]  # agent turn audio seconds, encoder seconds
-_orig_build = D.DialogueBuilder.build
 
 
 def features(d):
@@ -83,24 +80,8 @@ def features(d):
                 **{f"l{s}": cat(early[s]) for s in KEEP})
 
 
-class Light:
-    def __init__(self, rec):
-        self.rec = rec
-
-
-def build(self):
-    d = _orig_build(self)
-    REC.append(features(d))
-    if len(REC) % 100 == 0:
-        print(f"  {len(REC)} dialogues, {T[0]:.0f} s agent speech, encoder {T[1]:.0f} s", flush=True)
-    return Light(REC[-1])
-
-
-D.DialogueBuilder.build = build
-t0 = time.time()
-calls, meta, sealed, aug, key = fl.setup(build_audio=True)
-assert len(REC) == len(calls) and all(c.rec is r for (c, _), r in zip(calls, REC))
-wall = time.time() - t0
+REC, calls, meta, sealed, aug, key, wall = fl.common.extract_each(
+    features, setup_fn=fl.setup, progress=lambda: f"{T[0]:.0f} s agent speech, encoder {T[1]:.0f} s")
 fr = np.empty(len(REC), object)
 fr[:] = [r["frames"] for r in REC]
 tu = np.empty(len(REC), object)

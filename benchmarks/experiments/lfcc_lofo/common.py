@@ -104,6 +104,44 @@ def setup(build_audio: bool = False, exclude: list[str] | None = None):
     return calls, meta, sealed, aug_fams, key
 
 
+class _Reduced:
+    """What a wrapped ``DialogueBuilder.build`` returns in place of a dialogue: its features only."""
+
+    def __init__(self, rec):
+        self.rec = rec
+
+
+def extract_each(features, setup_fn=None, progress=None, every: int = 100):
+    """Build the open dialogues with their audio and reduce each to ``features(dialogue)`` right
+    after it is built (identical audio to judge_lofo's), dropping the audio (memory).
+
+    ``setup_fn``: a ``setup`` with the experiment's arguments (default: this module's ``setup``);
+    ``progress``: a callable giving a progress string, printed every ``every`` dialogues.
+    Returns (recs, calls, meta, sealed, aug_fams, key, wall_s); ``recs[i]`` is dialogue i's features
+    (``calls[i][0].rec``). Both extractors (``lfcc_lofo/extract.py``, ``frame_lofo/extract.py``) use it."""
+    import time
+
+    import livejudge.testing.dialogues as D
+
+    recs: list = []
+    orig = D.DialogueBuilder.build
+
+    def build(self):
+        recs.append(features(orig(self)))
+        if progress is not None and len(recs) % every == 0:
+            print(f"  {len(recs)} dialogues, {progress()}", flush=True)
+        return _Reduced(recs[-1])
+
+    D.DialogueBuilder.build = build
+    t0 = time.time()
+    try:
+        calls, meta, sealed, aug, key = (setup_fn or setup)(build_audio=True)
+    finally:
+        D.DialogueBuilder.build = orig
+    assert len(recs) == len(calls) and all(c.rec is r for (c, _), r in zip(calls, recs))
+    return recs, calls, meta, sealed, aug, key, time.time() - t0
+
+
 def standardised_lr_fit_predict(X, G, y, meta, train_idx, test_idx, seed, l2):
     """The LFCC readout (judge_lofo ``fit_predict``'s signature; ``G`` unused): features standardised
     on the fold's fit rows, class-weighted logistic regression at ``l2``, then Platt on judge_lofo's

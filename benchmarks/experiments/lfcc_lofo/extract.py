@@ -16,12 +16,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # this folder (common.py, lfcc.py)
 import common  # noqa: E402  (puts the repo root on sys.path)
 import lfcc as L
-import livejudge.testing.dialogues as D
 
 FB60 = L.linear_fbank(60)
-REC = []
 T_FE = [0.0, 0.0, 0.0]  # audio seconds, lfcc seconds (power spectrum + lfcc), all-features seconds
-_orig_build = D.DialogueBuilder.build
 
 
 def features(d):
@@ -49,25 +46,8 @@ def features(d):
     return rec
 
 
-class Light:
-    def __init__(self, rec):
-        self.rec = rec
-
-
-def build(self):
-    d = _orig_build(self)
-    REC.append(features(d))
-    if len(REC) % 100 == 0:
-        print(f"  {len(REC)} dialogues, {T_FE[0]:.0f} s agent audio, front end {T_FE[1]:.1f} s", flush=True)
-    return Light(REC[-1])
-
-
-D.DialogueBuilder.build = build
-
-t0 = time.time()
-calls, meta, sealed, aug, key = common.setup(build_audio=True)
-assert len(REC) == len(calls) and all(c.rec is r for (c, _), r in zip(calls, REC))
-wall = time.time() - t0
+REC, calls, meta, sealed, aug, key, wall = common.extract_each(
+    features, progress=lambda: f"{T_FE[0]:.0f} s agent audio, front end {T_FE[1]:.1f} s")
 fr = np.empty(len(REC), object)
 fr[:] = [r["frames"] for r in REC]
 np.savez(common.FEATS, lfcc_stats=np.stack([r["lfcc_stats"] for r in REC]),
