@@ -323,21 +323,31 @@ def fig_frame_lofo() -> str:
             "(from `benchmarks/results/judge_frame_lofo.json`)")
 
 
-def fig_wild_sources_2() -> str:
-    """The second batch's sources table (docs/corpus.md), from the stored manifest
-    ``benchmarks/data/wild_manifest_2.csv`` by ``benchmarks/judge_wild.py``'s ``corpus_table``."""
+def _wild_sources(manifest: str, gatherer: str) -> str:
+    """A wild batch's sources table (docs/corpus.md), from its stored manifest
+    ``benchmarks/data/MANIFEST`` by ``benchmarks/judge_wild.py``'s ``corpus_table``."""
     import csv
     import importlib.util
 
-    path = ROOT / "benchmarks" / "data" / "wild_manifest_2.csv"
+    path = ROOT / "benchmarks" / "data" / manifest
     if not path.exists():
-        raise FigureError(f"wild_sources_2: no {path.relative_to(ROOT)} (scripts/gather_wild_corpus_2.py writes it)")
+        raise FigureError(f"wild sources: no {path.relative_to(ROOT)} (scripts/{gatherer} writes it)")
     spec = importlib.util.spec_from_file_location("judge_wild", ROOT / "benchmarks" / "judge_wild.py")
     jw = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(jw)
     with path.open() as f:
         rows = list(csv.DictReader(f))
-    return jw.corpus_table(rows) + "\n\n(from `benchmarks/data/wild_manifest_2.csv`)"
+    return jw.corpus_table(rows) + f"\n\n(from `benchmarks/data/{manifest}`)"
+
+
+def fig_wild_sources_2() -> str:
+    """The second batch's sources table (``_wild_sources``)."""
+    return _wild_sources("wild_manifest_2.csv", "gather_wild_corpus_2.py")
+
+
+def fig_wild_sources_3() -> str:
+    """The third batch's sources table: conversational people and conversational neural TTS."""
+    return _wild_sources("wild_manifest_3.csv", "gather_wild_corpus_3.py")
 
 
 def _doc_first_line(path: Path) -> str:
@@ -373,6 +383,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "data_batch2": fig_data_batch2,
     "frame_lofo": fig_frame_lofo,
     "wild_sources_2": fig_wild_sources_2,
+    "wild_sources_3": fig_wild_sources_3,
 }
 
 # ---------------------------------------------------------------- docs

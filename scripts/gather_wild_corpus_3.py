@@ -18,12 +18,29 @@ corpus's. Reserved sources and systems are refused; MegaTTS and Kokoro (sealed f
 """
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gather_wild_corpus import gather  # noqa: E402  (the extraction loop every batch shares)
-from gather_wild_corpus_2 import CAP_PER_REPO, corpus_licence, load  # noqa: E402
+from gather_wild_corpus_2 import CAP_PER_REPO, CORPUS_LICENCE, load  # noqa: E402
+
+# the second batch's public corpora, plus this batch's (evidence: conversational_human.md)
+CORPUS_LICENCE_3 = CORPUS_LICENCE + [
+    (r"^AMI-meeting", "CC-BY-4.0", "AMI Meeting Corpus"),
+    (r"^VoxConverse", "CC-BY-4.0", "VoxConverse"),
+    (r"public-domain$", "public-domain", "US-government work"),
+]
+
+
+def corpus_licence(src: dict, label: str, system: str) -> tuple[str, str]:
+    """(licence, licence_note) of a row: gather_wild_corpus_2.corpus_licence with this batch's corpora."""
+    if label == "human":
+        for pat, lic, corpus in CORPUS_LICENCE_3:
+            if re.search(pat, system, re.I):
+                return lic, f"{corpus} recording ({lic}); hosted in {src['repo']} ({src['licence']})"
+    return src["licence"], ""
 
 
 def main() -> int:
