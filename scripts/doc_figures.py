@@ -323,6 +323,44 @@ def fig_frame_lofo() -> str:
             "(from `benchmarks/results/judge_frame_lofo.json`)")
 
 
+def fig_frame_lofo_r2() -> str:
+    """Round 2 of the frame-level experiment (benchmarks/experiments/frame_lofo/README.md): the same
+    readouts after the third wild batch (conversational people and conversational neural TTS) joined
+    the open rows; the rule's result, and the family round 1 failed on, before and after. Rounded DOWN."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from judge_lofo import floor2 as d
+
+    r, r1 = _result("judge_frame_lofo_r2"), _result("judge_frame_lofo")
+    if r is None or r1 is None:
+        raise FigureError("frame_lofo_r2: needs benchmarks/results/judge_frame_lofo{,_r2}.json "
+                          "(benchmarks/experiments/frame_lofo/README.md)")
+    names = {"moments_lr": "the moments readout (baseline)",
+             "frame_cnn_stage2": "the CNN over the second block's frames (primary), seed 0",
+             "frame_cnn_stage2_s1": "seed 1",
+             "frame_cnn": "the CNN over the last stage's frames"}
+    M, M1 = r["models"], r1["models"]
+    fams = sorted(M["moments_lr"]["lofo"])
+    parts = [f"{names[t]} {d(M[t]['family_mean_auc'])} (pooled {d(M[t]['pooled']['auc'])})" for t in names if t in M]
+    w = "commercial-neural-tts"
+    moved = "; ".join(f"{t}: {d(M1[t]['lofo'][w]['auc'])} in round 1, {d(M[t]['lofo'][w]['auc'])} now (mean P(human) "
+                      f"people {d(M[t]['lofo'][w]['p_human_h'])}, machines {d(M[t]['lofo'][w]['p_human_m'])})"
+                      for t in names if t in M and t in M1)
+    c = "conversational-neural-tts"
+    conv = "; ".join(f"{t} {d(M[t]['lofo'][c]['auc'])}" for t in names if t in M and c in M[t]["lofo"])
+    rule = r.get("rule", {})
+    verdicts = "; ".join(f"{t}: {'met' if v['met'] else 'not met'} (mean {v['d_family_mean']:+.2f}, pooled "
+                         f"{v['d_pooled']:+.2f}, worst family change {v['worst_change']:+.2f} ({v['worst_family']})"
+                         + (f", lowest family {d(v['lowest_family_auc'])} ({v['lowest_family']})" if "lowest_family" in v else "")
+                         + ")" for t, v in rule.items() if "mean of" in t or t == "frame_cnn")
+    return (f"Round 2 ({r['n_dialogues']} open dialogues, {len(fams)} held-out families, the third wild batch "
+            "added), encoder features only, split Platt, mean per-family ROC-AUC: " + "; ".join(parts)
+            + f". The family round 1 failed on, {w}, ROC-AUC: {moved}. The new held-out family {c}: {conv}. "
+            "The round-2 rule (against the baseline, on the primary's mean over its seeds: mean over families "
+            "at least 0.05 higher, pooled higher, no family more than 0.05 lower, no family below 0.5): "
+            + verdicts + ". Figures rounded down (changes are not).\n\n"
+            "(from `benchmarks/results/judge_frame_lofo_r2.json` and `judge_frame_lofo.json`)")
+
+
 def _wild_sources(manifest: str, gatherer: str) -> str:
     """A wild batch's sources table (docs/corpus.md), from its stored manifest
     ``benchmarks/data/MANIFEST`` by ``benchmarks/judge_wild.py``'s ``corpus_table``."""
@@ -382,6 +420,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "verdict_settle": fig_verdict_settle,
     "data_batch2": fig_data_batch2,
     "frame_lofo": fig_frame_lofo,
+    "frame_lofo_r2": fig_frame_lofo_r2,
     "wild_sources_2": fig_wild_sources_2,
     "wild_sources_3": fig_wild_sources_3,
 }

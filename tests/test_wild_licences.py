@@ -1,0 +1,54 @@
+"""Licence of a wild-corpus row (docs/corpus.md "Licence of a row: the recording's"): a human
+recording the rule names as a public corpus's keeps that corpus's licence wherever it is hosted; a
+machine clip, or a person of no named corpus, takes the hosting repository's. The fit/measure split
+(benchmarks/judge_lofo.py FIT_OK) reads this column, so a wrong licence here is a row fitted on that
+must not be."""
+
+import csv
+import importlib.util
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load(name):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+        m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(m)
+        return m
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+
+
+g3 = _load("gather_wild_corpus_3")
+AGPL = {"repo": "x/y", "licence": "AGPL-3.0"}
+
+
+def test_a_public_corpus_recording_keeps_its_corpus_licence_wherever_hosted():
+    assert g3.corpus_licence(AGPL, "human", "AMI-meeting")[0] == "CC-BY-4.0"
+    assert g3.corpus_licence(AGPL, "human", "VoxConverse")[0] == "CC-BY-4.0"
+    assert g3.corpus_licence(AGPL, "human", "NASA-Apollo11-public-domain")[0] == "public-domain"
+    assert g3.corpus_licence(AGPL, "human", "libritts-1089")[0] == "CC-BY-4.0"  # the second batch's corpora too
+    lic, note = g3.corpus_licence(AGPL, "human", "AMI-meeting-headset")
+    assert "AMI" in note and "x/y (AGPL-3.0)" in note
+
+
+def test_machines_and_unnamed_people_take_the_repository_licence():
+    assert g3.corpus_licence(AGPL, "machine", "AMI-meeting") == ("AGPL-3.0", "")  # a clone of a corpus voice
+    assert g3.corpus_licence(AGPL, "human", "GoogleCloud-speech-sample-call") == ("AGPL-3.0", "")
+    assert g3.corpus_licence(AGPL, "human", "public-domain-ish-speaker")[0] == "AGPL-3.0"  # suffix only
+
+
+def test_the_stored_third_batch_is_what_its_rules_and_the_licence_rule_say():
+    srcs = {s["repo"]: s for s in g3.load("conversational_human") + g3.load("conversational_tts")}
+    with (ROOT / "benchmarks" / "data" / "wild_manifest_3.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) > 100
+    for r in rows:
+        src = srcs[r["repo"]]
+        assert src["commit"] == r["commit"], r["path"]
+        assert (r["licence"], r["licence_note"]) == g3.corpus_licence(src, r["label"], r["system"]), r["path"]
+    assert {r["label"] for r in rows} == {"human", "machine"}
