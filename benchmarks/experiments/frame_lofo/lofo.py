@@ -17,9 +17,11 @@ judge_lofo.calib_split); the nested held-out-family Platt would need an inner ne
 stored for stages 1, 2 and 5 only); ``--stage -1`` (moments_lr only): the six stages' moments side by
 side (9216 columns).
 
-Usage: python lofo.py MODEL [--stage S] [--seed N] [--folds a:b]  -> $FRAME_OUT/preds_<MODEL>[_stageS][_sN].npz
+Usage: python lofo.py MODEL [--stage S] [--seed N] [--folds a:b] [--train-without NAMES]
+       -> $FRAME_OUT/preds_<MODEL>[_stageS][_sN][_woK].npz
 """
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -39,6 +41,10 @@ ap.add_argument("--threads", type=int, default=2, help="torch threads (1 to run 
 ap.add_argument("--stage", type=int, default=5, choices=range(-1, 6),
                 help="encoder stage (default 5, the last; -1 with moments_lr: all six stages' moments side by side; "
                      "the networks need stored frames: stages 1, 2 and 5 only)")
+ap.add_argument("--train-without", default="", metavar="NAMES",
+                help="comma-separated machine families, human groups and speakers (a wild row's system) whose rows no fold "
+                     "trains on (the test rows "
+                     "stay): round 2's ablation of the third batch (README.md); adds _wo<N> to the tag")
 args = ap.parse_args()
 
 calls, meta, sealed, aug, key = fl.setup()
@@ -138,9 +144,15 @@ a, b = (0, len(folds)) if args.folds is None else map(int, args.folds.split(":")
 X = (Z["moments"].reshape(len(meta), -1) if args.stage == -1 else Z["moments"][:, args.stage]).astype(np.float64)
 t0 = time.time()
 fi, ti, ps = [], [], []
+WITHOUT = {n for n in args.train_without.split(",") if n}
+drop = np.array([bool({m["family"] if m["label"] == "machine" else m["group"], m["speaker"]} & WITHOUT) for m in meta])
+if WITHOUT and not drop.any():
+    sys.exit(f"--train-without {args.train_without}: no dialogue of those families or groups")
 for k in range(a, b):
     fold = folds[k]
     P.check_nested(meta, sealed, fold, np.array([], int))  # training rows: no test, held-out or sealed row
+    if WITHOUT:
+        fold = dataclasses.replace(fold, train=fold.train[~drop[fold.train]])
     if args.model == "moments_lr":
         p, _ = fl.common.standardised_lr_fit_predict(X, None, y, meta, fold.train, fold.test, JL_SEED, 0.3)
     else:
@@ -150,7 +162,8 @@ for k in range(a, b):
     ps.append(p)
     print(f"fold {k + 1}/{len(folds)} {fold.family}/{fold.group[:24]} auc {JL.roc_auc(p, y[fold.test]):.3f} "
           f"({time.time() - t0:.0f} s)", flush=True)
-tag = args.model + ({5: "", -1: "_allstages"}.get(args.stage, f"_stage{args.stage}")) + (f"_s{args.seed}" if args.seed else "")
+tag = args.model + ({5: "", -1: "_allstages"}.get(args.stage, f"_stage{args.stage}")) + (f"_s{args.seed}" if args.seed else "") \
+    + (f"_wo{len(WITHOUT)}" if WITHOUT else "")
 out = fl.preds_path(tag) if args.folds is None else fl.OUT / f"part_{tag}_{a}_{b}.npz"
 np.savez(out, fold=np.concatenate(fi), idx=np.concatenate(ti), p=np.concatenate(ps), key=key,
          families=np.array([f.family for f in folds]), groups=np.array([f.group for f in folds]),
