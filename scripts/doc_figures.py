@@ -323,6 +323,44 @@ def fig_frame_lofo() -> str:
             "(from `benchmarks/results/judge_frame_lofo.json`)")
 
 
+def fig_data_batch3() -> str:
+    """The third data batch (conversational speech of both classes) under data_batch2's rule: the
+    shipped recipe refitted on the grown corpus (v5) against the shipped head on the held-out
+    families the shipped head never met, and on the measure-only sources. Rounded DOWN."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from judge_lofo import floor2 as d
+
+    lofo, shipped, cand = (_result(n) for n in ("judge_lofo_protocol_v5", "judge_wild_measure_only_batch2_shipped",
+                                                 "judge_wild_measure_only_batch3_v5"))
+    if lofo is None or shipped is None or cand is None:
+        raise FigureError("data_batch3: needs benchmarks/results/judge_lofo_protocol_v5.json, "
+                          "judge_wild_measure_only_batch2_shipped.json and judge_wild_measure_only_batch3_v5.json "
+                          "(benchmarks/experiments/frame_lofo/README.md, round 2)")
+    c = lofo["compare_head"]
+    sw, st = shipped["conditions"]["wideband"], shipped["conditions"]["telephone"]
+    cw, ct = cand["conditions"]["wideband"], cand["conditions"]["telephone"]
+    ok_fresh = c["fold_heads_auc_fresh_families_and_people"] >= c["compare_head_auc_fresh_families_and_people"]
+    ok_fresh_all = c["fold_heads_auc_on_fresh"] >= c["compare_head_auc_on_fresh"]
+    ok_wild = (cw["pooled_auc_machines_vs_people"] >= sw["pooled_auc_machines_vs_people"]
+               and ct["pooled_auc_machines_vs_people"] >= st["pooled_auc_machines_vs_people"])
+    return (f"The shipped recipe refitted with the third batch (v5, {len(lofo['families'])} held-out families): "
+            f"pooled held-out ROC-AUC {d(lofo['pooled_auc'])}, commercial-neural-tts "
+            f"{d(lofo['lofo']['commercial-neural-tts']['auc'])}. On the {len(c.get('fresh_families', []))} families the "
+            f"shipped head never met, the fold heads {d(c['fold_heads_auc_on_fresh'])} against the shipped head "
+            f"{d(c['compare_head_auc_on_fresh'])} (its people partly in its training); counting only people neither "
+            f"had met, {d(c['fold_heads_auc_fresh_families_and_people'])} against "
+            f"{d(c['compare_head_auc_fresh_families_and_people'])}. On the measure-only sources the v5 head reaches "
+            f"ROC-AUC {d(cw['pooled_auc_machines_vs_people'])} wideband / {d(ct['pooled_auc_machines_vs_people'])} "
+            f"telephone (mean P(human) people {d(cw['people']['mean_p_human'])}, machines "
+            f"{d(cw['machines']['mean_p_human'])}), the shipped head {d(sw['pooled_auc_machines_vs_people'])} / "
+            f"{d(st['pooled_auc_machines_vs_people'])}. data_batch2's rule (at least as good on both): on the measure-only "
+            f"sources {'met' if ok_wild else 'not met'}; on the never-met families {'met' if ok_fresh else 'not met'} "
+            f"counting only people neither head had met (held-out for both), {'met' if ok_fresh_all else 'not met'} "
+            "counting every person (some were in the shipped head's training, so for it those are not held-out)"
+            + ". Figures rounded down.\n\n(from `benchmarks/results/judge_lofo_protocol_v5.json`, "
+            "`judge_wild_measure_only_batch2_shipped.json` and `judge_wild_measure_only_batch3_v5.json`)")
+
+
 def fig_frame_lofo_r2() -> str:
     """Round 2 of the frame-level experiment (benchmarks/experiments/frame_lofo/README.md): the same
     readouts after the third wild batch (conversational people and conversational neural TTS) joined
@@ -337,19 +375,20 @@ def fig_frame_lofo_r2() -> str:
     names = {"moments_lr": "the moments readout (baseline)",
              "frame_cnn_stage2": "the CNN over the second block's frames (primary), seed 0",
              "frame_cnn_stage2_s1": "seed 1",
-             "frame_cnn": "the CNN over the last stage's frames"}
+             "frame_cnn": "the CNN over the last stage's frames",
+             "moments_lr_wo5": "the baseline refitted on the same folds without the third batch (ablation)"}
     M, M1 = r["models"], r1["models"]
     fams = sorted(M["moments_lr"]["lofo"])
     parts = [f"{names[t]} {d(M[t]['family_mean_auc'])} (pooled {d(M[t]['pooled']['auc'])})" for t in names if t in M]
     w = "commercial-neural-tts"
     moved = "; ".join(f"{t}: {d(M1[t]['lofo'][w]['auc'])} in round 1, {d(M[t]['lofo'][w]['auc'])} now (mean P(human) "
                       f"people {d(M[t]['lofo'][w]['p_human_h'])}, machines {d(M[t]['lofo'][w]['p_human_m'])})"
-                      for t in names if t in M and t in M1)
+                      for t in names if t in M and t in M1 and "wo" not in t)
     c = "conversational-neural-tts"
     conv = "; ".join(f"{t} {d(M[t]['lofo'][c]['auc'])}" for t in names if t in M and c in M[t]["lofo"])
     rule = r.get("rule", {})
-    verdicts = "; ".join(f"{t}: {'met' if v['met'] else 'not met'} (mean {v['d_family_mean']:+.2f}, pooled "
-                         f"{v['d_pooled']:+.2f}, worst family change {v['worst_change']:+.2f} ({v['worst_family']})"
+    verdicts = "; ".join(f"{t}: {'met' if v['met'] else 'not met'} (mean {v['d_family_mean']:+.3f}, pooled "
+                         f"{v['d_pooled']:+.3f}, worst family change {v['worst_change']:+.3f} ({v['worst_family']})"
                          + (f", lowest family {d(v['lowest_family_auc'])} ({v['lowest_family']})" if "lowest_family" in v else "")
                          + ")" for t, v in rule.items() if "mean of" in t or t == "frame_cnn")
     return (f"Round 2 ({r['n_dialogues']} open dialogues, {len(fams)} held-out families, the third wild batch "
@@ -357,7 +396,7 @@ def fig_frame_lofo_r2() -> str:
             + f". The family round 1 failed on, {w}, ROC-AUC: {moved}. The new held-out family {c}: {conv}. "
             "The round-2 rule (against the baseline, on the primary's mean over its seeds: mean over families "
             "at least 0.05 higher, pooled higher, no family more than 0.05 lower, no family below 0.5): "
-            + verdicts + ". Figures rounded down (changes are not).\n\n"
+            + verdicts + ". Figures rounded down; changes to three decimals, unrounded.\n\n"
             "(from `benchmarks/results/judge_frame_lofo_r2.json` and `judge_frame_lofo.json`)")
 
 
@@ -421,6 +460,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "data_batch2": fig_data_batch2,
     "frame_lofo": fig_frame_lofo,
     "frame_lofo_r2": fig_frame_lofo_r2,
+    "data_batch3": fig_data_batch3,
     "wild_sources_2": fig_wild_sources_2,
     "wild_sources_3": fig_wild_sources_3,
 }
