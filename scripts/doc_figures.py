@@ -246,18 +246,31 @@ def fig_verdict_settle() -> str:
             f"{res['published_at_close']} verdicts came only with the end of the call). " + _src("verdict_settle"))
 
 
+def _stored(fig: str, *names: str, how: str) -> list[dict]:
+    """The stored results ``benchmarks/results/NAME.json`` a figure is written from, or a
+    FigureError naming the missing ones and ``how`` they are made."""
+    got = [_result(n) for n in names]
+    missing = [n for n, r in zip(names, got) if r is None]
+    if missing:
+        raise FigureError(f"{fig}: needs benchmarks/results/{', '.join(m + '.json' for m in missing)} ({how})")
+    return got
+
+
+def _floor2():
+    """judge_lofo.floor2: the rounding-down every validity figure uses."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from judge_lofo import floor2
+
+    return floor2
+
+
 def fig_data_batch2() -> str:
     """The second data batch under the protocol (issue 19): the candidate recipe's fold heads vs
     the shipped head on the same held-out dialogues, and both heads on the measure-only sources.
     Figures rounded DOWN, as every validity figure."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from judge_lofo import floor2 as d  # the rounding-down every validity figure uses
-
-    lofo, shipped, cand = (_result(n) for n in ("judge_lofo_protocol_v4", "judge_wild_measure_only_batch2_shipped",
-                                                 "judge_wild_measure_only_batch2_v4"))
-    if lofo is None or shipped is None or cand is None:
-        raise FigureError("data_batch2: needs benchmarks/results/judge_lofo_protocol_v4.json and "
-                          "judge_wild_measure_only_batch2_{shipped,v4}.json (benchmarks/experiments/data_batch2/README.md)")
+    d = _floor2()
+    lofo, shipped, cand = _stored("data_batch2", "judge_lofo_protocol_v4", "judge_wild_measure_only_batch2_shipped",
+                                  "judge_wild_measure_only_batch2_v4", how="benchmarks/experiments/data_batch2/README.md")
 
     c = lofo["compare_head"]
     fresh = c["fresh_families"]
@@ -290,13 +303,8 @@ def fig_frame_lofo() -> str:
     """The frame-level readouts of the Whisper encoder under the LOFO protocol (issue 19,
     benchmarks/experiments/frame_lofo): each model's mean per-family and pooled ROC-AUC, and the
     adoption rule fixed before the runs. Rounded DOWN."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from judge_lofo import floor2 as d
-
-    r = _result("judge_frame_lofo")
-    if r is None:
-        raise FigureError("frame_lofo: needs benchmarks/results/judge_frame_lofo.json "
-                          "(benchmarks/experiments/frame_lofo/README.md)")
+    d = _floor2()
+    r, = _stored("frame_lofo", "judge_frame_lofo", how="benchmarks/experiments/frame_lofo/README.md")
     names = {"moments_lr": "the four moments of the last stage's frames (the shipped readout's encoder part)",
              "frame_cnn": "a light temporal CNN over the last stage's frames",
              "frame_cnn_s1": "the same CNN with another seed",
@@ -327,15 +335,10 @@ def fig_data_batch3() -> str:
     """The third data batch (conversational speech of both classes) under data_batch2's rule: the
     shipped recipe refitted on the grown corpus (v5) against the shipped head on the held-out
     families the shipped head never met, and on the measure-only sources. Rounded DOWN."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from judge_lofo import floor2 as d
-
-    lofo, shipped, cand = (_result(n) for n in ("judge_lofo_protocol_v5", "judge_wild_measure_only_batch2_shipped",
-                                                 "judge_wild_measure_only_batch3_v5"))
-    if lofo is None or shipped is None or cand is None:
-        raise FigureError("data_batch3: needs benchmarks/results/judge_lofo_protocol_v5.json, "
-                          "judge_wild_measure_only_batch2_shipped.json and judge_wild_measure_only_batch3_v5.json "
-                          "(benchmarks/experiments/frame_lofo/README.md, round 2)")
+    d = _floor2()
+    lofo, shipped, cand = _stored("data_batch3", "judge_lofo_protocol_v5", "judge_wild_measure_only_batch2_shipped",
+                                  "judge_wild_measure_only_batch3_v5",
+                                  how="benchmarks/experiments/frame_lofo/README.md, round 2")
     c = lofo["compare_head"]
     sw, st = shipped["conditions"]["wideband"], shipped["conditions"]["telephone"]
     cw, ct = cand["conditions"]["wideband"], cand["conditions"]["telephone"]
@@ -365,13 +368,9 @@ def fig_frame_lofo_r2() -> str:
     """Round 2 of the frame-level experiment (benchmarks/experiments/frame_lofo/README.md): the same
     readouts after the third wild batch (conversational people and conversational neural TTS) joined
     the open rows; the rule's result, and the family round 1 failed on, before and after. Rounded DOWN."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from judge_lofo import floor2 as d
-
-    r, r1 = _result("judge_frame_lofo_r2"), _result("judge_frame_lofo")
-    if r is None or r1 is None:
-        raise FigureError("frame_lofo_r2: needs benchmarks/results/judge_frame_lofo{,_r2}.json "
-                          "(benchmarks/experiments/frame_lofo/README.md)")
+    d = _floor2()
+    r, r1 = _stored("frame_lofo_r2", "judge_frame_lofo_r2", "judge_frame_lofo",
+                    how="benchmarks/experiments/frame_lofo/README.md")
     names = {"moments_lr": "the moments readout (baseline)",
              "frame_cnn_stage2": "the CNN over the second block's frames (primary), seed 0",
              "frame_cnn_stage2_s1": "seed 1",

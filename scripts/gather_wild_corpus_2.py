@@ -48,11 +48,12 @@ def load(name: str) -> list[dict]:
     return m.SOURCES
 
 
-def corpus_licence(src: dict, label: str, system: str) -> tuple[str, str]:
+def corpus_licence(src: dict, label: str, system: str, corpora=None) -> tuple[str, str]:
     """(licence, licence_note) of a row: the repository's, or a public corpus's own licence for a
-    human recording the page identifies as that corpus's (module docstring)."""
+    human recording the page identifies as that corpus's (module docstring). ``corpora``: the
+    (pattern, licence, corpus) list, default ``CORPUS_LICENCE`` (a later batch passes its own)."""
     if label == "human":
-        for pat, lic, corpus in CORPUS_LICENCE:
+        for pat, lic, corpus in (CORPUS_LICENCE if corpora is None else corpora):
             if re.search(pat, system, re.I):
                 return lic, f"{corpus} recording ({lic}); hosted in {src['repo']} ({src['licence']})"
     return src["licence"], ""

@@ -18,12 +18,12 @@ corpus's. Reserved sources and systems are refused; MegaTTS and Kokoro (sealed f
 """
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gather_wild_corpus import gather  # noqa: E402  (the extraction loop every batch shares)
+import gather_wild_corpus_2 as g2  # noqa: E402
 from gather_wild_corpus_2 import CAP_PER_REPO, CORPUS_LICENCE, load  # noqa: E402
 
 # the second batch's public corpora, plus this batch's (evidence: conversational_human.md)
@@ -36,11 +36,7 @@ CORPUS_LICENCE_3 = CORPUS_LICENCE + [
 
 def corpus_licence(src: dict, label: str, system: str) -> tuple[str, str]:
     """(licence, licence_note) of a row: gather_wild_corpus_2.corpus_licence with this batch's corpora."""
-    if label == "human":
-        for pat, lic, corpus in CORPUS_LICENCE_3:
-            if re.search(pat, system, re.I):
-                return lic, f"{corpus} recording ({lic}); hosted in {src['repo']} ({src['licence']})"
-    return src["licence"], ""
+    return g2.corpus_licence(src, label, system, CORPUS_LICENCE_3)
 
 
 def main() -> int:
