@@ -1,4 +1,4 @@
-"""Leave-one-family-out readouts of the Whisper tiny.en frames (v4 open dialogues, v4 folds).
+"""Leave-one-family-out readouts of the Whisper tiny.en frames (the open dialogues and folds of $LFCC_MANIFESTS; round 1: v4, round 2: v5).
 
 Models (fixed before any result; README.md):
   moments_lr  the shipped readout's encoder part: the four moments of the same frames (1536), standardised,
