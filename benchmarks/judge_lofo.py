@@ -408,6 +408,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--l2", type=float, default=0.3, help="ridge penalty (chosen on the development corpus)")
     ap.add_argument("--exclude-family", action="append", default=[], metavar="FAMILY",
                     help="leave a family out of training and testing (repeatable; e.g. an augmentation that hurts)")
+    ap.add_argument("--exclude-speaker", action="append", default=[], metavar="VOICE",
+                    help="leave a voice out of training and testing (repeatable): the manifest's speaker, which for "
+                         "a wild CSV row is its system column; e.g. a person the measure-only sources also hold, "
+                         "so that a head fitted here is never measured on someone it was fitted on")
     ap.add_argument("--lang", default=None, metavar="CODE",
                     help="use only clips in this language (manifest `lang`; e.g. en: the encoder is tiny.en, and a "
                          "language spoken by humans but by few machine voices would become a label)")
@@ -459,7 +463,7 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
         if args.lang:
             rows = [r for r in rows if (r.get("lang") or "en") == args.lang]
-        return [r for r in rows if r["family"] not in args.exclude_family]
+        return [r for r in rows if r["family"] not in args.exclude_family and r["speaker"] not in args.exclude_speaker]
 
     def augmentation_families(rows) -> list[str]:
         fams = {r["family"] for r in rows if r["label"] == "machine"}
@@ -474,7 +478,8 @@ def main(argv: list[str] | None = None) -> int:
     # augmentation families (copy-synthesis of human clips) are training material, not systems:
     # never sealed, never held out as a family (their rows go with their human speaker's group)
     aug_fams = augmentation_families(rows)
-    key = hashlib.sha256(("".join(m.read_text() for m in mpaths) + f"{args.group_chunks}/{args.seed}/{args.turns}/{args.per_human}/{args.per_voice}/{args.per_family}/{args.human_group}/{args.lang}/{sorted(args.exclude_family)}/v6")
+    key = hashlib.sha256(("".join(m.read_text() for m in mpaths) + f"{args.group_chunks}/{args.seed}/{args.turns}/{args.per_human}/{args.per_voice}/{args.per_family}/{args.human_group}/{args.lang}/{sorted(args.exclude_family)}/v6"
+                          + (f"/{sorted(args.exclude_speaker)}" if args.exclude_speaker else ""))
                          .encode()).hexdigest()[:16]
     cache_file = Path(args.cache) / f"{key}.npz"
     calls = build_calls(rows, args.seed, args.turns, args.per_human, args.per_voice, args.per_family,
@@ -552,6 +557,12 @@ def main(argv: list[str] | None = None) -> int:
         if P_cmp is not None:  # the same test dialogues, scored by the existing head
             pc = P_cmp[np.concatenate([t for _, _, _, t in by_f[F]])]
             s["compare_head"] = {**summary(pc, ys), "fitted_on_family": F in cmp_fams}
+            if F not in cmp_fams:  # this family again, with only the people neither head was fitted on
+                tt = np.concatenate([t for _, _, _, t in by_f[F]])
+                newp = np.array([ys[k] == 0 or not (set(str(grp[i]).split("+")) & cmp_groups)
+                                 for k, i in enumerate(tt)])
+                s["people_neither_met"] = {"n_h": int(((ys == 1) & newp).sum()), "auc": roc_auc(ps[newp], ys[newp]),
+                                           "compare_head_auc": roc_auc(pc[newp], ys[newp])}
             extra = f" {s['compare_head']['auc']:10.3f}" + (" (fitted)" if F in cmp_fams else "")
         lofo[F] = s
         print(f"{F:18} {s['auc']:6.3f} {s['acc']:8.3f} {s['p_human_h']:11.3f} {s['p_human_m']:13.3f} "

@@ -18,6 +18,7 @@ corpus's. Reserved sources and systems are refused; MegaTTS and Kokoro (sealed f
 """
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -34,8 +35,26 @@ CORPUS_LICENCE_3 = CORPUS_LICENCE + [
 ]
 
 
+# Sources whose audio may be used to measure but not to fit, whatever the hosting repository's
+# licence (decided 2026-12-04 after a reviewer's reading of the evidence; docs/corpus.md, third
+# batch). (regex on the system name, licence recorded, why). Neither licence is in
+# benchmarks/judge_lofo.py FIT_OK, so these rows are measure-only everywhere.
+MEASURE_ONLY = [
+    (r"^VoxConverse", "research-only",
+     "VoxConverse recording: its README grants the data 'for research purposes' and the videos' copyright "
+     "stays with their owners; measure only"),
+    (r"^ChatTTS", "CC-BY-NC-4.0",
+     "generated with ChatTTS (podcast_tts's default engine), whose weights are CC-BY-NC-4.0; the repository "
+     "(MIT) does not name the engine it ran; measure only"),
+]
+
+
 def corpus_licence(src: dict, label: str, system: str) -> tuple[str, str]:
-    """(licence, licence_note) of a row: gather_wild_corpus_2.corpus_licence with this batch's corpora."""
+    """(licence, licence_note) of a row: a ``MEASURE_ONLY`` source's recorded licence first, else
+    gather_wild_corpus_2.corpus_licence with this batch's corpora."""
+    for pat, lic, why in MEASURE_ONLY:
+        if re.search(pat, system):
+            return lic, f"{why}; hosted in {src['repo']} ({src['licence']})"
     return g2.corpus_licence(src, label, system, CORPUS_LICENCE_3)
 
 

@@ -29,7 +29,6 @@ AGPL = {"repo": "x/y", "licence": "AGPL-3.0"}
 
 def test_a_public_corpus_recording_keeps_its_corpus_licence_wherever_hosted():
     assert g3.corpus_licence(AGPL, "human", "AMI-meeting")[0] == "CC-BY-4.0"
-    assert g3.corpus_licence(AGPL, "human", "VoxConverse")[0] == "CC-BY-4.0"
     assert g3.corpus_licence(AGPL, "human", "NASA-Apollo11-public-domain")[0] == "public-domain"
     assert g3.corpus_licence(AGPL, "human", "libritts-1089")[0] == "CC-BY-4.0"  # the second batch's corpora too
     lic, note = g3.corpus_licence(AGPL, "human", "AMI-meeting-headset")
@@ -40,6 +39,21 @@ def test_machines_and_unnamed_people_take_the_repository_licence():
     assert g3.corpus_licence(AGPL, "machine", "AMI-meeting") == ("AGPL-3.0", "")  # a clone of a corpus voice
     assert g3.corpus_licence(AGPL, "human", "GoogleCloud-speech-sample-call") == ("AGPL-3.0", "")
     assert g3.corpus_licence(AGPL, "human", "public-domain-ish-speaker")[0] == "AGPL-3.0"  # suffix only
+
+
+def test_measure_only_sources_are_never_fit_rows_whatever_the_repository_says():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from judge_lofo import FIT_OK
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    mit = {"repo": "x/y", "licence": "MIT"}
+    for label, system in [("human", "VoxConverse"), ("machine", "ChatTTS")]:
+        lic, note = g3.corpus_licence(mit, label, system)
+        assert lic not in FIT_OK and "measure only" in note and "x/y (MIT)" in note
+    with (ROOT / "benchmarks" / "data" / "wild_manifest_3.csv").open() as f:
+        rows = [r for r in csv.DictReader(f) if r["system"] in ("VoxConverse", "ChatTTS")]
+    assert len(rows) == 48 and not any(r["licence"] in FIT_OK for r in rows)
 
 
 def test_the_stored_third_batch_is_what_its_rules_and_the_licence_rule_say():
