@@ -189,17 +189,24 @@ def write_caveat(head_dir: Path, results: dict, source: str) -> str:
     """Write the wild measurement into the head's config as ``training.validity.caveat`` (shown
     after its validity line): pooled ROC-AUC per condition, the number of neural families, and
     the people/machines mean P(human), rounded down. Returns the caveat. "Neural speech families":
-    TTS, voice conversion and speech-language-model dialogue, as gathered (docs/corpus.md)."""
+    TTS, voice conversion and speech-language-model dialogue, as gathered (docs/corpus.md). When
+    some of the measured families are among the head's training families (a head refitted on
+    wild rows, measured on the measure-only sources: other sources and systems of those
+    families), the caveat says so instead of calling them families it never met."""
     conds = results["conditions"]
     first = next(iter(conds.values()))
     fams = sorted({k.split(":", 1)[1] for k, v in first["by_family"].items()
                    if k.startswith("machine:") and k.split(":", 1)[1] not in RESYNTH and v.get("mean_p_human") is not None})
-    aucs = ", ".join(f"{floor2(c['pooled_auc_machines_vs_people'])} {name}" for name, c in conds.items())
-    caveat = (f"NOT valid in the wild: ROC-AUC {aucs} on {len(fams)} neural speech families it never met "
-              f"(people P(h) {floor2(first['people']['mean_p_human'])}, machines "
-              f"{floor2(first['machines']['mean_p_human'])}; {source})")
     cfg_path = head_dir / "config.json"
     cfg = json.loads(cfg_path.read_text())
+    never = [f for f in fams if f not in set(cfg.get("training", {}).get("families", []))]
+    aucs = ", ".join(f"{floor2(c['pooled_auc_machines_vs_people'])} {name}" for name, c in conds.items())
+    where = (f"{len(fams)} neural speech families it never met" if len(never) == len(fams) else
+             f"{len(fams)} neural speech families from sources it was never fitted on ({len(never)} of them "
+             f"{'a family' if len(never) == 1 else 'families'} it never met)")
+    caveat = (f"NOT valid in the wild: ROC-AUC {aucs} on {where} "
+              f"(people P(h) {floor2(first['people']['mean_p_human'])}, machines "
+              f"{floor2(first['machines']['mean_p_human'])}; {source})")
     cfg.setdefault("training", {}).setdefault("validity", {})["caveat"] = caveat
     cfg_path.write_text(json.dumps(cfg, indent=2, ensure_ascii=False) + "\n")
     return caveat

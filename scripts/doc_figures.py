@@ -364,6 +364,35 @@ def fig_data_batch3() -> str:
             "`judge_wild_measure_only_batch2_shipped.json` and `judge_wild_measure_only_batch3_v5.json`)")
 
 
+def fig_refit_v6() -> str:
+    """The licence-clean refit with the third batch (v6) under the rule fixed before its runs
+    (benchmarks/experiments/refit_v6/README.md): each part with its figures, as
+    ``refit_v6/rule.py`` reads them from the stored JSON. AUCs rounded DOWN in the summary; the
+    parts' figures to three decimals as the rule compares them."""
+    import importlib.util
+
+    d = _floor2()
+    lofo, shipped, cand = _stored("refit_v6", "judge_lofo_protocol_v6", "judge_wild_measure_only_batch2_shipped",
+                                  "judge_wild_measure_only_batch3_v6", how="benchmarks/experiments/refit_v6/README.md")
+    spec = importlib.util.spec_from_file_location("refit_v6_rule", ROOT / "benchmarks/experiments/refit_v6/rule.py")
+    rule = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rule)
+    parts = rule.evaluate(lofo, shipped, cand)
+    cw, ct = cand["conditions"]["wideband"], cand["conditions"]["telephone"]
+    worst = sorted(lofo["lofo"], key=lambda f: lofo["lofo"][f]["auc"])[:3]
+    return (f"The shipped recipe refitted with the third batch, its doubtful sources measure-only and JFK left out "
+            f"(v6, {len(lofo['families'])} held-out families, {lofo['n_dialogues']} open dialogues): pooled held-out "
+            f"ROC-AUC {d(lofo['pooled_auc'])}; the weakest held-out families "
+            + ", ".join(f"{f} {d(lofo['lofo'][f]['auc'])}" for f in worst)
+            + f". On the measure-only sources the v6 head reaches ROC-AUC {d(cw['pooled_auc_machines_vs_people'])} "
+            f"wideband / {d(ct['pooled_auc_machines_vs_people'])} telephone (wideband mean P(human) people "
+            f"{d(cw['people']['mean_p_human'])}, machines {d(cw['machines']['mean_p_human'])}). The rule: "
+            + "; ".join(f"{name}: {'met' if ok else 'NOT met'} ({figs})" for name, ok, figs in parts)
+            + f". {'Every part met: v6 ships' if all(ok for _, ok, _ in parts) else 'Not every part met: the shipped head stays'}."
+            "\n\n(from `benchmarks/results/judge_lofo_protocol_v6.json`, `judge_wild_measure_only_batch2_shipped.json` "
+            "and `judge_wild_measure_only_batch3_v6.json`, read by `benchmarks/experiments/refit_v6/rule.py`)")
+
+
 def fig_frame_lofo_r2() -> str:
     """Round 2 of the frame-level experiment (benchmarks/experiments/frame_lofo/README.md): the same
     readouts after the third wild batch (conversational people and conversational neural TTS) joined
@@ -464,6 +493,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "frame_lofo": fig_frame_lofo,
     "frame_lofo_r2": fig_frame_lofo_r2,
     "data_batch3": fig_data_batch3,
+    "refit_v6": fig_refit_v6,
     "wild_sources_2": fig_wild_sources_2,
     "wild_sources_3": fig_wild_sources_3,
 }

@@ -58,3 +58,23 @@ def test_same_index_gives_same_caller_and_line_for_both_classes(tmp_path):
                                   for p in d.truth.placed if p.channel == "agent"])
             return 10 * np.log10(np.mean(seg.astype(np.float64) ** 2))
         assert abs(agent_db(dh) - agent_db(dm)) < 1.0 + (2.0 if tel else 0.0)
+
+
+def test_the_caveat_names_only_families_the_head_never_met_as_such(tmp_path):
+    import json
+
+    res = {"conditions": {c: {"pooled_auc_machines_vs_people": a, "people": {"mean_p_human": 0.667},
+                              "machines": {"mean_p_human": 0.481},
+                              "by_family": {"machine:piper": {"mean_p_human": 0.6}, "machine:flow-matching":
+                                            {"mean_p_human": 0.4}, "human:human-public-speech": {"mean_p_human": 0.7}}}
+                          for c, a in (("wideband", 0.786), ("telephone", 0.741))}}
+    head = tmp_path / "head"
+    head.mkdir()
+    (head / "config.json").write_text(json.dumps({"training": {"families": ["espeak-ng"]}}))
+    cav = jw.write_caveat(head, res, "x.json")
+    assert cav == ("NOT valid in the wild: ROC-AUC 0.78 wideband, 0.74 telephone on 2 neural speech families it "
+                   "never met (people P(h) 0.66, machines 0.48; x.json)")
+    assert json.loads((head / "config.json").read_text())["training"]["validity"]["caveat"] == cav
+    (head / "config.json").write_text(json.dumps({"training": {"families": ["espeak-ng", "piper"]}}))
+    cav = jw.write_caveat(head, res, "x.json")  # a refit fitted on piper: those sources are new, not the family
+    assert "on 2 neural speech families from sources it was never fitted on (1 of them a family it never met)" in cav
