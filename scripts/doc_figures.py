@@ -459,6 +459,11 @@ def fig_wild_sources_3() -> str:
     return _wild_sources("wild_manifest_3.csv", "gather_wild_corpus_3.py")
 
 
+def fig_wild_sources_4() -> str:
+    """The fourth batch's sources table: more conversational people, Gemini TTS."""
+    return _wild_sources("wild_manifest_4.csv", "gather_wild_corpus_4.py")
+
+
 def _doc_first_line(path: Path) -> str:
     m = re.search(r'"""(.*?)(\n\n|""")', path.read_text(), re.S)
     return " ".join(m.group(1).replace("``", "`").split()) if m else ""
@@ -496,6 +501,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "refit_v6": fig_refit_v6,
     "wild_sources_2": fig_wild_sources_2,
     "wild_sources_3": fig_wild_sources_3,
+    "wild_sources_4": fig_wild_sources_4,
 }
 
 # ---------------------------------------------------------------- docs

@@ -9,6 +9,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -56,11 +58,15 @@ def test_measure_only_sources_are_never_fit_rows_whatever_the_repository_says():
     assert len(rows) == 48 and not any(r["licence"] in FIT_OK for r in rows)
 
 
-def test_the_stored_third_batch_is_what_its_rules_and_the_licence_rule_say():
-    srcs = {s["repo"]: s for s in g3.load("conversational_human") + g3.load("conversational_tts")}
-    with (ROOT / "benchmarks" / "data" / "wild_manifest_3.csv").open() as f:
+@pytest.mark.parametrize("manifest, rules, at_least", [
+    ("wild_manifest_3.csv", ("conversational_human", "conversational_tts"), 100),
+    ("wild_manifest_4.csv", ("conversational_human_4", "conversational_tts_4"), 50),
+])
+def test_a_stored_batch_is_what_its_rules_and_the_licence_rule_say(manifest, rules, at_least):
+    srcs = {s["repo"]: s for name in rules for s in g3.load(name)}
+    with (ROOT / "benchmarks" / "data" / manifest).open() as f:
         rows = list(csv.DictReader(f))
-    assert len(rows) > 100
+    assert len(rows) > at_least
     for r in rows:
         src = srcs[r["repo"]]
         assert src["commit"] == r["commit"], r["path"]

@@ -4,7 +4,8 @@ Prints each part (R1-R4) with its figures and exits 0 when every part is met, 1 
 2 when an input is missing. Inputs (repo-relative, in benchmarks/results/):
 judge_lofo_protocol_v6.json (fold heads, with the shipped head as --compare-head),
 judge_wild_measure_only_batch2_shipped.json (the shipped head on the measure-only sources) and
-judge_wild_measure_only_batch3_v6.json (the candidate on the same sources, same options).
+judge_wild_measure_only_batch3_v6.json (the candidate on the same sources, same options);
+``--candidate v7`` reads judge_lofo_protocol_v7.json and judge_wild_measure_only_batch4_v7.json.
 """
 from __future__ import annotations
 
@@ -43,15 +44,27 @@ def evaluate(lofo: dict, shipped: dict, cand: dict) -> list[tuple[str, bool, str
     for cond in CONDITIONS:
         x = cand["conditions"][cond]["pooled_auc_machines_vs_people"]
         y = shipped["conditions"][cond]["pooled_auc_machines_vs_people"]
-        parts.append((f"R3 measure-only sources, {cond}", x >= y, f"v6 {x:.3f} vs shipped {y:.3f}"))
+        parts.append((f"R3 measure-only sources, {cond}", x >= y, f"candidate {x:.3f} vs shipped {y:.3f}"))
     for cond in CONDITIONS:
         p = cand["conditions"][cond]["people"]["mean_p_human"]
-        parts.append((f"R4 people's mean P(human) >= 0.5, {cond}", p >= 0.5, f"v6 {p:.3f}"))
+        parts.append((f"R4 people's mean P(human) >= 0.5, {cond}", p >= 0.5, f"candidate {p:.3f}"))
     return parts
 
 
-def main() -> int:
-    names = ("judge_lofo_protocol_v6", "judge_wild_measure_only_batch2_shipped", "judge_wild_measure_only_batch3_v6")
+CANDIDATES = {  # candidate -> (its LOFO table, its measure-only run); the shipped head's run is shared
+    "v6": ("judge_lofo_protocol_v6", "judge_wild_measure_only_batch3_v6"),
+    "v7": ("judge_lofo_protocol_v7", "judge_wild_measure_only_batch4_v7"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--candidate", choices=sorted(CANDIDATES), default="v6", help="which refit (default v6)")
+    a = ap.parse_args(argv)
+    lofo, wild = CANDIDATES[a.candidate]
+    names = (lofo, "judge_wild_measure_only_batch2_shipped", wild)
     missing = [n for n in names if not (RESULTS / f"{n}.json").exists()]
     if missing:
         print(f"missing stored result(s): {', '.join(missing)}; run the commands in README.md first", file=sys.stderr)
@@ -60,7 +73,7 @@ def main() -> int:
     for name, ok, figs in parts:
         print(f"{'met    ' if ok else 'NOT met'}  {name}: {figs}")
     ok = all(p[1] for p in parts)
-    print("rule met: ship v6" if ok else "rule not met: the shipped head stays")
+    print(f"rule met: ship {a.candidate}" if ok else "rule not met: the shipped head stays")
     return 0 if ok else 1
 
 
