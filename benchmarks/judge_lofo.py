@@ -60,6 +60,17 @@ recording's: a public corpus's clip hosted in another repository keeps the corpu
 says where it was hosted; docs/corpus.md)."""
 
 
+def _git_head() -> str | None:
+    """The repository's commit when a table was made (so its order against a rule can be checked)."""
+    import subprocess
+
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
 def read_manifest(path: Path) -> list[dict]:
     """Rows of a corpus manifest: JSON lines (``scripts/build_corpus.sh``) or the wild corpus's CSV
     (``docs/corpus.md``: path, label, family, system, speaker, duration_s, lang, licence...). A CSV
@@ -107,6 +118,40 @@ def channel_of(augment) -> str:
     if c.startswith("noise"):
         return "noise"
     return c
+
+
+NARROWBAND_HZ = 4500.0
+NARROWBAND_MAX_SHARE = 1e-4
+
+
+def is_narrowband(x: np.ndarray, rate_hz: int = 16000) -> bool:
+    """True when a clip carries (almost) no energy above ``NARROWBAND_HZ``: an 8 kHz-sampled
+    source (telephone, radio) resampled to 16 kHz. x: float mono samples at ``rate_hz``. The share
+    of power above 4.5 kHz (past the 8 kHz resampler's transition band) is below 1e-4 (-40 dB).
+    HEURISTIC threshold, set on the third and fourth wild batches' clips: the 8 kHz people there
+    keep at most 1.3e-6 above 4.5 kHz, the wideband people 4.7e-4 or more, the machines 1.5e-4 or
+    more."""
+    x = np.asarray(x, np.float64)
+    if len(x) < 256:
+        return False
+    spec = np.abs(np.fft.rfft(x - x.mean())) ** 2
+    f = np.fft.rfftfreq(len(x), 1.0 / rate_hz)
+    total = spec.sum()
+    return bool(total > 0 and spec[f > NARROWBAND_HZ].sum() / total < NARROWBAND_MAX_SHARE)
+
+
+def narrowband_voices(rows: list[dict]) -> set[str]:
+    """Human voices (manifest ``speaker``) most of whose clips are narrowband (``is_narrowband``):
+    where the source's bandwidth alone could tell a person from a machine, because nearly every
+    machine clip is wideband (docs/corpus.md, fourth batch)."""
+    from livejudge.audio import load_audio, resample, to_mono
+
+    votes: dict[str, list[bool]] = defaultdict(list)
+    for r in rows:
+        if r["label"] == "human":
+            d, rate = load_audio(r["abspath"])
+            votes[r["speaker"]].append(is_narrowband(resample(to_mono(d), rate)))
+    return {v for v, b in votes.items() if sum(b) * 2 > len(b)}
 
 
 def build_calls(rows: list[dict], seed: int, turns: int, per_human: int, per_voice: int,
@@ -450,6 +495,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="also fit a head on every open row and save it to DIR (a candidate; shipping is a choice)")
     ap.add_argument("--json", default=None, metavar="OUT", help="write the tables as JSON here")
     args = ap.parse_args(argv)
+    started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     from livejudge.judge.training.protocol import load_or_seal, outer_folds
 
     from livejudge.judge.training.protocol import extend_sealed
@@ -526,10 +572,14 @@ def main(argv: list[str] | None = None) -> int:
         P_cmp = predict(cmp_head, X, G)
         cmp_fams = set((cmp_cfg.training or {}).get("families", []))
         cmp_groups = {g for x in (cmp_cfg.training or {}).get("human_groups", []) for g in str(x).split("+")}
+        # people whose source is narrowband: the comparison is also read without them (a bandwidth cue)
+        nb_voices = narrowband_voices(rows_open)
+        narrow = np.array([m["label"] == "human" and m["speaker"] in nb_voices for m in meta])
     folds = list(outer_folds(meta, sealed, aug_fams, args.group_chunks))
     families = sorted({f.family for f in folds})
     groups = sorted({f.group for f in folds})
-    out = {"command": cmd, "n_dialogues": len(calls), "turns": args.turns, "families": families,
+    out = {"command": cmd, "commit": _git_head(), "started_utc": started,
+           "n_dialogues": len(calls), "turns": args.turns, "families": families,
            "augmentation_families": aug_fams, "excluded_families": args.exclude_family,
            "sealed": {"families": list(sealed.families), "groups": list(sealed.groups)},
            "human_groups": groups, "calibration": "nested held-out-family Platt" if nested else "split Platt",
@@ -563,6 +613,9 @@ def main(argv: list[str] | None = None) -> int:
                                  for k, i in enumerate(tt)])
                 s["people_neither_met"] = {"n_h": int(((ys == 1) & newp).sum()), "auc": roc_auc(ps[newp], ys[newp]),
                                            "compare_head_auc": roc_auc(pc[newp], ys[newp])}
+                wb = newp & ~narrow[tt]
+                s["people_neither_met_wideband"] = {"n_h": int(((ys == 1) & wb).sum()), "auc": roc_auc(ps[wb], ys[wb]),
+                                                    "compare_head_auc": roc_auc(pc[wb], ys[wb])}
             extra = f" {s['compare_head']['auc']:10.3f}" + (" (fitted)" if F in cmp_fams else "")
         lofo[F] = s
         print(f"{F:18} {s['auc']:6.3f} {s['acc']:8.3f} {s['p_human_h']:11.3f} {s['p_human_m']:13.3f} "
@@ -581,7 +634,13 @@ def main(argv: list[str] | None = None) -> int:
             # people it never met either: human test dialogues of groups outside its training
             new_people = np.array([fy[k] == 0 or not (set(str(grp[i]).split("+")) & cmp_groups)
                                    for k, i in enumerate(ft)])
-            out["compare_head"] = {"dir": args.compare_head, "families_fitted_on": sorted(cmp_fams),
+            wb = new_people & ~narrow[ft]
+            out["compare_head"] = {"dir": args.compare_head, "version": cmp_cfg.version,
+                                   "families_fitted_on": sorted(cmp_fams),
+                                   "narrowband_voices": sorted(nb_voices),
+                                   "fresh_wideband_people_test_rows": int(((fy == 1) & wb).sum()),
+                                   "fold_heads_auc_fresh_families_and_wideband_people": roc_auc(fp[wb], fy[wb]),
+                                   "compare_head_auc_fresh_families_and_wideband_people": roc_auc(fc[wb], fy[wb]),
                                    "human_groups_fitted_on": sorted(cmp_groups),
                                    "fresh_families": fresh, "fold_heads_auc_on_fresh": roc_auc(fp, fy),
                                    "compare_head_auc_on_fresh": roc_auc(fc, fy),

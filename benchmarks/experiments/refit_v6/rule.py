@@ -1,7 +1,8 @@
 """Read the v6 ship rule (README.md beside this file, fixed before the runs) from the stored JSON.
 
-Prints each part (R1-R4) with its figures and exits 0 when every part is met, 1 when one is not,
-2 when an input is missing. Inputs (repo-relative, in benchmarks/results/):
+Prints each part (R1-R4; from v7 on also R1w and R2w) with its figures and exits 0 when every
+part is met, 1 when one is not, 2 when an input is missing or the inputs cannot be compared
+(``same_inputs``). A missing figure (NaN) is never met. Inputs (repo-relative, in benchmarks/results/):
 judge_lofo_protocol_v6.json (fold heads, with the shipped head as --compare-head),
 judge_wild_measure_only_batch2_shipped.json (the shipped head on the measure-only sources) and
 judge_wild_measure_only_batch3_v6.json (the candidate on the same sources, same options);
@@ -20,34 +21,73 @@ MAX_FAMILY_DROP = 0.05  # R2
 CONDITIONS = ("wideband", "telephone")
 
 
-def evaluate(lofo: dict, shipped: dict, cand: dict) -> list[tuple[str, bool, str]]:
-    """[(part, met, figures)] of the rule; pure function of the three stored results."""
-    parts = []
-    c = lofo["compare_head"]
-    a, b = c["fold_heads_auc_fresh_families_and_people"], c["compare_head_auc_fresh_families_and_people"]
-    parts.append(("R1 never-met families, people neither head met", a >= b,
-                  f"fold heads {a:.3f} vs shipped {b:.3f} ({c['fresh_people_test_rows']} human test rows, "
-                  f"{len(c['fresh_families'])} families)"))
-    worst, lines = None, []
-    for fam in c["fresh_families"]:
+def _ge(a: float, b: float) -> bool:
+    """a >= b, where a missing figure (NaN) is never met."""
+    return not (math.isnan(a) or math.isnan(b)) and a >= b
+
+
+def _family_parts(tag: str, lofo: dict, key: str) -> tuple[str, bool, str]:
+    """R2 (or R2w): on each family the shipped head never met, the fold heads' AUC on the people in
+    ``lofo[F][key]`` is no more than MAX_FAMILY_DROP below the shipped head's; a family with fewer
+    than MIN_PEOPLE_ROWS such human test rows is read on all of its test people, marked."""
+    fams = lofo["compare_head"]["fresh_families"]
+    if not fams:
+        return (f"{tag} no never-met family more than 0.05 below the shipped head", False, "no never-met family")
+    ok, lines = True, []
+    for fam in fams:
         s = lofo["lofo"][fam]
-        pn = s["people_neither_met"]
+        pn = s[key]
         if pn["n_h"] >= MIN_PEOPLE_ROWS and not math.isnan(pn["auc"]):
             x, y, how = pn["auc"], pn["compare_head_auc"], ""
         else:
-            x, y, how = s["auc"], s["compare_head"]["auc"], f" (all people: {pn['n_h']} held-out-for-both rows)"
-        d = x - y
-        lines.append(f"{fam} {x:.3f} vs {y:.3f} ({d:+.3f}){how}")
-        worst = d if worst is None else min(worst, d)
-    parts.append(("R2 no never-met family more than 0.05 below the shipped head", worst >= -MAX_FAMILY_DROP,
-                  "; ".join(lines)))
+            x, y, how = s["auc"], s["compare_head"]["auc"], f" (all people: {pn['n_h']} rows of the subset)"
+        ok = ok and _ge(x - y, -MAX_FAMILY_DROP)
+        lines.append(f"{fam} {x:.3f} vs {y:.3f} ({x - y:+.3f}){how}")
+    return (f"{tag} no never-met family more than 0.05 below the shipped head", ok, "; ".join(lines))
+
+
+def same_inputs(lofo: dict, shipped: dict, cand: dict) -> list[str]:
+    """Why the three results cannot be compared (empty when they can): the candidate's measure-only
+    run must use the shipped run's manifests and options, its head must be the one the LOFO run
+    shipped (``--ship``), and the LOFO run's compare head must be the shipped head."""
+    bad = [f"measure-only runs differ in {k}" for k in
+           ("manifest", "n_clips", "seed", "left_out_families", "left_out_silent_clips", "agent_speech_s",
+            "user_max_s", "unit") if shipped.get(k) != cand.get(k)]
+    if list(shipped["conditions"]) != list(cand["conditions"]):
+        bad.append("measure-only runs differ in conditions")
+    ship = lofo["command"].split("--ship ", 1)[1].split()[0] if "--ship " in lofo["command"] else None
+    head = cand["command"].split("--head ", 1)[1].split()[0] if "--head " in cand["command"] else None
+    if ship is None or ship != head:
+        bad.append(f"the measure-only head ({head}) is not the LOFO run's --ship head ({ship})")
+    if lofo["compare_head"].get("dir") != "livejudge/judge/heads/whisper-fitted":
+        bad.append(f"the LOFO run's compare head is {lofo['compare_head'].get('dir')}, not the shipped head")
+    return bad
+
+
+def evaluate(lofo: dict, shipped: dict, cand: dict, wideband_people: bool = False) -> list[tuple[str, bool, str]]:
+    """[(part, met, figures)] of the rule; pure function of the three stored results. With
+    ``wideband_people`` (v7 on, declared before its runs) R1 and R2 must also hold without the
+    people whose source is narrowband (R1w, R2w): a bandwidth cue, since nearly every machine clip
+    is wideband."""
+    parts = []
+    c = lofo["compare_head"]
+    a, b = c["fold_heads_auc_fresh_families_and_people"], c["compare_head_auc_fresh_families_and_people"]
+    parts.append(("R1 never-met families, people neither head met", _ge(a, b),
+                  f"fold heads {a:.3f} vs shipped {b:.3f} ({c['fresh_people_test_rows']} human test rows, "
+                  f"{len(c['fresh_families'])} families)"))
+    parts.append(_family_parts("R2", lofo, "people_neither_met"))
+    if wideband_people:
+        a, b = c["fold_heads_auc_fresh_families_and_wideband_people"], c["compare_head_auc_fresh_families_and_wideband_people"]
+        parts.append(("R1w the same without narrowband people", _ge(a, b),
+                      f"fold heads {a:.3f} vs shipped {b:.3f} ({c['fresh_wideband_people_test_rows']} human test rows)"))
+        parts.append(_family_parts("R2w", lofo, "people_neither_met_wideband"))
     for cond in CONDITIONS:
         x = cand["conditions"][cond]["pooled_auc_machines_vs_people"]
         y = shipped["conditions"][cond]["pooled_auc_machines_vs_people"]
-        parts.append((f"R3 measure-only sources, {cond}", x >= y, f"candidate {x:.3f} vs shipped {y:.3f}"))
+        parts.append((f"R3 measure-only sources, {cond}", _ge(x, y), f"candidate {x:.3f} vs shipped {y:.3f}"))
     for cond in CONDITIONS:
         p = cand["conditions"][cond]["people"]["mean_p_human"]
-        parts.append((f"R4 people's mean P(human) >= 0.5, {cond}", p >= 0.5, f"candidate {p:.3f}"))
+        parts.append((f"R4 people's mean P(human) >= 0.5, {cond}", _ge(p, 0.5), f"candidate {p:.3f}"))
     return parts
 
 
@@ -69,7 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"missing stored result(s): {', '.join(missing)}; run the commands in README.md first", file=sys.stderr)
         return 2
-    parts = evaluate(*(json.loads((RESULTS / f"{n}.json").read_text()) for n in names))
+    got = [json.loads((RESULTS / f"{n}.json").read_text()) for n in names]
+    bad = same_inputs(*got)
+    if bad:
+        print("cannot compare: " + "; ".join(bad), file=sys.stderr)
+        return 2
+    parts = evaluate(*got, wideband_people=a.candidate != "v6")
     for name, ok, figs in parts:
         print(f"{'met    ' if ok else 'NOT met'}  {name}: {figs}")
     ok = all(p[1] for p in parts)
