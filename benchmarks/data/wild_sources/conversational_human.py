@@ -31,7 +31,9 @@ SOURCES = [
      ]},
 
     # ------------------------------------------------------------------ VoxConverse (silero-vad C++ example)
-    # Licence holds: VoxConverse is CC-BY-4.0 per github.com/joonson/voxconverse README ("available to download
+    # MEASURE ONLY since 2026-12-04 (scripts/gather_wild_corpus_3.py MEASURE_ONLY records it "research-only"):
+    # the README's "for research purposes" and "copyright remains with the original owners of the video"
+    # make the CC-BY-4.0 reading below doubtful for the audio. The search's original reading: VoxConverse is CC-BY-4.0 per github.com/joonson/voxconverse README ("available to download
     # for research purposes under a Creative Commons Attribution 4.0 International License"), same footing as
     # VoxCeleb; silero-vad's README says "The sample file aepyx.wav is part of the Voxconverse dataset". Repo MIT.
     # The 16 kHz twin examples/c++/aepyx.wav is over the snapshot size cap (absent), so only the 8 kHz copy.

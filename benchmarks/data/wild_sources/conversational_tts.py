@@ -52,6 +52,7 @@ SOURCES = [
      ]},
 
     # ------------------------------------------------------------------ podcast_tts (puntorigen), ChatTTS podcast generator
+    # MEASURE ONLY since 2026-12-04 (scripts/gather_wild_corpus_3.py MEASURE_ONLY: CC-BY-NC-4.0 engine weights).
     # LICENSE: "MIT License, Copyright (c) 2024 Pablo Schaffner". Files are outputs of
     # examples/example.py (example-dialog.mp3, no music), example2.py (example-podcast.mp3) and
     # example3.py (example-podcast3.mp3); all use PodcastTTS(speed=5) whose default engine is

@@ -22,8 +22,8 @@ SOURCES = [
     # samples for all available Gemini voices", text "Hello, my name is %s. You can use my voice for
     # your podcast." (30 voices, 5.1-8.0 s each; English).
     # Gemini TTS is a commercial API (no weights licence; Google's Gemini API terms do not claim
-    # ownership of generated output) -> family commercial-neural-tts for the short voice cards,
-    # conversational-neural-tts for the multi-speaker podcasts.
+    # ownership of generated output) -> family commercial-neural-tts for the short voice cards and (changed by
+    # the gatherer's user, see the rule below and the .md's last section) for the multi-speaker podcasts too.
     # docs/sample2-gemini.mp3 and docs/assets/sample2-gemini.mp3 are the same blob as
     # samples/sample2-gemini.mp3 -> not listed. sample2-elevenlabs.mp3 -> MEASURE_ONLY (see below).
     {"repo": "laurentftech/Podcast_generator", "commit": "77761935d8439c80c2163dac738b74a306f9b528",
