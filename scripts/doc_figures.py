@@ -364,33 +364,48 @@ def fig_data_batch3() -> str:
             "`judge_wild_measure_only_batch2_shipped.json` and `judge_wild_measure_only_batch3_v5.json`)")
 
 
-def fig_refit_v6() -> str:
-    """The licence-clean refit with the third batch (v6) under the rule fixed before its runs
+def _fig_refit(cand_name: str, what: str) -> str:
+    """A refit of the shipped recipe under the rule fixed before its runs
     (benchmarks/experiments/refit_v6/README.md): each part with its figures, as
-    ``refit_v6/rule.py`` reads them from the stored JSON. AUCs rounded DOWN in the summary; the
-    parts' figures to three decimals as the rule compares them."""
+    ``refit_v6/rule.py --candidate NAME`` reads them from the stored JSON (from v7 on with R1w and
+    R2w). AUCs rounded DOWN in the summary; the parts' figures to three decimals as the rule
+    compares them."""
     import importlib.util
 
     d = _floor2()
-    lofo, shipped, cand = _stored("refit_v6", "judge_lofo_protocol_v6", "judge_wild_measure_only_batch2_shipped",
-                                  "judge_wild_measure_only_batch3_v6", how="benchmarks/experiments/refit_v6/README.md")
-    spec = importlib.util.spec_from_file_location("refit_v6_rule", ROOT / "benchmarks/experiments/refit_v6/rule.py")
+    spec = importlib.util.spec_from_file_location("refit_rule", ROOT / "benchmarks/experiments/refit_v6/rule.py")
     rule = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(rule)
-    parts = rule.evaluate(lofo, shipped, cand)
+    lofo_name, wild_name = rule.CANDIDATES[cand_name]
+    lofo, shipped, cand = _stored(f"refit_{cand_name}", lofo_name, "judge_wild_measure_only_batch2_shipped", wild_name,
+                                  how="benchmarks/experiments/refit_v6/README.md")
+    bad = rule.same_inputs(lofo, shipped, cand)
+    if bad:
+        raise FigureError(f"refit_{cand_name}: the stored results cannot be compared: {'; '.join(bad)}")
+    parts = rule.evaluate(lofo, shipped, cand, wideband_people=cand_name != "v6")
     cw, ct = cand["conditions"]["wideband"], cand["conditions"]["telephone"]
     worst = sorted(lofo["lofo"], key=lambda f: lofo["lofo"][f]["auc"])[:3]
-    return (f"The shipped recipe refitted with the third batch, its doubtful sources measure-only and JFK left out "
-            f"(v6, {len(lofo['families'])} held-out families, {lofo['n_dialogues']} open dialogues): pooled held-out "
-            f"ROC-AUC {d(lofo['pooled_auc'])}; the weakest held-out families "
-            + ", ".join(f"{f} {d(lofo['lofo'][f]['auc'])}" for f in worst)
-            + f". On the measure-only sources the v6 head reaches ROC-AUC {d(cw['pooled_auc_machines_vs_people'])} "
-            f"wideband / {d(ct['pooled_auc_machines_vs_people'])} telephone (wideband mean P(human) people "
-            f"{d(cw['people']['mean_p_human'])}, machines {d(cw['machines']['mean_p_human'])}). The rule: "
+    return (f"The shipped recipe refitted {what} ({cand_name}, {len(lofo['families'])} held-out families, "
+            f"{lofo['n_dialogues']} open dialogues): pooled held-out ROC-AUC {d(lofo['pooled_auc'])}; the weakest "
+            "held-out families " + ", ".join(f"{f} {d(lofo['lofo'][f]['auc'])}" for f in worst)
+            + f". On the measure-only sources the {cand_name} head reaches ROC-AUC "
+            f"{d(cw['pooled_auc_machines_vs_people'])} wideband / {d(ct['pooled_auc_machines_vs_people'])} telephone "
+            f"(wideband mean P(human) people {d(cw['people']['mean_p_human'])}, machines "
+            f"{d(cw['machines']['mean_p_human'])}). The rule: "
             + "; ".join(f"{name}: {'met' if ok else 'NOT met'} ({figs})" for name, ok, figs in parts)
-            + f". {'Every part met: v6 ships' if all(ok for _, ok, _ in parts) else 'Not every part met: the shipped head stays'}."
-            "\n\n(from `benchmarks/results/judge_lofo_protocol_v6.json`, `judge_wild_measure_only_batch2_shipped.json` "
-            "and `judge_wild_measure_only_batch3_v6.json`, read by `benchmarks/experiments/refit_v6/rule.py`)")
+            + f". {'Every part met: ' + cand_name + ' ships' if all(ok for _, ok, _ in parts) else 'Not every part met: the shipped head stays'}."
+            f"\n\n(from `benchmarks/results/{lofo_name}.json`, `judge_wild_measure_only_batch2_shipped.json` "
+            f"and `{wild_name}.json`, read by `benchmarks/experiments/refit_v6/rule.py`)")
+
+
+def fig_refit_v6() -> str:
+    """The licence-clean refit with the third batch (v6) under its rule (``_fig_refit``)."""
+    return _fig_refit("v6", "with the third batch, its doubtful sources measure-only and JFK left out")
+
+
+def fig_refit_v7() -> str:
+    """v6 plus the fourth batch (v7) under the same rule with R1w and R2w (``_fig_refit``)."""
+    return _fig_refit("v7", "with the third and fourth batches, the doubtful sources measure-only and JFK left out")
 
 
 def fig_frame_lofo_r2() -> str:
@@ -499,6 +514,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "frame_lofo_r2": fig_frame_lofo_r2,
     "data_batch3": fig_data_batch3,
     "refit_v6": fig_refit_v6,
+    "refit_v7": fig_refit_v7,
     "wild_sources_2": fig_wild_sources_2,
     "wild_sources_3": fig_wild_sources_3,
     "wild_sources_4": fig_wild_sources_4,
