@@ -562,7 +562,6 @@ def main(argv: list[str] | None = None) -> int:
     X, G, P_ac, n_enc, secs = embed_calls(calls, cache_file)
     y = np.array([1 if m["label"] == "human" else 0 for m in meta])
     fam = np.array([m["family"] for m in meta])
-    grp = np.array([m["group"] for m in meta])
     nested = args.calibrate == "heldout"
     P_cmp, cmp_fams = None, set()
     if args.compare_head:
@@ -572,6 +571,8 @@ def main(argv: list[str] | None = None) -> int:
         P_cmp = predict(cmp_head, X, G)
         cmp_fams = set((cmp_cfg.training or {}).get("families", []))
         cmp_groups = {g for x in (cmp_cfg.training or {}).get("human_groups", []) for g in str(x).split("+")}
+        # per test row: a machine, or a person of a group the existing head was never fitted on
+        unmet = np.array([m["label"] == "machine" or not (set(str(m["group"]).split("+")) & cmp_groups) for m in meta])
         # people whose source is narrowband: the comparison is also read without them (a bandwidth cue)
         nb_voices = narrowband_voices(rows_open)
         narrow = np.array([m["label"] == "human" and m["speaker"] in nb_voices for m in meta])
@@ -609,8 +610,7 @@ def main(argv: list[str] | None = None) -> int:
             s["compare_head"] = {**summary(pc, ys), "fitted_on_family": F in cmp_fams}
             if F not in cmp_fams:  # this family again, with only the people neither head was fitted on
                 tt = np.concatenate([t for _, _, _, t in by_f[F]])
-                newp = np.array([ys[k] == 0 or not (set(str(grp[i]).split("+")) & cmp_groups)
-                                 for k, i in enumerate(tt)])
+                newp = unmet[tt]
                 s["people_neither_met"] = {"n_h": int(((ys == 1) & newp).sum()), "auc": roc_auc(ps[newp], ys[newp]),
                                            "compare_head_auc": roc_auc(pc[newp], ys[newp])}
                 wb = newp & ~narrow[tt]
@@ -632,8 +632,7 @@ def main(argv: list[str] | None = None) -> int:
             fp, fy, ft = (np.concatenate([x[k] for x in parts]) for k in (0, 1, 3))
             fc = P_cmp[ft]
             # people it never met either: human test dialogues of groups outside its training
-            new_people = np.array([fy[k] == 0 or not (set(str(grp[i]).split("+")) & cmp_groups)
-                                   for k, i in enumerate(ft)])
+            new_people = unmet[ft]
             wb = new_people & ~narrow[ft]
             out["compare_head"] = {"dir": args.compare_head, "version": cmp_cfg.version,
                                    "families_fitted_on": sorted(cmp_fams),

@@ -12,6 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import soundfile as sf
+
+from livejudge.audio import load_audio, resample
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = [pytest.mark.slow,
@@ -32,6 +35,11 @@ def _manifest(d: Path) -> Path:
     for f in sorted((ROOT / "livejudge" / "data" / "audio" / "human").glob("*.wav")):
         spk = f.stem.rsplit("_", 1)[0]
         rows.append({"path": str(f), "label": "human", "family": spk, "speaker": spk, "duration_s": 2.0})
+        if spk == "cmu_cards":  # the same person through an 8 kHz line: a narrowband voice of that group
+            x, rate = load_audio(str(f))
+            nb = d / f"{f.stem}_8k.wav"
+            sf.write(nb, resample(resample(x, rate, 8000), 8000, 16000), 16000)
+            rows.append({"path": nb.name, "label": "human", "family": spk, "speaker": spk + "-8k", "duration_s": 2.0})
     m = d / "manifest.jsonl"
     m.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     return m
@@ -56,6 +64,16 @@ def test_sealed_split_reaches_only_the_final_run(tmp_path):
     assert cfg["sealed_never_used"] == {"families": sealed["families"], "groups": sealed["groups"]}
     lofo = json.loads((tmp_path / "lofo.json").read_text())
     assert not set(sealed["families"]) & set(lofo["lofo"]) and "sealed split not yet evaluated" in cfg["validity"]["summary"]
+    # the comparison with the shipped head is also read without narrowband people (a bandwidth cue)
+    c = lofo["compare_head"]
+    assert c["dir"].endswith("whisper-fitted") and c["version"]
+    if "cmu_cards" in sealed["groups"]:
+        assert c["narrowband_voices"] == []
+    else:
+        assert c["narrowband_voices"] == ["cmu_cards-8k"]
+        assert 0 < c["fresh_wideband_people_test_rows"] < c["fresh_people_test_rows"]
+        for fam in c["fresh_families"]:
+            assert lofo["lofo"][fam]["people_neither_met_wideband"]["n_h"] < lofo["lofo"][fam]["people_neither_met"]["n_h"]
     # a second run with another seed keeps the stored seal
     p = _run(*common, "--seed", 7, "--final", "--head", tmp_path / "head", "--final-log", tmp_path / "final.jsonl",
              "--write-validity")
