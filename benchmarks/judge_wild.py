@@ -162,7 +162,7 @@ def summarise(items: list[dict]) -> dict:
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from judge_lofo import FIT_OK, floor2  # noqa: E402  (one list of licences that allow fitting; rounding down)
+from judge_lofo import FIT_OK, _git_head, floor2  # noqa: E402  (licences that allow fitting; rounding down)
 
 
 def corpus_table(rows: list[dict]) -> str:
@@ -284,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
 
     results: dict = {"command": "OMP_NUM_THREADS=1 nice -n 10 python benchmarks/judge_wild.py "
                                 + " ".join(argv if argv is not None else sys.argv[1:]),
+                     "commit": _git_head(), "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                      "manifest": " + ".join(map(str, a.manifest)), "n_clips": len(rows), "seed": a.seed,
                      "left_out_families": sorted(skip), "left_out_silent_clips": silent,
                      "agent_speech_s": a.agent_speech_s, "user_max_s": a.user_max_s,

@@ -400,12 +400,12 @@ def _fig_refit(cand_name: str, what: str) -> str:
 
 def fig_refit_v6() -> str:
     """The licence-clean refit with the third batch (v6) under its rule (``_fig_refit``)."""
-    return _fig_refit("v6", "with the third batch, its doubtful sources measure-only and JFK left out")
+    return _fig_refit("v6", "with the third batch, its doubtful sources never fitted on and JFK left out")
 
 
 def fig_refit_v7() -> str:
     """v6 plus the fourth batch (v7) under the same rule with R1w and R2w (``_fig_refit``)."""
-    return _fig_refit("v7", "with the third and fourth batches, the doubtful sources measure-only and JFK left out")
+    return _fig_refit("v7", "with the third and fourth batches, the doubtful sources never fitted on and JFK left out")
 
 
 def fig_frame_lofo_r2() -> str:
