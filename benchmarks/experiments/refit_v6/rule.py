@@ -95,9 +95,10 @@ def evaluate(lofo: dict, shipped: dict, cand: dict, wideband_people: bool = Fals
     return parts
 
 
-CANDIDATES = {  # candidate -> (its LOFO table, its measure-only run); the shipped head's run is shared
-    "v6": ("judge_lofo_protocol_v6", "judge_wild_measure_only_batch3_v6"),
-    "v7": ("judge_lofo_protocol_v7", "judge_wild_measure_only_batch4_v7"),
+CANDIDATES = {  # candidate -> (its LOFO table, its measure-only run, R1w/R2w declared for it before its runs);
+    # the shipped head's measure-only run is shared
+    "v6": ("judge_lofo_protocol_v6", "judge_wild_measure_only_batch3_v6", False),
+    "v7": ("judge_lofo_protocol_v7", "judge_wild_measure_only_batch4_v7", True),
 }
 
 
@@ -107,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--candidate", choices=sorted(CANDIDATES), default="v6", help="which refit (default v6)")
     a = ap.parse_args(argv)
-    lofo, wild = CANDIDATES[a.candidate]
+    lofo, wild, wideband_people = CANDIDATES[a.candidate]
     names = (lofo, "judge_wild_measure_only_batch2_shipped", wild)
     missing = [n for n in names if not (RESULTS / f"{n}.json").exists()]
     if missing:
@@ -118,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     if bad:
         print("cannot compare: " + "; ".join(bad), file=sys.stderr)
         return 2
-    parts = evaluate(*got, wideband_people=a.candidate != "v6")
+    parts = evaluate(*got, wideband_people=wideband_people)
     for name, ok, figs in parts:
         print(f"{'met    ' if ok else 'NOT met'}  {name}: {figs}")
     ok = all(p[1] for p in parts)
