@@ -489,13 +489,21 @@ def main(argv: list[str] | None = None) -> int:
                     help="also score every fold's test dialogues with this existing head (default: the shipped one) "
                          "and report its AUC per held-out family beside the fold heads' ('' to skip); a family "
                          "it was fitted on is marked, since that figure is not held out")
+    ap.add_argument("--blend-compare", type=float, default=None, metavar="W",
+                    help="the candidate is a BLEND: each fold head's log-odds mixed with the compare head's, "
+                         "(1-W)·fold + W·compare (livejudge.judge.training.blend; W fixed before the run, never "
+                         "tuned); with --ship, the blend of the refit and the compare head is saved. Its figures "
+                         "are held out only on families and people the compare head never met")
     ap.add_argument("--cache", default=".scratch/lofo_cache", metavar="DIR",
                     help="embedding cache, keyed by the manifests' text and these options (default %(default)s)")
     ap.add_argument("--ship", default=None, metavar="DIR",
                     help="also fit a head on every open row and save it to DIR (a candidate; shipping is a choice)")
     ap.add_argument("--json", default=None, metavar="OUT", help="write the tables as JSON here")
     args = ap.parse_args(argv)
+    if args.blend_compare is not None and not (0.0 < args.blend_compare < 1.0 and args.compare_head):
+        ap.error("--blend-compare W needs 0 < W < 1 and a --compare-head to blend with")
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    from livejudge.judge.training.blend import blend_log_odds
     from livejudge.judge.training.protocol import load_or_seal, outer_folds
 
     from livejudge.judge.training.protocol import extend_sealed
@@ -585,6 +593,15 @@ def main(argv: list[str] | None = None) -> int:
            "sealed": {"families": list(sealed.families), "groups": list(sealed.groups)},
            "human_groups": groups, "calibration": "nested held-out-family Platt" if nested else "split Platt",
            "embed_seconds": secs, "encoder_calls": n_enc}
+    if args.blend_compare is not None:
+        from livejudge.judge.training.blend import weights_digest
+
+        out["blend_compare"] = {"weight": args.blend_compare, "compare_head_weights_sha256_16": weights_digest(args.compare_head),
+                                "note": "every fold figure is the blend's; held out only on families and people the "
+                                        "compare head never met (compare_head.fresh_families, people_neither_met)"}
+        print(f"candidate: blend, log-odds {1 - args.blend_compare:g}·fold head + {args.blend_compare:g}·compare head "
+              f"({args.compare_head}); its figures on families or people the compare head was fitted on are NOT held out",
+              file=sys.stderr)
     print(f"\nLOFO x leave-one-human-group-out ({len(folds)} folds, calibration {out['calibration']}) — {cmd}")
     print(f"{'held-out family':18} {'AUC':>6} {'acc@0.5':>8} {'P(h) human':>11} {'P(h) machine':>13} "
           f"{'acoustic-fitted AUC':>20} {'per-fold AUC mean/min':>22}"
@@ -593,6 +610,8 @@ def main(argv: list[str] | None = None) -> int:
     by_g: dict[str, list] = defaultdict(list)
     for fold in folds:
         p = fold_predict(X, G, y, meta, fold, sealed, args.seed, args.l2, nested, aug_fams, args.group_chunks)
+        if args.blend_compare is not None:  # the candidate is the blend of this fold head and the compare head
+            p = sigmoid(blend_log_odds([logit(p), logit(P_cmp[fold.test])], [1 - args.blend_compare, args.blend_compare]))
         by_f[fold.family].append((p, y[fold.test], P_ac[fold.test], fold.test))
         hm = y[fold.test] == 1
         by_g[fold.group].append(p[hm])
@@ -687,6 +706,15 @@ def main(argv: list[str] | None = None) -> int:
                         "sealed split not yet evaluated (run --final)"),
             "lofo": lofo, "loso": loso, "command": cmd,
         }
+        if args.blend_compare is not None:  # held out only where the compare head never met the family
+            fresh_l = {F: v for F, v in lofo.items() if F not in cmp_fams}
+            lo = min(v["auc"] for v in fresh_l.values()) if fresh_l else float("nan")
+            validity = {
+                "summary": (f"human vs {len(fresh_l)} TTS families neither member was fitted on, nested "
+                            f"leave-one-family-out AUC ≥ {lo:.2f}; sealed split not yet evaluated (run --final)"),
+                "lofo": fresh_l, "command": cmd,
+                "note": "a blend's fold figures on families its compare-head member was fitted on are not held out "
+                        "and are left out here; held-out people are in the LOFO JSON only"}
         fit = fit_whisper_head(X[train], y[train], G[train], cal, l2=args.l2, training={
             "data": f"{len(train)} open dialogues ({args.turns} agent turns each) built by benchmarks/judge_lofo.py from "
                     f"{mpath}: TTS families {', '.join(fams)}; human groups {', '.join(map(str, groups))}",
@@ -695,7 +723,20 @@ def main(argv: list[str] | None = None) -> int:
             "sealed_never_used": {"families": list(sealed.families), "groups": list(sealed.groups)},
             "validity": validity},
             sources=srcs, recalibrate=recal)
-        save_head(args.ship, fit.head, fit.config)
+        if args.blend_compare is None:
+            save_head(args.ship, fit.head, fit.config)
+        else:  # the refit is saved beside the blend, as its member
+            from livejudge.judge.training.blend import blend_heads
+
+            member = Path(str(args.ship).rstrip("/") + "-refit")
+            save_head(member, fit.head, fit.config)
+            tr = dict(fit.config.training)
+            bhead, bcfg = blend_heads(
+                [member, args.compare_head], [1 - args.blend_compare, args.blend_compare],
+                name=cmp_cfg.name, version="0.2.0",
+                training={"validity": validity, "data": tr["data"] + f"; blended with {cmp_cfg.name} {cmp_cfg.version}",
+                          "sealed_never_used": tr["sealed_never_used"], "excluded_families": tr["excluded_families"]})
+            save_head(args.ship, bhead, bcfg)
         print(f"\nshipped head → {args.ship}: {validity['summary']}")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1, default=float))

@@ -376,10 +376,10 @@ def _fig_refit(cand_name: str, what: str) -> str:
     spec = importlib.util.spec_from_file_location("refit_rule", ROOT / "benchmarks/experiments/refit_v6/rule.py")
     rule = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(rule)
-    lofo_name, wild_name, wideband_people = rule.CANDIDATES[cand_name]
+    lofo_name, wild_name, wideband_people, blend = rule.CANDIDATES[cand_name]
     lofo, shipped, cand = _stored(f"refit_{cand_name}", lofo_name, "judge_wild_measure_only_batch2_shipped", wild_name,
                                   how="benchmarks/experiments/refit_v6/README.md")
-    bad = rule.same_inputs(lofo, shipped, cand)
+    bad = rule.same_inputs(lofo, shipped, cand, blend=blend)
     if bad:
         raise FigureError(f"refit_{cand_name}: the stored results cannot be compared: {'; '.join(bad)}")
     parts = rule.evaluate(lofo, shipped, cand, wideband_people=wideband_people)

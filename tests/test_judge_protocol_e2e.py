@@ -72,6 +72,30 @@ def test_sealed_split_reaches_only_the_final_run(tmp_path):
     assert 0 < c["fresh_wideband_people_test_rows"] < c["fresh_people_test_rows"]
     for fam in c["fresh_families"]:
         assert lofo["lofo"][fam]["people_neither_met_wideband"]["n_h"] < lofo["lofo"][fam]["people_neither_met"]["n_h"]
+    # the blend candidate (fixed weight 0.5 with the shipped head) from the same cache: the saved blend is
+    # exactly the mean of its refit member's and the shipped head's log-odds on the cached vectors
+    p = _run(*common, "--blend-compare", 0.5, "--ship", tmp_path / "blend", "--json", tmp_path / "blend.json")
+    assert p.returncode == 0, p.stderr[-3000:]
+    b = json.loads((tmp_path / "blend.json").read_text())
+    assert b["blend_compare"]["weight"] == 0.5 and set(b["lofo"]) == set(lofo["lofo"])
+    assert b["lofo"] != lofo["lofo"]  # the fold figures are the blend's, not the refit's
+    bcfg = json.loads((tmp_path / "blend" / "config.json").read_text())["training"]
+    assert [m["dir"] for m in bcfg["blend"]["members"]] == [str(tmp_path / "blend-refit"), "livejudge/judge/heads/whisper-fitted"]
+    assert set(bcfg["validity"]["lofo"]) == set(c["fresh_families"])  # held out only where the shipped head never met
+    import numpy as np
+
+    from livejudge.judge.model.numpy_head import NumpyHead
+    from livejudge.judge.model.odl import HUMAN, MACHINE
+
+    z = np.load(next((tmp_path / "cache").glob("*.npz")))
+
+    def log_odds(d):  # the judge's path: gated dimensions at z_mean, then the classifier (unclipped)
+        h = NumpyHead.from_checkpoint(d)
+        lg = h.outputs(np.where(z["G"], h.z_mean[None, :], h.latent({"features": z["X"]}))).logits
+        return lg[:, HUMAN] - lg[:, MACHINE]
+
+    lo = [log_odds(d) for d in (tmp_path / "blend-refit", ROOT / "livejudge/judge/heads/whisper-fitted", tmp_path / "blend")]
+    np.testing.assert_allclose(lo[2], 0.5 * lo[0] + 0.5 * lo[1], atol=2e-3)
     # a second run with another seed keeps the stored seal
     p = _run(*common, "--seed", 7, "--final", "--head", tmp_path / "head", "--final-log", tmp_path / "final.jsonl",
              "--write-validity")

@@ -10,12 +10,14 @@ judge_wild_measure_only_batch3_v6.json (the candidate on the same sources, same 
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import sys
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"
+SHIPPED = Path(__file__).resolve().parents[3] / "livejudge" / "judge" / "heads" / "whisper-fitted"
 MIN_PEOPLE_ROWS = 20   # R2: fewer held-out-for-both human test rows than this -> read on all people
 MAX_FAMILY_DROP = 0.05  # R2
 CONDITIONS = ("wideband", "telephone")
@@ -50,10 +52,12 @@ def _family_parts(tag: str, lofo: dict, key: str, fallback: bool = True) -> tupl
     return (f"{tag} no never-met family more than 0.05 below the shipped head", ok, "; ".join(lines))
 
 
-def same_inputs(lofo: dict, shipped: dict, cand: dict) -> list[str]:
+def same_inputs(lofo: dict, shipped: dict, cand: dict, blend: float | None = None) -> list[str]:
     """Why the three results cannot be compared (empty when they can): the candidate's measure-only
     run must use the shipped run's manifests and options, its head must be the one the LOFO run
-    shipped (``--ship``), and the LOFO run's compare head must be the shipped head."""
+    shipped (``--ship``), and the LOFO run's compare head must be the shipped head. For a candidate
+    declared a blend (``blend``: its weight), the LOFO run must have blended with that weight and
+    with the shipped head's weights (sha256 of weights.safetensors, as ``blend.weights_digest``)."""
     bad = [f"measure-only runs differ in {k}" for k in
            ("manifest", "n_clips", "seed", "left_out_families", "left_out_silent_clips", "agent_speech_s",
             "user_max_s", "unit") if shipped.get(k) != cand.get(k)]
@@ -65,6 +69,14 @@ def same_inputs(lofo: dict, shipped: dict, cand: dict) -> list[str]:
         bad.append(f"the measure-only head ({head}) is not the LOFO run's --ship head ({ship})")
     if lofo["compare_head"].get("dir") != "livejudge/judge/heads/whisper-fitted":
         bad.append(f"the LOFO run's compare head is {lofo['compare_head'].get('dir')}, not the shipped head")
+    if blend is not None:  # a blend candidate: the declared weight, and the shipped head's weights as its member
+        got = lofo.get("blend_compare") or {}
+        if got.get("weight") != blend:
+            bad.append(f"the LOFO run blended with weight {got.get('weight')}, not the declared {blend}")
+        if got.get("compare_head_weights_sha256_16") != hashlib.sha256((SHIPPED / "weights.safetensors").read_bytes()).hexdigest()[:16]:
+            bad.append("the LOFO run's compare head weights are not the shipped head's")
+    elif "blend_compare" in lofo:
+        bad.append("the LOFO run is a blend, but this candidate was not declared one")
     return bad
 
 
@@ -95,10 +107,11 @@ def evaluate(lofo: dict, shipped: dict, cand: dict, wideband_people: bool = Fals
     return parts
 
 
-CANDIDATES = {  # candidate -> (its LOFO table, its measure-only run, R1w/R2w declared for it before its runs);
-    # the shipped head's measure-only run is shared
-    "v6": ("judge_lofo_protocol_v6", "judge_wild_measure_only_batch3_v6", False),
-    "v7": ("judge_lofo_protocol_v7", "judge_wild_measure_only_batch4_v7", True),
+CANDIDATES = {  # candidate -> (its LOFO table, its measure-only run, R1w/R2w declared for it before its runs,
+    # the blend weight declared for it or None); the shipped head's measure-only run is shared
+    "v6": ("judge_lofo_protocol_v6", "judge_wild_measure_only_batch3_v6", False, None),
+    "v7": ("judge_lofo_protocol_v7", "judge_wild_measure_only_batch4_v7", True, None),
+    "v7blend": ("judge_lofo_protocol_v7blend", "judge_wild_measure_only_batch4_v7blend", True, 0.5),
 }
 
 
@@ -108,14 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--candidate", choices=sorted(CANDIDATES), default="v6", help="which refit (default v6)")
     a = ap.parse_args(argv)
-    lofo, wild, wideband_people = CANDIDATES[a.candidate]
+    lofo, wild, wideband_people, blend = CANDIDATES[a.candidate]
     names = (lofo, "judge_wild_measure_only_batch2_shipped", wild)
     missing = [n for n in names if not (RESULTS / f"{n}.json").exists()]
     if missing:
         print(f"missing stored result(s): {', '.join(missing)}; run the commands in README.md first", file=sys.stderr)
         return 2
     got = [json.loads((RESULTS / f"{n}.json").read_text()) for n in names]
-    bad = same_inputs(*got)
+    bad = same_inputs(*got, blend=blend)
     if bad:
         print("cannot compare: " + "; ".join(bad), file=sys.stderr)
         return 2
