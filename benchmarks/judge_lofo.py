@@ -39,7 +39,7 @@ import json
 import os
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -86,7 +86,7 @@ def read_manifest(path: Path) -> list[dict]:
                              "label": r["label"], "family": r["family"], "speaker": r["system"],
                              "duration_s": float(r["duration_s"] or 0), "lang": r.get("lang") or "en",
                              "source": f"github:{r['repo']}@{r['commit'][:10]}:{r['source_path']}",
-                             "licence": r["licence"], "fit": r["licence"] in FIT_OK})
+                             "licence": r["licence"], "fit": r["licence"] in FIT_OK, "wild": True})
         return rows
     for line in path.read_text().splitlines():
         if line.strip():
@@ -154,20 +154,34 @@ def narrowband_voices(rows: list[dict]) -> set[str]:
     return {v for v, b in votes.items() if sum(b) * 2 > len(b)}
 
 
+WILD_CHANNELS = {"telephone": dict(telephone_line=True), "room": dict(room_rt60_s=0.5, room_drr_db=5.0)}
+"""Call-level channels a wild (CSV) row's dialogue may go through (``--wild-channels``): the wild
+rows carry no clip-level augmentations (the package corpus's ``augment`` rows), so without these
+their machines are always wideband and dry while many of their people are 8 kHz or far-field
+recordings. ``telephone``: both sides through 300–3400 Hz and 8 kHz μ-law (ITU-T G.711), as
+judge_wild.py's telephone condition; ``room``: each side's speech reverberated, RT60 0.5 s,
+direct-to-reverberant ratio 5 dB (``dialogues.room_ir``; a HEURISTIC small office)."""
+
+
 def build_calls(rows: list[dict], seed: int, turns: int, per_human: int, per_voice: int,
-                per_family: int = 60, human_group_key: str = "family", dry: bool = False):
+                per_family: int = 60, human_group_key: str = "family", dry: bool = False,
+                wild_channels: tuple[str, ...] = ()):
     """(calls, meta): one Dialogue per entry; meta has label, family, speaker, group, reserved.
 
     Dialogues per agent: humans ``min(per_human, 3 × clips)``; machines ``max(per_voice,
     ceil(per_family / voices in the family))`` so a family with one voice still gets enough.
     Each dialogue keeps ONE channel condition (``channel_of``) for all its agent turns, as a real
     call has one channel. ``group`` = the human's source family (or speaker) for held-out splits;
-    a copy-synthesis clip's group is that of its source speaker.
+    a copy-synthesis clip's group is that of its source speaker. ``wild_channels`` (names in
+    ``WILD_CHANNELS``): a wild row's agent (either class) has half its dialogues on the clean line
+    and the rest through one of these, drawn from a separate random stream so that the clips picked
+    are the same as without them.
     """
     from livejudge.audio import load_audio, resample, to_mono
     from livejudge.testing.dialogues import DialogueBuilder
 
     rng = np.random.default_rng(seed)
+    ch_rng = np.random.default_rng(seed + 1_000_003)  # wild channels only: the picks' stream is untouched
     n_specs = 64
     specs = [dict(noise=float(rng.uniform(-70, -50)), level=float(rng.uniform(-30, -18)),
                   users=[USER_CLIPS[int(i)] for i in rng.integers(len(USER_CLIPS), size=turns)],
@@ -210,6 +224,10 @@ def build_calls(rows: list[dict], seed: int, turns: int, per_human: int, per_voi
             # half the dialogues on the clean channel when there is one, the rest on the others
             ch = "none" if ("none" in by_ch and (j % 2 == 0 or len(chans) == 1)) else chans[int(rng.integers(len(chans)))]
             pool = by_ch[ch]
+            line = "none"
+            if wild_channels and clips[0].get("wild") and j % 2 == 1:
+                line = wild_channels[int(ch_rng.integers(len(wild_channels)))]
+                ch = line
             picks = [pool[int(i)] for i in rng.permutation(len(pool))[:turns]]
             while len(picks) < turns:
                 picks.append(pool[int(rng.integers(len(pool)))])
@@ -219,7 +237,7 @@ def build_calls(rows: list[dict], seed: int, turns: int, per_human: int, per_voi
             if dry:  # the dialogue's labels and groups only (their order does not depend on the audio)
                 out.append((None, meta))
                 continue
-            b = DialogueBuilder(noise_dbfs=sp["noise"], seed=sp["seed"], tail_s=1.5)
+            b = DialogueBuilder(noise_dbfs=sp["noise"], seed=sp["seed"], tail_s=1.5, **WILD_CHANNELS.get(line, {}))
             for i, c in enumerate(picks):
                 b.user(sp["users"][i], gap_s=sp["ugaps"][i] if i else None)
                 for attempt in range(8):  # a clip with no speech above the builder's threshold: take another
@@ -494,12 +512,19 @@ def main(argv: list[str] | None = None) -> int:
                          "(1-W)·fold + W·compare (livejudge.judge.training.blend; W fixed before the run, never "
                          "tuned); with --ship, the blend of the refit and the compare head is saved. Its figures "
                          "are held out only on families and people the compare head never met")
+    ap.add_argument("--wild-channels", default="", metavar="LIST",
+                    help="comma-separated channels of judge_lofo.WILD_CHANNELS (telephone, room) that half of "
+                         "each wild row's dialogues go through, both classes (issue 19: augmentations for both "
+                         "classes); default none (the runs up to v7)")
     ap.add_argument("--cache", default=".scratch/lofo_cache", metavar="DIR",
                     help="embedding cache, keyed by the manifests' text and these options (default %(default)s)")
     ap.add_argument("--ship", default=None, metavar="DIR",
                     help="also fit a head on every open row and save it to DIR (a candidate; shipping is a choice)")
     ap.add_argument("--json", default=None, metavar="OUT", help="write the tables as JSON here")
     args = ap.parse_args(argv)
+    wild_ch = tuple(x for x in args.wild_channels.split(",") if x)
+    if set(wild_ch) - set(WILD_CHANNELS):
+        ap.error(f"--wild-channels: unknown {sorted(set(wild_ch) - set(WILD_CHANNELS))}; valid: {', '.join(WILD_CHANNELS)}")
     if args.blend_compare is not None and not (0.0 < args.blend_compare < 1.0 and args.compare_head):
         ap.error("--blend-compare W needs 0 < W < 1 and a --compare-head to blend with")
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -533,11 +558,12 @@ def main(argv: list[str] | None = None) -> int:
     # never sealed, never held out as a family (their rows go with their human speaker's group)
     aug_fams = augmentation_families(rows)
     key = hashlib.sha256(("".join(m.read_text() for m in mpaths) + f"{args.group_chunks}/{args.seed}/{args.turns}/{args.per_human}/{args.per_voice}/{args.per_family}/{args.human_group}/{args.lang}/{sorted(args.exclude_family)}/v6"
-                          + (f"/{sorted(args.exclude_speaker)}" if args.exclude_speaker else ""))
+                          + (f"/{sorted(args.exclude_speaker)}" if args.exclude_speaker else "")
+                          + (f"/wild-channels={','.join(wild_ch)}" if wild_ch else ""))
                          .encode()).hexdigest()[:16]
     cache_file = Path(args.cache) / f"{key}.npz"
     calls = build_calls(rows, args.seed, args.turns, args.per_human, args.per_voice, args.per_family,
-                        args.human_group, dry=True)
+                        args.human_group, dry=True, wild_channels=wild_ch)
     meta = [m for _, m in calls]
     if args.extend_sealed is not None:
         old_rows = usable_rows([Path(m) for m in args.sealed_corpus], say=False)
@@ -563,7 +589,7 @@ def main(argv: list[str] | None = None) -> int:
     sealed_agents = {(m["label"], m["family"], m["speaker"]) for m in meta if sealed.is_sealed(m)}
     rows_open = [r for r in rows if (r["label"], r["family"], r["speaker"]) not in sealed_agents]
     calls = build_calls(rows_open, args.seed, args.turns, args.per_human, args.per_voice, args.per_family,
-                        args.human_group, dry=cache_file.exists())
+                        args.human_group, dry=cache_file.exists(), wild_channels=wild_ch)
     meta = [m for _, m in calls]
     assert not any(sealed.is_sealed(m) for m in meta), "a sealed dialogue among the open ones"
     print(f"{len(calls)} open dialogues ({sum(m['label'] == 'human' for m in meta)} human-agent)", file=sys.stderr)
@@ -592,7 +618,8 @@ def main(argv: list[str] | None = None) -> int:
            "augmentation_families": aug_fams, "excluded_families": args.exclude_family,
            "sealed": {"families": list(sealed.families), "groups": list(sealed.groups)},
            "human_groups": groups, "calibration": "nested held-out-family Platt" if nested else "split Platt",
-           "embed_seconds": secs, "encoder_calls": n_enc}
+           "embed_seconds": secs, "encoder_calls": n_enc, "wild_channels": list(wild_ch),
+           "channels": dict(sorted(Counter(f"{m['label']}:{m['channel']}" for m in meta).items()))}
     if args.blend_compare is not None:
         from livejudge.judge.training.blend import weights_digest
 
@@ -719,7 +746,7 @@ def main(argv: list[str] | None = None) -> int:
             "data": f"{len(train)} open dialogues ({args.turns} agent turns each) built by benchmarks/judge_lofo.py from "
                     f"{mpath}: TTS families {', '.join(fams)}; human groups {', '.join(map(str, groups))}",
             "families": fams, "augmentations": aug_fams, "excluded_families": list(args.exclude_family),
-            "human_groups": [str(g) for g in groups],
+            "human_groups": [str(g) for g in groups], "wild_channels": list(wild_ch),
             "sealed_never_used": {"families": list(sealed.families), "groups": list(sealed.groups)},
             "validity": validity},
             sources=srcs, recalibrate=recal)

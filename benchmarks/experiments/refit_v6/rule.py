@@ -112,6 +112,7 @@ CANDIDATES = {  # candidate -> (its LOFO table, its measure-only run, R1w/R2w de
     "v6": ("judge_lofo_protocol_v6", "judge_wild_measure_only_batch3_v6", False, None),
     "v7": ("judge_lofo_protocol_v7", "judge_wild_measure_only_batch4_v7", True, None),
     "v7blend": ("judge_lofo_protocol_v7blend", "judge_wild_measure_only_batch4_v7blend", True, 0.5),
+    "v8blend": ("judge_lofo_protocol_v8blend", "judge_wild_measure_only_batch4_v8blend", True, 0.5),
 }
 
 
