@@ -734,14 +734,18 @@ def main(argv: list[str] | None = None) -> int:
             "lofo": lofo, "loso": loso, "command": cmd,
         }
         if args.blend_compare is not None:  # held out only where the compare head never met the family
-            fresh_l = {F: v for F, v in lofo.items() if F not in cmp_fams}
+            # ... and only against the people neither member met
+            fresh_l = {F: {"auc": v["people_neither_met"]["auc"], "n_h": v["people_neither_met"]["n_h"],
+                           "n_m": v["n_m"], "compare_head_auc": v["people_neither_met"]["compare_head_auc"]}
+                       for F, v in lofo.items() if F not in cmp_fams}
             lo = min(v["auc"] for v in fresh_l.values()) if fresh_l else float("nan")
             validity = {
-                "summary": (f"human vs {len(fresh_l)} TTS families neither member was fitted on, nested "
-                            f"leave-one-family-out AUC ≥ {lo:.2f}; sealed split not yet evaluated (run --final)"),
+                "summary": (f"human vs {len(fresh_l)} TTS families neither member was fitted on, against people "
+                            f"neither met, nested leave-one-family-out AUC ≥ {lo:.2f}; sealed split not yet "
+                            "evaluated (run --final)"),
                 "lofo": fresh_l, "command": cmd,
-                "note": "a blend's fold figures on families its compare-head member was fitted on are not held out "
-                        "and are left out here; held-out people are in the LOFO JSON only"}
+                "note": "a blend's fold figures on families or people its compare-head member was fitted on are "
+                        "not held out and are left out here"}
         fit = fit_whisper_head(X[train], y[train], G[train], cal, l2=args.l2, training={
             "data": f"{len(train)} open dialogues ({args.turns} agent turns each) built by benchmarks/judge_lofo.py from "
                     f"{mpath}: TTS families {', '.join(fams)}; human groups {', '.join(map(str, groups))}",
