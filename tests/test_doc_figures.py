@@ -37,8 +37,8 @@ def _tree(tmp_path: Path, figs) -> Path:
     root = tmp_path / "repo"
     shutil.copytree(ROOT / "docs", root / "docs")
     shutil.copy(ROOT / "README.md", root / "README.md")
-    for cfg in (ROOT / "livejudge" / "judge" / "heads").glob("*/config.json"):
-        dst = root / cfg.relative_to(ROOT)
+    for cfg in (ROOT / "livejudge" / "judge" / "heads").glob("*/*"):  # config.json and the weights (a rule
+        dst = root / cfg.relative_to(ROOT)                           # checks a blend's member by their hash)
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(cfg, dst)
     if (ROOT / "benchmarks" / "results").exists():
