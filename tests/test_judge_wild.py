@@ -73,8 +73,27 @@ def test_the_caveat_names_only_families_the_head_never_met_as_such(tmp_path):
     (head / "config.json").write_text(json.dumps({"training": {"families": ["espeak-ng"]}}))
     cav = jw.write_caveat(head, res, "x.json")
     assert cav == ("NOT valid in the wild: ROC-AUC 0.78 wideband, 0.74 telephone on 2 neural speech families it "
-                   "never met (people P(h) 0.66, machines 0.48; x.json)")
+                   "never met (P(h): people 0.66, machines 0.48; x.json)")
     assert json.loads((head / "config.json").read_text())["training"]["validity"]["caveat"] == cav
     (head / "config.json").write_text(json.dumps({"training": {"families": ["espeak-ng", "piper"]}}))
     cav = jw.write_caveat(head, res, "x.json")  # a refit fitted on piper: those sources are new, not the family
     assert "on 2 neural speech families from sources it was never fitted on (1 of them a family it never met)" in cav
+
+
+
+def test_the_caveat_names_the_machine_families_rated_as_human_as_people(tmp_path):
+    import json
+
+    fam = {"machine:commercial-neural-tts": {"mean_p_human": 0.751, "n_scored": 14},
+           "machine:ar-mel-neural-vocoder": {"mean_p_human": 0.70, "n_scored": 33},
+           "machine:flow-matching": {"mean_p_human": 0.642, "n_scored": 21},      # below the people
+           "machine:diffusion-variance": {"mean_p_human": 0.9, "n_scored": 4},     # too few to read
+           "machine:codec-resynthesis": {"mean_p_human": 0.95, "n_scored": 30},    # not a TTS voice
+           "human:human-public-speech": {"mean_p_human": 0.7, "n_scored": 30}}
+    res = {"conditions": {"wideband": {"pooled_auc_machines_vs_people": 0.633, "people": {"mean_p_human": 0.693},
+                                       "machines": {"mean_p_human": 0.613}, "by_family": fam}}}
+    head = tmp_path / "head"
+    head.mkdir()
+    (head / "config.json").write_text(json.dumps({"training": {"families": ["espeak-ng"]}}))
+    cav = jw.write_caveat(head, res, "x.json")
+    assert cav.endswith("(P(h): people 0.69, machines 0.61, commercial-neural-tts 0.75; x.json)")
