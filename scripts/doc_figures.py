@@ -426,6 +426,12 @@ def fig_refit_v7blend() -> str:
     return _fig_refit("v7blend", "as v7")
 
 
+def fig_refit_v8blend() -> str:
+    """v8blend: the refit with wild rows through telephone lines and rooms, blended 0.5 with the
+    shipped head (``_fig_refit``)."""
+    return _fig_refit("v8blend", "as v7 with half of every wild agent's dialogues through a telephone line or a room")
+
+
 def fig_frame_lofo_r2() -> str:
     """Round 2 of the frame-level experiment (benchmarks/experiments/frame_lofo/README.md): the same
     readouts after the third wild batch (conversational people and conversational neural TTS) joined
@@ -534,6 +540,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "refit_v6": fig_refit_v6,
     "refit_v7": fig_refit_v7,
     "refit_v7blend": fig_refit_v7blend,
+    "refit_v8blend": fig_refit_v8blend,
     "wild_sources_2": fig_wild_sources_2,
     "wild_sources_3": fig_wild_sources_3,
     "wild_sources_4": fig_wild_sources_4,

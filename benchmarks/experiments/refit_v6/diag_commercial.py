@@ -34,7 +34,6 @@ def main() -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("cache", help="v7's embedding cache (.npz)")
-    ap.add_argument("--head", default=str(ROOT / "livejudge/judge/heads/whisper-fitted"))
     a = ap.parse_args()
     rows = [r for m in MANIFESTS for r in JL.read_manifest(Path(m)) if r.get("fit", True)
             and (r.get("lang") or "en") == "en" and r["family"] not in EXCLUDE
@@ -49,7 +48,8 @@ def main() -> int:
     if len(X) != len(meta):
         print(f"the cache has {len(X)} rows, the dialogues {len(meta)}: not v7's cache", file=sys.stderr)
         return 2
-    h = NumpyHead.from_checkpoint(a.head)
+    h = NumpyHead.from_checkpoint(ROOT / "livejudge/judge/heads/whisper-fitted")  # never-met sets need a head
+    # that was not fitted on the wild rows: the shipped one
     fams = set(h.config.training.get("families", []))
     groups = {g for x in h.config.training.get("human_groups", []) for g in str(x).split("+")}
     Z = np.where(G, h.z_mean[None, :], h.latent({"features": X}))
@@ -68,6 +68,14 @@ def main() -> int:
         if np.abs(h.proj_weight[k]).sum() == 0:
             continue
         print(f"{d:28}" + "".join(f"{Z[s, k].mean():27.2f}" for s in sets.values()))
+    # the encoder readout's part of the three rows that read it (the rest of those rows is acoustic)
+    from livejudge.judge.features.backbones.whisper import ENCODER_DIMENSIONS, N_ACOUSTIC
+
+    Hs = h.readout({"features": X})
+    ks = [h.dimensions.index(d) for d in ENCODER_DIMENSIONS]
+    enc = sum(Hs[:, N_ACOUSTIC:] @ h.proj_weight[k, N_ACOUSTIC:].astype(np.float64) for k in ks)
+    enc = enc * (1.0 - G[:, ks].mean(1))  # a gated row drops its share (as the judge does)
+    print(f"{'  of which encoder readout':28}" + "".join(f"{enc[s].mean():27.2f}" for s in sets.values()))
     print(f"{'log-odds (total)':28}" + "".join(f"{lo[s].mean():27.2f}" for s in sets.values()))
     print(f"{'n dialogues':28}" + "".join(f"{int(s.sum()):27d}" for s in sets.values()))
     return 0
