@@ -120,6 +120,9 @@ def channel_of(augment) -> str:
     return c
 
 
+MIN_CLIP_S = 0.8
+"""Clips shorter than this (manifest ``duration_s``) are never put in a dialogue."""
+
 NARROWBAND_HZ = 4500.0
 NARROWBAND_MAX_SHARE = 1e-4
 
@@ -141,14 +144,15 @@ def is_narrowband(x: np.ndarray, rate_hz: int = 16000) -> bool:
 
 
 def narrowband_voices(rows: list[dict]) -> set[str]:
-    """Human voices (manifest ``speaker``) most of whose clips are narrowband (``is_narrowband``):
+    """Human voices (manifest ``speaker``) most of whose usable clips (``MIN_CLIP_S`` or longer, the
+    ones dialogues are built from) are narrowband (``is_narrowband``):
     where the source's bandwidth alone could tell a person from a machine, because nearly every
     machine clip is wideband (docs/corpus.md, fourth batch)."""
     from livejudge.audio import load_audio, resample, to_mono
 
     votes: dict[str, list[bool]] = defaultdict(list)
     for r in rows:
-        if r["label"] == "human":
+        if r["label"] == "human" and r.get("duration_s", 1.0) >= MIN_CLIP_S:  # as build_calls: shorter clips are never used
             d, rate = load_audio(r["abspath"])
             votes[r["speaker"]].append(is_narrowband(resample(to_mono(d), rate)))
     return {v for v, b in votes.items() if sum(b) * 2 > len(b)}
@@ -189,7 +193,7 @@ def build_calls(rows: list[dict], seed: int, turns: int, per_human: int, per_voi
                   seed=int(rng.integers(1 << 30))) for _ in range(n_specs)]
     by_agent = defaultdict(list)
     for r in rows:
-        if r.get("duration_s", 1.0) < 0.8:
+        if r.get("duration_s", 1.0) < MIN_CLIP_S:
             continue
         by_agent[(r["label"], r["family"], r["speaker"], bool(r.get("reserved", False)))].append(r)
     group_of = {}
@@ -680,7 +684,10 @@ def main(argv: list[str] | None = None) -> int:
             # people it never met either: human test dialogues of groups outside its training
             new_people = unmet[ft]
             wb = new_people & ~narrow[ft]
+            from livejudge.judge.training.blend import weights_digest
+
             out["compare_head"] = {"dir": args.compare_head, "version": cmp_cfg.version,
+                                   "weights_sha256_16": weights_digest(args.compare_head),
                                    "families_fitted_on": sorted(cmp_fams),
                                    "narrowband_voices": sorted(nb_voices),
                                    "fresh_wideband_people_test_rows": int(((fy == 1) & wb).sum()),

@@ -43,3 +43,22 @@ def test_noise_and_a_noise_floor_do_not_fool_it():
     assert jl.is_narrowband(x + noise * 0.01)
     assert not jl.is_narrowband(x + noise)
     assert not jl.is_narrowband(np.zeros(100))  # too short to say
+
+
+def test_a_voice_is_judged_on_the_clips_dialogues_use(tmp_path):
+    """narrowband_voices counts only clips of MIN_CLIP_S or longer, as build_calls uses: two short
+    8 kHz clips do not outvote one usable wideband clip."""
+    import soundfile as sf
+
+    x = load_clip("librivox_austen_0870")
+    rows = []
+    for i, (y, dur) in enumerate([(x, 3.0), (_via_8k(x), 0.5), (_via_8k(x), 0.5)]):
+        f = tmp_path / f"c{i}.wav"
+        sf.write(f, y, 16000)
+        rows.append({"label": "human", "speaker": "v", "abspath": str(f), "duration_s": dur})
+    assert jl.narrowband_voices(rows) == set()
+    rows[0]["duration_s"] = 0.5  # now no usable clip at all: no vote, not narrowband
+    assert jl.narrowband_voices(rows) == set()
+    for r in rows[1:]:
+        r["duration_s"] = 2.0
+    assert jl.narrowband_voices(rows) == {"v"}

@@ -52,3 +52,10 @@ def test_a_blend_is_checked_for_its_weight_and_its_member(v7):
         "the LOFO run blended with weight None, not the declared 0.5", "the LOFO run's compare head weights are not the shipped head's"]
     b["blend_compare"] = {"weight": 0.3, "compare_head_weights_sha256_16": "0" * 16}
     assert len(rule.same_inputs(b, shipped, cand, blend=0.5)) == 2
+
+
+def test_a_compare_head_whose_weights_are_not_the_shipped_heads_is_refused(v7):
+    rule = _rule()
+    lofo, shipped, cand = copy.deepcopy(v7)
+    lofo["compare_head"]["weights_sha256_16"] = "f" * 16
+    assert "the LOFO run's compare head weights are not the shipped head's (sha256 differs)" in rule.same_inputs(lofo, shipped, cand)

@@ -69,11 +69,15 @@ def same_inputs(lofo: dict, shipped: dict, cand: dict, blend: float | None = Non
         bad.append(f"the measure-only head ({head}) is not the LOFO run's --ship head ({ship})")
     if lofo["compare_head"].get("dir") != "livejudge/judge/heads/whisper-fitted":
         bad.append(f"the LOFO run's compare head is {lofo['compare_head'].get('dir')}, not the shipped head")
+    shipped_digest = hashlib.sha256((SHIPPED / "weights.safetensors").read_bytes()).hexdigest()[:16]
+    got_digest = lofo["compare_head"].get("weights_sha256_16")  # recorded by runs after v8blend; older ones: blend_compare
+    if got_digest is not None and got_digest != shipped_digest:
+        bad.append("the LOFO run's compare head weights are not the shipped head's (sha256 differs)")
     if blend is not None:  # a blend candidate: the declared weight, and the shipped head's weights as its member
         got = lofo.get("blend_compare") or {}
         if got.get("weight") != blend:
             bad.append(f"the LOFO run blended with weight {got.get('weight')}, not the declared {blend}")
-        if got.get("compare_head_weights_sha256_16") != hashlib.sha256((SHIPPED / "weights.safetensors").read_bytes()).hexdigest()[:16]:
+        if got.get("compare_head_weights_sha256_16") != shipped_digest:
             bad.append("the LOFO run's compare head weights are not the shipped head's")
     elif "blend_compare" in lofo:
         bad.append("the LOFO run is a blend, but this candidate was not declared one")
