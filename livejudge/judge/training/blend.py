@@ -20,8 +20,8 @@ log-odds of "human"
 
 and z_k is affine in the first member's standardised input x' = (x − μ_1)/σ_1:
 row_k = Σ_m w_m c_mk W_mk ⊙ σ_1/σ_m, bias_k = Σ_m w_m c_mk (W_mk · (μ_1 − μ_m)/σ_m + b_mk − z̄_mk).
-It is stored as an ordinary head (ODL rows, z̄ = 0, classifier ±s_k/2 and ±B/2, as
-``whisper_head`` does), so the judge, the meter and every API read it unchanged. A dimension the
+It is stored as an ordinary head (ODL rows, z̄ = 0, classifier ±s_k/2 and ±B/2:
+``whisper_head.set_sum_classifier``), so the judge, the meter and every API read it unchanged. A dimension the
 judge gates has z_k = z̄_k = 0 in the blend, as each member's term c_mk (z_mk − z̄_mk) is 0 when
 that member gates it: the blend equals the members' blended log-odds with gating too, provided
 the members gate alike (same backbone, readout, dimensions and ``evidence_min``; checked).
@@ -100,6 +100,7 @@ def blend_heads(members: Sequence[str | Path], weights: Sequence[float], *, name
     import torch
 
     from livejudge.judge.model.odl import JudgeHead
+    from livejudge.judge.training.whisper_head import set_sum_classifier
 
     w = _check_weights(weights, len(members))
     heads = [NumpyHead.from_checkpoint(m) for m in members]
@@ -131,14 +132,7 @@ def blend_heads(members: Sequence[str | Path], weights: Sequence[float], *, name
         head.odl.proj.bias.copy_(torch.as_tensor(bias, dtype=torch.float32))
         head.odl.log_scale.copy_(torch.as_tensor(np.sum([wm * h.log_scale.astype(np.float64)
                                                          for wm, h in zip(w, heads)], axis=0), dtype=torch.float32))
-        head.set_z_normalisation(np.zeros(K), s)
-        wc = torch.zeros(2, K)
-        wc[HUMAN] = torch.as_tensor(s / 2, dtype=torch.float32)
-        wc[MACHINE] = -torch.as_tensor(s / 2, dtype=torch.float32)
-        head.classifier.weight.copy_(wc)
-        bc = torch.zeros(2)
-        bc[HUMAN], bc[MACHINE] = B / 2, -B / 2
-        head.classifier.bias.copy_(bc)
+    set_sum_classifier(head, s, B)
     head.eval()
 
     def union(key: str) -> list:

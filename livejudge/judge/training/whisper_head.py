@@ -132,6 +132,22 @@ def design(X: np.ndarray, gated: np.ndarray, mean: np.ndarray, std: np.ndarray,
     return H
 
 
+def set_sum_classifier(head: JudgeHead, z_std: np.ndarray, bias: float) -> None:
+    """Make ``head``'s classifier read log-odds(human) = Σ_k z_k + ``bias`` exactly (module
+    docstring): z_mean = 0, z_std = ``z_std`` (K,), W_human,k = σ_k/2, W_machine,k = −σ_k/2 (so
+    W_1 + W_2 = 0, the paper's symmetry), bias ±bias/2. Sets the z normalisation too."""
+    k = len(z_std)
+    with torch.no_grad():
+        head.set_z_normalisation(np.zeros(k), z_std)
+        wc = torch.zeros(2, k)
+        wc[HUMAN] = torch.as_tensor(np.asarray(z_std) / 2, dtype=torch.float32)
+        wc[MACHINE] = -torch.as_tensor(np.asarray(z_std) / 2, dtype=torch.float32)
+        head.classifier.weight.copy_(wc)
+        bc = torch.zeros(2)
+        bc[HUMAN], bc[MACHINE] = float(bias) / 2, -float(bias) / 2
+        head.classifier.bias.copy_(bc)
+
+
 def fit_whisper_head(X: np.ndarray, y: np.ndarray, gated: np.ndarray, calib: np.ndarray, *,
                      l2: float = 0.05, name: str = "whisper-fitted", training: Mapping[str, Any] | None = None,
                      sources: Sequence[str] = (), recalibrate: tuple[float, float] | None = None) -> Fit:
@@ -186,14 +202,7 @@ def fit_whisper_head(X: np.ndarray, y: np.ndarray, gated: np.ndarray, calib: np.
         head.readout.set_normalisation("features", mean, std)
         head.odl.proj.weight.copy_(torch.as_tensor(W, dtype=torch.float32))
         head.odl.proj.bias.zero_()
-        head.set_z_normalisation(np.zeros(len(DIMENSION_IDS)), zs)
-        wc = torch.zeros(2, len(DIMENSION_IDS))
-        wc[HUMAN] = torch.as_tensor(zs / 2, dtype=torch.float32)
-        wc[MACHINE] = -torch.as_tensor(zs / 2, dtype=torch.float32)
-        head.classifier.weight.copy_(wc)
-        bc = torch.zeros(2)
-        bc[HUMAN], bc[MACHINE] = b0 / 2, -b0 / 2
-        head.classifier.bias.copy_(bc)
+        set_sum_classifier(head, zs, b0)
     tr = dict(training or {})
     tr.update({
         "method": "L2 logistic regression on the standardised vector (labels only), re-parametrised exactly "
