@@ -761,6 +761,10 @@ def main(argv: list[str] | None = None) -> int:
             "sealed_never_used": {"families": list(sealed.families), "groups": list(sealed.groups)},
             "validity": validity},
             sources=srcs, recalibrate=recal)
+        # a candidate, not a release: its version says so (the shipped head's name and version are set
+        # only when a rule is met and it is copied into livejudge/judge/heads/)
+        cand_version = f"{started[:10]}-candidate"
+        fit = fit.__class__(fit.head, fit.config.with_(version=cand_version), fit.mean, fit.std)
         if args.blend_compare is None:
             save_head(args.ship, fit.head, fit.config)
         else:  # the refit is saved beside the blend, as its member
@@ -771,7 +775,7 @@ def main(argv: list[str] | None = None) -> int:
             tr = dict(fit.config.training)
             bhead, bcfg = blend_heads(
                 [member, args.compare_head], [1 - args.blend_compare, args.blend_compare],
-                name=cmp_cfg.name, version="0.2.0",
+                name=cmp_cfg.name, version=f"{cand_version}-blend",
                 training={"validity": validity, "data": tr["data"] + f"; blended with {cmp_cfg.name} {cmp_cfg.version}",
                           "sealed_never_used": tr["sealed_never_used"], "excluded_families": tr["excluded_families"]})
             save_head(args.ship, bhead, bcfg)

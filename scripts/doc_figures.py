@@ -137,6 +137,12 @@ def fig_heads_validity() -> str:
         lofo = v.get("lofo") or {}
         if lofo:
             parts.append("")
+            if v.get("sealed"):  # the sealed line above is its validity; the stored table predates the protocol
+                parts.append("The leave-one-family-out table stored when it was fitted, before the nested protocol: "
+                             "NOT held-out figures (its second calibration step was fitted on these folds' people, "
+                             "and choices were made with the kokoro row in view; see \"Validity protocol\" below). "
+                             "Its validity is the sealed line above.")
+                parts.append("")
             parts.append("| held-out TTS family | ROC-AUC | accuracy at 0.5 | mean P(human) human / machine "
                          "| worst fold AUC | acoustic-fitted AUC |")
             parts.append("|---|---|---|---|---|---|")
@@ -513,11 +519,16 @@ def fig_benchmarks_table() -> str:
     for p in sorted((ROOT / "benchmarks").glob("*.py")):
         name = p.stem
         r = _result(name)
-        in_heads = [h for h, cfg in _heads() if f"benchmarks/{name}.py" in str((_validity(cfg) or {}).get("command", ""))]
+        in_heads = [h for h, cfg in _heads() if any(f"benchmarks/{name}.py" in str((_validity(cfg) or {}).get(k, ""))
+                                                    for k in ("command", "summary"))]
+        files = sorted({f.name for f in RESULTS.glob(f"{name}.json")} | {f.name for f in RESULTS.glob(f"{name}_*.json")})
         if r is not None and name in RENDER:
             stored = RENDER[name](r["result"]) + f" (`results/{name}.json`: {r.get('date_utc', '?')[:10]}, commit {r.get('commit', '?')}, {r.get('machine', '?')})"
         elif in_heads:
             stored = f"in the config of {', '.join(f'`{h}`' for h in in_heads)}: [judge.md](judge.md)"
+        elif files:  # stored runs, read where the docs quote them
+            shown = ", ".join(f"`results/{f}`" for f in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+            stored = f"{shown} (quoted in [judge.md](judge.md) and [corpus.md](corpus.md))"
         else:
             stored = "none stored"
         rows.append(f"| `benchmarks/{name}.py` | {_one_line(_doc_first_line(p), 200).replace('|', '/')} | {stored} |")

@@ -69,9 +69,13 @@ def test_the_blend_is_the_weighted_mean_of_its_members_log_odds_with_gating(tmp_
 def test_members_that_gate_differently_or_bad_weights_are_refused(tmp_path):
     a = _member(tmp_path / "a", 1)
     b = _member(tmp_path / "b", 2, evidence_min={"rhythm": 5.0})
-    with pytest.raises(HeadError, match="evidence_min differ"):
+    with pytest.raises(HeadError, match="differ in evidence_min"):
         blend_heads([a, b], [0.5, 0.5], name="x", version="0.1.0")
     c = _member(tmp_path / "c", 3)
-    for w in ([0.6, 0.6], [1.0], [-0.5, 1.5]):
-        with pytest.raises(ValueError, match="blend"):
+    for w, why in (([0.6, 0.6], "sum to 1"), ([1.0], "2 members, 1 weight"), ([-0.5, 1.5], "≥ 0"),
+                   ([float("nan"), 0.5], "finite"), (0.5, "list of numbers"), (None, "list of numbers"),
+                   (["0.5", "0.5"], "list of numbers")):
+        with pytest.raises(ValueError, match=why):
             blend_heads([a, c], w, name="x", version="0.1.0")
+    with pytest.raises(ValueError, match="1-D arrays of one length"):
+        blend_log_odds([np.zeros(3), np.zeros(4)], [0.5, 0.5])

@@ -62,6 +62,7 @@ def test_sealed_split_reaches_only_the_final_run(tmp_path):
     assert not set(sealed["families"]) & set(cfg["families"])
     assert not set(sealed["groups"]) & set(cfg["human_groups"])
     assert cfg["sealed_never_used"] == {"families": sealed["families"], "groups": sealed["groups"]}
+    assert json.loads((tmp_path / "head" / "config.json").read_text())["version"].endswith("-candidate")
     lofo = json.loads((tmp_path / "lofo.json").read_text())
     assert not set(sealed["families"]) & set(lofo["lofo"]) and "sealed split not yet evaluated" in cfg["validity"]["summary"]
     # the comparison with the shipped head is also read without narrowband people (a bandwidth cue)

@@ -1,4 +1,4 @@
-"""Read the v6 ship rule (README.md beside this file, fixed before the runs) from the stored JSON.
+"""Read the ship rule of a refit candidate (README.md beside this file: each candidate's rule fixed before its runs) from the stored JSON.
 
 Prints each part (R1-R4; from v7 on also R1w and R2w) with its figures and exits 0 when every
 part is met, 1 when one is not, 2 when an input is missing or the inputs cannot be compared
@@ -28,6 +28,9 @@ def _ge(a: float, b: float) -> bool:
     return not (math.isnan(a) or math.isnan(b)) and a >= b
 
 
+_SUBSET = {"R2w": ", without narrowband people"}
+
+
 def _family_parts(tag: str, lofo: dict, key: str, fallback: bool = True) -> tuple[str, bool, str]:
     """R2 (or R2w): on each family the shipped head never met, the fold heads' AUC on the people in
     ``lofo[F][key]`` is no more than MAX_FAMILY_DROP below the shipped head's. A family with fewer
@@ -36,7 +39,8 @@ def _family_parts(tag: str, lofo: dict, key: str, fallback: bool = True) -> tupl
     NaN figure is not met."""
     fams = lofo["compare_head"]["fresh_families"]
     if not fams:
-        return (f"{tag} no never-met family more than 0.05 below the shipped head", False, "no never-met family")
+        return (f"{tag} no never-met family more than 0.05 below the shipped head{_SUBSET.get(tag, '')}", False,
+                "no never-met family")
     ok, lines = True, []
     for fam in fams:
         s = lofo["lofo"][fam]
@@ -49,7 +53,7 @@ def _family_parts(tag: str, lofo: dict, key: str, fallback: bool = True) -> tupl
             x, y, how = float("nan"), float("nan"), f" (only {pn['n_h']} rows of the subset: not met)"
         ok = ok and _ge(x - y, -MAX_FAMILY_DROP)
         lines.append(f"{fam} {x:.3f} vs {y:.3f} ({x - y:+.3f}){how}")
-    return (f"{tag} no never-met family more than 0.05 below the shipped head", ok, "; ".join(lines))
+    return (f"{tag} no never-met family more than 0.05 below the shipped head{_SUBSET.get(tag, '')}", ok, "; ".join(lines))
 
 
 def same_inputs(lofo: dict, shipped: dict, cand: dict, blend: float | None = None) -> list[str]:
@@ -93,13 +97,13 @@ def evaluate(lofo: dict, shipped: dict, cand: dict, wideband_people: bool = Fals
     c = lofo["compare_head"]
     a, b = c["fold_heads_auc_fresh_families_and_people"], c["compare_head_auc_fresh_families_and_people"]
     parts.append(("R1 never-met families, people neither head met", _ge(a, b),
-                  f"fold heads {a:.3f} vs shipped {b:.3f} ({c['fresh_people_test_rows']} human test rows, "
+                  f"candidate's fold heads {a:.3f} vs shipped {b:.3f} ({c['fresh_people_test_rows']} human test rows, "
                   f"{len(c['fresh_families'])} families)"))
     parts.append(_family_parts("R2", lofo, "people_neither_met"))
     if wideband_people:
         a, b = c["fold_heads_auc_fresh_families_and_wideband_people"], c["compare_head_auc_fresh_families_and_wideband_people"]
         parts.append(("R1w the same without narrowband people", _ge(a, b),
-                      f"fold heads {a:.3f} vs shipped {b:.3f} ({c['fresh_wideband_people_test_rows']} human test rows)"))
+                      f"candidate's fold heads {a:.3f} vs shipped {b:.3f} ({c['fresh_wideband_people_test_rows']} human test rows)"))
         parts.append(_family_parts("R2w", lofo, "people_neither_met_wideband", fallback=False))
     for cond in CONDITIONS:
         x = cand["conditions"][cond]["pooled_auc_machines_vs_people"]
@@ -123,7 +127,13 @@ CANDIDATES = {  # candidate -> (its LOFO table, its measure-only run, R1w/R2w de
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="Candidates: " + "; ".join(f"{k} ({v[0]}.json + {v[1]}.json{', a blend, weight ' + str(v[3]) if v[3] else ''})"
+                                          for k, v in CANDIDATES.items())
+               + ". The shipped head's figures in R1 and R2 are on the candidate's own fold dialogues, so they differ "
+                 "between candidates. Exit status: 0 every part met (ship), 1 a part not met, 2 inputs missing or "
+                 "not comparable.")
     ap.add_argument("--candidate", choices=sorted(CANDIDATES), default="v6", help="which refit (default v6)")
     a = ap.parse_args(argv)
     lofo, wild, wideband_people, blend = CANDIDATES[a.candidate]

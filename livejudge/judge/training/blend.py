@@ -1,7 +1,7 @@
 """One head whose P(human) is a weighted mean of other heads' log-odds, exactly (issue 19).
 
-Why: two whisper heads fitted on different data rank different neural families well (a refit is
-strong on diffusion, flow-matching and GAN/VITS voices, the shipped head on codec-LM, masked-codec
+Why: two whisper heads fitted on different data are each ahead on different neural families (a
+refit on diffusion, flow-matching and GAN/VITS voices, the shipped head on codec-LM, masked-codec
 and conversational voices; ``benchmarks/experiments/refit_v6/README.md``). Averaging log-odds is
 the plain way to combine two such classifiers (a fixed-weight linear opinion pool on the logit
 scale; Genest & Zidek 1986, Stat. Sci. 1(1), "logarithmic opinion pool"). The weights are FIXED
@@ -58,15 +58,25 @@ def blend_log_odds(log_odds: Sequence[np.ndarray], weights: Sequence[float]) -> 
         ValueError: a weight count, sign or sum that does not fit.
     """
     w = _check_weights(weights, len(log_odds))
-    return np.sum([wi * np.asarray(lo, np.float64) for wi, lo in zip(w, log_odds)], axis=0)
+    arrs = [np.asarray(lo, np.float64) for lo in log_odds]
+    if any(a.ndim != 1 or a.shape != arrs[0].shape for a in arrs):
+        raise ValueError(f"blend log-odds must be 1-D arrays of one length, got shapes {[a.shape for a in arrs]}")
+    return np.sum([wi * a for wi, a in zip(w, arrs)], axis=0)
 
 
 def _check_weights(weights: Sequence[float], n: int) -> np.ndarray:
+    """The weights as float64 (n,). Raises ValueError: not a list of numbers, a count other than the
+    members', a negative or non-finite weight, or a sum other than 1."""
+    if isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__") or not all(
+            isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) for x in weights):
+        raise ValueError(f"blend weights must be a list of numbers, one per member (e.g. [0.5, 0.5]), got {weights!r}")
     w = np.asarray(weights, np.float64).reshape(-1)
-    if n < 2 or w.size != n:
-        raise ValueError(f"a blend needs at least two members and one weight per member (got {n} members, {w.size} weights)")
-    if (w < 0).any() or not np.isclose(w.sum(), 1.0):
-        raise ValueError(f"blend weights must be ≥ 0 and sum to 1, got {w.tolist()}")
+    if n < 2:
+        raise ValueError(f"a blend needs at least two members, got {n}")
+    if w.size != n:
+        raise ValueError(f"a blend needs one weight per member: {n} members, {w.size} weight(s)")
+    if not np.isfinite(w).all() or (w < 0).any() or not np.isclose(w.sum(), 1.0):
+        raise ValueError(f"blend weights must be finite, ≥ 0 and sum to 1, got {w.tolist()}")
     return w
 
 
@@ -77,7 +87,7 @@ def _same_gating(cfgs: Sequence[HeadConfig]) -> None:
                            ("dimensions", tuple(a.dimensions), tuple(c.dimensions)), ("r", a.r, c.r),
                            ("evidence_min", dict(a.evidence_min), dict(c.evidence_min))):
             if x != y:
-                raise HeadError(f"cannot blend heads {a.name} and {c.name}: their {what} differ "
+                raise HeadError(f"cannot blend heads {a.name} and {c.name}: they differ in {what} "
                                 "(members must read the same backbone vector and gate alike)")
 
 
