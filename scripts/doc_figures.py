@@ -509,6 +509,11 @@ def fig_wild_sources_4() -> str:
     return _wild_sources("wild_manifest_4.csv", "gather_wild_corpus_4.py")
 
 
+def fig_wild_sources_5() -> str:
+    """The fifth batch's sources table: commercial neural TTS, measure-only."""
+    return _wild_sources("wild_manifest_5.csv", "gather_wild_corpus_5.py")
+
+
 def _doc_first_line(path: Path) -> str:
     m = re.search(r'"""(.*?)(\n\n|""")', path.read_text(), re.S)
     return " ".join(m.group(1).replace("``", "`").split()) if m else ""
@@ -555,6 +560,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "wild_sources_2": fig_wild_sources_2,
     "wild_sources_3": fig_wild_sources_3,
     "wild_sources_4": fig_wild_sources_4,
+    "wild_sources_5": fig_wild_sources_5,
 }
 
 # ---------------------------------------------------------------- docs

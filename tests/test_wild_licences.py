@@ -72,3 +72,25 @@ def test_a_stored_batch_is_what_its_rules_and_the_licence_rule_say(manifest, rul
         assert src["commit"] == r["commit"], r["path"]
         assert (r["licence"], r["licence_note"]) == g3.corpus_licence(src, r["label"], r["system"]), r["path"]
     assert {r["label"] for r in rows} == {"human", "machine"}
+
+
+def test_the_fifth_batch_is_measure_only_row_by_row():
+    """Commercial TTS (batch 5): every row of the stored manifest is one of its rule file's
+    MEASURE_ONLY_SOURCES at the named commit, with a licence outside FIT_OK, so no head is fitted on
+    it even where the repository itself says MIT (the generators' free tiers are non-commercial)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from judge_lofo import FIT_OK
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    g5 = _load("gather_wild_corpus_5")
+    srcs = {s["repo"]: s for s in g5.measure_only_sources()}
+    assert {s["repo"] for s in g3.load("commercial_tts_5")} == set()  # no fit-OK source was found
+    with (ROOT / "benchmarks" / "data" / "wild_manifest_5.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) > 300
+    for r in rows:
+        src = srcs[r["repo"]]
+        assert src["commit"] == r["commit"], r["path"]
+        assert r["licence"] == f"measure-only ({src['licence']})" and r["licence"] not in FIT_OK, r["path"]
+    assert any(srcs[r["repo"]]["licence"] == "MIT" for r in rows)  # a repository licence that alone would allow it
