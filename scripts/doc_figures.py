@@ -438,6 +438,44 @@ def fig_refit_v8blend() -> str:
     return _fig_refit("v8blend", "as v7 with half of every wild agent's dialogues through a telephone line or a room")
 
 
+def fig_commercial_measure_only() -> str:
+    """The shipped head on the fifth batch's commercial voices (measure-only, never fitted on by any
+    head), at the user's unit, beside the measure-only people of the earlier batches: per engine the
+    dialogues, mean P(human) and the share called machine (P(human) < 0.5), and the ROC-AUC of
+    these machines against those people per line condition. Rounded DOWN."""
+    import csv
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from judge_lofo import roc_auc
+
+    d = _floor2()
+    (r,) = _stored("commercial_measure_only", "judge_wild_measure_only_batch5_shipped",
+                   how="python benchmarks/judge_wild.py --measure-only --manifest /work/exp/wild/manifest.csv "
+                       "/work/exp/wild/manifest_new.csv /work/exp/wild/manifest_comm5.csv --exclude-family resynthesis "
+                       "--exclude-family other-neural --json benchmarks/results/judge_wild_measure_only_batch5_shipped.json")
+    with (ROOT / "benchmarks" / "data" / "wild_manifest_5.csv").open() as f:
+        b5 = {row["path"] for row in csv.DictReader(f) if row["label"] == "machine"}
+    parts, rows = [], None
+    for cond, c in r["conditions"].items():
+        dl = [x for x in c["dialogues"] if x.get("p") is not None]
+        ppl = [x["p"] for x in dl if x["label"] == "human"]
+        mach = [x for x in dl if x["label"] == "machine" and set(x["clips"]) <= b5]
+        auc = roc_auc([x["p"] for x in mach] + ppl, [0] * len(mach) + [1] * len(ppl))
+        parts.append(f"{cond} ROC-AUC {d(auc)} ({len(mach)} dialogues of these engines against {len(ppl)} of people; "
+                     f"people's mean P(human) {d(sum(ppl) / len(ppl))})")
+        if rows is None:  # the per-engine table from the first condition
+            by: dict = {}
+            for x in mach:
+                by.setdefault(x["system"], []).append(x["p"])
+            rows = ["| engine (system) | dialogues | mean P(human) | called machine |", "|---|---|---|---|"]
+            for sysname, ps in sorted(by.items(), key=lambda kv: -sum(kv[1]) / len(kv[1])):
+                rows.append(f"| {sysname} | {len(ps)} | {d(sum(ps) / len(ps))} | {d(sum(p < 0.5 for p in ps) / len(ps))} |")
+    return ("The shipped head on commercial voices no head was ever fitted on (fifth batch, measure-only; "
+            f"{next(iter(r['conditions']))} condition in the table): " + "; ".join(parts) + ".\n\n"
+            + "\n".join(rows) + "\n\n(from `benchmarks/results/judge_wild_measure_only_batch5_shipped.json` and "
+            "`benchmarks/data/wild_manifest_5.csv`)")
+
+
 def fig_frame_lofo_r2() -> str:
     """Round 2 of the frame-level experiment (benchmarks/experiments/frame_lofo/README.md): the same
     readouts after the third wild batch (conversational people and conversational neural TTS) joined
@@ -557,6 +595,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "refit_v7": fig_refit_v7,
     "refit_v7blend": fig_refit_v7blend,
     "refit_v8blend": fig_refit_v8blend,
+    "commercial_measure_only": fig_commercial_measure_only,
     "wild_sources_2": fig_wild_sources_2,
     "wild_sources_3": fig_wild_sources_3,
     "wild_sources_4": fig_wild_sources_4,
