@@ -41,11 +41,12 @@ CORPUS_LICENCE = [  # (regex on the system name, licence of the recording, corpu
 ]
 
 
-def load(name: str) -> list[dict]:
+def load(name: str, which: str = "SOURCES") -> list[dict]:
+    """A rule file's ``SOURCES`` (or another list it defines, e.g. ``MEASURE_ONLY_SOURCES``)."""
     spec = importlib.util.spec_from_file_location(name, SOURCES_DIR / f"{name}.py")
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
-    return m.SOURCES
+    return getattr(m, which)
 
 
 def corpus_licence(src: dict, label: str, system: str, corpora=None) -> tuple[str, str]:

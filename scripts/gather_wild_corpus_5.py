@@ -16,20 +16,17 @@ benchmarks/data/wild_manifest_5.csv.
 """
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gather_wild_corpus import gather  # noqa: E402  (the extraction loop every batch shares)
-from gather_wild_corpus_2 import CAP_PER_REPO, SOURCES_DIR  # noqa: E402
+from gather_wild_corpus_2 import CAP_PER_REPO, load  # noqa: E402
 
 
 def measure_only_sources(name: str = "commercial_tts_5") -> list[dict]:
-    spec = importlib.util.spec_from_file_location(name, SOURCES_DIR / f"{name}.py")
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m.MEASURE_ONLY_SOURCES
+    """The rule file's ``MEASURE_ONLY_SOURCES``: the whole batch."""
+    return load(name, "MEASURE_ONLY_SOURCES")
 
 
 def licence_of(src: dict, label: str, system: str) -> tuple[str, str]:
