@@ -771,8 +771,11 @@ def main(argv: list[str] | None = None) -> int:
             from livejudge.judge.training.blend import blend_heads
 
             member = Path(str(args.ship).rstrip("/") + "-refit")
-            save_head(member, fit.head, fit.config)
             tr = dict(fit.config.training)
+            # this run's fold figures are the blend's, not the member's own: the member says so
+            save_head(member, fit.head, fit.config.with_(training={**tr, "validity": {
+                "summary": "member of a blend (judge_lofo.py --blend-compare): its own leave-one-family-out "
+                           "figures were not computed in this run; see the blend's config", "command": cmd}}))
             bhead, bcfg = blend_heads(
                 [member, args.compare_head], [1 - args.blend_compare, args.blend_compare],
                 name=cmp_cfg.name, version=f"{cand_version}-blend",

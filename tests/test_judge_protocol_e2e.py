@@ -83,6 +83,8 @@ def test_sealed_split_reaches_only_the_final_run(tmp_path):
     bcfg = json.loads((tmp_path / "blend" / "config.json").read_text())["training"]
     assert [m["dir"] for m in bcfg["blend"]["members"]] == [str(tmp_path / "blend-refit"), "livejudge/judge/heads/whisper-fitted"]
     assert set(bcfg["validity"]["lofo"]) == set(c["fresh_families"])  # held out only where the shipped head never met
+    member = json.loads((tmp_path / "blend-refit" / "config.json").read_text())["training"]["validity"]
+    assert member["summary"].startswith("member of a blend") and "lofo" not in member
     import numpy as np
 
     from livejudge.judge.model.numpy_head import NumpyHead
