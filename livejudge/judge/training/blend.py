@@ -25,8 +25,9 @@ It is stored as an ordinary head (ODL rows, z̄ = 0, classifier ±s_k/2 and ±B/
 judge gates has z_k = z̄_k = 0 in the blend, as each member's term c_mk (z_mk − z̄_mk) is 0 when
 that member gates it: the blend equals the members' blended log-odds with gating too, provided
 the members gate alike (same backbone, readout, dimensions and ``evidence_min``; checked).
-A dimension's score is then the weighted mean of the members' z through the first member's
-cut-points (for whisper heads c_mk = 1 and z̄ = 0, so z_k is the weighted mean of their z_k).
+A dimension's 1–5 score reads z_k through cut-points whose scale is the weighted mean of the
+members' log-scales (for whisper heads c_mk = 1 and z̄ = 0, so z_k is the weighted mean of their
+z_k, and their scales are equal).
 """
 
 from __future__ import annotations
@@ -159,7 +160,7 @@ def blend_heads(members: Sequence[str | Path], weights: Sequence[float], *, name
     }
     tr.update(training or {})
     c0 = cfgs[0]
-    srcs = tuple(sorted({s for c in cfgs for s in c.sources}))
+    srcs = tuple(sorted({src for c in cfgs for src in c.sources}))
     cfg = c0.with_(name=name, version=version, training=tr, sources=srcs,
                    notes=notes or f"blend of {', '.join(f'{c.name} {c.version}' for c in cfgs)} (mean of log-odds)")
     return head, cfg
