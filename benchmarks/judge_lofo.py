@@ -532,7 +532,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.blend_compare is not None and not (0.0 < args.blend_compare < 1.0 and args.compare_head):
         ap.error("--blend-compare W needs 0 < W < 1 and a --compare-head to blend with")
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    from livejudge.judge.training.blend import blend_log_odds
+    from livejudge.judge.training.blend import blend_heads, blend_log_odds, weights_digest
     from livejudge.judge.training.protocol import load_or_seal, outer_folds
 
     from livejudge.judge.training.protocol import extend_sealed
@@ -606,6 +606,7 @@ def main(argv: list[str] | None = None) -> int:
         from livejudge.judge.model.head import load_head
 
         cmp_head, cmp_cfg = load_head(args.compare_head)
+        cmp_digest = weights_digest(args.compare_head)  # which head, by its weights (the rule checks it)
         P_cmp = predict(cmp_head, X, G)
         cmp_fams = set((cmp_cfg.training or {}).get("families", []))
         cmp_groups = {g for x in (cmp_cfg.training or {}).get("human_groups", []) for g in str(x).split("+")}
@@ -625,9 +626,7 @@ def main(argv: list[str] | None = None) -> int:
            "embed_seconds": secs, "encoder_calls": n_enc, "wild_channels": list(wild_ch),
            "channels": dict(sorted(Counter(f"{m['label']}:{m['channel']}" for m in meta).items()))}
     if args.blend_compare is not None:
-        from livejudge.judge.training.blend import weights_digest
-
-        out["blend_compare"] = {"weight": args.blend_compare, "compare_head_weights_sha256_16": weights_digest(args.compare_head),
+        out["blend_compare"] = {"weight": args.blend_compare, "compare_head_weights_sha256_16": cmp_digest,
                                 "note": "every fold figure is the blend's; held out only on families and people the "
                                         "compare head never met (compare_head.fresh_families, people_neither_met)"}
         print(f"candidate: blend, log-odds {1 - args.blend_compare:g}·fold head + {args.blend_compare:g}·compare head "
@@ -684,10 +683,8 @@ def main(argv: list[str] | None = None) -> int:
             # people it never met either: human test dialogues of groups outside its training
             new_people = unmet[ft]
             wb = new_people & ~narrow[ft]
-            from livejudge.judge.training.blend import weights_digest
-
             out["compare_head"] = {"dir": args.compare_head, "version": cmp_cfg.version,
-                                   "weights_sha256_16": weights_digest(args.compare_head),
+                                   "weights_sha256_16": cmp_digest,
                                    "families_fitted_on": sorted(cmp_fams),
                                    "narrowband_voices": sorted(nb_voices),
                                    "fresh_wideband_people_test_rows": int(((fy == 1) & wb).sum()),
@@ -768,8 +765,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.blend_compare is None:
             save_head(args.ship, fit.head, fit.config)
         else:  # the refit is saved beside the blend, as its member
-            from livejudge.judge.training.blend import blend_heads
-
             member = Path(str(args.ship).rstrip("/") + "-refit")
             tr = dict(fit.config.training)
             # this run's fold figures are the blend's, not the member's own: the member says so

@@ -10,7 +10,6 @@ judge_wild_measure_only_batch3_v6.json (the candidate on the same sources, same 
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import sys
@@ -73,7 +72,9 @@ def same_inputs(lofo: dict, shipped: dict, cand: dict, blend: float | None = Non
         bad.append(f"the measure-only head ({head}) is not the LOFO run's --ship head ({ship})")
     if lofo["compare_head"].get("dir") != "livejudge/judge/heads/whisper-fitted":
         bad.append(f"the LOFO run's compare head is {lofo['compare_head'].get('dir')}, not the shipped head")
-    shipped_digest = hashlib.sha256((SHIPPED / "weights.safetensors").read_bytes()).hexdigest()[:16]
+    from livejudge.judge.training.blend import weights_digest
+
+    shipped_digest = weights_digest(SHIPPED)
     got_digest = lofo["compare_head"].get("weights_sha256_16")  # recorded by runs after v8blend; older ones: blend_compare
     if got_digest is not None and got_digest != shipped_digest:
         bad.append("the LOFO run's compare head weights are not the shipped head's (sha256 differs)")
