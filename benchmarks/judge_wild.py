@@ -12,7 +12,9 @@ clips of ONE group of the manifest (one system, or one human source), in manifes
 get the same random timing (gaps U(0.3, 1.0) s), agent level (U(−30, −18) dBFS RMS) and noise
 floor (U(−70, −55) dBFS), drawn from one seeded stream per dialogue index, so only the agent's
 voice differs. Conditions: ``wideband`` (16 kHz) and ``telephone`` (``telephone_line=True``: both
-channels 300–3400 Hz, 8 kHz, G.711 μ-law round trip).
+channels 300–3400 Hz, 8 kHz, G.711 μ-law round trip); on request ``mp3-KBPS`` (each agent
+clip, either class, through an MP3 round trip at KBPS kbit/s before it is placed: an agent whose
+audio reached the recording as MP3; ``parse_condition``).
 
 Scoring is the CLI's: the parser's defaults (``livejudge score``: 30 s windows every 2 s, judge
 mode "every", VAD and turn settings), ``judge_from_config(judge_config(args))`` for the judge, ``Session`` +
@@ -105,10 +107,26 @@ def load_wav16k(path: str) -> np.ndarray:
     return resample(to_mono(data), rate)
 
 
-def build(plan: dict, index: int, seed: int, telephone: bool, user_max_s: float):
+def parse_condition(name: str) -> tuple[bool, float | None]:
+    """(telephone line, agent MP3 kbit/s or None) for a ``--conditions`` name: ``wideband``,
+    ``telephone``, or ``mp3-KBPS`` (every agent clip through ``mp3_round_trip`` at KBPS kbit/s
+    before it is placed, both classes alike: an agent whose audio reached the recording as MP3).
+
+    Raises:
+        SystemExit: an unknown name (one line, naming the valid ones).
+    """
+    if name in ("wideband", "telephone"):
+        return name == "telephone", None
+    if name.startswith("mp3-") and name[4:].isdigit() and 8 <= int(name[4:]) <= 160:
+        return False, float(name[4:])
+    raise SystemExit(f"unknown condition {name!r}: use wideband, telephone or mp3-KBPS (KBPS 8-160), comma-separated")
+
+
+def build(plan: dict, index: int, seed: int, telephone: bool, user_max_s: float, agent_mp3_kbps: float | None = None):
     """The call for one planned dialogue (see module docstring). Same draws for both classes:
-    the stream depends only on (seed, index)."""
-    from livejudge.testing.dialogues import DialogueBuilder, _level, list_clips, trim
+    the stream depends only on (seed, index). ``agent_mp3_kbps``: each agent clip through an MP3
+    round trip at that rate first (``parse_condition``)."""
+    from livejudge.testing.dialogues import DialogueBuilder, _level, list_clips, mp3_round_trip, trim
 
     rng = np.random.default_rng([seed, index])
     users = list_clips("human")
@@ -119,7 +137,10 @@ def build(plan: dict, index: int, seed: int, telephone: bool, user_max_s: float)
     for k, clip in enumerate(plan["clips"]):
         b.user(users[int(order[k % len(users)])], gap_s=float(rng.uniform(0.3, 1.0)) if k else None,
                max_s=user_max_s)
-        x = _level(trim(load_wav16k(clip["path"])), level_dbfs)  # the level of its speech
+        x = load_wav16k(clip["path"])
+        if agent_mp3_kbps is not None:
+            x = mp3_round_trip(x, agent_mp3_kbps)
+        x = _level(trim(x), level_dbfs)  # the level of its speech
         b.agent(np.clip(x, -1, 1), gap_s=float(rng.uniform(0.3, 1.0)))
     return b.build()
 
@@ -240,7 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--user-max-s", type=float, default=4.0, help="longest caller turn, seconds")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--conditions", default="wideband,telephone",
-                    help="comma-separated line conditions: wideband, telephone (8 kHz μ-law); default %(default)s")
+                    help="comma-separated line conditions: wideband, telephone (8 kHz μ-law), "
+                         "mp3-KBPS (the agent's clips through an MP3 round trip at KBPS kbit/s); default %(default)s")
     ap.add_argument("--limit", type=int, default=None, help="at most this many dialogues (smoke runs)")
     ap.add_argument("--head", default=None, metavar="DIR",
                     help="measure this head instead of the shipped default (as `livejudge score --head DIR`)")
@@ -253,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus-table", action="store_true",
                     help="print the sources table of docs/corpus.md from the manifest and stop")
     a = ap.parse_args(argv)
+    conditions = {c: parse_condition(c) for c in a.conditions.split(",")}  # refused before anything loads
     if a.corpus_table:
         try:
             print(corpus_table([r for m in a.manifest for r in read_manifest(m, need_audio=False)]))
@@ -303,11 +326,11 @@ def main(argv: list[str] | None = None) -> int:
                              f"(window {config.window_s} s every {config.interval_s} s, judge mode every)",
                      "conditions": {}}
     t_all = time.perf_counter()
-    for cond in a.conditions.split(","):
+    for cond, (telephone, mp3_kbps) in conditions.items():
         dialogues = []
         t0 = time.perf_counter()
         for i, plan in enumerate(plans):
-            d = build(plan, i, a.seed, cond == "telephone", a.user_max_s)
+            d = build(plan, i, a.seed, telephone, a.user_max_s, mp3_kbps)
             s = score_call(d.call, cli, judge, config)
             results.setdefault("judge_info", s["judge_info"])
             langs = [c.get("lang") or "en" for c in plan["clips"]]
