@@ -476,6 +476,32 @@ def fig_commercial_measure_only() -> str:
             "`benchmarks/data/wild_manifest_5.csv`)")
 
 
+def fig_codec_cue() -> str:
+    """The MP3-cue diagnostic (benchmarks/experiments/codec_cue/README.md): the shipped head on the
+    same dialogues of open (fit-OK) clips with the agent's clips clean and through an MP3 round trip,
+    per class the mean paired change of P(human), and the pooled ROC-AUC per condition. Changes to
+    three decimals (rounded to nearest), ROC-AUC rounded DOWN."""
+    sys.path.insert(0, str(ROOT / "benchmarks" / "experiments" / "codec_cue"))
+    from paired import paired
+
+    d = _floor2()
+    (r,) = _stored("codec_cue", "judge_wild_codec_cue", how="benchmarks/experiments/codec_cue/README.md")
+    conds = list(r["conditions"])
+    base, others = conds[0], conds[1:]
+    parts = []
+    for c in others:
+        deltas = paired(r, base, c)
+        cls = [f"{'people' if lab == 'human' else 'machines'} {sum(v) / len(v):+.3f} ({len(v)} dialogues)"
+               for lab in ("human", "machine") for (lab2, fam), v in deltas.items() if lab2 == lab and fam == "ALL"]
+        parts.append(f"{c} (kbit/s): mean change of P(human) " + ", ".join(cls)
+                     + f"; ROC-AUC {d(r['conditions'][c]['pooled_auc_machines_vs_people'])}")
+    return (f"The shipped head on {len(r['conditions'][base]['dialogues'])} dialogues of open clips, agent's clips clean "
+            f"({base}: ROC-AUC {d(r['conditions'][base]['pooled_auc_machines_vs_people'])}, mean P(human) people "
+            f"{d(r['conditions'][base]['people']['mean_p_human'])}, machines {d(r['conditions'][base]['machines']['mean_p_human'])}) "
+            "and through an MP3 round trip, the same dialogues otherwise: " + "; ".join(parts) + ".\n\n"
+            "(from `benchmarks/results/judge_wild_codec_cue.json`, read by `benchmarks/experiments/codec_cue/paired.py`)")
+
+
 def fig_frame_lofo_r2() -> str:
     """Round 2 of the frame-level experiment (benchmarks/experiments/frame_lofo/README.md): the same
     readouts after the third wild batch (conversational people and conversational neural TTS) joined
@@ -596,6 +622,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "refit_v7blend": fig_refit_v7blend,
     "refit_v8blend": fig_refit_v8blend,
     "commercial_measure_only": fig_commercial_measure_only,
+    "codec_cue": fig_codec_cue,
     "wild_sources_2": fig_wild_sources_2,
     "wild_sources_3": fig_wild_sources_3,
     "wild_sources_4": fig_wild_sources_4,
