@@ -502,6 +502,22 @@ def fig_codec_cue() -> str:
             "(from `benchmarks/results/judge_wild_codec_cue.json`, read by `benchmarks/experiments/codec_cue/paired.py`)")
 
 
+def fig_commercial_transfer() -> str:
+    """The transfer diagnostic (benchmarks/experiments/commercial_transfer/README.md): per commercial
+    engine of the fifth batch (measure-only), the shipped head beside the v7 refit (fitted on two
+    other commercial engines), and the pooled ROC-AUC per condition. Rounded DOWN."""
+    sys.path.insert(0, str(ROOT / "benchmarks" / "experiments" / "commercial_transfer"))
+    from compare import table
+
+    shipped, v7 = _stored("commercial_transfer", "judge_wild_measure_only_batch5_shipped", "judge_wild_measure_only_batch5_v7",
+                          how="benchmarks/experiments/commercial_transfer/README.md")
+    return ("The fifth batch's commercial engines (measure-only, never fitted on by any head), scored at the user's unit "
+            "by the shipped head (fitted on the package corpus, no commercial voice) and by the v7 refit (not shipped; "
+            "fitted on the open rows, whose commercial voices are OpenAI tts-1-hd and Gemini TTS only), wideband:\n\n"
+            + table(shipped, v7, "v7") + "\n\n(from `benchmarks/results/judge_wild_measure_only_batch5_shipped.json` and "
+            "`judge_wild_measure_only_batch5_v7.json`, read by `benchmarks/experiments/commercial_transfer/compare.py`)")
+
+
 def fig_frame_lofo_r2() -> str:
     """Round 2 of the frame-level experiment (benchmarks/experiments/frame_lofo/README.md): the same
     readouts after the third wild batch (conversational people and conversational neural TTS) joined
@@ -623,6 +639,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "refit_v8blend": fig_refit_v8blend,
     "commercial_measure_only": fig_commercial_measure_only,
     "codec_cue": fig_codec_cue,
+    "commercial_transfer": fig_commercial_transfer,
     "wild_sources_2": fig_wild_sources_2,
     "wild_sources_3": fig_wild_sources_3,
     "wild_sources_4": fig_wild_sources_4,
