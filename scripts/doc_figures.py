@@ -594,6 +594,11 @@ def fig_wild_sources_5() -> str:
     return _wild_sources("wild_manifest_5.csv", "gather_wild_corpus_5.py")
 
 
+def fig_wild_sources_6() -> str:
+    """The sixth batch's sources table: commercial TTS that may be fitted on (and one measure-only)."""
+    return _wild_sources("wild_manifest_6.csv", "gather_wild_corpus_6.py")
+
+
 def _doc_first_line(path: Path) -> str:
     m = re.search(r'"""(.*?)(\n\n|""")', path.read_text(), re.S)
     return " ".join(m.group(1).replace("``", "`").split()) if m else ""
@@ -644,6 +649,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "wild_sources_3": fig_wild_sources_3,
     "wild_sources_4": fig_wild_sources_4,
     "wild_sources_5": fig_wild_sources_5,
+    "wild_sources_6": fig_wild_sources_6,
 }
 
 # ---------------------------------------------------------------- docs

@@ -94,3 +94,26 @@ def test_the_fifth_batch_is_measure_only_row_by_row():
         assert src["commit"] == r["commit"], r["path"]
         assert r["licence"] == f"measure-only ({src['licence']})" and r["licence"] not in FIT_OK, r["path"]
     assert any(srcs[r["repo"]]["licence"] == "MIT" for r in rows)  # a repository licence that alone would allow it
+
+
+def test_the_sixth_batch_fits_only_on_licensed_sources_and_keeps_hume_measure_only():
+    """Commercial TTS that may be fitted on (batch 6): a row of a SOURCES entry keeps its
+    repository's licence, which is in FIT_OK; a row of a MEASURE_ONLY_SOURCES entry is written
+    outside FIT_OK although its repository says Apache-2.0 (the generator's terms are unknown)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from judge_lofo import FIT_OK
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    g6 = _load("gather_wild_corpus_6")
+    srcs = {(s["repo"], s["commit"]): s for s in g6.sources()}
+    with (ROOT / "benchmarks" / "data" / "wild_manifest_6.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) >= 25
+    for r in rows:
+        src = srcs[(r["repo"], r["commit"])]
+        assert (r["licence"], r["licence_note"]) == g6.licence_of(src, r["label"], r["system"]), r["path"]
+        assert (r["licence"] in FIT_OK) == (not src.get("measure_only")), r["path"]
+    fit_systems = {r["system"] for r in rows if r["licence"] in FIT_OK}
+    assert {"Google-Cloud-TTS", "Deepgram-Aura-2"} <= fit_systems
+    assert {r["system"] for r in rows if r["licence"] not in FIT_OK} == {"Hume-Octave"}
