@@ -167,6 +167,35 @@ judge_wild.py's telephone condition; ``room``: each side's speech reverberated, 
 direct-to-reverberant ratio 5 dB (``dialogues.room_ir``; a HEURISTIC small office)."""
 
 
+VENDOR_GROUPS = (("openai", r"openai"), ("google+deepgram", r"gemini|google|deepgram"))
+"""``--split-family-by-vendor``: (sub-family, pattern on the row's system) in order, first match wins.
+Written for commercial-neural-tts (2026-12-05, before any run with it;
+benchmarks/experiments/refit_v6/README.md, v9blend): OpenAI's engines against Google's and
+Deepgram's; Deepgram alone (5 clips) is too few for a family of its own."""
+
+
+def split_by_vendor(rows: list[dict], family: str) -> list[dict]:
+    """``rows`` with every machine row of ``family`` relabelled ``family:<vendor group>`` by
+    ``VENDOR_GROUPS`` (its ``speaker`` is the wild row's system), so that leave-one-family-out
+    holds one vendor group out while the others teach. Other rows are returned unchanged.
+
+    Raises:
+        SystemExit: a row of ``family`` whose system matches no vendor group (one line naming it).
+    """
+    import re
+
+    out = []
+    for r in rows:
+        if r["label"] == "machine" and r["family"] == family:
+            sub = next((name for name, rx in VENDOR_GROUPS if re.search(rx, r["speaker"], re.I)), None)
+            if sub is None:
+                raise SystemExit(f"--split-family-by-vendor {family}: system {r['speaker']!r} matches no vendor in "
+                                 f"judge_lofo.VENDOR_GROUPS; add it there (before any run that reads it)")
+            r = r | {"family": f"{family}:{sub}"}
+        out.append(r)
+    return out
+
+
 def build_calls(rows: list[dict], seed: int, turns: int, per_human: int, per_voice: int,
                 per_family: int = 60, human_group_key: str = "family", dry: bool = False,
                 wild_channels: tuple[str, ...] = ()):
@@ -520,6 +549,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="comma-separated channels of judge_lofo.WILD_CHANNELS (telephone, room) that half of "
                          "each wild row's dialogues go through, both classes (issue 19: augmentations for both "
                          "classes); default none (the runs up to v7)")
+    ap.add_argument("--split-family-by-vendor", default=None, metavar="FAMILY",
+                    help="hold FAMILY out by vendor group (judge_lofo.VENDOR_GROUPS), not whole: one vendor's "
+                         "engines held out while the others teach (the sealed split still reads FAMILY)")
     ap.add_argument("--cache", default=".scratch/lofo_cache", metavar="DIR",
                     help="embedding cache, keyed by the manifests' text and these options (default %(default)s)")
     ap.add_argument("--ship", default=None, metavar="DIR",
@@ -563,7 +595,8 @@ def main(argv: list[str] | None = None) -> int:
     aug_fams = augmentation_families(rows)
     key = hashlib.sha256(("".join(m.read_text() for m in mpaths) + f"{args.group_chunks}/{args.seed}/{args.turns}/{args.per_human}/{args.per_voice}/{args.per_family}/{args.human_group}/{args.lang}/{sorted(args.exclude_family)}/v6"
                           + (f"/{sorted(args.exclude_speaker)}" if args.exclude_speaker else "")
-                          + (f"/wild-channels={','.join(wild_ch)}" if wild_ch else ""))
+                          + (f"/wild-channels={','.join(wild_ch)}" if wild_ch else "")
+                          + (f"/split-by-vendor={args.split_family_by_vendor}" if args.split_family_by_vendor else ""))
                          .encode()).hexdigest()[:16]
     cache_file = Path(args.cache) / f"{key}.npz"
     calls = build_calls(rows, args.seed, args.turns, args.per_human, args.per_voice, args.per_family,
@@ -592,6 +625,10 @@ def main(argv: list[str] | None = None) -> int:
     # the open rows only are built and embedded: no sealed audio is read before --final
     sealed_agents = {(m["label"], m["family"], m["speaker"]) for m in meta if sealed.is_sealed(m)}
     rows_open = [r for r in rows if (r["label"], r["family"], r["speaker"]) not in sealed_agents]
+    if args.split_family_by_vendor:  # after the seal, which is keyed on the manifests' own families
+        if args.split_family_by_vendor in sealed.families:
+            ap.error(f"--split-family-by-vendor: {args.split_family_by_vendor} is sealed; it is never split or opened")
+        rows_open = split_by_vendor(rows_open, args.split_family_by_vendor)
     calls = build_calls(rows_open, args.seed, args.turns, args.per_human, args.per_voice, args.per_family,
                         args.human_group, dry=cache_file.exists(), wild_channels=wild_ch)
     meta = [m for _, m in calls]

@@ -59,3 +59,23 @@ def test_a_compare_head_whose_weights_are_not_the_shipped_heads_is_refused(v7):
     lofo, shipped, cand = copy.deepcopy(v7)
     lofo["compare_head"]["weights_sha256_16"] = "f" * 16
     assert "the LOFO run's compare head weights are not the shipped head's (sha256 differs)" in rule.same_inputs(lofo, shipped, cand)
+
+
+def test_r5_reads_the_fifth_batch_commercial_engines_against_the_people(v7):
+    """R5 (declared for v9blend): the candidate's pooled ROC-AUC of the fifth batch's commercial
+    engines against the people must reach the shipped head's in both conditions. On the stored runs
+    (v7 as the candidate, the transfer diagnostic) it is met, and read the other way round it is not;
+    a fifth-batch run of another head than the LOFO run shipped is refused."""
+    rule = _rule()
+    shipped5, v7_5 = _stored("judge_wild_measure_only_batch5_shipped"), _stored("judge_wild_measure_only_batch5_v7")
+    aucs = {c: (rule.fifth_batch_auc(shipped5, c), rule.fifth_batch_auc(v7_5, c)) for c in rule.CONDITIONS}
+    assert 0.69 <= aucs["wideband"][0] < 0.71 and 0.89 <= aucs["wideband"][1] < 0.91, aucs  # fig:commercial_transfer
+    r5 = [(n, ok) for n, ok, _ in rule.evaluate(*v7, wideband_people=True, fifth=(shipped5, v7_5)) if n.startswith("R5")]
+    assert [ok for _, ok in r5] == [True, True]
+    r5 = [ok for n, ok, _ in rule.evaluate(*v7, wideband_people=True, fifth=(v7_5, shipped5)) if n.startswith("R5")]
+    assert r5 == [False, False]
+    lofo = v7[0]
+    assert rule.same_fifth_batch_inputs(lofo, shipped5, v7_5) == []  # v7's LOFO run shipped /work/exp/v7/head
+    other = copy.deepcopy(v7_5)
+    other["command"] = other["command"].replace("/work/exp/v7/head", "/work/exp/other/head")
+    assert any("not the LOFO run's --ship head" in b for b in rule.same_fifth_batch_inputs(lofo, shipped5, other))

@@ -63,3 +63,23 @@ def test_an_unknown_channel_is_refused(capsys):
     with pytest.raises(SystemExit):
         JL.main(["x.jsonl", "--wild-channels", "telephone,satellite"])
     assert "satellite" in capsys.readouterr().err
+
+
+def test_a_family_split_by_vendor_relabels_only_its_machines_and_refuses_an_unknown_vendor():
+    """judge_lofo.py --split-family-by-vendor: commercial-neural-tts is held out by vendor group
+    (OpenAI against Google and Deepgram), so one vendor's engines are tested while the others teach;
+    people and other families keep their labels; a system of no known vendor is refused."""
+    lofo = _lofo()
+    fam = "commercial-neural-tts"
+    rows = [{"label": "machine", "family": fam, "speaker": "podcastfy(openai-tts-1-hd?)-host-answer"},
+            {"label": "machine", "family": fam, "speaker": "Gemini-TTS"},
+            {"label": "machine", "family": fam, "speaker": "Google-Cloud-TTS-default-2019"},
+            {"label": "machine", "family": fam, "speaker": "Deepgram-Aura-2"},
+            {"label": "machine", "family": "flow-matching", "speaker": "openai-lookalike"},
+            {"label": "human", "family": fam, "speaker": "openai-person"}]
+    got = [r["family"] for r in lofo.split_by_vendor(rows, fam)]
+    assert got == [f"{fam}:openai", f"{fam}:google+deepgram", f"{fam}:google+deepgram", f"{fam}:google+deepgram",
+                   "flow-matching", fam]
+    assert rows[0]["family"] == fam  # the input rows are not changed in place
+    with pytest.raises(SystemExit, match="matches no vendor"):
+        lofo.split_by_vendor([{"label": "machine", "family": fam, "speaker": "ElevenLabs-flash"}], fam)

@@ -1,6 +1,6 @@
 """Read the ship rule of a refit candidate (README.md beside this file: each candidate's rule fixed before its runs) from the stored JSON.
 
-Prints each part (R1-R4; from v7 on also R1w and R2w) with its figures and exits 0 when every
+Prints each part (R1-R4; from v7 on also R1w and R2w; for v9blend also R5) with its figures and exits 0 when every
 part is met, 1 when one is not, 2 when an input is missing or the inputs cannot be compared
 (``same_inputs``). A missing figure (NaN) is never met. Inputs (repo-relative, in benchmarks/results/):
 judge_lofo_protocol_v6.json (fold heads, with the shipped head as --compare-head),
@@ -89,11 +89,37 @@ def same_inputs(lofo: dict, shipped: dict, cand: dict, blend: float | None = Non
     return bad
 
 
-def evaluate(lofo: dict, shipped: dict, cand: dict, wideband_people: bool = False) -> list[tuple[str, bool, str]]:
-    """[(part, met, figures)] of the rule; pure function of the three stored results. With
+def fifth_batch_auc(result: dict, cond: str) -> float:
+    """Pooled ROC-AUC of the fifth batch's machine dialogues (commercial engines, measure-only)
+    against the run's people, as ``commercial_transfer/compare.py`` reads it; NaN when missing."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "commercial_transfer"))
+    from compare import batch5_machine_clips, pooled_auc
+
+    v = pooled_auc(result, cond, batch5_machine_clips())
+    return float("nan") if v is None else float(v)
+
+
+def same_fifth_batch_inputs(lofo: dict, shipped_b5: dict, cand_b5: dict) -> list[str]:
+    """Why the two fifth-batch runs cannot be compared (empty when they can): same manifests and
+    options, and the candidate's head is the LOFO run's ``--ship`` head."""
+    bad = [f"fifth-batch runs differ in {k}" for k in
+           ("manifest", "n_clips", "seed", "left_out_families", "left_out_silent_clips", "agent_speech_s",
+            "user_max_s", "unit") if shipped_b5.get(k) != cand_b5.get(k)]
+    ship = lofo["command"].split("--ship ", 1)[1].split()[0] if "--ship " in lofo["command"] else None
+    head = cand_b5["command"].split("--head ", 1)[1].split()[0] if "--head " in cand_b5["command"] else None
+    if ship is None or ship != head:
+        bad.append(f"the fifth-batch run's head ({head}) is not the LOFO run's --ship head ({ship})")
+    return bad
+
+
+def evaluate(lofo: dict, shipped: dict, cand: dict, wideband_people: bool = False,
+             fifth: tuple[dict, dict] | None = None) -> list[tuple[str, bool, str]]:
+    """[(part, met, figures)] of the rule; pure function of the stored results. With
     ``wideband_people`` (v7 on, declared before its runs) R1 and R2 must also hold without the
     people whose source is narrowband (R1w, R2w): a bandwidth cue, since nearly every machine clip
-    is wideband."""
+    is wideband. With ``fifth`` (the shipped head's and the candidate's runs on the fifth batch;
+    v9blend on, declared before its runs) R5: the candidate's pooled ROC-AUC of the fifth batch's
+    commercial engines against the people is at least the shipped head's, per condition."""
     parts = []
     c = lofo["compare_head"]
     a, b = c["fold_heads_auc_fresh_families_and_people"], c["compare_head_auc_fresh_families_and_people"]
@@ -113,6 +139,10 @@ def evaluate(lofo: dict, shipped: dict, cand: dict, wideband_people: bool = Fals
     for cond in CONDITIONS:
         p = cand["conditions"][cond]["people"]["mean_p_human"]
         parts.append((f"R4 people's mean P(human) >= 0.5, {cond}", _ge(p, 0.5), f"candidate {p:.3f}"))
+    if fifth is not None:
+        for cond in CONDITIONS:
+            y, x = (fifth_batch_auc(r, cond) for r in fifth)
+            parts.append((f"R5 fifth batch's commercial engines, {cond}", _ge(x, y), f"candidate {x:.3f} vs shipped {y:.3f}"))
     return parts
 
 
@@ -122,7 +152,12 @@ CANDIDATES = {  # candidate -> (its LOFO table, its measure-only run, R1w/R2w de
     "v7": ("judge_lofo_protocol_v7", "judge_wild_measure_only_batch4_v7", True, None),
     "v7blend": ("judge_lofo_protocol_v7blend", "judge_wild_measure_only_batch4_v7blend", True, 0.5),
     "v8blend": ("judge_lofo_protocol_v8blend", "judge_wild_measure_only_batch4_v8blend", True, 0.5),
+    "v9blend": ("judge_lofo_protocol_v9blend", "judge_wild_measure_only_batch4_v9blend", True, 0.5),
 }
+FIFTH_BATCH = {  # candidate -> its run on the fifth batch (R5, declared for it before its runs)
+    "v9blend": "judge_wild_measure_only_batch5_v9blend",
+}
+SHIPPED_FIFTH = "judge_wild_measure_only_batch5_shipped"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,17 +173,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--candidate", choices=sorted(CANDIDATES), default="v6", help="which refit (default v6)")
     a = ap.parse_args(argv)
     lofo, wild, wideband_people, blend = CANDIDATES[a.candidate]
-    names = (lofo, "judge_wild_measure_only_batch2_shipped", wild)
+    names = (lofo, "judge_wild_measure_only_batch2_shipped", wild) \
+        + ((SHIPPED_FIFTH, FIFTH_BATCH[a.candidate]) if a.candidate in FIFTH_BATCH else ())
     missing = [n for n in names if not (RESULTS / f"{n}.json").exists()]
     if missing:
         print(f"missing stored result(s): {', '.join(missing)}; run the commands in README.md first", file=sys.stderr)
         return 2
     got = [json.loads((RESULTS / f"{n}.json").read_text()) for n in names]
-    bad = same_inputs(*got, blend=blend)
+    bad = same_inputs(*got[:3], blend=blend) + (same_fifth_batch_inputs(got[0], *got[3:]) if len(got) > 3 else [])
     if bad:
         print("cannot compare: " + "; ".join(bad), file=sys.stderr)
         return 2
-    parts = evaluate(*got, wideband_people=wideband_people)
+    parts = evaluate(*got[:3], wideband_people=wideband_people, fifth=tuple(got[3:]) or None)
     for name, ok, figs in parts:
         print(f"{'met    ' if ok else 'NOT met'}  {name}: {figs}")
     ok = all(p[1] for p in parts)
