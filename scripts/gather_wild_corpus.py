@@ -130,7 +130,9 @@ def git(repo_dir: Path, *args: str, binary: bool = False):
 
 def split_at_pauses(dest: Path, seg_s: float, max_segments: int) -> list[tuple[Path, float]]:
     """Cut a long 16 kHz clip into ~seg_s pieces at the quietest 10 ms frame within ±25 % of each
-    boundary (so no cut lands inside a loud syllable). Returns [(path, duration_s)]."""
+    boundary (so no cut lands inside a loud syllable). Returns [(path, duration_s)]. The audio after
+    the last cut, and a whole clip shorter than 1.25 × seg_s, are not kept (the latter is said on
+    stderr); every stored manifest was gathered this way."""
     import numpy as np
     import soundfile as sf
 
@@ -148,6 +150,9 @@ def split_at_pauses(dest: Path, seg_s: float, max_segments: int) -> list[tuple[P
         out.append((piece, (cut - start) / 100))
         start, k = cut, k + 1
     dest.unlink()
+    if not out:  # kept as it was (the stored manifests depend on it), but no longer silent
+        print(f"dropped {dest.name}: {len(x) / sr:.1f} s is shorter than 1.25 x split_s ({1.25 * seg_s:.1f} s), "
+              "so no piece was cut; give its rule a smaller split_s to keep it", file=sys.stderr)
     return out
 
 
