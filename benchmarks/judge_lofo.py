@@ -51,9 +51,10 @@ USER_CLIPS = ["cmu_cards_005", "cmu_goforward", "cmu_numbers", "cmu_something", 
               "cmu_cards_001", "cmu_cards_003", "cmu_cards_004"]
 
 
-FIT_OK = {"CC0-1.0", "MIT", "Apache-2.0", "BSD-3-Clause", "BSD-2-Clause", "CC-BY-4.0", "public-domain"}
+FIT_OK = {"CC0-1.0", "MIT", "MIT-0", "Apache-2.0", "BSD-3-Clause", "BSD-2-Clause", "CC-BY-4.0", "public-domain"}
 """Licences of a CSV (wild) manifest's rows that allow FITTING a shipped head (benchmarks/judge_wild.py):
-permissive ones only. Share-alike (CC-BY-SA), non-commercial or no-derivatives (NC, ND), copyleft
+permissive ones only (MIT-0, "MIT No Attribution", added 2026-12-05 for aws-samples'
+repositories: MIT without even the notice condition). Share-alike (CC-BY-SA), non-commercial or no-derivatives (NC, ND), copyleft
 (GPL, AGPL, MPL) and "none found" rows are measured, never fitted. A row's ``licence`` is the
 recording's: a public corpus's clip hosted in another repository keeps the corpus's licence
 (LibriSpeech/LibriTTS/VCTK CC-BY-4.0, LJSpeech public domain; the manifest's ``licence_note``

@@ -599,6 +599,11 @@ def fig_wild_sources_6() -> str:
     return _wild_sources("wild_manifest_6.csv", "gather_wild_corpus_6.py")
 
 
+def fig_wild_sources_7() -> str:
+    """The seventh batch's sources table: more commercial TTS that may be fitted on (Azure measure-only)."""
+    return _wild_sources("wild_manifest_7.csv", "gather_wild_corpus_7.py")
+
+
 def _doc_first_line(path: Path) -> str:
     m = re.search(r'"""(.*?)(\n\n|""")', path.read_text(), re.S)
     return " ".join(m.group(1).replace("``", "`").split()) if m else ""
@@ -650,6 +655,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "wild_sources_4": fig_wild_sources_4,
     "wild_sources_5": fig_wild_sources_5,
     "wild_sources_6": fig_wild_sources_6,
+    "wild_sources_7": fig_wild_sources_7,
 }
 
 # ---------------------------------------------------------------- docs

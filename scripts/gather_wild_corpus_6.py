@@ -26,15 +26,19 @@ from gather_wild_corpus_2 import CAP_PER_REPO, load  # noqa: E402
 
 
 def licence_of(src: dict, label: str, system: str) -> tuple[str, str]:
-    """A fit-OK source keeps its repository's licence; a measure-only one is marked so."""
+    """A fit-OK source keeps its repository's licence; a measure-only one is marked so. The note
+    names the rule file whose .md holds the evidence (``sources`` tags each source with it)."""
+    md = f"{src.get('rules_file', 'commercial_tts_6')}.md"
     if src.get("measure_only"):
-        return f"measure-only ({src['licence']})", "the generator's plan and terms are unknown (commercial_tts_6.md)"
-    return src["licence"], f"LICENSE file of {src['repo']} at {src['commit'][:12]} (commercial_tts_6.md)"
+        return f"measure-only ({src['licence']})", f"the generator's plan and terms are unknown ({md})"
+    return src["licence"], f"LICENSE file of {src['repo']} at {src['commit'][:12]} ({md})"
 
 
 def sources(name: str = "commercial_tts_6") -> list[dict]:
-    """The rule file's fit-OK sources, then its measure-only ones (marked ``measure_only``)."""
-    return load(name, "SOURCES") + [s | {"measure_only": True} for s in load(name, "MEASURE_ONLY_SOURCES")]
+    """The rule file's fit-OK sources, then its measure-only ones (marked ``measure_only``), each
+    tagged with the rule file's name."""
+    return [s | {"rules_file": name} for s in load(name, "SOURCES")] + \
+        [s | {"measure_only": True, "rules_file": name} for s in load(name, "MEASURE_ONLY_SOURCES")]
 
 
 def main() -> int:

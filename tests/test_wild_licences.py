@@ -117,3 +117,28 @@ def test_the_sixth_batch_fits_only_on_licensed_sources_and_keeps_hume_measure_on
     fit_systems = {r["system"] for r in rows if r["licence"] in FIT_OK}
     assert {"Google-Cloud-TTS", "Deepgram-Aura-2"} <= fit_systems
     assert {r["system"] for r in rows if r["licence"] not in FIT_OK} == {"Hume-Octave"}
+
+
+def test_the_seventh_batch_fits_on_polly_openai_and_watson_and_keeps_azure_measure_only():
+    """Batch 7: rows of SOURCES keep their repository's licence (MIT-0 counts as fit-OK: MIT
+    without even the notice condition); the Azure rows, whose repository has no LICENSE file, are
+    written outside FIT_OK."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from judge_lofo import FIT_OK
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    assert "MIT-0" in FIT_OK
+    g6, g7 = _load("gather_wild_corpus_6"), _load("gather_wild_corpus_7")
+    srcs = {(s["repo"], s["commit"]): s for s in g6.sources(g7.RULES)}
+    with (ROOT / "benchmarks" / "data" / "wild_manifest_7.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) >= 50
+    for r in rows:
+        src = srcs[(r["repo"], r["commit"])]
+        assert (r["licence"], r["licence_note"]) == g6.licence_of(src, r["label"], r["system"]), r["path"]
+        assert (r["licence"] in FIT_OK) == (not src.get("measure_only")), r["path"]
+        assert "commercial_tts_7.md" in r["licence_note"], r["path"]
+    fit_systems = {r["system"] for r in rows if r["licence"] in FIT_OK}
+    assert {"Amazon-Polly-neural", "OpenAI-tts-1", "IBM-Watson-TTS-V3"} <= fit_systems
+    assert {r["system"] for r in rows if r["licence"] not in FIT_OK} == {"Azure-Neural-TTS"}
