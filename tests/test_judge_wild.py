@@ -78,6 +78,9 @@ def test_the_caveat_names_only_families_the_head_never_met_as_such(tmp_path):
     (head / "config.json").write_text(json.dumps({"training": {"families": ["espeak-ng", "piper"]}}))
     cav = jw.write_caveat(head, res, "x.json")  # a refit fitted on piper: those sources are new, not the family
     assert "on 2 neural speech families from sources it was never fitted on (1 of them a family it never met)" in cav
+    # a head whose LOFO held a family out by vendor group lists it as "family:vendor": still fitted on the family
+    (head / "config.json").write_text(json.dumps({"training": {"families": ["espeak-ng", "piper:vendor-a"]}}))
+    assert "(1 of them a family it never met)" in jw.write_caveat(head, res, "x.json")
 
 
 
