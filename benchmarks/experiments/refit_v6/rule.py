@@ -16,7 +16,10 @@ import sys
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"
-SHIPPED = Path(__file__).resolve().parents[3] / "livejudge" / "judge" / "heads" / "whisper-fitted"
+COMPARED_WITH = "7f935a59f8802578"
+"""``blend.weights_digest`` of ``whisper-fitted`` 0.1.0, the shipped head every candidate here (v6 to
+v9blend) was declared against and compared with; pinned, so that the stored results stay readable
+after another head ships."""
 MIN_PEOPLE_ROWS = 20   # R2: fewer held-out-for-both human test rows than this -> read on all people
 MAX_FAMILY_DROP = 0.05  # R2
 CONDITIONS = ("wideband", "telephone")
@@ -72,9 +75,7 @@ def same_inputs(lofo: dict, shipped: dict, cand: dict, blend: float | None = Non
         bad.append(f"the measure-only head ({head}) is not the LOFO run's --ship head ({ship})")
     if lofo["compare_head"].get("dir") != "livejudge/judge/heads/whisper-fitted":
         bad.append(f"the LOFO run's compare head is {lofo['compare_head'].get('dir')}, not the shipped head")
-    from livejudge.judge.training.blend import weights_digest
-
-    shipped_digest = weights_digest(SHIPPED)
+    shipped_digest = COMPARED_WITH
     got_digest = lofo["compare_head"].get("weights_sha256_16")  # recorded by runs after v8blend; older ones: blend_compare
     if got_digest is not None and got_digest != shipped_digest:
         bad.append("the LOFO run's compare head weights are not the shipped head's (sha256 differs)")
