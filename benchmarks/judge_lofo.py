@@ -420,7 +420,8 @@ def write_sealed_validity(head: Path, figs: dict, run: int) -> str:
     cfg_path = head / "config.json"
     cfg = json.loads(cfg_path.read_text())
     tr = cfg.setdefault("training", {})
-    fitted = tr.get("families") or []
+    # a family held out by vendor group ("family:vendor") is named once, as its family
+    fitted = list(dict.fromkeys(f.split(":", 1)[0] for f in tr.get("families") or []))
     seen_groups = set(tr.get("human_groups") or [])
     # a head older than the seal may have been fitted on a sealed family or group: say so, per item
     seen = lambda name, pool: " (in its training)" if name in pool else ""  # noqa: E731

@@ -135,7 +135,18 @@ def fig_heads_validity() -> str:
         training = cfg["training"]
         parts.append(f"`{name}` — validated: {_summary(v)}. Trained on: {_one_line(training.get('data', '?'), 300)}.")
         lofo = v.get("lofo") or {}
-        if lofo:
+        if lofo and training.get("blend"):  # a blend: its nested LOFO on what neither member met (held out)
+            parts.append("")
+            members = " and ".join(f"{m['name']} {m['version']}" for m in training["blend"]["members"])
+            parts.append(f"A blend of {members} (log-odds weights {', '.join(f'{w:g}' for w in training['blend']['weights'])}). "
+                         "Its nested leave-one-family-out table, on the held-out families neither member was fitted on, "
+                         "against the people neither member met (held-out figures; the run that preceded shipping):")
+            parts.append("")
+            parts.append("| held-out TTS family | ROC-AUC | the previous head alone | people / machine test dialogues |")
+            parts.append("|---|---|---|---|")
+            for fam, r in sorted(lofo.items(), key=lambda kv: -float(kv[1].get("auc", 0))):
+                parts.append(f"| {fam} | {_f(r.get('auc'))} | {_f(r.get('compare_head_auc'))} | {r.get('n_h')} / {r.get('n_m')} |")
+        elif lofo:
             parts.append("")
             if v.get("sealed"):  # the sealed line above is its validity; the stored table predates the protocol
                 parts.append("The leave-one-family-out table stored when it was fitted, before the nested protocol: "
@@ -285,9 +296,9 @@ def fig_data_batch2() -> str:
     scored = {k.split(":", 2)[2] for k, v in sw["by_system"].items() if k.startswith("machine:") and v.get("n_scored")}
     fams = sorted({k.split(":")[1] for k, v in sw["by_family"].items() if k.startswith("machine:") and v.get("n_scored")})
     fitted = sorted(set(fams) & set(lofo["families"]))
-    return (f"On the {len(fresh)} families the shipped head never met ({', '.join(fresh)}), the fold heads "
+    return (f"On the {len(fresh)} families 0.1.0 never met ({', '.join(fresh)}), the fold heads "
             f"(each fitted on {len(lofo['families']) - 1} families) reach pooled ROC-AUC "
-            f"{d(c['fold_heads_auc_on_fresh'])}, the shipped head {d(c['compare_head_auc_on_fresh'])} on the "
+            f"{d(c['fold_heads_auc_on_fresh'])}, 0.1.0 {d(c['compare_head_auc_on_fresh'])} on the "
             f"same dialogues (some of its people were in its training); counting only people neither had met, "
             f"{d(c['fold_heads_auc_fresh_families_and_people'])} against "
             f"{d(c['compare_head_auc_fresh_families_and_people'])}. Pooled over all "
@@ -298,7 +309,7 @@ def fig_data_batch2() -> str:
             f"with a machine of {len(scored)} systems, the candidate fitted on every open family reaches ROC-AUC "
             f"{d(cw['pooled_auc_machines_vs_people'])} wideband / {d(ct['pooled_auc_machines_vs_people'])} "
             f"telephone (wideband mean P(human): people {d(cw['people']['mean_p_human'])}, machines "
-            f"{d(cw['machines']['mean_p_human'])}), the shipped head {d(sw['pooled_auc_machines_vs_people'])} / "
+            f"{d(cw['machines']['mean_p_human'])}), 0.1.0 {d(sw['pooled_auc_machines_vs_people'])} / "
             f"{d(st['pooled_auc_machines_vs_people'])} (people {d(sw['people']['mean_p_human'])}, machines "
             f"{d(sw['machines']['mean_p_human'])}). Figures rounded down.\n\n"
             "(from `benchmarks/results/judge_lofo_protocol_v4.json` and "
@@ -340,7 +351,7 @@ def fig_frame_lofo() -> str:
 def fig_data_batch3() -> str:
     """The third data batch (conversational speech of both classes) under data_batch2's rule: the
     shipped recipe refitted on the grown corpus (v5) against the shipped head on the held-out
-    families the shipped head never met, and on the measure-only sources. Rounded DOWN."""
+    families 0.1.0 never met, and on the measure-only sources. Rounded DOWN."""
     d = _floor2()
     lofo, shipped, cand = _stored("data_batch3", "judge_lofo_protocol_v5", "judge_wild_measure_only_batch2_shipped",
                                   "judge_wild_measure_only_batch3_v5",
@@ -355,17 +366,17 @@ def fig_data_batch3() -> str:
     return (f"The shipped recipe refitted with the third batch (v5, {len(lofo['families'])} held-out families): "
             f"pooled held-out ROC-AUC {d(lofo['pooled_auc'])}, commercial-neural-tts "
             f"{d(lofo['lofo']['commercial-neural-tts']['auc'])}. On the {len(c.get('fresh_families', []))} families the "
-            f"shipped head never met, the fold heads {d(c['fold_heads_auc_on_fresh'])} against the shipped head "
+            f"shipped head never met, the fold heads {d(c['fold_heads_auc_on_fresh'])} against 0.1.0 "
             f"{d(c['compare_head_auc_on_fresh'])} (its people partly in its training); counting only people neither "
             f"had met, {d(c['fold_heads_auc_fresh_families_and_people'])} against "
             f"{d(c['compare_head_auc_fresh_families_and_people'])}. On the measure-only sources the v5 head reaches "
             f"ROC-AUC {d(cw['pooled_auc_machines_vs_people'])} wideband / {d(ct['pooled_auc_machines_vs_people'])} "
             f"telephone (mean P(human) people {d(cw['people']['mean_p_human'])}, machines "
-            f"{d(cw['machines']['mean_p_human'])}), the shipped head {d(sw['pooled_auc_machines_vs_people'])} / "
+            f"{d(cw['machines']['mean_p_human'])}), 0.1.0 {d(sw['pooled_auc_machines_vs_people'])} / "
             f"{d(st['pooled_auc_machines_vs_people'])}. data_batch2's rule (at least as good on both): on the measure-only "
             f"sources {'met' if ok_wild else 'not met'}; on the never-met families {'met' if ok_fresh else 'not met'} "
             f"counting only people neither head had met (held-out for both), {'met' if ok_fresh_all else 'not met'} "
-            "counting every person (some were in the shipped head's training, so for it those are not held-out)"
+            "counting every person (some were in 0.1.0's training, so for it those are not held-out)"
             + ". Figures rounded down.\n\n(from `benchmarks/results/judge_lofo_protocol_v5.json`, "
             "`judge_wild_measure_only_batch2_shipped.json` and `judge_wild_measure_only_batch3_v5.json`)")
 
@@ -388,7 +399,14 @@ def _fig_refit(cand_name: str, what: str) -> str:
     bad = rule.same_inputs(lofo, shipped, cand, blend=blend)
     if bad:
         raise FigureError(f"refit_{cand_name}: the stored results cannot be compared: {'; '.join(bad)}")
-    parts = rule.evaluate(lofo, shipped, cand, wideband_people=wideband_people)
+    fifth = None
+    if cand_name in rule.FIFTH_BATCH:  # R5, declared for this candidate before its runs
+        fifth = tuple(_stored(f"refit_{cand_name}", rule.SHIPPED_FIFTH, rule.FIFTH_BATCH[cand_name],
+                              how="benchmarks/experiments/refit_v6/README.md"))
+        bad = rule.same_fifth_batch_inputs(lofo, *fifth)
+        if bad:
+            raise FigureError(f"refit_{cand_name}: the stored fifth-batch runs cannot be compared: {'; '.join(bad)}")
+    parts = rule.evaluate(lofo, shipped, cand, wideband_people=wideband_people, fifth=fifth)
     cw, ct = cand["conditions"]["wideband"], cand["conditions"]["telephone"]
     auc = {}
     if blend is None:
@@ -401,10 +419,10 @@ def _fig_refit(cand_name: str, what: str) -> str:
         fresh = c["fresh_families"]
         auc = {f: lofo["lofo"][f]["people_neither_met"]["auc"] for f in fresh}
         worst = sorted(fresh, key=lambda f: auc[f])[:3]
-        head = (f"The blend of the shipped head and the recipe refitted {what} ({cand_name}: log-odds "
-                f"{1 - blend:g}·refit + {blend:g}·shipped head, fixed in advance; {lofo['n_dialogues']} open dialogues): "
-                f"on the {len(fresh)} held-out families the shipped head never met, against the people neither "
-                f"member met, pooled ROC-AUC {d(c['fold_heads_auc_fresh_families_and_people'])} (the shipped head alone "
+        head = (f"The blend of whisper-fitted 0.1.0 and the recipe refitted {what} ({cand_name}: log-odds "
+                f"{1 - blend:g}·refit + {blend:g}·0.1.0, fixed in advance; {lofo['n_dialogues']} open dialogues): "
+                f"on the {len(fresh)} held-out families 0.1.0 never met, against the people neither "
+                f"member met, pooled ROC-AUC {d(c['fold_heads_auc_fresh_families_and_people'])} (0.1.0 alone "
                 f"{d(c['compare_head_auc_fresh_families_and_people'])}); the weakest of them ")
     return (head + ", ".join(f"{f} {d(auc[f] if blend is not None else lofo['lofo'][f]['auc'])}" for f in worst)
             + f". On the measure-only sources the {cand_name} head reaches ROC-AUC "
@@ -412,9 +430,12 @@ def _fig_refit(cand_name: str, what: str) -> str:
             f"(wideband mean P(human) people {d(cw['people']['mean_p_human'])}, machines "
             f"{d(cw['machines']['mean_p_human'])}). The rule: "
             + "; ".join(f"{name}: {'met' if ok else 'NOT met'} ({figs})" for name, ok, figs in parts)
-            + f". {'Every part met: ' + cand_name + ' ships' if all(ok for _, ok, _ in parts) else 'Not every part met: the shipped head stays'}."
-            f"\n\n(from `benchmarks/results/{lofo_name}.json`, `judge_wild_measure_only_batch2_shipped.json` "
-            f"and `{wild_name}.json`, read by `benchmarks/experiments/refit_v6/rule.py`)")
+            + f". {'Every part met: ' + cand_name + ' ships' if all(ok for _, ok, _ in parts) else 'Not every part met: 0.1.0 stayed the shipped head'}."
+            + " (\"shipped\" in the rule: whisper-fitted 0.1.0, the head shipped when the rule was written)."
+            f"\n\n(from `benchmarks/results/{lofo_name}.json`, `judge_wild_measure_only_batch2_shipped.json`, "
+            f"`{wild_name}.json`"
+            + (f", `{rule.SHIPPED_FIFTH}.json` and `{rule.FIFTH_BATCH[cand_name]}.json`" if fifth else "")
+            + ", read by `benchmarks/experiments/refit_v6/rule.py`)")
 
 
 def fig_refit_v6() -> str:
@@ -430,6 +451,13 @@ def fig_refit_v7() -> str:
 def fig_refit_v7blend() -> str:
     """v7's refit blended with the shipped head, weight 0.5 fixed in advance (``_fig_refit``)."""
     return _fig_refit("v7blend", "as v7")
+
+
+def fig_refit_v9blend() -> str:
+    """v9blend: v7blend's recipe with the sixth batch, commercial voices held out by vendor group,
+    and R5 on the fifth batch (``_fig_refit``)."""
+    return _fig_refit("v9blend", "as v7 with the sixth batch (commercial voices that may be fitted on), commercial "
+                                 "voices held out by vendor group")
 
 
 def fig_refit_v8blend() -> str:
@@ -470,7 +498,7 @@ def fig_commercial_measure_only() -> str:
             rows = ["| engine (system) | dialogues | mean P(human) | called machine |", "|---|---|---|---|"]
             for sysname, ps in sorted(by.items(), key=lambda kv: -sum(kv[1]) / len(kv[1])):
                 rows.append(f"| {sysname} | {len(ps)} | {d(sum(ps) / len(ps))} | {d(sum(p < 0.5 for p in ps) / len(ps))} |")
-    return ("The shipped head on commercial voices no head was ever fitted on (fifth batch, measure-only; "
+    return ("whisper-fitted 0.1.0 (the shipped head until 2026-12-05) on commercial voices no head was ever fitted on (fifth batch, measure-only; "
             f"{next(iter(r['conditions']))} condition in the table): " + "; ".join(parts) + ".\n\n"
             + "\n".join(rows) + "\n\n(from `benchmarks/results/judge_wild_measure_only_batch5_shipped.json` and "
             "`benchmarks/data/wild_manifest_5.csv`)")
@@ -495,7 +523,7 @@ def fig_codec_cue() -> str:
                for lab in ("human", "machine") for (lab2, fam), v in deltas.items() if lab2 == lab and fam == "ALL"]
         parts.append(f"{c} (kbit/s): mean change of P(human) " + ", ".join(cls)
                      + f"; ROC-AUC {d(r['conditions'][c]['pooled_auc_machines_vs_people'])}")
-    return (f"The shipped head on {len(r['conditions'][base]['dialogues'])} dialogues of open clips, agent's clips clean "
+    return (f"whisper-fitted 0.1.0 (the shipped head until 2026-12-05) on {len(r['conditions'][base]['dialogues'])} dialogues of open clips, agent's clips clean "
             f"({base}: ROC-AUC {d(r['conditions'][base]['pooled_auc_machines_vs_people'])}, mean P(human) people "
             f"{d(r['conditions'][base]['people']['mean_p_human'])}, machines {d(r['conditions'][base]['machines']['mean_p_human'])}) "
             "and through an MP3 round trip, the same dialogues otherwise: " + "; ".join(parts) + ".\n\n"
@@ -512,7 +540,7 @@ def fig_commercial_transfer() -> str:
     shipped, v7 = _stored("commercial_transfer", "judge_wild_measure_only_batch5_shipped", "judge_wild_measure_only_batch5_v7",
                           how="benchmarks/experiments/commercial_transfer/README.md")
     return ("The fifth batch's commercial engines (measure-only, never fitted on by any head), scored at the user's unit "
-            "by the shipped head (fitted on the package corpus, no commercial voice) and by the v7 refit (not shipped; "
+            "by whisper-fitted 0.1.0 (the shipped head until 2026-12-05; fitted on the package corpus, no commercial voice) and by the v7 refit (not shipped; "
             "fitted on the open rows, whose commercial voices are OpenAI tts-1-hd and Gemini TTS only), wideband:\n\n"
             + table(shipped, v7, "v7") + "\n\n(from `benchmarks/results/judge_wild_measure_only_batch5_shipped.json` and "
             "`judge_wild_measure_only_batch5_v7.json`, read by `benchmarks/experiments/commercial_transfer/compare.py`)")
@@ -649,6 +677,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "refit_v8blend": fig_refit_v8blend,
     "commercial_measure_only": fig_commercial_measure_only,
     "codec_cue": fig_codec_cue,
+    "refit_v9blend": fig_refit_v9blend,
     "commercial_transfer": fig_commercial_transfer,
     "wild_sources_2": fig_wild_sources_2,
     "wild_sources_3": fig_wild_sources_3,

@@ -73,14 +73,15 @@ def test_the_caveat_names_only_families_the_head_never_met_as_such(tmp_path):
     (head / "config.json").write_text(json.dumps({"training": {"families": ["espeak-ng"]}}))
     cav = jw.write_caveat(head, res, "x.json")
     assert cav == ("NOT valid in the wild: ROC-AUC 0.78 wideband, 0.74 telephone on 2 neural speech families it "
-                   "never met (P(h): people 0.66, machines 0.48; x.json)")
-    assert json.loads((head / "config.json").read_text())["training"]["validity"]["caveat"] == cav
+                   "never met (P(h): people 0.66, machines 0.48)")
+    v = json.loads((head / "config.json").read_text())["training"]["validity"]
+    assert v["caveat"] == cav and v["caveat_source"] == "x.json"
     (head / "config.json").write_text(json.dumps({"training": {"families": ["espeak-ng", "piper"]}}))
     cav = jw.write_caveat(head, res, "x.json")  # a refit fitted on piper: those sources are new, not the family
-    assert "on 2 neural speech families from sources it was never fitted on (1 of them a family it never met)" in cav
+    assert "on 2 neural families from sources never fitted on, 1 never met (" in cav
     # a head whose LOFO held a family out by vendor group lists it as "family:vendor": still fitted on the family
     (head / "config.json").write_text(json.dumps({"training": {"families": ["espeak-ng", "piper:vendor-a"]}}))
-    assert "(1 of them a family it never met)" in jw.write_caveat(head, res, "x.json")
+    assert ", 1 never met (" in jw.write_caveat(head, res, "x.json")
 
 
 
@@ -99,7 +100,7 @@ def test_the_caveat_names_the_machine_families_rated_as_human_as_people(tmp_path
     head.mkdir()
     (head / "config.json").write_text(json.dumps({"training": {"families": ["espeak-ng"]}}))
     cav = jw.write_caveat(head, res, "x.json")
-    assert cav.endswith("(P(h): people 0.69, machines 0.61, commercial-neural-tts 0.75; x.json)")
+    assert cav.endswith("(P(h): people 0.69, machines 0.61, commercial-neural-tts 0.75)")
 
 
 def test_mp3_round_trip_keeps_the_timeline_and_band_limits_low_rates():

@@ -77,7 +77,8 @@ def test_a_head_without_validity_says_so_and_shipped_heads_state_theirs():
 
     line = validity_line(cfg)
     sealed = v["sealed"]
-    assert line.startswith(f"validated: fitted on {len(cfg.training['families'])} families (")
+    families = list(dict.fromkeys(f.split(":", 1)[0] for f in cfg.training["families"]))  # vendor groups named once
+    assert line.startswith(f"validated: fitted on {len(families)} families ({', '.join(families)}); sealed: ")
     down = lambda x: f"{math.floor(x * 100) / 100:.2f}"  # noqa: E731
     for fam in sealed["sealed_families"]:
         r = sealed["per_family"][fam]

@@ -148,13 +148,16 @@ class Meter:
         self.log_lines = log_lines
         self._live = None
         self._dims = _dimension_rows()
+        # a taller terminal gives the frame its lines (dimension notes, turn log); 80×24 keeps 22
+        self.height = max(Meter.height, int(getattr(self.console, "height", 24) or 24) - 2)
 
     width = 80
     """The meter's layout width in columns (it fits an 80×24 terminal)."""
     height = 22
-    """The meter's frame height budget in lines: an 80×24 terminal keeps the whole final frame on
-    screen with the summary line printed after it and the cursor line; the turn log (then the
-    dimension notes) shrink to keep the frame inside it."""
+    """The meter's smallest frame height budget in lines: an 80×24 terminal keeps the whole final
+    frame on screen with the summary line printed after it and the cursor line; the turn log (then
+    the dimension notes) shrink to keep the frame inside it. A taller terminal's budget is its
+    height − 2 (set per meter from its console)."""
 
     def _footer(self, info: dict | None) -> list:
         """The footer: the gated marker's legend and, whole and wrapped, what P(human) was
@@ -314,8 +317,11 @@ class Meter:
         line = f"verdicts: {n_flag} flagged of {len(settled)}" + (f" · {pending} pending" if pending else "")
         tim.add_row(Text(line, style="red" if n_flag else "dim"))
         ms = f"{latest.compute_s * 1000:.0f} ms" if latest else "–"
-        tim.add_row(Text(f"judge: {len(res)} windows, {s.dropped_windows} dropped", style="dim"))
-        tim.add_row(Text(f"  compute {ms} per window", style="dim"))
+        # one row (the validity line below needs the frame's lines): windows judged, the judge's
+        # compute per window, and windows dropped under load only when there are some
+        tim.add_row(Text(f"judge: {len(res)} windows · {ms} each"
+                         + (f" · {s.dropped_windows} dropped" if s.dropped_windows else ""),
+                         style="yellow" if s.dropped_windows else "dim"))
         foot = self._footer(info)
         # the frame fits the terminal (``height``): the turn log gets what the rest leaves
         fixed = len(lines) + len(foot)

@@ -1,6 +1,7 @@
 """Per commercial engine of the fifth batch, two heads side by side (a diagnostic; README.md).
 
-Reads two stored judge_wild.py runs on the same dialogues (the shipped head's and another head's)
+Reads two stored judge_wild.py runs on the same dialogues (whisper-fitted 0.1.0's, the head shipped
+when the diagnostic ran, and another head's)
 and prints, per engine (system), the dialogues, each head's mean P(human) and share called
 machine (P(human) < 0.5), and per condition the pooled ROC-AUC of the fifth batch's machines
 against the people of the run. Shares and means rounded DOWN to two decimals.
@@ -51,15 +52,15 @@ def table(shipped: dict, other: dict, other_name: str) -> str:
                 [x["clips"] for x in shipped["conditions"][cond]["dialogues"]]:
             raise SystemExit(f"the {n} run does not hold the shipped run's dialogues; rerun it with the same manifests and seed")
     a, b = per_engine(shipped, cond, b5), per_engine(other, cond, b5)
-    rows = [f"| engine (system) | dialogues | shipped: mean P(human) | shipped: called machine | "
+    rows = [f"| engine (system) | dialogues | 0.1.0: mean P(human) | 0.1.0: called machine | "
             f"{other_name}: mean P(human) | {other_name}: called machine |", "|---|---|---|---|---|---|"]
     for s in sorted(a, key=lambda k: -sum(a[k]) / len(a[k])):
         pa, pb = a[s], b.get(s, [])
         cell = (lambda ps: f"{floor2(sum(ps) / len(ps))} | {floor2(sum(p < 0.5 for p in ps) / len(ps))}" if ps else "– | –")
         rows.append(f"| {s} | {len(pa)} | {cell(pa)} | {cell(pb)} |")
-    aucs = "; ".join(f"{c}: shipped {floor2(pooled_auc(shipped, c, b5))}, {other_name} {floor2(pooled_auc(other, c, b5))}"
+    aucs = "; ".join(f"{c}: 0.1.0 {floor2(pooled_auc(shipped, c, b5))}, {other_name} {floor2(pooled_auc(other, c, b5))}"
                      for c in shipped["conditions"] if c in other["conditions"])
-    ppl = "; ".join(f"{c}: shipped {floor2(shipped['conditions'][c]['people']['mean_p_human'])}, "
+    ppl = "; ".join(f"{c}: 0.1.0 {floor2(shipped['conditions'][c]['people']['mean_p_human'])}, "
                     f"{other_name} {floor2(other['conditions'][c]['people']['mean_p_human'])}"
                     for c in shipped["conditions"] if c in other["conditions"])
     n_ppl = shipped["conditions"][cond]["people"]["n_scored"]
