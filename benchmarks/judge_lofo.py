@@ -430,9 +430,12 @@ def write_sealed_validity(head: Path, figs: dict, run: int) -> str:
     ppl = figs["per_family"].get("people")
     groups = figs.get("sealed_groups") or []
     ppl_seen = " (in its training)" if set(groups) & seen_groups else ""
-    summary = (f"fitted on {len(fitted)} families ({', '.join(fitted)}); sealed: " + "; ".join(parts)
+    # held-out figures first; the AUC says when its people are not held out; then what it was fitted on
+    auc_note = " with people in its training" if ppl_seen and ppl and ppl["n"] else ""
+    summary = ("sealed split: " + "; ".join(parts)
                + (f"; people{ppl_seen} acc {floor2(ppl['acc'])} P(h) {floor2(ppl['mean_p_human'])}" if ppl and ppl["n"] else "")
-               + f"; AUC {floor2(figs['auc'])} (final run {run})")
+               + f"; AUC {floor2(figs['auc'])}{auc_note} (final run {run}); fitted on {len(fitted)} families "
+                 f"({', '.join(fitted)})")
     v = dict(tr.get("validity") or {})
     v.update(summary=summary, sealed=figs)
     tr["validity"] = v
@@ -814,7 +817,14 @@ def main(argv: list[str] | None = None) -> int:
                 [member, args.compare_head], [1 - args.blend_compare, args.blend_compare],
                 name=cmp_cfg.name, version=f"{cand_version}-blend",
                 training={"validity": validity, "data": tr["data"] + f"; blended with {cmp_cfg.name} {cmp_cfg.version}",
-                          "sealed_never_used": tr["sealed_never_used"], "excluded_families": tr["excluded_families"]})
+                          # the refit never used the sealed items; a sealed item the compare head was fitted on
+                          # (fitted before the seal was drawn) is in the blend, so it is not listed as never used
+                          "sealed_never_used": {
+                              "families": [f for f in tr["sealed_never_used"]["families"] if f not in cmp_fams],
+                              "groups": [g for g in tr["sealed_never_used"]["groups"] if g not in cmp_groups],
+                              "note": f"sealed items {cmp_cfg.name} {cmp_cfg.version} was fitted on (before the seal "
+                                      "was drawn) are in the blend through it and are left out of this list"},
+                          "excluded_families": tr["excluded_families"]})
             save_head(args.ship, bhead, bcfg)
         print(f"\nshipped head → {args.ship}: {validity['summary']}")
     if args.json:

@@ -145,7 +145,8 @@ def fig_heads_validity() -> str:
             parts.append("| held-out TTS family | ROC-AUC | the previous head alone | people / machine test dialogues |")
             parts.append("|---|---|---|---|")
             for fam, r in sorted(lofo.items(), key=lambda kv: -float(kv[1].get("auc", 0))):
-                parts.append(f"| {fam} | {_f(r.get('auc'))} | {_f(r.get('compare_head_auc'))} | {r.get('n_h')} / {r.get('n_m')} |")
+                d = _floor2()  # rounded DOWN, as every generated block that quotes these runs
+                parts.append(f"| {fam} | {d(r.get('auc'))} | {d(r.get('compare_head_auc'))} | {r.get('n_h')} / {r.get('n_m')} |")
         elif lofo:
             parts.append("")
             if v.get("sealed"):  # the sealed line above is its validity; the stored table predates the protocol
@@ -546,6 +547,20 @@ def fig_commercial_transfer() -> str:
             "`judge_wild_measure_only_batch5_v7.json`, read by `benchmarks/experiments/commercial_transfer/compare.py`)")
 
 
+def fig_commercial_shipped() -> str:
+    """The fifth batch's commercial engines (measure-only) per engine: 0.1.0 beside 0.2.0 (the v9blend
+    run R5 read), from the stored runs through ``commercial_transfer/compare.py``. Rounded DOWN."""
+    sys.path.insert(0, str(ROOT / "benchmarks" / "experiments" / "commercial_transfer"))
+    from compare import table
+
+    old, new = _stored("commercial_shipped", "judge_wild_measure_only_batch5_shipped", "judge_wild_measure_only_batch5_v9blend",
+                       how="benchmarks/experiments/refit_v6/README.md (v9blend)")
+    return ("The fifth batch's commercial engines (measure-only, never fitted on by either head), per engine, "
+            "whisper-fitted 0.1.0 beside 0.2.0 (v9blend), wideband:\n\n" + table(old, new, "0.2.0")
+            + "\n\n(from `benchmarks/results/judge_wild_measure_only_batch5_shipped.json` and "
+            "`judge_wild_measure_only_batch5_v9blend.json`, read by `benchmarks/experiments/commercial_transfer/compare.py`)")
+
+
 def fig_frame_lofo_r2() -> str:
     """Round 2 of the frame-level experiment (benchmarks/experiments/frame_lofo/README.md): the same
     readouts after the third wild batch (conversational people and conversational neural TTS) joined
@@ -678,6 +693,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "commercial_measure_only": fig_commercial_measure_only,
     "codec_cue": fig_codec_cue,
     "refit_v9blend": fig_refit_v9blend,
+    "commercial_shipped": fig_commercial_shipped,
     "commercial_transfer": fig_commercial_transfer,
     "wild_sources_2": fig_wild_sources_2,
     "wild_sources_3": fig_wild_sources_3,

@@ -108,5 +108,5 @@ def test_sealed_split_reaches_only_the_final_run(tmp_path):
     fams = log[0]["figures"]["per_family"]
     assert set(fams) == set(sealed["families"]) | {"people"} and all(r["n"] >= 1 for r in fams.values())
     v = json.loads((tmp_path / "head" / "config.json").read_text())["training"]["validity"]
-    assert v["summary"].startswith("fitted on 3 families") and "sealed: " + sealed["families"][0] + " acc" in v["summary"]
+    assert v["summary"].startswith("sealed split: " + sealed["families"][0] + " acc") and "; fitted on 3 families (" in v["summary"]
     assert "(final run 1)" in v["summary"]

@@ -78,14 +78,17 @@ def test_a_head_without_validity_says_so_and_shipped_heads_state_theirs():
     line = validity_line(cfg)
     sealed = v["sealed"]
     families = list(dict.fromkeys(f.split(":", 1)[0] for f in cfg.training["families"]))  # vendor groups named once
-    assert line.startswith(f"validated: fitted on {len(families)} families ({', '.join(families)}); sealed: ")
+    assert line.startswith("validated: sealed split: ")
+    assert f"; fitted on {len(families)} families ({', '.join(families)})" in line
     down = lambda x: f"{math.floor(x * 100) / 100:.2f}"  # noqa: E731
     for fam in sealed["sealed_families"]:
         r = sealed["per_family"][fam]
         assert f"{fam} acc {down(r['acc'])} P(h) {down(r['mean_p_human'])}" in line
         assert fam not in cfg.training["families"]
     if set(sealed["sealed_groups"]) & set(cfg.training["human_groups"]):
-        assert "people (in its training)" in line
+        assert "people (in its training)" in line and " with people in its training (final run " in line
+        # and the config does not also list that group as never used
+        assert not set(sealed["sealed_groups"]) & set(cfg.training["sealed_never_used"]["groups"])
     log = [json.loads(x) for x in (Path(__file__).resolve().parents[1] / "benchmarks" / "results"
                                    / "final_runs.jsonl").read_text().splitlines()]
     assert any(e["figures"]["per_family"] == sealed["per_family"] for e in log)  # a logged final run

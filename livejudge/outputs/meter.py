@@ -159,14 +159,15 @@ class Meter:
     the dimension notes) shrink to keep the frame inside it. A taller terminal's budget is its
     height − 2 (set per meter from its console)."""
 
-    def _footer(self, info: dict | None) -> list:
+    def _footer(self, info: dict | None, gated: bool = True) -> list:
         """The footer: the gated marker's legend and, whole and wrapped, what P(human) was
         validated against (or the PRIOR warning)."""
         import textwrap
 
         from rich.text import Text
 
-        out = [Text(LEGEND[:self.width], style="dim")]  # always: the units of "4s<min", "48w<min"
+        # the legend of "··3··" and "4s<min" when a row shows them (a line the validity line may need)
+        out = [Text(LEGEND[:self.width], style="dim")] if gated else []
         if info and str(info.get("provenance", "")).lower() == "prior":
             out.append(Text("PRIOR head (set from published human figures, not trained)", style="yellow"))
         elif info and info.get("validated"):
@@ -267,13 +268,14 @@ class Meter:
         dims.add_column(width=5, no_wrap=True)
         dims.add_column(width=3, justify="right")
         dims.add_column(width=8, no_wrap=True, style="dim")
-        n_dim_lines = 0
+        n_dim_lines, any_gated = 0, False
         for cat, dim_id, name in dimension_rows(self._dims, view):
             d = latest.dimensions.get(dim_id) if latest else None
             n_dim_lines += 1
             if d is None:
                 dims.add_row(cat, Text(name, style="dim"), Text("·····", style="dim"), "", "")
             elif d.gated:
+                any_gated = True
                 ev = "no data" if d.evidence <= 0 else fmt_evidence(d.evidence, d.evidence_unit) + "<min"
                 dims.add_row(cat, Text(name, style="dim"), Text("··3··", style="dim"), Text("3", style="dim"),
                              Text(ev[:8], style="dim"))
@@ -284,7 +286,7 @@ class Meter:
                 dims.add_row(cat, name, Text(bar, style=style), f"{d.score:.1f}",
                              fmt_evidence(d.evidence, d.evidence_unit)[:8])
         notes = dimension_notes(view, 39)
-        room = self.height - len(lines) - len(self._footer(info)) - n_dim_lines
+        room = self.height - len(lines) - len(self._footer(info, any_gated)) - n_dim_lines
         if len(notes) > room:  # keep the frame inside the terminal: cut the notes, say so
             notes = notes[:max(0, room - 1)] + (["  … (more in the report)"] if room >= 1 else [])
         left = Group(dims, *(Text(line, style="dim", no_wrap=True) for line in notes))
@@ -322,7 +324,7 @@ class Meter:
         tim.add_row(Text(f"judge: {len(res)} windows · {ms} each"
                          + (f" · {s.dropped_windows} dropped" if s.dropped_windows else ""),
                          style="yellow" if s.dropped_windows else "dim"))
-        foot = self._footer(info)
+        foot = self._footer(info, any_gated)
         # the frame fits the terminal (``height``): the turn log gets what the rest leaves
         fixed = len(lines) + len(foot)
         n_tim = len(tim.rows) + 1  # + the "── turns ──" header
