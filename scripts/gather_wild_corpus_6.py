@@ -21,8 +21,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gather_wild_corpus import gather  # noqa: E402  (the extraction loop every batch shares)
-from gather_wild_corpus_2 import CAP_PER_REPO, load  # noqa: E402
+from gather_wild_corpus_5 import gather_commercial  # noqa: E402  (the options every commercial batch shares)
+from gather_wild_corpus_2 import load  # noqa: E402
 
 
 def licence_of(src: dict, label: str, system: str) -> tuple[str, str]:
@@ -42,9 +42,7 @@ def sources(name: str = "commercial_tts_6") -> list[dict]:
 
 
 def main() -> int:
-    gather(sources(), "manifest_comm6.csv", cap_per_repo=CAP_PER_REPO,
-           skip_rx=r"(styletts|tortoise|vibevoice|megatts|kokoro|hibari)", min_duration_s=0.8, split_over_s=16,
-           licence_of=licence_of)
+    gather_commercial(sources(), "manifest_comm6.csv", licence_of)
     return 0
 
 

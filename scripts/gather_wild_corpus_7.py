@@ -20,17 +20,14 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gather_wild_corpus import gather  # noqa: E402  (the extraction loop every batch shares)
-from gather_wild_corpus_2 import CAP_PER_REPO  # noqa: E402
+from gather_wild_corpus_5 import gather_commercial  # noqa: E402  (the options every commercial batch shares)
 from gather_wild_corpus_6 import licence_of, sources  # noqa: E402  (same licence rule as the sixth batch)
 
 RULES = "commercial_tts_7"
 
 
 def main() -> int:
-    gather(sources(RULES), "manifest_comm7.csv", cap_per_repo=CAP_PER_REPO,
-           skip_rx=r"(styletts|tortoise|vibevoice|megatts|kokoro|hibari)", min_duration_s=0.8, split_over_s=16,
-           licence_of=licence_of)
+    gather_commercial(sources(RULES), "manifest_comm7.csv", licence_of)
     return 0
 
 
