@@ -160,7 +160,7 @@ class Meter:
     height − 2 (set per meter from its console)."""
 
     def _footer(self, info: dict | None, gated: bool = True) -> list:
-        """The footer: the gated marker's legend and, whole and wrapped, what P(human) was
+        """The footer: the gated marker's legend (when a row is ``gated``) and, whole and wrapped, what P(human) was
         validated against (or the PRIOR warning)."""
         import textwrap
 
