@@ -93,7 +93,9 @@ def same_inputs(lofo: dict, shipped: dict, cand: dict, blend: float | None = Non
 def fifth_batch_auc(result: dict, cond: str) -> float:
     """Pooled ROC-AUC of the fifth batch's machine dialogues (commercial engines, measure-only)
     against the run's people, as ``commercial_transfer/compare.py`` reads it; NaN when missing."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "commercial_transfer"))
+    here = str(Path(__file__).resolve().parents[1] / "commercial_transfer")
+    if here not in sys.path:  # called once per condition and head: add the folder once
+        sys.path.insert(0, here)
     from compare import batch5_machine_clips, pooled_auc
 
     v = pooled_auc(result, cond, batch5_machine_clips())
