@@ -168,11 +168,13 @@ judge_wild.py's telephone condition; ``room``: each side's speech reverberated, 
 direct-to-reverberant ratio 5 dB (``dialogues.room_ir``; a HEURISTIC small office)."""
 
 
-VENDOR_GROUPS = (("openai", r"openai"), ("google+deepgram", r"gemini|google|deepgram"))
+VENDOR_GROUPS = (("openai", r"openai"), ("google+deepgram", r"gemini|google|deepgram"),
+                 ("amazon+ibm", r"amazon|polly|ibm|watson"))
 """``--split-family-by-vendor``: (sub-family, pattern on the row's system) in order, first match wins.
 Written for commercial-neural-tts (2026-12-05, before any run with it;
 benchmarks/experiments/refit_v6/README.md, v9blend): OpenAI's engines against Google's and
-Deepgram's; Deepgram alone (5 clips) is too few for a family of its own."""
+Deepgram's; Deepgram alone (5 clips) is too few for a family of its own. amazon+ibm added for the
+seventh batch before any run with it (v10blend): Polly and Watson, IBM alone being 8 clips."""
 
 
 def split_by_vendor(rows: list[dict], family: str) -> list[dict]:

@@ -329,6 +329,10 @@ def main(argv: list[str] | None = None) -> int:
                      "unit": "summary.mean_p_human of `livejudge score` defaults "
                              f"(window {config.window_s} s every {config.interval_s} s, judge mode every)",
                      "conditions": {}}
+    if a.head:  # which head, by its weights (refit_v6/rule.py checks it); the default is recorded in judge_info
+        from livejudge.judge.training.blend import weights_digest
+
+        results["head_weights_sha256_16"] = weights_digest(a.head)
     t_all = time.perf_counter()
     for cond, (telephone, mp3_kbps) in conditions.items():
         dialogues = []

@@ -1,6 +1,7 @@
 """Read the ship rule of a refit candidate (README.md beside this file: each candidate's rule fixed before its runs) from the stored JSON.
 
-Prints each part (R1-R4; from v7 on also R1w and R2w; for v9blend also R5) with its figures and exits 0 when every
+Prints each part (R1-R4; from v7 on also R1w and R2w; from v9blend also R5; for v10blend also R6 and R7, against
+the shipped 0.2.0) with its figures and exits 0 when every
 part is met, 1 when one is not, 2 when an input is missing or the inputs cannot be compared
 (``same_inputs``). A missing figure (NaN) is never met. Inputs (repo-relative, in benchmarks/results/):
 judge_lofo_protocol_v6.json (fold heads, with the shipped head as --compare-head),
@@ -20,6 +21,10 @@ COMPARED_WITH = "7f935a59f8802578"
 """``blend.weights_digest`` of ``whisper-fitted`` 0.1.0, the shipped head every candidate here (v6 to
 v9blend) was declared against and compared with; pinned, so that the stored results stay readable
 after another head ships."""
+SHIPPED_020 = "4ae6423b0f8afc7d"
+"""``blend.weights_digest`` of ``whisper-fitted`` 0.2.0 (= the v9blend candidate's weights), which v10blend's R6 and R7
+compare with; its figures on R3's and R5's sources are the stored v9blend runs."""
+R6_R3_ALLOWANCE = 0.01  # R6 on R3's sources: declared for v10blend before its runs (README.md)
 MIN_PEOPLE_ROWS = 20   # R2: fewer held-out-for-both human test rows than this -> read on all people
 MAX_FAMILY_DROP = 0.05  # R2
 CONDITIONS = ("wideband", "telephone")
@@ -73,10 +78,11 @@ def same_inputs(lofo: dict, shipped: dict, cand: dict, blend: float | None = Non
     head = cand["command"].split("--head ", 1)[1].split()[0] if "--head " in cand["command"] else None
     if ship is None or ship != head:
         bad.append(f"the measure-only head ({head}) is not the LOFO run's --ship head ({ship})")
-    if lofo["compare_head"].get("dir") != "livejudge/judge/heads/whisper-fitted":
-        bad.append(f"the LOFO run's compare head is {lofo['compare_head'].get('dir')}, not the shipped head")
     shipped_digest = COMPARED_WITH
     got_digest = lofo["compare_head"].get("weights_sha256_16")  # recorded by runs after v8blend; older ones: blend_compare
+    if got_digest is None and lofo["compare_head"].get("dir") != "livejudge/judge/heads/whisper-fitted":
+        bad.append(f"the LOFO run's compare head is {lofo['compare_head'].get('dir')}, not the shipped head")
+    # with the digest recorded, the weights decide (v10blend's compare head is 0.1.0 taken from git into another folder)
     if got_digest is not None and got_digest != shipped_digest:
         bad.append("the LOFO run's compare head weights are not the shipped head's (sha256 differs)")
     if blend is not None:  # a blend candidate: the declared weight, and the shipped head's weights as its member
@@ -113,6 +119,76 @@ def same_fifth_batch_inputs(lofo: dict, shipped_b5: dict, cand_b5: dict) -> list
     if ship is None or ship != head:
         bad.append(f"the fifth-batch run's head ({head}) is not the LOFO run's --ship head ({ship})")
     return bad
+
+
+def seventh_batch_auc(result: dict, cond: str) -> float:
+    """Pooled ROC-AUC of the seventh batch's measure-only machine dialogues (Azure neural voices) against
+    the run's people (R7, declared for v10blend before its runs); NaN when missing."""
+    import csv
+
+    here = str(Path(__file__).resolve().parents[1] / "commercial_transfer")
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    from compare import pooled_auc
+    sys.path.insert(0, str(RESULTS.parent))
+    from judge_lofo import FIT_OK
+
+    with (RESULTS.parent / "data" / "wild_manifest_7.csv").open() as f:
+        clips = {r["path"] for r in csv.DictReader(f) if r["label"] == "machine" and r["licence"] not in FIT_OK}
+    v = pooled_auc(result, cond, clips)
+    return float("nan") if v is None else float(v)
+
+
+def same_run_inputs(a: dict, b: dict, what: str) -> list[str]:
+    """Why two judge_wild.py runs are not on the same dialogues (empty when they are)."""
+    bad = [f"{what} runs differ in {k}" for k in
+           ("manifest", "n_clips", "seed", "left_out_families", "left_out_silent_clips", "agent_speech_s",
+            "user_max_s", "unit") if a.get(k) != b.get(k)]
+    if list(a["conditions"]) != list(b["conditions"]):
+        bad.append(f"{what} runs differ in conditions")
+    return bad
+
+
+def against_shipped_inputs(lofo: dict, cand4: dict, cand5: dict, ship4: dict, ship5: dict, cand7: dict,
+                           ship7: dict) -> list[str]:
+    """Why R6/R7's runs cannot be compared (empty when they can): each pair on the same dialogues; the
+    shipped head's batch-4 and batch-5 runs are the v9blend runs (0.2.0's weights), its batch-7 run
+    records 0.2.0's weights digest; the candidate's batch-7 run is the LOFO run's --ship head."""
+    bad = same_run_inputs(ship4, cand4, "batch-4") + same_run_inputs(ship5, cand5, "batch-5") \
+        + same_run_inputs(ship7, cand7, "batch-7")
+    for r, n in ((ship4, "batch-4"), (ship5, "batch-5")):
+        if "--head /work/exp/v9blend/head " not in r["command"]:
+            bad.append(f"the shipped head's {n} run is not the v9blend run (0.2.0's weights)")
+    if ship7.get("head_weights_sha256_16") != SHIPPED_020:
+        bad.append("the shipped head's batch-7 run is not of 0.2.0's weights (sha256 differs or not recorded)")
+    ship = lofo["command"].split("--ship ", 1)[1].split()[0] if "--ship " in lofo["command"] else None
+    head = cand7["command"].split("--head ", 1)[1].split()[0] if "--head " in cand7["command"] else None
+    if ship is None or ship != head:
+        bad.append(f"the batch-7 run's head ({head}) is not the LOFO run's --ship head ({ship})")
+    return bad
+
+
+def against_shipped(cand4: dict, cand5: dict, ship4: dict, ship5: dict, cand7: dict, ship7: dict
+                    ) -> list[tuple[str, bool, str]]:
+    """R6 and R7 (declared for v10blend before its runs): against the shipped 0.2.0, the candidate's
+    pooled ROC-AUC on R3's sources is no more than R6_R3_ALLOWANCE below, on R5's commercial engines
+    at least as high, and on the seventh batch's measure-only engine (Azure) at least as high, per
+    condition. A NaN figure is never met."""
+    parts = []
+    for cond in CONDITIONS:
+        x = cand4["conditions"][cond]["pooled_auc_machines_vs_people"]
+        y = ship4["conditions"][cond]["pooled_auc_machines_vs_people"]
+        parts.append((f"R6 measure-only sources against 0.2.0 (allowance {R6_R3_ALLOWANCE}), {cond}",
+                      _ge(x + R6_R3_ALLOWANCE, y), f"candidate {x:.3f} vs 0.2.0 {y:.3f}"))
+    for cond in CONDITIONS:
+        x, y = fifth_batch_auc(cand5, cond), fifth_batch_auc(ship5, cond)
+        parts.append((f"R6 fifth batch's commercial engines against 0.2.0, {cond}", _ge(x, y),
+                      f"candidate {x:.3f} vs 0.2.0 {y:.3f}"))
+    for cond in CONDITIONS:
+        x, y = seventh_batch_auc(cand7, cond), seventh_batch_auc(ship7, cond)
+        parts.append((f"R7 seventh batch's measure-only engine (Azure) against 0.2.0, {cond}", _ge(x, y),
+                      f"candidate {x:.3f} vs 0.2.0 {y:.3f}"))
+    return parts
 
 
 def evaluate(lofo: dict, shipped: dict, cand: dict, wideband_people: bool = False,
@@ -156,10 +232,16 @@ CANDIDATES = {  # candidate -> (its LOFO table, its measure-only run, R1w/R2w de
     "v7blend": ("judge_lofo_protocol_v7blend", "judge_wild_measure_only_batch4_v7blend", True, 0.5),
     "v8blend": ("judge_lofo_protocol_v8blend", "judge_wild_measure_only_batch4_v8blend", True, 0.5),
     "v9blend": ("judge_lofo_protocol_v9blend", "judge_wild_measure_only_batch4_v9blend", True, 0.5),
+    "v10blend": ("judge_lofo_protocol_v10blend", "judge_wild_measure_only_batch4_v10blend", True, 0.5),
 }
 FIFTH_BATCH = {  # candidate -> its run on the fifth batch (R5, declared for it before its runs)
     "v9blend": "judge_wild_measure_only_batch5_v9blend",
+    "v10blend": "judge_wild_measure_only_batch5_v10blend",
 }
+AGAINST_020 = {  # candidate -> (its batch-7 run, 0.2.0's batch-7 run) for R6 and R7, declared before its runs
+    "v10blend": ("judge_wild_measure_only_batch7_v10blend", "judge_wild_measure_only_batch7_shipped020"),
+}
+SHIPPED_020_RUNS = ("judge_wild_measure_only_batch4_v9blend", "judge_wild_measure_only_batch5_v9blend")
 SHIPPED_FIFTH = "judge_wild_measure_only_batch5_shipped"
 
 
@@ -178,16 +260,25 @@ def main(argv: list[str] | None = None) -> int:
     lofo, wild, wideband_people, blend = CANDIDATES[a.candidate]
     names = (lofo, "judge_wild_measure_only_batch2_shipped", wild) \
         + ((SHIPPED_FIFTH, FIFTH_BATCH[a.candidate]) if a.candidate in FIFTH_BATCH else ())
+    extra = (SHIPPED_020_RUNS + AGAINST_020[a.candidate]) if a.candidate in AGAINST_020 else ()
+    names = names + extra
     missing = [n for n in names if not (RESULTS / f"{n}.json").exists()]
     if missing:
         print(f"missing stored result(s): {', '.join(missing)}; run the commands in README.md first", file=sys.stderr)
         return 2
     got = [json.loads((RESULTS / f"{n}.json").read_text()) for n in names]
+    if extra:  # R6/R7: (ship4, ship5, cand7, ship7) after the fifth-batch pair
+        ship4, ship5, cand7, ship7 = got[-4:]
+        got = got[:-4]
     bad = same_inputs(*got[:3], blend=blend) + (same_fifth_batch_inputs(got[0], *got[3:]) if len(got) > 3 else [])
+    if extra:
+        bad += against_shipped_inputs(got[0], got[2], got[4], ship4, ship5, cand7, ship7)
     if bad:
         print("cannot compare: " + "; ".join(bad), file=sys.stderr)
         return 2
     parts = evaluate(*got[:3], wideband_people=wideband_people, fifth=tuple(got[3:]) or None)
+    if extra:
+        parts += against_shipped(got[2], got[4], ship4, ship5, cand7, ship7)
     for name, ok, figs in parts:
         print(f"{'met    ' if ok else 'NOT met'}  {name}: {figs}")
     ok = all(p[1] for p in parts)
