@@ -52,3 +52,58 @@ def test_plain_lines_piped_are_one_record_per_line():
     assert any(len(x) > 80 for x in lines)
     assert not any(x.startswith("    ") for x in lines)  # no continuation lines
     assert all(x.startswith(("[", "judge ", "livejudge")) for x in lines if x), lines[:5]
+
+
+def _scored(kind="acoustic"):
+    d = example_dialogue(seed=0)
+    judge = load_judge(kind)
+    s = Session(SessionConfig(judge_mode="every", interval_s=5.0), judge=judge)
+    stream_call(s, d.call)
+    s.close()
+    return s, judge
+
+
+def test_plain_line_counts_gated_and_not_measured_dimensions_apart():
+    """A dimension the head does not measure (no feature of its own: ``info()["dimensions"]
+    ["not_measured"]``) is gated in every window; the plain line used to count it in
+    "gated-dimensions=N/18", which reads as "measured, held back for too little evidence"."""
+    import dataclasses
+
+    from livejudge.events import JudgeResult
+
+    s, judge = _scored()
+    off = set(judge.info()["dimensions"]["not_measured"])
+    real = s.judge_results[-1]
+    assert isinstance(real, JudgeResult) and off and all(real.dimensions[d].gated for d in off)
+    # the last real window, with exactly two measured dimensions gated for too little evidence
+    held = {"rhythm", "intonation"}
+    assert not held & off
+    dims = {d: x if d in off else dataclasses.replace(x, gated=d in held) for d, x in real.dimensions.items()}
+    event = dataclasses.replace(real, dimensions=dims)
+    buf = io.StringIO()
+    PlainLines(s, buf, events=False).on_event(event)
+    line = buf.getvalue().splitlines()[-1]
+    assert f" gated-dimensions=2/{18 - len(off)} not-measured={len(off)} " in line, line
+    # the real window as it came: its gated measured dimensions only
+    g = sum(1 for d, x in real.dimensions.items() if x.gated and d not in off)
+    buf = io.StringIO()
+    PlainLines(s, buf, events=False).on_event(real)
+    assert f" gated-dimensions={g}/{18 - len(off)} not-measured={len(off)} " in buf.getvalue()
+    # a judge that does not say what it measures: all 18 counted, not measured unknown
+    s.judge = None
+    buf = io.StringIO()
+    PlainLines(s, buf, events=False).on_event(event)
+    assert f" gated-dimensions={2 + len(off)}/18 not-measured=– " in buf.getvalue()
+
+
+def test_meter_header_names_the_judging_head_and_its_version():
+    """The header said the backbone ("acoustic-v1") but not which head, of which version, judged."""
+    s, judge = _scored()
+    info = judge.info()
+    label = f"{info['head']} {info['head_version']}"
+    assert info["head"] == judge.config.name and info["head_version"] == judge.config.version
+    for title in ("replay example_call.wav", "replay " + "x" * 120 + ".wav"):
+        for height in (24, 30):
+            lines = render_text(s, title, height=height).rstrip("\n").split("\n")
+            assert lines[0].startswith("livejudge") and lines[0].endswith(label), lines[0]
+            assert len(lines[0]) <= 80 and "user ○ agent ○" in lines[0]

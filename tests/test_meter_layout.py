@@ -62,7 +62,8 @@ def test_meter_on_80x24_leaves_one_header_and_the_final_frame(scored, monkeypatc
     screen = term.lines()
     headers = [line for line in screen if line.startswith("livejudge · ")]
     assert len(headers) == 1, screen  # no stale header left above the final frame
-    assert "user ○ agent ○" in headers[0] and "acoustic-v1" in headers[0]  # not pushed off by the title
+    info = s.judge.info()  # the judging head and its version, not pushed off by the title
+    assert "user ○ agent ○" in headers[0] and headers[0].endswith(f"{info['head']} {info['head_version']}")
     assert "…" in headers[0] and headers[0].count("x") < 80
     assert any("summary line" in line for line in screen)
     # the whole final frame (header to footer) is on the screen above the summary

@@ -203,3 +203,29 @@ def test_probe_help_names_its_own_flags_and_defaults(capsys):
     assert "``" not in text and "PAUSE_RANGE_S" not in text and "--pause-mid-s" in text
     judge_help = " ".join(text.split("--judge {")[2].split("--head")[0].split())
     assert "none (default" in judge_help and "auto (default" not in judge_help
+
+
+def _judge_help(capsys, argv):
+    from livejudge.commands.cli import main
+
+    with pytest.raises(SystemExit):
+        main(argv)
+    text = capsys.readouterr().out
+    return " ".join(text.split("\n  --judge {")[1].split("\n  --head ")[0].split())  # the option's help
+
+
+def test_judge_help_names_the_shipped_whisper_head_and_its_version(capsys, monkeypatch, tmp_path):
+    """`--judge`'s help said "whisper" without saying which head, of which version; it is read
+    from the shipped head's config.json when the parser is built (a new version ships there)."""
+    import livejudge.judge.model.judge as J
+
+    cfg = json.loads((J.DEFAULT_WHISPER_HEAD / "config.json").read_text())
+    for argv in (["score", "--help"], ["serve-judge", "--help"]):
+        assert f"the shipped head {cfg['name']} {cfg['version']}" in _judge_help(capsys, argv)
+    other = tmp_path / "whisper-fitted"
+    other.mkdir()
+    (other / "config.json").write_text(json.dumps({**cfg, "version": "9.8.7"}))
+    monkeypatch.setattr(J, "DEFAULT_WHISPER_HEAD", other)
+    assert f"the shipped head {cfg['name']} 9.8.7 (CPU" in _judge_help(capsys, ["score", "--help"])
+    monkeypatch.setattr(J, "DEFAULT_WHISPER_HEAD", tmp_path / "gone")  # missing: still a help, says so
+    assert "the shipped head gone (version unknown: no readable config.json)" in _judge_help(capsys, ["score", "--help"])

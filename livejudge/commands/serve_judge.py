@@ -57,8 +57,12 @@ def register(sub) -> None:
                                    "judge_url= (Pipecat observer).")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port of the Serve proxy")
     p.add_argument("--host", default="127.0.0.1", help="address the proxy listens on (0.0.0.0 exposes it)")
+    from livejudge.judge.model.head import head_label
+    from livejudge.judge.model.judge import DEFAULT_WHISPER_HEAD
+
     p.add_argument("--judge", default="auto", choices=("auto", "acoustic", "whisper", "qwen-omni"),
-                   help="judge backbone (auto: as livejudge score picks it, whisper with livejudge[asr], else acoustic)")
+                   help="judge backbone (auto: as livejudge score picks it, whisper with livejudge[asr], else "
+                        f"acoustic; whisper: the shipped head {head_label(DEFAULT_WHISPER_HEAD)})")
     p.add_argument("--head", default=None, metavar="HEAD_DIR", help="head checkpoint (default: the backbone's shipped head)")
     p.add_argument("--device", default="cpu", help="torch device of the backbone in each replica (cuda for qwen-omni)")
     p.add_argument("--qwen-model", default=DEFAULT_QWEN_MODEL, help="model id or path (--judge qwen-omni)")

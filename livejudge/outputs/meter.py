@@ -5,7 +5,7 @@ Both are session sinks that *read* the session on their own schedule (the meter 
 
 Layout (fits 80×24)::
 
-    livejudge · replay call.wav  t=  23.4s  user ● agent ○  acoustic-v1
+    livejudge · replay call.wav  t=  23.4s  user ● agent ○  <head> <version>
     P(human) 0.31 ███████░░░░░│░░░░░░░░░░░░  machine-like  trend ▁▂▃▅▃▂
     top: intonation →machine 0.80  rhythm →human 0.37 …
     I   memory consist.   ··3··   3 no data  response latency last 0.78 s
@@ -223,8 +223,8 @@ class Meter:
             on = speaking[c]
             tail.append(f"{c} ", style="bold" if on else "dim")
             tail.append("● " if on else "○ ", style="green" if on else "dim")
-        if info:
-            tail.append(f" {info.get('backbone', '')}", style="dim")
+        if info:  # which head (and version) judges; the backbone only when the judge names no head
+            tail.append(f" {judge_label(info)}", style="dim")
         head = Text()
         head.append("livejudge", style="bold cyan")
         room = self.width - len("livejudge") - len(tail.plain) - 5  # " · " + two spaces
@@ -343,6 +343,31 @@ class Meter:
         return Group(*lines)
 
 
+def judge_label(info: dict) -> str:
+    """The judge in the meter's header: the head's name and version from ``Judge.info()``
+    (e.g. "whisper-fitted" and the version in its config.json; the head fixes its backbone), or the
+    backbone when the judge names no head (a judge service not reached yet)."""
+    if info.get("head"):
+        return f"{info['head']} {info.get('head_version', '')}".strip()
+    return str(info.get("backbone", ""))
+
+
+def dimension_counts(result: JudgeResult, view: dict | None) -> tuple[int, int, int | None]:
+    """(gated, measured, not measured) dimensions of one judged window, for the plain line.
+
+    Not measured: the head has no feature or weight of its own for the dimension
+    (``view["not_measured"]``, i.e. ``Judge.info()["dimensions"]``). Its DimensionScore is
+    ``gated`` in every window, with whatever reason the gate gave first (often the backbone's "no
+    signal"), so only the view tells it apart from a measured dimension gated for too little
+    evidence this window (``gated``). Without a view (a judge that does not say what it
+    measures) every dimension counts as measured and not measured is None (unknown).
+    """
+    off = set(view["not_measured"]) if view and isinstance(view.get("not_measured"), dict) else None
+    not_measured = None if off is None else sum(1 for d in result.dimensions if d in off)
+    gated = sum(1 for d, x in result.dimensions.items() if x.gated and (off is None or d not in off))
+    return gated, len(result.dimensions) - (not_measured or 0), not_measured
+
+
 def dimension_rows(rows: list, view: dict | None) -> list[tuple[str, str, str]]:
     """The meter's dimension rows: (category, id, label). Without a ``view`` (a judge that does
     not say what it measures) all 18 rows; with ``Judge.info()["dimensions"]`` only the measured
@@ -452,7 +477,9 @@ class PlainLines:
                 if line:
                     self._print(f"judge {line}")
             sm = self.session.summary
-            gated = sum(1 for d in event.dimensions.values() if d.gated)
+            view = judge.info().get("dimensions") if judge is not None and hasattr(judge, "info") else None
+            gated, measured, not_measured = dimension_counts(event, view)
+            nm = "–" if not_measured is None else str(not_measured)
             ph = f"{event.p_human:.2f}" if event.p_human is not None else "–\u00a0(no\u00a0evidence)"
             lat = self.session.timeline.response_latencies_s
             self._print(
@@ -461,7 +488,7 @@ class PlainLines:
                 f"p50={fmt_s(sm.latency_p50_s)}s p90={fmt_s(sm.latency_p90_s)}s replies={sm.latency_count} "
                 f"user-barge-ins={sm.barge_in_count} agent-yield={fmt_s(sm.yield_mean_s)}s "
                 f"overlap={sm.overlap_ratio * 100:.1f}% "
-                f"backchannels={sm.backchannel_count} gated-dimensions={gated}/18 "
+                f"backchannels={sm.backchannel_count} gated-dimensions={gated}/{measured} not-measured={nm} "
                 f"dropped-windows={self.session.dropped_windows}"
             )
         elif self.events:

@@ -435,6 +435,18 @@ def load_head(path: str | Path, expected_backbone: str | None = None,
     return head, cfg
 
 
+def head_label(path: str | Path) -> str:
+    """"name version" of the head checkpoint in directory ``path`` (e.g. for ``--help``), read from
+    its config.json alone: no weights, no validation, cheap at parser-build time. When the config
+    is missing or lacks ``name``/``version``: the directory's name and "(version unknown: ...)"."""
+    p = Path(path)
+    try:
+        doc = json.loads((p / CONFIG_FILE).read_text(encoding="utf-8"))
+        return f"{doc['name']} {doc['version']}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return f"{p.name} (version unknown: no readable {CONFIG_FILE})"
+
+
 def head_summary(cfg: HeadConfig) -> str:
     """One line for logs and the meter, e.g. 'acoustic-prior 0.2.0 (prior, acoustic-v1, readout features)'."""
     return f"{cfg.name} {cfg.version} ({cfg.provenance}, {cfg.backbone.name}, readout {cfg.readout})"
