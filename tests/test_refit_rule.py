@@ -78,3 +78,32 @@ def test_r5_reads_the_fifth_batch_commercial_engines_against_the_people(v7):
     other = copy.deepcopy(v7_5)
     other["command"] = other["command"].replace("/work/exp/v7/head", "/work/exp/other/head")
     assert any("not the LOFO run's --ship head" in b for b in rule.same_fifth_batch_inputs(lofo, shipped5, other))
+
+
+def test_r6_and_r7_read_the_candidate_against_0_2_0_and_refuse_runs_of_other_heads():
+    """R6 and R7 (declared for v10blend before its runs): against the shipped 0.2.0 on the yardsticks
+    already read (R3's sources with an allowance of 0.01, R5's commercial engines with none) and on
+    the seventh batch's Azure voices. 0.2.0 against itself meets every part (equality counts); 0.1.0's
+    fifth-batch run in the candidate's place does not meet the fifth-batch part; a batch-7 run whose
+    weights digest is not 0.2.0's is refused."""
+    rule = _rule()
+    ship4, ship5 = (_stored(n) for n in rule.SHIPPED_020_RUNS)
+    ship7 = _stored("judge_wild_measure_only_batch7_shipped020")
+    assert ship7["head_weights_sha256_16"] == rule.SHIPPED_020
+    azure = {c: rule.seventh_batch_auc(ship7, c) for c in rule.CONDITIONS}
+    assert all(0.0 <= v <= 1.0 for v in azure.values()), azure
+    parts = rule.against_shipped(ship4, ship5, ship4, ship5, ship7, ship7)
+    assert [n.split(",")[0][:2] for n, _, _ in parts] == ["R6"] * 4 + ["R7"] * 2 and all(ok for _, ok, _ in parts)
+    old5 = _stored(rule.SHIPPED_FIFTH)  # 0.1.0's run on the fifth batch: below 0.2.0 there (fig:commercial_shipped)
+    got = dict((n, ok) for n, ok, _ in rule.against_shipped(ship4, old5, ship4, ship5, ship7, ship7))
+    assert not got["R6 fifth batch's commercial engines against 0.2.0, wideband"]
+    lofo = {"command": "judge_lofo.py ... --ship /work/exp/v10blend/head --json x.json"}
+    cand7 = copy.deepcopy(ship7)
+    cand7["command"] = cand7["command"].replace("livejudge/judge/heads/whisper-fitted", "/work/exp/v10blend/head")
+    assert rule.against_shipped_inputs(lofo, ship4, ship5, ship4, ship5, cand7, ship7) == []
+    other = copy.deepcopy(ship7)
+    other["head_weights_sha256_16"] = "0" * 16
+    assert any("not of 0.2.0's weights" in b for b in rule.against_shipped_inputs(lofo, ship4, ship5, ship4, ship5, cand7, other))
+    fewer = copy.deepcopy(cand7)
+    fewer["n_clips"] -= 1
+    assert "batch-7 runs differ in n_clips" in rule.against_shipped_inputs(lofo, ship4, ship5, ship4, ship5, fewer, ship7)
