@@ -408,6 +408,14 @@ def _fig_refit(cand_name: str, what: str) -> str:
         if bad:
             raise FigureError(f"refit_{cand_name}: the stored fifth-batch runs cannot be compared: {'; '.join(bad)}")
     parts = rule.evaluate(lofo, shipped, cand, wideband_people=wideband_people, fifth=fifth)
+    against = cand_name in getattr(rule, "AGAINST_020", {})
+    if against:  # R6 and R7, against the shipped 0.2.0, declared for this candidate before its runs
+        ship4, ship5, cand7, ship7 = _stored(f"refit_{cand_name}", *rule.SHIPPED_020_RUNS, *rule.AGAINST_020[cand_name],
+                                             how="benchmarks/experiments/refit_v6/README.md")
+        bad = rule.against_shipped_inputs(lofo, cand, fifth[1], ship4, ship5, cand7, ship7)
+        if bad:
+            raise FigureError(f"refit_{cand_name}: the stored runs against 0.2.0 cannot be compared: {'; '.join(bad)}")
+        parts += rule.against_shipped(cand, fifth[1], ship4, ship5, cand7, ship7)
     cw, ct = cand["conditions"]["wideband"], cand["conditions"]["telephone"]
     auc = {}
     if blend is None:
@@ -431,11 +439,15 @@ def _fig_refit(cand_name: str, what: str) -> str:
             f"(wideband mean P(human) people {d(cw['people']['mean_p_human'])}, machines "
             f"{d(cw['machines']['mean_p_human'])}). The rule: "
             + "; ".join(f"{name}: {'met' if ok else 'NOT met'} ({figs})" for name, ok, figs in parts)
-            + f". {'Every part met: ' + cand_name + ' ships' if all(ok for _, ok, _ in parts) else 'Not every part met: 0.1.0 stayed the shipped head'}."
-            + " (\"shipped\" in the rule: whisper-fitted 0.1.0, the head shipped when the rule was written)."
-            f"\n\n(from `benchmarks/results/{lofo_name}.json`, `judge_wild_measure_only_batch2_shipped.json`, "
+            + f". {'Every part met: ' + cand_name + ' ships' if all(ok for _, ok, _ in parts) else 'Not every part met: ' + ('0.2.0' if against else '0.1.0') + ' stayed the shipped head'}."
+            + (" (\"shipped\" in R1-R5: whisper-fitted 0.1.0, the compare head and blend member; R6 and R7 compare "
+               "with 0.2.0, the head shipped when the rule was written)." if against else
+               " (\"shipped\" in the rule: whisper-fitted 0.1.0, the head shipped when the rule was written).")
+            + f"\n\n(from `benchmarks/results/{lofo_name}.json`, `judge_wild_measure_only_batch2_shipped.json`, "
             f"`{wild_name}.json`"
             + (f", `{rule.SHIPPED_FIFTH}.json` and `{rule.FIFTH_BATCH[cand_name]}.json`" if fifth else "")
+            + ("; against 0.2.0: " + ", ".join(f"`{n}.json`" for n in (*rule.SHIPPED_020_RUNS, *rule.AGAINST_020[cand_name]))
+               if against else "")
             + ", read by `benchmarks/experiments/refit_v6/rule.py`)")
 
 
