@@ -142,3 +142,41 @@ def test_the_seventh_batch_fits_on_polly_openai_and_watson_and_keeps_azure_measu
     fit_systems = {r["system"] for r in rows if r["licence"] in FIT_OK}
     assert {"Amazon-Polly-neural", "OpenAI-tts-1", "IBM-Watson-TTS-V3"} <= fit_systems
     assert {r["system"] for r in rows if r["licence"] not in FIT_OK} == {"Azure-Neural-TTS"}
+
+
+def test_the_eighth_batch_fits_only_on_vendors_own_output_and_keeps_the_rest_measure_only():
+    """Batch 8: rows of SOURCES (a vendor's own output in its own MIT, CC0 or Apache-2.0 repository:
+    Speechify, Inworld, Smallest.ai, PlayHT, ElevenLabs' UI library) keep their repository's
+    licence; rows of MEASURE_ONLY_SOURCES (no LICENSE file at the commit, or a third party's
+    ElevenLabs or LMNT output of unknown plan) are written outside FIT_OK. One repository and commit
+    is in both lists with different files, so a row is mapped to its source by its path, not by
+    (repo, commit) alone."""
+    import re
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from judge_lofo import FIT_OK
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    g6, g8 = _load("gather_wild_corpus_6"), _load("gather_wild_corpus_8")
+    srcs = g6.sources(g8.RULES)
+    with (ROOT / "benchmarks" / "data" / "wild_manifest_8.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) >= 60
+    for r in rows:
+        (src,) = [s for s in srcs if (s["repo"], s["commit"]) == (r["repo"], r["commit"])
+                  and any(re.search(rule[0], r["source_path"]) for rule in s["rules"])]
+        (rule,) = [rule for rule in src["rules"] if re.search(rule[0], r["source_path"])]
+        assert (r["label"], r["family"], r["system"]) == tuple(rule[1:4]), r["path"]
+        assert (r["licence"], r["licence_note"]) == g6.licence_of(src, r["label"], r["system"]), r["path"]
+        assert (r["licence"] in FIT_OK) == (not src.get("measure_only")), r["path"]
+        assert "commercial_tts_8.md" in r["licence_note"], r["path"]
+    fit_systems = {r["system"] for r in rows if r["licence"] in FIT_OK}
+    assert fit_systems == {"Speechify-simba-english", "Speechify-simba-3.2", "Inworld-TTS-1.5-mini",
+                           "Smallest-Lightning", "PlayHT-Play3.0-or-2.0", "ElevenLabs-TTS"}
+    assert {r["system"] for r in rows if r["licence"] not in FIT_OK} == {
+        "Inworld-TTS-1", "Inworld-TTS-1-Max", "ElevenLabs-v3-dialogue", "ElevenLabs-SDK-default-model",
+        "Rime-TTS-docs", "LMNT"}
+    with (ROOT / "benchmarks" / "data" / "wild_manifest_5.csv").open() as f:
+        fifth = {r["repo"] for r in csv.DictReader(f)}
+    assert not fifth & {r["repo"] for r in rows}  # the measure-only yardstick stays unseen
