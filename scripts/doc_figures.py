@@ -659,6 +659,12 @@ def fig_wild_sources_7() -> str:
     return _wild_sources("wild_manifest_7.csv", "gather_wild_corpus_7.py")
 
 
+def fig_wild_sources_8() -> str:
+    """The eighth batch's sources table: vendors' own output that may be fitted on; Inworld, ElevenLabs v3,
+    Rime and LMNT measure-only."""
+    return _wild_sources("wild_manifest_8.csv", "gather_wild_corpus_8.py")
+
+
 def _doc_first_line(path: Path) -> str:
     m = re.search(r'"""(.*?)(\n\n|""")', path.read_text(), re.S)
     return " ".join(m.group(1).replace("``", "`").split()) if m else ""
@@ -713,6 +719,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "wild_sources_5": fig_wild_sources_5,
     "wild_sources_6": fig_wild_sources_6,
     "wild_sources_7": fig_wild_sources_7,
+    "wild_sources_8": fig_wild_sources_8,
 }
 
 # ---------------------------------------------------------------- docs
