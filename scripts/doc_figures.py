@@ -473,6 +473,13 @@ def fig_refit_v9blend() -> str:
                                  "voices held out by vendor group")
 
 
+def fig_refit_v10blend() -> str:
+    """v10blend: 0.2.0's recipe with the seventh batch, R1-R5 against 0.1.0 and R6/R7 against the
+    shipped 0.2.0 (``_fig_refit``)."""
+    return _fig_refit("v10blend", "as v9blend with the seventh batch (Polly, OpenAI tts-1 and Watson voices that may "
+                                  "be fitted on), commercial voices held out by vendor group")
+
+
 def fig_refit_v8blend() -> str:
     """v8blend: the refit with wild rows through telephone lines and rooms, blended 0.5 with the
     shipped head (``_fig_refit``)."""
@@ -711,6 +718,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "commercial_measure_only": fig_commercial_measure_only,
     "codec_cue": fig_codec_cue,
     "refit_v9blend": fig_refit_v9blend,
+    "refit_v10blend": fig_refit_v10blend,
     "commercial_shipped": fig_commercial_shipped,
     "commercial_transfer": fig_commercial_transfer,
     "wild_sources_2": fig_wild_sources_2,
