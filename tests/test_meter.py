@@ -107,3 +107,25 @@ def test_meter_header_names_the_judging_head_and_its_version():
             lines = render_text(s, title, height=height).rstrip("\n").split("\n")
             assert lines[0].startswith("livejudge") and lines[0].endswith(label), lines[0]
             assert len(lines[0]) <= 80 and "user ○ agent ○" in lines[0]
+
+
+def test_pulls_towards_names_a_shared_score_once_with_its_members_summed():
+    """Dimensions that share one learned score (``info()["dimensions"]["groups"]``) were each named on
+    the "pulls towards" line, as if one score were two or three pieces of evidence; merged, they are
+    named once ("<first>+N") with the sum of their contributions (log-odds)."""
+    from types import SimpleNamespace as NS
+
+    from livejudge.outputs.meter import SHORT_NAMES, merge_shared, top_line
+
+    view = {"groups": [["rhythm"], ["micro_physiological_noise", "pronunciation_instability", "accent"]]}
+    items = [("rhythm", NS(contribution=-0.30)), ("micro_physiological_noise", NS(contribution=0.50)),
+             ("pronunciation_instability", NS(contribution=0.25)), ("accent", NS(contribution=0.10))]
+    merged = dict(merge_shared(items, view))
+    assert set(merged) == {"rhythm", "micro_physiological_noise"}
+    assert abs(merged["micro_physiological_noise"].contribution - 0.85) < 1e-9
+    assert merged["micro_physiological_noise"].n_members == 3
+    text = top_line(sorted(merged.items(), key=lambda kv: -abs(kv[1].contribution)), width=200).plain
+    lead = SHORT_NAMES.get("micro_physiological_noise", "micro_physiological_noise")
+    assert text == f"pulls towards machine: {lead}+2 0.85 · towards human: {SHORT_NAMES.get('rhythm', 'rhythm')} 0.30", text
+    assert SHORT_NAMES.get("accent", "accent") not in text.replace(lead, "")
+    assert merge_shared(items, None) == items  # a judge that does not say what it measures: as they come

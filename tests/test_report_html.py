@@ -307,3 +307,23 @@ def test_dimension_table_says_not_measured_and_shared_scores(result):
     doc = json.loads(json.dumps(result))
     doc["judge_info"].pop("dimensions")  # an older result: every dimension as before
     assert '<td colspan="5">not measured:' not in render_html(doc)  # rows as before (reasons stay)
+
+
+def test_top_contributors_name_a_shared_score_once(result):
+    """The per-window top contributors named each member of a shared score as if it were separate
+    evidence; now the group is one item, its first member "(+N sharing its score)", with the
+    members' contributions summed."""
+    from livejudge.outputs.html_report import _contributors_html
+    from livejudge.judge.model.dimensions import DIMENSIONS
+
+    names = {d.id: d.name for d in DIMENSIONS}
+    group = next(g for g in result["judge_info"]["dimensions"]["groups"] if len(g) > 1)
+    doc = json.loads(json.dumps(result))
+    w = next(w for w in doc["judge"] if w.get("p_human") is not None)
+    doc["judge"] = [w]
+    for i, d in enumerate(w["dimensions"]):  # the shared group pulls hardest: it must be listed, once
+        w["dimensions"][d].update(gated=False, contribution=(5.0 if d == group[0] else 1.0) if d in group else 0.01 * i)
+    text = _contributors_html(doc)
+    assert f"{html.escape(names[group[0]])} (+{len(group) - 1} sharing its score)" in text, text
+    assert f"{5.0 + len(group) - 1:+.2f}" in text
+    assert all(html.escape(names[x]) not in text for x in group[1:]), text

@@ -466,7 +466,17 @@ def _dimensions_html(window: dict | None, view: dict | None = None) -> str:
 
 
 def _contributors_html(doc: dict, top: int = 3) -> str:
+    """Top contributors per window; dimensions sharing one learned score (the judge's dimension
+    view) are one item, "<first> (+N sharing its score)", with their contributions summed
+    (``meter.merge_shared``)."""
+    from types import SimpleNamespace
+
+    from livejudge.outputs.meter import merge_shared
+
     names = {did: name for did, name, *_ in _dimension_table()}
+    info = doc.get("judge_info")
+    view = info.get("dimensions") if isinstance(info, dict) else None
+    view = view if isinstance(view, dict) else None
     rows = ["<table><tr><th>window (s)</th><th>P(human)</th><th>top contributors "
             "(+ pushes towards machine, − towards human)</th></tr>"]
     for w in _windows(doc):
@@ -475,11 +485,14 @@ def _contributors_html(doc: dict, top: int = 3) -> str:
             rows.append(f'<tr class="gated"><td>{w.get("window_start_s", 0):.1f}–{w["t_s"]:.1f}</td><td>–</td>'
                         "<td>no evidence (every dimension gated)</td></tr>")
             continue
-        dims = [(k, v) for k, v in (w.get("dimensions") or {}).items() if not v.get("gated")]
-        dims.sort(key=lambda kv: -abs(float(kv[1].get("contribution") or 0.0)))
+        dims = merge_shared([(k, SimpleNamespace(contribution=float(v.get("contribution") or 0.0)))
+                             for k, v in (w.get("dimensions") or {}).items() if not v.get("gated")], view)
+        dims.sort(key=lambda kv: -abs(kv[1].contribution))
+        more = lambda v: getattr(v, "n_members", 1) - 1  # noqa: E731
         items = ", ".join(
-            f'{_esc(names.get(k, k))} <span class="{"machine" if (v.get("contribution") or 0) > 0 else "human"}">'
-            f'{float(v.get("contribution") or 0):+.2f}</span>' for k, v in dims[:top])
+            f'{_esc(names.get(k, k))}{f" (+{more(v)} sharing its score)" if more(v) > 0 else ""} '
+            f'<span class="{"machine" if v.contribution > 0 else "human"}">{v.contribution:+.2f}</span>'
+            for k, v in dims[:top])
         cls = "human" if ph >= 0.5 else "machine"
         rows.append(f'<tr><td>{w.get("window_start_s", 0):.1f}–{w["t_s"]:.1f}</td>'
                     f'<td class="num {cls}">{ph:.2f}</td><td>{items or "–"}</td></tr>')

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from livejudge.events import Backchannel, BargeIn, JudgeResult, Transition
@@ -100,6 +101,34 @@ def elide(text: str, width: int) -> str:
     return text[:head] + "…" + text[len(text) - (width - 1 - head):]
 
 
+@dataclass(frozen=True)
+class SharedContribution:
+    """The pull of dimensions that share one learned score, shown as one item on the "pulls
+    towards" line: the sum of the members' contributions (log-odds), under the first member's id."""
+
+    contribution: float
+    n_members: int
+
+
+def merge_shared(items: list, view: dict | None) -> list:
+    """``items`` ((dimension id, DimensionScore-like with ``.contribution``) of one window) with the
+    members of each shared-score group of ``view`` (``Judge.info()["dimensions"]["groups"]``) merged
+    into one item under the group's first id whose contribution is their sum, so that one score is
+    not named two or three times as if it were separate evidence. Without a view: ``items``."""
+    if not view:
+        return list(items)
+    lead = {d: g[0] for g in view.get("groups", []) if len(g) > 1 for d in g}
+    out, merged = [], {}
+    for k, v in items:
+        if k not in lead:
+            out.append((k, v))
+            continue
+        total, n = merged.get(lead[k], (0.0, 0))
+        merged[lead[k]] = (total + float(v.contribution), n + 1)
+    out += [(k, SharedContribution(c, n)) for k, (c, n) in merged.items()]
+    return out
+
+
 def top_line(top: list, width: int = 80):
     """The strongest contributions of a window in words, as many as fit ``width``:
     "pulls towards machine: intonation 1.11, stress 1.03 · towards human: rhythm 0.37"
@@ -113,7 +142,8 @@ def top_line(top: list, width: int = 80):
     for label, style, items in groups:
         first = True
         for k, v in items:
-            item = f"{SHORT_NAMES.get(k, k)} {abs(v.contribution):.2f}"
+            more = getattr(v, "n_members", 1) - 1  # a shared score: its first member's name, "+N" others
+            item = f"{SHORT_NAMES.get(k, k)}{f'+{more}' if more > 0 else ''} {abs(v.contribution):.2f}"
             lead = (label if first else ", ")
             sep = " · " if first and t.plain else ""
             if len(t.plain) + len(sep) + len(lead) + len(item) > width:
@@ -254,7 +284,8 @@ class Meter:
             gauge.append(f"  {why}", style="dim")
         lines.append(gauge)
         if latest is not None and latest.has_evidence:
-            top = sorted(((k, v) for k, v in latest.dimensions.items() if not v.gated),
+            top = sorted(merge_shared([(k, v) for k, v in latest.dimensions.items() if not v.gated],
+                                      info.get("dimensions") if info else None),
                          key=lambda kv: -abs(kv[1].contribution))[:3]
             top_text = top_line(top, self.width - len(CONTRIBUTION_UNIT))
             if top_text.plain:
