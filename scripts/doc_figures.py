@@ -99,9 +99,9 @@ def fig_judge_validity_short() -> str:
         v = _validity(cfg)
         bb = cfg.get("backbone", {}).get("name", "?")
         if v:
-            lines.append(f"* `{name}` (`{bb}`): validated: {_summary(v)}")
+            lines.append(f"* `{name}` {cfg.get('version', '?')} (backbone `{bb}`): validated: {_summary(v)}")
         else:
-            lines.append(f"* `{name}` (`{bb}`, {cfg.get('provenance', '?')}): no held-out validity "
+            lines.append(f"* `{name}` {cfg.get('version', '?')} (backbone `{bb}`, {cfg.get('provenance', '?')}): no held-out validity "
                          f"recorded in its config")
     return "\n".join(lines) + f"\n\n(from `livejudge/judge/heads/*/config.json`)"
 
@@ -580,6 +580,56 @@ def fig_commercial_shipped() -> str:
             "`judge_wild_measure_only_batch5_v9blend.json`, read by `benchmarks/experiments/commercial_transfer/compare.py`)")
 
 
+ENGINE_RUNS_020 = (  # (batch, stored run of 0.2.0's weights, manifest whose measure-only machine clips it reads)
+    ("5", "judge_wild_measure_only_batch5_v9blend", "wild_manifest_5.csv"),
+    ("7", "judge_wild_measure_only_batch7_shipped020", "wild_manifest_7.csv"),
+    ("8", "judge_wild_measure_only_batch8_shipped020", "wild_manifest_8.csv"),
+)
+
+
+def fig_commercial_engines() -> str:
+    """whisper-fitted 0.2.0 per commercial engine of the measure-only batches (5, 7, 8; sources no
+    head is fitted on), one row per engine: dialogues, mean P(human), share called machine
+    (P(human) < 0.5) and ROC-AUC against the run's people, wideband and telephone. The batch-5 run is
+    v9blend's (the same weights as 0.2.0, sha256 4ae6423b0f8afc7d). Rounded DOWN."""
+    import csv
+
+    sys.path.insert(0, str(ROOT / "benchmarks" / "experiments" / "commercial_transfer"))
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from compare import per_engine, pooled_auc
+    from judge_lofo import FIT_OK, floor2
+
+    runs = _stored("commercial_engines", *(n for _, n, _ in ENGINE_RUNS_020),
+                   how="the commands in docs/judge.md and benchmarks/experiments/refit_v6/README.md")
+    conds = ("wideband", "telephone")
+    rows, people = [], []
+    for (batch, _, manifest), run in zip(ENGINE_RUNS_020, runs):
+        with (ROOT / "benchmarks" / "data" / manifest).open() as f:
+            clips = {r["path"] for r in csv.DictReader(f) if r["label"] == "machine" and r["licence"] not in FIT_OK}
+        eng = {c: per_engine(run, c, clips) for c in conds}
+        people.append(run["conditions"]["wideband"]["people"]["mean_p_human"])
+        for e, ps in eng["wideband"].items():
+            cells = []
+            for c in conds:
+                q = eng[c].get(e, [])
+                one = {"conditions": {c: {"dialogues": [x for x in run["conditions"][c]["dialogues"]
+                                                         if x["label"] == "human" or x["system"] == e]}}}
+                auc = pooled_auc(one, c, clips)
+                cells.append((f"{floor2(sum(q) / len(q))} | {floor2(sum(p < 0.5 for p in q) / len(q))}" if q else "– | –")
+                             + f" | {'–' if auc is None else floor2(auc)}")
+            rows.append((sum(ps) / len(ps), f"| {e} | {batch} | {len(ps)} | " + " | ".join(cells) + " |"))
+    head = ["| engine (system) | batch | dialogues | " + " | ".join(
+        f"{c}: mean P(human) | {c}: called machine | {c}: ROC-AUC vs people" for c in conds) + " |",
+        "|---|---|---|" + "---|---|---|" * len(conds)]
+    return ("whisper-fitted 0.2.0 per commercial engine, on measure-only sources (no head is fitted on them), "
+            "highest mean P(human) first:\n\n" + "\n".join(head + [r for _, r in sorted(rows, key=lambda t: -t[0])])
+            + f"\n\nPeople's mean P(human) in these runs (wideband): {', '.join(floor2(x) for x in people)} "
+            "(batches 5, 7, 8). An engine with a few dialogues says little; an engine whose mean P(human) is at "
+            "the people's and whose share called machine is low is one 0.2.0 cannot tell from a person.\n\n"
+            "(from " + ", ".join(f"`benchmarks/results/{n}.json`" for _, n, _ in ENGINE_RUNS_020)
+            + "; the batch-5 run is v9blend's, whose weights are 0.2.0's)")
+
+
 def fig_frame_lofo_r2() -> str:
     """Round 2 of the frame-level experiment (benchmarks/experiments/frame_lofo/README.md): the same
     readouts after the third wild batch (conversational people and conversational neural TTS) joined
@@ -719,6 +769,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "codec_cue": fig_codec_cue,
     "refit_v9blend": fig_refit_v9blend,
     "refit_v10blend": fig_refit_v10blend,
+    "commercial_engines": fig_commercial_engines,
     "commercial_shipped": fig_commercial_shipped,
     "commercial_transfer": fig_commercial_transfer,
     "wild_sources_2": fig_wild_sources_2,

@@ -197,7 +197,8 @@ def add_gate_args(p) -> None:
     g = p.add_argument_group("CI gates")
     g.add_argument("--fail-if", action="append", default=[], metavar="'METRIC>X'",
                    help="exit 3 when this holds, e.g. 'latency_p90_s>1.2' or 'p_human_mean<0.3' (repeatable); "
-                        "any summary metric, p_human_mean, dim_<id>; a batch is gated on its medians")
+                        "any summary metric, p_human_mean, dim_<id>; a batch is gated on its medians. A P(human) gate "
+                        "is only as good as the head on your agent's voice: docs/ci-gates.md")
     g.add_argument("--junit", default=None, metavar="OUT.xml", help="write the gate results as JUnit XML here")
 
 
