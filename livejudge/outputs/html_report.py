@@ -453,6 +453,7 @@ def _dimensions_html(window: dict | None, view: dict | None = None) -> str:
         note = d.get("reason", "") or ""
         if did in shared:
             note = ("one shared score with " + ", ".join(names_by_id.get(x, x) for x in shared[did])
+                    + " (one learned direction: one piece of evidence; the 1–5 scores differ only by scale and cut-points)"
                     + (f"; {note}" if note else ""))
         side = "" if gated or abs(c) < 1e-9 else (' <span class="machine">→ machine</span>' if c > 0
                                                     else ' <span class="human">→ human</span>')
