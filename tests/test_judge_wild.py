@@ -101,6 +101,12 @@ def test_the_caveat_names_the_machine_families_rated_as_human_as_people(tmp_path
     (head / "config.json").write_text(json.dumps({"training": {"families": ["espeak-ng"]}}))
     cav = jw.write_caveat(head, res, "x.json")
     assert cav.endswith("(P(h): people 0.69, machines 0.61, commercial-neural-tts 0.75)")
+    # with the machines' accuracy at 0.5: the share called human, rounded UP (an error rate never rounds down)
+    res["conditions"]["wideband"]["machines"]["acc_at_0.5"] = 0.297
+    cav = jw.write_caveat(head, res, "x.json")
+    assert cav.endswith("(P(h): people 0.69, machines 0.61, 0.71 of them called human, commercial-neural-tts 0.75)")
+    res["conditions"]["wideband"]["machines"]["acc_at_0.5"] = 0.7
+    assert ", 0.30 of them called human," in jw.write_caveat(head, res, "x.json")  # exact: not bumped to 0.31
 
 
 def test_mp3_round_trip_keeps_the_timeline_and_band_limits_low_rates():
