@@ -186,3 +186,6 @@ def test_a_dimension_listed_as_not_measured_is_never_scored():
         for dim in missing:
             x = w["dimensions"][dim]
             assert x["gated"] and x["score"] == 3.0 and x["contribution"] == 0.0, (dim, x)
+            # its reason is why it is not measured, the same as judge_info's, never an evidence count
+            # ("49 words < 50 words needed" read as "nearly measured" to a new user)
+            assert x["reason"] == f"not measured: {missing[dim]}", (dim, x["reason"])

@@ -251,12 +251,12 @@ class Judge:
         gated, amounts, units, reasons = gate_dimensions(emb.evidence, self.dimensions, self.evidence_min,
                                                          self.backbone.name)
         for k, d in enumerate(self.dimensions):
-            if not gated[k] and d in self.unweighted:
+            if d in self.view["not_measured"]:  # never scored: its reason is why, not an evidence count
+                gated[k] = True        # (an evidence reason such as "49 words < 50" would read as "almost")
+                reasons[k] = f"not measured: {self.view['not_measured'][d]}"
+            elif not gated[k] and d in self.unweighted:
                 gated[k] = True
                 reasons[k] = reasons[k] or f"head {self.config.name} gives this dimension no weight (zero ODL row)"
-            elif not gated[k] and d in self.view["not_measured"]:  # shown as not measured: never scored
-                gated[k] = True
-                reasons[k] = reasons[k] or f"not measured: {self.view['not_measured'][d]}"
         return gated, amounts, units, reasons
 
     def judge(self, windows: Sequence[WindowSnapshot]) -> list[JudgeResult]:
