@@ -174,12 +174,14 @@ def test_attach_example_agent(tmp_path, protocol, capsys, tried_twice):
 
 
 @pytest.mark.slow
-def test_demo_command_runs_headless(tmp_path):
-    """`livejudge demo` end to end (agent subprocess + scripted caller), cut at 9 s."""
+def test_demo_command_runs_headless(tmp_path, capsys):
+    """`livejudge demo` end to end (agent subprocess + scripted caller), cut at 9 s. It says its
+    agent's voice is one the default head was fitted on (a new user read its P(human) as validity)."""
     out = tmp_path / "demo.json"
     code = main(["demo", "--no-playback", "--duration-s", "9", "--judge", "none", "--display", "none",
                  "--json", str(out), "--agent-log", str(tmp_path / "agent.jsonl")])
     assert code == 0
+    assert "speaks with espeak-ng, a voice family the default head was fitted on" in capsys.readouterr().err
     doc = json.loads(out.read_text())
     assert doc["source"]["ended"] == "duration" and doc["source"]["kind"] == "attach"
     assert doc["source"]["input_health"] == []  # a live route is checked too (issue 20): both sides sound

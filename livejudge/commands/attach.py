@@ -454,6 +454,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     turns = [CallerTurn(load_clip(name), name, barge.get(i + 1)) for i, (name, _) in enumerate(DEMO_SCRIPT)]
     source = _source(call.source, turns)
     port = free_port()
+    print(DEMO_VOICE_NOTE, file=sys.stderr)
     if args.runner:  # demo's --runner is a switch: run the bot under Pipecat's runner
         return _demo_runner(call, args, source, port)
     agent = _demo_agent_info(args)
@@ -466,6 +467,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
                          extra_info={"demo_agent": agent})
     finally:
         stop_agent(proc)
+
+
+DEMO_VOICE_NOTE = ("livejudge: the example agent speaks with espeak-ng, a voice family the default head was fitted "
+                   "on: its low P(human) shows the meter at work, not how the judge does on your agent's voice "
+                   "(docs/judge.md)")
+"""Said once at the demo's start (a new user read the demo's P(human) as evidence of the judge's validity)."""
 
 
 def _demo_agent_info(args: argparse.Namespace) -> dict:
