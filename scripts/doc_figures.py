@@ -99,7 +99,7 @@ def fig_judge_validity_short() -> str:
         v = _validity(cfg)
         bb = cfg.get("backbone", {}).get("name", "?")
         if v:
-            lines.append(f"* `{name}` {cfg.get('version', '?')} (backbone `{bb}`): validated: {_summary(v)}")
+            lines.append(f"* `{name}` {cfg.get('version', '?')} (backbone `{bb}`): validity: {_summary(v)}")
         else:
             lines.append(f"* `{name}` {cfg.get('version', '?')} (backbone `{bb}`, {cfg.get('provenance', '?')}): no held-out validity "
                          f"recorded in its config")
@@ -133,7 +133,7 @@ def fig_heads_validity() -> str:
             parts.append(f"* `{name}`: no held-out validity recorded in its config.")
             continue
         training = cfg["training"]
-        parts.append(f"`{name}` — validated: {_summary(v)}. Trained on: {_one_line(training.get('data', '?'), 300)}.")
+        parts.append(f"`{name}` — validity: {_summary(v)}. Trained on: {_one_line(training.get('data', '?'), 300)}.")
         lofo = v.get("lofo") or {}
         if lofo and training.get("blend"):  # a blend: its nested LOFO on what neither member met (held out)
             parts.append("")

@@ -60,9 +60,10 @@ def test_report_is_self_contained_with_every_plot_and_section(result):
 def test_report_shows_transcripts_and_validity_when_present(result):
     doc = json.loads(json.dumps(result))
     doc["transcripts"] = [{"channel": "agent", "onset_s": 1.0, "offset_s": 2.0, "text": "Sure <b>thing</b>", "n_words": 2}]
-    # the judge's own line (judge_info.validated) is what a real result carries: shown as is
-    assert result["judge_info"]["validated"].startswith("validated: ")
-    assert html.escape(result["judge_info"]["validated"]) in render_html(doc)
+    # the judge's own line (judge_info.validated) is what a real result carries: shown after the bold label
+    assert result["judge_info"]["validated"].startswith("validity: ")
+    line = result["judge_info"]["validated"]
+    assert f"<b>Validity:</b> {html.escape(line[len('validity: '):])}</p>" in render_html(doc)  # label said once
     doc["judge_info"].pop("validated")
     doc["judge_info"]["validity"] = {"line": "ROC-AUC 0.98 on 44 held-out calls (benchmarks/judge_validity.py)"}
     text = render_html(doc)

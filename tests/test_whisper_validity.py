@@ -47,14 +47,16 @@ def _run(judge, sink=None):
 def test_validity_line_in_meter_plain_lines_and_result():
     buf = io.StringIO()
     s, r = _run(_judge(), lambda s: PlainLines(s, buf, events=False))
-    assert r["judge_info"]["validated"] == f"validated: {SUMMARY}"
+    assert r["judge_info"]["validated"] == f"validity: {SUMMARY}"
     text = render_text(s, "replay")
-    assert "validated: human vs 4 TTS families" in text
+    assert "validity: human vs 4 TTS families" in text
     assert max(len(x) for x in text.splitlines()) <= 80
     plain = buf.getvalue().splitlines()
-    assert plain[0].startswith("judge validated: human vs 4 TTS families")  # printed once, first
-    assert f"judge validated: {SUMMARY}" in " ".join(x.strip() for x in plain)  # (wrapped to the width)
-    assert sum("validated:" in x for x in plain) == 1
+    info = s.judge.info()
+    who = f"{info['head']} {info['head_version']}"  # the plain line names the head whose validity it is
+    assert plain[0].startswith(f"judge {who} validity: human vs 4 TTS families")  # printed once, first
+    assert f"judge {who} validity: {SUMMARY}" in " ".join(x.strip() for x in plain)  # (wrapped to the width)
+    assert sum("validity:" in x for x in plain) == 1
     assert "out_of_range_windows" not in r["summary"] and r["summary"]["mean_p_human"] is not None
 
 
@@ -62,7 +64,7 @@ def test_a_head_without_validity_says_so_and_shipped_heads_state_theirs():
     from livejudge.judge.model.judge import DEFAULT_WHISPER_HEAD, PRIOR_ACOUSTIC_HEAD
 
     _, cfg = load_head(PRIOR_ACOUSTIC_HEAD)
-    assert validity_line(cfg).startswith("validated: no held-out validity recorded")
+    assert validity_line(cfg).startswith("validity: no held-out validity recorded")
     _, cfg = load_head(DEFAULT_ACOUSTIC_HEAD)
     assert "NOT valid on neural TTS" in validity_line(cfg)
     _, cfg = load_head(DEFAULT_WHISPER_HEAD)
@@ -78,7 +80,7 @@ def test_a_head_without_validity_says_so_and_shipped_heads_state_theirs():
     line = validity_line(cfg)
     sealed = v["sealed"]
     families = list(dict.fromkeys(f.split(":", 1)[0] for f in cfg.training["families"]))  # vendor groups named once
-    assert line.startswith("validated: sealed split: ")
+    assert line.startswith("validity: sealed split: ")
     assert f"; fitted on {len(families)} families ({', '.join(families)})" in line
     down = lambda x: f"{math.floor(x * 100) / 100:.2f}"  # noqa: E731
     for fam in sealed["sealed_families"]:
@@ -101,12 +103,12 @@ def test_validity_line_names_the_weakest_family_from_the_table():
     tr = dict(cfg.training, validity={"summary": "human vs 2 TTS families, leave-one-family-out AUC ≥ 0.61, unseen x AUC 0.7",
                                       "lofo": lofo})
     assert validity_line(cfg.with_(training=tr)) == (
-        "validated: human vs 2 TTS families, leave-one-family-out AUC ≥ 0.61 (weakest: piper; AUC 0.38 on its "
+        "validity: human vs 2 TTS families, leave-one-family-out AUC ≥ 0.61 (weakest: piper; AUC 0.38 on its "
         "worst held-out human group), unseen x AUC 0.7")
     tr["validity"] = {"summary": "human vs 2 TTS families, leave-one-family-out AUC ≥ 0.61", "lofo": lofo}
     assert validity_line(cfg.with_(training=tr)).endswith("AUC ≥ 0.61 (weakest: piper; AUC 0.38 on its worst held-out human group)")
     tr["validity"] = {"summary": "plain words", "lofo": lofo}  # nothing to attach it to: unchanged
-    assert validity_line(cfg.with_(training=tr)) == "validated: plain words"
+    assert validity_line(cfg.with_(training=tr)) == "validity: plain words"
 
 
 def test_no_window_with_evidence_is_left_out_and_none_means_no_evidence():

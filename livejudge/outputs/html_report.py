@@ -413,6 +413,7 @@ def _judge_html(doc: dict) -> str:
         parts.append("<p><b>Judge:</b> off (timing only)</p>")
     v = validity_line(doc)
     if v:
+        v = v[len("validity: "):] if v.startswith("validity: ") else v  # the bold label says it
         parts.append(f'<p class="validity"><b>Validity:</b> {_esc(v)}</p>')
     return "".join(parts)
 

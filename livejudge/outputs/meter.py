@@ -504,9 +504,10 @@ class PlainLines:
             judge = self.session.judge
             if not self._said_validity and judge is not None and hasattr(judge, "info"):
                 self._said_validity = True
-                line = judge.info().get("validated")
-                if line:
-                    self._print(f"judge {line}")
+                info = judge.info()
+                line = info.get("validated")
+                if line:  # whose validity: the head and its version first
+                    self._print(f"judge {judge_label(info)} {line}")
             sm = self.session.summary
             view = judge.info().get("dimensions") if judge is not None and hasattr(judge, "info") else None
             gated, measured, not_measured = dimension_counts(event, view)

@@ -455,13 +455,14 @@ def head_summary(cfg: HeadConfig) -> str:
 def validity_line(cfg: HeadConfig) -> str:
     """One line saying what the head's P(human) has been validated against, from
     ``training["validity"]["summary"]`` (written by benchmarks/judge_lofo.py), e.g.
-    "validated: human vs 4 TTS families, leave-one-family-out AUC ≥ 0.85 (weakest: piper; AUC 0.47
+    "validity: human vs 4 TTS families, leave-one-family-out AUC ≥ 0.85 (weakest: piper; AUC 0.47
     on its worst held-out human group), unseen kokoro AUC 0.80". The weakest family and its worst
     fold are read from the stored leave-one-family-out table (``validity["lofo"]``: family →
     ``auc``, ``fold_auc_min``) when the summary does not name them already, so a pooled floor
     never hides a fold where the head is no better than chance. ``validity["caveat"]``, when
     present, follows the summary (what the figures do not cover, e.g. an outside test's result).
-    A head without a summary says so."""
+    A head without a summary says so. The line starts "validity:" (it used to say "validated:",
+    which read as a contradiction before "NOT valid in the wild")."""
     v = cfg.training.get("validity") if isinstance(cfg.training, Mapping) else None
     if isinstance(v, Mapping) and v.get("summary"):
         summary = str(v["summary"])
@@ -481,8 +482,8 @@ def validity_line(cfg: HeadConfig) -> str:
                 summary = f"{head_}{key}{num} ({weak}){sep}{rest}"
         if v.get("caveat"):  # what the figures above do not cover, said in the same breath
             summary = f"{summary}. {v['caveat']}"
-        return f"validated: {summary}"
-    return "validated: no held-out validity recorded in this head (see livejudge/judge/heads/README.md)"
+        return f"validity: {summary}"
+    return "validity: no held-out validity recorded in this head (see livejudge/judge/heads/README.md)"
 
 
 def new_config(backbone: Any, *, name: str, version: str = "0.1.0", provenance: str = "trained",
