@@ -129,3 +129,16 @@ def test_pulls_towards_names_a_shared_score_once_with_its_members_summed():
     assert text == f"pulls towards machine: {lead}+2 0.85 · towards human: {SHORT_NAMES.get('rhythm', 'rhythm')} 0.30", text
     assert SHORT_NAMES.get("accent", "accent") not in text.replace(lead, "")
     assert merge_shared(items, None) == items  # a judge that does not say what it measures: as they come
+
+
+def test_turn_log_words_barge_ins_as_the_verdicts_do():
+    """The event line said "talk-over: user yielded 0.30s" where the verdict said "agent started
+    0.30 s before the caller ended [ok]", and "agent kept talking" where it said "talked through"."""
+    from livejudge.events import BargeIn
+    from livejudge.outputs.meter import turn_log_line
+
+    assert turn_log_line(BargeIn(by="agent", onset_s=35.8, yield_s=0.30)).endswith(
+        "agent started in user speech: user ended 0.30s later")
+    assert turn_log_line(BargeIn(by="agent", onset_s=35.8, yield_s=None)).endswith("user kept talking")
+    assert turn_log_line(BargeIn(by="user", onset_s=30.4, yield_s=None)).endswith("barge-in: agent talked through")
+    assert turn_log_line(BargeIn(by="user", onset_s=30.4, yield_s=0.38)).endswith("barge-in: agent yielded 0.38s")

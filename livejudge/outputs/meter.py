@@ -458,10 +458,14 @@ def turn_log_line(event: object) -> str | None:
         note = " overlap" if event.gap_s < 0 else ""
         return f"{event.to_onset_s:6.1f} {event.from_channel[0]}→{event.to_channel[0]} {kind} {event.gap_s:+.2f}s{note}"
     if isinstance(event, BargeIn):
-        other = "user" if event.by == "agent" else "agent"
-        y = f"{other} kept talking" if event.yield_s is None else f"{other} yielded {event.yield_s:.2f}s"
-        what = "talk-over" if event.by == "agent" else "barge-in"  # by the agent / by the user
-        return f"{event.onset_s:6.1f} {what}: {y}"
+        # worded as the verdicts word it (livejudge.timing.verdicts): a user barge-in is yielded to or
+        # talked through; an agent start inside user speech is an early start or a talk-over by how
+        # soon the user ends, so the event line says only when the user ended, not "yielded"
+        if event.by == "agent":
+            y = "user kept talking" if event.yield_s is None else f"user ended {event.yield_s:.2f}s later"
+            return f"{event.onset_s:6.1f} agent started in user speech: {y}"
+        y = "agent talked through" if event.yield_s is None else f"agent yielded {event.yield_s:.2f}s"
+        return f"{event.onset_s:6.1f} barge-in: {y}"
     if isinstance(event, Backchannel):
         return f"{event.onset_s:6.1f} {event.channel} backchannel"
     if isinstance(event, Verdict):
