@@ -30,6 +30,11 @@ MAX_FAMILY_DROP = 0.05  # R2
 CONDITIONS = ("wideband", "telephone")
 
 
+def _flag(command: str, flag: str) -> str | None:
+    """The value after ``flag`` in a recorded command line, or None."""
+    return command.split(f"{flag} ", 1)[1].split()[0] if f"{flag} " in command else None
+
+
 def _ge(a: float, b: float) -> bool:
     """a >= b, where a missing figure (NaN) is never met."""
     return not (math.isnan(a) or math.isnan(b)) and a >= b
@@ -63,19 +68,24 @@ def _family_parts(tag: str, lofo: dict, key: str, fallback: bool = True) -> tupl
     return (f"{tag} no never-met family more than 0.05 below the shipped head{_SUBSET.get(tag, '')}", ok, "; ".join(lines))
 
 
+def same_run_inputs(a: dict, b: dict, what: str) -> list[str]:
+    """Why two judge_wild.py runs are not on the same dialogues (empty when they are)."""
+    bad = [f"{what} runs differ in {k}" for k in
+           ("manifest", "n_clips", "seed", "left_out_families", "left_out_silent_clips", "agent_speech_s",
+            "user_max_s", "unit") if a.get(k) != b.get(k)]
+    if list(a["conditions"]) != list(b["conditions"]):
+        bad.append(f"{what} runs differ in conditions")
+    return bad
+
+
 def same_inputs(lofo: dict, shipped: dict, cand: dict, blend: float | None = None) -> list[str]:
     """Why the three results cannot be compared (empty when they can): the candidate's measure-only
     run must use the shipped run's manifests and options, its head must be the one the LOFO run
     shipped (``--ship``), and the LOFO run's compare head must be the shipped head. For a candidate
     declared a blend (``blend``: its weight), the LOFO run must have blended with that weight and
     with the shipped head's weights (sha256 of weights.safetensors, as ``blend.weights_digest``)."""
-    bad = [f"measure-only runs differ in {k}" for k in
-           ("manifest", "n_clips", "seed", "left_out_families", "left_out_silent_clips", "agent_speech_s",
-            "user_max_s", "unit") if shipped.get(k) != cand.get(k)]
-    if list(shipped["conditions"]) != list(cand["conditions"]):
-        bad.append("measure-only runs differ in conditions")
-    ship = lofo["command"].split("--ship ", 1)[1].split()[0] if "--ship " in lofo["command"] else None
-    head = cand["command"].split("--head ", 1)[1].split()[0] if "--head " in cand["command"] else None
+    bad = same_run_inputs(shipped, cand, "measure-only")
+    ship, head = _flag(lofo["command"], "--ship"), _flag(cand["command"], "--head")
     if ship is None or ship != head:
         bad.append(f"the measure-only head ({head}) is not the LOFO run's --ship head ({ship})")
     shipped_digest = COMPARED_WITH
@@ -96,26 +106,29 @@ def same_inputs(lofo: dict, shipped: dict, cand: dict, blend: float | None = Non
     return bad
 
 
-def fifth_batch_auc(result: dict, cond: str) -> float:
-    """Pooled ROC-AUC of the fifth batch's machine dialogues (commercial engines, measure-only)
-    against the run's people, as ``commercial_transfer/compare.py`` reads it; NaN when missing."""
+def _compare():
+    """``commercial_transfer/compare.py`` (which also puts benchmarks/ on sys.path), its folder added once."""
     here = str(Path(__file__).resolve().parents[1] / "commercial_transfer")
     if here not in sys.path:  # called once per condition and head: add the folder once
         sys.path.insert(0, here)
-    from compare import batch5_machine_clips, pooled_auc
+    import compare
 
-    v = pooled_auc(result, cond, batch5_machine_clips())
+    return compare
+
+
+def fifth_batch_auc(result: dict, cond: str) -> float:
+    """Pooled ROC-AUC of the fifth batch's machine dialogues (commercial engines, measure-only)
+    against the run's people, as ``commercial_transfer/compare.py`` reads it; NaN when missing."""
+    cmp = _compare()
+    v = cmp.pooled_auc(result, cond, cmp.batch5_machine_clips())
     return float("nan") if v is None else float(v)
 
 
 def same_fifth_batch_inputs(lofo: dict, shipped_b5: dict, cand_b5: dict) -> list[str]:
     """Why the two fifth-batch runs cannot be compared (empty when they can): same manifests and
     options, and the candidate's head is the LOFO run's ``--ship`` head."""
-    bad = [f"fifth-batch runs differ in {k}" for k in
-           ("manifest", "n_clips", "seed", "left_out_families", "left_out_silent_clips", "agent_speech_s",
-            "user_max_s", "unit") if shipped_b5.get(k) != cand_b5.get(k)]
-    ship = lofo["command"].split("--ship ", 1)[1].split()[0] if "--ship " in lofo["command"] else None
-    head = cand_b5["command"].split("--head ", 1)[1].split()[0] if "--head " in cand_b5["command"] else None
+    bad = same_run_inputs(shipped_b5, cand_b5, "fifth-batch")
+    ship, head = _flag(lofo["command"], "--ship"), _flag(cand_b5["command"], "--head")
     if ship is None or ship != head:
         bad.append(f"the fifth-batch run's head ({head}) is not the LOFO run's --ship head ({ship})")
     return bad
@@ -126,27 +139,13 @@ def seventh_batch_auc(result: dict, cond: str) -> float:
     the run's people (R7, declared for v10blend before its runs); NaN when missing."""
     import csv
 
-    here = str(Path(__file__).resolve().parents[1] / "commercial_transfer")
-    if here not in sys.path:
-        sys.path.insert(0, here)
-    from compare import pooled_auc
-    sys.path.insert(0, str(RESULTS.parent))
-    from judge_lofo import FIT_OK
+    cmp = _compare()
+    from judge_lofo import FIT_OK  # benchmarks/ is on sys.path through compare
 
     with (RESULTS.parent / "data" / "wild_manifest_7.csv").open() as f:
         clips = {r["path"] for r in csv.DictReader(f) if r["label"] == "machine" and r["licence"] not in FIT_OK}
-    v = pooled_auc(result, cond, clips)
+    v = cmp.pooled_auc(result, cond, clips)
     return float("nan") if v is None else float(v)
-
-
-def same_run_inputs(a: dict, b: dict, what: str) -> list[str]:
-    """Why two judge_wild.py runs are not on the same dialogues (empty when they are)."""
-    bad = [f"{what} runs differ in {k}" for k in
-           ("manifest", "n_clips", "seed", "left_out_families", "left_out_silent_clips", "agent_speech_s",
-            "user_max_s", "unit") if a.get(k) != b.get(k)]
-    if list(a["conditions"]) != list(b["conditions"]):
-        bad.append(f"{what} runs differ in conditions")
-    return bad
 
 
 def against_shipped_inputs(lofo: dict, cand4: dict, cand5: dict, ship4: dict, ship5: dict, cand7: dict,
@@ -161,8 +160,7 @@ def against_shipped_inputs(lofo: dict, cand4: dict, cand5: dict, ship4: dict, sh
             bad.append(f"the shipped head's {n} run is not the v9blend run (0.2.0's weights)")
     if ship7.get("head_weights_sha256_16") != SHIPPED_020:
         bad.append("the shipped head's batch-7 run is not of 0.2.0's weights (sha256 differs or not recorded)")
-    ship = lofo["command"].split("--ship ", 1)[1].split()[0] if "--ship " in lofo["command"] else None
-    head = cand7["command"].split("--head ", 1)[1].split()[0] if "--head " in cand7["command"] else None
+    ship, head = _flag(lofo["command"], "--ship"), _flag(cand7["command"], "--head")
     if ship is None or ship != head:
         bad.append(f"the batch-7 run's head ({head}) is not the LOFO run's --ship head ({ship})")
     return bad
