@@ -25,6 +25,16 @@ def _load(name):
         sys.path.remove(str(ROOT / "scripts"))
 
 
+def _fit_ok() -> set:
+    """judge_lofo.FIT_OK: the licences a shipped head may be fitted on."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from judge_lofo import FIT_OK
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return FIT_OK
+
+
 g3 = _load("gather_wild_corpus_3")
 AGPL = {"repo": "x/y", "licence": "AGPL-3.0"}
 
@@ -44,11 +54,7 @@ def test_machines_and_unnamed_people_take_the_repository_licence():
 
 
 def test_measure_only_sources_are_never_fit_rows_whatever_the_repository_says():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        from judge_lofo import FIT_OK
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    FIT_OK = _fit_ok()
     mit = {"repo": "x/y", "licence": "MIT"}
     for label, system in [("human", "VoxConverse"), ("machine", "ChatTTS")]:
         lic, note = g3.corpus_licence(mit, label, system)
@@ -78,11 +84,7 @@ def test_the_fifth_batch_is_measure_only_row_by_row():
     """Commercial TTS (batch 5): every row of the stored manifest is one of its rule file's
     MEASURE_ONLY_SOURCES at the named commit, with a licence outside FIT_OK, so no head is fitted on
     it even where the repository itself says MIT (the generators' free tiers are non-commercial)."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        from judge_lofo import FIT_OK
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    FIT_OK = _fit_ok()
     g5 = _load("gather_wild_corpus_5")
     srcs = {s["repo"]: s for s in g5.measure_only_sources()}
     assert {s["repo"] for s in g3.load("commercial_tts_5")} == set()  # no fit-OK source was found
@@ -100,11 +102,7 @@ def test_the_sixth_batch_fits_only_on_licensed_sources_and_keeps_hume_measure_on
     """Commercial TTS that may be fitted on (batch 6): a row of a SOURCES entry keeps its
     repository's licence, which is in FIT_OK; a row of a MEASURE_ONLY_SOURCES entry is written
     outside FIT_OK although its repository says Apache-2.0 (the generator's terms are unknown)."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        from judge_lofo import FIT_OK
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    FIT_OK = _fit_ok()
     g6 = _load("gather_wild_corpus_6")
     srcs = {(s["repo"], s["commit"]): s for s in g6.sources()}
     with (ROOT / "benchmarks" / "data" / "wild_manifest_6.csv").open() as f:
@@ -123,11 +121,7 @@ def test_the_seventh_batch_fits_on_polly_openai_and_watson_and_keeps_azure_measu
     """Batch 7: rows of SOURCES keep their repository's licence (MIT-0 counts as fit-OK: MIT
     without even the notice condition); the Azure rows, whose repository has no LICENSE file, are
     written outside FIT_OK."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        from judge_lofo import FIT_OK
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    FIT_OK = _fit_ok()
     assert "MIT-0" in FIT_OK
     g6, g7 = _load("gather_wild_corpus_6"), _load("gather_wild_corpus_7")
     srcs = {(s["repo"], s["commit"]): s for s in g6.sources(g7.RULES)}
@@ -153,11 +147,7 @@ def test_the_eighth_batch_fits_only_on_vendors_own_output_and_keeps_the_rest_mea
     (repo, commit) alone."""
     import re
 
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        from judge_lofo import FIT_OK
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    FIT_OK = _fit_ok()
     g6, g8 = _load("gather_wild_corpus_6"), _load("gather_wild_corpus_8")
     srcs = g6.sources(g8.RULES)
     with (ROOT / "benchmarks" / "data" / "wild_manifest_8.csv").open() as f:
