@@ -92,11 +92,16 @@ def test_text_dimensions_open_with_transcripts_and_lean_the_right_way(judge, bas
 
 
 def test_without_transcripts_the_text_dimensions_stay_gated_with_the_reason(judge, base_window):
+    """Each text dimension the head measures says it needs transcripts; one it does not measure
+    (code_switching: no weight) says that instead, since transcripts would not make it count."""
     (r,) = judge.judge([base_window])
+    off = judge.info()["dimensions"]["not_measured"]
+    assert "code_switching" in off and any(d not in off for d in TEXT_DIMENSIONS)
     for d in TEXT_DIMENSIONS:
         ds = r.dimensions[d]
         assert ds.gated and ds.score == 3.0 and ds.contribution == 0.0, d
-        assert "needs transcripts (livejudge[asr])" in ds.reason, d
+        want = f"not measured: {off[d]}" if d in off else "needs transcripts (livejudge[asr])"
+        assert want in ds.reason, (d, ds.reason)
 
 
 def test_transcripts_below_the_minimum_change_nothing(judge, base_window):

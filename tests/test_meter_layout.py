@@ -158,6 +158,9 @@ def test_dimension_view_groups_shared_rows_and_names_why_a_row_is_not_measured()
     assert v["groups"] == [["rhythm", "stress"], ["intonation"]]
     assert v["not_measured"]["textual_sentiment"] == "the head reads no text"
     assert v["not_measured"]["accent"].startswith("almost no weight")
+    # a head that reads some text but gives one text dimension no weight does not "read no text"
+    both = dimension_view(dims + ["code_switching"], np.vstack([W[:4], [[0, 0, 0, 1]], np.zeros((1, 4))]))
+    assert both["not_measured"]["code_switching"] == "no weight in the head"
     W[4, 3] = 1.0
     assert dimension_view(dims, W)["groups"][-1] == ["textual_sentiment"]
     with pytest.raises(ValueError):

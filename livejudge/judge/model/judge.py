@@ -81,11 +81,15 @@ def dimension_view(dimensions: Sequence[str], proj_weight: np.ndarray) -> dict:
     norms = np.linalg.norm(W, axis=1)
     top = float(norms.max()) if len(norms) else 0.0
     not_measured: dict[str, str] = {}
+    from livejudge.judge.features.backbones.acoustic import TEXT_DIMENSIONS
+
+    # "reads no text" only of a head none of whose text rows has weight (the whisper heads); a head
+    # that reads text but gives one text dimension no weight (code_switching in the acoustic heads) says so
+    reads_text = any(n > 0.0 for d, n in zip(dimensions, norms.tolist()) if d in TEXT_DIMENSIONS)
     for d, n in zip(dimensions, norms.tolist()):
         if n == 0.0:
-            from livejudge.judge.features.backbones.acoustic import TEXT_DIMENSIONS
-
-            not_measured[d] = "the head reads no text" if d in TEXT_DIMENSIONS else "no feature of its own in the head"
+            not_measured[d] = ("no feature of its own in the head" if d not in TEXT_DIMENSIONS
+                               else "no weight in the head" if reads_text else "the head reads no text")
         elif top > 0 and n < NEGLIGIBLE_ROW_SHARE * top:
             not_measured[d] = f"almost no weight in the head ({100 * n / top:.1f}% of the largest)"
     groups: list[list[str]] = []
@@ -251,9 +255,13 @@ class Judge:
         gated, amounts, units, reasons = gate_dimensions(emb.evidence, self.dimensions, self.evidence_min,
                                                          self.backbone.name)
         for k, d in enumerate(self.dimensions):
-            if d in self.view["not_measured"]:  # never scored: its reason is why, not an evidence count
-                gated[k] = True        # (an evidence reason such as "49 words < 50" would read as "almost")
-                reasons[k] = f"not measured: {self.view['not_measured'][d]}"
+            if d in self.view["not_measured"]:  # never scored
+                # a gate's reason (too little evidence, no transcripts: "49 words < 50 needed") would read
+                # as "nearly measured", so it gives way to why; a note the backbone gives about the
+                # dimension itself, its evidence sufficing (code_switching's "weight 0 ..."), is kept
+                if gated[k] or not reasons[k]:
+                    reasons[k] = f"not measured: {self.view['not_measured'][d]}"
+                gated[k] = True
             elif not gated[k] and d in self.unweighted:
                 gated[k] = True
                 reasons[k] = reasons[k] or f"head {self.config.name} gives this dimension no weight (zero ODL row)"
