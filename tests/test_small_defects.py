@@ -229,3 +229,17 @@ def test_judge_help_names_the_shipped_whisper_head_and_its_version(capsys, monke
     assert f"the shipped head {cfg['name']} 9.8.7 (CPU" in _judge_help(capsys, ["score", "--help"])
     monkeypatch.setattr(J, "DEFAULT_WHISPER_HEAD", tmp_path / "gone")  # missing: still a help, says so
     assert "the shipped head gone (version unknown: no readable config.json)" in _judge_help(capsys, ["score", "--help"])
+
+
+def test_version_names_the_package_and_the_default_judge_head(capsys):
+    """`livejudge --version` said only the package's version, which a new user set against the
+    head's ("livejudge 0.1.0" beside "whisper-fitted 0.2.0"); it names both."""
+    import livejudge
+    import livejudge.judge.model.judge as J
+
+    cfg = json.loads((J.DEFAULT_WHISPER_HEAD / "config.json").read_text())
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == (
+        f"livejudge {livejudge.__version__} (default judge head: {cfg['name']} {cfg['version']})")

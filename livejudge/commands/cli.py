@@ -189,7 +189,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "turn timing from the audio, and the ODL human-likeness judge.",
         formatter_class=_Formatter, epilog=EXIT_CODES_HELP,
     )
-    parser.add_argument("--version", action="version", version=f"livejudge {__version__}")
+    from livejudge.judge.model.head import head_label
+    from livejudge.judge.model.judge import DEFAULT_WHISPER_HEAD
+
+    # the package's version and the default judge head's are separate (a head ships on its own):
+    # a new user read "livejudge 0.1.0" beside "whisper-fitted 0.2.0" as a mismatch
+    parser.add_argument("--version", action="version",
+                        version=f"livejudge {__version__} (default judge head: {head_label(DEFAULT_WHISPER_HEAD)})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("replay", help="stream a recorded call through the pipeline in real time, with the meter",
