@@ -506,14 +506,15 @@ class PlainLines:
     def on_event(self, event: object) -> None:
         if isinstance(event, JudgeResult):
             judge = self.session.judge
-            if not self._said_validity and judge is not None and hasattr(judge, "info"):
+            # read per window, once: a judge service's info fills in once it is reached
+            info = judge.info() if judge is not None and hasattr(judge, "info") else None
+            if not self._said_validity and info is not None:
                 self._said_validity = True
-                info = judge.info()
                 line = info.get("validated")
                 if line:  # whose validity: the head and its version first
                     self._print(f"judge {judge_label(info)} {line}")
             sm = self.session.summary
-            view = judge.info().get("dimensions") if judge is not None and hasattr(judge, "info") else None
+            view = info.get("dimensions") if info is not None else None
             gated, measured, not_measured = dimension_counts(event, view)
             nm = "–" if not_measured is None else str(not_measured)
             ph = f"{event.p_human:.2f}" if event.p_human is not None else "–\u00a0(no\u00a0evidence)"
