@@ -322,7 +322,7 @@ table{border-collapse:collapse;font-size:.9em;margin:.5em 0} td,th{padding:.2em 
 svg{max-width:100%;height:auto;display:block} .muted{color:#666;font-size:.85em} .gated{color:#999}
 .human{color:#2ca02c} .machine{color:#d62728} .cards{display:flex;flex-wrap:wrap;gap:.6em}
 .card{border:1px solid #ddd;border-radius:6px;padding:.4em .8em;min-width:9em}
-.card b{display:block;font-size:1.3em} .validity{background:#fff8e1;border:1px solid #f0d070;padding:.4em .8em;border-radius:6px}
+.card b{display:block;font-size:1.3em} .legend{color:#555;font-size:.9em;margin-top:-.4em} .validity{background:#fff8e1;border:1px solid #f0d070;padding:.4em .8em;border-radius:6px}
 .heuristic{font-size:.8em;background:#eee;border-radius:3px;padding:0 .3em}
 @media print{body{max-width:none;padding:0;font-size:10pt} h2{break-after:avoid} svg,table,.card{break-inside:avoid}
  a{color:inherit;text-decoration:none}}
@@ -415,7 +415,25 @@ def _judge_html(doc: dict) -> str:
     if v:
         v = v[len("validity: "):] if v.startswith("validity: ") else v  # the bold label says it
         parts.append(f'<p class="validity"><b>Validity:</b> {_esc(v)}</p>')
+        legend = [text for key, text in VALIDITY_TERMS if key in v]
+        if legend:  # the line's shorthand, said once where there is room (docs/judge.md, "Reading the validity line")
+            parts.append(f'<p class="legend">{_esc("; ".join(legend))}.</p>')
     return "".join(parts)
+
+
+VALIDITY_TERMS = (
+    ("P(h)", "P(h): mean P(human) over a set's dialogues, each the mean over its judged windows"),
+    ("acc ", "acc: the share of a set's dialogues classed right at P(human) 0.5"),
+    ("sealed split", "sealed split: families and people no training fold and no design choice saw"),
+    ("in its training", "(in its training): the head was fitted on it, so that figure is not held out"),
+    ("final run", "final run N: the Nth sealed evaluation, logged in benchmarks/results/final_runs.jsonl"),
+    ("ROC-AUC", "ROC-AUC: the chance that a random person scores above a random machine (0.5 = no better "
+                "than chance)"),
+    ("in the wild", "in the wild: neural voices gathered from public repositories, never fitted on "
+                    "(docs/judge.md, \"Reading the validity line\")"),
+)
+"""Shorthand of the validity line, explained under it in the report (the meter has no room; the
+full text is docs/judge.md, "Reading the validity line"): (text that triggers the entry, entry)."""
 
 
 def _dimensions_html(window: dict | None, view: dict | None = None) -> str:
