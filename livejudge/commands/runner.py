@@ -140,15 +140,16 @@ def add_session_args(p: argparse.ArgumentParser) -> None:
 
 def add_judge_args(p: argparse.ArgumentParser) -> None:
     from livejudge.judge.model.head import head_label
-    from livejudge.judge.model.judge import DEFAULT_WHISPER_HEAD
+    from livejudge.judge.model.judge import DEFAULT_ACOUSTIC_HEAD, DEFAULT_WHISPER_HEAD
 
     g = p.add_argument_group("judge")
     g.add_argument("--judge", default="auto", choices=("auto", "acoustic", "whisper", "qwen-omni", "none"),
                    help="auto (default): whisper, or the kind of --head; when it cannot load, the call is "
                         "measured timing-only with one line saying why. whisper: the shipped head "
                         f"{head_label(DEFAULT_WHISPER_HEAD)} (CPU, Whisper tiny.en encoder "
-                        "+ acoustic features, no download); acoustic: an older CPU head, NOT valid on neural "
-                        "TTS (kept for comparison); qwen-omni: GPU backbone (needs --head); none: timing only")
+                        "+ acoustic features, no download); acoustic: the earlier CPU head "
+                        f"{head_label(DEFAULT_ACOUSTIC_HEAD)} (its own version line, not the whisper head's), NOT "
+                        "valid on neural TTS (kept for comparison); qwen-omni: GPU backbone (needs --head); none: timing only")
     g.add_argument("--head", default=None, metavar="HEAD_DIR",
                    help="judge head checkpoint directory (default: the shipped head for --judge acoustic/whisper)")
     g.add_argument("--device", default="auto",
