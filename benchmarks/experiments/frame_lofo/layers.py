@@ -82,10 +82,11 @@ class Encoder:
         self._t = None
         self.n_layers = len({k.split("/")[0] for k in self.w if k.split("/")[0][6:].isdigit()})
 
-    def encode_layers(self, mel: np.ndarray) -> list[np.ndarray]:
+    def encode_layers(self, mel: np.ndarray, blocks: int | None = None) -> list[np.ndarray]:
         """mel: float32 (80, 2N) Whisper log-mel -> list of float32 (N, 384) per stage (module docstring).
 
-        Runs in torch (float32, CPU) for speed; ``encode_layers_numpy`` is the same in NumPy."""
+        ``blocks``: run only the first ``blocks`` blocks (stages 0..blocks, no final layer norm);
+        default all. Runs in torch (float32, CPU) for speed; ``encode_layers_numpy`` is the same in NumPy."""
         import torch
         import torch.nn.functional as F
 
@@ -99,7 +100,7 @@ class Encoder:
             x = x + W["position_encodings/encodings"][:len(x)]
             outs = [x]
             d, h = x.shape[1], self.heads
-            for i in range(self.n_layers):
+            for i in range(self.n_layers if blocks is None else blocks):
                 p = f"layer_{i}/"
                 a = F.layer_norm(x, (d,), W[p + "self_attention/layer_norm/gamma"], W[p + "self_attention/layer_norm/beta"])
                 qkv = F.linear(a, W[p + "self_attention/linear_0/weight"], W[p + "self_attention/linear_0/bias"])
@@ -110,7 +111,8 @@ class Encoder:
                 a = F.gelu(F.linear(a, W[p + "ffn/linear_0/weight"], W[p + "ffn/linear_0/bias"]))
                 x = x + F.linear(a, W[p + "ffn/linear_1/weight"], W[p + "ffn/linear_1/bias"])
                 outs.append(x)
-            outs.append(F.layer_norm(x, (d,), W["layer_norm/gamma"], W["layer_norm/beta"]))
+            if blocks is None:
+                outs.append(F.layer_norm(x, (d,), W["layer_norm/gamma"], W["layer_norm/beta"]))
         return [o.numpy().astype(np.float32) for o in outs]
 
     def encode_layers_numpy(self, mel: np.ndarray) -> list[np.ndarray]:

@@ -29,6 +29,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import temporal_cnn as cnn  # noqa: E402
 import fl  # noqa: E402
 from fl import JL, P  # noqa: E402
 
@@ -52,7 +53,6 @@ Z = np.load(fl.FEATS, allow_pickle=True)
 if str(Z["key"]) != key or len(Z["frames"]) != len(meta):
     sys.exit(f"{fl.FEATS} was extracted for another corpus (key {Z['key']} vs {key}): run extract.py again")
 y = np.array([1 if m["label"] == "human" else 0 for m in meta])
-CROP = 150
 
 
 _FRAMES = []
@@ -68,74 +68,18 @@ def frames():
 
 def fit_predict_net(train_idx, test_idx, seed, k):
     import torch
-    import torch.nn as nn
     from livejudge.judge.training.whisper_head import class_weights, fit_logistic
 
     torch.set_num_threads(args.threads)
     if args.stage not in (1, 2, 5):
         sys.exit(f"--stage {args.stage}: frames are stored for stages 1, 2 and 5 only (extract.py KEEP)")
     FR = frames()
-
-    class Net(nn.Module):
-        def __init__(self):
-            super().__init__()
-
-            def blk(i, o, d):
-                return nn.Sequential(nn.Conv1d(i, o, k, dilation=d, padding=(k // 2) * d), nn.BatchNorm1d(o), nn.ReLU())
-            self.f = nn.Sequential(blk(384, 64, 1), blk(64, 64, 2), blk(64, 64, 4))
-            self.out = nn.Sequential(nn.Dropout(0.3), nn.Linear(128, 1))
-
-        def forward(self, x):
-            h = self.f(x)
-            return self.out(torch.cat([h.mean(2), h.std(2)], 1))[:, 0]
-
     cal = JL.calib_split(meta, train_idx, JL_SEED)
     fit, cl = train_idx[~cal], train_idx[cal]
-    fit = np.array([i for i in fit if len(FR[i]) >= 8])
-    allf = np.concatenate([FR[i] for i in fit]).astype(np.float32)
-    mu, sd = allf.mean(0), allf.std(0) + 1e-6
-    del allf
-    rng = np.random.default_rng(seed)
-    torch.manual_seed(seed)
-    net = Net()
-    opt = torch.optim.Adam(net.parameters(), lr=1e-3, weight_decay=1e-3)
-    w = class_weights(y[fit])
-
-    def crop(x):
-        n = len(x)
-        if n <= CROP:
-            return np.pad(x, ((0, CROP - n), (0, 0)), mode="wrap")
-        s = int(rng.integers(n - CROP + 1))
-        return x[s:s + CROP]
-
-    def std(x):
-        return ((x.astype(np.float32) - mu) / sd).T
-
-    for _ in range(args.epochs):
-        net.train()
-        perm = rng.permutation(len(fit))
-        for b in range(0, len(perm), 32):
-            ii = fit[perm[b:b + 32]]
-            xb = torch.as_tensor(np.stack([std(crop(FR[i])) for i in ii]))
-            yb = torch.as_tensor(y[ii], dtype=torch.float32)
-            wb = torch.as_tensor(w[perm[b:b + 32]], dtype=torch.float32)
-            loss = (wb * nn.functional.binary_cross_entropy_with_logits(net(xb), yb, reduction="none")).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-
-    def scores(idx):
-        net.eval()
-        out = []
-        with torch.no_grad():
-            for i in idx:
-                x = FR[i] if len(FR[i]) >= 8 else np.zeros((8, 384), np.float16)  # no speech kept: a neutral input
-                out.append(float(net(torch.as_tensor(std(x)[None]))[0]))
-        return np.array(out)
-
-    s_cl = scores(cl)
+    net, mu, sd = cnn.train(FR, y, fit, seed, k, args.epochs)
+    s_cl = cnn.scores(net, mu, sd, [FR[i] for i in cl])
     ab, c = fit_logistic(s_cl[:, None], y[cl], 1e-4, class_weights(y[cl]))
-    return JL.sigmoid(max(float(ab[0]), 1e-3) * scores(test_idx) + c)
+    return JL.sigmoid(max(float(ab[0]), 1e-3) * cnn.scores(net, mu, sd, [FR[i] for i in test_idx]) + c)
 
 
 JL_SEED = fl.common.SEED
