@@ -564,6 +564,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ship", default=None, metavar="DIR",
                     help="also fit a head on every open row and save it to DIR (a candidate; shipping is a choice)")
     ap.add_argument("--json", default=None, metavar="OUT", help="write the tables as JSON here")
+    ap.add_argument("--preds", default=None, metavar="OUT.npz",
+                    help="also write every outer fold's per-row P(human) (fold, row index, p, and each row's label, "
+                         "family, group, speaker), to combine with another readout on the same folds")
     args = ap.parse_args(argv)
     wild_ch = tuple(x for x in args.wild_channels.split(",") if x)
     if set(wild_ch) - set(WILD_CHANNELS):
@@ -682,11 +685,13 @@ def main(argv: list[str] | None = None) -> int:
           + (f" {'compare-head AUC':>17}" if P_cmp is not None else ""))
     by_f: dict[str, list] = defaultdict(list)
     by_g: dict[str, list] = defaultdict(list)
+    fold_p = []
     for fold in folds:
         p = fold_predict(X, G, y, meta, fold, sealed, args.seed, args.l2, nested, aug_fams, args.group_chunks)
         if args.blend_compare is not None:  # the candidate is the blend of this fold head and the compare head
             p = sigmoid(blend_log_odds([logit(p), logit(P_cmp[fold.test])], [1 - args.blend_compare, args.blend_compare]))
         by_f[fold.family].append((p, y[fold.test], P_ac[fold.test], fold.test))
+        fold_p.append(p)
         hm = y[fold.test] == 1
         by_g[fold.group].append(p[hm])
     lofo = {}
@@ -717,6 +722,12 @@ def main(argv: list[str] | None = None) -> int:
     allp = np.concatenate([a for F in families for a, _, _, _ in by_f[F]])
     ally = np.concatenate([b for F in families for _, b, _, _ in by_f[F]])
     out["pooled_auc"] = roc_auc(allp, ally)
+    if args.preds:  # per-row fold predictions, in fold order (refit_v6/README.md, v11's S1)
+        rows_f = [(k, i, float(q)) for k, fold in enumerate(folds) for i, q in zip(fold.test, fold_p[k])]
+        np.savez(args.preds, fold=np.array([r[0] for r in rows_f]), idx=np.array([r[1] for r in rows_f]),
+                 p=np.array([r[2] for r in rows_f]), families=np.array([f.family for f in folds]),
+                 meta=np.array([[m["label"], m["family"], str(m["group"]), m["speaker"]] for m in meta]))
+        print(f"per-row fold predictions -> {args.preds}", file=sys.stderr)
     line = f"pooled over every fold: AUC {out['pooled_auc']:.3f}"
     if P_cmp is not None:
         fresh = [F for F in families if F not in cmp_fams]

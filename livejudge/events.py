@@ -201,6 +201,12 @@ class JudgeResult:
         evidence_share: share of the head's classifier weight (Σ|w_k| over the dimensions it can
             read) carried by the dimensions not gated in this window, in [0, 1]. Below
             ``MIN_EVIDENCE_SHARE`` P(human) is mostly the classifier's bias: no evidence.
+        frame_p_human: a head with a frame readout (``livejudge.judge.model.frame_cnn``): that
+            readout's own calibrated P(human) for this window, blended into ``classifier_p_human``
+            (mean of log-odds); None when the head has none or the window too few frames.
+        frame_contribution: its pull on the blended log-odds, machine-positive like a dimension's
+            ``contribution`` (− w·logit(frame_p_human)); the dimensions' contributions are then
+            scaled by (1 − w). 0 without a frame readout.
     """
 
     t_s: float
@@ -210,6 +216,8 @@ class JudgeResult:
     dimensions: dict[str, DimensionScore] = field(default_factory=dict)
     compute_s: float = 0.0
     evidence_share: float = 1.0
+    frame_p_human: float | None = None
+    frame_contribution: float = 0.0
 
     @property
     def p_human(self) -> float | None:
@@ -235,6 +243,8 @@ class JudgeResult:
             **({} if self.has_evidence else {"no_evidence": True}),
             "evidence_share": round(self.evidence_share, 3),
             "compute_ms": round(self.compute_s * 1000.0, 2),
+            **({} if self.frame_p_human is None else {"frame_readout": {
+                "p_human": round(self.frame_p_human, 4), "contribution": round(self.frame_contribution, 4)}}),
             "dimensions": {
                 k: {
                     "score": round(v.score, 3),

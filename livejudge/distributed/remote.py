@@ -144,7 +144,8 @@ def result_to_wire(r: JudgeResult) -> dict:
     """JudgeResult → JSON-able dict at full precision (not ``to_dict``, which rounds)."""
     return {"t_s": r.t_s, "window_start_s": r.window_start_s, "window_end_s": r.window_end_s,
             "classifier_p_human": r.classifier_p_human, "compute_s": r.compute_s,
-            "evidence_share": r.evidence_share,
+            "evidence_share": r.evidence_share, "frame_p_human": r.frame_p_human,
+            "frame_contribution": r.frame_contribution,
             "dimensions": {k: asdict(v) for k, v in r.dimensions.items()}}
 
 
@@ -156,6 +157,8 @@ def result_from_wire(d: dict) -> JudgeResult:
                            classifier_p_human=float(d["classifier_p_human"]),
                            compute_s=float(d.get("compute_s", 0.0)),
                            evidence_share=float(d.get("evidence_share", 1.0)),
+                           frame_p_human=None if d.get("frame_p_human") is None else float(d["frame_p_human"]),
+                           frame_contribution=float(d.get("frame_contribution", 0.0)),
                            dimensions={k: DimensionScore(**v) for k, v in d.get("dimensions", {}).items()})
     except (KeyError, TypeError, ValueError) as exc:
         raise WireError(f"bad judge result from the service: {type(exc).__name__}: {exc}") from None

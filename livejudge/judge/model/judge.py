@@ -29,6 +29,7 @@ from livejudge.events import DimensionScore, JudgeResult
 from livejudge.timing.window import WindowSnapshot
 from livejudge.judge.model.dimensions import NEUTRAL_SCORE
 from livejudge.judge.model.head import HeadConfig, HeadError, head_summary, mismatch_message, validity_line
+from livejudge.judge.model.frame_cnn import blend as frame_blend
 from livejudge.judge.model.numpy_head import READOUT_SOURCES, TOP_K, NumpyHead, top_contributions
 
 if TYPE_CHECKING:  # a torch JudgeHead is still accepted (training, tests); inference runs in numpy
@@ -221,8 +222,12 @@ class Judge:
     """
 
     def __init__(self, backbone: Any, head: NumpyHead | JudgeHead, head_config: HeadConfig,
-                 device: str = "cpu") -> None:
+                 device: str = "cpu", frame_readout: Any = None) -> None:
         check_compatible(backbone, head_config)
+        self.frame_readout = frame_readout
+        """The head's ``FrameCNN`` (``livejudge.judge.model.frame_cnn``) or None. With one, P(human)
+        is the log-odds blend of the linear head's and the readout's (the backbone must compute its
+        ``frame_stats``: ``WhisperBackbone(frame_readout=...)``)."""
         self.backbone = backbone
         if not isinstance(head, NumpyHead):
             head = NumpyHead.from_torch(head.eval())
@@ -240,7 +245,13 @@ class Judge:
 
     def info(self) -> dict:
         """What the meter and result documents show about the judge."""
+        fr = self.frame_readout
         return {
+            **({} if fr is None else {"frame_readout": {
+                "kind": "temporal-cnn", "encoder_blocks": fr.config.stage, "members": fr.config.members,
+                "weight": fr.config.weight,
+                "note": f"P(human) = log-odds blend, {1 - fr.config.weight:g} linear head + {fr.config.weight:g} "
+                        f"frame CNN over the encoder's block-{fr.config.stage} frames (no dimension reads it)"}}),
             "backbone": self.backbone.name,
             "head": self.config.name,
             "head_version": self.config.version,
@@ -294,10 +305,21 @@ class Judge:
         w_abs = np.abs(np.asarray(self.head.machine_weight(), dtype=np.float64))
         readable = np.array([d not in self.unweighted for d in self.dimensions])
         total_w = float(w_abs[readable].sum())
+        frame_p = [None] * len(windows)
+        if self.frame_readout is not None:
+            for n, e in enumerate(embs):
+                stats = e.vectors.get("frame_stats")
+                frame_p[n] = self.frame_readout.p_human(list(stats)) if stats is not None and len(stats) else None
         elapsed = (time.perf_counter() - t0) / len(windows)
         results = []
         for n, w in enumerate(windows):
             gated, amounts, units, reasons = gates[n]
+            p_h, scale, f_contrib = float(out.p_human[n]), 1.0, 0.0
+            if frame_p[n] is not None:  # the log-odds blend (frame_cnn.blend); dimensions keep their share
+                wf = self.frame_readout.config.weight
+                p_h, scale = frame_blend(p_h, frame_p[n], wf), 1.0 - wf
+                q = min(max(frame_p[n], 1e-6), 1 - 1e-6)
+                f_contrib = -wf * float(np.log(q / (1 - q)))
             dims = {}
             for k, d in enumerate(self.dimensions):
                 g = gated[k]
@@ -307,13 +329,14 @@ class Judge:
                     evidence_unit=units[k],
                     gated=g,
                     z=float(z[n, k]),
-                    contribution=0.0 if g else float(out.contributions[n, k]),
+                    contribution=0.0 if g else scale * float(out.contributions[n, k]),
                     reason=reasons[k],
                 )
             results.append(JudgeResult(
                 t_s=float(w.end_s), window_start_s=float(w.start_s), window_end_s=float(w.end_s),
-                classifier_p_human=float(out.p_human[n]), dimensions=dims, compute_s=elapsed,
+                classifier_p_human=p_h, dimensions=dims, compute_s=elapsed,
                 evidence_share=(float(w_abs[readable & ~np.asarray(gated)].sum()) / total_w) if total_w > 0 else 1.0,
+                frame_p_human=frame_p[n], frame_contribution=f_contrib,
             ))
         return results
 
@@ -418,11 +441,18 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
         if cfg.backbone.name != expected_backbone_name(kind):
             raise HeadError(mismatch_message(cfg.backbone.name, expected_backbone_name(kind)))
         from livejudge.judge.features.backbones.whisper import EncoderError, WhisperBackbone, WhisperEncoder
+        from livejudge.judge.model.frame_cnn import FrameReadoutError, load_frame_readout
 
         try:
-            backbone = WhisperBackbone(WhisperEncoder(model=whisper_model) if whisper_model is not None else None)
+            frame = load_frame_readout(head_path)
+        except FrameReadoutError as exc:
+            raise HeadError(str(exc)) from exc
+        try:
+            backbone = WhisperBackbone(WhisperEncoder(model=whisper_model) if whisper_model is not None else None,
+                                       frame_readout=frame)
         except EncoderError as exc:
             raise JudgeError(str(exc)) from exc
+        return Judge(backbone, head_obj, cfg, device="cpu", frame_readout=frame)
     else:
         if head is None:
             raise JudgeError("--judge qwen-omni needs --head DIR: a head trained with `livejudge train "

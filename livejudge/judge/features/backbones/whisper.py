@@ -107,6 +107,8 @@ class TurnReadout:
             (0 with fewer than ``MIN_MOMENT_FRAMES`` voiced frames or a constant component).
         voiced_s: seconds of voiced frames pooled (n_voiced × 0.02).
         n_frames: encoder frames of the turn (voiced or not).
+        frame_stats: with a head's frame readout, its ``FrameCNN.turn_stats`` of the turn's kept
+            earlier-block frames, float64 (members, 129); else None.
     """
 
     mean: np.ndarray
@@ -115,6 +117,7 @@ class TurnReadout:
     kurt: np.ndarray
     voiced_s: float
     n_frames: int
+    frame_stats: np.ndarray | None = None
 
 
 def voiced_frame_mask(n_frames: int, start_s: float, segments: Sequence[SpeechSegment],
@@ -334,6 +337,10 @@ class WhisperBackbone:
         encoder: a ``WhisperEncoder`` (default: load the bundled model, 1 thread).
         cache: a ``TurnCache`` (default: a new one with 4096 entries).
         settle_s: see ``settled_agent_turns`` (0 for complete recordings).
+        frame_readout: a head's ``FrameCNN`` (``livejudge.judge.model.frame_cnn``): each settled
+            turn is also run through the encoder's first ``stage`` blocks in NumPy
+            (``whisper_blocks.WhisperBlocks``), its kept frames through the readout's convolutions,
+            and the window's turns' sums go out as ``vectors["frame_stats"]``. None: not computed.
     Attributes:
         name, readouts ("features",), feature_names (``VECTOR_NAMES``), embedding_dim (1572),
         evidence_min (the acoustic backbone's + the encoder dimensions' ``ENCODER_EVIDENCE_MIN_S``).
@@ -346,8 +353,18 @@ class WhisperBackbone:
     evidence_min = {**ACOUSTIC_EVIDENCE_MIN, **{d: ENCODER_EVIDENCE_MIN_S for d in ENCODER_DIMENSIONS}}
 
     def __init__(self, encoder: WhisperEncoder | None = None, cache: TurnCache | None = None,
-                 settle_s: float = SETTLE_S) -> None:
+                 settle_s: float = SETTLE_S, frame_readout: Any = None) -> None:
         self.encoder = encoder if encoder is not None else WhisperEncoder()
+        self.frame_readout = frame_readout
+        self.blocks = None
+        if frame_readout is not None:
+            from livejudge.judge.features.backbones.whisper_blocks import BlocksError, WhisperBlocks
+
+            try:
+                md = getattr(self.encoder, "model_dir", None)
+                self.blocks = WhisperBlocks(None if md in (None, "shared") else md, blocks=frame_readout.config.stage)
+            except BlocksError as exc:
+                raise EncoderError(str(exc)) from exc
         self.cache = cache if cache is not None else TurnCache()
         self.settle_s = float(settle_s)
         """See ``settled_agent_turns``; 0 for whole recorded calls (train/eval), where every turn is final."""
@@ -375,6 +392,13 @@ class WhisperBackbone:
                 mask = voiced_frame_mask(frames.shape[0], a / SAMPLE_RATE + w.start_s, tsegs,
                                          audio_s=(b - a) / SAMPLE_RATE)
                 r = pool_frames(frames, mask)
+                if self.frame_readout is not None:
+                    from dataclasses import replace
+
+                    from livejudge.judge.features.backbones.whisper_blocks import kept_frames
+
+                    kept = kept_frames(x, self.blocks.encode(x), self.frame_readout.config.keep_db)
+                    r = replace(r, frame_stats=self.frame_readout.turn_stats(kept))
                 self.cache.put(key, r)
             out.append(r)
         return out
@@ -382,8 +406,13 @@ class WhisperBackbone:
     def embed_one(self, w: WindowSnapshot) -> Embedding:
         """One window → Embedding (module docstring)."""
         emb, _ = self.acoustic.embed_one(w)
-        enc, voiced_s = pool_turns(self.turn_readouts(w))
+        readouts = self.turn_readouts(w)
+        enc, voiced_s = pool_turns(readouts)
         vec = np.concatenate([emb.vectors["features"], enc]).astype(np.float32)
+        vectors = {"features": vec}
+        if self.frame_readout is not None:  # the head's frame readout pools these (Judge)
+            stats = [r.frame_stats for r in readouts if r.frame_stats is not None]
+            vectors["frame_stats"] = np.stack(stats) if stats else np.zeros((0, 0, 0))
         evidence = dict(emb.evidence)
         for d in ENCODER_DIMENSIONS:
             ev = evidence.get(d)
@@ -395,7 +424,7 @@ class WhisperBackbone:
                 evidence[d] = Evidence(round(min(float(ev.amount), voiced_s), 3), ev.unit, ev.reason)
         feats = dict(emb.features)
         feats["encoder_voiced_s"] = voiced_s
-        return Embedding(vectors={"features": vec}, evidence=evidence, features=feats)
+        return Embedding(vectors=vectors, evidence=evidence, features=feats)
 
     def embed(self, windows: Sequence[WindowSnapshot]) -> list[Embedding]:
         """Embed a batch of windows (one Embedding each, same order); uncached turns are encoded

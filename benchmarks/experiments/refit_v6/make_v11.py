@@ -1,0 +1,68 @@
+"""Build v11 (README.md, "v11: 0.2.0 ⊕ the stage-2 CNN"): the shipped 0.2.0 head's files, unchanged, plus
+the frame readout exported from frame_lofo round 3's two networks (``wild.py train --seed 0/1``).
+
+Usage: python make_v11.py OUT_DIR CHECKPOINT_S0.pt CHECKPOINT_S1.pt [--version V]
+
+The linear head's weights are copied byte for byte (their digest is checked against
+``rule.SHIPPED_020``). The config keeps 0.2.0's sources (every row the networks were fitted on is
+a row of 0.2.0's sources: round 2's open rows less VoxConverse and ChatTTS, made measure-only since)
+and records the readout's training in ``training.frame_readout``. Its sealed validity and wild
+caveat are cleared: they belong to 0.2.0 and are written again from this head's own runs.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import rule  # noqa: E402
+
+from livejudge.judge.model.judge import DEFAULT_WHISPER_HEAD  # noqa: E402
+from livejudge.judge.training.blend import weights_digest  # noqa: E402
+from livejudge.judge.training.frame_cnn import export  # noqa: E402
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("out", type=Path)
+    ap.add_argument("checkpoints", nargs=2, type=Path)
+    ap.add_argument("--version", default="2026-12-05-candidate-v11")
+    a = ap.parse_args(argv)
+    if weights_digest(DEFAULT_WHISPER_HEAD) != rule.SHIPPED_020:
+        sys.exit(f"{DEFAULT_WHISPER_HEAD} is not 0.2.0 (weights digest differs): build v11 from 0.2.0's files")
+    a.out.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(DEFAULT_WHISPER_HEAD / "weights.safetensors", a.out / "weights.safetensors")
+    cks = [torch.load(p, weights_only=False) for p in a.checkpoints]
+    section = export(cks, a.out, stage=2, weight=0.5)
+    cfg = json.loads((DEFAULT_WHISPER_HEAD / "config.json").read_text())
+    cfg["version"] = a.version
+    cfg["frame_readout"] = section
+    tr = cfg["training"]
+    tr["frame_readout"] = {
+        "recipe": "benchmarks/experiments/frame_lofo (round 1's network, lofo.py docstring; round 2 picked the encoder's "
+                  "block 2 on the LOFO table); trained once on every open row by wild.py train, seeds 0 and 1",
+        "rows": {"open_dialogues": cks[0]["rows"], "fit": cks[0]["fit"], "calibration": cks[0]["calib"]},
+        "data": "round 2's open dialogues (corpus + wild batches 1-3, git 896e6a9's third-batch manifest) less "
+                "VoxConverse and ChatTTS (measure-only since e06f0fd): every one a row of this head's sources",
+        "dialogue_key": cks[0]["key"],
+        "rule": "benchmarks/experiments/refit_v6/README.md, v11",
+        "linear_head_weights_sha256_16": rule.SHIPPED_020,
+    }
+    v = tr.get("validity") or {}
+    for k in ("summary", "sealed", "caveat", "caveat_source"):
+        v.pop(k, None)
+    v["summary"] = "not yet evaluated on the sealed split (benchmarks/judge_lofo.py --final --write-validity)"
+    tr["validity"] = v
+    (a.out / "config.json").write_text(json.dumps(cfg, indent=2, ensure_ascii=False) + "\n")
+    print(f"-> {a.out}: 0.2.0's linear head + frame readout ({section['members']} networks, encoder block "
+          f"{section['stage']}, weight {section['weight']})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
