@@ -495,6 +495,9 @@ def _contributors_html(doc: dict, top: int = 3) -> str:
 
     names = {did: name for did, name, *_ in _dimension_table()}
     info = doc.get("judge_info")
+    fr_info = info.get("frame_readout") if isinstance(info, dict) else None
+    names["frame_readout"] = ("frame CNN" + (f" (encoder block-{fr_info.get('encoder_blocks')} frames; no dimension)"
+                                             if isinstance(fr_info, dict) else ""))
     view = info.get("dimensions") if isinstance(info, dict) else None
     view = view if isinstance(view, dict) else None
     rows = ["<table><tr><th>window (s)</th><th>P(human)</th><th>top contributors "
@@ -507,6 +510,9 @@ def _contributors_html(doc: dict, top: int = 3) -> str:
             continue
         dims = merge_shared([(k, SimpleNamespace(contribution=float(v.get("contribution") or 0.0)))
                              for k, v in (w.get("dimensions") or {}).items() if not v.get("gated")], view)
+        fr = w.get("frame_readout")
+        if isinstance(fr, dict):  # a head's frame readout: part of P(human), no dimension (judge/model/frame_cnn.py)
+            dims.append(("frame_readout", SimpleNamespace(contribution=float(fr.get("contribution") or 0.0))))
         dims.sort(key=lambda kv: -abs(kv[1].contribution))
         more = lambda v: getattr(v, "n_members", 1) - 1  # noqa: E731
         items = ", ".join(

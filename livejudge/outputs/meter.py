@@ -47,7 +47,26 @@ SHORT_NAMES = {
     "written_style_expression": "written style",
     "textual_sentiment": "text sentiment",
     "acoustic_emotion": "acoustic emotion",
+    "frame_readout": "frame CNN",
 }
+
+FRAME_ITEM = "frame_readout"
+"""The id under which a head's frame readout (``livejudge.judge.model.frame_cnn``) is listed beside
+the dimensions where contributions are named: it is part of P(human), but no dimension."""
+
+
+@dataclass(frozen=True)
+class FrameContribution:
+    """The frame readout's pull on the blended log-odds (``JudgeResult.frame_contribution``)."""
+
+    contribution: float
+
+
+def with_frame_item(items: list, result: JudgeResult) -> list:
+    """``items`` plus the frame readout's pull when the window has one (``FRAME_ITEM``)."""
+    if result.frame_p_human is None:
+        return list(items)
+    return list(items) + [(FRAME_ITEM, FrameContribution(float(result.frame_contribution)))]
 
 
 def _dimension_rows():
@@ -284,8 +303,8 @@ class Meter:
             gauge.append(f"  {why}", style="dim")
         lines.append(gauge)
         if latest is not None and latest.has_evidence:
-            top = sorted(merge_shared([(k, v) for k, v in latest.dimensions.items() if not v.gated],
-                                      info.get("dimensions") if info else None),
+            top = sorted(with_frame_item(merge_shared([(k, v) for k, v in latest.dimensions.items() if not v.gated],
+                                                      info.get("dimensions") if info else None), latest),
                          key=lambda kv: -abs(kv[1].contribution))[:3]
             top_text = top_line(top, self.width - len(CONTRIBUTION_UNIT))
             if top_text.plain:

@@ -102,10 +102,11 @@ class FrameCNN:
         """From a head directory's ``frame_cnn.safetensors`` and its config's ``frame_readout``."""
         from safetensors.numpy import load_file
 
+        cfg = FrameReadoutConfig.from_dict(config, str(head_dir))
         path = Path(head_dir) / FILE
         if not path.is_file():
             raise FrameReadoutError(f"{path} missing: the head's config names a frame readout; copy the whole head folder")
-        return cls(load_file(str(path)), FrameReadoutConfig.from_dict(config, str(head_dir)))
+        return cls(load_file(str(path)), cfg)
 
     def turn_stats(self, frames: np.ndarray) -> np.ndarray:
         """Per member, the last layer's sums over one turn's frames.

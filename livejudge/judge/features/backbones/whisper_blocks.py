@@ -122,7 +122,7 @@ class WhisperBlocks:
         except ASRError as exc:
             raise BlocksError(str(exc)) from exc
         self.w = read_ct2_encoder(Path(d) / "model.bin")
-        n = len({k.split("/")[0] for k in self.w if k.startswith("layer_")})
+        n = len({k.split("/")[0] for k in self.w if k.split("/")[0][6:].isdigit()})  # layer_0 … (not layer_norm)
         if blocks is not None and not 1 <= blocks <= n:
             raise BlocksError(f"blocks={blocks}: the encoder has {n} blocks")
         self.blocks = blocks

@@ -1,0 +1,226 @@
+"""A head's frame readout (issue 19; refit_v6/README.md, v11): the encoder's first blocks in NumPy
+against CTranslate2, the NumPy CNN against its torch original, pooling over turns, and the judge's
+log-odds blend, each against an independent computation."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from livejudge.judge.features.backbones.whisper_blocks import (BlocksError, WhisperBlocks, kept_frames,
+                                                               read_ct2_encoder)
+from livejudge.judge.model.frame_cnn import MIN_FRAMES, FrameCNN, FrameReadoutError, blend
+from livejudge.judge.model.judge import DEFAULT_WHISPER_HEAD, load_judge
+from livejudge.testing.dialogues import load_clip
+
+ct2 = pytest.importorskip("ctranslate2", reason="ctranslate2 is a core dependency: pip install -e .")
+
+
+def _clip(seconds: float = 4.0) -> np.ndarray:
+    return load_clip("librivox_austen_0870")[: int(seconds * 16000)].astype(np.float32)
+
+
+def test_numpy_encoder_equals_ctranslate2_float32_on_a_real_clip():
+    from livejudge.judge.features.asr import find_whisper_model
+    from livejudge.judge.features.log_mel import log_mel
+
+    x = _clip()
+    mel = log_mel(x)
+    mel = np.ascontiguousarray(mel[None, :, : mel.shape[1] - mel.shape[1] % 2], np.float32)
+    model = ct2.models.Whisper(str(find_whisper_model(None)), device="cpu", compute_type="float32")
+    ref = np.array(model.encode(ct2.StorageView.from_array(mel), to_cpu=True))[0]
+    mine = WhisperBlocks(blocks=None).encode_mel(mel[0])
+    assert mine.shape == ref.shape == (mel.shape[2] // 2, 384)
+    # float32 in both; different summation order: a few thousandths where values span about ±10
+    assert np.abs(mine - ref).max() < 5e-3 * max(1.0, np.abs(ref).max() / 10)
+
+
+def test_block_two_frames_shape_and_errors(tmp_path):
+    x = _clip(3.0)
+    f = WhisperBlocks(blocks=2).encode(x)
+    assert f.shape == (int(np.ceil(len(x) / 320)), 384) and np.isfinite(f).all()
+    with pytest.raises(BlocksError, match="blocks=9"):
+        WhisperBlocks(blocks=9)
+    with pytest.raises(BlocksError, match="no CTranslate2 model"):
+        read_ct2_encoder(tmp_path / "model.bin")
+    with pytest.raises(ValueError, match="at least 0.04 s"):
+        WhisperBlocks(blocks=1).encode(np.zeros(100, np.float32))
+
+
+def test_kept_frames_drops_frames_35_db_below_the_loudest():
+    x = np.concatenate([0.3 * np.ones(3200), 0.001 * np.ones(3200)]).astype(np.float32)  # -10 dB then about -60 dB
+    frames = np.arange(20 * 2, dtype=np.float32).reshape(20, 2)
+    kept = kept_frames(x, frames)
+    assert kept.shape == (10, 2) and np.array_equal(kept, frames[:10])  # the quiet half is 50 dB down
+
+
+def _random_members(tmp_path, n: int = 2):
+    """Two torch networks with random weights and batch-norm statistics, exported."""
+    torch = pytest.importorskip("torch", reason="the export needs torch (pip install -e '.[train]')")
+    from livejudge.judge.training.frame_cnn import export, make_net
+
+    cks, nets = [], []
+    for i in range(n):
+        torch.manual_seed(i)
+        net = make_net(3)
+        with torch.no_grad():
+            for mod in net.modules():
+                if isinstance(mod, torch.nn.BatchNorm1d):
+                    mod.running_mean.uniform_(-1, 1)
+                    mod.running_var.uniform_(0.5, 2)
+                    mod.weight.uniform_(0.5, 1.5)
+                    mod.bias.uniform_(-0.5, 0.5)
+        rng = np.random.default_rng(i)
+        ck = {"state": net.state_dict(), "mu": rng.normal(0, 1, 384).astype(np.float32),
+              "sd": rng.uniform(0.5, 2, 384).astype(np.float32), "a": 0.7 + i, "c": -0.2 * i}
+        cks.append(ck)
+        nets.append(net)
+    section = export(cks, tmp_path, stage=2)
+    return FrameCNN.load(tmp_path, section), nets, cks, section
+
+
+def test_numpy_readout_equals_torch_with_batch_norm_folded(tmp_path):
+    from livejudge.judge.training.frame_cnn import scores
+
+    fc, nets, cks, _ = _random_members(tmp_path)
+    x = np.random.default_rng(5).normal(0, 2, (120, 384)).astype(np.float32)
+    for i, (net, ck) in enumerate(zip(nets, cks)):
+        s_torch = scores(net, ck["mu"], ck["sd"], [x])[0]
+        st = fc.turn_stats(x)[i]
+        n, c = st[-1], 64
+        mean = st[:c] / n
+        sd = np.sqrt((st[c:2 * c] - n * mean ** 2) / (n - 1))
+        s_np = fc.members[i]["out_w"][0] @ np.concatenate([mean, sd]) + fc.members[i]["out_b"][0]
+        assert s_np == pytest.approx(s_torch, abs=1e-3 * max(1.0, abs(s_torch)))
+    # P: each member's Platt step on its own score, then the mean
+    want = np.mean([1 / (1 + np.exp(-(ck["a"] * scores(net, ck["mu"], ck["sd"], [x])[0] + ck["c"])))
+                    for net, ck in zip(nets, cks)])
+    assert fc.p_human([fc.turn_stats(x)]) == pytest.approx(want, rel=1e-3, abs=1e-6)
+
+
+def test_turns_pool_as_one_sequence_of_their_outputs(tmp_path):
+    fc, *_ = _random_members(tmp_path, n=1)
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(0, 1, (30, 384)).astype(np.float32), rng.normal(0, 1, (50, 384)).astype(np.float32)
+    sa, sb = fc.turn_stats(a), fc.turn_stats(b)
+    assert sa[0, -1] == 30 and sb[0, -1] == 50
+    # the same pooled mean and (n - 1) sd as over the two turns' outputs side by side
+    c = 64
+    tot = sa + sb
+    n = tot[0, -1]
+    mean = tot[0, :c] / n
+    h_a, h_b = sa[0, :c] / 30, sb[0, :c] / 50
+    assert np.allclose(mean, (30 * h_a + 50 * h_b) / 80)
+    assert fc.p_human([sa, sb]) == pytest.approx(fc.p_human([tot]))
+    assert fc.p_human([fc.turn_stats(a[: MIN_FRAMES - 1])]) is None  # too few frames: no readout
+    assert fc.p_human([]) is None
+
+
+def test_blend_is_the_weighted_mean_of_log_odds():
+    lo = lambda p: np.log(p / (1 - p))  # noqa: E731
+    assert blend(0.8, 0.2, 0.5) == pytest.approx(0.5)
+    assert lo(blend(0.9, 0.3, 0.5)) == pytest.approx(0.5 * lo(0.9) + 0.5 * lo(0.3))
+    assert lo(blend(0.9, 0.3, 0.25)) == pytest.approx(0.75 * lo(0.9) + 0.25 * lo(0.3))
+    assert blend(0.9, None, 0.5) == 0.9
+
+
+def _head_with_readout(tmp_path) -> Path:
+    head = tmp_path / "head"
+    head.mkdir()
+    for f in ("weights.safetensors", "config.json"):
+        shutil.copyfile(DEFAULT_WHISPER_HEAD / f, head / f)
+    _, _, _, section = _random_members(head)
+    cfg = json.loads((head / "config.json").read_text())
+    cfg["frame_readout"] = section
+    (head / "config.json").write_text(json.dumps(cfg))
+    return head
+
+
+def _call():
+    from livejudge.testing.dialogues import DialogueBuilder
+
+    b = DialogueBuilder(seed=1, tail_s=1.5)
+    for i, c in enumerate(["librivox_austen_0870", "espeak_reply_01", "cmu_numbers"]):
+        b.user("cmu_cards_001", gap_s=0.5 if i else None)
+        b.agent(c, gap_s=0.6)
+    return b.build()
+
+
+def test_backbone_sends_each_settled_turns_readout_sums(tmp_path):
+    from livejudge.judge.features.backbones import whisper as W
+    from livejudge.session import snapshot_of_call
+
+    fc, *_ = _random_members(tmp_path)
+    w = snapshot_of_call(_call().call)
+    bb = W.WhisperBackbone(frame_readout=fc)
+    stats = bb.embed([w])[0].vectors["frame_stats"]
+    turns = W.settled_agent_turns(w)
+    assert stats.shape == (len(turns), 2, 129) == (3, 2, 129)
+    blocks = WhisperBlocks(blocks=2)
+    for t, got in zip(turns, stats):  # each turn's audio through the blocks, the energy rule and the CNN
+        x = w.agent[int(round((t.onset_s - w.start_s) * 16000)):int(round((t.offset_s - w.start_s) * 16000))]
+        np.testing.assert_allclose(got, fc.turn_stats(kept_frames(x, blocks.encode(x))), rtol=1e-5, atol=1e-6)
+    assert "frame_stats" not in W.WhisperBackbone().embed([w])[0].vectors  # a head without one: not computed
+
+
+def test_judge_blends_the_readout_into_p_human_and_scales_the_dimensions(tmp_path):
+    from livejudge.session import snapshot_of_call
+    from livejudge.timing.window import WindowSnapshot
+
+    head = _head_with_readout(tmp_path)
+    with_fr, plain = load_judge("whisper", head=head), load_judge("whisper", head=DEFAULT_WHISPER_HEAD)
+    assert with_fr.info()["frame_readout"]["encoder_blocks"] == 2 and "frame_readout" not in plain.info()
+    w = snapshot_of_call(_call().call)
+    (a,), (b,) = with_fr.judge([w]), plain.judge([w])
+    assert a.frame_p_human is not None
+    lo = lambda p: np.log(p / (1 - p))  # noqa: E731
+    assert lo(a.classifier_p_human) == pytest.approx(0.5 * lo(b.classifier_p_human) + 0.5 * lo(a.frame_p_human), abs=1e-6)
+    assert a.frame_contribution == pytest.approx(-0.5 * lo(a.frame_p_human), abs=1e-6)
+    for d in a.dimensions:
+        assert a.dimensions[d].contribution == pytest.approx(0.5 * b.dimensions[d].contribution, abs=1e-9)
+    assert a.to_dict()["frame_readout"]["p_human"] == round(a.frame_p_human, 4)
+    # no settled agent turn: no readout, the linear head's P alone
+    n = 32000
+    empty = WindowSnapshot(0.0, 2.0, np.zeros(n, np.float32), np.zeros(n, np.float32))
+    (a,), (b,) = with_fr.judge([empty]), plain.judge([empty])
+    assert a.frame_p_human is None and a.classifier_p_human == pytest.approx(b.classifier_p_human)
+    assert "frame_readout" not in a.to_dict()
+
+
+def test_a_head_naming_a_missing_readout_file_is_refused_in_one_line(tmp_path):
+    from livejudge.judge.model.head import HeadError
+
+    head = _head_with_readout(tmp_path)
+    (head / "frame_cnn.safetensors").unlink()
+    with pytest.raises(HeadError, match="frame_cnn.safetensors missing") as e:
+        load_judge("whisper", head=head)
+    assert "\n" not in str(e.value)
+    cfg = json.loads((head / "config.json").read_text())
+    cfg["frame_readout"]["weight"] = 1.5
+    with pytest.raises(FrameReadoutError, match="weight must be in"):
+        FrameCNN.load(head, cfg["frame_readout"])
+
+
+def test_the_readouts_pull_is_named_beside_the_dimensions_and_crosses_the_wire():
+    from livejudge.distributed.remote import result_from_wire, result_to_wire
+    from livejudge.events import DimensionScore, JudgeResult
+    from livejudge.outputs.meter import FRAME_ITEM, top_line, with_frame_item
+
+    dims = {"intonation": DimensionScore(3.0, 10.0, "s", False, 0.1, 0.4)}
+    r = JudgeResult(0.0, 0.0, 30.0, 0.2, dims, frame_p_human=0.1, frame_contribution=1.0986)
+    items = with_frame_item([(k, v) for k, v in dims.items()], r)
+    assert items[-1][0] == FRAME_ITEM and items[-1][1].contribution == pytest.approx(1.0986)
+    assert "frame CNN 1.10" in top_line(sorted(items, key=lambda kv: -abs(kv[1].contribution))).plain
+    assert with_frame_item([], JudgeResult(0.0, 0.0, 30.0, 0.2, dims)) == []  # no readout: nothing added
+    back = result_from_wire(result_to_wire(r))
+    assert back.frame_p_human == 0.1 and back.frame_contribution == pytest.approx(1.0986)
+    from livejudge.outputs.html_report import _contributors_html
+
+    doc = {"judge_info": {"frame_readout": {"encoder_blocks": 2}},
+           "judge": [r.to_dict() | {"t_s": 30.0}]}
+    html_text = _contributors_html(doc)
+    assert "frame CNN (encoder block-2 frames; no dimension)" in html_text and "+1.10" in html_text
