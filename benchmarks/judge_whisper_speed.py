@@ -8,7 +8,10 @@ judge cost per window, and a long call scored with the judge on.
 3. Long call: ``score`` (every window of 30 s judged every 2 s) of a ``--minutes`` call (default
    60) on ``--cores`` cores (default 2): real-time factor (target ≥ 30× for a 10-minute call: issue 19), encoder calls, peak RSS.
 
-    python benchmarks/judge_whisper_speed.py [--minutes 60] [--cores 2] [--json out.json]
+    python benchmarks/judge_whisper_speed.py [--minutes 60] [--cores 2] [--head DIR] [--json out.json]
+
+``--head``: another whisper head (default the shipped one); a head with a frame readout also runs the
+encoder's first blocks in NumPy and the readout per agent turn (``livejudge.judge.model.frame_cnn``).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ def main() -> None:
     ap.add_argument("--minutes", type=float, default=60.0)
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--head", default=None, metavar="DIR", help="whisper head (default: the shipped one)")
     args = ap.parse_args()
     import torch
 
@@ -70,7 +74,7 @@ def main() -> None:
     if cores:
         os.sched_setaffinity(0, set(cores[:max(1, args.cores)]))
     call = long_call(args.minutes)
-    judge = load_judge("whisper")
+    judge = load_judge("whisper", head=args.head)
     ru0 = resource.getrusage(resource.RUSAGE_SELF)
     wall, r = run(call, judge)
     ru1 = resource.getrusage(resource.RUSAGE_SELF)
@@ -90,6 +94,7 @@ def main() -> None:
                                 "p95": round(float(np.percentile(per_win, 95)), 1),
                                 "max": round(float(per_win.max()), 1)},
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "head": judge.info()["summary"], "frame_readout": judge.frame_readout is not None,
     }
     lc = out["long_call"]
     print(f"judge per 30 s window: p50 {lc['judge_ms_per_window']['p50']} ms, p95 {lc['judge_ms_per_window']['p95']} ms, "

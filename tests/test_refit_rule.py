@@ -107,3 +107,33 @@ def test_r6_and_r7_read_the_candidate_against_0_2_0_and_refuse_runs_of_other_hea
     fewer = copy.deepcopy(cand7)
     fewer["n_clips"] -= 1
     assert "batch-7 runs differ in n_clips" in rule.against_shipped_inputs(lofo, ship4, ship5, ship4, ship5, fewer, ship7)
+
+
+def test_v11_reads_eight_readouts_against_0_2_0_and_needs_a_mean_gain():
+    rule = _rule()
+    s1 = {"parts": [{"part": "(a) x", "met": True, "figure": "+0.1"}]}
+    runs = []
+    for name, ship_name, _, _ in rule.V11_RUNS:
+        ship = _stored(ship_name)
+        cand = copy.deepcopy(ship)
+        cand["command"] = "judge_wild.py --head /tmp/v11 --measure-only"
+        runs.append((name, ship, cand))
+    assert rule.v11_inputs(runs) == []
+    speed = {"long_call": {"realtime_factor": 31.0, "call_s": 600.0, "load_average_1min": 0.5}}
+    parts = {n: ok for n, ok, _ in rule.v11_parts(s1, runs, speed)}
+    assert len([n for n in parts if n.startswith("S2 Y")]) == 8 and all(parts[n] for n in parts if n.startswith("S2 Y"))
+    assert not parts["S2 mean gain over the 8 readouts at least 0.03"]  # equal to 0.2.0 is no gain
+    # every machine dialogue of the candidate's Y1 runs called more machine-like: Y1 rises, the others are equal
+    for cond in rule.CONDITIONS:
+        for d in runs[0][2]["conditions"][cond]["dialogues"]:
+            if d["label"] == "machine" and d["p"] is not None:
+                d["p"] = d["p"] / 100
+        ds = [d for d in runs[0][2]["conditions"][cond]["dialogues"] if d["p"] is not None]
+        from judge_lofo import roc_auc
+        runs[0][2]["conditions"][cond]["pooled_auc_machines_vs_people"] = roc_auc(
+            [d["p"] for d in ds], [1 if d["label"] == "human" else 0 for d in ds])
+    figs = {n: (ok, f) for n, ok, f in rule.v11_parts(s1, runs, {"long_call": {**speed["long_call"], "realtime_factor": 29.0}})}
+    assert figs["S2 Y1 R3's sources, wideband: at least 0.2.0"][0]
+    assert not figs["S3 speed at least 30x real time (10-minute call, 2 cores)"][0]
+    runs[1][2]["command"] = "judge_wild.py --head /tmp/other --measure-only"
+    assert any("different heads" in b for b in rule.v11_inputs(runs))

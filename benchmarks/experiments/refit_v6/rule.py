@@ -189,6 +189,90 @@ def against_shipped(cand4: dict, cand5: dict, ship4: dict, ship5: dict, cand7: d
     return parts
 
 
+def eighth_batch_auc(result: dict, cond: str) -> float:
+    """Pooled ROC-AUC of the eighth batch's measure-only machine dialogues against the run's people
+    (v11's S2, Y4, declared before its runs); NaN when missing."""
+    import csv
+
+    cmp = _compare()
+    from judge_lofo import FIT_OK
+
+    with (RESULTS.parent / "data" / "wild_manifest_8.csv").open() as f:
+        clips = {r["path"] for r in csv.DictReader(f) if r["label"] == "machine" and r["licence"] not in FIT_OK}
+    v = cmp.pooled_auc(result, cond, clips)
+    return float("nan") if v is None else float(v)
+
+
+V11_S1 = "judge_lofo_v11_s1"
+V11_SPEED = "judge_whisper_speed_v11"
+V11_RUNS = (  # (yardstick, 0.2.0's stored run, v11's run, reading) for S2, declared before its runs
+    ("Y1 R3's sources", "judge_wild_measure_only_batch4_v9blend", "judge_wild_measure_only_batch4_v11", None),
+    ("Y2 fifth batch", "judge_wild_measure_only_batch5_v9blend", "judge_wild_measure_only_batch5_v11", fifth_batch_auc),
+    ("Y3 Azure", "judge_wild_measure_only_batch7_shipped020", "judge_wild_measure_only_batch7_v11", seventh_batch_auc),
+    ("Y4 eighth batch", "judge_wild_measure_only_batch8_shipped020", "judge_wild_measure_only_batch8_v11", eighth_batch_auc),
+)
+V11_MEAN_GAIN = 0.03
+V11_SPEED_MIN = 30.0
+
+
+def v11_inputs(runs: list[tuple[str, dict, dict]]) -> list[str]:
+    """Why v11's S2 runs cannot be compared with 0.2.0's (empty when they can): same dialogues, and
+    every v11 run of one head (its --head)."""
+    bad = [x for name, ship, cand in runs for x in same_run_inputs(ship, cand, name)]
+    heads = {_flag(cand["command"], "--head") for _, _, cand in runs}
+    if len(heads) != 1:
+        bad.append(f"v11's runs used different heads: {sorted(map(str, heads))}")
+    return bad
+
+
+def v11_parts(s1: dict, runs: list[tuple[str, dict, dict]], speed: dict | None) -> list[tuple[str, bool, str]]:
+    """v11's rule (README.md, "v11: 0.2.0 ⊕ the stage-2 CNN"): S1 as ``v11_lofo.py`` read it, S2 on the
+    8 readouts of ``V11_RUNS`` (each at least 0.2.0's, mean gain at least V11_MEAN_GAIN, people's mean
+    P(human) at least 0.5 on Y1), S3 the speed benchmark's real-time factor. NaN is never met."""
+    parts = [(f"S1 {p['part']}", bool(p["met"]), p["figure"]) for p in s1["parts"]]
+    gains = []
+    reading = {name: how for name, _, _, how in V11_RUNS}
+    for name, ship, cand in runs:
+        for cond in CONDITIONS:
+            how = reading[name]
+            x, y = ((r["conditions"][cond]["pooled_auc_machines_vs_people"] if how is None else how(r, cond))
+                    for r in (cand, ship))
+            x, y = float("nan") if x is None else float(x), float("nan") if y is None else float(y)
+            gains.append(x - y)
+            parts.append((f"S2 {name}, {cond}: at least 0.2.0", _ge(x, y), f"v11 {x:.3f} vs 0.2.0 {y:.3f}"))
+    mean = sum(gains) / len(gains) if gains else float("nan")
+    parts.append((f"S2 mean gain over the {len(gains)} readouts at least {V11_MEAN_GAIN}", _ge(mean, V11_MEAN_GAIN),
+                  f"{mean:+.3f}"))
+    for cond in CONDITIONS:
+        p = runs[0][2]["conditions"][cond]["people"]["mean_p_human"]
+        parts.append((f"S2 people's mean P(human) at least 0.5 on Y1, {cond}", _ge(p, 0.5), f"v11 {p:.3f}"))
+    rt = float("nan") if speed is None else float(speed["long_call"]["realtime_factor"])
+    parts.append((f"S3 speed at least {V11_SPEED_MIN:g}x real time (10-minute call, 2 cores)", _ge(rt, V11_SPEED_MIN),
+                  f"{rt:g}x" + ("" if speed is None else f" ({speed['long_call']['call_s'] / 60:.0f} min call, "
+                                                          f"load average {speed['long_call']['load_average_1min']})")))
+    return parts
+
+
+def main_v11() -> int:
+    names = [V11_S1] + [n for _, a, b, _ in V11_RUNS for n in (a, b)] + [V11_SPEED]
+    missing = [n for n in names if not (RESULTS / f"{n}.json").exists()]
+    if missing:
+        print(f"missing stored result(s): {', '.join(missing)}; run the commands in README.md first", file=sys.stderr)
+        return 2
+    load = lambda n: json.loads((RESULTS / f"{n}.json").read_text())  # noqa: E731
+    runs = [(name, load(a), load(b)) for name, a, b, _ in V11_RUNS]
+    bad = v11_inputs(runs)
+    if bad:
+        print("cannot compare: " + "; ".join(bad), file=sys.stderr)
+        return 2
+    parts = v11_parts(load(V11_S1), runs, load(V11_SPEED))
+    for name, ok, figs in parts:
+        print(f"{'met    ' if ok else 'NOT met'}  {name}: {figs}")
+    ok = all(p[1] for p in parts)
+    print("rule met: ship v11" if ok else "rule not met: the shipped head stays")
+    return 0 if ok else 1
+
+
 def evaluate(lofo: dict, shipped: dict, cand: dict, wideband_people: bool = False,
              fifth: tuple[dict, dict] | None = None) -> list[tuple[str, bool, str]]:
     """[(part, met, figures)] of the rule; pure function of the stored results. With
@@ -253,8 +337,11 @@ def main(argv: list[str] | None = None) -> int:
                + ". The shipped head's figures in R1 and R2 are on the candidate's own fold dialogues, so they differ "
                  "between candidates. Exit status: 0 every part met (ship), 1 a part not met, 2 inputs missing or "
                  "not comparable.")
-    ap.add_argument("--candidate", choices=sorted(CANDIDATES), default="v6", help="which refit (default v6)")
+    ap.add_argument("--candidate", choices=sorted(CANDIDATES) + ["v11"], default="v6",
+                    help="which refit (default v6); v11: 0.2.0 with the frame readout (its own parts S1-S3)")
     a = ap.parse_args(argv)
+    if a.candidate == "v11":
+        return main_v11()
     lofo, wild, wideband_people, blend = CANDIDATES[a.candidate]
     names = (lofo, "judge_wild_measure_only_batch2_shipped", wild) \
         + ((SHIPPED_FIFTH, FIFTH_BATCH[a.candidate]) if a.candidate in FIFTH_BATCH else ())
