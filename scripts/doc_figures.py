@@ -669,6 +669,60 @@ def fig_frame_lofo_r2() -> str:
             "(from `benchmarks/results/judge_frame_lofo_r2.json` and `judge_frame_lofo.json`)")
 
 
+def _rule_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("refit_rule", ROOT / "benchmarks/experiments/refit_v6/rule.py")
+    rule = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rule)
+    return rule
+
+
+def fig_frame_wild_r3() -> str:
+    """Round 3 of the frame-level experiment (benchmarks/experiments/frame_lofo/README.md): the stage-2
+    CNN trained once on the open rows, and its log-odds mean with 0.2.0 (exploratory), against 0.2.0
+    on the four measure-only yardsticks, per condition. ROC-AUC to three decimals as the rule reads them."""
+    (r,) = _stored("frame_wild_r3", "judge_frame_wild_r3", how="benchmarks/experiments/frame_lofo/README.md, round 3")
+    rows = ["| readout | 0.2.0 | stage-2 CNN (mean of 2 seeds) | log-odds mean of both (exploratory) |",
+            "|---|---|---|---|"]
+    for name, v in r["readouts"].items():
+        rows.append(f"| {name} | {v['0.2.0']:.3f} | {v['cnn (seed mean)']:.3f} | {v['log-odds mean']:.3f} |")
+    c, b = r["rule cnn (seed mean)"], r["rule log-odds mean"]
+    return ("\n".join(rows) + f"\n\nThe rule (the CNN at least 0.2.0 on every readout, mean gain at least 0.03): "
+            f"{'met' if c['met'] else 'not met'} (worst {c['worst']:+.3f}, mean {c['mean']:+.3f}). The log-odds mean, "
+            f"chosen after this table was seen: worst {b['worst']:+.3f}, mean {b['mean']:+.3f}; this table is not "
+            "evidence for it (its own rule: v11).\n\n(from `benchmarks/results/judge_frame_wild_r3.json`)")
+
+
+def fig_refit_v11() -> str:
+    """v11 (0.2.0 ⊕ the stage-2 CNN) under its rule (benchmarks/experiments/refit_v6/README.md, v11): S1's
+    LOFO table (v5 fold heads vs the blend with the CNN's fold networks, round 2's folds), S2's eight
+    readouts against 0.2.0 at the user's unit, S3's speed; as ``rule.py --candidate v11`` reads them.
+    AUCs to three decimals as the rule compares them."""
+    rule = _rule_module()
+    names = [rule.V11_S1] + [n for _, a, b, _ in rule.V11_RUNS for n in (a, b)] + [rule.V11_SPEED]
+    got = dict(zip(names, _stored("refit_v11", *names, how="benchmarks/experiments/refit_v6/README.md, v11")))
+    runs = [(name, got[a], got[b]) for name, a, b, _ in rule.V11_RUNS]
+    bad = rule.v11_inputs(runs)
+    if bad:
+        raise FigureError(f"refit_v11: the stored runs cannot be compared: {'; '.join(bad)}")
+    s1 = got[rule.V11_S1]
+    fams = ["| held-out family (round 2's folds) | v5 fold heads | stage-2 CNN fold networks | both, log-odds mean |",
+            "|---|---|---|---|"]
+    for f, v in sorted(s1["families"].items(), key=lambda kv: -kv[1]["v11"]):
+        fams.append(f"| {f} | {v['v5']:.3f} | {v['cnn']:.3f} | {v['v11']:.3f} |")
+    fams.append(f"| **mean over families** | {s1['mean']['v5']:.3f} | {s1['mean']['cnn']:.3f} | {s1['mean']['v11']:.3f} |")
+    fams.append(f"| pooled | {s1['pooled']['v5']:.3f} | {s1['pooled']['cnn']:.3f} | {s1['pooled']['v11']:.3f} |")
+    fams.append(f"| people's / machines' mean P(human) | {s1['people']['v5']:.2f} / {s1['machines']['v5']:.2f} | "
+                f"{s1['people']['cnn']:.2f} / {s1['machines']['cnn']:.2f} | {s1['people']['v11']:.2f} / {s1['machines']['v11']:.2f} |")
+    parts = rule.v11_parts(s1, runs, got[rule.V11_SPEED])
+    ok = all(p[1] for p in parts)
+    return ("\n".join(fams) + "\n\nThe rule: " + "; ".join(f"{n}: {'met' if m else 'NOT met'} ({f})" for n, m, f in parts)
+            + (". Every part met: v11 ships." if ok else ". Not every part met: 0.2.0 stays the shipped head.")
+            + "\n\n(from " + ", ".join(f"`benchmarks/results/{n}.json`" for n in names)
+            + ", read by `benchmarks/experiments/refit_v6/rule.py --candidate v11`)")
+
+
 def _wild_sources(manifest: str, gatherer: str) -> str:
     """A wild batch's sources table (docs/corpus.md), from its stored manifest
     ``benchmarks/data/MANIFEST`` by ``benchmarks/judge_wild.py``'s ``corpus_table``."""
@@ -769,6 +823,8 @@ FIGURES: dict[str, Callable[[], str]] = {
     "codec_cue": fig_codec_cue,
     "refit_v9blend": fig_refit_v9blend,
     "refit_v10blend": fig_refit_v10blend,
+    "frame_wild_r3": fig_frame_wild_r3,
+    "refit_v11": fig_refit_v11,
     "commercial_engines": fig_commercial_engines,
     "commercial_shipped": fig_commercial_shipped,
     "commercial_transfer": fig_commercial_transfer,

@@ -103,7 +103,10 @@ def test_r6_and_r7_read_the_candidate_against_0_2_0_and_refuse_runs_of_other_hea
     assert rule.against_shipped_inputs(lofo, ship4, ship5, ship4, ship5, cand7, ship7) == []
     other = copy.deepcopy(ship7)
     other["head_weights_sha256_16"] = "0" * 16
-    assert any("not of 0.2.0's weights" in b for b in rule.against_shipped_inputs(lofo, ship4, ship5, ship4, ship5, cand7, other))
+    assert any("is not of 0.2.0" in b for b in rule.against_shipped_inputs(lofo, ship4, ship5, ship4, ship5, cand7, other))
+    v11 = copy.deepcopy(ship7)  # 0.2.0's linear weights with a frame readout beside them is not 0.2.0
+    v11["judge_info"] = {**v11["judge_info"], "frame_readout": {"encoder_blocks": 2}}
+    assert any("is not of 0.2.0" in b for b in rule.against_shipped_inputs(lofo, ship4, ship5, ship4, ship5, cand7, v11))
     fewer = copy.deepcopy(cand7)
     fewer["n_clips"] -= 1
     assert "batch-7 runs differ in n_clips" in rule.against_shipped_inputs(lofo, ship4, ship5, ship4, ship5, fewer, ship7)
@@ -117,6 +120,7 @@ def test_v11_reads_eight_readouts_against_0_2_0_and_needs_a_mean_gain():
         ship = _stored(ship_name)
         cand = copy.deepcopy(ship)
         cand["command"] = "judge_wild.py --head /tmp/v11 --measure-only"
+        cand["judge_info"] = {**cand["judge_info"], "frame_readout": {"encoder_blocks": 2}}
         runs.append((name, ship, cand))
     assert rule.v11_inputs(runs) == []
     speed = {"long_call": {"realtime_factor": 31.0, "call_s": 600.0, "load_average_1min": 0.5}}
@@ -137,3 +141,5 @@ def test_v11_reads_eight_readouts_against_0_2_0_and_needs_a_mean_gain():
     assert not figs["S3 speed at least 30x real time (10-minute call, 2 cores)"][0]
     runs[1][2]["command"] = "judge_wild.py --head /tmp/other --measure-only"
     assert any("different heads" in b for b in rule.v11_inputs(runs))
+    runs[2][2]["judge_info"].pop("frame_readout")
+    assert any("has no frame readout" in b for b in rule.v11_inputs(runs))

@@ -158,8 +158,9 @@ def against_shipped_inputs(lofo: dict, cand4: dict, cand5: dict, ship4: dict, sh
     for r, n in ((ship4, "batch-4"), (ship5, "batch-5")):
         if "--head /work/exp/v9blend/head " not in r["command"]:
             bad.append(f"the shipped head's {n} run is not the v9blend run (0.2.0's weights)")
-    if ship7.get("head_weights_sha256_16") != SHIPPED_020:
-        bad.append("the shipped head's batch-7 run is not of 0.2.0's weights (sha256 differs or not recorded)")
+    if ship7.get("head_weights_sha256_16") != SHIPPED_020 or "frame_readout" in (ship7.get("judge_info") or {}):
+        bad.append("the shipped head's batch-7 run is not of 0.2.0 (weights sha256 differs or not recorded, or a "
+                   "frame readout beside them: v11 carries 0.2.0's linear weights)")
     ship, head = _flag(lofo["command"], "--ship"), _flag(cand7["command"], "--head")
     if ship is None or ship != head:
         bad.append(f"the batch-7 run's head ({head}) is not the LOFO run's --ship head ({ship})")
@@ -222,6 +223,11 @@ def v11_inputs(runs: list[tuple[str, dict, dict]]) -> list[str]:
     heads = {_flag(cand["command"], "--head") for _, _, cand in runs}
     if len(heads) != 1:
         bad.append(f"v11's runs used different heads: {sorted(map(str, heads))}")
+    for name, ship, cand in runs:  # v11 has 0.2.0's linear weights: the frame readout tells the two apart
+        if "frame_readout" not in (cand.get("judge_info") or {}):
+            bad.append(f"v11's {name} run has no frame readout")
+        if "frame_readout" in (ship.get("judge_info") or {}):
+            bad.append(f"0.2.0's {name} run has a frame readout")
     return bad
 
 
