@@ -1,7 +1,10 @@
 """Build v11 (README.md, "v11: 0.2.0 ⊕ the stage-2 CNN"): the shipped 0.2.0 head's files, unchanged, plus
 the frame readout exported from frame_lofo round 3's two networks (``wild.py train --seed 0/1``).
 
-Usage: python make_v11.py OUT_DIR CHECKPOINT_S0.pt CHECKPOINT_S1.pt [--version V]
+Usage: python make_v11.py OUT_DIR CHECKPOINT_S0.pt CHECKPOINT_S1.pt [--version V] [--base DIR]
+
+``--base``: 0.2.0's folder (default: the shipped head's; once 0.3.0 ships, take 0.2.0's files from git:
+``git show ea9737a:livejudge/judge/heads/whisper-fitted/config.json`` and ``weights.safetensors``).
 
 The linear head's weights are copied byte for byte (their digest is checked against
 ``rule.SHIPPED_020``). The config keeps 0.2.0's sources (every row the networks were fitted on is
@@ -32,17 +35,21 @@ def main(argv=None) -> int:
     ap.add_argument("out", type=Path)
     ap.add_argument("checkpoints", nargs=2, type=Path)
     ap.add_argument("--version", default="2026-12-05-candidate-v11")
+    ap.add_argument("--base", type=Path, default=DEFAULT_WHISPER_HEAD, help="0.2.0's head folder")
     a = ap.parse_args(argv)
-    if weights_digest(DEFAULT_WHISPER_HEAD) != rule.SHIPPED_020:
-        sys.exit(f"{DEFAULT_WHISPER_HEAD} is not 0.2.0 (weights digest differs): build v11 from 0.2.0's files")
+    base_cfg = json.loads((a.base / "config.json").read_text())
+    if weights_digest(a.base) != rule.SHIPPED_020 or "frame_readout" in base_cfg:
+        sys.exit(f"{a.base} is not 0.2.0 (weights digest differs, or it has a frame readout): pass --base with 0.2.0's files")
     a.out.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(DEFAULT_WHISPER_HEAD / "weights.safetensors", a.out / "weights.safetensors")
+    shutil.copyfile(a.base / "weights.safetensors", a.out / "weights.safetensors")
     cks = [torch.load(p, weights_only=False) for p in a.checkpoints]
     section = export(cks, a.out, stage=2, weight=0.5)
-    cfg = json.loads((DEFAULT_WHISPER_HEAD / "config.json").read_text())
+    cfg = base_cfg
     cfg["version"] = a.version
     cfg["frame_readout"] = section
     tr = cfg["training"]
+    tr["method"] = ("0.2.0 (" + tr.get("method", "") + ") and a frame readout, a temporal CNN over the encoder's "
+                    "block-2 frames (livejudge.judge.model.frame_cnn), blended per window: log-odds 0.5 each")
     tr["frame_readout"] = {
         "recipe": "benchmarks/experiments/frame_lofo (round 1's network, lofo.py docstring; round 2 picked the encoder's "
                   "block 2 on the LOFO table); trained once on every open row by wild.py train, seeds 0 and 1",

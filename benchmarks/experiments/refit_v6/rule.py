@@ -252,6 +252,7 @@ def v11_parts(s1: dict, runs: list[tuple[str, dict, dict]], speed: dict | None) 
     for cond in CONDITIONS:
         p = runs[0][2]["conditions"][cond]["people"]["mean_p_human"]
         parts.append((f"S2 people's mean P(human) at least 0.5 on Y1, {cond}", _ge(p, 0.5), f"v11 {p:.3f}"))
+    speed = None if speed is None else speed.get("result", speed)  # stored by doc_figures: {meta, "result"}
     rt = float("nan") if speed is None else float(speed["long_call"]["realtime_factor"])
     parts.append((f"S3 speed at least {V11_SPEED_MIN:g}x real time (10-minute call, 2 cores)", _ge(rt, V11_SPEED_MIN),
                   f"{rt:g}x" + ("" if speed is None else f" ({speed['long_call']['call_s'] / 60:.0f} min call, "
