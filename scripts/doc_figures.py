@@ -138,9 +138,13 @@ def fig_heads_validity() -> str:
         if lofo and training.get("blend"):  # a blend: its nested LOFO on what neither member met (held out)
             parts.append("")
             members = " and ".join(f"{m['name']} {m['version']}" for m in training["blend"]["members"])
-            parts.append(f"A blend of {members} (log-odds weights {', '.join(f'{w:g}' for w in training['blend']['weights'])}). "
+            fr = cfg.get("frame_readout")
+            lead = (f"Its linear part (0.2.0, weights digest {training.get('frame_readout', {}).get('linear_head_weights_sha256_16', '?')}) "
+                    "is a blend" if fr else "A blend")
+            parts.append(f"{lead} of {members} (log-odds weights {', '.join(f'{w:g}' for w in training['blend']['weights'])}). "
                          "Its nested leave-one-family-out table, on the held-out families neither member was fitted on, "
-                         "against the people neither member met (held-out figures; the run that preceded shipping):")
+                         "against the people neither member met (held-out figures; the run that preceded shipping"
+                         + (" 0.2.0" if fr else "") + "):")
             parts.append("")
             parts.append("| held-out TTS family | ROC-AUC | the previous head alone | people / machine test dialogues |")
             parts.append("|---|---|---|---|")
@@ -166,6 +170,19 @@ def fig_heads_validity() -> str:
                 fams = ", ".join(u.get("families", []))
                 parts.append(f"| {fams} (reserved, never used to fit or choose) | {_f(u.get('auc'))} | {_f(u.get('acc'))} "
                              f"| {_f(u.get('p_human_h'))} / {_f(u.get('p_human_m'))} | | {_f(u.get('acoustic_fitted_auc'))} |")
+        if cfg.get("frame_readout"):  # 0.3.0 on: its frame readout's LOFO evidence (v11's S1), from the stored run
+            s1 = _result("judge_lofo_v11_s1")
+            if s1 is None:
+                raise FigureError("heads_validity: needs benchmarks/results/judge_lofo_v11_s1.json "
+                                  "(benchmarks/experiments/refit_v6/README.md, v11)")
+            d = _floor2()
+            fr = cfg["frame_readout"]
+            parts.append("")
+            parts.append(f"With its frame readout (a temporal CNN over the encoder's block-{fr['stage']} frames, "
+                         f"{fr['members']} networks, log-odds weight {fr['weight']:g}): on round 2's {len(s1['families'])} "
+                         f"held-out families the blend's mean per-family ROC-AUC is {d(s1['mean']['v11'])} against "
+                         f"{d(s1['mean']['v5'])} for the linear fold heads alone (pooled {d(s1['pooled']['v11'])} against "
+                         f"{d(s1['pooled']['v5'])}; \"A frame readout beside the linear head\" below).")
         loso = v.get("loso") or {}
         if loso:
             worst = sorted(loso.items(), key=lambda kv: float(kv[1].get("p_human", 1)))[:3]
@@ -585,13 +602,19 @@ ENGINE_RUNS_020 = (  # (batch, stored run of 0.2.0's weights, manifest whose mea
     ("7", "judge_wild_measure_only_batch7_shipped020", "wild_manifest_7.csv"),
     ("8", "judge_wild_measure_only_batch8_shipped020", "wild_manifest_8.csv"),
 )
+ENGINE_RUNS_030 = (  # the same for 0.3.0 (v11's runs, refit_v6/README.md, v11)
+    ("5", "judge_wild_measure_only_batch5_v11", "wild_manifest_5.csv"),
+    ("7", "judge_wild_measure_only_batch7_v11", "wild_manifest_7.csv"),
+    ("8", "judge_wild_measure_only_batch8_v11", "wild_manifest_8.csv"),
+)
 
 
-def fig_commercial_engines() -> str:
-    """whisper-fitted 0.2.0 per commercial engine of the measure-only batches (5, 7, 8; sources no
-    head is fitted on), one row per engine: dialogues, mean P(human), share called machine
-    (P(human) < 0.5) and ROC-AUC against the run's people, wideband and telephone. The batch-5 run is
-    v9blend's (the same weights as 0.2.0, sha256 4ae6423b0f8afc7d). Rounded DOWN."""
+def _engine_table(fig: str, version: str, spec: tuple, before: tuple | None = None, note: str = "") -> str:
+    """``version`` per commercial engine of the measure-only batches (5, 7, 8; sources no head is
+    fitted on), one row per engine: dialogues, mean P(human), share called machine (P(human) < 0.5)
+    and ROC-AUC against the run's people, wideband and telephone; with ``before`` (the previous
+    head's runs on the same dialogues) also its wideband mean P(human) and share called machine.
+    Rounded DOWN."""
     import csv
 
     sys.path.insert(0, str(ROOT / "benchmarks" / "experiments" / "commercial_transfer"))
@@ -599,14 +622,16 @@ def fig_commercial_engines() -> str:
     from compare import per_engine, pooled_auc
     from judge_lofo import FIT_OK, floor2
 
-    runs = _stored("commercial_engines", *(n for _, n, _ in ENGINE_RUNS_020),
-                   how="the commands in docs/judge.md and benchmarks/experiments/refit_v6/README.md")
+    how = "the commands in docs/judge.md and benchmarks/experiments/refit_v6/README.md"
+    runs = _stored(fig, *(n for _, n, _ in spec), how=how)
+    prev = _stored(fig, *(n for _, n, _ in before), how=how) if before else [None] * len(spec)
     conds = ("wideband", "telephone")
     rows, people = [], []
-    for (batch, _, manifest), run in zip(ENGINE_RUNS_020, runs):
+    for (batch, _, manifest), run, old in zip(spec, runs, prev):
         with (ROOT / "benchmarks" / "data" / manifest).open() as f:
             clips = {r["path"] for r in csv.DictReader(f) if r["label"] == "machine" and r["licence"] not in FIT_OK}
         eng = {c: per_engine(run, c, clips) for c in conds}
+        old_w = per_engine(old, "wideband", clips) if old else {}
         people.append(run["conditions"]["wideband"]["people"]["mean_p_human"])
         for e, ps in eng["wideband"].items():
             cells = []
@@ -617,17 +642,35 @@ def fig_commercial_engines() -> str:
                 auc = pooled_auc(one, c, clips)
                 cells.append((f"{floor2(sum(q) / len(q))} | {floor2(sum(p < 0.5 for p in q) / len(q))}" if q else "– | –")
                              + f" | {'–' if auc is None else floor2(auc)}")
+            if old:
+                q = old_w.get(e, [])
+                cells.append(f"{floor2(sum(q) / len(q))} | {floor2(sum(p < 0.5 for p in q) / len(q))}" if q else "– | –")
             rows.append((sum(ps) / len(ps), f"| {e} | {batch} | {len(ps)} | " + " | ".join(cells) + " |"))
     head = ["| engine (system) | batch | dialogues | " + " | ".join(
-        f"{c}: mean P(human) | {c}: called machine | {c}: ROC-AUC vs people" for c in conds) + " |",
-        "|---|---|---|" + "---|---|---|" * len(conds)]
-    return ("whisper-fitted 0.2.0 per commercial engine, on measure-only sources (no head is fitted on them), "
+        f"{c}: mean P(human) | {c}: called machine | {c}: ROC-AUC vs people" for c in conds)
+        + (" | before (0.2.0), wideband: mean P(human) | called machine" if before else "") + " |",
+        "|---|---|---|" + "---|---|---|" * len(conds) + ("---|---|" if before else "")]
+    return (f"whisper-fitted {version} per commercial engine, on measure-only sources (no head is fitted on them), "
             "highest mean P(human) first:\n\n" + "\n".join(head + [r for _, r in sorted(rows, key=lambda t: -t[0])])
             + f"\n\nPeople's mean P(human) in these runs (wideband): {', '.join(floor2(x) for x in people)} "
             "(batches 5, 7, 8). An engine with a few dialogues says little; an engine whose mean P(human) is at "
-            "the people's and whose share called machine is low is one 0.2.0 cannot tell from a person.\n\n"
-            "(from " + ", ".join(f"`benchmarks/results/{n}.json`" for _, n, _ in ENGINE_RUNS_020)
-            + "; the batch-5 run is v9blend's, whose weights are 0.2.0's)")
+            f"the people's and whose share called machine is low is one {version} cannot tell from a person.{note}\n\n"
+            "(from " + ", ".join(f"`benchmarks/results/{n}.json`" for _, n, _ in spec)
+            + ("; before: " + ", ".join(f"`{n}.json`" for _, n, _ in before) if before else "") + ")")
+
+
+def fig_commercial_engines() -> str:
+    """whisper-fitted 0.2.0 per commercial engine (``_engine_table``); the batch-5 run is v9blend's,
+    the same weights as 0.2.0 (sha256 4ae6423b0f8afc7d)."""
+    return _engine_table("commercial_engines", "0.2.0", ENGINE_RUNS_020,
+                         note=" The batch-5 run is v9blend's, whose weights are 0.2.0's.")
+
+
+def fig_commercial_engines_030() -> str:
+    """whisper-fitted 0.3.0 per commercial engine (``_engine_table``), with 0.2.0's wideband figures
+    on the same dialogues beside it."""
+    return _engine_table("commercial_engines_030", "0.3.0", ENGINE_RUNS_030, before=ENGINE_RUNS_020,
+                         note=" The runs are v11's: the head shipped as 0.3.0 (the same weight files; its config differs in version and validity text).")
 
 
 def fig_frame_lofo_r2() -> str:
@@ -826,6 +869,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "frame_wild_r3": fig_frame_wild_r3,
     "refit_v11": fig_refit_v11,
     "commercial_engines": fig_commercial_engines,
+    "commercial_engines_030": fig_commercial_engines_030,
     "commercial_shipped": fig_commercial_shipped,
     "commercial_transfer": fig_commercial_transfer,
     "wild_sources_2": fig_wild_sources_2,

@@ -128,11 +128,23 @@ def test_blend_is_the_weighted_mean_of_log_odds():
     assert blend(0.9, None, 0.5) == 0.9
 
 
+def _linear_head(tmp_path) -> Path:
+    """The shipped head's linear part alone (its config without the frame readout)."""
+    head = tmp_path / "linear"
+    head.mkdir()
+    shutil.copyfile(DEFAULT_WHISPER_HEAD / "weights.safetensors", head / "weights.safetensors")
+    cfg = json.loads((DEFAULT_WHISPER_HEAD / "config.json").read_text())
+    cfg.pop("frame_readout", None)
+    (head / "config.json").write_text(json.dumps(cfg))
+    return head
+
+
 def _head_with_readout(tmp_path) -> Path:
-    head = tmp_path / "head"
+    """The shipped head's linear part with a frame readout of random networks."""
+    head, linear = tmp_path / "head", _linear_head(tmp_path)
     head.mkdir()
     for f in ("weights.safetensors", "config.json"):
-        shutil.copyfile(DEFAULT_WHISPER_HEAD / f, head / f)
+        shutil.copyfile(linear / f, head / f)
     _, _, _, section = _random_members(head)
     cfg = json.loads((head / "config.json").read_text())
     cfg["frame_readout"] = section
@@ -167,12 +179,22 @@ def test_backbone_sends_each_settled_turns_readout_sums(tmp_path):
     assert "frame_stats" not in W.WhisperBackbone().embed([w])[0].vectors  # a head without one: not computed
 
 
+def test_the_shipped_head_carries_its_frame_readout_and_its_sources_name_no_reserved_one():
+    from livejudge.judge.model.frame_cnn import load_frame_readout
+
+    fr = load_frame_readout(DEFAULT_WHISPER_HEAD)
+    cfg = json.loads((DEFAULT_WHISPER_HEAD / "config.json").read_text())
+    assert fr is not None and fr.config.stage == 2 and fr.config.members == 2 and fr.config.weight == 0.5
+    assert cfg["training"]["frame_readout"]["rows"]["fit"] > 0
+    assert load_judge("whisper").info()["frame_readout"]["encoder_blocks"] == 2
+
+
 def test_judge_blends_the_readout_into_p_human_and_scales_the_dimensions(tmp_path):
     from livejudge.session import snapshot_of_call
     from livejudge.timing.window import WindowSnapshot
 
     head = _head_with_readout(tmp_path)
-    with_fr, plain = load_judge("whisper", head=head), load_judge("whisper", head=DEFAULT_WHISPER_HEAD)
+    with_fr, plain = load_judge("whisper", head=head), load_judge("whisper", head=tmp_path / "linear")
     assert with_fr.info()["frame_readout"]["encoder_blocks"] == 2 and "frame_readout" not in plain.info()
     w = snapshot_of_call(_call().call)
     (a,), (b,) = with_fr.judge([w]), plain.judge([w])

@@ -111,7 +111,7 @@ def test_whisper_meter_shows_only_measured_dimensions_and_the_whole_validity_lin
     """The default head: dimensions without a feature of their own are listed as not measured
     (not drawn with a score), the three that share one learned score are one row, and the
     validity line (with its caveat) is shown whole, wrapped, inside 80×22; when the line leaves too
-    few lines for every dimension note (0.2.0 names 15 families), the notes say they were cut and
+    few lines for every dimension note (0.3.0 names 15 families), the notes say they were cut and
     a taller terminal shows them."""
     import textwrap
 
