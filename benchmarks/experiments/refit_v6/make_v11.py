@@ -47,6 +47,9 @@ def main(argv=None) -> int:
     cfg = base_cfg
     cfg["version"] = a.version
     cfg["frame_readout"] = section
+    cfg["notes"] = (f"{a.version}: 0.2.0 ({base_cfg.get('notes', '')}) with a frame readout beside it "
+                    "(frame_cnn.safetensors: a temporal CNN over the Whisper encoder's block-2 frames), blended per "
+                    "window in log-odds 0.5 each; livejudge/judge/heads/README.md")
     tr = cfg["training"]
     tr["method"] = ("0.2.0 (" + tr.get("method", "") + ") and a frame readout, a temporal CNN over the encoder's "
                     "block-2 frames (livejudge.judge.model.frame_cnn), blended per window: log-odds 0.5 each")
