@@ -40,7 +40,10 @@ class Embedding:
 
     Attributes:
         vectors: readout name → float32 array of shape (embedding_dim,). The acoustic backbone
-            gives {"features": ...}; Qwen gives {"mean": ..., "last": ...}.
+            gives {"features": ...}; Qwen gives {"mean": ..., "last": ...}. The whisper backbone
+            built for a head with a frame readout also gives "frame_stats", float64 (n_turns,
+            members, 129): per settled turn the readout's sums (``FrameCNN.turn_stats``), which the
+            Judge pools; no ODL readout reads it.
         evidence: dimension id → Evidence in this window (missing ids = no evidence).
         features: optional named scalar values for display/debugging (name → value in its unit).
     """
