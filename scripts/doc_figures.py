@@ -645,18 +645,42 @@ def _engine_table(fig: str, version: str, spec: tuple, before: tuple | None = No
             if old:
                 q = old_w.get(e, [])
                 cells.append(f"{floor2(sum(q) / len(q))} | {floor2(sum(p < 0.5 for p in q) / len(q))}" if q else "– | –")
+            wide = eng["wideband"][e]
+            one = {"conditions": {"wideband": {"dialogues": [x for x in run["conditions"]["wideband"]["dialogues"]
+                                                              if x["label"] == "human" or x["system"] == e]}}}
+            cells.append(engine_reading(len(wide), sum(wide) / len(wide), sum(p < 0.5 for p in wide) / len(wide),
+                                        pooled_auc(one, "wideband", clips), people[-1]))
             rows.append((sum(ps) / len(ps), f"| {e} | {batch} | {len(ps)} | " + " | ".join(cells) + " |"))
     head = ["| engine (system) | batch | dialogues | " + " | ".join(
         f"{c}: mean P(human) | {c}: called machine | {c}: ROC-AUC vs people" for c in conds)
-        + (" | before (0.2.0), wideband: mean P(human) | called machine" if before else "") + " |",
-        "|---|---|---|" + "---|---|---|" * len(conds) + ("---|---|" if before else "")]
+        + (" | before (0.2.0), wideband: mean P(human) | called machine" if before else "")
+        + " | reading (HEURISTIC, wideband) |",
+        "|---|---|---|" + "---|---|---|" * len(conds) + ("---|---|" if before else "") + "---|"]
     return (f"whisper-fitted {version} per commercial engine, on measure-only sources (no head is fitted on them), "
-            "highest mean P(human) first:\n\n" + "\n".join(head + [r for _, r in sorted(rows, key=lambda t: -t[0])])
+            "highest mean P(human) first. Wideband: each dialogue as published (16 kHz); telephone: the same "
+            "dialogues through an 8 kHz μ-law line. " + READING_NOTE + "\n\n" + "\n".join(head + [r for _, r in sorted(rows, key=lambda t: -t[0])])
             + f"\n\nPeople's mean P(human) in these runs (wideband): {', '.join(floor2(x) for x in people)} "
             "(batches 5, 7, 8). An engine with a few dialogues says little; an engine whose mean P(human) is at "
             f"the people's and whose share called machine is low is one {version} cannot tell from a person.{note}\n\n"
             "(from " + ", ".join(f"`benchmarks/results/{n}.json`" for _, n, _ in spec)
             + ("; before: " + ", ".join(f"`{n}.json`" for _, n, _ in before) if before else "") + ")")
+
+
+READING_NOTE = ("The reading column is a HEURISTIC summary of the wideband figures: fewer than "
+                "5 dialogues: too few to say; mean P(human) at or above the people's: taken for people "
+                "(P(human) says nothing about this engine); called machine in at least 0.8 of its dialogues "
+                "with ROC-AUC at least 0.9: mostly called machine; otherwise: partly told apart.")
+
+
+def engine_reading(n: int, mean_p: float, called_machine: float, auc: float | None, people: float) -> str:
+    """HEURISTIC one-phrase reading of one engine's wideband figures (``READING_NOTE``)."""
+    if n < 5:
+        return "too few to say"
+    if mean_p >= people:
+        return "taken for people"
+    if called_machine >= 0.8 and auc is not None and auc >= 0.9:
+        return "mostly called machine"
+    return "partly told apart"
 
 
 def fig_commercial_engines() -> str:

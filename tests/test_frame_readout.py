@@ -246,3 +246,12 @@ def test_the_readouts_pull_is_named_beside_the_dimensions_and_crosses_the_wire()
            "judge": [r.to_dict() | {"t_s": 30.0}]}
     html_text = _contributors_html(doc)
     assert "frame CNN (encoder block-2 frames; no dimension)" in html_text and "+1.10" in html_text
+
+
+def test_the_report_says_p_human_is_a_blend_only_for_a_head_with_a_frame_readout():
+    from livejudge.outputs.html_report import _frame_note
+
+    note = _frame_note({"judge_info": {"frame_readout": {"encoder_blocks": 2, "weight": 0.5}}})
+    assert "P(human) is a blend" in note and "0.5 × the log-odds of the linear head" in note
+    assert "not one of the 18 dimensions" in note
+    assert _frame_note({"judge_info": {"head": "acoustic-fitted"}}) == "" and _frame_note({}) == ""

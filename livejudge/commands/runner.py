@@ -146,8 +146,10 @@ def add_judge_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--judge", default="auto", choices=("auto", "acoustic", "whisper", "qwen-omni", "none"),
                    help="auto (default): whisper, or the kind of --head; when it cannot load, the call is "
                         "measured timing-only with one line saying why. whisper: the shipped head "
-                        f"{head_label(DEFAULT_WHISPER_HEAD)} (CPU, Whisper tiny.en encoder "
-                        "+ acoustic features, no download); acoustic: the earlier CPU head "
+                        f"{head_label(DEFAULT_WHISPER_HEAD)} (CPU, no download: Whisper tiny.en encoder "
+                        "readouts + acoustic features, blended with a frame CNN over the encoder's early frames "
+                        "where the head has one; its validity line, printed with every result, says how far to "
+                        "trust P(human): not in the wild); acoustic: the earlier CPU head "
                         f"{head_label(DEFAULT_ACOUSTIC_HEAD)} (its own version line, not the whisper head's), NOT "
                         "valid on neural TTS (kept for comparison); qwen-omni: GPU backbone (needs --head); none: timing only")
     g.add_argument("--head", default=None, metavar="HEAD_DIR",

@@ -485,6 +485,22 @@ def _dimensions_html(window: dict | None, view: dict | None = None) -> str:
     return "".join(out)
 
 
+def _frame_note(doc: dict) -> str:
+    """With a head's frame readout: P(human) is not the dimensions' alone; say so where they are shown."""
+    info = doc.get("judge_info")
+    fr = info.get("frame_readout") if isinstance(info, dict) else None
+    if not isinstance(fr, dict):
+        return ""
+    w = float(fr.get("weight", 0.5))
+    return ('<p class="validity"><b>P(human) is a blend:</b> '
+            f"{1 - w:g} × the log-odds of the linear head over the dimensions above + {w:g} × the log-odds of the "
+            f"<b>frame CNN</b>, a small temporal network over the Whisper encoder's block-{_esc(fr.get('encoder_blocks'))} "
+            "frames of the agent's turns. The frame CNN is not one of the 18 dimensions and has no 1–5 score; its "
+            "pull is listed with theirs under \"Top contributors per window\" (the chart above that table shows "
+            "the dimensions only). The dimensions' contributions shown here are already scaled by "
+            f"{1 - w:g}. How the head was made: docs/judge.md, \"A frame readout beside the linear head\".</p>")
+
+
 def _contributors_html(doc: dict, top: int = 3) -> str:
     """Top contributors per window; dimensions sharing one learned score (the judge's dimension
     view) are one item, "<first> (+N sharing its score)", with their contributions summed
@@ -602,6 +618,7 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         "against the neutral rating 3 (the ODL cut-points), the contribution against the average of the "
         "calls the head was fitted on (standardised z times its classifier weight, seed 000 App. E.7), so a "
         "dimension scored a little above 3 but below that average pushes towards machine.</p>",
+        _frame_note(doc),
         "<h2>Top contributors per window</h2>",
         plot_contributions(doc),
         _contributors_html(doc),
