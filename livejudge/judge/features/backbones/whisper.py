@@ -191,6 +191,31 @@ def pool_turns(readouts: Sequence[TurnReadout]) -> tuple[np.ndarray, float]:
     return np.concatenate(parts).astype(np.float32), float(sum(r.voiced_s for r in rs))
 
 
+def mel_pieces(x: np.ndarray) -> list[np.ndarray]:
+    """The encoder's input for one clip: 30 s pieces, each at its own length, as log-mel.
+
+    Args:
+        x: float32, shape (n_samples,), 16 kHz mono, at least 0.04 s.
+    Returns:
+        per piece, float32 (80, 2N) log-mel (``log_mel``; an odd last column dropped, a tail under
+        0.04 s zero-padded to it: its frames are masked as padding).
+    Raises:
+        ValueError: empty or non-1-D input.
+    """
+    x = np.asarray(x, dtype=np.float32)
+    if x.ndim != 1 or len(x) < 640:
+        raise ValueError(f"encoder input must be 1-D float32 audio of at least 0.04 s, got shape {x.shape}")
+    chunk = int(MAX_CHUNK_S * SAMPLE_RATE)
+    out = []
+    for a in range(0, len(x), chunk):
+        piece = x[a:a + chunk]
+        if len(piece) < 640:
+            piece = np.pad(piece, (0, 640 - len(piece)))
+        feats = log_mel(piece)  # (80, n_mel_frames)
+        out.append(feats[:, :feats.shape[1] - feats.shape[1] % 2])
+    return out
+
+
 class WhisperEncoder:
     """CTranslate2 Whisper encoder on the CPU.
 
@@ -240,18 +265,9 @@ class WhisperEncoder:
         Raises:
             ValueError: empty or non-1-D input.
         """
-        x = np.asarray(x, dtype=np.float32)
-        if x.ndim != 1 or len(x) < 640:
-            raise ValueError(f"encoder input must be 1-D float32 audio of at least 0.04 s, got shape {x.shape}")
-        chunk = int(MAX_CHUNK_S * SAMPLE_RATE)
         outs = []
-        for a in range(0, len(x), chunk):
-            piece = x[a:a + chunk]
-            if len(piece) < 640:  # a tail under 2 frames: pad it (its frames are masked as padding)
-                piece = np.pad(piece, (0, 640 - len(piece)))
-            feats = log_mel(piece)  # (80, n_mel_frames)
-            n = feats.shape[1] - (feats.shape[1] % 2)
-            feats = np.ascontiguousarray(feats[None, :, :n], dtype=np.float32)
+        for mel in mel_pieces(x):
+            feats = np.ascontiguousarray(mel[None], dtype=np.float32)
             with self._lock:
                 out = self.model.encode(self._ct2.StorageView.from_array(feats), to_cpu=True)
                 self.n_calls += 1

@@ -29,11 +29,8 @@ from pathlib import Path
 import numpy as np
 from scipy.special import erf
 
-from livejudge.judge.features.log_mel import log_mel
-
 SAMPLE_RATE = 16000
 FRAME_S = 0.02
-MAX_CHUNK_S = 30.0
 KEEP_DB = 35.0
 """Frames within this many dB of a turn's loudest 20 ms frame are kept (HEURISTIC, the training rule
 of ``benchmarks/experiments/frame_lofo/extract.py``: speech kept, pauses and the noise floor dropped)."""
@@ -163,17 +160,9 @@ class WhisperBlocks:
         Raises:
             ValueError: empty or non-1-D input.
         """
-        x = np.asarray(x, dtype=np.float32)
-        if x.ndim != 1 or len(x) < 640:
-            raise ValueError(f"encoder input must be 1-D float32 audio of at least 0.04 s, got shape {x.shape}")
-        chunk = int(MAX_CHUNK_S * SAMPLE_RATE)
-        parts = []
-        for a in range(0, len(x), chunk):
-            piece = x[a:a + chunk]
-            piece = np.pad(piece, (0, max(0, 640 - len(piece))))
-            m = log_mel(piece)
-            parts.append(self.encode_mel(m[:, :m.shape[1] - m.shape[1] % 2]))
-        frames = np.concatenate(parts)
+        from livejudge.judge.features.backbones.whisper import mel_pieces
+
+        frames = np.concatenate([self.encode_mel(m) for m in mel_pieces(x)])
         n_real = int(np.ceil(len(x) / (FRAME_S * SAMPLE_RATE)))
         return frames[:n_real]
 
