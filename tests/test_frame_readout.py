@@ -176,7 +176,11 @@ def test_backbone_sends_each_settled_turns_readout_sums(tmp_path):
     for t, got in zip(turns, stats):  # each turn's audio through the blocks, the energy rule and the CNN
         x = w.agent[int(round((t.onset_s - w.start_s) * 16000)):int(round((t.offset_s - w.start_s) * 16000))]
         np.testing.assert_allclose(got, fc.turn_stats(kept_frames(x, blocks.encode(x))), rtol=1e-5, atol=1e-6)
-    assert "frame_stats" not in W.WhisperBackbone().embed([w])[0].vectors  # a head without one: not computed
+    plain = W.WhisperBackbone()
+    assert "frame_stats" not in plain.embed([w])[0].vectors  # a head without one: not computed
+    # a cache filled by a backbone without the readout: the readout's sums are added, not skipped
+    shared = W.WhisperBackbone(encoder=plain.encoder, cache=plain.cache, frame_readout=fc)
+    np.testing.assert_allclose(shared.embed([w])[0].vectors["frame_stats"], stats)
 
 
 def test_the_shipped_head_carries_its_frame_readout_and_its_sources_name_no_reserved_one():

@@ -53,7 +53,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -409,15 +409,19 @@ class WhisperBackbone:
                                          audio_s=(b - a) / SAMPLE_RATE)
                 r = pool_frames(frames, mask)
                 if self.frame_readout is not None:
-                    from dataclasses import replace
-
-                    from livejudge.judge.features.backbones.whisper_blocks import kept_frames
-
-                    kept = kept_frames(x, self.blocks.encode(x), self.frame_readout.config.keep_db)
-                    r = replace(r, frame_stats=self.frame_readout.turn_stats(kept))
+                    r = replace(r, frame_stats=self._frame_stats(x))
+                self.cache.put(key, r)
+            elif self.frame_readout is not None and r.frame_stats is None:  # a cache filled without the readout
+                r = replace(r, frame_stats=self._frame_stats(x))
                 self.cache.put(key, r)
             out.append(r)
         return out
+
+    def _frame_stats(self, x: np.ndarray) -> np.ndarray:
+        """The frame readout's sums for one turn's audio: block-N frames, the energy rule, the CNN."""
+        from livejudge.judge.features.backbones.whisper_blocks import kept_frames
+
+        return self.frame_readout.turn_stats(kept_frames(x, self.blocks.encode(x), self.frame_readout.config.keep_db))
 
     def embed_one(self, w: WindowSnapshot) -> Embedding:
         """One window → Embedding (module docstring)."""
