@@ -339,3 +339,16 @@ def test_top_contributors_name_a_shared_score_once(result):
     assert f"{html.escape(names[group[0]])} (+{len(group) - 1} sharing its score)" in text, text
     assert f"{5.0 + len(group) - 1:+.2f}" in text
     assert all(html.escape(names[x]) not in text for x in group[1:]), text
+
+
+def test_a_contribution_that_rounds_to_zero_shows_no_direction():
+    from livejudge.outputs.html_report import _dimensions_html
+
+    def row(c):
+        w = {"dimensions": {"intonation": {"score": 3.1, "evidence": 12.0, "evidence_unit": "s", "gated": False,
+                                           "contribution": c}}}
+        return next(r for r in _dimensions_html(w).split("<tr") if ">intonation<" in r)
+
+    assert "0.00</td>" in row(0.004) and "→" not in row(0.004) and "→" not in row(-0.004)
+    assert "+0.01" in row(0.006) and "→ machine" in row(0.006)
+    assert "-0.30" in row(-0.3) and "→ human" in row(-0.3)

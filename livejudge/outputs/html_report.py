@@ -474,12 +474,14 @@ def _dimensions_html(window: dict | None, view: dict | None = None) -> str:
             note = ("one shared score with " + ", ".join(names_by_id.get(x, x) for x in shared[did])
                     + " (one learned direction: one piece of evidence; the 1–5 scores differ only by scale and cut-points)"
                     + (f"; {note}" if note else ""))
-        side = "" if gated or abs(c) < 1e-9 else (' <span class="machine">→ machine</span>' if c > 0
-                                                    else ' <span class="human">→ human</span>')
+        # a direction only where the shown value (two decimals) has one: "+0.00 → machine" read as a pull
+        side = "" if gated or round(c, 2) == 0 else (' <span class="machine">→ machine</span>' if c > 0
+                                                     else ' <span class="human">→ human</span>')
+        shown = f"{c:+.2f}" if round(c, 2) != 0 else "0.00"
         out.append(f"<tr{cls}><td>{_esc(cat_cell)}</td><td>{_esc(name)}</td>"
                    f'<td class="num">{"3 (no lean)" if gated else _fmt(d.get("score"), 1)}</td>'
                    f"<td>{_esc(ev)}</td><td>{'yes: too little evidence' if gated else 'no'}</td>"
-                   f'<td class="num">{"–" if gated else f"{c:+.2f}"}{side}</td>'
+                   f'<td class="num">{"–" if gated else shown}{side}</td>'
                    f"<td class=\"muted\">{_esc(note)}</td></tr>")
     out.append("</table>")
     return "".join(out)
