@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from livejudge.judge.model.frame_cnn import MIN_FRAMES  # fewer kept frames: not fitted on; scored as a neutral (zero) input
+
 CROP = 150
-MIN_FRAMES = 8  # fewer kept frames than this: not fitted on; scored as a neutral (zero) input
 
 
 def make_net(k: int):
