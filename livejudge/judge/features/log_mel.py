@@ -73,3 +73,29 @@ def log_mel(x: np.ndarray, padding: int = HOP) -> np.ndarray:
     logs = np.log10(np.clip(mel, 1e-10, None))
     logs = np.maximum(logs, logs.max() - 8.0)
     return ((logs + 4.0) / 4.0).astype(np.float32)
+
+
+def mel_pieces(x: np.ndarray, chunk_s: float = 30.0) -> list[np.ndarray]:
+    """A Whisper encoder's input for one clip: pieces of ``chunk_s`` (30 s: the encoder's 1500
+    positions × 20 ms), each at its own length, as log-mel.
+
+    Args:
+        x: float32, shape (n_samples,), 16 kHz mono, at least 0.04 s.
+    Returns:
+        per piece, float32 (80, 2N) log-mel (``log_mel``; an odd last column dropped, a tail under
+        0.04 s zero-padded to it: its frames are masked as padding).
+    Raises:
+        ValueError: empty or non-1-D input.
+    """
+    x = np.asarray(x, dtype=np.float32)
+    if x.ndim != 1 or len(x) < 640:
+        raise ValueError(f"encoder input must be 1-D float32 audio of at least 0.04 s, got shape {x.shape}")
+    chunk = int(chunk_s * 16000)
+    out = []
+    for a in range(0, len(x), chunk):
+        piece = x[a:a + chunk]
+        if len(piece) < 640:
+            piece = np.pad(piece, (0, 640 - len(piece)))
+        feats = log_mel(piece)  # (80, n_mel_frames)
+        out.append(feats[:, :feats.shape[1] - feats.shape[1] % 2])
+    return out

@@ -64,7 +64,7 @@ from livejudge.judge.features.backbones.acoustic import EVIDENCE_MIN as ACOUSTIC
 from livejudge.judge.features.backbones.acoustic import VECTOR_NAMES as ACOUSTIC_NAMES
 from livejudge.judge.features.backbones.acoustic import AcousticBackbone
 from livejudge.judge.features.backbones.base import Embedding, Evidence
-from livejudge.judge.features.log_mel import log_mel
+from livejudge.judge.features.log_mel import mel_pieces
 
 SAMPLE_RATE = 16000
 FRAME_S = 0.02
@@ -191,31 +191,6 @@ def pool_turns(readouts: Sequence[TurnReadout]) -> tuple[np.ndarray, float]:
     return np.concatenate(parts).astype(np.float32), float(sum(r.voiced_s for r in rs))
 
 
-def mel_pieces(x: np.ndarray) -> list[np.ndarray]:
-    """The encoder's input for one clip: 30 s pieces, each at its own length, as log-mel.
-
-    Args:
-        x: float32, shape (n_samples,), 16 kHz mono, at least 0.04 s.
-    Returns:
-        per piece, float32 (80, 2N) log-mel (``log_mel``; an odd last column dropped, a tail under
-        0.04 s zero-padded to it: its frames are masked as padding).
-    Raises:
-        ValueError: empty or non-1-D input.
-    """
-    x = np.asarray(x, dtype=np.float32)
-    if x.ndim != 1 or len(x) < 640:
-        raise ValueError(f"encoder input must be 1-D float32 audio of at least 0.04 s, got shape {x.shape}")
-    chunk = int(MAX_CHUNK_S * SAMPLE_RATE)
-    out = []
-    for a in range(0, len(x), chunk):
-        piece = x[a:a + chunk]
-        if len(piece) < 640:
-            piece = np.pad(piece, (0, 640 - len(piece)))
-        feats = log_mel(piece)  # (80, n_mel_frames)
-        out.append(feats[:, :feats.shape[1] - feats.shape[1] % 2])
-    return out
-
-
 class WhisperEncoder:
     """CTranslate2 Whisper encoder on the CPU.
 
@@ -266,7 +241,7 @@ class WhisperEncoder:
             ValueError: empty or non-1-D input.
         """
         outs = []
-        for mel in mel_pieces(x):
+        for mel in mel_pieces(x, MAX_CHUNK_S):
             feats = np.ascontiguousarray(mel[None], dtype=np.float32)
             with self._lock:
                 out = self.model.encode(self._ct2.StorageView.from_array(feats), to_cpu=True)

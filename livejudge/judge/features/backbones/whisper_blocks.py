@@ -29,6 +29,8 @@ from pathlib import Path
 import numpy as np
 from scipy.special import erf
 
+from livejudge.judge.features.log_mel import mel_pieces
+
 SAMPLE_RATE = 16000
 FRAME_S = 0.02
 KEEP_DB = 35.0
@@ -160,8 +162,6 @@ class WhisperBlocks:
         Raises:
             ValueError: empty or non-1-D input.
         """
-        from livejudge.judge.features.backbones.whisper import mel_pieces
-
         frames = np.concatenate([self.encode_mel(m) for m in mel_pieces(x)])
         n_real = int(np.ceil(len(x) / (FRAME_S * SAMPLE_RATE)))
         return frames[:n_real]
