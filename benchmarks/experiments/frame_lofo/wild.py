@@ -124,11 +124,6 @@ def train(seed: int) -> None:
     print(f"-> {path}: {len(rows)} rows ({len(fit)} fit, {len(cl)} calibration), {time.time() - t0:.0f} s")
 
 
-def _logit(p):
-    p = np.clip(np.asarray(p, float), 1e-6, 1 - 1e-6)
-    return np.log(p / (1 - p))
-
-
 def score(json_out: Path | None) -> int:
     import torch
 
@@ -147,7 +142,7 @@ def score(json_out: Path | None) -> int:
         net = cnn.make_net(3)
         net.load_state_dict(m["state"])
         s = cnn.scores(net, m["mu"], m["sd"], [frames[k] for k in keys])
-        P.append(dict(zip(keys, 1 / (1 + np.exp(-(m["a"] * s + m["c"]))))))
+        P.append(dict(zip(keys, fl.JL.sigmoid(m["a"] * s + m["c"]))))
     with (REPO / "benchmarks" / "data" / "wild_manifest_8.csv").open() as f:
         b8 = {r["path"] for r in csv.DictReader(f) if r["label"] == "machine" and r["licence"] not in fl.JL.FIT_OK}
     cmp = rule._compare()
@@ -164,7 +159,7 @@ def score(json_out: Path | None) -> int:
             for j, p in enumerate(P):
                 variants[f"cnn s{j}"] = [float(p[k]) for k in ks]
             mean_cnn = np.mean([[p[k] for k in ks] for p in P], 0)
-            variants["log-odds mean"] = [None if d["p"] is None else float(1 / (1 + np.exp(-(_logit(d["p"]) + _logit(c)) / 2)))
+            variants["log-odds mean"] = [None if d["p"] is None else float(fl.JL.sigmoid((fl.JL.logit(d["p"]) + fl.JL.logit(c)) / 2))
                                          for d, c in zip(ds, mean_cnn)]
             row = {}
             for v, ps in variants.items():

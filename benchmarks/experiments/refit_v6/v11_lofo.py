@@ -18,12 +18,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from judge_lofo import roc_auc  # noqa: E402
-
-
-def logit(p):
-    p = np.clip(np.asarray(p, float), 1e-6, 1 - 1e-6)
-    return np.log(p / (1 - p))
+from judge_lofo import logit, roc_auc, sigmoid  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -43,7 +38,7 @@ def main(argv=None) -> int:
     y = (meta[V["idx"], 0] == "human").astype(int)
     p0 = V["p"]
     pc = np.mean([c["p"] for c in C], axis=0)
-    pb = 1 / (1 + np.exp(-(logit(p0) + logit(pc)) / 2))
+    pb = sigmoid((logit(p0) + logit(pc)) / 2)
     fam = V["families"][V["fold"]]
     rows = {}
     print(f"{'held-out family':28} {'v5 heads':>9} {'CNN mean':>9} {'v11 (both)':>10} {'change':>8}")

@@ -162,11 +162,13 @@ def blend(p_head: float, p_frames: float | None, weight: float) -> float:
     ``livejudge.judge.training.blend`` uses for two linear heads)."""
     if p_frames is None:
         return float(p_head)
+    return float(1.0 / (1.0 + np.exp(-((1 - weight) * log_odds(p_head) + weight * log_odds(p_frames)))))
 
-    def lo(p: float) -> float:
-        p = min(max(float(p), 1e-6), 1 - 1e-6)
-        return float(np.log(p / (1 - p)))
-    return float(1.0 / (1.0 + np.exp(-((1 - weight) * lo(p_head) + weight * lo(p_frames)))))
+
+def log_odds(p: float) -> float:
+    """log(p / (1 − p)) of a probability clipped to [1e-6, 1 − 1e-6] (as ``judge_lofo.logit``)."""
+    p = min(max(float(p), 1e-6), 1 - 1e-6)
+    return float(np.log(p / (1 - p)))
 
 
 

@@ -30,6 +30,7 @@ from livejudge.timing.window import WindowSnapshot
 from livejudge.judge.model.dimensions import NEUTRAL_SCORE
 from livejudge.judge.model.head import HeadConfig, HeadError, head_summary, mismatch_message, validity_line
 from livejudge.judge.model.frame_cnn import blend as frame_blend
+from livejudge.judge.model.frame_cnn import log_odds as frame_log_odds
 from livejudge.judge.model.numpy_head import READOUT_SOURCES, TOP_K, NumpyHead, top_contributions
 
 if TYPE_CHECKING:  # a torch JudgeHead is still accepted (training, tests); inference runs in numpy
@@ -318,8 +319,7 @@ class Judge:
             if frame_p[n] is not None:  # the log-odds blend (frame_cnn.blend); dimensions keep their share
                 wf = self.frame_readout.config.weight
                 p_h, scale = frame_blend(p_h, frame_p[n], wf), 1.0 - wf
-                q = min(max(frame_p[n], 1e-6), 1 - 1e-6)
-                f_contrib = -wf * float(np.log(q / (1 - q)))
+                f_contrib = -wf * frame_log_odds(frame_p[n])
             dims = {}
             for k, d in enumerate(self.dimensions):
                 g = gated[k]
