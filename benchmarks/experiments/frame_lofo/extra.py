@@ -1,0 +1,201 @@
+"""v12 (``../refit_v6/README.md``, "v12"): the stage-2 CNN with the open rows of the later batches as
+extra training rows (issue 19).
+
+    extra.py extract        build the extra rows' dialogues (``judge_lofo.build_calls`` with round 2's
+                            arguments) and keep their stage-2 frames (extract.py's energy rule)
+                            -> $FRAME_OUT/extra_l2.npz
+    extra.py lofo --seed S  round 2's 45 folds, test rows unchanged; each fold network trains on the
+                            fold's round-2 training rows plus the extra rows that are not of its
+                            held-out family, not of its held-out human groups and share no voice or
+                            speaker with its test rows -> $FRAME_OUT/preds_frame_cnn_stage2_extra[_sS].npz
+    extra.py train --seed S the product's network: round 3's rows (``wild.py train``) plus every extra
+                            row -> $FRAME_OUT/wild_cnn2x_sS.pt (``make_v11.py`` exports it)
+
+Extra rows: the rows of ``EXTRA`` (benchmarks/data/wild_manifest_{4,6,7,8}.csv as gathered under
+/work/exp/wild) whose licence allows fitting (``judge_lofo.FIT_OK``), English, not of round 2's
+excluded families (``fl.EXCLUDE_V4``), no dialogue of a sealed family, group or voice.
+Environment as round 3 (``wild.py``): LFCC_MANIFESTS with round 2's four manifests, FRAME_OUT=.scratch/frame_lofo_r2.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fl  # noqa: E402  (puts the repo and benchmarks/ on sys.path)
+
+JL, C = fl.JL, fl.common
+WILD_DIR = Path(os.environ.get("WILD_DIR", "/work/exp/wild"))
+EXTRA = [WILD_DIR / n for n in ("manifest_conv4.csv", "manifest_comm6.csv", "manifest_comm7.csv", "manifest_comm8.csv")]
+OUT = fl.OUT / "extra_l2.npz"
+SR = 16000
+
+
+def extra_rows(sealed) -> list[dict]:
+    """The extra rows (module docstring); a row of a sealed family or group is refused outright."""
+    rows = [r for m in EXTRA for r in JL.read_manifest(m)]
+    rows = [r for r in rows if r.get("fit") and (r.get("lang") or "en") == C.LANG and r["family"] not in fl.EXCLUDE_V4]
+    bad = [r["path"] for r in rows if r["family"] in set(sealed.families) or r["family"] in set(sealed.groups)]
+    if bad:
+        sys.exit(f"{len(bad)} extra rows of a sealed family or group, e.g. {bad[0]}: refusing")
+    return rows
+
+
+def extract() -> None:
+    import layers
+    from livejudge.judge.features.backbones.whisper import FRAME_S
+
+    _, _, sealed, _, key0 = fl.setup()
+    rows = extra_rows(sealed)
+    enc = layers.Encoder()
+    hop = int(FRAME_S * SR)
+    calls = JL.build_calls(rows, C.SEED, C.TURNS, C.PER_HUMAN, C.PER_VOICE, C.PER_FAMILY, C.HUMAN_GROUP)
+    frames, meta, t0, n_s = [], [], time.time(), 0.0
+    for d, m in calls:
+        if sealed.is_sealed(m):
+            sys.exit(f"an extra dialogue is sealed ({m}): refusing")
+        a = d.call.agent.astype(np.float32)
+        kept = []
+        for p in (q for q in d.truth.placed if q.channel == "agent" and q.kind == "turn"):
+            x = a[int(p.onset_s * SR):int(p.offset_s * SR)]
+            if len(x) < 640:
+                continue
+            n_s += len(x) / SR
+            st = encode(enc, x)[2]
+            n = min(len(st), len(x) // hop)
+            e = 10 * np.log10(np.mean(x[:n * hop].astype(np.float64).reshape(n, hop) ** 2, axis=1) + 1e-12)
+            kept.append(st[:n][e > e.max() - 35.0].astype(np.float16))
+        frames.append(np.concatenate(kept) if kept else np.zeros((0, 384), np.float16))
+        meta.append({k: m[k] for k in ("label", "family", "speaker", "group", "channel")})
+    fr = np.empty(len(frames), object)
+    fr[:] = frames
+    key = hashlib.sha256("".join(p.read_text() for p in EXTRA).encode() + key0.encode()).hexdigest()[:16]
+    np.savez(OUT, frames=fr, meta=json.dumps(meta), key=key, key_round2=key0)
+    print(f"-> {OUT}: {len(meta)} dialogues from {len(rows)} rows, {n_s:.0f} s agent speech, "
+          f"{sum(m['label'] == 'human' for m in meta)} with a person as agent, {time.time() - t0:.0f} s")
+
+
+def encode(enc, x):
+    """Every stage's frames of one turn (30 s pieces), as ``extract.encode``."""
+    from livejudge.judge.features.backbones.whisper import MAX_CHUNK_S
+    from livejudge.judge.features.log_mel import log_mel
+
+    chunk = int(MAX_CHUNK_S * SR)
+    parts = []
+    for a in range(0, len(x), chunk):
+        piece = x[a:a + chunk]
+        if len(piece) < 640:
+            piece = np.pad(piece, (0, 640 - len(piece)))
+        mel = log_mel(piece)
+        parts.append(enc.encode_layers(mel[:, :mel.shape[1] - mel.shape[1] % 2]))
+    return [np.concatenate([p[s] for p in parts]) for s in range(len(parts[0]))]
+
+
+def load_all():
+    """(FR, meta, y, n0, folds): round 2's stage-2 frames and meta with the extra dialogues after them
+    (indices n0…); folds are round 2's."""
+    calls, meta0, sealed, aug, key = fl.setup()
+    Z = np.load(fl.OUT / "whisper_frames_l2.npz", allow_pickle=True)
+    if str(Z["key"]) != key or len(Z["frames"]) != len(meta0):
+        sys.exit(f"stage-2 frames were extracted for another corpus (key {Z['key']} vs {key}): set LFCC_MANIFESTS as round 2")
+    X = np.load(OUT, allow_pickle=True)
+    if str(X["key_round2"]) != key:
+        sys.exit(f"{OUT} was extracted beside another round-2 corpus: run extra.py extract again")
+    meta_x = json.loads(str(X["meta"]))
+    FR = list(Z["frames"]) + list(X["frames"])
+    meta = list(meta0) + meta_x
+    y = np.array([1 if m["label"] == "human" else 0 for m in meta])
+    folds = list(fl.P.outer_folds(meta0, sealed, aug, C.GROUP_CHUNKS))
+    return FR, meta, y, len(meta0), folds, sealed, meta0
+
+
+def extra_for_fold(meta, n0: int, fold) -> np.ndarray:
+    """Indices of the extra dialogues a fold may train on (module docstring)."""
+    test_voices = {(meta[i]["label"], meta[i]["speaker"]) for i in fold.test}
+    held_groups = set(fold.group.split("+"))
+    keep = [i for i in range(n0, len(meta))
+            if not (meta[i]["label"] == "machine" and meta[i]["family"] == fold.family)
+            and not (meta[i]["label"] == "human" and (meta[i]["group"] in held_groups or meta[i]["family"] in held_groups))
+            and (meta[i]["label"], meta[i]["speaker"]) not in test_voices]
+    return np.array(keep, dtype=int)
+
+
+def lofo(seed: int, threads: int) -> None:
+    import torch
+
+    import temporal_cnn as cnn
+    from livejudge.judge.training.whisper_head import class_weights, fit_logistic
+
+    torch.set_num_threads(threads)
+    FR, meta, y, n0, folds, sealed, meta0 = load_all()
+    t0 = time.time()
+    fi, ti, ps, n_extra = [], [], [], []
+    for k, fold in enumerate(folds):
+        fl.P.check_nested(meta0, sealed, fold, np.array([], int))
+        ex = extra_for_fold(meta, n0, fold)
+        train_idx = np.concatenate([fold.train, ex])
+        cal = JL.calib_split(meta, train_idx, C.SEED)
+        fit, cl = train_idx[~cal], train_idx[cal]
+        net, mu, sd = cnn.train(FR, y, fit, seed, 3, 12)
+        s_cl = cnn.scores(net, mu, sd, [FR[i] for i in cl])
+        ab, c = fit_logistic(s_cl[:, None], y[cl], 1e-4, class_weights(y[cl]))
+        p = JL.sigmoid(max(float(ab[0]), 1e-3) * cnn.scores(net, mu, sd, [FR[i] for i in fold.test]) + c)
+        fi.append(np.full(len(fold.test), k))
+        ti.append(fold.test)
+        ps.append(p)
+        n_extra.append(len(ex))
+        print(f"fold {k + 1}/{len(folds)} {fold.family}/{fold.group[:24]} +{len(ex)} extra auc "
+              f"{JL.roc_auc(p, y[fold.test]):.3f} ({time.time() - t0:.0f} s)", flush=True)
+    out = fl.preds_path("frame_cnn_stage2_extra" + (f"_s{seed}" if seed else ""))
+    np.savez(out, fold=np.concatenate(fi), idx=np.concatenate(ti), p=np.concatenate(ps),
+             families=np.array([f.family for f in folds]), groups=np.array([f.group for f in folds]),
+             n_extra=np.array(n_extra), seconds=time.time() - t0)
+    print(f"-> {out}")
+
+
+def train(seed: int) -> None:
+    import torch
+
+    import temporal_cnn as cnn
+    from wild import NOW_MEASURE_ONLY
+    from livejudge.judge.training.whisper_head import class_weights, fit_logistic
+
+    torch.set_num_threads(2)
+    FR, meta, y, n0, folds, sealed, meta0 = load_all()
+    rows = np.array([i for i, m in enumerate(meta) if m["speaker"] not in NOW_MEASURE_ONLY])
+    cal = JL.calib_split(meta, rows, C.SEED)
+    fit, cl = rows[~cal], rows[cal]
+    t0 = time.time()
+    net, mu, sd = cnn.train(FR, y, fit, seed)
+    s_cl = cnn.scores(net, mu, sd, [FR[i] for i in cl])
+    ab, c = fit_logistic(s_cl[:, None], y[cl], 1e-4, class_weights(y[cl]))
+    path = fl.OUT / f"wild_cnn2x_s{seed}.pt"
+    torch.save({"state": net.state_dict(), "mu": mu, "sd": sd, "a": max(float(ab[0]), 1e-3), "c": float(c),
+                "rows": len(rows), "fit": len(fit), "calib": len(cl), "extra": len(meta) - n0,
+                "seconds": time.time() - t0}, path)
+    print(f"-> {path}: {len(rows)} rows ({len(meta) - n0} extra; {len(fit)} fit, {len(cl)} calibration), {time.time() - t0:.0f} s")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("step", choices=("extract", "lofo", "train"))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=2, help="torch threads for lofo (1 to run two seeds side by side)")
+    a = ap.parse_args()
+    if a.step == "extract":
+        extract()
+    elif a.step == "lofo":
+        lofo(a.seed, a.threads)
+    else:
+        train(a.seed)
+
+
+if __name__ == "__main__":
+    main()
