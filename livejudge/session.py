@@ -568,17 +568,21 @@ class Session:
         with self._lock:
             tl = self.timeline
             if self._summary_cache is None or self._summary_cache[0] is not tl:
-                self._summary_cache = (tl, summarize(tl))
+                # the talk-over counts are the verdicts' (same thresholds): one rule, not two
+                self._summary_cache = (tl, summarize(tl, self._verdicts_of(tl)))
             return self._summary_cache[1]
+
+    def _verdicts_of(self, tl: Timeline) -> list[Verdict]:
+        """The verdicts of timeline ``tl`` (the session's config), cached per timeline; call under the lock."""
+        if self._verdict_cache is None or self._verdict_cache[0] is not tl:
+            self._verdict_cache = (tl, find_verdicts(tl, self.config.verdicts))
+        return self._verdict_cache[1]
 
     @property
     def verdicts(self) -> list[Verdict]:
         """Per-event verdicts of everything so far (``livejudge.timing.verdicts``), by moment."""
         with self._lock:
-            tl = self.timeline
-            if self._verdict_cache is None or self._verdict_cache[0] is not tl:
-                self._verdict_cache = (tl, find_verdicts(tl, self.config.verdicts))
-            return list(self._verdict_cache[1])
+            return list(self._verdicts_of(self.timeline))
 
     @property
     def settled_verdicts(self) -> list[Verdict]:

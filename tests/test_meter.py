@@ -26,6 +26,9 @@ def test_meter_fits_80x24_and_shows_the_numbers():
     assert f"p50 {p50:.2f}" in text
     assert f"P(human) {r['judge'][-1]['p_human']:4.2f}" in text
     assert f"user barge-ins {r['summary']['user_barge_in_count']}" in text
+    # the agent's start 0.3 s before the user ended is an early start (as its verdict says), not a talk-over
+    assert (r["summary"]["agent_talk_over_count"], r["summary"]["agent_early_start_count"]) == (0, 1)
+    assert "talk-overs 0 (+1 early) · overlap" in text
     assert "intonation" in text and "PRIOR" in text
 
 

@@ -3,8 +3,14 @@
 import pytest
 
 from livejudge.events import BargeIn, SpeechSegment as S, Transition
-from livejudge.timing.metrics import summarize
+from livejudge.timing.metrics import summarize as _summarize
 from livejudge.timing.turns import TurnConfig, analyze
+from livejudge.timing.verdicts import VerdictConfig, verdicts
+
+
+def summarize(tl, config: VerdictConfig | None = None):
+    """The summary as a session makes it: talk-overs counted from the timeline's verdicts."""
+    return _summarize(tl, verdicts(tl, config))
 
 
 def test_turns_merge_pauses_and_response_latency():
@@ -52,7 +58,25 @@ def test_agent_talk_over_is_a_negative_latency():
     assert tl.response_latencies_s == pytest.approx([-0.3])
     assert tl.barge_ins == (BargeIn("agent", 2.7, pytest.approx(0.3)),)
     sm = summarize(tl)
-    assert sm.agent_talk_over_count == 1 and sm.barge_in_count == 0
+    # the user ended 0.3 s after the agent's start, within talk_over_grace_s (0.6 s): the verdicts
+    # call it an early start, not a talk-over, and so does the summary
+    assert sm.agent_talk_over_count == 0 and sm.agent_early_start_count == 1 and sm.barge_in_count == 0
+
+
+def test_summary_counts_talk_overs_and_early_starts_as_the_verdicts_do():
+    """The summary counted every agent start inside user speech as a talk-over ("agent talk-overs
+    3") while the verdicts called some of them acceptable early starts (a new user's trial)."""
+    segs = [S("user", 0.0, 3.0), S("agent", 2.7, 6.0),   # the user ends 0.3 s after: early start
+            S("user", 7.0, 12.0), S("agent", 9.0, 14.0)]  # the user goes on 3.0 s: talk-over
+    tl = analyze(segs)
+    assert [b.by for b in tl.barge_ins] == ["agent", "agent"]
+    vs = {(v.outcome, v.t_s) for v in verdicts(tl) if v.kind == "talk_over"}
+    assert vs == {("early_start", 2.7), ("talk_over", 9.0)}
+    sm = summarize(tl)
+    assert (sm.agent_talk_over_count, sm.agent_early_start_count) == (1, 1)
+    # the threshold is the verdicts' own: a grace above 3.0 s makes both early starts
+    sm = summarize(tl, VerdictConfig(talk_over_grace_s=3.5))
+    assert (sm.agent_talk_over_count, sm.agent_early_start_count) == (0, 2)
 
 
 def test_summary_statistics_by_hand():

@@ -9,12 +9,14 @@ The rule per metric (``RULES``):
 * response latency p50/p90/mean: **closer to the human band is better** — distance to
   0–0.742 s (Stivers et al. 2009; SPEARBench Table III human row), 0 inside the band;
 * gap mean: closer to the typical human gap of 0.2 s is better (Levinson & Torreira 2015);
-* yield time after a barge-in, barge-ins the agent talked through, agent talk-overs, dropped
-  windows: lower is better (a human stops quickly and does not talk over);
+* yield time after a barge-in, barge-ins the agent talked through, agent talk-overs (as the
+  verdicts judge them: early starts excluded), dropped windows: lower is better (a human stops
+  quickly and does not talk over);
 * mean P(human) and each dimension score (1 machine-like … 5 human-like): higher is better;
 * backchannels: more is better (HEURISTIC: people backchannel, agents rarely do);
-* user barge-ins, overlap ratio, agent share of talk, counts: shown without a verdict (they
-  depend on the user and the task as much as on the agent).
+* user barge-ins, agent early starts (the caller ended within the verdicts' grace: human-like,
+  people start a third of their answers early, SPEARBench Table III), overlap ratio, agent share of
+  talk, counts: shown without a verdict (they depend on the user and the task as much as on the agent).
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ RULES: dict[str, Rule] = {
     "yield_mean_s": Rule("lower", "lower is better (the agent stops sooner when interrupted)", short="lower"),
     "yield_none_count": Rule("lower", "lower is better (barge-ins the agent talked through)", short="lower"),
     "agent_talk_over_count": Rule("lower", "lower is better (the agent starting over the user)", short="lower"),
+    "agent_early_start_count": _NONE,
     "overlap_ratio": _NONE,
     "backchannel_count": Rule("higher", "more is better (HEURISTIC: people backchannel, agents rarely do)", short="higher"),
     "talk_ratio": _NONE,
@@ -89,7 +92,8 @@ RULES: dict[str, Rule] = {
 _DIM_RULE = Rule("higher", "higher is better (1 machine-like … 5 human-like)", short="higher")
 
 ROWS = ["duration_s", "latency_count", "latency_p50_s", "latency_p90_s", "latency_mean_s", "gap_mean_s",
-        "user_barge_in_count", "yield_mean_s", "yield_none_count", "agent_talk_over_count", "overlap_ratio",
+        "user_barge_in_count", "yield_mean_s", "yield_none_count", "agent_talk_over_count",
+        "agent_early_start_count", "overlap_ratio",
         "backchannel_count", "talk_ratio", "mean_p_human", "dropped_windows"]
 
 LABELS = {
@@ -97,7 +101,8 @@ LABELS = {
     "latency_p90_s": "response latency p90 (s)", "latency_mean_s": "response latency mean (s)",
     "gap_mean_s": "gap mean, all transitions (s)", "user_barge_in_count": "barge-ins by the user",
     "yield_mean_s": "agent yield time after a barge-in (s)", "yield_none_count": "barge-ins the agent talked through",
-    "agent_talk_over_count": "agent talk-overs", "overlap_ratio": "overlap (share of speech time)",
+    "agent_talk_over_count": "agent talk-overs",
+    "agent_early_start_count": "agent early starts (the user ended soon after)", "overlap_ratio": "overlap (share of speech time)",
     "backchannel_count": "backchannels", "talk_ratio": "agent share of talk", "mean_p_human": "mean P(human)",
     "dropped_windows": "dropped judge windows",
 }

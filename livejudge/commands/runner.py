@@ -483,10 +483,14 @@ def print_summary(result: dict) -> None:
     def f(x, unit=""):
         return "–" if x is None else f"{x:.2f}{unit}"
 
+    # the agent's starts in the caller's speech as the verdicts judge them: talk-overs (+ early starts)
+    early = sm.get("agent_early_start_count") or 0
+    over = f"agent talk-overs {sm['agent_talk_over_count']}" + (
+        f" (+{early} early start{'s' if early != 1 else ''})" if early else "")
     print(
         f"livejudge: {result['duration_s']:.1f}s · latency p50 {f(sm['latency_p50_s'], 's')} "
         f"p90 {f(sm['latency_p90_s'], 's')} (n={sm['latency_count']}) · barge-ins by the user {sm.get('user_barge_in_count', sm['barge_in_count'])}, "
-        f"by the agent {sm['agent_talk_over_count']} "
+        f"{over} "
         f"· backchannels {sm['backchannel_count']} · mean P(human) {f(sm['mean_p_human'])} "
         f"· windows {sm['judged_windows']} judged, {sm['dropped_windows']} dropped",
         file=sys.stderr,

@@ -347,7 +347,13 @@ def _summary_html(doc: dict) -> str:
         _card("barge-ins by the user", str(user_bi if user_bi is not None else "–"),
               f"agent yielded in {_fmt(sm.get('yield_mean_s'), 2, ' s')} on average; "
               f"kept talking {sm.get('yield_none_count', 0)}×"),
-        _card("agent talked over the user", str(sm.get("agent_talk_over_count", "–"))),
+        _card("agent talked over the user", str(sm.get("agent_talk_over_count", "–")),
+              # early starts are the verdicts' human-like talk_over outcome: counted apart (older
+              # results have no such count and counted them in)
+              "" if sm.get("agent_early_start_count") is None else
+              f"+{sm['agent_early_start_count']} early start{'' if sm['agent_early_start_count'] == 1 else 's'} "
+              f"(the user ended within {_fmt((doc.get('verdict_config') or {}).get('talk_over_grace_s'), 1, ' s')}: "
+              "human-like)"),
         _card("overlap", "–" if sm.get("overlap_ratio") is None else f"{sm['overlap_ratio'] * 100:.1f} %",
               f"{_fmt(sm.get('overlap_s'), 1, ' s')} of speech time"),
         _card("backchannels", str(sm.get("backchannel_count", "–"))),

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from livejudge.events import Backchannel, BargeIn, JudgeResult, Transition
-from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE
+from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE, talk_over_counts
 from livejudge.timing.verdicts import Verdict, verdict_text
 
 if TYPE_CHECKING:
@@ -362,7 +362,7 @@ class Meter:
         tim.add_row(f"user barge-ins {sm.barge_in_count} · agent yield {fmt_s(sm.yield_mean_s)} s")
         tim.add_row(Text(f"  agent talked through {through} of them",
                          style="" if through else "dim"))
-        tim.add_row(f"agent talk-overs {sm.agent_talk_over_count} · overlap {sm.overlap_ratio * 100:.1f}%")
+        tim.add_row(talk_over_row(settled, sm.overlap_ratio, 39))
         tr = f"{sm.talk_ratio * 100:.0f}%" if sm.talk_ratio is not None else "–"
         tim.add_row(f"backchannels {sm.backchannel_count} · agent talk share {tr}")
         n_flag = sum(1 for v in settled if not v.ok)  # per-event verdicts (livejudge.timing.verdicts)
@@ -391,6 +391,17 @@ class Meter:
         lines.append(body)
         lines.extend(foot)
         return Group(*lines)
+
+
+def talk_over_row(settled: list, overlap_ratio: float, width: int) -> str:
+    """The meter's row of the agent's starts in the caller's speech, counted as the settled
+    verdicts judge them (``talk_over_counts``), and the overlap: "talk-overs 1 (+2 early) · overlap
+    7.0%" (talk-overs flagged; early starts, the caller ending within ``talk_over_grace_s``, are
+    human-like). The overlap (share of speech time, %) loses its decimal when the row would pass
+    ``width`` columns."""
+    over, early = talk_over_counts(settled)
+    row = f"talk-overs {over} (+{early} early) · overlap {overlap_ratio * 100:.1f}%"
+    return row if len(row) <= width else f"talk-overs {over} (+{early} early) · overlap {overlap_ratio * 100:.0f}%"
 
 
 def judge_label(info: dict) -> str:

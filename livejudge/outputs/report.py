@@ -20,7 +20,10 @@ Keys (all times in seconds on the session clock unless the name says otherwise):
 * ``summary``: verdict counts and flagged rates (``verdict_<kind>_<outcome>_count``,
   ``verdict_<kind>_flagged_rate``, ``verdict_flagged_count``...), latency count/mean/p50/p90,
   barge-ins (``barge_in_count`` = length of
-  ``barge_ins`` = ``user_barge_in_count`` + ``agent_talk_over_count``), yield (after the
+  ``barge_ins``, both sides: ``user_barge_in_count`` + the agent's starts inside a user turn),
+  the agent's starts while the caller's speech sounds as the verdicts judge them
+  (``agent_talk_over_count``: talk-overs; ``agent_early_start_count``: early starts, the caller
+  ending within ``verdict_config.talk_over_grace_s`` seconds), yield (after the
   user's barge-ins), overlap ratio, backchannels, talk ratio, ``mean_p_human`` (over EVERY window
   with evidence: nothing else is left out), ``evidence_coverage`` (share of judged windows with
   evidence), dropped_windows
@@ -106,10 +109,13 @@ def build_result(session: Any) -> dict:
             "gap_count": sm.gap_count,
             "gap_mean_s": _r(sm.gap_mean_s),
             # barge_in_count counts the barge_ins list (both sides) = user_barge_in_count
-            # (user starts inside an agent turn) + agent_talk_over_count (agent inside a user turn)
+            # (user starts inside an agent turn) + the agent's starts inside a user turn; those the
+            # verdicts judge (agent starts while the caller's speech sounds) split into talk-overs
+            # and early starts exactly as the talk_over verdicts do
             "barge_in_count": len(tl.barge_ins),
             "user_barge_in_count": sm.barge_in_count,
             "agent_talk_over_count": sm.agent_talk_over_count,
+            "agent_early_start_count": sm.agent_early_start_count,
             "yield_mean_s": _r(sm.yield_mean_s),
             "yield_none_count": sm.yield_none_count,
             "overlap_ratio": _r(sm.overlap_ratio),

@@ -6,6 +6,7 @@ Every reference figure carries its source (see reference.md in the project's sha
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 import numpy as np
 
@@ -59,7 +60,11 @@ class Summary:
         latency_count/mean/p50/p90: agent response latencies (user→agent gap_s).
         gap_count/mean: all floor transitions (either direction).
         barge_in_count: user barge-ins (user starts inside an agent turn).
-        agent_talk_over_count: agent barge-ins (agent starts inside a user turn).
+        agent_talk_over_count: agent starts inside the caller's speech that the per-event verdicts
+            call a talk-over (the caller went on longer than ``VerdictConfig.talk_over_grace_s``
+            after the agent's onset; ``talk_over_counts``).
+        agent_early_start_count: agent starts inside the caller's speech that the verdicts call
+            an early start (the caller ended within ``talk_over_grace_s`` seconds: human-like).
         yield_mean_s: mean agent yield time after user barge-ins (those where it yielded).
         yield_none_count: user barge-ins the agent talked through (did not yield).
         overlap_ratio: time both speak at once / time anyone speaks.
@@ -75,6 +80,7 @@ class Summary:
     gap_mean_s: float | None
     barge_in_count: int
     agent_talk_over_count: int
+    agent_early_start_count: int
     yield_mean_s: float | None
     yield_none_count: int
     overlap_ratio: float
@@ -100,8 +106,30 @@ def _union_s(timeline: Timeline) -> float:
     return total
 
 
-def summarize(timeline: Timeline) -> Summary:
-    """Summary statistics of a Timeline (pure)."""
+def talk_over_counts(verdicts: Iterable) -> tuple[int, int]:
+    """(talk-overs, early starts) among per-event verdicts (``livejudge.timing.verdicts.Verdict``):
+    the ``talk_over`` verdicts by outcome. The rule and its threshold (``talk_over_grace_s``) are the
+    verdicts' own; this only counts them (verdicts imports this module, so not the reverse)."""
+    talk_over = early = 0
+    for v in verdicts:
+        if v.kind == "talk_over":
+            if v.outcome == "early_start":
+                early += 1
+            else:
+                talk_over += 1
+    return talk_over, early
+
+
+def summarize(timeline: Timeline, verdicts: Iterable) -> Summary:
+    """Summary statistics of a Timeline (pure).
+
+    Args:
+        timeline: ``turns.analyze`` output (or a live session's timeline).
+        verdicts: the timeline's per-event verdicts (``livejudge.timing.verdicts.verdicts(timeline,
+            config)`` with the thresholds the call is judged by): the agent's talk-overs and early
+            starts are counted from them (``talk_over_counts``), so the summary agrees with them.
+    """
+    talk_over, early = talk_over_counts(verdicts)
     lat = timeline.response_latencies_s
     gaps = [t.gap_s for t in timeline.transitions]
     user_bi = [b for b in timeline.barge_ins if b.by == "user"]
@@ -117,7 +145,8 @@ def summarize(timeline: Timeline) -> Summary:
         gap_count=len(gaps),
         gap_mean_s=float(np.mean(gaps)) if gaps else None,
         barge_in_count=len(user_bi),
-        agent_talk_over_count=sum(1 for b in timeline.barge_ins if b.by == "agent"),
+        agent_talk_over_count=talk_over,
+        agent_early_start_count=early,
         yield_mean_s=float(np.mean(yields)) if yields else None,
         yield_none_count=sum(1 for b in user_bi if b.yield_s is None),
         overlap_ratio=overlap_s / speech_s if speech_s > 0 else 0.0,
