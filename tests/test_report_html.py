@@ -352,3 +352,30 @@ def test_a_contribution_that_rounds_to_zero_shows_no_direction():
     assert "0.00</td>" in row(0.004) and "→" not in row(0.004) and "→" not in row(-0.004)
     assert "+0.01" in row(0.006) and "→ machine" in row(0.006)
     assert "-0.30" in row(-0.3) and "→ human" in row(-0.3)
+
+
+def test_one_long_gap_is_flagged_once(tmp_path):
+    """A reply after a 2.5 s gap gives two verdicts of one silence (dead air, agent's turn, and a
+    latency in the S2S range); the report listed the gap twice among its flagged moments (a new
+    user's trial). It is one row, numbered with both verdicts, one flagged moment and one cross."""
+    from livejudge.outputs.html_report import verdict_rows
+    from livejudge.testing.dialogues import DialogueBuilder
+
+    b = DialogueBuilder(seed=3)
+    b.user("cmu_cards_001")
+    b.agent("espeak_reply_02", gap_s=0.4)
+    b.user("cmu_cards_002", gap_s=0.3)
+    b.agent("espeak_reply_03", gap_s=2.5)
+    r = score_call(b.build().write(tmp_path / "gap.wav"), ScoreOptions(judge="none"))
+    flagged = [v for v in r["verdicts"] if not v["ok"]]
+    assert sorted((v["kind"], v["outcome"]) for v in flagged) == [("dead_air", "agent_silent"), ("latency", "s2s")]
+    assert all(abs(v["value_s"] - 2.5) < 0.05 for v in flagged)
+    rows = [row for row in verdict_rows(r["verdicts"]) if any(not v["ok"] for _, v in row)]
+    assert len(rows) == 1 and [v["kind"] for _, v in rows[0]] == ["latency", "dead_air"]
+    text = render_html(r)
+    table = text[text.index("<h2>Verdicts</h2>"):text.index("<h2>Response latency</h2>")]
+    red = re.findall(r'<tr><td class="num">([^<]*)</td><td class="num">[^<]*</td><td class="machine">([^<]*)</td>', table)
+    assert len(red) == 1, red
+    nums = sorted(i for i, v in enumerate(r["verdicts"]) if not v["ok"])
+    assert red[0][0] == ", ".join(map(str, nums)) and "dead air" in red[0][1]
+    assert "flagged moments<b>1 of 2</b>" in text

@@ -139,6 +139,42 @@ def check_result(doc: Any) -> dict:
         raise ReportError(str(exc)) from None
 
 
+def verdict_rows(vs: list[dict]) -> list[list[tuple[int, dict]]]:
+    """The report's rows of per-event verdicts (result ``verdicts``), one per moment, in order:
+    ``[[(index in vs, verdict), ...], ...]``. A reply's gap long enough to be dead air gives two
+    verdicts of one silence, the ``dead_air`` (from the caller's end, ``t_s``, lasting ``value_s``
+    seconds) and the reply's ``latency`` (at the agent's onset, the same ``value_s``); they are one
+    row, under the latency, so one gap is listed and flagged once (a new user saw a 2.5 s gap twice).
+    Every other verdict is a row of its own."""
+    lat_at = {}
+    for i, v in enumerate(vs):
+        if v.get("kind") == "latency" and v.get("t_s") is not None and v.get("value_s") is not None:
+            lat_at[round(float(v["t_s"]), 2)] = i
+    joined: dict[int, int] = {}  # dead-air index -> latency index
+    for i, v in enumerate(vs):
+        if v.get("kind") != "dead_air" or v.get("t_s") is None or v.get("value_s") is None:
+            continue
+        end = float(v["t_s"]) + float(v["value_s"])
+        j = lat_at.get(round(end, 2))
+        # the result rounds times to 0.1 ms: the same silence agrees to within a millisecond
+        if (j is not None and j not in joined.values() and abs(float(vs[j]["t_s"]) - end) <= 1e-3
+                and abs(float(vs[j]["value_s"]) - float(v["value_s"])) <= 1e-3):
+            joined[i] = j
+    extra = {j: i for i, j in joined.items()}
+    return [[(i, v)] + ([(extra[i], vs[extra[i]])] if i in extra else [])
+            for i, v in enumerate(vs) if i not in joined]
+
+
+def _flagged_moments(doc: dict) -> tuple[int, int] | None:
+    """(flagged, all) moments of the result's verdicts as the report lists them (``verdict_rows``);
+    None when the result has no verdicts list."""
+    vs = doc.get("verdicts")
+    if not isinstance(vs, list):
+        return None
+    rows = verdict_rows([v for v in vs if isinstance(v, dict)])
+    return sum(1 for r in rows if any(not v.get("ok") for _, v in r)), len(rows)
+
+
 # ---------------------------------------------------------------------------- plots
 def plot_timeline(doc: dict) -> str:
     """Two lanes (user, agent) of speech segments with their turns outlined, overlaps shaded,
@@ -173,9 +209,12 @@ def plot_timeline(doc: dict) -> str:
             ax.text(t0 + b["yield_s"], other_y - 0.48, f"yield {b['yield_s']:.2f} s", fontsize=7, ha="center")
         else:
             ax.text(t0, other_y - 0.48, "kept talking", fontsize=7, ha="center", color=COLORS["machine"])
-    flagged = [v for v in doc.get("verdicts") or [] if not v.get("ok") and v.get("t_s") is not None]
-    if flagged:  # per-event verdicts that flag the agent: a red cross above the lanes
-        ax.plot([v["t_s"] for v in flagged], [1.45] * len(flagged), marker="X", color=COLORS["machine"],
+    # per-event verdicts that flag the agent: a red cross above the lanes, one per moment as the
+    # verdict table lists them (a reply's dead air and its latency: one cross, at the reply)
+    flagged = [r[0][1]["t_s"] for r in verdict_rows([v for v in doc.get("verdicts") or [] if isinstance(v, dict)])
+               if any(not v.get("ok") for _, v in r) and r[0][1].get("t_s") is not None]
+    if flagged:
+        ax.plot(flagged, [1.45] * len(flagged), marker="X", color=COLORS["machine"],
                 ms=7, ls="none", zorder=6)
     ax.set_yticks([1.0, 0.0], ["user", "agent"])
     ax.set_ylim(-0.75, 1.6)
@@ -338,6 +377,7 @@ def _summary_html(doc: dict) -> str:
     ref = sm.get("latency_human_reference") or {}
     ph = sm.get("mean_p_human")
     user_bi = sm.get("user_barge_in_count", sm.get("barge_in_count"))
+    moments = _flagged_moments(doc)
     cards = [
         _card("duration", _fmt(doc.get("duration_s"), 1, " s")),
         _card("mean P(human)", _fmt(ph), "" if ph is None else ("human-like (≥ 0.5)" if ph >= 0.5 else "machine-like (< 0.5)")),
@@ -357,8 +397,11 @@ def _summary_html(doc: dict) -> str:
         _card("overlap", "–" if sm.get("overlap_ratio") is None else f"{sm['overlap_ratio'] * 100:.1f} %",
               f"{_fmt(sm.get('overlap_s'), 1, ' s')} of speech time"),
         _card("backchannels", str(sm.get("backchannel_count", "–"))),
-        _card("flagged moments", f"{sm.get('verdict_flagged_count', '–')} of {sm.get('verdict_count', '–')}",
-              "per-event verdicts: see Verdicts"),
+        _card("flagged moments", f"{sm.get('verdict_flagged_count', '–')} of {sm.get('verdict_count', '–')}"
+              if moments is None else f"{moments[0]} of {moments[1]}",
+              "per-event verdicts: see Verdicts" + (
+                  "" if moments is None or moments[1] == sm.get("verdict_count") else
+                  f" ({sm.get('verdict_count', '–')} verdicts: a reply's dead air is one moment with its latency)")),
         _card("agent share of talk", "–" if sm.get("talk_ratio") is None else f"{sm['talk_ratio'] * 100:.0f} %"),
         _card("judged windows", str(sm.get("judged_windows", "–")),
               f"{sm.get('no_evidence_windows', 0)} without evidence, {sm.get('dropped_windows', 0)} dropped"),
@@ -386,14 +429,23 @@ def _verdicts_html(doc: dict) -> str:
     rows.append("</table>")
     rows.append("<table><tr><th>#</th><th>time (s)</th><th>verdict</th><th>measured (s)</th><th>threshold (s)</th>"
                 "<th>basis</th></tr>")
-    for i, v in enumerate(vs):  # i: the number `livejudge check --pin-from RESULT --event N` takes
-        cls = "human" if v.get("ok") else "machine"
+    for row in verdict_rows(vs):  # numbers: what `livejudge check --pin-from RESULT --event N` takes
+        v = row[0][1]
+        cls = "human" if all(x.get("ok") for _, x in row) else "machine"
         text = str(v.get("text") or f"{v.get('kind')} {v.get('outcome')}").strip()
         text = text.split(" ", 1)[1] if text[:1].isdigit() or text[:1] == "-" else text
         basis = str(v.get("basis") or "")
         basis_html = '<span class="heuristic">HEURISTIC</span>' if basis.startswith("HEURISTIC") else _esc(basis)
-        rows.append(f'<tr><td class="num">{i}</td><td class="num">{_fmt(v.get("t_s"), 2)}</td><td class="{cls}">{_esc(text)}</td>'
-                    f'<td class="num">{_fmt(v.get("value_s"), 2)}</td><td class="num">{_fmt(v.get("threshold_s"), 2)}</td>'
+        threshold = _fmt(v.get("threshold_s"), 2)
+        for _, d in row[1:]:  # the dead air of the same silence (verdict_rows)
+            text += (f" · the same silence is dead air (over {_fmt(d.get('threshold_s'), 2)} s) "
+                     f"[{'ok' if d.get('ok') else 'FLAG'}]")
+            threshold += f"; dead air {_fmt(d.get('threshold_s'), 2)}"
+            if str(d.get("basis") or "").startswith("HEURISTIC") and "HEURISTIC" not in basis_html:
+                basis_html += '; dead air <span class="heuristic">HEURISTIC</span>'
+        num = ", ".join(str(i) for i in sorted(i for i, _ in row))
+        rows.append(f'<tr><td class="num">{num}</td><td class="num">{_fmt(v.get("t_s"), 2)}</td><td class="{cls}">{_esc(text)}</td>'
+                    f'<td class="num">{_fmt(v.get("value_s"), 2)}</td><td class="num">{threshold}</td>'
                     f"<td>{basis_html}</td></tr>")
     rows.append("</table>")
     return "".join(rows)
@@ -607,10 +659,11 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         "with no evidence.</p>",
         "<h2>Verdicts</h2>",
         _verdicts_html(doc),
-        '<p class="muted">One verdict per moment: caller barge-ins (did the agent yield, how fast), caller '
+        '<p class="muted">One row per judged moment: caller barge-ins (did the agent yield, how fast), caller '
         "backchannels (did the agent hold or falsely yield), caller pauses (did it wait or cut in), agent starts "
         "while the caller speaks, dead air, restarts after yielding, and each response latency against the "
-        "human bands. Latency bands carry their sources; the other thresholds "
+        "human bands (a reply after dead air is one row, numbered with both verdicts; the counts above are "
+        "per verdict). Latency bands carry their sources; the other thresholds "
         f"({_esc(doc.get('verdict_config') or {})}) are "
         '<span class="heuristic">HEURISTIC</span> and set by flags.</p>',
         "<h2>Response latency</h2>",
