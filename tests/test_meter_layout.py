@@ -136,7 +136,8 @@ def test_whisper_meter_shows_only_measured_dimensions_and_the_whole_validity_lin
     assert "NOT valid in the wild" in validity
     assert "\n".join(textwrap.wrap(validity, 80)) in text  # whole, wrapped at word boundaries
     # the validity line comes first; the dimension notes get the lines left, and say when they were cut
-    assert "one shared score: breathing/mouth" in text
+    # the row's "+N" explained under the rows in the report's words ("(+N sharing its score)")
+    assert f"breathing/mouth+{len(shared) - 1}: {len(shared) - 1} more sharing its" in text
     assert "not measured, head reads no text:" in text or "… (more in the report)" in text
     tall = render_text(s, "replay example_call.wav", height=30)  # a taller terminal shows the notes too
     assert "not measured, head reads no text:" in tall and "… (more in the report)" not in tall

@@ -432,8 +432,8 @@ def dimension_counts(result: JudgeResult, view: dict | None) -> tuple[int, int, 
 def dimension_rows(rows: list, view: dict | None) -> list[tuple[str, str, str]]:
     """The meter's dimension rows: (category, id, label). Without a ``view`` (a judge that does
     not say what it measures) all 18 rows; with ``Judge.info()["dimensions"]`` only the measured
-    dimensions, one row per group sharing a learned score (label "breathing/mouth+2": the first
-    member and how many more share its score)."""
+    dimensions, one row per group sharing a learned score (``group_label``: the first member and
+    how many more share its score, named in ``dimension_notes``)."""
     if not view:
         return [(cat, d, SHORT_NAMES.get(d, d)[:17]) for cat, d in rows]
     cat_of, last_cat = {}, ""
@@ -443,25 +443,33 @@ def dimension_rows(rows: list, view: dict | None) -> list[tuple[str, str, str]]:
     out, shown_cat = [], None
     for group in view.get("groups", []):
         first = group[0]
-        suffix = f"+{len(group) - 1}" if len(group) > 1 else ""
-        label = SHORT_NAMES.get(first, first)[:17 - len(suffix)] + suffix
         cat = cat_of.get(first, "")
-        out.append((cat if cat != shown_cat else "", first, label))
+        out.append((cat if cat != shown_cat else "", first, group_label(group)))
         shown_cat = cat
     return out
 
 
+def group_label(group: list[str]) -> str:
+    """A dimension row's label, at most 17 columns: the short name of a group's first dimension,
+    and "+N" when N more share its learned score ("breathing/mouth+2"; the report says
+    "micro-physiological noise (+2 sharing its score)")."""
+    suffix = f"+{len(group) - 1}" if len(group) > 1 else ""
+    return SHORT_NAMES.get(group[0], group[0])[:17 - len(suffix)] + suffix
+
+
 def dimension_notes(view: dict | None, width: int) -> list[str]:
-    """Lines under the dimension rows saying which dimensions share one score and which are not
-    measured, and why (wrapped to ``width``)."""
+    """Lines under the dimension rows saying which dimensions share one score ("breathing/mouth+2: 2
+    more sharing its score (pronunc. instab., accent)": the row's "+2") and which are not measured,
+    and why (wrapped to ``width`` columns)."""
     if not view:
         return []
     import textwrap
 
     out = []
     for group in view.get("groups", []):
-        if len(group) > 1:
-            text = "one shared score: " + " = ".join(SHORT_NAMES.get(d, d) for d in group)
+        if len(group) > 1:  # what "+N" on the row means, in the report's words
+            text = (f"{group_label(group)}: {len(group) - 1} more sharing its score ("
+                    + ", ".join(SHORT_NAMES.get(d, d) for d in group[1:]) + ")")
             out += textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False)
     short = {"the head reads no text": "head reads no text", "no feature of its own in the head": "no own feature"}
     by_reason: dict[str, list[str]] = {}
