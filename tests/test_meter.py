@@ -145,3 +145,33 @@ def test_turn_log_words_barge_ins_as_the_verdicts_do():
     assert turn_log_line(BargeIn(by="agent", onset_s=35.8, yield_s=None)).endswith("user kept talking")
     assert turn_log_line(BargeIn(by="user", onset_s=30.4, yield_s=None)).endswith("barge-in: agent talked through")
     assert turn_log_line(BargeIn(by="user", onset_s=30.4, yield_s=0.38)).endswith("barge-in: agent yielded 0.38s")
+
+
+def test_plain_line_says_what_pulls_p_human_as_the_meter_does():
+    """Piped, the per-window line had no "pulls towards" part, which the rich meter shows (a new
+    user's trial): it ends with the same words, the frame CNN included, and stays one line."""
+    from livejudge.events import DimensionScore, JudgeResult
+
+    def dim(c, gated=False):
+        return DimensionScore(score=3.0, evidence=0.0 if gated else 10.0, evidence_unit="s", gated=gated,
+                              contribution=0.0 if gated else c)
+
+    dims = {"intonation": dim(1.11), "rhythm": dim(-0.37), "stress": dim(0.05), "accent": dim(0.0, gated=True)}
+    event = JudgeResult(t_s=12.0, window_start_s=0.0, window_end_s=12.0, classifier_p_human=0.3,
+                        dimensions=dims, frame_p_human=0.6, frame_contribution=-0.80)
+    s = Session(SessionConfig())
+    buf = io.StringIO()  # not a TTY
+    PlainLines(s, buf, events=False).on_event(event)
+    lines = buf.getvalue().splitlines()
+    assert len(lines) == 1
+    assert lines[0].endswith(" · pulls towards machine: intonation 1.11 · towards human: frame CNN 0.80, "
+                             "rhythm 0.37 (log-odds)"), lines[0]
+    # without a frame readout the three strongest dimensions; a window without evidence: no pulls
+    buf = io.StringIO()
+    PlainLines(s, buf, events=False).on_event(JudgeResult(12.0, 0.0, 12.0, 0.3, dims))
+    assert buf.getvalue().rstrip("\n").endswith(
+        "pulls towards machine: intonation 1.11, stress 0.05 · towards human: rhythm 0.37 (log-odds)")
+    gated = {k: dim(0.0, gated=True) for k in dims}
+    buf = io.StringIO()
+    PlainLines(s, buf, events=False).on_event(JudgeResult(12.0, 0.0, 12.0, 0.3, gated))
+    assert "pulls" not in buf.getvalue() and "P(human)=–" in buf.getvalue()

@@ -174,6 +174,16 @@ def top_line(top: list, width: int = 80):
     return t
 
 
+def top_contributors(result: JudgeResult, info: dict | None, n: int = 3) -> list:
+    """The ``n`` strongest pulls of one judged window, strongest first, for ``top_line``: its ungated
+    dimensions (those sharing one learned score as one item, ``merge_shared`` with the judge's
+    ``info()["dimensions"]``) and the frame readout where the head has one (``with_frame_item``);
+    contributions in log-odds."""
+    items = merge_shared([(k, v) for k, v in result.dimensions.items() if not v.gated],
+                         info.get("dimensions") if info else None)
+    return sorted(with_frame_item(items, result), key=lambda kv: -abs(kv[1].contribution))[:n]
+
+
 class Meter:
     """Rich live meter over a session. Use as a sink: ``session.add_sink(meter)``; ``start()``
     before streaming, ``stop()`` after ``close()``.
@@ -303,10 +313,7 @@ class Meter:
             gauge.append(f"  {why}", style="dim")
         lines.append(gauge)
         if latest is not None and latest.has_evidence:
-            top = sorted(with_frame_item(merge_shared([(k, v) for k, v in latest.dimensions.items() if not v.gated],
-                                                      info.get("dimensions") if info else None), latest),
-                         key=lambda kv: -abs(kv[1].contribution))[:3]
-            top_text = top_line(top, self.width - len(CONTRIBUTION_UNIT))
+            top_text = top_line(top_contributors(latest, info), self.width - len(CONTRIBUTION_UNIT))
             if top_text.plain:
                 top_text.append(CONTRIBUTION_UNIT, style="dim")
             lines.append(top_text)
@@ -512,8 +519,9 @@ def turn_log_line(event: object) -> str | None:
 
 
 class PlainLines:
-    """Plain periodic status lines (stdout not a TTY): one line per judged window, plus the
-    turn-taking events as they settle. Wrapped at ``width`` (default: the terminal's) only when
+    """Plain periodic status lines (stdout not a TTY): one line per judged window (ending, when the
+    window has evidence, with the rich meter's "pulls towards machine: … · towards human: …
+    (log-odds)"), plus the turn-taking events as they settle. Wrapped at ``width`` (default: the terminal's) only when
     the stream is a terminal or ``width`` is given; piped, each record is one line."""
 
     def __init__(self, session: "Session", stream: TextIO | None = None, events: bool = True,
@@ -557,6 +565,8 @@ class PlainLines:
             nm = "–" if not_measured is None else str(not_measured)
             ph = f"{event.p_human:.2f}" if event.p_human is not None else "–\u00a0(no\u00a0evidence)"
             lat = self.session.timeline.response_latencies_s
+            # what pulls P(human) most, as the rich meter's line says it (whole: a record is one line)
+            pulls = top_line(top_contributors(event, info), 10_000).plain if event.has_evidence else ""
             self._print(
                 f"[t={event.t_s:7.1f}s] P(human)={ph} "
                 f"latency last={fmt_s(lat[-1] if lat else None)}s "
@@ -565,6 +575,7 @@ class PlainLines:
                 f"overlap={sm.overlap_ratio * 100:.1f}% "
                 f"backchannels={sm.backchannel_count} gated-dimensions={gated}/{measured} not-measured={nm} "
                 f"dropped-windows={self.session.dropped_windows}"
+                + (f" · {pulls}{CONTRIBUTION_UNIT}" if pulls else "")
             )
         elif self.events:
             line = turn_log_line(event)
