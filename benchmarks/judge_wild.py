@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 import os
 import sys
@@ -337,6 +338,9 @@ def main(argv: list[str] | None = None) -> int:
         from livejudge.judge.training.blend import weights_digest
 
         results["head_weights_sha256_16"] = weights_digest(a.head)
+        frame_file = Path(a.head) / "frame_cnn.safetensors"
+        if frame_file.is_file():  # which frame readout (v12's networks differ from 0.3.0's, its linear weights do not)
+            results["frame_readout_sha256_16"] = hashlib.sha256(frame_file.read_bytes()).hexdigest()[:16]
     t_all = time.perf_counter()
     for cond, (telephone, mp3_kbps) in conditions.items():
         dialogues = []

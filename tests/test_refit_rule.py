@@ -143,3 +143,33 @@ def test_v11_reads_eight_readouts_against_0_2_0_and_needs_a_mean_gain():
     assert any("different heads" in b for b in rule.v11_inputs(runs))
     runs[2][2]["judge_info"].pop("frame_readout")
     assert any("has no frame readout" in b for b in rule.v11_inputs(runs))
+
+
+def test_v12_reads_0_3_0_as_the_baseline_and_needs_a_gain_on_the_unseen_yardsticks():
+    rule = _rule()
+    s1 = {"parts": [{"part": "(a) x", "met": True, "figure": "+0.0"}]}
+    runs = []
+    for name, base_name, _, _ in rule.V12_RUNS:
+        base = _stored(base_name)  # 0.3.0's (v11's) stored run
+        cand = copy.deepcopy(base)
+        cand["command"] = "judge_wild.py --head /tmp/v12 --measure-only"
+        cand["frame_readout_sha256_16"] = "0123456789abcdef"
+        runs.append((name, base, cand))
+    assert rule.v12_inputs(runs) == []
+    speed = {"long_call": {"realtime_factor": 31.0}}
+    parts = {n: ok for n, ok, _ in rule.v12_parts(s1, runs, speed)}
+    assert len([n for n in parts if n.startswith("S2 Y")]) == 8 and all(parts[n] for n in parts if n.startswith("S2 Y"))
+    gain = "S2 mean gain over the 4 readouts of Y1 R3's sources and Y3 Azure at least 0.02"
+    assert not parts[gain]  # equal to 0.3.0 is no gain
+    # each yardstick read as 0.8 for 0.3.0 and 0.8 + shift for v12: Y1 and Y3 up by 0.05 (the gain
+    # part holds), Y2 down by 0.02 (beyond the allowance of 0.01), Y4 down by 0.005 (within it)
+    shift = {"Y1 R3's sources": 0.05, "Y2 fifth batch": -0.02, "Y3 Azure": 0.05, "Y4 eighth batch": -0.005}
+    rule.V12_RUNS = tuple((n, b, c, lambda r, cond, n=n: 0.8 + (shift[n] if "v12" in r["command"] else 0.0))
+                          for n, b, c, _ in rule.V12_RUNS)
+    figs = {n: ok for n, ok, _ in rule.v12_parts(s1, runs, speed)}
+    assert figs[gain]
+    assert not figs["S2 Y2 fifth batch, wideband: at least 0.3.0 - 0.01"]
+    assert figs["S2 Y4 eighth batch, wideband: at least 0.3.0 - 0.01"]
+    assert figs["S3 speed at least 30x real time (10-minute call, 2 cores)"]
+    runs[0][2]["frame_readout_sha256_16"] = rule.SHIPPED_030_FRAMES
+    assert any("other than 0.3.0's" in b for b in rule.v12_inputs(runs))

@@ -179,6 +179,7 @@ def train(seed: int) -> None:
     path = fl.OUT / f"wild_cnn2x_s{seed}.pt"
     torch.save({"state": net.state_dict(), "mu": mu, "sd": sd, "a": max(float(ab[0]), 1e-3), "c": float(c),
                 "rows": len(rows), "fit": len(fit), "calib": len(cl), "extra": len(meta) - n0,
+                "key": str(np.load(OUT, allow_pickle=True)["key"]),
                 "seconds": time.time() - t0}, path)
     print(f"-> {path}: {len(rows)} rows ({len(meta) - n0} extra; {len(fit)} fit, {len(cl)} calibration), {time.time() - t0:.0f} s")
 

@@ -2,6 +2,11 @@
 the frame readout exported from frame_lofo round 3's two networks (``wild.py train --seed 0/1``).
 
 Usage: python make_v11.py OUT_DIR CHECKPOINT_S0.pt CHECKPOINT_S1.pt [--version V] [--base DIR]
+                           [--extra-manifests CSV ...]
+
+``--extra-manifests`` (v12, README.md): the networks were also trained on these manifests' open
+rows (``frame_lofo/extra.py``); their sources are added to the config's list (those not already in
+it: 0.2.0's linear head was fitted on some of them) and the readout's ``data`` says so.
 
 ``--base``: 0.2.0's folder (default: the shipped head's; once 0.3.0 ships, take 0.2.0's files from git:
 ``git show ea9737a:livejudge/judge/heads/whisper-fitted/config.json`` and ``weights.safetensors``).
@@ -36,6 +41,9 @@ def main(argv=None) -> int:
     ap.add_argument("checkpoints", nargs=2, type=Path)
     ap.add_argument("--version", default="2026-12-05-candidate-v11")
     ap.add_argument("--base", type=Path, default=DEFAULT_WHISPER_HEAD, help="0.2.0's head folder")
+    ap.add_argument("--extra-manifests", type=Path, nargs="*", default=[],
+                    help="manifests whose open rows the networks were also trained on (v12)")
+    ap.add_argument("--rule", default="v11", help="the README.md section whose rule built this head")
     a = ap.parse_args(argv)
     base_cfg = json.loads((a.base / "config.json").read_text())
     if weights_digest(a.base) != rule.SHIPPED_020 or "frame_readout" in base_cfg:
@@ -59,10 +67,23 @@ def main(argv=None) -> int:
         "rows": {"open_dialogues": cks[0]["rows"], "fit": cks[0]["fit"], "calibration": cks[0]["calib"]},
         "data": "round 2's open dialogues (corpus + wild batches 1-3, git 896e6a9's third-batch manifest) less "
                 "VoxConverse and ChatTTS (measure-only since e06f0fd): every one a row of this head's sources",
-        "dialogue_key": cks[0]["key"],
-        "rule": "benchmarks/experiments/refit_v6/README.md, v11",
+        "dialogue_key": cks[0].get("key") or cks[-1].get("key"),
+        "rule": f"benchmarks/experiments/refit_v6/README.md, {a.rule}",
         "linear_head_weights_sha256_16": rule.SHIPPED_020,
     }
+    if a.extra_manifests:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+        from judge_lofo import read_manifest
+
+        rows = [r for m in a.extra_manifests for r in read_manifest(m) if r.get("fit") and (r.get("lang") or "en") == "en"]
+        have = {s.split(": ", 1)[1] for s in cfg["sources"] if ": " in s}
+        new = sorted({f"{r['family']}: {r['source']} ({r['licence']})" for r in rows} - {
+            f"{r['family']}: {s}" for r in rows for s in have if s.startswith(r["source"] + " (")})
+        cfg["sources"] = sorted(set(cfg["sources"]) | set(new))
+        tr["frame_readout"]["data"] += (f"; plus the open English rows of {', '.join(m.name for m in a.extra_manifests)} "
+                                        f"({len(rows)} rows, {cks[0].get('extra', '?')} dialogues; "
+                                        f"{len(new)} sources not already listed for the linear head)")
+        tr["frame_readout"]["recipe"] = tr["frame_readout"]["recipe"].replace("wild.py train", "extra.py train")
     v = tr.get("validity") or {}
     for k in ("summary", "sealed", "caveat", "caveat_source"):
         v.pop(k, None)

@@ -280,6 +280,88 @@ def main_v11() -> int:
     return 0 if ok else 1
 
 
+V12_S1 = "judge_lofo_v12_s1"
+V12_SPEED = "judge_whisper_speed_v12"
+V12_RUNS = tuple((name, cand, cand.replace("_v11", "_v12"), how) for name, _, cand, how in V11_RUNS)
+"""(yardstick, 0.3.0's stored run (v11's), v12's run, reading): v11's four yardsticks, 0.3.0 as the baseline."""
+V12_UNSEEN = ("Y1 R3's sources", "Y3 Azure")
+"""The yardsticks with no engine among v12's extra training rows (README.md, "v12")."""
+V12_ALLOWANCE = 0.01
+V12_UNSEEN_GAIN = 0.02
+SHIPPED_030_FRAMES = "4ed1d7be4febc7b9"
+"""sha256 (first 16 hex digits) of 0.3.0's frame_cnn.safetensors (v11's networks)."""
+
+
+def _readout(run: dict, cond: str, how) -> float:
+    """A yardstick's ROC-AUC in one run: the pooled figure, or ``how(run, cond)``; NaN when missing."""
+    x = run["conditions"][cond]["pooled_auc_machines_vs_people"] if how is None else how(run, cond)
+    return float("nan") if x is None else float(x)
+
+
+def v12_inputs(runs: list[tuple[str, dict, dict]]) -> list[str]:
+    """Why v12's S2 runs cannot be compared with 0.3.0's (empty when they can): same dialogues; the
+    baseline runs are 0.3.0's (its frame readout), the candidate runs one other frame readout."""
+    bad = [x for name, ship, cand in runs for x in same_run_inputs(ship, cand, name)]
+    for name, ship, cand in runs:
+        if ship.get("head_weights_sha256_16") != SHIPPED_020:
+            bad.append(f"0.3.0's {name} run does not record 0.2.0's linear weights")
+        if cand.get("head_weights_sha256_16") != SHIPPED_020:
+            bad.append(f"v12's {name} run does not record 0.2.0's linear weights")
+        if "frame_readout" not in (ship.get("judge_info") or {}) or "frame_readout" not in (cand.get("judge_info") or {}):
+            bad.append(f"a {name} run has no frame readout")
+        if cand.get("frame_readout_sha256_16") in (None, SHIPPED_030_FRAMES):
+            bad.append(f"v12's {name} run does not record a frame readout other than 0.3.0's")
+    if len({cand.get("frame_readout_sha256_16") for _, _, cand in runs}) != 1:
+        bad.append("v12's runs used different frame readouts")
+    return bad
+
+
+def v12_parts(s1: dict, runs: list[tuple[str, dict, dict]], speed: dict | None) -> list[tuple[str, bool, str]]:
+    """v12's rule (README.md, "v12"): S1 as ``v12_lofo.py`` read it; S2 each of the 8 readouts at least
+    0.3.0's − V12_ALLOWANCE, the mean over V12_UNSEEN's four readouts at least 0.3.0's + V12_UNSEEN_GAIN,
+    people's mean P(human) at least 0.5 on Y1; S3 at least V11_SPEED_MIN× real time. NaN is never met."""
+    parts = [(f"S1 {p['part']}", bool(p["met"]), p["figure"]) for p in s1["parts"]]
+    reading = {name: how for name, _, _, how in V12_RUNS}
+    unseen = []
+    for name, ship, cand in runs:
+        for cond in CONDITIONS:
+            x, y = _readout(cand, cond, reading[name]), _readout(ship, cond, reading[name])
+            if name in V12_UNSEEN:
+                unseen.append(x - y)
+            parts.append((f"S2 {name}, {cond}: at least 0.3.0 - {V12_ALLOWANCE}", _ge(x + V12_ALLOWANCE, y),
+                          f"v12 {x:.3f} vs 0.3.0 {y:.3f}"))
+    mean = sum(unseen) / len(unseen) if unseen else float("nan")
+    parts.append((f"S2 mean gain over the {len(unseen)} readouts of {' and '.join(V12_UNSEEN)} at least {V12_UNSEEN_GAIN}",
+                  _ge(mean, V12_UNSEEN_GAIN), f"{mean:+.3f}"))
+    for cond in CONDITIONS:
+        p = runs[0][2]["conditions"][cond]["people"]["mean_p_human"]
+        parts.append((f"S2 people's mean P(human) at least 0.5 on Y1, {cond}", _ge(p, 0.5), f"v12 {p:.3f}"))
+    speed = None if speed is None else speed.get("result", speed)
+    rt = float("nan") if speed is None else float(speed["long_call"]["realtime_factor"])
+    parts.append((f"S3 speed at least {V11_SPEED_MIN:g}x real time (10-minute call, 2 cores)", _ge(rt, V11_SPEED_MIN), f"{rt:g}x"))
+    return parts
+
+
+def main_v12() -> int:
+    names = [V12_S1] + [n for _, a, b, _ in V12_RUNS for n in (a, b)] + [V12_SPEED]
+    missing = [n for n in names if not (RESULTS / f"{n}.json").exists()]
+    if missing:
+        print(f"missing stored result(s): {', '.join(missing)}; run the commands in README.md first", file=sys.stderr)
+        return 2
+    load = lambda n: json.loads((RESULTS / f"{n}.json").read_text())  # noqa: E731
+    runs = [(name, load(a), load(b)) for name, a, b, _ in V12_RUNS]
+    bad = v12_inputs(runs)
+    if bad:
+        print("cannot compare: " + "; ".join(bad), file=sys.stderr)
+        return 2
+    parts = v12_parts(load(V12_S1), runs, load(V12_SPEED))
+    for name, ok, figs in parts:
+        print(f"{'met    ' if ok else 'NOT met'}  {name}: {figs}")
+    ok = all(p[1] for p in parts)
+    print("rule met: ship v12" if ok else "rule not met: the shipped head stays")
+    return 0 if ok else 1
+
+
 def evaluate(lofo: dict, shipped: dict, cand: dict, wideband_people: bool = False,
              fifth: tuple[dict, dict] | None = None) -> list[tuple[str, bool, str]]:
     """[(part, met, figures)] of the rule; pure function of the stored results. With
@@ -344,11 +426,14 @@ def main(argv: list[str] | None = None) -> int:
                + ". The shipped head's figures in R1 and R2 are on the candidate's own fold dialogues, so they differ "
                  "between candidates. Exit status: 0 every part met (ship), 1 a part not met, 2 inputs missing or "
                  "not comparable.")
-    ap.add_argument("--candidate", choices=sorted(CANDIDATES) + ["v11"], default="v6",
-                    help="which refit (default v6); v11: 0.2.0 with the frame readout (its own parts S1-S3)")
+    ap.add_argument("--candidate", choices=sorted(CANDIDATES) + ["v11", "v12"], default="v6",
+                    help="which refit (default v6); v11: 0.2.0 with the frame readout, v12: its networks retrained "
+                         "(their own parts S1-S3)")
     a = ap.parse_args(argv)
     if a.candidate == "v11":
         return main_v11()
+    if a.candidate == "v12":
+        return main_v12()
     lofo, wild, wideband_people, blend = CANDIDATES[a.candidate]
     names = (lofo, "judge_wild_measure_only_batch2_shipped", wild) \
         + ((SHIPPED_FIFTH, FIFTH_BATCH[a.candidate]) if a.candidate in FIFTH_BATCH else ())

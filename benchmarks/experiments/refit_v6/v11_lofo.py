@@ -21,14 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from judge_lofo import logit, roc_auc, sigmoid  # noqa: E402
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("v5")
-    ap.add_argument("frame_out")
-    ap.add_argument("--json", type=Path, default=None)
-    a = ap.parse_args(argv)
-    V = np.load(a.v5)
-    C = [np.load(Path(a.frame_out) / f"preds_frame_cnn_stage2{s}.npz") for s in ("", "_s1")]
+def load_checked(v5: str, frame_out: str, tags: tuple[str, ...] = ("frame_cnn_stage2", "frame_cnn_stage2_s1")):
+    """(y, family per row, p of the v5 fold heads, seed-mean p of the CNN fold networks ``preds_<tag>.npz``).
+
+    Raises SystemExit when a CNN file's rows or folds are not the v5 run's (not comparable)."""
+    V = np.load(v5)
+    C = [np.load(Path(frame_out) / f"preds_{t}.npz") for t in tags]
     meta = V["meta"]
     # the same rows in the same folds, in the same order
     for c in C:
@@ -36,21 +34,37 @@ def main(argv=None) -> int:
                 and list(c["families"]) == list(V["families"])):
             sys.exit("the CNN's fold predictions are not on the v5 run's folds and rows: not comparable")
     y = (meta[V["idx"], 0] == "human").astype(int)
-    p0 = V["p"]
-    pc = np.mean([c["p"] for c in C], axis=0)
-    pb = sigmoid((logit(p0) + logit(pc)) / 2)
-    fam = V["families"][V["fold"]]
-    rows = {}
+    return y, V["families"][V["fold"]], V["p"], np.mean([c["p"] for c in C], axis=0)
+
+
+def blend(p0: np.ndarray, pc: np.ndarray) -> np.ndarray:
+    """v11's per-row blend: the mean of the two log-odds."""
+    return sigmoid((logit(p0) + logit(pc)) / 2)
+
+
+def table(y: np.ndarray, fam: np.ndarray, preds: dict[str, np.ndarray]):
+    """(per-family ROC-AUC {family: {name: auc}}, mean over families, pooled, people's and machines'
+    mean P(human)), each {name: figure}, for the named per-row predictions."""
+    rows = {F: {k: roc_auc(p[fam == F], y[fam == F]) for k, p in preds.items()} for F in sorted(set(fam))}
+    mean = {k: float(np.mean([r[k] for r in rows.values()])) for k in preds}
+    pooled = {k: roc_auc(p, y) for k, p in preds.items()}
+    people = {k: float(np.mean(p[y == 1])) for k, p in preds.items()}
+    machines = {k: float(np.mean(p[y == 0])) for k, p in preds.items()}
+    return rows, mean, pooled, people, machines
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("v5")
+    ap.add_argument("frame_out")
+    ap.add_argument("--json", type=Path, default=None)
+    a = ap.parse_args(argv)
+    y, fam, p0, pc = load_checked(a.v5, a.frame_out)
+    pb = blend(p0, pc)
+    rows, mean, pooled, people, machines = table(y, fam, {"v5": p0, "cnn": pc, "v11": pb})
     print(f"{'held-out family':28} {'v5 heads':>9} {'CNN mean':>9} {'v11 (both)':>10} {'change':>8}")
-    for F in sorted(set(fam)):
-        m = fam == F
-        r = {k: roc_auc(p[m], y[m]) for k, p in (("v5", p0), ("cnn", pc), ("v11", pb))}
-        rows[F] = r
+    for F, r in rows.items():
         print(f"{F:28} {r['v5']:9.3f} {r['cnn']:9.3f} {r['v11']:10.3f} {r['v11'] - r['v5']:+8.3f}")
-    mean = {k: float(np.mean([r[k] for r in rows.values()])) for k in ("v5", "cnn", "v11")}
-    pooled = {k: roc_auc(p, y) for k, p in (("v5", p0), ("cnn", pc), ("v11", pb))}
-    people = {k: float(np.mean(p[y == 1])) for k, p in (("v5", p0), ("cnn", pc), ("v11", pb))}
-    machines = {k: float(np.mean(p[y == 0])) for k, p in (("v5", p0), ("cnn", pc), ("v11", pb))}
     print(f"{'mean over families':28} {mean['v5']:9.3f} {mean['cnn']:9.3f} {mean['v11']:10.3f} {mean['v11'] - mean['v5']:+8.3f}")
     print(f"{'pooled':28} {pooled['v5']:9.3f} {pooled['cnn']:9.3f} {pooled['v11']:10.3f} {pooled['v11'] - pooled['v5']:+8.3f}")
     print(f"{'P(h) people':28} {people['v5']:9.3f} {people['cnn']:9.3f} {people['v11']:10.3f}")

@@ -1,0 +1,69 @@
+"""v12's S1 (README.md, "v12"): on round 2's 45 LOFO folds, v11's blend (the v5 fold head ⊕ round 2's two
+stage-2 CNN fold networks) against v12's (the same v5 fold head ⊕ the two fold networks trained with
+the extra rows, ``frame_lofo/extra.py lofo``), on the same held-out rows.
+
+Inputs: ``judge_lofo.py … --preds V5.npz`` (v11's commands), ``$FRAME_OUT/preds_frame_cnn_stage2{,_s1}.npz``
+and ``$FRAME_OUT/preds_frame_cnn_stage2_extra{,_s1}.npz``; every file's rows and folds are checked
+against the v5 run's (``v11_lofo.load_checked``). Prints per-family ROC-AUC, the parts (a)-(d) and
+writes --json; exit 0 when every part holds.
+
+Usage: python v12_lofo.py V5.npz FRAME_OUT [--json OUT]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from v11_lofo import blend, load_checked, table  # noqa: E402
+
+V12_TAGS = ("frame_cnn_stage2_extra", "frame_cnn_stage2_extra_s1")
+
+
+def parts(rows: dict, mean: dict, pooled: dict, people: dict, machines: dict) -> list[tuple[str, bool, str]]:
+    """The rule's S1 parts (README.md, "v12"), v12 against v11 on the same rows."""
+    worst = min(rows, key=lambda F: rows[F]["v12"] - rows[F]["v11"])
+    return [
+        ("(a) mean per-family ROC-AUC at least v11's", mean["v12"] >= mean["v11"], f"{mean['v12'] - mean['v11']:+.3f}"),
+        ("(b) pooled ROC-AUC at least v11's", pooled["v12"] >= pooled["v11"], f"{pooled['v12'] - pooled['v11']:+.3f}"),
+        ("(c) no family down by more than 0.03", rows[worst]["v12"] - rows[worst]["v11"] >= -0.03,
+         f"worst {worst} {rows[worst]['v12'] - rows[worst]['v11']:+.3f}"),
+        ("(d) people's mean P(human) higher than v11's, machines' not higher",
+         people["v12"] > people["v11"] and machines["v12"] <= machines["v11"],
+         f"people {people['v11']:.3f} -> {people['v12']:.3f}, machines {machines['v11']:.3f} -> {machines['v12']:.3f}"),
+    ]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("v5")
+    ap.add_argument("frame_out")
+    ap.add_argument("--json", type=Path, default=None)
+    a = ap.parse_args(argv)
+    y, fam, p0, pc11 = load_checked(a.v5, a.frame_out)
+    _, _, _, pc12 = load_checked(a.v5, a.frame_out, V12_TAGS)
+    preds = {"v5": p0, "cnn11": pc11, "cnn12": pc12, "v11": blend(p0, pc11), "v12": blend(p0, pc12)}
+    rows, mean, pooled, people, machines = table(y, fam, preds)
+    print(f"{'held-out family':28} {'CNN v11':>8} {'CNN v12':>8} {'v11':>7} {'v12':>7} {'change':>7}")
+    for F, r in rows.items():
+        print(f"{F:28} {r['cnn11']:8.3f} {r['cnn12']:8.3f} {r['v11']:7.3f} {r['v12']:7.3f} {r['v12'] - r['v11']:+7.3f}")
+    for name, d in (("mean over families", mean), ("pooled", pooled), ("P(h) people", people), ("P(h) machines", machines)):
+        print(f"{name:28} {d['cnn11']:8.3f} {d['cnn12']:8.3f} {d['v11']:7.3f} {d['v12']:7.3f} {d['v12'] - d['v11']:+7.3f}")
+    ps = parts(rows, mean, pooled, people, machines)
+    for name, ok, why in ps:
+        print(f"S1 {name}: {why} -> {'met' if ok else 'NOT met'}")
+    met = all(ok for _, ok, _ in ps)
+    print(f"S1: {'met' if met else 'NOT met'}")
+    if a.json:
+        a.json.write_text(json.dumps({"command": "python benchmarks/experiments/refit_v6/v12_lofo.py " + " ".join(argv or sys.argv[1:]),
+                                      "families": rows, "mean": mean, "pooled": pooled, "people": people,
+                                      "machines": machines, "parts": [{"part": n, "met": ok, "figure": w} for n, ok, w in ps],
+                                      "met": met}, indent=1))
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
