@@ -48,7 +48,7 @@ from pathlib import Path
 
 from livejudge.commands.runner import CLIError, HelpFormatter, add_session_args, session_config
 from livejudge.commands.verdict_args import add_verdict_args, verdict_config_from_args  # noqa: F401 (re-exported)
-from livejudge.timing.verdicts import EXPECTABLE, Verdict, VerdictConfig
+from livejudge.timing.verdicts import EXPECTABLE, Verdict, VerdictConfig, moment_groups, moments
 
 EXIT_PASS, EXIT_FAIL = 0, 1
 
@@ -272,6 +272,25 @@ def pin(result: dict, events: list[int] | None, *, flagged: bool = False, mode: 
     return doc
 
 
+def moment_lines(vs: list[Verdict]) -> list[str]:
+    """``livejudge check CALL``'s list: one line per moment (``livejudge.timing.verdicts.moments``,
+    as the HTML report lists them), numbered with the index of each of its verdicts in ``vs``
+    (the numbers ``--pin-from RESULT.json --event N`` takes; a reply after dead air is one line
+    numbered "a,b", the latency's text then its dead air's), ``*`` marking a caller moment that
+    can be pinned (pure)."""
+    rows = []
+    for g in moment_groups(vs):
+        m = [vs[i] for i in g]
+        nums = ",".join(str(n) for n in sorted(g))
+        text = m[0].to_dict()["text"].strip()
+        for d in m[1:]:  # the dead air of the same silence
+            th = "–" if d.threshold_s is None else f"{d.threshold_s:.2f}"
+            text += f" · the same silence is dead air (over {th} s) [{'ok' if d.ok else 'FLAG'}]"
+        rows.append((nums, "*" if any(v.kind in EXPECTABLE for v in m) else " ", text))
+    w = max([3] + [len(n) for n, _, _ in rows])
+    return [f"{n:>{w}}{p} {t}" for n, p, t in rows]
+
+
 def junit_xml(results: list[CheckResult], suite: str) -> str:
     """JUnit XML: one testsuite, one testcase per expectation (``failure`` with the reason)."""
     root = ET.Element("testsuites", name="livejudge")
@@ -379,11 +398,14 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"livejudge: result written to {write_json(doc, args.json_out)}", file=sys.stderr)
     if not exps:  # list the moments, numbered for --pin-from
         out = sys.stderr if args.json_out == "-" else sys.stdout
-        for i, v in enumerate(vs):
-            pinnable = "*" if v.kind in EXPECTABLE else " "
-            print(f"{i:3d}{pinnable} {v.to_dict()['text'].strip()}", file=out)
-        print(f"livejudge: {len(vs)} verdicts, {sum(not v.ok for v in vs)} flagged; * = a caller moment "
-              "you can pin (--pin-from RESULT.json --event N)", file=sys.stderr)
+        for line in moment_lines(vs):
+            print(line, file=out)
+        ms = moments(vs)
+        n_flag = sum(1 for m in ms if any(not v.ok for v in m))
+        joined = any(len(m) > 1 for m in ms)
+        print(f"livejudge: {len(ms)} moments, {n_flag} flagged ({len(vs)} verdicts, {sum(not v.ok for v in vs)} "
+              "flagged" + ("; a reply after dead air is one moment, numbered with both its verdicts" if joined else "")
+              + "); * = a caller moment you can pin (--pin-from RESULT.json --event N)", file=sys.stderr)
         return EXIT_PASS
     results = [check(e, vs, tolerance) for e in exps]
     out = sys.stderr if args.json_out == "-" else sys.stdout
@@ -503,4 +525,4 @@ def register(sub) -> None:
 
 
 __all__ = ["CheckResult", "Expectation", "add_verdict_args", "check", "junit_xml", "load_expectations",
-           "pin", "verdict_config_from_args"]
+           "moment_lines", "pin", "verdict_config_from_args"]

@@ -10,8 +10,9 @@ The rule per metric (``RULES``):
   0–0.742 s (Stivers et al. 2009; SPEARBench Table III human row), 0 inside the band;
 * gap mean: closer to the typical human gap of 0.2 s is better (Levinson & Torreira 2015);
 * yield time after a barge-in, barge-ins the agent talked through, agent talk-overs (as the
-  verdicts judge them: early starts excluded), dropped windows: lower is better (a human stops
-  quickly and does not talk over);
+  verdicts judge them: early starts excluded), flagged moments (``verdict_flagged_moment_count``:
+  moments with a flagged per-event verdict, a reply after dead air counted once), dropped windows:
+  lower is better (a human stops quickly and does not talk over);
 * mean P(human) and each dimension score (1 machine-like … 5 human-like): higher is better;
 * backchannels: more is better (HEURISTIC: people backchannel, agents rarely do);
 * user barge-ins, agent early starts (the caller ended within the verdicts' grace: human-like,
@@ -85,6 +86,8 @@ RULES: dict[str, Rule] = {
     "overlap_ratio": _NONE,
     "backchannel_count": Rule("higher", "more is better (HEURISTIC: people backchannel, agents rarely do)", short="higher"),
     "talk_ratio": _NONE,
+    "verdict_flagged_moment_count": Rule("lower", "lower is better (moments the per-event verdicts flag; a reply "
+                                                  "after dead air is one moment)", short="lower"),
     "mean_p_human": Rule("higher", "higher is better (more human-like)", short="higher"),
     "dropped_windows": Rule("lower", "lower is better (judge kept up)", short="lower"),
     "duration_s": _NONE,
@@ -94,7 +97,7 @@ _DIM_RULE = Rule("higher", "higher is better (1 machine-like … 5 human-like)",
 ROWS = ["duration_s", "latency_count", "latency_p50_s", "latency_p90_s", "latency_mean_s", "gap_mean_s",
         "user_barge_in_count", "yield_mean_s", "yield_none_count", "agent_talk_over_count",
         "agent_early_start_count", "overlap_ratio",
-        "backchannel_count", "talk_ratio", "mean_p_human", "dropped_windows"]
+        "backchannel_count", "talk_ratio", "verdict_flagged_moment_count", "mean_p_human", "dropped_windows"]
 
 LABELS = {
     "duration_s": "duration (s)", "latency_count": "responses measured", "latency_p50_s": "response latency p50 (s)",
@@ -103,7 +106,8 @@ LABELS = {
     "yield_mean_s": "agent yield time after a barge-in (s)", "yield_none_count": "barge-ins the agent talked through",
     "agent_talk_over_count": "agent talk-overs",
     "agent_early_start_count": "agent early starts (the user ended soon after)", "overlap_ratio": "overlap (share of speech time)",
-    "backchannel_count": "backchannels", "talk_ratio": "agent share of talk", "mean_p_human": "mean P(human)",
+    "backchannel_count": "backchannels", "talk_ratio": "agent share of talk",
+    "verdict_flagged_moment_count": "flagged moments (per-event verdicts)", "mean_p_human": "mean P(human)",
     "dropped_windows": "dropped judge windows",
 }
 

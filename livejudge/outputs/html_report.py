@@ -24,9 +24,10 @@ import io
 import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE, TYPICAL_GAP_S
+from livejudge.timing.verdicts import moment_groups
 
 INSTALL_HINT = "the HTML report needs matplotlib: pip install 'livejudge[report]'"
 
@@ -139,30 +140,27 @@ def check_result(doc: Any) -> dict:
         raise ReportError(str(exc)) from None
 
 
+class _Record(NamedTuple):
+    """A result's verdict record as ``moment_groups`` reads it (a time or value that is not a
+    number: None, so it joins nothing)."""
+
+    kind: str
+    t_s: float | None
+    value_s: float | None
+
+
+def _number_or_none(x: object) -> float | None:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
 def verdict_rows(vs: list[dict]) -> list[list[tuple[int, dict]]]:
     """The report's rows of per-event verdicts (result ``verdicts``), one per moment, in order:
-    ``[[(index in vs, verdict), ...], ...]``. A reply's gap long enough to be dead air gives two
-    verdicts of one silence, the ``dead_air`` (from the caller's end, ``t_s``, lasting ``value_s``
-    seconds) and the reply's ``latency`` (at the agent's onset, the same ``value_s``); they are one
-    row, under the latency, so one gap is listed and flagged once (a new user saw a 2.5 s gap twice).
-    Every other verdict is a row of its own."""
-    lat_at = {}
-    for i, v in enumerate(vs):
-        if v.get("kind") == "latency" and v.get("t_s") is not None and v.get("value_s") is not None:
-            lat_at[round(float(v["t_s"]), 2)] = i
-    joined: dict[int, int] = {}  # dead-air index -> latency index
-    for i, v in enumerate(vs):
-        if v.get("kind") != "dead_air" or v.get("t_s") is None or v.get("value_s") is None:
-            continue
-        end = float(v["t_s"]) + float(v["value_s"])
-        j = lat_at.get(round(end, 2))
-        # the result rounds times to 0.1 ms: the same silence agrees to within a millisecond
-        if (j is not None and j not in joined.values() and abs(float(vs[j]["t_s"]) - end) <= 1e-3
-                and abs(float(vs[j]["value_s"]) - float(v["value_s"])) <= 1e-3):
-            joined[i] = j
-    extra = {j: i for i, j in joined.items()}
-    return [[(i, v)] + ([(extra[i], vs[extra[i]])] if i in extra else [])
-            for i, v in enumerate(vs) if i not in joined]
+    ``[[(index in vs, verdict), ...], ...]``. Moments are ``livejudge.timing.verdicts.moment_groups``'
+    (a reply after dead air: one row, under the latency, its dead air second, so one gap is listed
+    and flagged once; a new user saw a 2.5 s gap twice); every other verdict is a row of its own."""
+    recs = [_Record(str(v.get("kind")), _number_or_none(v.get("t_s")), _number_or_none(v.get("value_s")))
+            for v in vs]
+    return [[(i, vs[i]) for i in g] for g in moment_groups(recs)]
 
 
 def _flagged_moments(doc: dict) -> tuple[int, int] | None:

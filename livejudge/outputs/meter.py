@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from livejudge.events import Backchannel, BargeIn, JudgeResult, Transition
 from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE, talk_over_counts
-from livejudge.timing.verdicts import Verdict, verdict_text
+from livejudge.timing.verdicts import Verdict, moments, verdict_text
 
 if TYPE_CHECKING:
     from livejudge.session import Session
@@ -364,7 +364,6 @@ class Meter:
         # verdicts are counted once settled (later audio can no longer change them): a barge-in
         # still in progress reads "talked through" until the agent's yield is heard
         settled = s.settled_verdicts
-        pending = max(0, len(s.verdicts) - len(settled))
         through = sum(1 for v in settled if v.kind == "barge_in" and v.outcome == "talked_through")
         tim.add_row(f"user barge-ins {sm.barge_in_count} · agent yield {fmt_s(sm.yield_mean_s)} s")
         tim.add_row(Text(f"  agent talked through {through} of them",
@@ -372,9 +371,11 @@ class Meter:
         tim.add_row(talk_over_row(settled, sm.overlap_ratio, 39))
         tr = f"{sm.talk_ratio * 100:.0f}%" if sm.talk_ratio is not None else "–"
         tim.add_row(f"backchannels {sm.backchannel_count} · agent talk share {tr}")
-        n_flag = sum(1 for v in settled if not v.ok)  # per-event verdicts (livejudge.timing.verdicts)
-        line = f"verdicts: {n_flag} flagged of {len(settled)}" + (f" · {pending} pending" if pending else "")
-        tim.add_row(Text(line, style="red" if n_flag else "dim"))
+        # per-event verdicts counted as moments (livejudge.timing.verdicts.moments), as the report does
+        settled_keys = {v.key for v in settled}
+        pending = sum(1 for m in moments(s.verdicts) if not any(v.key in settled_keys for v in m))
+        line = verdicts_row(settled, pending, 39)
+        tim.add_row(Text(line, style="red" if any(not v.ok for v in settled) else "dim"))
         ms = f"{latest.compute_s * 1000:.0f} ms" if latest else "–"
         # one row (the validity line below needs the frame's lines): windows judged, the judge's
         # compute per window, and windows dropped under load only when there are some
@@ -398,6 +399,22 @@ class Meter:
         lines.append(body)
         lines.extend(foot)
         return Group(*lines)
+
+
+def verdicts_row(settled: list, pending: int, width: int) -> str:
+    """The meter's row of the settled per-event verdicts counted as moments, as the HTML report
+    counts them (``livejudge.timing.verdicts.moments``: a reply after dead air is one moment of two
+    verdicts): "flagged moments: 1 (2 verdicts) of 3 · 1 pending" (the flagged verdicts in brackets
+    only when they are more than the flagged moments; ``pending``: moments whose verdicts later
+    audio can still change). Shortened to fit ``width`` columns: the bracket goes first, then
+    the words."""
+    ms = moments(settled)
+    n_m = sum(1 for m in ms if any(not v.ok for v in m))
+    n_v = sum(1 for v in settled if not v.ok)
+    pend = f" · {pending} pending" if pending else ""
+    rows = ([f"flagged moments: {n_m} ({n_v} verdicts) of {len(ms)}{pend}"] if n_v != n_m else []) + [
+        f"flagged moments: {n_m} of {len(ms)}{pend}", f"flagged moments {n_m}/{len(ms)}{pend}"]
+    return next((r for r in rows if len(r) <= width), rows[-1])
 
 
 def talk_over_row(settled: list, overlap_ratio: float, width: int) -> str:

@@ -46,6 +46,12 @@ gives a ``restart`` and a ``talk_over``. Limits: a yield followed by a restart w
 ``TurnConfig.merge_pause_s`` is one agent turn, so it reads as talked through (a barge-in) or
 held (a backchannel) (issue 20, part 5); repetition of content after a restart is not judged (no words).
 
+Moments: a reply after dead air gives a ``dead_air`` and a ``latency`` verdict of one silence;
+``moment_groups`` / ``moments`` join them into one moment (the rule is in ``moment_groups``), and
+the report, the meter, ``livejudge check`` and the summary's ``verdict_flagged_moment_count``
+count flagged moments so; every other verdict is a moment of its own (the overlaps above stay
+separate moments).
+
 Thresholds: the latency bands have published sources (``timing.metrics``); every other
 threshold of ``VerdictConfig`` is HEURISTIC and settable (CLI flags ``--yield-max-s`` etc.).
 """
@@ -55,7 +61,7 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import asdict, dataclass, fields
-from typing import Iterable
+from typing import Iterable, Protocol, Sequence, TypeVar
 
 from livejudge.events import SpeechSegment, Turn
 from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE
@@ -405,9 +411,80 @@ def verdict_text(v: Verdict) -> str:
     return f"{v.t_s:6.1f} {words.get((v.kind, v.outcome), v.kind + ' ' + v.outcome)} [{mark}]"
 
 
+SAME_SILENCE_TOLERANCE_S = 1e-3
+"""How closely a ``dead_air`` verdict's end and a ``latency`` verdict must agree to be one silence
+(``moment_groups``), seconds: both are measured from the same segment edges, and a result document
+rounds times to 0.1 ms, so the two agree to within a few tenths of a millisecond."""
+
+
+class _Judged(Protocol):
+    """What ``moment_groups`` reads of a verdict (a ``Verdict``, or a record of a result's
+    ``verdicts`` adapted to these attributes): a time or value may be missing (None)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def t_s(self) -> float | None: ...
+    @property
+    def value_s(self) -> float | None: ...
+
+
+_V = TypeVar("_V", bound=_Judged)
+
+
+def moment_groups(vs: Sequence[_Judged]) -> list[tuple[int, ...]]:
+    """The verdicts of ``vs`` grouped into moments, as indices into ``vs`` (pure, O(n log n)).
+
+    The rule: a reply after dead air gives two verdicts of one silence, and they are one moment.
+    A ``dead_air`` verdict (either outcome) and a ``latency`` verdict are joined when the
+    latency's ``t_s`` (the agent's onset) lies within ``SAME_SILENCE_TOLERANCE_S`` (0.001 s) of
+    the dead air's end (its ``t_s`` + ``value_s``) and their ``value_s`` (the silence; the gap)
+    agree within the same 0.001 s. A dead air joins the nearest such latency not joined yet
+    (dead airs taken in the order of ``vs``), so each latency has at most one dead air. A verdict
+    with ``t_s`` or ``value_s`` missing joins nothing. No other kinds pair: every other verdict
+    is a moment of its own.
+
+    Returns:
+        one tuple per moment, in the order of ``vs`` by the moment's first index: a joined
+        moment is ``(latency index, dead air index)``, placed where the latency is (the reply
+        that ended the silence), so the dead air's own position starts no moment; every index of
+        ``vs`` is in exactly one tuple.
+    """
+    lats = sorted((float(v.t_s), i) for i, v in enumerate(vs)
+                  if v.kind == "latency" and v.t_s is not None and v.value_s is not None)
+    lat_t = [t for t, _ in lats]
+    tol = SAME_SILENCE_TOLERANCE_S
+    joined: dict[int, int] = {}  # latency index -> dead-air index
+    for i, v in enumerate(vs):
+        if v.kind != "dead_air" or v.t_s is None or v.value_s is None:
+            continue
+        end = float(v.t_s) + float(v.value_s)
+        cands = [(abs(t - end), j) for t, j in lats[bisect.bisect_left(lat_t, end - tol):
+                                                    bisect.bisect_right(lat_t, end + tol)]
+                 if j not in joined and abs(float(vs[j].value_s) - float(v.value_s)) <= tol]  # type: ignore[arg-type]
+        if cands:
+            joined[min(cands)[1]] = i
+    dead = set(joined.values())
+    return [(i, joined[i]) if i in joined else (i,) for i in range(len(vs)) if i not in dead]
+
+
+def moments(vs: Sequence[_V]) -> list[tuple[_V, ...]]:
+    """The verdicts of ``vs`` grouped into moments (``moment_groups``' rule and order): one tuple
+    per moment, the latency before its dead air when a reply ended dead air."""
+    return [tuple(vs[i] for i in g) for g in moment_groups(vs)]
+
+
+def flagged_moments(vs: Sequence[Verdict]) -> list[tuple[Verdict, ...]]:
+    """The moments of ``vs`` (``moments``) with at least one flagged verdict (``not ok``), in order:
+    what the HTML report, the rich meter, ``livejudge check`` and the summary's
+    ``verdict_flagged_moment_count`` count as flagged moments."""
+    return [m for m in moments(vs) if any(not v.ok for v in m)]
+
+
 def metric_names() -> list[str]:
     """The summary metrics ``summarize_verdicts`` gives (usable in ``--fail-if``)."""
-    names = ["verdict_count", "verdict_flagged_count", "verdict_flagged_rate"]
+    names = ["verdict_count", "verdict_flagged_count", "verdict_flagged_rate",
+             "verdict_moment_count", "verdict_flagged_moment_count"]
     for kind, outs in OUTCOMES.items():
         names += [f"verdict_{kind}_{o}_count" for o in outs]
         names.append(f"verdict_{kind}_flagged_rate")
@@ -418,12 +495,20 @@ def metric_names() -> list[str]:
 def summarize_verdicts(vs: Iterable[Verdict]) -> dict[str, float | int | None]:
     """Counts per kind and outcome, and per kind the flagged rate (flagged / verdicts of the
     kind; None when the kind never occurred), plus the total dead air seconds. Flat, so every
-    number is a ``--fail-if`` metric (e.g. ``verdict_barge_in_talked_through_count>0``)."""
+    number is a ``--fail-if`` metric (e.g. ``verdict_barge_in_talked_through_count>0``).
+
+    ``verdict_count`` / ``verdict_flagged_count`` / ``verdict_flagged_rate`` count verdicts;
+    ``verdict_moment_count`` / ``verdict_flagged_moment_count`` count moments (``moments``: a
+    reply after dead air is one moment of two verdicts), as the HTML report, the rich meter and
+    ``livejudge check`` list them."""
     vs = list(vs)
+    ms = moments(vs)
     out: dict[str, float | int | None] = {
         "verdict_count": len(vs),
         "verdict_flagged_count": sum(1 for v in vs if not v.ok),
         "verdict_flagged_rate": round(sum(1 for v in vs if not v.ok) / len(vs), 4) if vs else None,
+        "verdict_moment_count": len(ms),
+        "verdict_flagged_moment_count": sum(1 for m in ms if any(not v.ok for v in m)),
     }
     for kind, outs in OUTCOMES.items():
         mine = [v for v in vs if v.kind == kind]
@@ -435,5 +520,6 @@ def summarize_verdicts(vs: Iterable[Verdict]) -> dict[str, float | int | None]:
     return out
 
 
-__all__ = ["EXPECTABLE", "OK_OUTCOMES", "OUTCOMES", "Verdict", "VerdictConfig", "metric_names",
-           "summarize_verdicts", "verdict_text", "verdicts"]
+__all__ = ["EXPECTABLE", "OK_OUTCOMES", "OUTCOMES", "SAME_SILENCE_TOLERANCE_S", "Verdict", "VerdictConfig",
+           "flagged_moments", "metric_names", "moment_groups", "moments", "summarize_verdicts", "verdict_text",
+           "verdicts"]
