@@ -14,6 +14,10 @@ extra training rows (issue 19).
 Extra rows: the rows of ``EXTRA`` (benchmarks/data/wild_manifest_{4,6,7,8}.csv as gathered under
 /work/exp/wild) whose licence allows fitting (``judge_lofo.FIT_OK``), English, not of round 2's
 excluded families (``fl.EXCLUDE_V4``), no dialogue of a sealed family, group or voice.
+``--channels`` (v13): the extra dialogues built with ``judge_lofo``'s wild channels (telephone line and
+room, ``WILD_CHANNELS``; half of each agent's dialogues stay on the clean line, both classes alike);
+every file name gains ``ch`` (extra_l2ch.npz, preds_frame_cnn_stage2_extrach[_sS].npz, wild_cnn2xch_sS.pt).
+
 Environment as round 3 (``wild.py``): LFCC_MANIFESTS with round 2's four manifests, FRAME_OUT=.scratch/frame_lofo_r2.
 """
 from __future__ import annotations
@@ -34,7 +38,14 @@ import fl  # noqa: E402  (puts the repo and benchmarks/ on sys.path)
 JL, C = fl.JL, fl.common
 WILD_DIR = Path(os.environ.get("WILD_DIR", "/work/exp/wild"))
 EXTRA = [WILD_DIR / n for n in ("manifest_conv4.csv", "manifest_comm6.csv", "manifest_comm7.csv", "manifest_comm8.csv")]
-OUT = fl.OUT / "extra_l2.npz"
+CHANNELS = ("telephone", "room")
+"""v13's wild channels (``--channels``)."""
+VARIANT = ""
+"""'' (v12) or 'ch' (v13, ``--channels``): set once by ``main``, read by the file names below."""
+
+
+def out_path():
+    return fl.OUT / f"extra_l2{VARIANT}.npz"
 SR = 16000
 
 
@@ -56,7 +67,8 @@ def extract() -> None:
     rows = extra_rows(sealed)
     enc = layers.Encoder()
     hop = int(FRAME_S * SR)
-    calls = JL.build_calls(rows, C.SEED, C.TURNS, C.PER_HUMAN, C.PER_VOICE, C.PER_FAMILY, C.HUMAN_GROUP)
+    calls = JL.build_calls(rows, C.SEED, C.TURNS, C.PER_HUMAN, C.PER_VOICE, C.PER_FAMILY, C.HUMAN_GROUP,
+                           wild_channels=CHANNELS if VARIANT else ())
     frames, meta, t0, n_s = [], [], time.time(), 0.0
     for d, m in calls:
         if sealed.is_sealed(m):
@@ -77,8 +89,8 @@ def extract() -> None:
     fr = np.empty(len(frames), object)
     fr[:] = frames
     key = hashlib.sha256("".join(p.read_text() for p in EXTRA).encode() + key0.encode()).hexdigest()[:16]
-    np.savez(OUT, frames=fr, meta=json.dumps(meta), key=key, key_round2=key0)
-    print(f"-> {OUT}: {len(meta)} dialogues from {len(rows)} rows, {n_s:.0f} s agent speech, "
+    np.savez(out_path(), frames=fr, meta=json.dumps(meta), key=key, key_round2=key0)
+    print(f"-> {out_path()}: {len(meta)} dialogues from {len(rows)} rows, {n_s:.0f} s agent speech, "
           f"{sum(m['label'] == 'human' for m in meta)} with a person as agent, {time.time() - t0:.0f} s")
 
 
@@ -105,9 +117,9 @@ def load_all():
     Z = np.load(fl.OUT / "whisper_frames_l2.npz", allow_pickle=True)
     if str(Z["key"]) != key or len(Z["frames"]) != len(meta0):
         sys.exit(f"stage-2 frames were extracted for another corpus (key {Z['key']} vs {key}): set LFCC_MANIFESTS as round 2")
-    X = np.load(OUT, allow_pickle=True)
+    X = np.load(out_path(), allow_pickle=True)
     if str(X["key_round2"]) != key:
-        sys.exit(f"{OUT} was extracted beside another round-2 corpus: run extra.py extract again")
+        sys.exit(f"{out_path()} was extracted beside another round-2 corpus: run extra.py extract again")
     meta_x = json.loads(str(X["meta"]))
     FR = list(Z["frames"]) + list(X["frames"])
     meta = list(meta0) + meta_x
@@ -153,7 +165,7 @@ def lofo(seed: int, threads: int) -> None:
         n_extra.append(len(ex))
         print(f"fold {k + 1}/{len(folds)} {fold.family}/{fold.group[:24]} +{len(ex)} extra auc "
               f"{JL.roc_auc(p, y[fold.test]):.3f} ({time.time() - t0:.0f} s)", flush=True)
-    out = fl.preds_path("frame_cnn_stage2_extra" + (f"_s{seed}" if seed else ""))
+    out = fl.preds_path(f"frame_cnn_stage2_extra{VARIANT}" + (f"_s{seed}" if seed else ""))
     np.savez(out, fold=np.concatenate(fi), idx=np.concatenate(ti), p=np.concatenate(ps),
              families=np.array([f.family for f in folds]), groups=np.array([f.group for f in folds]),
              n_extra=np.array(n_extra), seconds=time.time() - t0)
@@ -176,10 +188,10 @@ def train(seed: int) -> None:
     net, mu, sd = cnn.train(FR, y, fit, seed)
     s_cl = cnn.scores(net, mu, sd, [FR[i] for i in cl])
     ab, c = fit_logistic(s_cl[:, None], y[cl], 1e-4, class_weights(y[cl]))
-    path = fl.OUT / f"wild_cnn2x_s{seed}.pt"
+    path = fl.OUT / f"wild_cnn2x{VARIANT}_s{seed}.pt"
     torch.save({"state": net.state_dict(), "mu": mu, "sd": sd, "a": max(float(ab[0]), 1e-3), "c": float(c),
                 "rows": len(rows), "fit": len(fit), "calib": len(cl), "extra": len(meta) - n0,
-                "key": str(np.load(OUT, allow_pickle=True)["key"]),
+                "key": str(np.load(out_path(), allow_pickle=True)["key"]), "channels": list(CHANNELS) if VARIANT else [],
                 "seconds": time.time() - t0}, path)
     print(f"-> {path}: {len(rows)} rows ({len(meta) - n0} extra; {len(fit)} fit, {len(cl)} calibration), {time.time() - t0:.0f} s")
 
@@ -189,7 +201,10 @@ def main() -> None:
     ap.add_argument("step", choices=("extract", "lofo", "train"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2, help="torch threads for lofo (1 to run two seeds side by side)")
+    ap.add_argument("--channels", action="store_true", help="v13: the extra dialogues through the wild channels (docstring)")
     a = ap.parse_args()
+    global VARIANT
+    VARIANT = "ch" if a.channels else ""
     if a.step == "extract":
         extract()
     elif a.step == "lofo":

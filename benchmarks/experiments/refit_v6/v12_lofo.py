@@ -7,7 +7,10 @@ and ``$FRAME_OUT/preds_frame_cnn_stage2_extra{,_s1}.npz``; every file's rows and
 against the v5 run's (``v11_lofo.load_checked``). Prints per-family ROC-AUC, the parts (a)-(d) and
 writes --json; exit 0 when every part holds.
 
-Usage: python v12_lofo.py V5.npz FRAME_OUT [--json OUT]
+``--candidate v13`` (README.md, "v13"): the same comparison and parts for the fold networks trained with
+the extra rows through the wild channels (``extra.py lofo --channels``: ``preds_frame_cnn_stage2_extrach{,_s1}.npz``).
+
+Usage: python v12_lofo.py V5.npz FRAME_OUT [--candidate v12|v13] [--json OUT]
 """
 from __future__ import annotations
 
@@ -20,20 +23,22 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from v11_lofo import blend, load_checked, table  # noqa: E402
 
-V12_TAGS = ("frame_cnn_stage2_extra", "frame_cnn_stage2_extra_s1")
+TAGS = {"v12": ("frame_cnn_stage2_extra", "frame_cnn_stage2_extra_s1"),
+        "v13": ("frame_cnn_stage2_extrach", "frame_cnn_stage2_extrach_s1")}
+V12_TAGS = TAGS["v12"]
 
 
-def parts(rows: dict, mean: dict, pooled: dict, people: dict, machines: dict) -> list[tuple[str, bool, str]]:
-    """The rule's S1 parts (README.md, "v12"), v12 against v11 on the same rows."""
-    worst = min(rows, key=lambda F: rows[F]["v12"] - rows[F]["v11"])
+def parts(rows: dict, mean: dict, pooled: dict, people: dict, machines: dict, c: str = "v12") -> list[tuple[str, bool, str]]:
+    """The rule's S1 parts (README.md, "v12"; v13 has the same), candidate ``c`` against v11 on the same rows."""
+    worst = min(rows, key=lambda F: rows[F][c] - rows[F]["v11"])
     return [
-        ("(a) mean per-family ROC-AUC at least v11's", mean["v12"] >= mean["v11"], f"{mean['v12'] - mean['v11']:+.3f}"),
-        ("(b) pooled ROC-AUC at least v11's", pooled["v12"] >= pooled["v11"], f"{pooled['v12'] - pooled['v11']:+.3f}"),
-        ("(c) no family down by more than 0.03", rows[worst]["v12"] - rows[worst]["v11"] >= -0.03,
-         f"worst {worst} {rows[worst]['v12'] - rows[worst]['v11']:+.3f}"),
+        ("(a) mean per-family ROC-AUC at least v11's", mean[c] >= mean["v11"], f"{mean[c] - mean['v11']:+.3f}"),
+        ("(b) pooled ROC-AUC at least v11's", pooled[c] >= pooled["v11"], f"{pooled[c] - pooled['v11']:+.3f}"),
+        ("(c) no family down by more than 0.03", rows[worst][c] - rows[worst]["v11"] >= -0.03,
+         f"worst {worst} {rows[worst][c] - rows[worst]['v11']:+.3f}"),
         ("(d) people's mean P(human) higher than v11's, machines' not higher",
-         people["v12"] > people["v11"] and machines["v12"] <= machines["v11"],
-         f"people {people['v11']:.3f} -> {people['v12']:.3f}, machines {machines['v11']:.3f} -> {machines['v12']:.3f}"),
+         people[c] > people["v11"] and machines[c] <= machines["v11"],
+         f"people {people['v11']:.3f} -> {people[c]:.3f}, machines {machines['v11']:.3f} -> {machines[c]:.3f}"),
     ]
 
 
@@ -42,17 +47,20 @@ def main(argv=None) -> int:
     ap.add_argument("v5")
     ap.add_argument("frame_out")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--candidate", choices=sorted(TAGS), default="v12")
     a = ap.parse_args(argv)
+    c = a.candidate
     y, fam, p0, pc11 = load_checked(a.v5, a.frame_out)
-    _, _, _, pc12 = load_checked(a.v5, a.frame_out, V12_TAGS)
-    preds = {"v5": p0, "cnn11": pc11, "cnn12": pc12, "v11": blend(p0, pc11), "v12": blend(p0, pc12)}
+    _, _, _, pcc = load_checked(a.v5, a.frame_out, TAGS[c])
+    preds = {"v5": p0, "cnn11": pc11, "cnn" + c[1:]: pcc, "v11": blend(p0, pc11), c: blend(p0, pcc)}
     rows, mean, pooled, people, machines = table(y, fam, preds)
-    print(f"{'held-out family':28} {'CNN v11':>8} {'CNN v12':>8} {'v11':>7} {'v12':>7} {'change':>7}")
+    k = "cnn" + c[1:]
+    print(f"{'held-out family':28} {'CNN v11':>8} {'CNN ' + c:>8} {'v11':>7} {c:>7} {'change':>7}")
     for F, r in rows.items():
-        print(f"{F:28} {r['cnn11']:8.3f} {r['cnn12']:8.3f} {r['v11']:7.3f} {r['v12']:7.3f} {r['v12'] - r['v11']:+7.3f}")
+        print(f"{F:28} {r['cnn11']:8.3f} {r[k]:8.3f} {r['v11']:7.3f} {r[c]:7.3f} {r[c] - r['v11']:+7.3f}")
     for name, d in (("mean over families", mean), ("pooled", pooled), ("P(h) people", people), ("P(h) machines", machines)):
-        print(f"{name:28} {d['cnn11']:8.3f} {d['cnn12']:8.3f} {d['v11']:7.3f} {d['v12']:7.3f} {d['v12'] - d['v11']:+7.3f}")
-    ps = parts(rows, mean, pooled, people, machines)
+        print(f"{name:28} {d['cnn11']:8.3f} {d[k]:8.3f} {d['v11']:7.3f} {d[c]:7.3f} {d[c] - d['v11']:+7.3f}")
+    ps = parts(rows, mean, pooled, people, machines, c)
     for name, ok, why in ps:
         print(f"S1 {name}: {why} -> {'met' if ok else 'NOT met'}")
     met = all(ok for _, ok, _ in ps)
