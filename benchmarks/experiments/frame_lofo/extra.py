@@ -139,7 +139,30 @@ def extra_for_fold(meta, n0: int, fold) -> np.ndarray:
     return np.array(keep, dtype=int)
 
 
-def lofo(seed: int, threads: int) -> None:
+def calib_split_by_family(meta, train_idx, seed: int) -> np.ndarray:
+    """bool over train_idx: like ``judge_lofo.calib_split`` (~25 % of the voices, whole voices) but
+    drawn within each machine family and each human group, and never a family's or group's only
+    voice, so no family leaves the fit set whole (exploratory, README.md "v13 result")."""
+    rng = np.random.default_rng(seed)
+    by: dict = {}
+    for i in train_idx:
+        m = meta[i]
+        by.setdefault((m["label"], m["family"] if m["label"] == "machine" else m["group"]), set()).add(m["speaker"])
+    chosen = set()
+    for k in sorted(by):
+        v = sorted(by[k])
+        if len(v) < 2:
+            continue
+        rng.shuffle(v)
+        chosen.update((k[0], s) for s in v[:max(1, int(round(0.25 * len(v))))])
+    return np.array([(meta[i]["label"], meta[i]["speaker"]) in chosen for i in train_idx])
+
+
+def lofo(seed: int, threads: int, control: str = "", split: str = "") -> None:
+    """S1's fold networks (module docstring). ``control`` (diagnostics, README.md "v13 result"):
+    ``repro`` trains without any extra row (round 2's networks again, through this code);
+    ``split`` draws the calibration split with the extra rows as the candidate does, then drops
+    them from both parts (what the changed split alone does)."""
     import torch
 
     import temporal_cnn as cnn
@@ -152,9 +175,13 @@ def lofo(seed: int, threads: int) -> None:
     for k, fold in enumerate(folds):
         fl.P.check_nested(meta0, sealed, fold, np.array([], int))
         ex = extra_for_fold(meta, n0, fold)
+        if control == "repro":
+            ex = ex[:0]
         train_idx = np.concatenate([fold.train, ex])
-        cal = JL.calib_split(meta, train_idx, C.SEED)
+        cal = (calib_split_by_family if split == "family" else JL.calib_split)(meta, train_idx, C.SEED)
         fit, cl = train_idx[~cal], train_idx[cal]
+        if control == "split":
+            fit, cl = fit[fit < n0], cl[cl < n0]
         net, mu, sd = cnn.train(FR, y, fit, seed, 3, 12)
         s_cl = cnn.scores(net, mu, sd, [FR[i] for i in cl])
         ab, c = fit_logistic(s_cl[:, None], y[cl], 1e-4, class_weights(y[cl]))
@@ -165,7 +192,9 @@ def lofo(seed: int, threads: int) -> None:
         n_extra.append(len(ex))
         print(f"fold {k + 1}/{len(folds)} {fold.family}/{fold.group[:24]} +{len(ex)} extra auc "
               f"{JL.roc_auc(p, y[fold.test]):.3f} ({time.time() - t0:.0f} s)", flush=True)
-    out = fl.preds_path(f"frame_cnn_stage2_extra{VARIANT}" + (f"_s{seed}" if seed else ""))
+    out = fl.preds_path(f"frame_cnn_stage2_extra{VARIANT}" + (f"_ctl{control}" if control else "")
+                        + (f"_split{split}" if split else "")
+                        + (f"_s{seed}" if seed else ""))
     np.savez(out, fold=np.concatenate(fi), idx=np.concatenate(ti), p=np.concatenate(ps),
              families=np.array([f.family for f in folds]), groups=np.array([f.group for f in folds]),
              n_extra=np.array(n_extra), seconds=time.time() - t0)
@@ -201,6 +230,10 @@ def main() -> None:
     ap.add_argument("step", choices=("extract", "lofo", "train"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2, help="torch threads for lofo (1 to run two seeds side by side)")
+    ap.add_argument("--control", choices=("", "repro", "split"), default="",
+                    help="lofo diagnostics: repro (no extra row), split (the candidate's calibration split, no extra row)")
+    ap.add_argument("--split", choices=("", "family"), default="",
+                    help="lofo: the calibration split (default judge_lofo.calib_split; family: calib_split_by_family)")
     ap.add_argument("--channels", action="store_true", help="v13: the extra dialogues through the wild channels (docstring)")
     a = ap.parse_args()
     global VARIANT
@@ -208,7 +241,7 @@ def main() -> None:
     if a.step == "extract":
         extract()
     elif a.step == "lofo":
-        lofo(a.seed, a.threads)
+        lofo(a.seed, a.threads, a.control, a.split)
     else:
         train(a.seed)
 
