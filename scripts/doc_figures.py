@@ -761,6 +761,26 @@ def fig_frame_wild_r3() -> str:
             "evidence for it (its own rule: v11).\n\n(from `benchmarks/results/judge_frame_wild_r3.json`)")
 
 
+def fig_lofo_split_caveat() -> str:
+    """The CNN's LOFO figures under two draws of the calibration split (refit_v6/README.md, "v13 result";
+    seed 0): round 2's split against v12's split without any extra row, alone and blended with the v5
+    fold heads; v11's S1 part (c) read on both."""
+    (r,) = _stored("lofo_split_caveat", "judge_lofo_split_control",
+                   how="benchmarks/experiments/refit_v6/v12_lofo.py --split-control")
+    m, w = r["mean"], r["worst_family_change_vs_v5"]
+    rows = ["| seed 0, on round 2's folds | mean per-family ROC-AUC | pooled | people / machines P(human) | worst family vs v5 |",
+            "|---|---|---|---|---|"]
+    names = {"v5": "v5 fold heads", "cnn_v11_split": "CNN, round 2's split (v11's)",
+             "cnn_v12_split_no_extra": "CNN, another split (v12's), no extra row", "cnn_v12": "CNN, v12 (its split, extra rows)",
+             "blend_v11_split": "blend, round 2's split", "blend_v12_split_no_extra": "blend, the other split"}
+    for k, label in names.items():
+        rows.append(f"| {label} | {m[k]:.3f} | {r['pooled'][k]:.3f} | {r['people'][k]:.2f} / {r['machines'][k]:.2f} | {w[k]:+.3f} |")
+    c_other = w["blend_v12_split_no_extra"] >= -0.05
+    return ("\n".join(rows) + "\n\nv11's S1 part (c), no family down by more than 0.05 against v5: "
+            f"{'met' if w['blend_v11_split'] >= -0.05 else 'not met'} on round 2's split, "
+            f"{'met' if c_other else 'not met'} on the other.\n\n(from `benchmarks/results/judge_lofo_split_control.json`)")
+
+
 def fig_refit_v11() -> str:
     """v11 (0.2.0 ⊕ the stage-2 CNN) under its rule (benchmarks/experiments/refit_v6/README.md, v11): S1's
     LOFO table (v5 fold heads vs the blend with the CNN's fold networks, round 2's folds), S2's eight
@@ -892,6 +912,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "refit_v10blend": fig_refit_v10blend,
     "frame_wild_r3": fig_frame_wild_r3,
     "refit_v11": fig_refit_v11,
+    "lofo_split_caveat": fig_lofo_split_caveat,
     "commercial_engines": fig_commercial_engines,
     "commercial_engines_030": fig_commercial_engines_030,
     "commercial_shipped": fig_commercial_shipped,

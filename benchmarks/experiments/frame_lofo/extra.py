@@ -201,7 +201,9 @@ def lofo(seed: int, threads: int, control: str = "", split: str = "") -> None:
     print(f"-> {out}")
 
 
-def train(seed: int) -> None:
+def train(seed: int, control: str = "", split: str = "") -> None:
+    """The product's network (module docstring); ``control`` 'repro': round 3's rows only (no extra
+    row), ``split`` 'family': ``calib_split_by_family`` (v14, README.md)."""
     import torch
 
     import temporal_cnn as cnn
@@ -210,19 +212,22 @@ def train(seed: int) -> None:
 
     torch.set_num_threads(2)
     FR, meta, y, n0, folds, sealed, meta0 = load_all()
-    rows = np.array([i for i, m in enumerate(meta) if m["speaker"] not in NOW_MEASURE_ONLY])
-    cal = JL.calib_split(meta, rows, C.SEED)
+    rows = np.array([i for i, m in enumerate(meta) if m["speaker"] not in NOW_MEASURE_ONLY
+                     and (control != "repro" or i < n0)])
+    cal = (calib_split_by_family if split == "family" else JL.calib_split)(meta, rows, C.SEED)
     fit, cl = rows[~cal], rows[cal]
     t0 = time.time()
     net, mu, sd = cnn.train(FR, y, fit, seed)
     s_cl = cnn.scores(net, mu, sd, [FR[i] for i in cl])
     ab, c = fit_logistic(s_cl[:, None], y[cl], 1e-4, class_weights(y[cl]))
-    path = fl.OUT / f"wild_cnn2x{VARIANT}_s{seed}.pt"
+    path = fl.OUT / (f"wild_cnn2x{VARIANT}" + (f"_ctl{control}" if control else "") + (f"_split{split}" if split else "")
+                     + f"_s{seed}.pt")
     torch.save({"state": net.state_dict(), "mu": mu, "sd": sd, "a": max(float(ab[0]), 1e-3), "c": float(c),
-                "rows": len(rows), "fit": len(fit), "calib": len(cl), "extra": len(meta) - n0,
+                "rows": len(rows), "fit": len(fit), "calib": len(cl), "extra": int((rows >= n0).sum()),
+                "split": split or "judge_lofo.calib_split",
                 "key": str(np.load(out_path(), allow_pickle=True)["key"]), "channels": list(CHANNELS) if VARIANT else [],
                 "seconds": time.time() - t0}, path)
-    print(f"-> {path}: {len(rows)} rows ({len(meta) - n0} extra; {len(fit)} fit, {len(cl)} calibration), {time.time() - t0:.0f} s")
+    print(f"-> {path}: {len(rows)} rows ({int((rows >= n0).sum())} extra; {len(fit)} fit, {len(cl)} calibration), {time.time() - t0:.0f} s")
 
 
 def main() -> None:
@@ -243,7 +248,7 @@ def main() -> None:
     elif a.step == "lofo":
         lofo(a.seed, a.threads, a.control, a.split)
     else:
-        train(a.seed)
+        train(a.seed, a.control, a.split)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,12 @@ writes --json; exit 0 when every part holds.
 ``--candidate v13`` (README.md, "v13"): the same comparison and parts for the fold networks trained with
 the extra rows through the wild channels (``extra.py lofo --channels``: ``preds_frame_cnn_stage2_extrach{,_s1}.npz``).
 
-Usage: python v12_lofo.py V5.npz FRAME_OUT [--candidate v12|v13] [--json OUT]
+``--split-control`` (README.md, "v13 result"; diagnostics, seed 0 only): the CNN fold networks of round
+2's split (v11 seed 0), of v12's split without any extra row (``extra.py lofo --control split``) and
+of v12 (seed 0), alone and blended with the v5 fold heads; writes --json, exit 0.
+
+Usage: python v12_lofo.py V5.npz FRAME_OUT [--candidate v12|v13|v14] [--json OUT]
+       python v12_lofo.py V5.npz FRAME_OUT --split-control [--json OUT]
 """
 from __future__ import annotations
 
@@ -45,13 +50,36 @@ def parts(rows: dict, mean: dict, pooled: dict, people: dict, machines: dict, c:
     ]
 
 
+def split_control(v5: str, frame_out: str) -> dict:
+    """The seed-0 table of ``--split-control`` (module docstring)."""
+    y, fam, p0, c11 = load_checked(v5, frame_out, ("frame_cnn_stage2",))
+    ctl = load_checked(v5, frame_out, ("frame_cnn_stage2_extra_ctlsplit",))[3]
+    c12 = load_checked(v5, frame_out, ("frame_cnn_stage2_extra",))[3]
+    preds = {"v5": p0, "cnn_v11_split": c11, "cnn_v12_split_no_extra": ctl, "cnn_v12": c12,
+             "blend_v11_split": blend(p0, c11), "blend_v12_split_no_extra": blend(p0, ctl)}
+    rows, mean, pooled, people, machines = table(y, fam, preds)
+    worst = {k: min(r[k] - r["v5"] for r in rows.values()) for k in preds}
+    return {"seed": 0, "families": rows, "mean": mean, "pooled": pooled, "people": people, "machines": machines,
+            "worst_family_change_vs_v5": worst}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("v5")
     ap.add_argument("frame_out")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--candidate", choices=sorted(TAGS), default="v12")
+    ap.add_argument("--split-control", action="store_true", help="the seed-0 diagnostics table (docstring)")
     a = ap.parse_args(argv)
+    if a.split_control:
+        res = split_control(a.v5, a.frame_out)
+        for k in res["mean"]:
+            print(f"{k:26} mean {res['mean'][k]:.3f} pooled {res['pooled'][k]:.3f} people {res['people'][k]:.3f} "
+                  f"machines {res['machines'][k]:.3f} worst vs v5 {res['worst_family_change_vs_v5'][k]:+.3f}")
+        if a.json:
+            a.json.write_text(json.dumps({"command": "python benchmarks/experiments/refit_v6/v12_lofo.py "
+                                          + " ".join(argv or sys.argv[1:]), **res}, indent=1))
+        return 0
     c = a.candidate
     y, fam, p0, pc11 = load_checked(a.v5, a.frame_out)
     _, _, _, pcc = load_checked(a.v5, a.frame_out, TAGS[c])
