@@ -61,12 +61,10 @@ def extra_rows(sealed) -> list[dict]:
 
 def extract() -> None:
     import layers
-    from livejudge.judge.features.backbones.whisper import FRAME_S
 
     _, _, sealed, _, key0 = fl.setup()
     rows = extra_rows(sealed)
     enc = layers.Encoder()
-    hop = int(FRAME_S * SR)
     calls = JL.build_calls(rows, C.SEED, C.TURNS, C.PER_HUMAN, C.PER_VOICE, C.PER_FAMILY, C.HUMAN_GROUP,
                            wild_channels=CHANNELS if VARIANT else ())
     frames, meta, t0, n_s = [], [], time.time(), 0.0
@@ -80,10 +78,7 @@ def extract() -> None:
             if len(x) < 640:
                 continue
             n_s += len(x) / SR
-            st = encode(enc, x)[2]
-            n = min(len(st), len(x) // hop)
-            e = 10 * np.log10(np.mean(x[:n * hop].astype(np.float64).reshape(n, hop) ** 2, axis=1) + 1e-12)
-            kept.append(st[:n][e > e.max() - 35.0].astype(np.float16))
+            kept.append(layers.stage2_kept(enc, x))
         frames.append(np.concatenate(kept) if kept else np.zeros((0, 384), np.float16))
         meta.append({k: m[k] for k in ("label", "family", "speaker", "group", "channel")})
     fr = np.empty(len(frames), object)
@@ -92,22 +87,6 @@ def extract() -> None:
     np.savez(out_path(), frames=fr, meta=json.dumps(meta), key=key, key_round2=key0)
     print(f"-> {out_path()}: {len(meta)} dialogues from {len(rows)} rows, {n_s:.0f} s agent speech, "
           f"{sum(m['label'] == 'human' for m in meta)} with a person as agent, {time.time() - t0:.0f} s")
-
-
-def encode(enc, x):
-    """Every stage's frames of one turn (30 s pieces), as ``extract.encode``."""
-    from livejudge.judge.features.backbones.whisper import MAX_CHUNK_S
-    from livejudge.judge.features.log_mel import log_mel
-
-    chunk = int(MAX_CHUNK_S * SR)
-    parts = []
-    for a in range(0, len(x), chunk):
-        piece = x[a:a + chunk]
-        if len(piece) < 640:
-            piece = np.pad(piece, (0, 640 - len(piece)))
-        mel = log_mel(piece)
-        parts.append(enc.encode_layers(mel[:, :mel.shape[1] - mel.shape[1] % 2]))
-    return [np.concatenate([p[s] for p in parts]) for s in range(len(parts[0]))]
 
 
 def load_all():

@@ -93,5 +93,16 @@ def check(seconds: float = 3.0) -> tuple[float, float, float]:
             max(float(np.abs(a - b).max()) for a, b in zip(mine[1:], ref_np)))
 
 
+def stage2_kept(enc, x) -> np.ndarray:
+    """float16 (n_kept, 384): one turn's stage-2 frames (``log_mel.mel_pieces``: 30 s pieces, as the
+    live encoder) that ``whisper_blocks.kept_frames``'s energy rule keeps (35 dB, as extract.py);
+    ``wild.py`` and ``extra.py`` use it."""
+    from livejudge.judge.features.backbones.whisper_blocks import kept_frames
+    from livejudge.judge.features.log_mel import mel_pieces
+
+    st = np.concatenate([enc.encode_layers(m, blocks=2)[2] for m in mel_pieces(x)])
+    return kept_frames(x, st, 35.0).astype(np.float16)
+
+
 if __name__ == "__main__":
     print("max |torch - ctranslate2|, max |ctranslate2|, max |torch - numpy| over stages:", check())

@@ -50,12 +50,9 @@ def extract() -> None:
 
     import judge_wild as W
     import layers
-    from livejudge.judge.features.backbones.whisper import FRAME_S, MAX_CHUNK_S
-    from livejudge.judge.features.log_mel import log_mel
 
     torch.set_num_threads(2)
     enc = layers.Encoder()
-    hop = int(FRAME_S * SR)
     out: dict[str, np.ndarray] = {}
     t0, n_audio = time.time(), 0.0
     for name, fn in YARDSTICKS.items():
@@ -78,16 +75,7 @@ def extract() -> None:
                     if len(x) < 640:
                         continue
                     n_audio += len(x) / SR
-                    parts = []
-                    for s in range(0, len(x), int(MAX_CHUNK_S * SR)):  # 30 s pieces, as WhisperEncoder.encode
-                        piece = x[s:s + int(MAX_CHUNK_S * SR)]
-                        piece = np.pad(piece, (0, max(0, 640 - len(piece))))
-                        m = log_mel(piece)
-                        parts.append(enc.encode_layers(m[:, :m.shape[1] - m.shape[1] % 2], blocks=2)[2])
-                    f2 = np.concatenate(parts)
-                    n = min(len(f2), len(x) // hop)
-                    e = 10 * np.log10(np.mean(x[:n * hop].astype(np.float64).reshape(n, hop) ** 2, axis=1) + 1e-12)
-                    kept.append(f2[:n][e > e.max() - 35.0].astype(np.float16))
+                    kept.append(layers.stage2_kept(enc, x))
                 out[k] = np.concatenate(kept) if kept else np.zeros((0, 384), np.float16)
                 if len(out) % 50 == 0:
                     print(f"{len(out)} dialogues, {n_audio:.0f} s agent speech, {time.time() - t0:.0f} s", flush=True)

@@ -260,24 +260,30 @@ def v11_parts(s1: dict, runs: list[tuple[str, dict, dict]], speed: dict | None) 
     return parts
 
 
-def main_v11() -> int:
-    names = [V11_S1] + [n for _, a, b, _ in V11_RUNS for n in (a, b)] + [V11_SPEED]
+def main_frame(cand: str, s1_name: str, run_names, speed_name: str, inputs, parts_of) -> int:
+    """Read a frame-readout candidate's stored S1, S2 runs and S3 (v11, v12): exit 2 when any is
+    missing or ``inputs`` finds them not comparable, else 0 when every part of ``parts_of`` holds."""
+    names = [s1_name] + [n for _, a, b, _ in run_names for n in (a, b)] + [speed_name]
     missing = [n for n in names if not (RESULTS / f"{n}.json").exists()]
     if missing:
         print(f"missing stored result(s): {', '.join(missing)}; run the commands in README.md first", file=sys.stderr)
         return 2
     load = lambda n: json.loads((RESULTS / f"{n}.json").read_text())  # noqa: E731
-    runs = [(name, load(a), load(b)) for name, a, b, _ in V11_RUNS]
-    bad = v11_inputs(runs)
+    runs = [(name, load(a), load(b)) for name, a, b, _ in run_names]
+    bad = inputs(runs)
     if bad:
         print("cannot compare: " + "; ".join(bad), file=sys.stderr)
         return 2
-    parts = v11_parts(load(V11_S1), runs, load(V11_SPEED))
+    parts = parts_of(load(s1_name), runs, load(speed_name))
     for name, ok, figs in parts:
         print(f"{'met    ' if ok else 'NOT met'}  {name}: {figs}")
     ok = all(p[1] for p in parts)
-    print("rule met: ship v11" if ok else "rule not met: the shipped head stays")
+    print(f"rule met: ship {cand}" if ok else "rule not met: the shipped head stays")
     return 0 if ok else 1
+
+
+def main_v11() -> int:
+    return main_frame("v11", V11_S1, V11_RUNS, V11_SPEED, v11_inputs, v11_parts)
 
 
 V12_S1 = "judge_lofo_v12_s1"
@@ -343,23 +349,7 @@ def v12_parts(s1: dict, runs: list[tuple[str, dict, dict]], speed: dict | None) 
 
 
 def main_v12() -> int:
-    names = [V12_S1] + [n for _, a, b, _ in V12_RUNS for n in (a, b)] + [V12_SPEED]
-    missing = [n for n in names if not (RESULTS / f"{n}.json").exists()]
-    if missing:
-        print(f"missing stored result(s): {', '.join(missing)}; run the commands in README.md first", file=sys.stderr)
-        return 2
-    load = lambda n: json.loads((RESULTS / f"{n}.json").read_text())  # noqa: E731
-    runs = [(name, load(a), load(b)) for name, a, b, _ in V12_RUNS]
-    bad = v12_inputs(runs)
-    if bad:
-        print("cannot compare: " + "; ".join(bad), file=sys.stderr)
-        return 2
-    parts = v12_parts(load(V12_S1), runs, load(V12_SPEED))
-    for name, ok, figs in parts:
-        print(f"{'met    ' if ok else 'NOT met'}  {name}: {figs}")
-    ok = all(p[1] for p in parts)
-    print("rule met: ship v12" if ok else "rule not met: the shipped head stays")
-    return 0 if ok else 1
+    return main_frame("v12", V12_S1, V12_RUNS, V12_SPEED, v12_inputs, v12_parts)
 
 
 def evaluate(lofo: dict, shipped: dict, cand: dict, wideband_people: bool = False,

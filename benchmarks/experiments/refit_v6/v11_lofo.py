@@ -53,6 +53,21 @@ def table(y: np.ndarray, fam: np.ndarray, preds: dict[str, np.ndarray]):
     return rows, mean, pooled, people, machines
 
 
+def report(script: str, argv, json_out: Path | None, parts: list, rows: dict, mean: dict, pooled: dict,
+           people: dict, machines: dict) -> int:
+    """Print S1's parts, write the table and parts to ``json_out`` (if given); 0 when every part holds."""
+    for name, ok, why in parts:
+        print(f"S1 {name}: {why} -> {'met' if ok else 'NOT met'}")
+    met = all(ok for _, ok, _ in parts)
+    print(f"S1: {'met' if met else 'NOT met'}")
+    if json_out:
+        json_out.write_text(json.dumps({"command": f"python benchmarks/experiments/refit_v6/{script} " + " ".join(argv or sys.argv[1:]),
+                                        "families": rows, "mean": mean, "pooled": pooled, "people": people,
+                                        "machines": machines, "parts": [{"part": n, "met": ok, "figure": w} for n, ok, w in parts],
+                                        "met": met}, indent=1))
+    return 0 if met else 1
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("v5")
@@ -76,16 +91,7 @@ def main(argv=None) -> int:
              ("(c) no family down by more than 0.05", rows[worst]["v11"] - rows[worst]["v5"] >= -0.05,
               f"worst {worst} {rows[worst]['v11'] - rows[worst]['v5']:+.3f}"),
              ("(d) people's mean P(human) at least 0.5", people["v11"] >= 0.5, f"{people['v11']:.3f}")]
-    for name, ok, why in parts:
-        print(f"S1 {name}: {why} -> {'met' if ok else 'NOT met'}")
-    met = all(ok for _, ok, _ in parts)
-    print(f"S1: {'met' if met else 'NOT met'}")
-    if a.json:
-        a.json.write_text(json.dumps({"command": "python benchmarks/experiments/refit_v6/v11_lofo.py " + " ".join(argv or sys.argv[1:]),
-                                      "families": rows, "mean": mean, "pooled": pooled, "people": people,
-                                      "machines": machines, "parts": [{"part": n, "met": ok, "figure": w} for n, ok, w in parts],
-                                      "met": met}, indent=1))
-    return 0 if met else 1
+    return report("v11_lofo.py", argv, a.json, parts, rows, mean, pooled, people, machines)
 
 
 if __name__ == "__main__":

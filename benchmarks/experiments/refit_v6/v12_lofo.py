@@ -26,7 +26,7 @@ from pathlib import Path
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from v11_lofo import blend, load_checked, table  # noqa: E402
+from v11_lofo import blend, load_checked, report, table  # noqa: E402
 
 TAGS = {"v12": ("frame_cnn_stage2_extra", "frame_cnn_stage2_extra_s1"),
         "v13": ("frame_cnn_stage2_extrach", "frame_cnn_stage2_extrach_s1"),
@@ -92,16 +92,7 @@ def main(argv=None) -> int:
     for name, d in (("mean over families", mean), ("pooled", pooled), ("P(h) people", people), ("P(h) machines", machines)):
         print(f"{name:28} {d['cnn11']:8.3f} {d[k]:8.3f} {d['v11']:7.3f} {d[c]:7.3f} {d[c] - d['v11']:+7.3f}")
     ps = parts(rows, mean, pooled, people, machines, c)
-    for name, ok, why in ps:
-        print(f"S1 {name}: {why} -> {'met' if ok else 'NOT met'}")
-    met = all(ok for _, ok, _ in ps)
-    print(f"S1: {'met' if met else 'NOT met'}")
-    if a.json:
-        a.json.write_text(json.dumps({"command": "python benchmarks/experiments/refit_v6/v12_lofo.py " + " ".join(argv or sys.argv[1:]),
-                                      "families": rows, "mean": mean, "pooled": pooled, "people": people,
-                                      "machines": machines, "parts": [{"part": n, "met": ok, "figure": w} for n, ok, w in ps],
-                                      "met": met}, indent=1))
-    return 0 if met else 1
+    return report("v12_lofo.py", argv, a.json, ps, rows, mean, pooled, people, machines)
 
 
 if __name__ == "__main__":
