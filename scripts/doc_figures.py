@@ -626,6 +626,7 @@ def _engine_table(fig: str, version: str, spec: tuple, before: tuple | None = No
     runs = _stored(fig, *(n for _, n, _ in spec), how=how)
     prev = _stored(fig, *(n for _, n, _ in before), how=how) if before else [None] * len(spec)
     conds = ("wideband", "telephone")
+    met = fitted_vendors()
     rows, people = [], []
     for (batch, _, manifest), run, old in zip(spec, runs, prev):
         with (ROOT / "benchmarks" / "data" / manifest).open() as f:
@@ -645,20 +646,25 @@ def _engine_table(fig: str, version: str, spec: tuple, before: tuple | None = No
             if old:
                 q = old_w.get(e, [])
                 cells.append(f"{floor2(sum(q) / len(q))} | {floor2(sum(p < 0.5 for p in q) / len(q))}" if q else "– | –")
-            wide = eng["wideband"][e]
-            one = {"conditions": {"wideband": {"dialogues": [x for x in run["conditions"]["wideband"]["dialogues"]
-                                                              if x["label"] == "human" or x["system"] == e]}}}
-            cells.append(engine_reading(len(wide), sum(wide) / len(wide), sum(p < 0.5 for p in wide) / len(wide),
-                                        pooled_auc(one, "wideband", clips), people[-1]))
+            for c in conds:  # the HEURISTIC reading per condition, against that condition's people
+                q = eng[c].get(e, [])
+                one = {"conditions": {c: {"dialogues": [x for x in run["conditions"][c]["dialogues"]
+                                                         if x["label"] == "human" or x["system"] == e]}}}
+                cells.append(engine_reading(len(q), sum(q) / len(q), sum(p < 0.5 for p in q) / len(q),
+                                            pooled_auc(one, c, clips), run["conditions"][c]["people"]["mean_p_human"])
+                             if q else "–")
+            cells.append("yes" if engine_vendor(e) in met else "no")
             rows.append((sum(ps) / len(ps), f"| {e} | {batch} | {len(ps)} | " + " | ".join(cells) + " |"))
     head = ["| engine (system) | batch | dialogues | " + " | ".join(
         f"{c}: mean P(human) | {c}: called machine | {c}: ROC-AUC vs people" for c in conds)
         + (" | before (0.2.0), wideband: mean P(human) | called machine" if before else "")
-        + " | reading (HEURISTIC, wideband) |",
-        "|---|---|---|" + "---|---|---|" * len(conds) + ("---|---|" if before else "") + "---|"]
-    return (f"whisper-fitted {version} per commercial engine, on measure-only sources (no head is fitted on them), "
+        + " | reading (HEURISTIC), wideband | reading (HEURISTIC), telephone | vendor met in fitting (other clips) |",
+        "|---|---|---|" + "---|---|---|" * len(conds) + ("---|---|" if before else "") + "---|---|---|"]
+    return (f"whisper-fitted {version} per commercial engine, on measure-only clips (no head is fitted on these clips), "
             "highest mean P(human) first. Wideband: each dialogue as published (16 kHz); telephone: the same "
-            "dialogues through an 8 kHz μ-law line. " + READING_NOTE + "\n\n" + "\n".join(head + [r for _, r in sorted(rows, key=lambda t: -t[0])])
+            "dialogues through an 8 kHz μ-law line. " + READING_NOTE + " " + VENDOR_NOTE.format(
+                met=", ".join(f"{v} ({', '.join(sorted(ss))})" for v, ss in sorted(met.items())))
+            + "\n\n" + "\n".join(head + [r for _, r in sorted(rows, key=lambda t: -t[0])])
             + f"\n\nPeople's mean P(human) in these runs (wideband): {', '.join(floor2(x) for x in people)} "
             "(batches 5, 7, 8). An engine with a few dialogues says little; an engine whose mean P(human) is at "
             f"the people's and whose share called machine is low is one {version} cannot tell from a person.{note}\n\n"
@@ -666,10 +672,41 @@ def _engine_table(fig: str, version: str, spec: tuple, before: tuple | None = No
             + ("; before: " + ", ".join(f"`{n}.json`" for _, n, _ in before) if before else "") + ")")
 
 
-READING_NOTE = ("The reading column is a HEURISTIC summary of the wideband figures: fewer than "
-                "5 dialogues: too few to say; mean P(human) at or above the people's: taken for people "
+READING_NOTE = ("The reading columns are a HEURISTIC summary of each condition's figures: fewer than "
+                "5 dialogues: too few to say; mean P(human) at or above the people's (same condition): taken for people "
                 "(P(human) says nothing about this engine); called machine in at least 0.8 of its dialogues "
                 "with ROC-AUC at least 0.9: mostly called machine; otherwise: partly told apart.")
+VENDOR_NOTE = ("\"Vendor met in fitting\": yes when the shipped head's sources (its config.json) hold clips of the "
+               "same vendor from other, fit-allowed sources, so the engine's figures are not those of a vendor the "
+               "head never met; the vendor is the system name's first word, with aliases (HEURISTIC: `VENDOR_ALIASES` in scripts/doc_figures.py). "
+               "Vendors met: {met}.")
+VENDOR_ALIASES = {"Gemini": "Google", "Amazon": "Polly", "podcastfy(openai": "OpenAI"}
+"""A system name's first word -> the vendor it is (HEURISTIC): Gemini TTS is Google's, Amazon Polly is
+Polly, the podcastfy corpus names OpenAI's tts-1-hd as its probable engine (its system column)."""
+
+
+def engine_vendor(system: str) -> str:
+    """The vendor of a commercial engine's system name (``VENDOR_ALIASES``; HEURISTIC)."""
+    first = system.split("-")[0]
+    return VENDOR_ALIASES.get(first, first)
+
+
+def fitted_vendors() -> dict[str, set[str]]:
+    """Vendor -> the commercial systems of the shipped whisper head's sources (its config.json's
+    ``sources`` matched to the rows of ``benchmarks/data/wild_manifest*.csv`` by repo, commit, path
+    and licence)."""
+    import csv
+
+    cfg = json.loads((HEADS / "whisper-fitted" / "config.json").read_text())
+    src = {x.split(": ", 1)[1] for x in cfg.get("sources", []) if ": " in x}
+    out: dict[str, set[str]] = {}
+    for m in sorted((ROOT / "benchmarks" / "data").glob("wild_manifest*.csv")):
+        with m.open() as f:
+            for r in csv.DictReader(f):
+                if r["label"] == "machine" and r["family"].startswith("commercial") and \
+                        f"github:{r['repo']}@{r['commit'][:10]}:{r['source_path']} ({r['licence']})" in src:
+                    out.setdefault(engine_vendor(r["system"]), set()).add(r["system"])
+    return out
 
 
 def engine_reading(n: int, mean_p: float, called_machine: float, auc: float | None, people: float) -> str:

@@ -117,3 +117,20 @@ def test_every_relative_link_in_the_docs_resolves():
     for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         for link in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", doc.read_text()):
             assert (doc.parent / link).exists(), f"{doc.relative_to(ROOT)} links to a missing file: {link}"
+
+
+def test_engine_table_says_which_vendors_the_head_met_in_fitting(figs):
+    # the vendor of a system name (HEURISTIC aliases): Gemini is Google's, Amazon Polly is Polly
+    assert figs.engine_vendor("Gemini-TTS-podcast") == "Google" and figs.engine_vendor("Amazon-Polly-neural") == "Polly"
+    assert figs.engine_vendor("Azure-Neural-TTS") == "Azure"
+    met = figs.fitted_vendors()  # from the shipped head's config sources
+    assert "Google" in met and "Azure" not in met
+    # each engine row carries a reading per condition and the vendor column, consistent with ``met``
+    table = figs.fig_commercial_engines_030()
+    rows = [r for r in table.splitlines() if r.startswith("| ") and not r.startswith("| engine")]
+    assert rows
+    for r in rows:
+        cells = [c.strip() for c in r.strip("|").split("|")]
+        assert cells[-1] == ("yes" if figs.engine_vendor(cells[0]) in met else "no")
+        assert cells[-3] in {"too few to say", "taken for people", "mostly called machine", "partly told apart"}
+        assert cells[-2] in {"too few to say", "taken for people", "mostly called machine", "partly told apart", "–"}
