@@ -226,3 +226,33 @@ def test_pinned_expectations_find_the_recording_from_any_folder(tmp_path, monkey
     (elsewhere / "r_gone.json").write_text(json.dumps(r))
     assert main(["check", "--pin-from", "r_gone.json", "--flagged", "-o", "e3.json"]) == 2
     assert not (elsewhere / "e3.json").exists()
+
+
+def test_flagged_says_what_it_left_out(calls, capsys, tmp_path):
+    """--flagged pins caller moments only: when every flagged moment is agent-side (latency, dead
+    air) it says so and names the --fail-if gates, not "give ... or --flagged"; when it pins
+    some, one stderr line says how many flagged moments it left out and why."""
+    result = json.loads(calls["rude_json"].read_text())
+    vs = result["verdicts"]
+    agent_side = [v for v in vs if v["kind"] not in ("barge_in", "backchannel", "pause")]
+    assert any(v["kind"] == "latency" and not v["ok"] for v in agent_side)
+    only = tmp_path / "agent_side.json"
+    only.write_text(json.dumps({**result, "verdicts": agent_side}))
+    code, out, err = run(["--pin-from", only, "--flagged"], capsys)
+    n_flag = sum(1 for line in run([only], capsys)[1].splitlines() if "FLAG" in line)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert "give --event N" not in err
+    assert f"--flagged: the {n_flag} flagged moments are all agent-side (" in err, err
+    assert "cannot be pinned as caller expectations" in err
+    assert "--fail-if 'verdict_latency_flagged_rate>0'" in err and "docs/ci-gates.md" in err
+
+    code, out, err = run(["--pin-from", calls["rude_json"], "--flagged"], capsys)
+    assert code == 0 and len(json.loads(out)["expect"]) == 5
+    n_all = sum(1 for line in run([calls["rude_json"]], capsys)[1].splitlines() if "FLAG" in line)
+    assert err.count("\n") == 1, err
+    assert f"--flagged: {n_all - 5} of the {n_all} flagged moments not pinned: agent-side" in err, err
+
+    clean = tmp_path / "clean.json"
+    clean.write_text(json.dumps({**result, "verdicts": [v for v in vs if v["ok"]]}))
+    code, _, err = run(["--pin-from", clean, "--flagged"], capsys)
+    assert code == 2 and "no flagged moments" in err

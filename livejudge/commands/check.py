@@ -48,7 +48,8 @@ from pathlib import Path
 
 from livejudge.commands.runner import CLIError, HelpFormatter, add_session_args, session_config
 from livejudge.commands.verdict_args import add_verdict_args, verdict_config_from_args  # noqa: F401 (re-exported)
-from livejudge.timing.verdicts import EXPECTABLE, Verdict, VerdictConfig, moment_groups, moments
+from livejudge.timing.verdicts import (EXPECTABLE, Verdict, VerdictConfig, flagged_moments, moment_groups,
+                                       moments)
 
 EXIT_PASS, EXIT_FAIL = 0, 1
 
@@ -226,7 +227,8 @@ def pin(result: dict, events: list[int] | None, *, flagged: bool = False, mode: 
         mode: "expected" (what a person would do there) or "observed" (what the agent did).
     Raises:
         ValueError: no verdicts in the result, an index out of range, a verdict that is not a
-            caller moment, or nothing chosen.
+            caller moment, or nothing chosen (with ``flagged``: the message says whether the call
+            had no flagged moment or only agent-side ones, and how to gate those).
     """
     raw = result.get("verdicts") if isinstance(result, dict) else None
     if raw is None:
@@ -243,6 +245,12 @@ def pin(result: dict, events: list[int] | None, *, flagged: bool = False, mode: 
         chosen.append(n)
     if flagged:
         chosen += [i for i, v in enumerate(vs) if v.kind in EXPECTABLE and not v.ok and i not in chosen]
+    if not chosen and flagged:
+        n_flag = len(flagged_moments(vs))
+        if not n_flag:
+            raise ValueError("--flagged: the call has no flagged moments, so nothing to pin (give --event N to "
+                             "pin a moment that passed: see the numbered list of `livejudge check CALL`)")
+        raise ValueError(f"--flagged: {unpinned_flagged(vs)}")
     if not chosen:
         raise ValueError("nothing to pin: give --event N (see the numbered list of `livejudge check CALL`) "
                          "or --flagged")
@@ -270,6 +278,30 @@ def pin(result: dict, events: list[int] | None, *, flagged: bool = False, mode: 
     doc["pin"] = mode
     doc["expect"] = exps
     return doc
+
+
+def unpinned_flagged(vs: list[Verdict]) -> str | None:
+    """What ``--flagged`` leaves out of ``vs``, in words, or None when it leaves nothing out: the
+    flagged moments that are agent-side (latency, dead air, talk-over, restart: no caller moment
+    to expect a yield or hold at), with the ``--fail-if`` gates that catch them instead."""
+    fm = flagged_moments(vs)
+    out = [m for m in fm if not any(v.kind in EXPECTABLE for v in m)]
+    if not out:
+        return None
+    kinds: dict[str, int] = {}
+    for m in out:
+        for v in m:
+            if not v.ok:
+                kinds[v.kind] = kinds.get(v.kind, 0) + 1
+    what = "flagged verdicts: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in kinds.items())
+    gates = " ".join(f"--fail-if 'verdict_{k}_flagged_rate>0'" for k in kinds)
+    if len(out) == len(fm):
+        head = (f"the flagged moment is agent-side ({what})" if len(fm) == 1 else
+                f"the {len(fm)} flagged moments are all agent-side ({what})")
+    else:
+        head = f"{len(out)} of the {len(fm)} flagged moments not pinned: agent-side ({what})"
+    return (f"{head}, which cannot be pinned as caller expectations; gate them with {gates} "
+            "(see docs/ci-gates.md)")
 
 
 def moment_lines(vs: list[Verdict]) -> list[str]:
@@ -466,6 +498,10 @@ def _cmd_pin(args: argparse.Namespace) -> int:
         doc = pin(result, args.event, flagged=args.flagged, mode=args.pin)
     except ValueError as exc:
         raise CLIError(str(exc)) from None
+    if args.flagged:  # pinned something, but not every flagged moment: say which were left out, and why
+        note = unpinned_flagged([Verdict.from_dict(v) for v in result["verdicts"]])
+        if note:
+            print(f"livejudge: --flagged: {note}", file=sys.stderr)
     if doc.get("call"):
         doc["call"] = _call_for(doc["call"], Path(args.pin_from), Path(args.out) if args.out else None,
                                 (result.get("source") or {}).get("file_resolved"))
@@ -525,4 +561,4 @@ def register(sub) -> None:
 
 
 __all__ = ["CheckResult", "Expectation", "add_verdict_args", "check", "junit_xml", "load_expectations",
-           "moment_lines", "pin", "verdict_config_from_args"]
+           "moment_lines", "pin", "unpinned_flagged", "verdict_config_from_args"]
