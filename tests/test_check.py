@@ -256,3 +256,11 @@ def test_flagged_says_what_it_left_out(calls, capsys, tmp_path):
     clean.write_text(json.dumps({**result, "verdicts": [v for v in vs if v["ok"]]}))
     code, _, err = run(["--pin-from", clean, "--flagged"], capsys)
     assert code == 2 and "no flagged moments" in err
+
+
+def test_help_reads_without_doubled_words(capsys):
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    words = capsys.readouterr().out.split()
+    assert "the moments `check` can pin)" in " ".join(words)
+    assert not [(a, b) for a, b in zip(words, words[1:]) if a.lower() == b.lower() and a.isalpha()]

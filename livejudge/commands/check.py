@@ -522,7 +522,7 @@ def register(sub) -> None:
         "check", help="check pinned expectations (yield/hold at a moment) on a recorded call, for CI",
         formatter_class=HelpFormatter,
         description=(__doc__.split("\n\n")[1] + "\n\n" + __doc__.split("\n\n")[2]).replace(
-            "``EXPECTABLE`` verdicts of ``livejudge.timing.verdicts``", "the moments `check` can pin").replace(
+            "the\n``EXPECTABLE`` verdicts of ``livejudge.timing.verdicts``", "the\nmoments `check` can pin").replace(
             "::", ":").replace("``", "`"),
         epilog="exit codes: 0 every expectation passed · 1 one failed · 2 bad input or usage (one line says what)")
     p.add_argument("call", nargs="?", default=None,
