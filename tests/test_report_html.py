@@ -321,6 +321,21 @@ def test_dimension_table_says_not_measured_and_shared_scores(result):
     assert '<td colspan="5">not measured:' not in render_html(doc)  # rows as before (reasons stay)
 
 
+def test_dimension_chart_labels_not_measured_as_the_table_does(result):
+    """The dimension chart beside the table labelled a dimension the head does not measure "gated:
+    too little evidence" while the table said "not measured: <why>" (a new user's trial); the
+    chart now reads as the table, and an older result without the view keeps its labels."""
+    view = result["judge_info"]["dimensions"]
+    svg = re.search(r'<svg id="lj-dimensions".*?</svg>', render_html(result), re.S).group(0)
+    assert svg.count("not measured: ") == len(view["not_measured"])
+    for why in set(view["not_measured"].values()):
+        assert f"not measured: {html.escape(why)}" in svg
+    doc = json.loads(json.dumps(result))
+    doc["judge_info"].pop("dimensions")
+    svg = re.search(r'<svg id="lj-dimensions".*?</svg>', render_html(doc), re.S).group(0)
+    assert "not measured" not in svg
+
+
 def test_top_contributors_name_a_shared_score_once(result):
     """The per-window top contributors named each member of a shared score as if it were separate
     evidence; now the group is one item, its first member "(+N sharing its score)", with the

@@ -89,6 +89,19 @@ def _svg(fig, svg_id: str, title: str) -> str:
 
 
 # ---------------------------------------------------------------------------- helpers on the doc
+def _not_measured(view: object) -> dict[str, str]:
+    """{dimension id: why} for the dimensions the judge's ``dimension_view`` (result
+    ``judge_info.dimensions``) marks as not measured by its head; {} without one (an older result)."""
+    nm = view.get("not_measured") if isinstance(view, dict) else None
+    return nm if isinstance(nm, dict) else {}
+
+
+def _dimension_view(doc: dict) -> dict | None:
+    """The judge's ``dimension_view`` of a result (``judge_info.dimensions``), or None."""
+    info = doc.get("judge_info")
+    return info.get("dimensions") if isinstance(info, dict) else None
+
+
 def _dimension_table() -> list[tuple[str, str, str, str]]:
     """[(id, display name, category numeral, category name)] in the paper's order."""
     from livejudge.judge.model.dimensions import CATEGORY_NAMES, DIMENSIONS
@@ -289,19 +302,22 @@ def plot_latency(doc: dict) -> str:
 
 def plot_dimensions(doc: dict, window: dict | None) -> str:
     """The 18 dimension scores (1 machine-like … 5 human-like) of one window, grouped by
-    category; gated dimensions (too little evidence) grey at 3. SVG id ``lj-dimensions``."""
+    category; gated dimensions (too little evidence) grey at 3, and a dimension the head does not
+    measure (``_not_measured``) labelled as the table beside it labels it. SVG id ``lj-dimensions``."""
     rows = _dimension_table()
     fig = _figure(figsize=(11, 5.0))
     ax = fig.subplots()
     dims = (window or {}).get("dimensions") or {}
+    not_measured = _not_measured(_dimension_view(doc))
     ys = list(range(len(rows)))[::-1]
     last_cat = None
     for y, (did, name, cat, cat_name) in zip(ys, rows):
         d = dims.get(did)
-        if d is None or d.get("gated"):
+        if did in not_measured or d is None or d.get("gated"):
             ax.barh(y, 0.08, left=2.96, color=COLORS["gated"])
-            ax.text(3.1, y, "gated: too little evidence" if d is not None else "not judged",
-                    va="center", fontsize=7, color="#777777")
+            label = (f"not measured: {not_measured[did]}" if did in not_measured
+                     else "gated: too little evidence" if d is not None else "not judged")
+            ax.text(3.1, y, label, va="center", fontsize=7, color="#777777")
         else:
             s = float(d["score"])
             ax.barh(y, s - 3.0, left=3.0, color=COLORS["human"] if s >= 3 else COLORS["machine"], alpha=0.85)
@@ -498,7 +514,7 @@ def _dimensions_html(window: dict | None, view: dict | None = None) -> str:
     a score, and dimensions sharing one learned score name each other."""
     dims = (window or {}).get("dimensions") or {}
     view = view if isinstance(view, dict) else {}
-    not_measured = view.get("not_measured") if isinstance(view.get("not_measured"), dict) else {}
+    not_measured = _not_measured(view)
     shared = {}
     for group in view.get("groups") or []:
         if isinstance(group, list) and len(group) > 1:
@@ -669,8 +685,7 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         f'<p class="muted">{lat_note}</p>',
         "<h2>Dimensions</h2>",
         plot_dimensions(doc, window),
-        _dimensions_html(window, (doc.get("judge_info") or {}).get("dimensions")
-                         if isinstance(doc.get("judge_info"), dict) else None),
+        _dimensions_html(window, _dimension_view(doc)),
         '<p class="muted">Scores on the 1–5 scale of seed 000 (App. D.2): 1 strongly machine-like, 5 strongly '
         "human-like, 3 no lean. A gated dimension had too little evidence in the window and does not count "
         "towards P(human). A score and a contribution can point different ways: the score is read "
