@@ -226,6 +226,25 @@ def to_mono(samples: np.ndarray) -> np.ndarray:
     return x if x.ndim == 1 else x.mean(axis=1).astype(np.float32)
 
 
+_COMMON_FORMATS = ("WAV", "FLAC", "OGG", "MP3", "AIFF")
+"""Formats a ``cannot decode`` message names, where this machine's libsndfile reads them."""
+
+
+def decode_hint() -> str:
+    """What the file readers here decode, for a ``cannot decode`` message: the common formats
+    this machine's libsndfile reads (``soundfile.available_formats()``; MP3 from libsndfile 1.1
+    on, as the soundfile wheels ship it), and how to convert the rest."""
+    try:
+        import soundfile as sf
+
+        have = set(sf.available_formats())
+    except Exception:  # no soundfile: the decode failed before this anyway
+        have = set()
+    common = [f.replace("OGG", "OGG (Vorbis, Opus)") for f in _COMMON_FORMATS if f in have] or ["WAV", "FLAC"]
+    return (f"livejudge reads {', '.join(common)}; convert others (M4A/AAC, WebM, ...) first, "
+            "e.g. ffmpeg -i call.m4a call.wav")
+
+
 def _existing_audio_file(path: str | Path) -> Path:
     """``path`` as a Path, after the checks every reader makes before decoding.
 
@@ -241,7 +260,7 @@ def _existing_audio_file(path: str | Path) -> Path:
 
 
 def load_audio(path: str | Path) -> tuple[np.ndarray, int]:
-    """Decode an audio file with soundfile (WAV, FLAC, OGG, ...).
+    """Decode an audio file with soundfile (WAV, FLAC, OGG, MP3, ...: ``decode_hint``).
 
     Returns:
         (samples float32 of shape (n_samples, n_channels), sample rate in Hz).
@@ -256,7 +275,7 @@ def load_audio(path: str | Path) -> tuple[np.ndarray, int]:
     try:
         info = sf.info(str(p))
     except Exception as exc:  # soundfile raises several types; re-raise as one clear error
-        raise AudioFormatError(f"cannot decode {p}: {exc} (use WAV/FLAC/OGG)") from exc
+        raise AudioFormatError(f"cannot decode {p}: {exc} ({decode_hint()})") from exc
     try:  # validated before decoding: a header claiming 1 Hz or 4 GHz must not cost memory
         check_rate(info.samplerate, f"{p.name}: sample rate")
     except AudioFormatError as exc:
@@ -267,7 +286,7 @@ def load_audio(path: str | Path) -> tuple[np.ndarray, int]:
     try:
         data, rate = sf.read(str(p), dtype="float32", always_2d=True)
     except Exception as exc:  # soundfile raises several types; re-raise as one clear error
-        raise AudioFormatError(f"cannot decode {p}: {exc} (use WAV/FLAC/OGG)") from exc
+        raise AudioFormatError(f"cannot decode {p}: {exc} ({decode_hint()})") from exc
     if data.size and not np.max(np.abs(data)) <= MAX_SAMPLE_ABS:  # float WAVs can hold NaN/inf, 1e30
         data = np.clip(np.nan_to_num(data, nan=0.0, posinf=0.0, neginf=0.0), -MAX_SAMPLE_ABS, MAX_SAMPLE_ABS)
     return data, int(rate)
@@ -684,7 +703,7 @@ def _open_sound(path: str | Path):
     except Exception as exc:
         if spooled is not None:
             os.unlink(spooled)
-        raise AudioFormatError(f"cannot decode {path}: {exc} (use WAV/FLAC/OGG)") from exc
+        raise AudioFormatError(f"cannot decode {path}: {exc} ({decode_hint()})") from exc
     declared = _wav_declared_frames(p)
     if spooled is not None:
         os.unlink(spooled)  # the open file stays readable; nothing is left behind

@@ -96,3 +96,24 @@ def test_load_call_errors_are_one_line_with_the_fix(tmp_path):
     bad.write_bytes(b"not audio at all")
     with pytest.raises(AudioFormatError, match="cannot decode"):
         load_call(bad)
+
+
+def test_cannot_decode_names_what_loads_mp3_included(tmp_path):
+    """"cannot decode" said "(use WAV/FLAC/OGG)" although MP3 loads (libsndfile >= 1.1, a new
+    user's trial): it names what this machine's libsndfile reads, and each named format loads."""
+    from livejudge.audio import load_audio, open_call
+
+    bad = tmp_path / "bad.m4a"
+    bad.write_bytes(b"not audio at all")
+    for read in (load_audio, open_call):
+        with pytest.raises(AudioFormatError, match="cannot decode") as err:
+            read(bad)
+        msg = str(err.value)
+        assert "use WAV/FLAC/OGG" not in msg and "livejudge reads WAV, FLAC" in msg and "ffmpeg" in msg, msg
+    if "MP3" not in sf.available_formats():
+        pytest.skip("this libsndfile has no MP3 (before 1.1)")
+    assert "MP3" in msg
+    mp3 = tmp_path / "call.mp3"
+    sf.write(mp3, np.stack([_sine(200, 16000), _sine(300, 16000)], axis=1), 16000, format="MP3")
+    data, rate = load_audio(mp3)
+    assert rate == 16000 and data.shape[1] == 2
