@@ -100,3 +100,16 @@ def test_demo_script_installs_only_when_the_venv_or_pyproject_changed(tmp_path):
     (proj / ".venv" / ".livejudge-installed").unlink()  # as a fresh .venv has no stamp
     err, n = run()
     assert n == 3
+
+
+def test_readme_and_demo_script_agree_on_the_setup_time():
+    """demo.sh says its install takes "about a minute", the README said "a few minutes" (a new
+    user's trial: both are right, for a reinstall and for a new .venv): the README names the
+    script's own estimate and says which install it fits."""
+    import re
+
+    script = (ROOT / "scripts" / "demo.sh").read_text()
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    estimate = re.search(r"installing livejudge\[[^]]*\] into \.venv \([^)]*; ([^)]*)\)", script).group(1)
+    assert f'"{estimate}"' in readme, estimate
+    assert "building a new `.venv` takes a few minutes" in readme
