@@ -72,7 +72,8 @@ def test_ca_file_verifies_and_headers_arrive(tmp_path, capsys, cert, monkeypatch
 
     titles: list = []
     real = meter.make_display
-    monkeypatch.setattr(meter, "make_display", lambda s, title="", mode="auto": titles.append(title) or real(s, title, mode))
+    monkeypatch.setattr(meter, "make_display",
+                        lambda s, title="", mode="auto", **kw: titles.append(title) or real(s, title, mode, **kw))
     seen: list = []
     with fake_agent(_recording_agent(seen), ssl=_server_ssl(cert)) as port:
         code, doc, texts = _run(tmp_path, capsys, f"wss://127.0.0.1:{port}/agent?token={TOKEN}&lang=en",

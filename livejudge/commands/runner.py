@@ -334,7 +334,7 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
 
     stop = threading.Event()
     with StopSignals(stop) as signals:
-        display = make_display(session, title, output.display)
+        display = make_display(session, title, output.display, report=output.report)
         if display is not None:
             session.add_sink(display)
             display.start()

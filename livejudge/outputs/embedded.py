@@ -65,7 +65,8 @@ class EmbeddedOutputs:
 
         mode = "auto" if self._display_mode is True else str(self._display_mode)
         try:
-            self._display = make_display(self.session, title=self._title, mode=mode)
+            self._display = make_display(self.session, title=self._title, mode=mode,
+                                         report=str(self.report_path) if self.report_path else None)
             if self._display is not None:
                 self.session.add_sink(self._display)
                 self._display.start()

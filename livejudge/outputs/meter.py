@@ -194,14 +194,17 @@ class Meter:
         console: a rich Console (default: stdout).
         refresh_per_second: redraw rate.
         log_lines: turn-log length.
+        report: the HTML report this call writes, or None: where dimension notes cut for room
+            point to ("more in the report", else "more with --report").
     """
 
     def __init__(self, session: "Session", title: str = "", console=None,
-                 refresh_per_second: float = 4.0, log_lines: int = 8) -> None:
+                 refresh_per_second: float = 4.0, log_lines: int = 8, report: str | None = None) -> None:
         from rich.console import Console
 
         self.session = session
         self.title = title
+        self.report = report
         self.console = console or Console()
         self.refresh_per_second = refresh_per_second
         self.log_lines = log_lines
@@ -345,7 +348,8 @@ class Meter:
         notes = dimension_notes(view, 39)
         room = self.height - len(lines) - len(self._footer(info, any_gated)) - n_dim_lines
         if len(notes) > room:  # keep the frame inside the terminal: cut the notes, say so
-            notes = notes[:max(0, room - 1)] + (["  … (more in the report)"] if room >= 1 else [])
+            more = "  … (more in the report)" if self.report else "  … (more with --report)"
+            notes = notes[:max(0, room - 1)] + ([more] if room >= 1 else [])
         left = Group(dims, *(Text(line, style="dim", no_wrap=True) for line in notes))
 
         tim = Table.grid(padding=(0, 1))
@@ -612,22 +616,25 @@ class PlainLines:
         pass
 
 
-def make_display(session: "Session", title: str = "", mode: str = "auto"):
-    """The meter for a TTY, plain lines otherwise. mode: "auto", "rich", "plain" or "none"."""
+def make_display(session: "Session", title: str = "", mode: str = "auto", report: str | None = None):
+    """The meter for a TTY, plain lines otherwise. mode: "auto", "rich", "plain" or "none";
+    report: the HTML report the call writes, or None (``Meter``)."""
     if mode == "none":
         return None
     if mode == "rich" or (mode == "auto" and sys.stdout.isatty()):
-        return Meter(session, title)
+        return Meter(session, title, report=report)
     return PlainLines(session)
 
 
-def render_text(session: "Session", title: str = "", width: int = 80, height: int = 24) -> str:
-    """The meter as plain text at a given terminal size (for docs, tests and screenshots)."""
+def render_text(session: "Session", title: str = "", width: int = 80, height: int = 24,
+                report: str | None = None) -> str:
+    """The meter as plain text at a given terminal size (for docs, tests and screenshots);
+    report: the HTML report the call writes, or None (``Meter``)."""
     from rich.console import Console
 
     console = Console(width=width, height=height, record=True, file=open("/dev/null", "w"),
                       force_terminal=False, color_system=None)
-    meter = Meter(session, title, console=console)
+    meter = Meter(session, title, console=console, report=report)
     console.print(meter.render())
     return console.export_text()
 
