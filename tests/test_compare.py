@@ -88,3 +88,27 @@ def test_compare_says_when_calls_were_measured_with_different_settings(tmp_path)
     doc = compare([paths[0], paths[2]])
     assert doc["settings_differ"] == ["pipeline config", "transcripts (--asr)"]
     assert "measured with different pipeline config, transcripts (--asr)" in render_html(doc)
+
+
+def test_compare_notes_a_quicker_agent_that_is_flagged_more(tmp_path, capsys):
+    """New-user trial: `compare polite.json rude.json` said rude's 0.34 s latency was better and
+    nothing else did; the cut-ins now have rows and a quicker column with more flagged moments a note."""
+    def doc(p50, flagged, cut_in, talk_over):
+        return {"summary": {"latency_p50_s": p50, "verdict_flagged_moment_count": flagged,
+                            "verdict_pause_cut_in_count": cut_in, "agent_talk_over_count": talk_over,
+                            "verdict_backchannel_yielded_count": 0, "yield_none_count": 0}}
+    paths = []
+    for name, d in (("polite", doc(1.2, 5, 0, 0)), ("rude", doc(0.3, 10, 3, 1)), ("fixed", doc(0.5, 2, 0, 0))):
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(d))
+        paths.append(p)
+    out = compare(paths)
+    rows = {r["metric"]: r for r in out["rows"]}
+    assert rows["verdict_pause_cut_in_count"]["verdicts"] == ["same", "worse", "same"]
+    assert rows["latency_p50_s"]["verdicts"][1:] == ["better", "better"]
+    assert len(out["notes"]) == 1  # the third column is quicker and flagged less: no note
+    assert out["notes"][0].startswith("B (rude.json) answers sooner but has more flagged moments")
+    assert "caller pauses the agent cut into 0 → 3" in out["notes"][0] and "agent talk-overs 0 → 1" in out["notes"][0]
+    assert "answers sooner" in render_html(out)
+    assert main(["compare", str(paths[0]), str(paths[1])]) == 0
+    assert "note: B (rude.json) answers sooner" in capsys.readouterr().out.replace("\n", " ")

@@ -14,14 +14,16 @@ SingleClientWebsocketServerTransport.input() → VADProcessor(Silero) → ReplyB
 * ``--min-interrupt-s S`` (HEURISTIC): yield only when the caller is still talking S seconds
   after Silero's start (voice in the last ``VOICED_RECENT_S``), so a short "mm-hmm" does not
   stop it; a stop from the VAD while it talks then starts no new reply (it was a backchannel).
-* ``--rude``: the opposite of a person, for ``livejudge probe`` to catch: it talks through a
-  real interruption, stops for a short utterance (under ``RUDE_SHORT_S``: a backchannel) once
-  it has ended, and, with a short ``--vad-stop-s`` and ``--think-s``, cuts into pauses.
+* ``--rude``: the opposite of a person, for ``livejudge probe`` and ``livejudge demo`` to catch:
+  it talks through a real interruption, stops for a short utterance (under ``RUDE_SHORT_S``: a
+  backchannel) once it has ended, and, with a short ``--vad-stop-s`` and ``--think-s`` (the
+  ``rude`` preset: 0.2 s and 0.1 s), starts its reply about 0.3 s into any caller silence, so it
+  cuts into pauses mid-sentence.
 * ``--behaviour polite|stock|rude`` (``BEHAVIOURS``; default ``polite``, the good example
   agent): ``polite`` waits out pauses and holds through a "mm-hmm"; ``stock`` is Pipecat's stock
   turn-taking (``VADParams()``: Silero start 0.2 s, stop 0.2 s; yields as soon as Silero hears
   the caller start), which answers into a caller's pause of about 0.7 s or more; ``rude`` is
-  the probe's target.
+  the probe's target. ``BEHAVIOUR_SHOWS`` says what each shows against the demo's caller.
 * ``--log FILE`` writes one JSON line per decision, stamped with ``in_pos_s`` (seconds of
   user audio received so far) and ``stream_t_s`` (the start of the last received input frame
   plus the time elapsed since it arrived: the position of the caller's real-time stream at
@@ -80,8 +82,28 @@ BEHAVIOURS: dict[str, dict] = {
     "rude": {"rude": True, "vad_start_s": 0.2, "vad_stop_s": 0.2, "think_s": 0.1},
 }
 """``--behaviour`` presets (fields of ``DemoAgentConfig``); ``polite`` is the default (the good example
-agent), ``stock`` Pipecat's stock settings, ``rude`` the probe's target. Timings are HEURISTIC."""
+agent), ``stock`` Pipecat's stock settings, ``rude`` the probe's target. Timings are HEURISTIC.
+
+``rude`` is rude the way people notice: its reply starts about 0.3 s (0.2 s of silence for
+Silero's stop, 0.1 s think) into *any* silence of the caller's, a thinking pause mid-sentence
+included, and it does not stop when the caller goes on (it talks through a real interruption);
+it stops only for a short utterance, once that has ended, so a caller's "mm" cuts its reply off
+(a false yield). Its replies are quick, in the human band, because it never waits for the caller
+to finish."""
 DEFAULT_BEHAVIOUR = "polite"
+
+BEHAVIOUR_SHOWS: dict[str, str] = {
+    "polite": "slow but never cuts in (it answers 1.0–1.3 s after the caller stops, which the latency "
+              "verdicts flag as slower than human, the range of S2S systems; it waits out pauses, holds "
+              "through an \"mm\" and yields to an interruption)",
+    "stock": "Pipecat's stock turn-taking (it answers about 0.7 s after the caller stops, yields to any "
+             "caller sound, an \"mm\" included, and answers into a pause longer than about 0.7 s)",
+    "rude": "fast but rude (it answers 0.3 s into any silence, human-fast, so it cuts into the caller's "
+            "pauses and talks over them, stops for an \"mm\" (a false yield) and talks through "
+            "interruptions): the verdicts flag more moments than for polite",
+}
+"""What each ``--behaviour`` shows against the demo's caller (``livejudge demo`` says it at the start;
+measured: ``tests/test_demo_call.py``)."""
 
 
 def behaviour_settings(behaviour: str = DEFAULT_BEHAVIOUR, **given) -> dict:

@@ -4,7 +4,8 @@ attach: ``livejudge attach --ws-url ws://localhost:8765`` talks to the agent fro
 microphone and speakers (or ``--input-wav``/``--no-playback`` headless) and shows the meter.
 demo:   ``livejudge demo`` starts the shipped example agent (``livejudge.agents.demo``, a real
 Pipecat pipeline) on a free local port and calls it with a scripted human caller made of
-the shipped human recordings, a barge-in included.
+the shipped human recordings that pauses mid-turn, says "mm" and interrupts once
+(``livejudge.agents.demo_caller``).
 
 With a microphone and speakers, attach cancels the agent's voice leaking from the speakers into
 the microphone (WebRTC AEC3, ``livejudge.timing.echo.EchoCanceller``; ``--no-aec`` turns it off).
@@ -42,16 +43,6 @@ from livejudge.commands.runner import (
 )
 from livejudge.config import JudgeConfig, OutputConfig, SourceConfig
 from livejudge.session import SessionConfig
-
-DEMO_SCRIPT = [  # (shipped human clip, barge in this long after the agent starts, or None)
-    ("cmu_cards_005", None),
-    ("librivox_austen_0930", None),
-    ("cmu_cards_002", 1.5),
-    ("cmu_numbers", None),
-    ("cmu_something", None),
-]
-"""The demo caller: real recorded speech (CMU ARCTIC, LibriVox), turn 3 barges in."""
-
 
 def _barge_spec(text: str) -> tuple[int, float]:
     try:
@@ -143,8 +134,10 @@ def register(subparsers) -> None:
     from livejudge.agents.demo import BEHAVIOURS, DEFAULT_BEHAVIOUR
 
     g.add_argument("--behaviour", choices=tuple(BEHAVIOURS), default=DEFAULT_BEHAVIOUR,
-                   help="the agent's turn-taking: polite (waits out pauses, holds through 'mm-hmm'), stock "
-                        "(Pipecat's stock VADParams()), rude (cuts in, talks through interruptions)")
+                   help="the agent's turn-taking: polite (slow, about 1.2 s, but waits out pauses, holds "
+                        "through 'mm-hmm', yields when interrupted), stock (Pipecat's stock VADParams()), rude "
+                        "(fast, about 0.3 s, because it cuts into pauses; stops for 'mm', talks through "
+                        "interruptions)")
     g.add_argument("--think-s", type=float, default=None,
                    help="the agent's pause before answering, seconds (default: the --behaviour preset's)")
     g.add_argument("--never-yield", action="store_true", help="the agent talks over barge-ins")
@@ -446,15 +439,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     if importlib.util.find_spec("pipecat") is None:  # checked without importing (its import logs a banner)
         raise CLIError("livejudge demo runs a Pipecat agent: pip install 'livejudge[pipecat]'")
-    from livejudge.sources.ws import CallerTurn
-    from livejudge.testing.dialogues import load_clip
+    from livejudge.agents.demo_caller import demo_turns
 
     call = _parse(args)
-    barge = dict(args.barge_in) if args.barge_in else {i + 1: b for i, (_, b) in enumerate(DEMO_SCRIPT) if b}
-    turns = [CallerTurn(load_clip(name), name, barge.get(i + 1)) for i, (name, _) in enumerate(DEMO_SCRIPT)]
+    try:
+        turns = demo_turns(dict(args.barge_in) if args.barge_in else None)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
     source = _source(call.source, turns)
     port = free_port()
     print(DEMO_VOICE_NOTE, file=sys.stderr)
+    _say_what_to_expect(args)
     if args.runner:  # demo's --runner is a switch: run the bot under Pipecat's runner
         return _demo_runner(call, args, source, port)
     agent = _demo_agent_info(args)
@@ -481,6 +476,21 @@ def _demo_agent_info(args: argparse.Namespace) -> dict:
 
     return {"behaviour": args.behaviour, **behaviour_settings(args.behaviour, think_s=args.think_s),
             "never_yield": args.never_yield}
+
+
+def _say_what_to_expect(args: argparse.Namespace) -> None:
+    """Say what the --behaviour preset should show (a new user compared polite and rude by latency
+    alone and took rude for the better agent). Nothing with --think-s or --never-yield (not a preset)."""
+    from livejudge.agents.demo import BEHAVIOUR_SHOWS
+
+    if args.never_yield or args.think_s is not None:
+        return
+    other = "rude" if args.behaviour != "rude" else "polite"
+    print(f"livejudge: the caller pauses mid-turn, says \"mm\" and interrupts once; the {args.behaviour} agent "
+          f"is {BEHAVIOUR_SHOWS[args.behaviour]}. To see the difference, keep this call with --json "
+          f"{args.behaviour}.json, run again with --behaviour {other} --json {other}.json, then: livejudge compare "
+          f"{args.behaviour}.json {other}.json",
+          file=sys.stderr)
 
 
 def _describe(agent: dict) -> str:

@@ -10,14 +10,20 @@ The rule per metric (``RULES``):
   0–0.742 s (Stivers et al. 2009; SPEARBench Table III human row), 0 inside the band;
 * gap mean: closer to the typical human gap of 0.2 s is better (Levinson & Torreira 2015);
 * yield time after a barge-in, barge-ins the agent talked through, agent talk-overs (as the
-  verdicts judge them: early starts excluded), flagged moments (``verdict_flagged_moment_count``:
-  moments with a flagged per-event verdict, a reply after dead air counted once), dropped windows:
-  lower is better (a human stops quickly and does not talk over);
+  verdicts judge them: early starts excluded), caller pauses the agent cut into, caller
+  backchannels the agent stopped for (false yields), flagged moments
+  (``verdict_flagged_moment_count``: moments with a flagged per-event verdict, a reply after dead
+  air counted once), dropped windows: lower is better (a human stops quickly, waits out a pause,
+  talks on through an "mm" and does not talk over);
 * mean P(human) and each dimension score (1 machine-like … 5 human-like): higher is better;
 * backchannels: more is better (HEURISTIC: people backchannel, agents rarely do);
 * user barge-ins, agent early starts (the caller ended within the verdicts' grace: human-like,
   people start a third of their answers early, SPEARBench Table III), overlap ratio, agent share of
   talk, counts: shown without a verdict (they depend on the user and the task as much as on the agent).
+
+A column whose response latency is better while its flagged moments are worse gets a note
+(``tradeoff_notes``): a quick answer that comes from not waiting for the caller (cutting into
+pauses, talking over) is no gain, and the latency row alone would say it is.
 """
 
 from __future__ import annotations
@@ -83,6 +89,10 @@ RULES: dict[str, Rule] = {
     "yield_none_count": Rule("lower", "lower is better (barge-ins the agent talked through)", short="lower"),
     "agent_talk_over_count": Rule("lower", "lower is better (the agent starting over the user)", short="lower"),
     "agent_early_start_count": _NONE,
+    "verdict_pause_cut_in_count": Rule("lower", "lower is better (the agent started in a caller's pause and the "
+                                                "caller went on)", short="lower"),
+    "verdict_backchannel_yielded_count": Rule("lower", "lower is better (the agent stopped for a caller's "
+                                                       "\"mm\": a false yield)", short="lower"),
     "overlap_ratio": _NONE,
     "backchannel_count": Rule("higher", "more is better (HEURISTIC: people backchannel, agents rarely do)", short="higher"),
     "talk_ratio": _NONE,
@@ -96,7 +106,8 @@ _DIM_RULE = Rule("higher", "higher is better (1 machine-like … 5 human-like)",
 
 ROWS = ["duration_s", "latency_count", "latency_p50_s", "latency_p90_s", "latency_mean_s", "gap_mean_s",
         "user_barge_in_count", "yield_mean_s", "yield_none_count", "agent_talk_over_count",
-        "agent_early_start_count", "overlap_ratio",
+        "agent_early_start_count", "verdict_pause_cut_in_count", "verdict_backchannel_yielded_count",
+        "overlap_ratio",
         "backchannel_count", "talk_ratio", "verdict_flagged_moment_count", "mean_p_human", "dropped_windows"]
 
 LABELS = {
@@ -105,7 +116,10 @@ LABELS = {
     "gap_mean_s": "gap mean, all transitions (s)", "user_barge_in_count": "barge-ins by the user",
     "yield_mean_s": "agent yield time after a barge-in (s)", "yield_none_count": "barge-ins the agent talked through",
     "agent_talk_over_count": "agent talk-overs",
-    "agent_early_start_count": "agent early starts (the user ended soon after)", "overlap_ratio": "overlap (share of speech time)",
+    "agent_early_start_count": "agent early starts (the user ended soon after)",
+    "verdict_pause_cut_in_count": "caller pauses the agent cut into",
+    "verdict_backchannel_yielded_count": "caller backchannels the agent stopped for",
+    "overlap_ratio": "overlap (share of speech time)",
     "backchannel_count": "backchannels", "talk_ratio": "agent share of talk",
     "verdict_flagged_moment_count": "flagged moments (per-event verdicts)", "mean_p_human": "mean P(human)",
     "dropped_windows": "dropped judge windows",
@@ -179,8 +193,35 @@ def compare(paths: list[str | Path]) -> dict:
         seen = [c[3].get(key) for c in cols if c[3]]
         if len(seen) > 1 and any(v != seen[0] for v in seen[1:]):
             differ.append(key)
-    return {"columns": [{"name": c[0], "kind": c[2], "settings": c[3]} for c in cols], "rows": rows,
-            "settings_differ": differ}
+    out = {"columns": [{"name": c[0], "kind": c[2], "settings": c[3]} for c in cols], "rows": rows,
+           "settings_differ": differ}
+    out["notes"] = tradeoff_notes(out)
+    return out
+
+
+TRADEOFF_ROWS = ("verdict_pause_cut_in_count", "agent_talk_over_count", "yield_none_count",
+                 "verdict_backchannel_yielded_count")
+"""The rows that say how an agent got its quick answers at the caller's expense (``tradeoff_notes``)."""
+
+
+def tradeoff_notes(doc: dict) -> list[str]:
+    """One line per column (after the first) whose response latency p50 is "better" while its
+    flagged moments are "worse", naming the rows of ``TRADEOFF_ROWS`` that got worse. Pure."""
+    rows = {r["metric"]: r for r in doc["rows"]}
+    lat, flagged = rows.get("latency_p50_s"), rows.get("verdict_flagged_moment_count")
+    if lat is None or flagged is None:
+        return []
+    notes = []
+    for i in range(1, len(doc["columns"])):
+        if lat["verdicts"][i] != "better" or flagged["verdicts"][i] != "worse":
+            continue
+        worse = [f"{rows[m]['label']} {_fmt(rows[m]['values'][0], m)} → {_fmt(rows[m]['values'][i], m)}"
+                 for m in TRADEOFF_ROWS if m in rows and rows[m]["verdicts"][i] == "worse"]
+        name = f"{chr(ord('A') + i)} ({Path(doc['columns'][i]['name']).name})"
+        notes.append(f"{name} answers sooner but has more flagged moments"
+                     + (f" ({'; '.join(worse)})" if worse else "")
+                     + ": a quick reply that does not wait for the caller to finish is not a gain")
+    return notes
 
 
 def display_step(metric: str) -> float:
@@ -254,6 +295,8 @@ def print_table(doc: dict, console=None) -> None:
         console.print("note: these calls were measured with different " + ", ".join(doc["settings_differ"])
                       + "; part of each change comes from the settings, not the agent", style="yellow",
                       highlight=False)
+    for note in doc.get("notes") or []:
+        console.print("note: " + rich_escape(clean(note)), style="yellow", highlight=False)
     rules = dict.fromkeys((r["rule_short"], r["rule"]) for r in doc["rows"])
     console.print("better/worse rules: " + "; ".join(f"{a}: {b}" for a, b in rules if a != "no verdict")
                   + "; dimensions: mean score over ungated windows; changes within the shown precision "
@@ -284,6 +327,7 @@ def render_html(doc: dict) -> str:
             + (f"<p class='worse'>Note: these calls were measured with different "
                f"{e(', '.join(doc['settings_differ']))}; part of each change comes from the settings, "
                "not the agent.</p>" if doc.get("settings_differ") else "")
+            + "".join(f"<p class='worse'>Note: {e(n)}.</p>" for n in doc.get("notes") or [])
             + f"<table><tr><th>metric</th>{head}<th>rule</th></tr>{''.join(body)}</table></body></html>")
 
 

@@ -316,11 +316,14 @@ class CallerTurn:
         name: label for the report (file stem).
         barge_in_after_s: start this long after the agent starts its reply (a barge-in);
             None = wait until the agent has finished and ``pause_s`` has passed.
+        floor: False for a backchannel ("mm" into the agent's reply): it asks for no reply, so
+            the next turn's timing counts from the last turn that took the floor, not from it.
     """
 
     samples: np.ndarray
     name: str
     barge_in_after_s: float | None = None
+    floor: bool = True
 
 
 @dataclass
@@ -356,6 +359,10 @@ class ScriptedCaller:
     ``continuous=True`` plays the turns back to back as one recording (one file holding
     all turns) from ``lead_s``, whatever the agent does.
 
+    A turn with ``floor=False`` (a backchannel) asks for no reply: the turn after it counts from
+    the end of the last floor turn (its barge-in from the agent's first onset after that end; a
+    turn after the reply waits until the agent has spoken since then and gone quiet ``pause_s``).
+
     ``placed`` records each turn's start and the true speech bounds of its clip
     (``livejudge.testing.dialogues.speech_bounds``), seconds on the session clock: the ground truth
     of what the user said and when.
@@ -375,6 +382,7 @@ class ScriptedCaller:
         self._i = 0  # next turn to start
         self._cur: tuple[int, int] | None = None  # (turn index, start sample) while speaking
         self._last_end_s: float | None = None
+        self._floor_end_s: float | None = None  # end of the last turn with floor=True
         self.placed: list[dict] = []
 
     @property
@@ -392,12 +400,16 @@ class ScriptedCaller:
         waited = now_s - self._last_end_s
         if waited + 1e-9 >= self.max_wait_s:
             return True
-        reply_onset = agent.first_onset_after(self._last_end_s)
-        replied = reply_onset is not None
+        anchor = self._floor_end_s if self._floor_end_s is not None else self._last_end_s
         turn = self.turns[self._i]
         eps = 1e-9  # chunk times are k·chunk_s floats
         if turn.barge_in_after_s is not None:
-            return replied and now_s + eps >= reply_onset + turn.barge_in_after_s  # type: ignore[operator]
+            reply_onset = agent.first_onset_after(anchor)
+            return reply_onset is not None and now_s + eps >= reply_onset + turn.barge_in_after_s
+        if anchor == self._last_end_s:  # no backchannel since: the reply began after the turn
+            replied = agent.first_onset_after(anchor) is not None
+        else:  # the reply may have begun before the backchannel: the agent spoke since the floor turn
+            replied = agent.last_voice_s is not None and agent.last_voice_s > anchor
         return (replied and agent.last_voice_s is not None
                 and now_s - agent.last_voice_s + eps >= self.pause_s and waited + eps >= self.pause_s)
 
@@ -417,7 +429,8 @@ class ScriptedCaller:
             self.placed.append({"clip": t.name, "start_s": round(now_s, 4),
                                 "speech_onset_s": round((start + a) / SAMPLE_RATE, 4),
                                 "speech_offset_s": round((start + b) / SAMPLE_RATE, 4),
-                                "barge_in": t.barge_in_after_s is not None})
+                                "barge_in": t.barge_in_after_s is not None,
+                                **({} if t.floor else {"backchannel": True})})
             self._i += 1
         out = np.zeros(n, dtype=np.float32)
         if self._cur is not None:
@@ -429,6 +442,8 @@ class ScriptedCaller:
             if off + n >= x.size:
                 self._cur = None
                 self._last_end_s = (s0 + x.size) / SAMPLE_RATE
+                if self.turns[idx].floor:
+                    self._floor_end_s = self._last_end_s
         return out
 
 
