@@ -220,6 +220,24 @@ class StreamResampler:
         return y
 
 
+def fade_edges(x: np.ndarray, fade_s: float = 0.01) -> np.ndarray:
+    """A copy of ``x`` with linear fades in and out of ``fade_s`` seconds (at most half its length
+    each), so a clip cut from a recording starts and ends without a click.
+
+    Args:
+        x: mono audio at 16 kHz (``SAMPLE_RATE``), any float dtype. fade_s: seconds per fade.
+    Returns:
+        float32, shape (n,).
+    """
+    y = np.asarray(x, dtype=np.float32).copy()
+    nf = min(int(fade_s * SAMPLE_RATE), y.size // 2)
+    if nf:
+        r = np.linspace(0.0, 1.0, nf, dtype=np.float32)
+        y[:nf] *= r
+        y[-nf:] *= r[::-1]
+    return y
+
+
 def to_mono(samples: np.ndarray) -> np.ndarray:
     """Average the channels of shape (n_samples, n_channels) → (n_samples,) float32."""
     x = np.asarray(samples, dtype=np.float32)

@@ -74,18 +74,6 @@ DEMO_PAUSES_S = tuple(p for t in DEMO_SCRIPT for p in t.pauses_s)
 """The caller's pauses inside a turn, seconds."""
 
 
-def _fade(x: np.ndarray, fade_s: float = FADE_S) -> np.ndarray:
-    from livejudge.audio import SAMPLE_RATE
-
-    y = x.astype(np.float32).copy()
-    nf = min(int(fade_s * SAMPLE_RATE), y.size // 2)
-    if nf:
-        r = np.linspace(0.0, 1.0, nf, dtype=np.float32)
-        y[:nf] *= r
-        y[-nf:] *= r[::-1]
-    return y
-
-
 def turn_audio(turn: DemoTurn) -> np.ndarray:
     """A demo turn's audio: its clips trimmed to their speech bounds (0.9 × level), joined by
     exact digital silences of ``pauses_s``. float32 mono 16 kHz, shape (n_samples,).
@@ -93,7 +81,7 @@ def turn_audio(turn: DemoTurn) -> np.ndarray:
     Raises:
         ValueError: ``pauses_s`` does not have one value fewer than ``clips``, or a negative pause.
     """
-    from livejudge.audio import SAMPLE_RATE
+    from livejudge.audio import SAMPLE_RATE, fade_edges
     from livejudge.testing.dialogues import load_clip, trim
 
     if len(turn.pauses_s) != len(turn.clips) - 1 or any(p < 0 for p in turn.pauses_s):
@@ -105,7 +93,7 @@ def turn_audio(turn: DemoTurn) -> np.ndarray:
         parts.append(0.9 * trim(load_clip(name)))
     x = np.concatenate(parts).astype(np.float32)
     if turn.max_s is not None:
-        x = _fade(x[: int(round(turn.max_s * SAMPLE_RATE))])
+        x = fade_edges(x[: int(round(turn.max_s * SAMPLE_RATE))], FADE_S)
     return x
 
 

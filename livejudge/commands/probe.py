@@ -88,18 +88,6 @@ class ProbeTurn:
     floor: bool = True
 
 
-def _fade(x: np.ndarray, fade_s: float = 0.01) -> np.ndarray:
-    from livejudge.audio import SAMPLE_RATE
-
-    y = x.astype(np.float32).copy()
-    nf = min(int(fade_s * SAMPLE_RATE), y.size // 2)
-    if nf:
-        r = np.linspace(0.0, 1.0, nf, dtype=np.float32)
-        y[:nf] *= r
-        y[-nf:] *= r[::-1]
-    return y
-
-
 def build_script(pause_s: float = 0.8, line: str = "clean") -> tuple[list[ProbeTurn], list[ProbeMoment]]:
     """The probe's turns and moments, built from trimmed shipped human clips.
 
@@ -112,7 +100,7 @@ def build_script(pause_s: float = 0.8, line: str = "clean") -> tuple[list[ProbeT
     Raises:
         ValueError: pause_s outside ``PAUSE_RANGE_S`` or an unknown line.
     """
-    from livejudge.audio import SAMPLE_RATE
+    from livejudge.audio import SAMPLE_RATE, fade_edges
     from livejudge.testing.dialogues import load_clip, trim
 
     lo, hi = PAUSE_RANGE_S
@@ -128,8 +116,8 @@ def build_script(pause_s: float = 0.8, line: str = "clean") -> tuple[list[ProbeT
     def gap(s: float) -> np.ndarray:
         return np.zeros(int(round(s * sr)), np.float32)
 
-    filler = _fade(clip("cmu_cards_004")[: int(FILLER_S * sr)])
-    mm = _fade(clip("cmu_cards_004")[: int(BACKCHANNEL_S * sr)])
+    filler = fade_edges(clip("cmu_cards_004")[: int(FILLER_S * sr)])
+    mm = fade_edges(clip("cmu_cards_004")[: int(BACKCHANNEL_S * sr)])
     t1a, t1b = filler, clip("cmu_cards_005")
     t3a, t3b = clip("librivox_austen_0880"), clip("librivox_austen_0890")  # one sentence in the book
     t5a, t5b = clip("cmu_cards_002"), clip("cmu_cards_003")  # "four queen of clubs … seven of clubs"
