@@ -71,15 +71,9 @@ def extract() -> None:
     for d, m in calls:
         if sealed.is_sealed(m):
             sys.exit(f"an extra dialogue is sealed ({m}): refusing")
-        a = d.call.agent.astype(np.float32)
-        kept = []
-        for p in (q for q in d.truth.placed if q.channel == "agent" and q.kind == "turn"):
-            x = a[int(p.onset_s * SR):int(p.offset_s * SR)]
-            if len(x) < 640:
-                continue
-            n_s += len(x) / SR
-            kept.append(layers.stage2_kept(enc, x))
-        frames.append(np.concatenate(kept) if kept else np.zeros((0, 384), np.float16))
+        f, secs = layers.dialogue_stage2(enc, d, SR)
+        n_s += secs
+        frames.append(f)
         meta.append({k: m[k] for k in ("label", "family", "speaker", "group", "channel")})
     fr = np.empty(len(frames), object)
     fr[:] = frames

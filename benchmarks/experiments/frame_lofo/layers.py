@@ -95,13 +95,27 @@ def check(seconds: float = 3.0) -> tuple[float, float, float]:
 
 def stage2_kept(enc, x) -> np.ndarray:
     """float16 (n_kept, 384): one turn's stage-2 frames (``log_mel.mel_pieces``: 30 s pieces, as the
-    live encoder) that ``whisper_blocks.kept_frames``'s energy rule keeps (35 dB, as extract.py);
-    ``wild.py`` and ``extra.py`` use it."""
+    live encoder) that ``whisper_blocks.kept_frames``'s energy rule keeps (35 dB, as extract.py)."""
     from livejudge.judge.features.backbones.whisper_blocks import kept_frames
     from livejudge.judge.features.log_mel import mel_pieces
 
     st = np.concatenate([enc.encode_layers(m, blocks=2)[2] for m in mel_pieces(x)])
     return kept_frames(x, st, 35.0).astype(np.float16)
+
+
+def dialogue_stage2(enc, dialogue, sr: int = 16000) -> tuple[np.ndarray, float]:
+    """(float16 (n_kept, 384), seconds of agent speech): ``stage2_kept`` of each true agent turn of a
+    built dialogue (``truth.placed``, channel 'agent', kind 'turn'; turns under 0.04 s skipped),
+    concatenated in order; ``wild.py`` and ``extra.py`` use it."""
+    a = dialogue.call.agent.astype(np.float32)
+    kept, secs = [], 0.0
+    for p in (q for q in dialogue.truth.placed if q.channel == "agent" and q.kind == "turn"):
+        x = a[int(p.onset_s * sr):int(p.offset_s * sr)]
+        if len(x) < 640:
+            continue
+        secs += len(x) / sr
+        kept.append(stage2_kept(enc, x))
+    return (np.concatenate(kept) if kept else np.zeros((0, 384), np.float16)), secs
 
 
 if __name__ == "__main__":

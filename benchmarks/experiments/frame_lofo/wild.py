@@ -68,15 +68,8 @@ def extract() -> None:
                 dur = round(len(dia.call.user) / SR, 1)
                 if abs(dur - d["duration_s"]) > 0.05:
                     sys.exit(f"{fn} {cond} dialogue {i}: rebuilt {dur} s, stored {d['duration_s']} s: not the same dialogue")
-                a = dia.call.agent.astype(np.float32)
-                kept = []
-                for p in (q for q in dia.truth.placed if q.channel == "agent" and q.kind == "turn"):
-                    x = a[int(p.onset_s * SR):int(p.offset_s * SR)]
-                    if len(x) < 640:
-                        continue
-                    n_audio += len(x) / SR
-                    kept.append(layers.stage2_kept(enc, x))
-                out[k] = np.concatenate(kept) if kept else np.zeros((0, 384), np.float16)
+                out[k], secs = layers.dialogue_stage2(enc, dia, SR)
+                n_audio += secs
                 if len(out) % 50 == 0:
                     print(f"{len(out)} dialogues, {n_audio:.0f} s agent speech, {time.time() - t0:.0f} s", flush=True)
     keys = sorted(out)
