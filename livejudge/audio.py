@@ -18,13 +18,13 @@ SAMPLE_RATE = 16000
 """Internal sample rate, Hz."""
 
 MAX_FILE_CHANNELS = 64
+"""Most channels an input file may declare."""
 
 MAX_SAMPLE_ABS = 4.0
 """Largest sample magnitude taken as is (full scale is ±1): beyond it samples are clipped (and
 counted where a message can go). HEURISTIC: far above any real over-range (a resampler's
 overshoot of a clipped recording stays under 2), far below values whose squares overflow
 float32 (1e19): a float file holding 1e30 would otherwise put inf, then NaN, into the features."""
-"""Most channels an input file may declare."""
 
 COMMON_RATES = (8000, 16000, 22050, 24000, 32000, 44100, 48000)
 """Sample rates (Hz) that sources are tested with."""
