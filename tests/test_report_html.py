@@ -394,3 +394,15 @@ def test_one_long_gap_is_flagged_once(tmp_path):
     nums = sorted(i for i, v in enumerate(r["verdicts"]) if not v["ok"])
     assert red[0][0] == ", ".join(map(str, nums)) and "dead air" in red[0][1]
     assert "flagged moments<b>1 of 2</b>" in text
+
+
+def test_contributions_heat_map_marks_not_measured_rows(result):
+    """The contributions heat map showed a not-measured dimension's row as 0 like any other (a new
+    user's trial); its label now says "(not measured)", and only for those dimensions."""
+    view = result["judge_info"]["dimensions"]
+    svg = re.search(r'<svg id="lj-contributions".*?</svg>', render_html(result), re.S).group(0)
+    assert svg.count("(not measured)") == len(view["not_measured"]) > 0
+    doc = json.loads(json.dumps(result))
+    doc["judge_info"].pop("dimensions")
+    svg = re.search(r'<svg id="lj-contributions".*?</svg>', render_html(doc), re.S).group(0)
+    assert "not measured" not in svg

@@ -341,7 +341,8 @@ def plot_dimensions(doc: dict, window: dict | None) -> str:
 def plot_contributions(doc: dict) -> str:
     """Heat map of each dimension's contribution to the machine-vs-human decision per judged
     window (positive = towards machine, seed 000 App. E: standardised z times the classifier
-    weight). SVG id ``lj-contributions``."""
+    weight); a dimension the head does not measure is labelled "(not measured)" in grey (its row
+    reads 0). SVG id ``lj-contributions``."""
     import numpy as np
 
     rows = _dimension_table()
@@ -361,7 +362,12 @@ def plot_contributions(doc: dict) -> str:
         ax.set_xlabel("end of judged window (s)")
     else:
         ax.text(0.5, 0.5, "no judged window with evidence", transform=ax.transAxes, ha="center", color="#777777")
-    ax.set_yticks(np.arange(len(rows)) + 0.5, [r[1] for r in rows][::-1], fontsize=8)
+    nm = _not_measured(_dimension_view(doc))  # their rows read 0 because the head has no feature for them
+    labels = [r[1] + (" (not measured)" if r[0] in nm else "") for r in rows]
+    ax.set_yticks(np.arange(len(rows)) + 0.5, labels[::-1], fontsize=8)
+    for tick, (did, *_) in zip(ax.get_yticklabels(), rows[::-1]):
+        if did in nm:
+            tick.set_color("#999999")
     return _svg(fig, "lj-contributions", "contribution of each dimension per judged window")
 
 
