@@ -49,7 +49,7 @@ from pathlib import Path
 from livejudge.commands.runner import CLIError, HelpFormatter, add_session_args, session_config
 from livejudge.commands.verdict_args import add_verdict_args, verdict_config_from_args  # noqa: F401 (re-exported)
 from livejudge.timing.verdicts import (EXPECTABLE, Verdict, VerdictConfig, flagged_moments, moment_groups,
-                                       moments)
+                                       moments, same_silence_text)
 
 EXIT_PASS, EXIT_FAIL = 0, 1
 
@@ -316,8 +316,7 @@ def moment_lines(vs: list[Verdict]) -> list[str]:
         nums = ",".join(str(n) for n in sorted(g))
         text = m[0].to_dict()["text"].strip()
         for d in m[1:]:  # the dead air of the same silence
-            th = "–" if d.threshold_s is None else f"{d.threshold_s:.2f}"
-            text += f" · the same silence is dead air (over {th} s) [{'ok' if d.ok else 'FLAG'}]"
+            text += same_silence_text(d.threshold_s, d.ok)
         rows.append((nums, "*" if any(v.kind in EXPECTABLE for v in m) else " ", text))
     w = max([3] + [len(n) for n, _, _ in rows])
     return [f"{n:>{w}}{p} {t}" for n, p, t in rows]

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE, TYPICAL_GAP_S
-from livejudge.timing.verdicts import moment_groups
+from livejudge.timing.verdicts import moment_groups, same_silence_text
 
 INSTALL_HINT = "the HTML report needs matplotlib: pip install 'livejudge[report]'"
 
@@ -458,8 +458,7 @@ def _verdicts_html(doc: dict) -> str:
         basis_html = '<span class="heuristic">HEURISTIC</span>' if basis.startswith("HEURISTIC") else _esc(basis)
         threshold = _fmt(v.get("threshold_s"), 2)
         for _, d in row[1:]:  # the dead air of the same silence (verdict_rows)
-            text += (f" · the same silence is dead air (over {_fmt(d.get('threshold_s'), 2)} s) "
-                     f"[{'ok' if d.get('ok') else 'FLAG'}]")
+            text += same_silence_text(_number_or_none(d.get("threshold_s")), bool(d.get("ok")))
             threshold += f"; dead air {_fmt(d.get('threshold_s'), 2)}"
             if str(d.get("basis") or "").startswith("HEURISTIC") and "HEURISTIC" not in basis_html:
                 basis_html += '; dead air <span class="heuristic">HEURISTIC</span>'

@@ -468,6 +468,14 @@ def moment_groups(vs: Sequence[_Judged]) -> list[tuple[int, ...]]:
     return [(i, joined[i]) if i in joined else (i,) for i in range(len(vs)) if i not in dead]
 
 
+def same_silence_text(threshold_s: float | None, ok: bool) -> str:
+    """The words a moment's line adds for the dead air of the same silence (``moment_groups``):
+    " · the same silence is dead air (over 2.00 s) [FLAG]"; the report and ``livejudge check`` both
+    write it. ``threshold_s`` None: "–"."""
+    th = "–" if threshold_s is None else f"{float(threshold_s):.2f}"
+    return f" · the same silence is dead air (over {th} s) [{'ok' if ok else 'FLAG'}]"
+
+
 def moments(vs: Sequence[_V]) -> list[tuple[_V, ...]]:
     """The verdicts of ``vs`` grouped into moments (``moment_groups``' rule and order): one tuple
     per moment, the latency before its dead air when a reply ended dead air."""
