@@ -72,8 +72,11 @@ def _validity(cfg: dict) -> dict | None:
 
 
 def _summary(v: dict) -> str:
-    """The validity summary with its caveat in the same breath, as the head's validity line says it."""
-    return f"{v['summary']}. {v['caveat']}" if v.get("caveat") else str(v["summary"])
+    """The validity summary with its caveat, in the words of the head's validity line
+    (``livejudge.judge.model.head.validity_text``: the caveat first)."""
+    from livejudge.judge.model.head import validity_text
+
+    return str(validity_text(v))
 
 
 def _result(name: str) -> dict | None:

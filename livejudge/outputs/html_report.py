@@ -492,7 +492,7 @@ def _judge_html(doc: dict) -> str:
     if v:
         v = v[len("validity: "):] if v.startswith("validity: ") else v  # the bold label says it
         parts.append(f'<p class="validity"><b>Validity:</b> {_esc(v)}</p>')
-        legend = [text for key, text in VALIDITY_TERMS if key in v]
+        legend = [text for key, text in VALIDITY_TERMS if key.lower() in v.lower()]  # "Sealed split" too
         if legend:  # the line's shorthand, said once where there is room (docs/judge.md, "Reading the validity line")
             parts.append(f'<p class="legend">{_esc("; ".join(legend))}.</p>')
     return "".join(parts)

@@ -233,7 +233,9 @@ class Meter:
         if info and str(info.get("provenance", "")).lower() == "prior":
             out.append(Text("PRIOR head (set from published human figures, not trained)", style="yellow"))
         elif info and info.get("validated"):
-            out += [Text(x, style="yellow") for x in textwrap.wrap(str(info["validated"]), self.width)]
+            # at spaces only: a family's name ("ar-mel-neural-vocoder") is never cut at its hyphens
+            out += [Text(x, style="yellow") for x in textwrap.wrap(str(info["validated"]), self.width,
+                                                                   break_on_hyphens=False)]
         return out
 
     # sink interface (the meter reads the session when it draws; events need no handling)

@@ -452,37 +452,53 @@ def head_summary(cfg: HeadConfig) -> str:
     return f"{cfg.name} {cfg.version} ({cfg.provenance}, {cfg.backbone.name}, readout {cfg.readout})"
 
 
+def validity_text(validity: Any) -> str | None:
+    """The validity statement of a head's ``training["validity"]`` mapping (written by
+    benchmarks/judge_lofo.py and benchmarks/judge_wild.py), without the "validity: " prefix; None
+    when it has no ``summary``. Pure; ``validity_line`` and scripts/doc_figures.py both call it, so
+    the meter, the result and the docs say the same words.
+
+    ``validity["caveat"]``, when present, comes first (what the figures do not cover, e.g. the wild
+    measurement of ``benchmarks/judge_wild.py --write-caveat``): a reader who stops after the first
+    line of the meter's wrapped text has read where the head is not valid, not only its
+    sealed-split accuracy. The weakest family and its worst fold are read from the stored
+    leave-one-family-out table (``validity["lofo"]``: family → ``auc``, ``fold_auc_min``) when the
+    summary does not name them already, so a pooled floor never hides a fold where the head is no
+    better than chance."""
+    v = validity
+    if not (isinstance(v, Mapping) and v.get("summary")):
+        return None
+    summary = str(v["summary"])
+    lofo = v.get("lofo")
+    if "weakest" not in summary and isinstance(lofo, Mapping) and lofo:
+        try:
+            fam, row = min(lofo.items(), key=lambda kv: float(kv[1]["auc"]))
+            weak = f"weakest: {fam}"
+            if "fold_auc_min" in row:
+                weak += f"; AUC {float(row['fold_auc_min']):.2f} on its worst held-out human group"
+        except (KeyError, TypeError, ValueError):
+            weak = ""
+        key = "leave-one-family-out AUC"
+        if weak and key in summary:
+            head_, _, tail = summary.partition(key)
+            num, sep, rest = tail.partition(",")
+            summary = f"{head_}{key}{num} ({weak}){sep}{rest}"
+    if v.get("caveat"):  # what the figures do not cover comes first: it is what users meet
+        summary = f"{v['caveat']}. {summary[:1].upper()}{summary[1:]}"
+    return summary
+
+
 def validity_line(cfg: HeadConfig) -> str:
-    """One line saying what the head's P(human) has been validated against, from
-    ``training["validity"]["summary"]`` (written by benchmarks/judge_lofo.py), e.g.
-    "validity: human vs 4 TTS families, leave-one-family-out AUC ≥ 0.85 (weakest: piper; AUC 0.47
-    on its worst held-out human group), unseen kokoro AUC 0.80". The weakest family and its worst
-    fold are read from the stored leave-one-family-out table (``validity["lofo"]``: family →
-    ``auc``, ``fold_auc_min``) when the summary does not name them already, so a pooled floor
-    never hides a fold where the head is no better than chance. ``validity["caveat"]``, when
-    present, follows the summary (what the figures do not cover, e.g. an outside test's result).
-    A head without a summary says so. The line starts "validity:" (it used to say "validated:",
-    which read as a contradiction before "NOT valid in the wild")."""
+    """One line saying what the head's P(human) has been validated against: "validity: " and
+    ``validity_text(cfg.training["validity"])``, e.g. "validity: human vs 4 TTS families,
+    leave-one-family-out AUC ≥ 0.85 (weakest: piper; AUC 0.47 on its worst held-out human group),
+    unseen kokoro AUC 0.80", or, with a caveat, "validity: NOT valid in the wild: … . Sealed split:
+    …". A head without a summary says so. The line starts "validity:" (it used to say
+    "validated:", which read as a contradiction before "NOT valid in the wild")."""
     v = cfg.training.get("validity") if isinstance(cfg.training, Mapping) else None
-    if isinstance(v, Mapping) and v.get("summary"):
-        summary = str(v["summary"])
-        lofo = v.get("lofo")
-        if "weakest" not in summary and isinstance(lofo, Mapping) and lofo:
-            try:
-                fam, row = min(lofo.items(), key=lambda kv: float(kv[1]["auc"]))
-                weak = f"weakest: {fam}"
-                if "fold_auc_min" in row:
-                    weak += f"; AUC {float(row['fold_auc_min']):.2f} on its worst held-out human group"
-            except (KeyError, TypeError, ValueError):
-                weak = ""
-            key = "leave-one-family-out AUC"
-            if weak and key in summary:
-                head_, _, tail = summary.partition(key)
-                num, sep, rest = tail.partition(",")
-                summary = f"{head_}{key}{num} ({weak}){sep}{rest}"
-        if v.get("caveat"):  # what the figures above do not cover, said in the same breath
-            summary = f"{summary}. {v['caveat']}"
-        return f"validity: {summary}"
+    text = validity_text(v)
+    if text is not None:
+        return f"validity: {text}"
     return "validity: no held-out validity recorded in this head (see livejudge/judge/heads/README.md)"
 
 
