@@ -310,7 +310,7 @@ def test_dimension_table_says_not_measured_and_shared_scores(result):
     assert view["not_measured"] and any(len(g) > 1 for g in view["groups"])  # the default whisper head
     text = render_html(result)
     for why in set(view["not_measured"].values()):
-        assert f'<td colspan="5">not measured: {html.escape(why)}' in text
+        assert f'<td colspan="6">not measured: {html.escape(why)}' in text
     from livejudge.judge.model.dimensions import DIMENSIONS
 
     names = {d.id: d.name for d in DIMENSIONS}
@@ -318,7 +318,46 @@ def test_dimension_table_says_not_measured_and_shared_scores(result):
     assert f"one shared score with {html.escape(', '.join(names[x] for x in group[1:]))}" in text
     doc = json.loads(json.dumps(result))
     doc["judge_info"].pop("dimensions")  # an older result: every dimension as before
-    assert '<td colspan="5">not measured:' not in render_html(doc)  # rows as before (reasons stay)
+    assert '<td colspan="6">not measured:' not in render_html(doc)  # rows as before (reasons stay)
+
+
+def test_dimension_table_gives_the_call_mean_compare_reads_beside_the_window(result):
+    """The table showed the last judged window's scores while ``livejudge compare`` and the gates read
+    each dimension's mean over the call's ungated windows (a new user's trial: two numbers for one
+    dimension, neither labelled); the table now names its window and carries the call mean, the
+    number compare prints, for every measured dimension."""
+    from livejudge.commands.compare import compare
+    from livejudge.judge.model.dimensions import DIMENSIONS
+    from livejudge.outputs.html_report import _dimensions_html, _dimension_view, _last_evidence_window
+
+    window = _last_evidence_window(result)
+    means = {}
+    for d in DIMENSIONS:  # the truth, from the windows themselves
+        vals = [w["dimensions"][d.id]["score"] for w in result["judge"]
+                if d.id in (w.get("dimensions") or {}) and not w["dimensions"][d.id].get("gated")]
+        means[f"dim_{d.id}"] = sum(vals) / len(vals) if vals else None
+    measured = [k for k, v in means.items() if v is not None]
+    assert measured
+    table = _dimensions_html(window, _dimension_view(result), means)
+    assert f"score (1–5) (window ending at {window['t_s']:.1f} s)" in table
+    assert "call mean (ungated windows; what compare reads)" in table
+    view_nm = set(result["judge_info"]["dimensions"]["not_measured"])
+    names = {d.id: d.name for d in DIMENSIONS}
+    for key in measured:
+        did = key[4:]
+        if did in view_nm:
+            continue
+        row = re.search(rf"<td>{re.escape(html.escape(names[did]))}</td>(.*?)</tr>", table).group(1)
+        assert f'<td class="num">{means[key]:.1f}</td>' in row, (did, row)
+    assert table in render_html(result)  # the report shows this very table
+    # ... and compare prints the same means
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "r.json")
+        Path(path).write_text(json.dumps(result))
+        rows = {r["metric"]: r["values"][0] for r in compare([path])["rows"]}
+    for key in measured:
+        assert abs(rows[key] - means[key]) < 1e-3, key
 
 
 def test_dimension_chart_labels_not_measured_as_the_table_does(result):

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Iterable
 
 from livejudge.errors import EXIT_GATE, CLIError  # noqa: F401  (EXIT_GATE re-exported)
+from livejudge.outputs.report import dimension_means  # noqa: F401  (call_metrics reads it; importable from here)
 
 OPS = {"<=": operator.le, ">=": operator.ge, "==": operator.eq, "!=": operator.ne,
        "<": operator.lt, ">": operator.gt}
@@ -51,18 +52,6 @@ def known_metrics() -> list[str]:
 
     names += metric_names()  # per-event verdicts: verdict_<kind>_<outcome>_count, ..._flagged_rate
     return list(dict.fromkeys(names))
-
-
-def dimension_means(doc: dict) -> dict[str, float | None]:
-    """``{"dim_<id>": mean score over ungated windows, or None}`` of a result document."""
-    from livejudge.judge.model.dimensions import DIMENSIONS
-
-    out: dict[str, float | None] = {}
-    for d in DIMENSIONS:
-        vals = [float(w["dimensions"][d.id]["score"]) for w in doc.get("judge") or []
-                if d.id in (w.get("dimensions") or {}) and not w["dimensions"][d.id].get("gated")]
-        out[f"dim_{d.id}"] = round(sum(vals) / len(vals), 4) if vals else None
-    return out
 
 
 def call_metrics(doc: dict) -> dict[str, float | None]:

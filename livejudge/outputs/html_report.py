@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from livejudge.outputs.report import dimension_means
 from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE, TYPICAL_GAP_S
 from livejudge.timing.verdicts import moment_groups, same_silence_text
 
@@ -513,11 +514,17 @@ VALIDITY_TERMS = (
 full text is docs/judge.md, "Reading the validity line"): (text that triggers the entry, entry)."""
 
 
-def _dimensions_html(window: dict | None, view: dict | None = None) -> str:
+def _dimensions_html(window: dict | None, view: dict | None = None,
+                     means: dict[str, float | None] | None = None) -> str:
     """The dimension table of one window. With the judge's ``dimension_view`` (result
     ``judge_info.dimensions``), a dimension the head does not measure says so and why instead of
-    a score, and dimensions sharing one learned score name each other."""
+    a score, and dimensions sharing one learned score name each other. ``means`` (``{"dim_<id>":
+    mean over the call's ungated windows}``, ``livejudge.outputs.report.dimension_means``) adds a
+    "call mean" column: the number ``livejudge compare`` and the gates read, beside the window's."""
     dims = (window or {}).get("dimensions") or {}
+    means = means or {}
+    t_s = (window or {}).get("t_s")
+    when = "" if not isinstance(t_s, (int, float)) else f" (window ending at {float(t_s):.1f} s)"
     view = view if isinstance(view, dict) else {}
     not_measured = _not_measured(view)
     shared = {}
@@ -526,7 +533,8 @@ def _dimensions_html(window: dict | None, view: dict | None = None) -> str:
             for d in group:
                 shared[d] = [x for x in group if x != d]
     names_by_id = {did: name for did, name, *_ in _dimension_table()}
-    out = ["<table><tr><th>category</th><th>dimension</th><th>score (1–5)</th><th>evidence</th>"
+    out = [f"<table><tr><th>category</th><th>dimension</th><th>score (1–5){_esc(when)}</th>"
+           "<th>call mean (ungated windows; what compare reads)</th><th>evidence</th>"
            "<th>gated</th><th>contribution</th><th>note</th></tr>"]
     last = None
     for did, name, cat, cat_name in _dimension_table():
@@ -535,11 +543,13 @@ def _dimensions_html(window: dict | None, view: dict | None = None) -> str:
         last = cat
         if did in not_measured:
             out.append(f'<tr class="gated"><td>{_esc(cat_cell)}</td><td>{_esc(name)}</td>'
-                       f'<td colspan="5">not measured: {_esc(not_measured[did])}</td></tr>')
+                       f'<td colspan="6">not measured: {_esc(not_measured[did])}</td></tr>')
             continue
+        mean = means.get(f"dim_{did}")
+        mean_cell = f'<td class="num">{"–" if mean is None else _fmt(mean, 1)}</td>'
         if d is None:
             out.append(f'<tr class="gated"><td>{_esc(cat_cell)}</td><td>{_esc(name)}</td>'
-                       '<td colspan="5">not judged</td></tr>')
+                       f'<td>not judged</td>{mean_cell}<td colspan="4"></td></tr>')
             continue
         unit = {"s": "s of speech", "words": "words", "turns": "turns"}.get(d.get("evidence_unit") or "", d.get("evidence_unit") or "")
         ev = "none" if not d.get("evidence") else f"{d['evidence']:.0f} {unit}".strip()
@@ -556,7 +566,7 @@ def _dimensions_html(window: dict | None, view: dict | None = None) -> str:
                                                      else ' <span class="human">→ human</span>')
         shown = f"{c:+.2f}" if round(c, 2) != 0 else "0.00"
         out.append(f"<tr{cls}><td>{_esc(cat_cell)}</td><td>{_esc(name)}</td>"
-                   f'<td class="num">{"3 (no lean)" if gated else _fmt(d.get("score"), 1)}</td>'
+                   f'<td class="num">{"3 (no lean)" if gated else _fmt(d.get("score"), 1)}</td>{mean_cell}'
                    f"<td>{_esc(ev)}</td><td>{'yes: too little evidence' if gated else 'no'}</td>"
                    f'<td class="num">{"–" if gated else shown}{side}</td>'
                    f"<td class=\"muted\">{_esc(note)}</td></tr>")
@@ -690,7 +700,7 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         f'<p class="muted">{lat_note}</p>',
         "<h2>Dimensions</h2>",
         plot_dimensions(doc, window),
-        _dimensions_html(window, _dimension_view(doc)),
+        _dimensions_html(window, _dimension_view(doc), dimension_means(doc)),
         '<p class="muted">Scores on the 1–5 scale of seed 000 (App. D.2): 1 strongly machine-like, 5 strongly '
         "human-like, 3 no lean. A gated dimension had too little evidence in the window and does not count "
         "towards P(human). A score and a contribution can point different ways: the score is read "

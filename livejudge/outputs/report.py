@@ -141,6 +141,21 @@ def build_result(session: Any) -> dict:
     return doc
 
 
+def dimension_means(doc: dict) -> dict[str, float | None]:
+    """``{"dim_<id>": mean 1–5 score over the call's ungated judged windows, or None}`` of a result
+    document (``build_result``): what ``livejudge compare`` and the gates read per dimension, and
+    the report's "call mean" column. Pure; a window without the dimension or with it gated (too
+    little evidence) does not count."""
+    from livejudge.judge.model.dimensions import DIMENSIONS
+
+    out: dict[str, float | None] = {}
+    for d in DIMENSIONS:
+        vals = [float(w["dimensions"][d.id]["score"]) for w in doc.get("judge") or []
+                if d.id in (w.get("dimensions") or {}) and not w["dimensions"][d.id].get("gated")]
+        out[f"dim_{d.id}"] = round(sum(vals) / len(vals), 4) if vals else None
+    return out
+
+
 def write_json(doc: dict, path: str | Path) -> Path:
     """Write the document atomically (a uniquely named temp file + rename), so a crash never
     leaves half a file and two writers of one path never collide; strict JSON (a NaN/inf is
