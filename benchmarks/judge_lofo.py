@@ -331,24 +331,54 @@ def embed_calls(calls, cache_file: Path | None):
     return X, G, P, bb.encoder.n_calls, secs
 
 
-def calib_split(meta, train_idx, seed: int) -> np.ndarray:
-    """bool over train_idx: ~25 % of the training speakers/voices of each class (whole speakers)."""
+CALIB_SPLITS = ("voice", "family")
+"""How ``calib_split`` draws the calibration voices: ``voice`` (the default, every stored run so far):
+~25 % of each class's voices drawn over all families at once; ``family``: drawn within each machine
+family and each human group, never a family's or group's only voice (refit_v6/README.md, "v13
+result": a single-voice family could leave the fit whole under ``voice``)."""
+
+
+def calib_split(meta, train_idx, seed: int, by: str = "voice") -> np.ndarray:
+    """bool over train_idx: the calibration part, ~25 % of the training voices (whole voices, so a
+    voice is never on both sides); the rest is the fit part. Only ``train_idx`` rows are read, so a
+    fold's calibration never holds its test rows (tests/test_calib_split.py).
+
+    ``by`` (``CALIB_SPLITS``): ``voice`` draws 25 % of each class's voices over all families at once,
+    so a family with one voice (piper in round 2's corpus) can be drawn whole into calibration and
+    never be fitted on; ``family`` draws 25 % within each machine family and each human group and
+    never takes a family's or group's only voice, so every family the fold trains on is in the fit.
+    Raises ValueError for another ``by``."""
+    if by not in CALIB_SPLITS:
+        raise ValueError(f"calibration split {by!r}: use one of {', '.join(CALIB_SPLITS)}")
     rng = np.random.default_rng(seed)
-    spk = sorted({(meta[i]["label"], meta[i]["speaker"]) for i in train_idx})
     chosen = set()
-    for lab in ("human", "machine"):
-        s = [x for x in spk if x[0] == lab]
-        rng.shuffle(s)
-        n = max(1, int(round(0.25 * len(s))))
-        chosen.update(s[:n])
-    return np.array([(meta[i]["label"], meta[i]["speaker"]) in chosen for i in train_idx])
+    if by == "voice":
+        spk = sorted({(meta[i]["label"], meta[i]["speaker"]) for i in train_idx})
+        for lab in ("human", "machine"):
+            s = [x for x in spk if x[0] == lab]
+            rng.shuffle(s)
+            n = max(1, int(round(0.25 * len(s))))
+            chosen.update(s[:n])
+    else:
+        by_key: dict = {}
+        for i in train_idx:
+            m = meta[i]
+            key = (m["label"], m["family"] if m["label"] == "machine" else m["group"])
+            by_key.setdefault(key, set()).add(m["speaker"])
+        for k in sorted(by_key):
+            v = sorted(by_key[k])
+            if len(v) < 2:
+                continue
+            rng.shuffle(v)
+            chosen.update((k[0], x) for x in v[:max(1, int(round(0.25 * len(v))))])
+    return np.array([(meta[i]["label"], meta[i]["speaker"]) in chosen for i in train_idx], dtype=bool)
 
 
-def fit_predict(X, G, y, meta, train_idx, test_idx, seed: int, l2: float):
+def fit_predict(X, G, y, meta, train_idx, test_idx, seed: int, l2: float, split_by: str = "voice"):
 
     from livejudge.judge.training.whisper_head import fit_whisper_head
 
-    cal = calib_split(meta, train_idx, seed)
+    cal = calib_split(meta, train_idx, seed, split_by)
     fit = fit_whisper_head(X[train_idx], y[train_idx], G[train_idx], cal, l2=l2)
     return predict(fit.head, X[test_idx], G[test_idx]), fit
 
@@ -380,15 +410,15 @@ def summary(p, y) -> dict:
 
 
 def fold_predict(X, G, y, meta, fold, sealed, seed: int, l2: float, nested: bool, never=(),
-                 group_chunks: int | None = None) -> np.ndarray:
+                 group_chunks: int | None = None, split_by: str = "voice") -> np.ndarray:
     """P(human) of ``fold.test`` from a head fitted on ``fold.train``. With ``nested``, the second
     Platt step (held-out-family calibration) is fitted on the held-out log-odds of the INNER folds
     of ``fold.train`` only, then applied to the outer test rows: the calibration never sees them
-    (``protocol.check_nested`` asserts it)."""
+    (``protocol.check_nested`` asserts it). ``split_by``: ``calib_split``'s ``by``."""
     from livejudge.judge.training.protocol import check_nested, inner_folds
     from livejudge.judge.training.whisper_head import class_weights, fit_logistic
 
-    p, _ = fit_predict(X, G, y, meta, fold.train, fold.test, seed, l2)
+    p, _ = fit_predict(X, G, y, meta, fold.train, fold.test, seed, l2, split_by)
     if not nested:
         return p
     oof: dict[int, list[float]] = defaultdict(list)
@@ -396,7 +426,7 @@ def fold_predict(X, G, y, meta, fold, sealed, seed: int, l2: float, nested: bool
         if len(set(y[inner.train].tolist())) < 2 or len(inner.test) == 0:
             continue
         try:
-            q, _ = fit_predict(X, G, y, meta, inner.train, inner.test, seed, l2)
+            q, _ = fit_predict(X, G, y, meta, inner.train, inner.test, seed, l2, split_by)
         except ValueError:  # an inner split without one of the classes
             continue
         for i, lo in zip(inner.test, logit(q)):
@@ -521,6 +551,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calibrate", choices=("heldout", "split"), default="heldout",
                     help="heldout (default): a second Platt step fitted on held-out-family scores, NESTED in each "
                          "outer fold (its inner folds only); split: only the Platt step on a calibration split")
+    ap.add_argument("--calib-split", choices=CALIB_SPLITS, default="voice",
+                    help="how the calibration voices are drawn from a fold's training rows (calib_split): voice "
+                         "(default, every stored run): 25%% of each class's voices over all families; family: 25%% "
+                         "within each family and human group, never its only voice, so no family leaves the fit")
     ap.add_argument("--sealed", default="benchmarks/results/sealed_split.json", metavar="PATH",
                     help="the sealed test split: drawn once and stored here, reused ever after (issue 19; "
                          "default %(default)s)")
@@ -670,6 +704,7 @@ def main(argv: list[str] | None = None) -> int:
            "augmentation_families": aug_fams, "excluded_families": args.exclude_family,
            "sealed": {"families": list(sealed.families), "groups": list(sealed.groups)},
            "human_groups": groups, "calibration": "nested held-out-family Platt" if nested else "split Platt",
+           "calibration_split": args.calib_split,
            "embed_seconds": secs, "encoder_calls": n_enc, "wild_channels": list(wild_ch),
            "channels": dict(sorted(Counter(f"{m['label']}:{m['channel']}" for m in meta).items()))}
     if args.blend_compare is not None:
@@ -687,7 +722,8 @@ def main(argv: list[str] | None = None) -> int:
     by_g: dict[str, list] = defaultdict(list)
     fold_p = []
     for fold in folds:
-        p = fold_predict(X, G, y, meta, fold, sealed, args.seed, args.l2, nested, aug_fams, args.group_chunks)
+        p = fold_predict(X, G, y, meta, fold, sealed, args.seed, args.l2, nested, aug_fams, args.group_chunks,
+                         args.calib_split)
         if args.blend_compare is not None:  # the candidate is the blend of this fold head and the compare head
             p = sigmoid(blend_log_odds([logit(p), logit(P_cmp[fold.test])], [1 - args.blend_compare, args.blend_compare]))
         by_f[fold.family].append((p, y[fold.test], P_ac[fold.test], fold.test))
@@ -772,12 +808,12 @@ def main(argv: list[str] | None = None) -> int:
         from livejudge.judge.training.whisper_head import class_weights, fit_logistic, fit_whisper_head
 
         train = np.arange(len(meta))
-        cal = calib_split(meta, train, args.seed)
+        cal = calib_split(meta, train, args.seed, args.calib_split)
         recal = None
         if nested:  # the shipped head's held-out-family step: fitted on the outer folds' held-out scores
             oof: dict[int, list[float]] = defaultdict(list)
             for fold in folds:
-                q, _ = fit_predict(X, G, y, meta, fold.train, fold.test, args.seed, args.l2)
+                q, _ = fit_predict(X, G, y, meta, fold.train, fold.test, args.seed, args.l2, args.calib_split)
                 for i, lo in zip(fold.test, logit(q)):
                     oof[int(i)].append(float(lo))
             idx = np.array(sorted(oof))

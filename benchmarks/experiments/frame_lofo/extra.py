@@ -113,22 +113,10 @@ def extra_for_fold(meta, n0: int, fold) -> np.ndarray:
 
 
 def calib_split_by_family(meta, train_idx, seed: int) -> np.ndarray:
-    """bool over train_idx: like ``judge_lofo.calib_split`` (~25 % of the voices, whole voices) but
-    drawn within each machine family and each human group, and never a family's or group's only
-    voice, so no family leaves the fit set whole (exploratory, README.md "v13 result")."""
-    rng = np.random.default_rng(seed)
-    by: dict = {}
-    for i in train_idx:
-        m = meta[i]
-        by.setdefault((m["label"], m["family"] if m["label"] == "machine" else m["group"]), set()).add(m["speaker"])
-    chosen = set()
-    for k in sorted(by):
-        v = sorted(by[k])
-        if len(v) < 2:
-            continue
-        rng.shuffle(v)
-        chosen.update((k[0], s) for s in v[:max(1, int(round(0.25 * len(v))))])
-    return np.array([(meta[i]["label"], meta[i]["speaker"]) in chosen for i in train_idx])
+    """bool over train_idx: ``judge_lofo.calib_split(..., by="family")``: ~25 % of the voices, whole
+    voices, drawn within each machine family and each human group and never a family's or group's
+    only voice, so no family leaves the fit set whole (v14, README.md "v13 result")."""
+    return JL.calib_split(meta, train_idx, seed, "family")
 
 
 def lofo(seed: int, threads: int, control: str = "", split: str = "") -> None:
