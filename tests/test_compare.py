@@ -88,6 +88,13 @@ def test_compare_says_when_calls_were_measured_with_different_settings(tmp_path)
     doc = compare([paths[0], paths[2]])
     assert doc["settings_differ"] == ["pipeline config", "transcripts (--asr)"]
     assert "measured with different pipeline config, transcripts (--asr)" in render_html(doc)
+    # one head at two versions (0.2.0 vs 0.3.0 score one call differently) is a different judge
+    older, newer = copy.deepcopy(base), copy.deepcopy(base)
+    older["judge_info"]["head_version"], newer["judge_info"]["head_version"] = "0.2.0", "0.3.0"
+    for name, d in (("old", older), ("new", newer)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(d))
+    assert compare([tmp_path / "old.json", tmp_path / "new.json"])["settings_differ"] == ["judge"]
+    assert compare([tmp_path / "new.json", tmp_path / "new.json"])["settings_differ"] == []
 
 
 def test_compare_notes_a_quicker_agent_that_is_flagged_more(tmp_path, capsys):

@@ -134,8 +134,10 @@ def _settings(doc: dict) -> dict:
     """What a result was measured with, for spotting comparisons of unlike settings."""
     ji = doc.get("judge_info") or {}
     src = doc.get("source") or {}
+    # the head's version too: 0.2.0 and 0.3.0 of one head score the same call differently
+    version = f" {ji['head_version']}" if ji.get("head_version") else ""
     return {"pipeline config": doc.get("config"), "transcripts (--asr)": src.get("asr"),
-            "judge": None if not ji else f"{ji.get('backbone')} / {ji.get('head')}"}
+            "judge": None if not ji else f"{ji.get('backbone')} / {ji.get('head')}{version}"}
 
 
 def load_column(path: str | Path) -> tuple[str, dict, str, dict]:
