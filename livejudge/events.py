@@ -247,7 +247,9 @@ class JudgeResult:
                 "p_human": round(self.frame_p_human, 4), "contribution": round(self.frame_contribution, 4)}}),
             "dimensions": {
                 k: {
-                    "score": round(v.score, 3),
+                    # gated: no measurement, so no number (the 3.0 "no lean" is a placeholder that
+                    # read as a score in the JSON; a new user's trial)
+                    "score": None if v.gated else round(v.score, 3),
                     "evidence": round(v.evidence, 3),
                     "evidence_unit": v.evidence_unit,
                     "gated": v.gated,

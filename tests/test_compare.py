@@ -119,3 +119,50 @@ def test_compare_notes_a_quicker_agent_that_is_flagged_more(tmp_path, capsys):
     assert "answers sooner" in render_html(out)
     assert main(["compare", str(paths[0]), str(paths[1])]) == 0
     assert "note: B (rude.json) answers sooner" in capsys.readouterr().out.replace("\n", " ")
+
+
+def test_backchannels_are_judged_on_the_agent_only_and_the_latency_mean_not_at_all(tmp_path):
+    """A new user's trial: `backchannels 2 → 1 (worse)` counted the caller's "mm"s against the agent,
+    and rude's latency mean (a −1.76 s talk-over averaged with slow replies) read "better". The
+    counts are per channel, neither with a verdict (the agent's "backchannels" include replies
+    started and dropped: the simulated rude demo agent has one, polite none); the mean gets none
+    (p50/p90 keep theirs). A result written before the per-channel counts gets them from its
+    ``backchannels`` list."""
+    def doc(mean, user_bc, agent_bc, new=True):
+        bcs = [{"channel": "user", "onset_s": float(i), "offset_s": i + 0.3} for i in range(user_bc)]
+        bcs += [{"channel": "agent", "onset_s": 20.0 + i, "offset_s": 20.3 + i} for i in range(agent_bc)]
+        sm = {"latency_mean_s": mean, "latency_p50_s": 1.1, "backchannel_count": user_bc + agent_bc}
+        if new:
+            sm.update(user_backchannel_count=user_bc, agent_backchannel_count=agent_bc)
+        return {"duration_s": 40.0, "segments": [], "backchannels": bcs, "summary": sm}
+
+    paths = []
+    for name, d in (("polite", doc(1.2, 2, 0)), ("rude", doc(0.2, 1, 0)), ("chatty", doc(1.2, 1, 3)),
+                    ("old", doc(1.2, 1, 3, new=False))):
+        (tmp_path / f"{name}.json").write_text(json.dumps(d))
+        paths.append(tmp_path / f"{name}.json")
+    rows = {r["metric"]: r for r in compare(paths)["rows"]}
+    assert rows["latency_mean_s"]["verdicts"] == ["", "", "", ""]
+    assert rows["latency_mean_s"]["values"][:2] == [1.2, 0.2]
+    assert rows["user_backchannel_count"]["values"] == [2, 1, 1, 1]
+    assert rows["user_backchannel_count"]["verdicts"] == ["", "", "", ""]  # the caller's: no verdict
+    assert rows["agent_backchannel_count"]["values"] == [0, 0, 3, 3]  # the old result: from its list
+    assert rows["agent_backchannel_count"]["verdicts"] == ["", "", "", ""]
+    assert "backchannel_count" not in rows  # both sides mixed: not a row
+    assert RULES["latency_p50_s"].verdict(1.1, 0.3) == "better"  # the percentiles keep the band rule
+
+
+def test_summary_counts_backchannels_per_channel_against_the_truth():
+    """The example dialogue places backchannels on both sides; the summary's per-channel counts
+    equal the placed ones (tolerance: exact), and add up to backchannel_count."""
+    from livejudge.session import Session, SessionConfig, stream_call
+    from livejudge.testing.dialogues import example_dialogue
+
+    d = example_dialogue(seed=0)
+    s = Session(SessionConfig(judge_mode="off"))
+    stream_call(s, d.call)
+    sm = s.close()["summary"]
+    truth = {ch: sum(1 for b in d.truth.backchannels if b.channel == ch) for ch in ("user", "agent")}
+    assert truth["user"] >= 1 and truth["agent"] >= 1
+    assert sm["user_backchannel_count"] == truth["user"] and sm["agent_backchannel_count"] == truth["agent"]
+    assert sm["backchannel_count"] == truth["user"] + truth["agent"]

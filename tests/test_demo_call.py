@@ -126,6 +126,15 @@ def test_compare_reads_rude_as_worse_despite_its_latency(demo_results, tmp_path)
     assert rows["verdict_flagged_moment_count"]["verdicts"][1] == "worse"
     assert rows["verdict_pause_cut_in_count"]["values"][0] == 0
     assert doc["notes"] and "rude.json" in doc["notes"][0] and "answers sooner but has more flagged moments" in doc["notes"][0]
+    # a new user's trial: rude's latency mean (its talk-overs count negative) and its dropped reply
+    # (counted as an agent backchannel) read "better"; neither row has a verdict now
+    assert rows["latency_mean_s"]["values"][1] < rows["latency_mean_s"]["values"][0]
+    assert rows["latency_mean_s"]["verdicts"] == ["", ""]
+    assert rows["agent_backchannel_count"]["values"] == [0, 1]
+    assert rows["agent_backchannel_count"]["verdicts"] == ["", ""]
+    assert rows["user_backchannel_count"]["values"] == [2, 2] and rows["user_backchannel_count"]["verdicts"] == ["", ""]
+    # the caller interrupts once; rude's cut-ins into its pauses add barge-ins (the caller going on)
+    assert rows["user_barge_in_count"]["values"][0] == 1 < rows["user_barge_in_count"]["values"][1]
 
 
 def test_demo_says_what_each_behaviour_should_show(capsys):

@@ -6,8 +6,11 @@ Each input is a result document (one call), or a batch: a directory written by
 
 The rule per metric (``RULES``):
 
-* response latency p50/p90/mean: **closer to the human band is better** — distance to
+* response latency p50/p90: **closer to the human band is better** — distance to
   0–0.742 s (Stivers et al. 2009; SPEARBench Table III human row), 0 inside the band;
+* response latency mean: shown without a verdict: a reply started over the caller has a negative
+  latency, so one −1.8 s talk-over and a few slow replies average into the human band (a new
+  user's trial: rude's mean read "better"); p50 and p90, and the talk-over rows, say it;
 * gap mean: closer to the typical human gap of 0.2 s is better (Levinson & Torreira 2015);
 * yield time after a barge-in, barge-ins the agent talked through, agent talk-overs (as the
   verdicts judge them: early starts excluded), caller pauses the agent cut into, caller
@@ -16,7 +19,10 @@ The rule per metric (``RULES``):
   air counted once), dropped windows: lower is better (a human stops quickly, waits out a pause,
   talks on through an "mm" and does not talk over);
 * mean P(human) and each dimension score (1 machine-like … 5 human-like): higher is better;
-* backchannels: more is better (HEURISTIC: people backchannel, agents rarely do);
+* backchannels, the agent's and the caller's apart: no verdict. The caller's are the caller's; the
+  agent's are short agent utterances that do not take the turn (HEURISTIC), and a reply the agent
+  starts and drops after a fraction of a second is one too (the demo's rude agent gets one that
+  way), so "more is better" would reward false starts;
 * user barge-ins, agent early starts (the caller ended within the verdicts' grace: human-like,
   people start a third of their answers early, SPEARBench Table III), overlap ratio, agent share of
   talk, counts: shown without a verdict (they depend on the user and the task as much as on the agent).
@@ -79,7 +85,9 @@ _NONE = Rule("none", "no verdict (depends on the user and task)", short="no verd
 RULES: dict[str, Rule] = {
     "latency_p50_s": _LAT,
     "latency_p90_s": _LAT,
-    "latency_mean_s": _LAT,
+    "latency_mean_s": Rule("none", "no verdict: a reply started over the caller counts negative, so talk-overs "
+                                   "and slow replies average out; read p50, p90 and the talk-over rows",
+                           short="no verdict"),
     "latency_count": _NONE,
     "gap_mean_s": Rule("target", f"closer to the typical human gap {TYPICAL_GAP_S:g} s is better (Levinson & Torreira 2015)",
                        TYPICAL_GAP_S, short=f"nearer {TYPICAL_GAP_S:g} s"),
@@ -94,7 +102,10 @@ RULES: dict[str, Rule] = {
     "verdict_backchannel_yielded_count": Rule("lower", "lower is better (the agent stopped for a caller's "
                                                        "\"mm\": a false yield)", short="lower"),
     "overlap_ratio": _NONE,
-    "backchannel_count": Rule("higher", "more is better (HEURISTIC: people backchannel, agents rarely do)", short="higher"),
+    "backchannel_count": _NONE,
+    "agent_backchannel_count": Rule("none", "no verdict (HEURISTIC detection: a short agent utterance, which may "
+                                            "be a reply started and dropped)", short="no verdict"),
+    "user_backchannel_count": _NONE,
     "talk_ratio": _NONE,
     "verdict_flagged_moment_count": Rule("lower", "lower is better (moments the per-event verdicts flag; a reply "
                                                   "after dead air is one moment)", short="lower"),
@@ -108,7 +119,7 @@ ROWS = ["duration_s", "latency_count", "latency_p50_s", "latency_p90_s", "latenc
         "user_barge_in_count", "yield_mean_s", "yield_none_count", "agent_talk_over_count",
         "agent_early_start_count", "verdict_pause_cut_in_count", "verdict_backchannel_yielded_count",
         "overlap_ratio",
-        "backchannel_count", "talk_ratio", "verdict_flagged_moment_count", "mean_p_human", "dropped_windows"]
+        "agent_backchannel_count", "user_backchannel_count", "talk_ratio", "verdict_flagged_moment_count", "mean_p_human", "dropped_windows"]
 
 LABELS = {
     "duration_s": "duration (s)", "latency_count": "responses measured", "latency_p50_s": "response latency p50 (s)",
@@ -120,7 +131,8 @@ LABELS = {
     "verdict_pause_cut_in_count": "caller pauses the agent cut into",
     "verdict_backchannel_yielded_count": "caller backchannels the agent stopped for",
     "overlap_ratio": "overlap (share of speech time)",
-    "backchannel_count": "backchannels", "talk_ratio": "agent share of talk",
+    "backchannel_count": "backchannels (both sides)", "agent_backchannel_count": "agent backchannels",
+    "user_backchannel_count": "caller backchannels", "talk_ratio": "agent share of talk",
     "verdict_flagged_moment_count": "flagged moments (per-event verdicts)", "mean_p_human": "mean P(human)",
     "dropped_windows": "dropped judge windows",
 }

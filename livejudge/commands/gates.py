@@ -65,6 +65,10 @@ def call_metrics(doc: dict) -> dict[str, float | None]:
             m[k] = None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
     if "user_barge_in_count" not in sm and "barge_in_count" in m:  # results before 0.1.x counted only the user's
         m["user_barge_in_count"] = m["barge_in_count"]
+    bcs = doc.get("backchannels")
+    if "agent_backchannel_count" not in sm and isinstance(bcs, list):  # older results: from the list
+        for ch in ("user", "agent"):
+            m[f"{ch}_backchannel_count"] = float(sum(1 for b in bcs if isinstance(b, dict) and b.get("channel") == ch))
     m["duration_s"] = float(doc["duration_s"]) if doc.get("duration_s") is not None else None
     for alias, key in ALIASES.items():
         m[alias] = m.get(key)

@@ -376,7 +376,9 @@ class Meter:
                          style="" if through else "dim"))
         tim.add_row(talk_over_row(settled, sm.overlap_ratio, 39))
         tr = f"{sm.talk_ratio * 100:.0f}%" if sm.talk_ratio is not None else "–"
-        tim.add_row(f"backchannels {sm.backchannel_count} · agent talk share {tr}")
+        # the caller's "mm"s and the agent's apart: only the agent's say something about the agent
+        tim.add_row(f"backchannels user {sm.user_backchannel_count} · agent {sm.agent_backchannel_count}")
+        tim.add_row(Text(f"  agent talk share {tr}", style="dim"))
         # per-event verdicts counted as moments (livejudge.timing.verdicts.moments), as the report does
         settled_keys = {v.key for v in settled}
         pending = sum(1 for m in moments(s.verdicts) if not any(v.key in settled_keys for v in m))
@@ -596,7 +598,8 @@ class PlainLines:
                 f"p50={fmt_s(sm.latency_p50_s)}s p90={fmt_s(sm.latency_p90_s)}s replies={sm.latency_count} "
                 f"user-barge-ins={sm.barge_in_count} agent-yield={fmt_s(sm.yield_mean_s)}s "
                 f"overlap={sm.overlap_ratio * 100:.1f}% "
-                f"backchannels={sm.backchannel_count} gated-dimensions={gated}/{measured} not-measured={nm} "
+                f"user-backchannels={sm.user_backchannel_count} agent-backchannels={sm.agent_backchannel_count} "
+                f"gated-dimensions={gated}/{measured} not-measured={nm} "
                 f"dropped-windows={self.session.dropped_windows}"
                 + (f" · {pulls}{CONTRIBUTION_UNIT}" if pulls else "")
             )

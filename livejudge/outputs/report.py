@@ -14,7 +14,8 @@ Keys (all times in seconds on the session clock unless the name says otherwise):
   judged moment (``livejudge.timing.verdicts``), with ``verdict_config`` (their thresholds)
 * ``transcripts``: ``[{channel, onset_s, offset_s, text, n_words}]`` (agent turns; only with ASR)
 * ``judge``: ``[{t_s, window_start_s, window_end_s, p_human, compute_ms, dimensions: {id:
-  {score, evidence, evidence_unit, gated, z, contribution}}}]``; p_human is null (and
+  {score, evidence, evidence_unit, gated, z, contribution}}}]``, score null when gated (too
+  little evidence, or a dimension the head does not measure: its ``reason`` says which); p_human is null (and
   ``no_evidence`` true) when the window has no evidence (every dimension gated, or the ungated
   ones carry too little of the classifier's weight), e.g. before the agent has spoken
 * ``summary``: verdict counts and flagged rates (``verdict_<kind>_<outcome>_count``,
@@ -26,7 +27,8 @@ Keys (all times in seconds on the session clock unless the name says otherwise):
   the agent's starts while the caller's speech sounds as the verdicts judge them
   (``agent_talk_over_count``: talk-overs; ``agent_early_start_count``: early starts, the caller
   ending within ``verdict_config.talk_over_grace_s`` seconds), yield (after the
-  user's barge-ins), overlap ratio, backchannels, talk ratio, ``mean_p_human`` (over EVERY window
+  user's barge-ins), overlap ratio, backchannels (``backchannel_count``, both sides;
+  ``user_backchannel_count``, ``agent_backchannel_count``), talk ratio, ``mean_p_human`` (over EVERY window
   with evidence: nothing else is left out), ``evidence_coverage`` (share of judged windows with
   evidence), dropped_windows
 * ``judge_info``: backbone, head name/version, provenance ("prior" or "trained"), ``validated``:
@@ -123,6 +125,8 @@ def build_result(session: Any) -> dict:
             "overlap_ratio": _r(sm.overlap_ratio),
             "overlap_s": _r(sm.overlap_s, 3),
             "backchannel_count": sm.backchannel_count,
+            "user_backchannel_count": sm.user_backchannel_count,
+            "agent_backchannel_count": sm.agent_backchannel_count,
             "talk_ratio": _r(sm.talk_ratio),
             "user_talk_s": _r(sm.user_talk_s, 3),
             "agent_talk_s": _r(sm.agent_talk_s, 3),

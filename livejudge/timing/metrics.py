@@ -69,6 +69,8 @@ class Summary:
         yield_none_count: user barge-ins the agent talked through (did not yield).
         overlap_ratio: time both speak at once / time anyone speaks.
         backchannel_count: backchannels on both channels.
+        user_backchannel_count / agent_backchannel_count: the same, per channel (the caller's
+            "mm"s say nothing about the agent; the agent's own say something, HEURISTIC).
         talk_ratio: agent speech time / (user + agent speech time).
     """
 
@@ -86,6 +88,8 @@ class Summary:
     overlap_ratio: float
     overlap_s: float
     backchannel_count: int
+    user_backchannel_count: int
+    agent_backchannel_count: int
     talk_ratio: float | None
     user_talk_s: float
     agent_talk_s: float
@@ -152,6 +156,8 @@ def summarize(timeline: Timeline, verdicts: Iterable) -> Summary:
         overlap_ratio=overlap_s / speech_s if speech_s > 0 else 0.0,
         overlap_s=overlap_s,
         backchannel_count=len(timeline.backchannels),
+        user_backchannel_count=sum(1 for b in timeline.backchannels if b.channel == "user"),
+        agent_backchannel_count=sum(1 for b in timeline.backchannels if b.channel == "agent"),
         talk_ratio=a / (u + a) if (u + a) > 0 else None,
         user_talk_s=u,
         agent_talk_s=a,
