@@ -175,3 +175,40 @@ def test_plain_line_says_what_pulls_p_human_as_the_meter_does():
     buf = io.StringIO()
     PlainLines(s, buf, events=False).on_event(JudgeResult(12.0, 0.0, 12.0, 0.3, gated))
     assert "pulls" not in buf.getvalue() and "P(human)=–" in buf.getvalue()
+
+
+def test_barge_in_row_counts_settled_verdicts_never_going_back():
+    """A new user's trial saw the meter's "user barge-ins" go 1 → 2 → 1 (and the yield mean with it)
+    while a turn was re-read: it read the live timeline. It now counts settled verdicts, which later
+    audio cannot change, so per judged window the count only grows; at the end it equals the
+    result's user_barge_in_count, yield_none_count and yield_mean_s, and the example dialogue's
+    truth (two user barge-ins, one yielded, one talked through)."""
+    from livejudge.outputs.meter import barge_in_counts
+
+    d, s = _session()
+    seen = []
+
+    class Probe:
+        def on_event(self, event):
+            from livejudge.events import JudgeResult
+
+            if isinstance(event, JudgeResult):
+                seen.append(barge_in_counts(s.settled_verdicts))
+
+    s.add_sink(Probe())
+    buf = io.StringIO()
+    s.add_sink(PlainLines(s, buf, events=False))
+    stream_call(s, d.call)
+    r = s.close()
+    counts = [n for n, _, _ in seen]
+    assert counts and counts == sorted(counts)
+    n, through, yield_mean = barge_in_counts(s.settled_verdicts)
+    sm = r["summary"]
+    truth = [b for b in d.truth.barge_ins if b.by == "user"]
+    assert n == sm["user_barge_in_count"] == len(truth) == 2
+    assert through == sm["yield_none_count"] == sum(1 for b in truth if b.yield_s is None) == 1
+    assert abs(yield_mean - sm["yield_mean_s"]) < 1e-3
+    # the plain line per window says what the meter says at that window
+    lines = [x for x in buf.getvalue().splitlines() if x.startswith("[t=")]
+    assert [int(x.split("user-barge-ins=")[1].split()[0]) for x in lines] == counts
+    assert f"user barge-ins {n}" in render_text(s, "replay example_call.wav")

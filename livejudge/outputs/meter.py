@@ -370,8 +370,8 @@ class Meter:
         # verdicts are counted once settled (later audio can no longer change them): a barge-in
         # still in progress reads "talked through" until the agent's yield is heard
         settled = s.settled_verdicts
-        through = sum(1 for v in settled if v.kind == "barge_in" and v.outcome == "talked_through")
-        tim.add_row(f"user barge-ins {sm.barge_in_count} · agent yield {fmt_s(sm.yield_mean_s)} s")
+        n_bi, through, yield_mean = barge_in_counts(settled)
+        tim.add_row(f"user barge-ins {n_bi} · agent yield {fmt_s(yield_mean)} s")
         tim.add_row(Text(f"  agent talked through {through} of them",
                          style="" if through else "dim"))
         tim.add_row(talk_over_row(settled, sm.overlap_ratio, 39))
@@ -423,6 +423,19 @@ def verdicts_row(settled: list, pending: int, width: int) -> str:
     rows = ([f"flagged moments: {n_m} ({n_v} verdicts) of {len(ms)}{pend}"] if n_v != n_m else []) + [
         f"flagged moments: {n_m} of {len(ms)}{pend}", f"flagged moments {n_m}/{len(ms)}{pend}"]
     return next((r for r in rows if len(r) <= width), rows[-1])
+
+
+def barge_in_counts(settled: list) -> tuple[int, int, float | None]:
+    """(user barge-ins, those the agent talked through, mean yield time in seconds or None) from
+    the settled per-event verdicts (``Session.settled_verdicts``): counted once later audio can no
+    longer change them, so the meter's count never goes back (a new user's trial saw the live
+    timeline's count go 1 → 2 → 1 as a turn was re-read). At the end of a call every verdict has
+    settled and these equal the result's ``user_barge_in_count``, ``yield_none_count`` and
+    ``yield_mean_s``."""
+    bis = [v for v in settled if v.kind == "barge_in"]
+    through = sum(1 for v in bis if v.outcome == "talked_through")
+    ys = [float(v.value_s) for v in bis if v.outcome != "talked_through" and v.value_s is not None]
+    return len(bis), through, (sum(ys) / len(ys) if ys else None)
 
 
 def talk_over_row(settled: list, overlap_ratio: float, width: int) -> str:
@@ -585,6 +598,7 @@ class PlainLines:
                 if line:  # whose validity: the head and its version first
                     self._print(f"judge {judge_label(info)} {line}")
             sm = self.session.summary
+            n_bi, _, yield_mean = barge_in_counts(self.session.settled_verdicts)
             view = info.get("dimensions") if info is not None else None
             gated, measured, not_measured = dimension_counts(event, view)
             nm = "–" if not_measured is None else str(not_measured)
@@ -596,7 +610,7 @@ class PlainLines:
                 f"[t={event.t_s:7.1f}s] P(human)={ph} "
                 f"latency last={fmt_s(lat[-1] if lat else None)}s "
                 f"p50={fmt_s(sm.latency_p50_s)}s p90={fmt_s(sm.latency_p90_s)}s replies={sm.latency_count} "
-                f"user-barge-ins={sm.barge_in_count} agent-yield={fmt_s(sm.yield_mean_s)}s "
+                f"user-barge-ins={n_bi} agent-yield={fmt_s(yield_mean)}s "
                 f"overlap={sm.overlap_ratio * 100:.1f}% "
                 f"user-backchannels={sm.user_backchannel_count} agent-backchannels={sm.agent_backchannel_count} "
                 f"gated-dimensions={gated}/{measured} not-measured={nm} "
