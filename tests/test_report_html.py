@@ -360,6 +360,23 @@ def test_dimension_table_gives_the_call_mean_compare_reads_beside_the_window(res
         assert abs(rows[key] - means[key]) < 1e-3, key
 
 
+def test_backchannel_card_gives_user_and_agent_apart(result):
+    """The summary card counted both sides' backchannels as one number; it now says whose."""
+    def card(doc):
+        m = re.search(r'<div class="card">backchannels<b>(.*?)</b><span class="muted">(.*?)</span></div>',
+                      render_html(doc))
+        return m.group(1), m.group(2)
+
+    sm = result["summary"]
+    assert sm["user_backchannel_count"] + sm["agent_backchannel_count"] == sm["backchannel_count"]
+    assert card(result) == (str(sm["backchannel_count"]),
+                            f"user {sm['user_backchannel_count']} · agent {sm['agent_backchannel_count']}")
+    old = json.loads(json.dumps(result))  # a result written before the per-channel counts
+    for k in ("user_backchannel_count", "agent_backchannel_count"):
+        old["summary"].pop(k)
+    assert card(old) == (str(sm["backchannel_count"]), "")
+
+
 def test_dimension_chart_labels_not_measured_as_the_table_does(result):
     """The dimension chart beside the table labelled a dimension the head does not measure "gated:
     too little evidence" while the table said "not measured: <why>" (a new user's trial); the

@@ -417,7 +417,10 @@ def _summary_html(doc: dict) -> str:
               "human-like)"),
         _card("overlap", "–" if sm.get("overlap_ratio") is None else f"{sm['overlap_ratio'] * 100:.1f} %",
               f"{_fmt(sm.get('overlap_s'), 1, ' s')} of speech time"),
-        _card("backchannels", str(sm.get("backchannel_count", "–"))),
+        _card("backchannels", str(sm.get("backchannel_count", "–")),
+              # the caller's and the agent's apart (older results have no per-channel counts)
+              "" if sm.get("agent_backchannel_count") is None else
+              f"user {sm.get('user_backchannel_count', '–')} · agent {sm['agent_backchannel_count']}"),
         _card("flagged moments", f"{sm.get('verdict_flagged_count', '–')} of {sm.get('verdict_count', '–')}"
               if moments is None else f"{moments[0]} of {moments[1]}",
               "per-event verdicts: see Verdicts" + (
