@@ -551,6 +551,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calibrate", choices=("heldout", "split"), default="heldout",
                     help="heldout (default): a second Platt step fitted on held-out-family scores, NESTED in each "
                          "outer fold (its inner folds only); split: only the Platt step on a calibration split")
+    ap.add_argument("--calib-seed", type=int, default=None, metavar="N",
+                    help="seed of the calibration split alone (default: --seed): run the same folds and dialogues "
+                         "under several draws of the split and read them together with benchmarks/lofo_draws.py")
     ap.add_argument("--calib-split", choices=CALIB_SPLITS, default="voice",
                     help="how the calibration voices are drawn from a fold's training rows (calib_split): voice "
                          "(default, every stored run): 25%% of each class's voices over all families; family: 25%% "
@@ -682,6 +685,7 @@ def main(argv: list[str] | None = None) -> int:
     y = np.array([1 if m["label"] == "human" else 0 for m in meta])
     fam = np.array([m["family"] for m in meta])
     nested = args.calibrate == "heldout"
+    calib_seed = args.seed if args.calib_seed is None else args.calib_seed  # the split alone (--calib-seed)
     P_cmp, cmp_fams = None, set()
     if args.compare_head:
         from livejudge.judge.model.head import load_head
@@ -704,7 +708,7 @@ def main(argv: list[str] | None = None) -> int:
            "augmentation_families": aug_fams, "excluded_families": args.exclude_family,
            "sealed": {"families": list(sealed.families), "groups": list(sealed.groups)},
            "human_groups": groups, "calibration": "nested held-out-family Platt" if nested else "split Platt",
-           "calibration_split": args.calib_split,
+           "calibration_split": args.calib_split, "seed": args.seed, "calib_seed": calib_seed,
            "embed_seconds": secs, "encoder_calls": n_enc, "wild_channels": list(wild_ch),
            "channels": dict(sorted(Counter(f"{m['label']}:{m['channel']}" for m in meta).items()))}
     if args.blend_compare is not None:
@@ -722,7 +726,7 @@ def main(argv: list[str] | None = None) -> int:
     by_g: dict[str, list] = defaultdict(list)
     fold_p = []
     for fold in folds:
-        p = fold_predict(X, G, y, meta, fold, sealed, args.seed, args.l2, nested, aug_fams, args.group_chunks,
+        p = fold_predict(X, G, y, meta, fold, sealed, calib_seed, args.l2, nested, aug_fams, args.group_chunks,
                          args.calib_split)
         if args.blend_compare is not None:  # the candidate is the blend of this fold head and the compare head
             p = sigmoid(blend_log_odds([logit(p), logit(P_cmp[fold.test])], [1 - args.blend_compare, args.blend_compare]))
@@ -808,12 +812,12 @@ def main(argv: list[str] | None = None) -> int:
         from livejudge.judge.training.whisper_head import class_weights, fit_logistic, fit_whisper_head
 
         train = np.arange(len(meta))
-        cal = calib_split(meta, train, args.seed, args.calib_split)
+        cal = calib_split(meta, train, calib_seed, args.calib_split)
         recal = None
         if nested:  # the shipped head's held-out-family step: fitted on the outer folds' held-out scores
             oof: dict[int, list[float]] = defaultdict(list)
             for fold in folds:
-                q, _ = fit_predict(X, G, y, meta, fold.train, fold.test, args.seed, args.l2, args.calib_split)
+                q, _ = fit_predict(X, G, y, meta, fold.train, fold.test, calib_seed, args.l2, args.calib_split)
                 for i, lo in zip(fold.test, logit(q)):
                     oof[int(i)].append(float(lo))
             idx = np.array(sorted(oof))
