@@ -476,6 +476,10 @@ def write_report(result: dict, path: str | Path | None) -> Path | None:
     return p
 
 
+VALIDITY_HELP = 'docs/judge.md, "Reading the validity line", or the --report page'
+"""Where the validity line's shorthand is explained (printed after it in the end-of-call summary)."""
+
+
 def print_summary(result: dict) -> None:
     """One short human summary on stderr."""
     sm = result["summary"]
@@ -487,18 +491,24 @@ def print_summary(result: dict) -> None:
     early = sm.get("agent_early_start_count") or 0
     over = f"agent talk-overs {sm['agent_talk_over_count']}" + (
         f" (+{early} early start{'s' if early != 1 else ''})" if early else "")
+    # whose backchannels (older results count both sides as one)
+    bc = (f"user {sm['user_backchannel_count']}, agent {sm['agent_backchannel_count']}"
+          if sm.get("agent_backchannel_count") is not None and sm.get("user_backchannel_count") is not None
+          else str(sm["backchannel_count"]))
     print(
         f"livejudge: {result['duration_s']:.1f}s · latency p50 {f(sm['latency_p50_s'], 's')} "
         f"p90 {f(sm['latency_p90_s'], 's')} (n={sm['latency_count']}) · barge-ins by the user {sm.get('user_barge_in_count', sm['barge_in_count'])}, "
         f"{over} "
-        f"· backchannels {sm['backchannel_count']} · mean P(human) {f(sm['mean_p_human'])} "
+        f"· backchannels {bc} · mean P(human) {f(sm['mean_p_human'])} "
         f"· windows {sm['judged_windows']} judged, {sm['dropped_windows']} dropped",
         file=sys.stderr,
     )
     ji = result.get("judge_info") or {}
     if ji.get("head"):
+        # the line's shorthand (sealed split, P(h), final run N) is explained in the docs and the report
         print(f"livejudge: judge {ji.get('summary') or ji['head']}"
-              + (f"; {ji['validated']}" if ji.get("validated") else ""), file=sys.stderr)
+              + (f"; {ji['validated']} (how to read it: {VALIDITY_HELP})" if ji.get("validated") else ""),
+              file=sys.stderr)
 
 
 def events_sink(output: OutputConfig):

@@ -1,0 +1,31 @@
+"""The end-of-call summary on stderr (``runner.print_summary``): whose backchannels, and where the
+validity line's shorthand is explained (a new user's trial: "sealed split", "final run 5" and
+"people (in its training)" were unexplained in the terminal)."""
+
+from __future__ import annotations
+
+from livejudge.commands.runner import VALIDITY_HELP, print_summary
+
+
+def _result(**summary):
+    sm = {"latency_p50_s": 0.7, "latency_p90_s": 1.9, "latency_count": 5, "barge_in_count": 2,
+          "user_barge_in_count": 2, "agent_talk_over_count": 0, "agent_early_start_count": 1,
+          "backchannel_count": 3, "mean_p_human": 0.2, "judged_windows": 10, "dropped_windows": 0}
+    sm.update(summary)
+    return {"duration_s": 43.5, "summary": sm,
+            "judge_info": {"head": "whisper-fitted", "summary": "whisper-fitted 0.3.0 (trained)",
+                           "validated": "validity: NOT valid in the wild: x. Sealed split: y"}}
+
+
+def test_summary_names_whose_backchannels_and_points_to_the_validity_help(capsys):
+    print_summary(_result(user_backchannel_count=2, agent_backchannel_count=1))
+    err = capsys.readouterr().err.splitlines()
+    assert "· backchannels user 2, agent 1 ·" in err[0]
+    assert err[1] == ("livejudge: judge whisper-fitted 0.3.0 (trained); validity: NOT valid in the wild: x. "
+                      f"Sealed split: y (how to read it: {VALIDITY_HELP})")
+    assert "Reading the validity line" in VALIDITY_HELP
+
+
+def test_an_older_result_without_per_channel_counts_shows_the_total(capsys):
+    print_summary(_result())
+    assert "· backchannels 3 ·" in capsys.readouterr().err
