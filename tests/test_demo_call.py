@@ -147,5 +147,10 @@ def test_demo_says_what_each_behaviour_should_show(capsys):
     _say_what_to_expect(argparse.Namespace(behaviour="polite", never_yield=False, think_s=None))
     err = capsys.readouterr().err
     assert "slow but never cuts in" in err and "livejudge compare polite.json rude.json" in err
+    # the rude run names polite first too, the README's order (it said "compare rude.json polite.json")
+    _say_what_to_expect(argparse.Namespace(behaviour="rude", never_yield=False, think_s=None))
+    assert "livejudge compare polite.json rude.json" in capsys.readouterr().err
+    _say_what_to_expect(argparse.Namespace(behaviour="stock", never_yield=False, think_s=None))
+    assert "livejudge compare stock.json rude.json" in capsys.readouterr().err
     _say_what_to_expect(argparse.Namespace(behaviour="rude", never_yield=False, think_s=0.5))  # not the preset
     assert capsys.readouterr().err == ""

@@ -360,6 +360,19 @@ def test_dimension_table_gives_the_call_mean_compare_reads_beside_the_window(res
         assert abs(rows[key] - means[key]) < 1e-3, key
 
 
+def test_a_window_without_evidence_says_why():
+    """A window with ungated dimensions whose weight is under MIN_EVIDENCE_SHARE said "every
+    dimension gated" (a new user's trial: three were not); it now gives the share."""
+    from livejudge.events import MIN_EVIDENCE_SHARE
+    from livejudge.outputs.html_report import no_evidence_reason
+
+    some = {"t_s": 10.0, "evidence_share": 0.08, "dimensions": {"rhythm": {"gated": False}, "accent": {"gated": True}}}
+    assert no_evidence_reason(some) == (f"no evidence: its ungated dimensions carry 8% of the classifier's weight, "
+                                        f"under the {MIN_EVIDENCE_SHARE * 100:.0f}% needed (HEURISTIC)")
+    none = {"t_s": 10.0, "evidence_share": 0.0, "dimensions": {"rhythm": {"gated": True}}}
+    assert no_evidence_reason(none) == "no evidence (every dimension gated)"
+
+
 def test_backchannel_card_gives_user_and_agent_apart(result):
     """The summary card counted both sides' backchannels as one number; it now says whose."""
     def card(doc):

@@ -486,10 +486,12 @@ def _say_what_to_expect(args: argparse.Namespace) -> None:
     if args.never_yield or args.think_s is not None:
         return
     other = "rude" if args.behaviour != "rude" else "polite"
+    # polite is the baseline (the first column), as in the README, whichever ran first
+    first, second = (other, args.behaviour) if other == "polite" else (args.behaviour, other)
     print(f"livejudge: the caller pauses mid-turn, says \"mm\" and interrupts once; the {args.behaviour} agent "
           f"is {BEHAVIOUR_SHOWS[args.behaviour]}. To see the difference, keep this call with --json "
           f"{args.behaviour}.json, run again with --behaviour {other} --json {other}.json, then: livejudge compare "
-          f"{args.behaviour}.json {other}.json",
+          f"{first}.json {second}.json",
           file=sys.stderr)
 
 

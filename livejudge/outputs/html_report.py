@@ -593,6 +593,23 @@ def _frame_note(doc: dict) -> str:
             f"{1 - w:g}. How the head was made: docs/judge.md, \"A frame readout beside the linear head\".</p>")
 
 
+def no_evidence_reason(window: dict) -> str:
+    """Why a judged window (result ``judge[i]``) has no P(human): every dimension gated, or the
+    ungated ones carrying less than ``livejudge.events.MIN_EVIDENCE_SHARE`` of the classifier's
+    weight (HEURISTIC threshold). A window said "every dimension gated" while three were not (a new
+    user's trial)."""
+    from livejudge.events import MIN_EVIDENCE_SHARE
+
+    dims = window.get("dimensions") or {}
+    if not dims or all(d.get("gated") for d in dims.values() if isinstance(d, dict)):
+        return "no evidence (every dimension gated)"
+    share = window.get("evidence_share")
+    if isinstance(share, (int, float)):
+        return (f"no evidence: its ungated dimensions carry {share * 100:.0f}% of the classifier's weight, "
+                f"under the {MIN_EVIDENCE_SHARE * 100:.0f}% needed (HEURISTIC)")
+    return "no evidence: its ungated dimensions carry too little of the classifier's weight"
+
+
 def _contributors_html(doc: dict, top: int = 3) -> str:
     """Top contributors per window; dimensions sharing one learned score (the judge's dimension
     view) are one item, "<first> (+N sharing its score)", with their contributions summed
@@ -614,7 +631,7 @@ def _contributors_html(doc: dict, top: int = 3) -> str:
         ph = w.get("p_human")
         if ph is None:
             rows.append(f'<tr class="gated"><td>{w.get("window_start_s", 0):.1f}–{w["t_s"]:.1f}</td><td>–</td>'
-                        "<td>no evidence (every dimension gated)</td></tr>")
+                        f"<td>{_esc(no_evidence_reason(w))}</td></tr>")
             continue
         dims = merge_shared([(k, SimpleNamespace(contribution=float(v.get("contribution") or 0.0)))
                              for k, v in (w.get("dimensions") or {}).items() if not v.get("gated")], view)
