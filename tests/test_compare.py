@@ -23,7 +23,8 @@ def test_rules():
     assert band.verdict(0.7, 1.2) == "worse"
     assert RULES["mean_p_human"].verdict(0.2, 0.4) == "better"
     assert RULES["yield_mean_s"].verdict(0.3, 0.6) == "worse"
-    assert RULES["gap_mean_s"].verdict(0.6, 0.25) == "better" and RULES["gap_mean_s"].verdict(0.2, 0.15) == "worse"
+    # the gap mean has no verdict: overlaps count negative (rude's talk-overs read "nearer 0.2 s")
+    assert RULES["gap_mean_s"].verdict(0.87, 0.14) == "" and RULES["gap_mean_s"].kind == "none"
     assert rule_for("dim_rhythm").verdict(2.0, 3.0) == "better"
     assert rule_for("overlap_ratio").verdict(0.1, 0.5) == "" and Rule("higher", "").verdict(None, 1) == ""
 
@@ -166,3 +167,31 @@ def test_summary_counts_backchannels_per_channel_against_the_truth():
     assert truth["user"] >= 1 and truth["agent"] >= 1
     assert sm["user_backchannel_count"] == truth["user"] and sm["agent_backchannel_count"] == truth["agent"]
     assert sm["backchannel_count"] == truth["user"] + truth["agent"]
+
+
+def test_a_change_is_shown_as_the_difference_of_the_shown_values(tmp_path):
+    """`mean P(human) 0.00 → 0.01 (+0.00)` (a new user's trial): the shown change now is the
+    difference of the printed values; the document keeps the exact change."""
+    import io
+
+    from rich.console import Console
+
+    from livejudge.commands.compare import _fmt_change, print_table
+
+    assert _fmt_change(0.004, 0.006, "mean_p_human") == "+0.01"
+    assert _fmt_change(0.31, 0.314, "mean_p_human") == "+0.00"
+    assert _fmt_change(3.12, 3.08, "dim_rhythm") == "+0.0" and _fmt_change(3.04, 3.26, "dim_rhythm") == "+0.3"
+    assert _fmt_change(0.0704, 0.0751, "overlap_ratio") == "+0.5 pt"
+    assert _fmt_change(2, 5, "user_backchannel_count") == "+3" and _fmt_change(None, 1, "mean_p_human") == ""
+    paths = []
+    for name, ph in (("a", 0.004), ("b", 0.006)):
+        (tmp_path / f"{name}.json").write_text(json.dumps({"duration_s": 40.0, "segments": [],
+                                                             "summary": {"mean_p_human": ph}}))
+        paths.append(tmp_path / f"{name}.json")
+    doc = compare(paths)
+    row = next(r for r in doc["rows"] if r["metric"] == "mean_p_human")
+    assert abs(row["changes"][1] - 0.002) < 1e-9  # exact in the document
+    buf = io.StringIO()
+    print_table(doc, Console(file=buf, width=200))
+    line = next(x for x in buf.getvalue().splitlines() if "mean P(human)" in x)
+    assert "0.01 (+0.01" in line and "+0.00" not in line

@@ -11,7 +11,9 @@ The rule per metric (``RULES``):
 * response latency mean: shown without a verdict: a reply started over the caller has a negative
   latency, so one −1.8 s talk-over and a few slow replies average into the human band (a new
   user's trial: rude's mean read "better"); p50 and p90, and the talk-over rows, say it;
-* gap mean: closer to the typical human gap of 0.2 s is better (Levinson & Torreira 2015);
+* gap mean (all transitions, either direction): no verdict, for the latency mean's reason: a
+  talk-over is a negative gap, and rude's overlaps pulled its mean to 0.14 s, "nearer" the typical
+  human gap of 0.2 s (Levinson & Torreira 2015) than polite's 0.87 s (a new user's trial);
 * yield time after a barge-in, barge-ins the agent talked through, agent talk-overs (as the
   verdicts judge them: early starts excluded), caller pauses the agent cut into, caller
   backchannels the agent stopped for (false yields), flagged moments
@@ -46,8 +48,8 @@ from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN, TYPICAL_GAP_S
 
 @dataclass(frozen=True)
 class Rule:
-    """How to judge a change: kind "band" (closer to [low, high] is better), "target" (closer
-    to ``low`` is better), "higher", "lower", or "none" (no verdict)."""
+    """How to judge a change: kind "band" (closer to [low, high] is better), "higher", "lower", or
+    "none" (no verdict)."""
 
     kind: str
     text: str
@@ -58,8 +60,6 @@ class Rule:
     def distance(self, v: float) -> float:
         if self.kind == "band":
             return 0.0 if self.low <= v <= self.high else min(abs(v - self.low), abs(v - self.high))
-        if self.kind == "target":
-            return abs(v - self.low)
         if self.kind == "higher":
             return -v
         if self.kind == "lower":
@@ -89,8 +89,9 @@ RULES: dict[str, Rule] = {
                                    "and slow replies average out; read p50, p90 and the talk-over rows",
                            short="no verdict"),
     "latency_count": _NONE,
-    "gap_mean_s": Rule("target", f"closer to the typical human gap {TYPICAL_GAP_S:g} s is better (Levinson & Torreira 2015)",
-                       TYPICAL_GAP_S, short=f"nearer {TYPICAL_GAP_S:g} s"),
+    "gap_mean_s": Rule("none", f"no verdict: overlaps count negative, so talk-overs and slow replies average "
+                               f"towards the typical human gap {TYPICAL_GAP_S:g} s (Levinson & Torreira 2015); "
+                               "read the latency percentiles and the talk-over rows", short="no verdict"),
     "barge_in_count": _NONE,
     "user_barge_in_count": _NONE,
     "yield_mean_s": Rule("lower", "lower is better (the agent stops sooner when interrupted)", short="lower"),
@@ -125,7 +126,7 @@ LABELS = {
     "duration_s": "duration (s)", "latency_count": "responses measured", "latency_p50_s": "response latency p50 (s)",
     "latency_p90_s": "response latency p90 (s)", "latency_mean_s": "response latency mean (s)",
     "gap_mean_s": "gap mean, all transitions (s)", "user_barge_in_count": "barge-ins by the user",
-    "yield_mean_s": "agent yield time after a barge-in (s)", "yield_none_count": "barge-ins the agent talked through",
+    "yield_mean_s": "agent yield time, barge-ins it yielded to (s)", "yield_none_count": "barge-ins the agent talked through",
     "agent_talk_over_count": "agent talk-overs",
     "agent_early_start_count": "agent early starts (the user ended soon after)",
     "verdict_pause_cut_in_count": "caller pauses the agent cut into",
@@ -267,12 +268,18 @@ def _fmt(v: float | None, metric: str) -> str:
     return f"{v:.2f}" if not metric.startswith("dim_") else f"{v:.1f}"
 
 
-def _fmt_change(c: float | None, metric: str) -> str:
-    if c is None:
+def _fmt_change(base: float | None, new: float | None, metric: str) -> str:
+    """The change as the table shows it: the difference of the two values as printed (rounded to
+    the shown digit first), so "0.00 → 0.01" reads "+0.01", never "+0.00" (a new user's trial). The
+    document's ``changes`` stay exact."""
+    if base is None or new is None:
         return ""
     if metric in ("overlap_ratio", "talk_ratio"):
-        return f"{c * 100:+.1f} pt"
-    return f"{c:+g}" if metric.endswith("_count") or metric == "dropped_windows" else f"{c:+.2f}"
+        return f"{round(new * 100, 1) - round(base * 100, 1):+.1f} pt"
+    if metric.endswith("_count") or metric == "dropped_windows":
+        return f"{new - base:+g}"
+    nd = 1 if metric.startswith("dim_") else 2
+    return f"{round(new, nd) - round(base, nd):+.{nd}f}"
 
 
 def print_table(doc: dict, console=None) -> None:
@@ -296,7 +303,7 @@ def print_table(doc: dict, console=None) -> None:
         for i, v in enumerate(r["values"]):
             text = _fmt(v, r["metric"])
             if i > 0:
-                ch = _fmt_change(r["changes"][i], r["metric"])
+                ch = _fmt_change(r["values"][0], v, r["metric"])
                 vd = r["verdicts"][i]
                 style = {"better": "green", "worse": "red"}.get(vd, "dim")
                 if ch:
@@ -327,7 +334,7 @@ def render_html(doc: dict) -> str:
         cells = []
         for i, v in enumerate(r["values"]):
             vd = r["verdicts"][i] if i else ""
-            ch = _fmt_change(r["changes"][i], r["metric"]) if i else ""
+            ch = _fmt_change(r["values"][0], v, r["metric"]) if i else ""
             extra = f" <small class='{e(vd)}'>({e(ch)}{', ' + e(vd) if vd and vd != 'same' else ''})</small>" if ch else ""
             cells.append(f"<td class='num'>{e(_fmt(v, r['metric']))}{extra}</td>")
         body.append(f"<tr><td>{e(r['label'])}</td>{''.join(cells)}<td class='rule'>{e(r['rule'])}</td></tr>")
