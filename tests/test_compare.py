@@ -195,3 +195,35 @@ def test_a_change_is_shown_as_the_difference_of_the_shown_values(tmp_path):
     print_table(doc, Console(file=buf, width=200))
     line = next(x for x in buf.getvalue().splitlines() if "mean P(human)" in x)
     assert "0.01 (+0.01" in line and "+0.00" not in line
+
+
+def test_dimensions_sharing_one_score_are_one_row_and_unmeasured_ones_say_so(tmp_path):
+    """compare showed micro-physiological noise, pronunciation instability and accent as three
+    "better" rows: one learned score (the judge's dimension view groups them), three verdicts. It is
+    one row now, named as the meter names it, and a dimension the head does not measure says so. A
+    batch (no view) or heads that group differently keep every row."""
+    group = ["micro_physiological_noise", "pronunciation_instability", "accent"]
+    view = {"groups": [group, ["rhythm"]], "not_measured": {"memory_consistency": "no feature of its own in the head"}}
+
+    def doc(score, view=view):
+        dims = {d: {"score": score + k / 10, "gated": False} for k, d in enumerate(group)}
+        return {"duration_s": 40.0, "segments": [], "summary": {"mean_p_human": 0.2},
+                "judge_info": {"head": "h", "dimensions": view},
+                "judge": [{"t_s": 2.0, "p_human": 0.2, "dimensions": dims}]}
+
+    paths = []
+    for name, d in (("a", doc(2.0)), ("b", doc(2.4))):
+        (tmp_path / f"{name}.json").write_text(json.dumps(d))
+        paths.append(tmp_path / f"{name}.json")
+    rows = {r["metric"]: r for r in compare(paths)["rows"]}
+    assert "dim_pronunciation_instability" not in rows and "dim_accent" not in rows
+    r = rows["dim_micro_physiological_noise"]
+    assert r["label"] == "III micro-physiological noise (+2 sharing its score: pronunciation instability, accent)"
+    assert r["values"] == [2.0, 2.4] and r["verdicts"][1] == "better"
+    assert rows["dim_memory_consistency"]["label"].endswith("(not measured by the head)")
+    assert "sharing" not in rows["dim_rhythm"]["label"]
+    # another head that does not group them: every row stays
+    (tmp_path / "c.json").write_text(json.dumps(doc(2.4, view={"groups": [[d] for d in group], "not_measured": {}})))
+    rows = {r["metric"]: r for r in compare([paths[0], tmp_path / "c.json"])["rows"]}
+    assert {"dim_micro_physiological_noise", "dim_pronunciation_instability", "dim_accent"} <= set(rows)
+    assert not rows["dim_memory_consistency"]["label"].endswith("(not measured by the head)")

@@ -21,6 +21,8 @@ The rule per metric (``RULES``):
   air counted once), dropped windows: lower is better (a human stops quickly, waits out a pause,
   talks on through an "mm" and does not talk over);
 * mean P(human) and each dimension score (1 machine-like … 5 human-like): higher is better;
+  dimensions the judge's view (``judge_info.dimensions``) groups as one learned score are one row
+  (its first member, "+N sharing its score"), and one no column's head measures says so;
 * backchannels, the agent's and the caller's apart: no verdict. The caller's are the caller's; the
   agent's are short agent utterances that do not take the turn (HEURISTIC), and a reply the agent
   starts and drops after a fraction of a second is one too (the demo's rude agent gets one that
@@ -153,9 +155,21 @@ def _settings(doc: dict) -> dict:
             "judge": None if not ji else f"{ji.get('backbone')} / {ji.get('head')}{version}"}
 
 
-def load_column(path: str | Path) -> tuple[str, dict, str, dict]:
-    """(name, metrics, kind, settings) of one input: a result document ("call") or a batch
-    ("batch of N"; settings empty).
+def _dimension_view(doc: dict) -> dict | None:
+    """The judge's dimension view of a result (``judge_info.dimensions``: ``groups`` of dimensions
+    sharing one learned score, ``not_measured``), or None when the result has none."""
+    ji = doc.get("judge_info")
+    view = ji.get("dimensions") if isinstance(ji, dict) else None
+    if not isinstance(view, dict):
+        return None
+    groups = [tuple(g) for g in view.get("groups") or [] if isinstance(g, list) and all(isinstance(x, str) for x in g)]
+    nm = view.get("not_measured")
+    return {"groups": groups, "not_measured": set(nm) if isinstance(nm, dict) else set()}
+
+
+def load_column(path: str | Path) -> tuple[str, dict, str, dict, dict | None]:
+    """(name, metrics, kind, settings, dimension view) of one input: a result document ("call") or
+    a batch ("batch of N"; settings empty, no view).
 
     Raises:
         ValueError: not a result document, summary.json or batch directory (one line, with the fix).
@@ -178,10 +192,10 @@ def load_column(path: str | Path) -> tuple[str, dict, str, dict]:
         for k, v in doc["medians"].items():
             _number(v, f"{p}: medians.{k}", -1e12, 1e12)
         n = doc.get("n_scored", "?")
-        return name, dict(doc["medians"]), f"batch: medians over {n if isinstance(n, int) else '?'} calls", {}
+        return name, dict(doc["medians"]), f"batch: medians over {n if isinstance(n, int) else '?'} calls", {}, None
     if isinstance(doc, dict) and "summary" in doc:
         check_result_document(doc, str(p))
-        return str(path), call_metrics(doc), "call", _settings(doc)
+        return str(path), call_metrics(doc), "call", _settings(doc), _dimension_view(doc)
     raise ValueError(f"{p}: neither a livejudge result (score --json) nor a batch summary.json")
 
 
@@ -191,8 +205,21 @@ def compare(paths: list[str | Path]) -> dict:
     from livejudge.judge.model.dimensions import DIMENSIONS
 
     cols = [load_column(p) for p in paths]
-    metrics = ROWS + [f"dim_{d.id}" for d in DIMENSIONS]
     names = {f"dim_{d.id}": f"{d.category} {d.name}" for d in DIMENSIONS}
+    # what every column's judge says of the dimensions (calls only: a batch carries no view):
+    # a group sharing one learned score is one row, its first member's, named as the meter names
+    # it (three "better" rows for one piece of evidence read as three; a new user's trial); a
+    # dimension no column's head measures says so
+    views = [c[4] for c in cols if c[4] is not None]
+    shared = [g for g in (views[0]["groups"] if views else []) if len(g) > 1 and all(g in v["groups"] for v in views)]
+    dropped = {f"dim_{d}" for g in shared for d in g[1:]}
+    short = {d.id: d.name for d in DIMENSIONS}
+    for g in shared:
+        names[f"dim_{g[0]}"] += f" (+{len(g) - 1} sharing its score: {', '.join(short.get(d, d) for d in g[1:])})"
+    for d in DIMENSIONS:
+        if views and all(d.id in v["not_measured"] for v in views):
+            names[f"dim_{d.id}"] += " (not measured by the head)"
+    metrics = ROWS + [f"dim_{d.id}" for d in DIMENSIONS if f"dim_{d.id}" not in dropped]
     rows = []
     for m in metrics:
         values = [c[1].get(m) for c in cols]
