@@ -166,21 +166,28 @@ def test_pin_from_round_trip_same_verdicts_same_exit_codes(calls, capsys, tmp_pa
 
 
 def test_listing_numbers_the_pinnable_moments(calls, capsys):
-    """One line per moment (a reply after dead air is one line, numbered with both verdicts);
-    every verdict's index, the number --event takes, is on exactly one line."""
+    """One line per moment (a reply after dead air, or a start over the caller, is one line,
+    numbered with both verdicts); every verdict's index, the number --event takes, is on exactly
+    one line."""
     code, out, err = run([calls["rude_json"]], capsys)
     assert code == 0
     lines = out.splitlines()
     vs = json.loads(calls["rude_json"].read_text())["verdicts"]
     nums = [[int(x) for x in line.split()[0].rstrip("*").split(",")] for line in lines]
     assert sorted(sum(nums, [])) == list(range(len(vs))) and nums[0] == [0]
-    joined = [n for n in nums if len(n) > 1]  # the rude agent's dead air before a reply
-    assert joined and all(sorted(vs[i]["kind"] for i in n) == ["dead_air", "latency"] for n in joined)
+    joined = [n for n in nums if len(n) > 1]  # the rude agent's dead air before a reply, its talk-overs
+    kinds = [sorted(vs[i]["kind"] for i in n) for n in joined]
+    assert ["dead_air", "latency"] in kinds and all(k in (["dead_air", "latency"], ["latency", "talk_over"]) for k in kinds)
+    for n in joined:  # a talk-over joins the negative latency of the same start
+        if "talk_over" in {vs[i]["kind"] for i in n}:
+            lat, over = sorted(n, key=lambda i: vs[i]["kind"])
+            assert vs[lat]["value_s"] < 0 and abs(vs[lat]["t_s"] - vs[over]["t_s"]) <= 1e-3
     assert len(lines) == len(vs) - len(joined)
     assert sum("*" in line.split()[0] for line in lines) == 6  # barge-ins, backchannels, pause
     flagged_moments = sum(1 for n in nums if any(not vs[i]["ok"] for i in n))
     assert (f"livejudge: {len(lines)} moments, {flagged_moments} flagged ({len(vs)} verdicts, "
-            f"{sum(not v['ok'] for v in vs)} flagged; a reply after dead air is one moment") in err
+            f"{sum(not v['ok'] for v in vs)} flagged; a reply after dead air, or a start over the caller, is one "
+            "moment") in err
 
 
 def test_check_is_pure_on_verdicts():

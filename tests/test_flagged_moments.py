@@ -83,11 +83,36 @@ def test_same_silence_is_decided_within_the_stated_tolerance():
     # a reply 0.002 s off, or a value that disagrees by more than the tolerance: two moments
     assert moment_groups([_dead(5.0, 2.5), _lat(7.502, 2.5)]) == [(0,), (1,)]
     assert moment_groups([_dead(5.0, 2.5), _lat(7.5, 2.3)]) == [(0,), (1,)]
-    # only dead air and latency pair: a talk-over at the same time stays its own moment
+    # a talk-over pairs only with a negative latency at its onset: after dead air it stays its own moment
     assert moment_groups([_dead(5.0, 2.5), Verdict("talk_over", "talk_over", False, 7.5, 2.5, 9.0)]) == [(0,), (1,)]
     # a latency takes one dead air at most; records without a value join nothing
     assert moment_groups([_dead(5.0, 2.5), _dead(5.0, 2.5), _lat(7.5, 2.5)]) == [(1,), (2, 0)]
     assert moment_groups([]) == []
+
+
+def _over(t, both_s, outcome="talk_over"):
+    return Verdict("talk_over", outcome, outcome == "early_start", t, both_s, t + both_s)
+
+
+def test_a_start_over_the_caller_is_one_moment_under_its_latency():
+    """A new user's trial: rude's one start 1.76 s over the caller was two flagged moments
+    ("latency -1.76 s" and "talked over the caller"). Its latency (negative) and its talk-over
+    share the agent's onset: one moment, within the same 0.001 s."""
+    vs = [_lat(10.0, -1.76, "overlapped"), _over(10.0, 1.76), _lat(20.0, 0.3, "human")]
+    assert moment_groups(vs) == [(0, 1), (2,)]
+    assert flagged_moments(vs) == [(vs[0], vs[1])]
+    sm = summarize_verdicts(vs)
+    assert (sm["verdict_flagged_count"], sm["verdict_flagged_moment_count"]) == (2, 1)
+    # an early start (ok both ways) is one moment too, and not flagged
+    assert moment_groups([_lat(3.0, -0.3, "early"), _over(3.0004, 0.3, "early_start")]) == [(0, 1)]
+    # another onset (0.002 s off), or a latency that is not negative: two moments
+    assert moment_groups([_lat(10.0, -1.76, "overlapped"), _over(10.002, 1.76)]) == [(0,), (1,)]
+    assert moment_groups([_lat(10.0, 0.2, "human"), _over(10.0, 1.0)]) == [(0,), (1,)]
+    # a latency takes one talk-over at most
+    assert moment_groups([_over(10.0, 1.0), _over(10.0, 1.0), _lat(10.0, -1.0, "overlapped")]) == [(1,), (2, 0)]
+    from livejudge.timing.verdicts import joined_text
+
+    assert joined_text("talk_over", "talk_over", 1.76, 0.6, False) == " · the same start talks over the caller for 1.76 s [FLAG]"
 
 
 def test_summary_counts_verdicts_and_moments_apart():
@@ -142,3 +167,32 @@ def test_two_separate_silences_are_two_moments(two_gaps):
     text = render_text(s, "replay gaps.wav")
     assert f"flagged moments: 2 (4 verdicts) of {sm['verdict_moment_count']}" in text
     assert sum("[FLAG]" in line for line in moment_lines(s.verdicts)) == 2
+
+
+def test_a_long_talk_over_is_one_flagged_moment_in_a_built_call(tmp_path, capsys):
+    """A call whose agent starts 1.5 s before the caller's turn ends: its negative latency and its
+    talk-over are one flagged moment in the summary, the meter and check's list."""
+    b = DialogueBuilder(seed=3)
+    b.user("cmu_cards_001")
+    b.agent("espeak_reply_02", gap_s=0.4)
+    b.user("librivox_austen_0890", gap_s=0.3)  # 5.3 s: the agent starts 3.8 s into it
+    b.agent("espeak_reply_03", gap_s=-1.5)
+    d = b.build()
+    truth = [t for t in d.truth.transitions if t.is_response]
+    assert abs(truth[-1].gap_s + 1.5) < 0.05  # the built start, 1.5 s over the caller
+    s = Session(SessionConfig())
+    stream_call(s, d.call)
+    r = s.close()
+    over = [(i, v) for i, v in enumerate(r["verdicts"]) if v["kind"] == "talk_over"]
+    lat = [(i, v) for i, v in enumerate(r["verdicts"]) if v["kind"] == "latency" and v["value_s"] < 0]
+    assert len(over) == 1 and len(lat) == 1 and not over[0][1]["ok"] and not lat[0][1]["ok"]
+    assert abs(lat[0][1]["value_s"] + 1.5) < 0.1  # measured against the truth within 0.1 s
+    sm = r["summary"]
+    assert sm["verdict_flagged_moment_count"] == sm["verdict_flagged_count"] - 1
+    doc = tmp_path / "over.json"
+    doc.write_text(json.dumps(r))
+    assert main(["check", str(doc)]) == 0
+    out, _ = capsys.readouterr()
+    line = next(x for x in out.splitlines() if "the same start talks over the caller" in x)
+    assert line.split()[0] == ",".join(str(i) for i in sorted([lat[0][0], over[0][0]]))  # both verdicts' numbers
+    assert sum("talked over the caller" in x or "the same start talks over" in x for x in out.splitlines()) == 1

@@ -48,8 +48,8 @@ from pathlib import Path
 
 from livejudge.commands.runner import CLIError, HelpFormatter, add_session_args, session_config
 from livejudge.commands.verdict_args import add_verdict_args, verdict_config_from_args  # noqa: F401 (re-exported)
-from livejudge.timing.verdicts import (EXPECTABLE, Verdict, VerdictConfig, flagged_moments, moment_groups,
-                                       moments, same_silence_text)
+from livejudge.timing.verdicts import (EXPECTABLE, Verdict, VerdictConfig, flagged_moments, joined_text,
+                                       moment_groups, moments)
 
 EXIT_PASS, EXIT_FAIL = 0, 1
 
@@ -307,16 +307,16 @@ def unpinned_flagged(vs: list[Verdict]) -> str | None:
 def moment_lines(vs: list[Verdict]) -> list[str]:
     """``livejudge check CALL``'s list: one line per moment (``livejudge.timing.verdicts.moments``,
     as the HTML report lists them), numbered with the index of each of its verdicts in ``vs``
-    (the numbers ``--pin-from RESULT.json --event N`` takes; a reply after dead air is one line
-    numbered "a,b", the latency's text then its dead air's), ``*`` marking a caller moment that
+    (the numbers ``--pin-from RESULT.json --event N`` takes; a reply after dead air, or a start
+    over the caller, is one line numbered "a,b", the latency's text then its partner's), ``*`` marking a caller moment that
     can be pinned (pure)."""
     rows = []
     for g in moment_groups(vs):
         m = [vs[i] for i in g]
         nums = ",".join(str(n) for n in sorted(g))
         text = m[0].to_dict()["text"].strip()
-        for d in m[1:]:  # the dead air of the same silence
-            text += same_silence_text(d.threshold_s, d.ok)
+        for d in m[1:]:  # the dead air of the same silence, or the talk-over of the same start
+            text += joined_text(d.kind, d.outcome, d.value_s, d.threshold_s, d.ok)
         rows.append((nums, "*" if any(v.kind in EXPECTABLE for v in m) else " ", text))
     w = max([3] + [len(n) for n, _, _ in rows])
     return [f"{n:>{w}}{p} {t}" for n, p, t in rows]
@@ -435,7 +435,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         n_flag = sum(1 for m in ms if any(not v.ok for v in m))
         joined = any(len(m) > 1 for m in ms)
         print(f"livejudge: {len(ms)} moments, {n_flag} flagged ({len(vs)} verdicts, {sum(not v.ok for v in vs)} "
-              "flagged" + ("; a reply after dead air is one moment, numbered with both its verdicts" if joined else "")
+              "flagged" + ("; a reply after dead air, or a start over the caller, is one moment, numbered with both "
+                           "its verdicts" if joined else "")
               + "); * = a caller moment you can pin (--pin-from RESULT.json --event N)", file=sys.stderr)
         return EXIT_PASS
     results = [check(e, vs, tolerance) for e in exps]

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 from livejudge.outputs.report import dimension_means
 from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE, TYPICAL_GAP_S
-from livejudge.timing.verdicts import moment_groups, same_silence_text
+from livejudge.timing.verdicts import joined_text, moment_groups
 
 INSTALL_HINT = "the HTML report needs matplotlib: pip install 'livejudge[report]'"
 
@@ -171,7 +171,8 @@ def verdict_rows(vs: list[dict]) -> list[list[tuple[int, dict]]]:
     """The report's rows of per-event verdicts (result ``verdicts``), one per moment, in order:
     ``[[(index in vs, verdict), ...], ...]``. Moments are ``livejudge.timing.verdicts.moment_groups``'
     (a reply after dead air: one row, under the latency, its dead air second, so one gap is listed
-    and flagged once; a new user saw a 2.5 s gap twice); every other verdict is a row of its own."""
+    and flagged once; a new user saw a 2.5 s gap twice; likewise a start over the caller, latency
+    and talk-over); every other verdict is a row of its own."""
     recs = [_Record(str(v.get("kind")), _number_or_none(v.get("t_s")), _number_or_none(v.get("value_s")))
             for v in vs]
     return [[(i, vs[i]) for i in g] for g in moment_groups(recs)]
@@ -425,7 +426,7 @@ def _summary_html(doc: dict) -> str:
               if moments is None else f"{moments[0]} of {moments[1]}",
               "per-event verdicts: see Verdicts" + (
                   "" if moments is None or moments[1] == sm.get("verdict_count") else
-                  f" ({sm.get('verdict_count', '–')} verdicts: a reply's dead air is one moment with its latency)")),
+                  f" ({sm.get('verdict_count', '–')} verdicts: a reply's dead air, or its talk-over, is one moment with its latency)")),
         _card("agent share of talk", "–" if sm.get("talk_ratio") is None else f"{sm['talk_ratio'] * 100:.0f} %"),
         _card("judged windows", str(sm.get("judged_windows", "–")),
               f"{sm.get('no_evidence_windows', 0)} without evidence, {sm.get('dropped_windows', 0)} dropped"),
@@ -461,11 +462,14 @@ def _verdicts_html(doc: dict) -> str:
         basis = str(v.get("basis") or "")
         basis_html = '<span class="heuristic">HEURISTIC</span>' if basis.startswith("HEURISTIC") else _esc(basis)
         threshold = _fmt(v.get("threshold_s"), 2)
-        for _, d in row[1:]:  # the dead air of the same silence (verdict_rows)
-            text += same_silence_text(_number_or_none(d.get("threshold_s")), bool(d.get("ok")))
-            threshold += f"; dead air {_fmt(d.get('threshold_s'), 2)}"
+        for _, d in row[1:]:  # the dead air of the same silence, or the talk-over of the same start (verdict_rows)
+            kind = str(d.get("kind"))
+            text += joined_text(kind, str(d.get("outcome")), _number_or_none(d.get("value_s")),
+                                _number_or_none(d.get("threshold_s")), bool(d.get("ok")))
+            name = kind.replace("_", " ").replace("talk over", "talk-over")
+            threshold += f"; {name} {_fmt(d.get('threshold_s'), 2)}"
             if str(d.get("basis") or "").startswith("HEURISTIC") and "HEURISTIC" not in basis_html:
-                basis_html += '; dead air <span class="heuristic">HEURISTIC</span>'
+                basis_html += f'; {_esc(name)} <span class="heuristic">HEURISTIC</span>'
         num = ", ".join(str(i) for i in sorted(i for i, _ in row))
         rows.append(f'<tr><td class="num">{num}</td><td class="num">{_fmt(v.get("t_s"), 2)}</td><td class="{cls}">{_esc(text)}</td>'
                     f'<td class="num">{_fmt(v.get("value_s"), 2)}</td><td class="num">{threshold}</td>'
@@ -711,7 +715,7 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         '<p class="muted">One row per judged moment: caller barge-ins (did the agent yield, how fast), caller '
         "backchannels (did the agent hold or falsely yield), caller pauses (did it wait or cut in), agent starts "
         "while the caller speaks, dead air, restarts after yielding, and each response latency against the "
-        "human bands (a reply after dead air is one row, numbered with both verdicts; the counts above are "
+        "human bands (a reply after dead air, or a start over the caller, is one row, numbered with both verdicts; the counts above are "
         "per verdict). Latency bands carry their sources; the other thresholds "
         f"({_esc(doc.get('verdict_config') or {})}) are "
         '<span class="heuristic">HEURISTIC</span> and set by flags.</p>',

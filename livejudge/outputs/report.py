@@ -20,7 +20,7 @@ Keys (all times in seconds on the session clock unless the name says otherwise):
   ones carry too little of the classifier's weight), e.g. before the agent has spoken
 * ``summary``: verdict counts and flagged rates (``verdict_<kind>_<outcome>_count``,
   ``verdict_<kind>_flagged_rate``, ``verdict_flagged_count``: flagged verdicts...), moment counts
-  (``verdict_moment_count``, ``verdict_flagged_moment_count``: a reply after dead air is one moment
+  (``verdict_moment_count``, ``verdict_flagged_moment_count``: a reply after dead air, or an agent start over the caller (latency and talk-over), is one moment
   of two verdicts, ``livejudge.timing.verdicts.moments``), latency count/mean/p50/p90,
   barge-ins (``barge_in_count`` = length of
   ``barge_ins``, both sides: ``user_barge_in_count`` + the agent's starts inside a user turn),

@@ -46,11 +46,13 @@ gives a ``restart`` and a ``talk_over``. Limits: a yield followed by a restart w
 ``TurnConfig.merge_pause_s`` is one agent turn, so it reads as talked through (a barge-in) or
 held (a backchannel) (issue 20, part 5); repetition of content after a restart is not judged (no words).
 
-Moments: a reply after dead air gives a ``dead_air`` and a ``latency`` verdict of one silence;
-``moment_groups`` / ``moments`` join them into one moment (the rule is in ``moment_groups``), and
-the report, the meter, ``livejudge check`` and the summary's ``verdict_flagged_moment_count``
-count flagged moments so; every other verdict is a moment of its own (the overlaps above stay
-separate moments).
+Moments: a reply after dead air gives a ``dead_air`` and a ``latency`` verdict of one silence,
+and an agent start over the caller's speech a ``latency`` (negative) and a ``talk_over`` verdict
+of one start; ``moment_groups`` / ``moments`` join each pair into one moment (the rule is in
+``moment_groups``), and the report, the meter, ``livejudge check`` and the summary's
+``verdict_flagged_moment_count`` count flagged moments so; every other verdict is a moment of its
+own (the other overlaps above, a cut-in and the barge-in that follows, stay separate moments:
+they are two events, the agent's start and the caller's).
 
 Thresholds: the latency bands have published sources (``timing.metrics``); every other
 threshold of ``VerdictConfig`` is HEURISTIC and settable (CLI flags ``--yield-max-s`` etc.).
@@ -435,20 +437,26 @@ _V = TypeVar("_V", bound=_Judged)
 def moment_groups(vs: Sequence[_Judged]) -> list[tuple[int, ...]]:
     """The verdicts of ``vs`` grouped into moments, as indices into ``vs`` (pure, O(n log n)).
 
-    The rule: a reply after dead air gives two verdicts of one silence, and they are one moment.
-    A ``dead_air`` verdict (either outcome) and a ``latency`` verdict are joined when the
-    latency's ``t_s`` (the agent's onset) lies within ``SAME_SILENCE_TOLERANCE_S`` (0.001 s) of
-    the dead air's end (its ``t_s`` + ``value_s``) and their ``value_s`` (the silence; the gap)
-    agree within the same 0.001 s. A dead air joins the nearest such latency not joined yet
-    (dead airs taken in the order of ``vs``), so each latency has at most one dead air. A verdict
-    with ``t_s`` or ``value_s`` missing joins nothing. No other kinds pair: every other verdict
-    is a moment of its own.
+    The rule: one event that two verdicts judge is one moment.
+    * A reply after dead air gives two verdicts of one silence. A ``dead_air`` verdict (either
+      outcome) and a ``latency`` verdict are joined when the latency's ``t_s`` (the agent's
+      onset) lies within ``SAME_SILENCE_TOLERANCE_S`` (0.001 s) of the dead air's end (its
+      ``t_s`` + ``value_s``) and their ``value_s`` (the silence; the gap) agree within the same
+      0.001 s. A dead air joins the nearest such latency not joined yet (dead airs taken in the
+      order of ``vs``).
+    * An agent start over the caller's speech gives a ``latency`` (negative: ``early`` or
+      ``overlapped``) and a ``talk_over`` verdict (either outcome) at the same onset. They are
+      joined when their ``t_s`` agree within 0.001 s; a talk-over joins the nearest negative
+      latency not joined yet (talk-overs taken in the order of ``vs``).
+    Each latency has at most one partner (a positive gap can have dead air, a negative one a
+    talk-over, never both). A verdict with a time or value it needs missing joins nothing. No
+    other kinds pair: every other verdict is a moment of its own.
 
     Returns:
         one tuple per moment, in the order of ``vs`` by the moment's first index: a joined
-        moment is ``(latency index, dead air index)``, placed where the latency is (the reply
-        that ended the silence), so the dead air's own position starts no moment; every index of
-        ``vs`` is in exactly one tuple.
+        moment is ``(latency index, dead air or talk-over index)``, placed where the latency is
+        (the reply), so the partner's own position starts no moment; every index of ``vs`` is in
+        exactly one tuple.
     """
     lats = sorted((float(v.t_s), i) for i, v in enumerate(vs)
                   if v.kind == "latency" and v.t_s is not None and v.value_s is not None)
@@ -464,6 +472,20 @@ def moment_groups(vs: Sequence[_Judged]) -> list[tuple[int, ...]]:
                  if j not in joined and abs(float(vs[j].value_s) - float(v.value_s)) <= tol]  # type: ignore[arg-type]
         if cands:
             joined[min(cands)[1]] = i
+    # an agent start over the caller's speech: its latency (negative) and its talk_over verdict
+    # share the agent's onset, one moment (a new user's trial counted rude's one talk-over twice)
+    by_t = {}
+    for t, j in lats:
+        if j not in joined and float(vs[j].value_s) < 0:  # type: ignore[arg-type]
+            by_t.setdefault(round(t / tol), []).append((t, j))
+    for i, v in enumerate(vs):
+        if v.kind != "talk_over" or v.t_s is None:
+            continue
+        t0 = float(v.t_s)
+        cands = [(abs(t - t0), j) for key in (round(t0 / tol) - 1, round(t0 / tol), round(t0 / tol) + 1)
+                 for t, j in by_t.get(key, []) if j not in joined and abs(t - t0) <= tol]
+        if cands:
+            joined[min(cands)[1]] = i
     dead = set(joined.values())
     return [(i, joined[i]) if i in joined else (i,) for i in range(len(vs)) if i not in dead]
 
@@ -474,6 +496,19 @@ def same_silence_text(threshold_s: float | None, ok: bool) -> str:
     write it. ``threshold_s`` None: "–"."""
     th = "–" if threshold_s is None else f"{float(threshold_s):.2f}"
     return f" · the same silence is dead air (over {th} s) [{'ok' if ok else 'FLAG'}]"
+
+
+def joined_text(kind: str, outcome: str, value_s: float | None, threshold_s: float | None, ok: bool) -> str:
+    """The words a moment's line adds for the verdict joined to its latency (``moment_groups``):
+    the dead air of the same silence (``same_silence_text``) or the talk-over of the same start,
+    " · the same start talks over the caller for 1.76 s [FLAG]". The report and ``livejudge check``
+    both write it."""
+    if kind == "dead_air":
+        return same_silence_text(threshold_s, ok)
+    val = "–" if value_s is None else f"{float(value_s):.2f} s"
+    words = {("talk_over", "talk_over"): f"the same start talks over the caller for {val}",
+             ("talk_over", "early_start"): f"the same start is an early start ({val} before the caller ended)"}
+    return f" · {words.get((kind, outcome), kind.replace('_', ' ') + ' ' + outcome)} [{'ok' if ok else 'FLAG'}]"
 
 
 def moments(vs: Sequence[_V]) -> list[tuple[_V, ...]]:
@@ -507,7 +542,7 @@ def summarize_verdicts(vs: Iterable[Verdict]) -> dict[str, float | int | None]:
 
     ``verdict_count`` / ``verdict_flagged_count`` / ``verdict_flagged_rate`` count verdicts;
     ``verdict_moment_count`` / ``verdict_flagged_moment_count`` count moments (``moments``: a
-    reply after dead air is one moment of two verdicts), as the HTML report, the rich meter and
+    reply after dead air, or a start over the caller, is one moment of two verdicts), as the HTML report, the rich meter and
     ``livejudge check`` list them."""
     vs = list(vs)
     ms = moments(vs)
@@ -529,5 +564,5 @@ def summarize_verdicts(vs: Iterable[Verdict]) -> dict[str, float | int | None]:
 
 
 __all__ = ["EXPECTABLE", "OK_OUTCOMES", "OUTCOMES", "SAME_SILENCE_TOLERANCE_S", "Verdict", "VerdictConfig",
-           "flagged_moments", "metric_names", "moment_groups", "moments", "summarize_verdicts", "verdict_text",
+           "flagged_moments", "joined_text", "metric_names", "moment_groups", "moments", "summarize_verdicts", "verdict_text",
            "verdicts"]
