@@ -212,3 +212,23 @@ def test_barge_in_row_counts_settled_verdicts_never_going_back():
     lines = [x for x in buf.getvalue().splitlines() if x.startswith("[t=")]
     assert [int(x.split("user-barge-ins=")[1].split()[0]) for x in lines] == counts
     assert f"user barge-ins {n}" in render_text(s, "replay example_call.wav")
+
+
+def test_plain_line_counts_flagged_moments_as_the_rich_meter_does():
+    """Piped, the demo never said how many moments were flagged (a new user counted the [FLAG]
+    event lines: one per verdict). The plain line now carries the settled moments, flagged/all,
+    and at the end of the call it equals the result's verdict_flagged_moment_count."""
+    from livejudge.timing.verdicts import moments
+
+    d, s = _session()
+    buf = io.StringIO()
+    s.add_sink(PlainLines(s, buf, events=False))
+    stream_call(s, d.call)
+    r = s.close()
+    last = [x for x in buf.getvalue().splitlines() if x.startswith("[t=")][-1]
+    got = last.split("flagged-moments=")[1].split()[0]
+    ms = moments(s.settled_verdicts)
+    assert got == f"{sum(1 for m in ms if any(not v.ok for v in m))}/{len(ms)}"
+    # every verdict of this call has settled by its last judged window: the result's own count
+    assert len(s.settled_verdicts) == len(r["verdicts"])
+    assert got == f"{r['summary']['verdict_flagged_moment_count']}/{r['summary']['verdict_moment_count']}"

@@ -598,7 +598,12 @@ class PlainLines:
                 if line:  # whose validity: the head and its version first
                     self._print(f"judge {judge_label(info)} {line}")
             sm = self.session.summary
-            n_bi, _, yield_mean = barge_in_counts(self.session.settled_verdicts)
+            settled = self.session.settled_verdicts
+            n_bi, _, yield_mean = barge_in_counts(settled)
+            # the settled verdicts counted as moments, as the rich meter's row (a reader counting the
+            # [FLAG] event lines counts verdicts: a reply after dead air is two; a new user's trial)
+            ms = moments(settled)
+            n_flag = sum(1 for m in ms if any(not v.ok for v in m))
             view = info.get("dimensions") if info is not None else None
             gated, measured, not_measured = dimension_counts(event, view)
             nm = "–" if not_measured is None else str(not_measured)
@@ -614,7 +619,7 @@ class PlainLines:
                 f"overlap={sm.overlap_ratio * 100:.1f}% "
                 f"user-backchannels={sm.user_backchannel_count} agent-backchannels={sm.agent_backchannel_count} "
                 f"gated-dimensions={gated}/{measured} not-measured={nm} "
-                f"dropped-windows={self.session.dropped_windows}"
+                f"flagged-moments={n_flag}/{len(ms)} dropped-windows={self.session.dropped_windows}"
                 + (f" · {pulls}{CONTRIBUTION_UNIT}" if pulls else "")
             )
         elif self.events:
