@@ -115,6 +115,28 @@ def test_a_start_over_the_caller_is_one_moment_under_its_latency():
     assert joined_text("talk_over", "talk_over", 1.76, 0.6, False) == " · the same start talks over the caller for 1.76 s [FLAG]"
 
 
+def test_a_reply_after_yielding_is_one_moment_with_its_restart():
+    """A new user's trial: one 1.77 s silence was listed twice, "after yielding: agent waited for
+    the caller [ok]" (at the barge-in) and "latency 1.77 s: slower than human [FLAG]" (at the reply).
+    The restart's value is the reply's latency: one moment, the latency's text first."""
+    from livejudge.timing.verdicts import joined_text
+
+    restart = Verdict("restart", "waited", True, 28.6, 1.77, 31.5)
+    vs = [Verdict("barge_in", "yielded", True, 28.6, 0.4, 29.5), restart, _lat(31.5, 1.77)]
+    assert moment_groups(vs) == [(0,), (2, 1)]
+    assert flagged_moments(vs) == [(vs[2], vs[1])]
+    # with dead air before that reply too: one moment of three verdicts
+    vs2 = vs + [_dead(29.7, 1.8)]
+    vs2[2] = _lat(31.5, 1.8)
+    vs2[1] = Verdict("restart", "waited", True, 28.6, 1.8, 31.5)
+    assert moment_groups(vs2) == [(0,), (2, 3, 1)]
+    # a restart whose next latency disagrees, or is negative (it restarted over the caller): apart
+    assert moment_groups([restart, _lat(31.5, 1.5)]) == [(0,), (1,)]
+    assert moment_groups([Verdict("restart", "restarted", False, 28.6, 0.3, 29.0),
+                          _lat(29.0, -0.8, "overlapped")]) == [(0,), (1,)]
+    assert joined_text("restart", "waited", 1.77, None, True) == " · after yielding, it waited for the caller to finish [ok]"
+
+
 def test_summary_counts_verdicts_and_moments_apart():
     vs = [_dead(5.0, 2.5), _lat(7.5, 2.5), _dead(12.0, 3.0), _lat(15.0, 3.0), _lat(20.0, 0.3, "human")]
     sm = summarize_verdicts(vs)

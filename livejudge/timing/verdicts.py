@@ -47,8 +47,9 @@ gives a ``restart`` and a ``talk_over``. Limits: a yield followed by a restart w
 held (a backchannel) (issue 20, part 5); repetition of content after a restart is not judged (no words).
 
 Moments: a reply after dead air gives a ``dead_air`` and a ``latency`` verdict of one silence,
-and an agent start over the caller's speech a ``latency`` (negative) and a ``talk_over`` verdict
-of one start; ``moment_groups`` / ``moments`` join each pair into one moment (the rule is in
+an agent start over the caller's speech a ``latency`` (negative) and a ``talk_over`` verdict of
+one start, and a reply after yielding a ``restart`` (waited) and a ``latency`` verdict of one
+reply; ``moment_groups`` / ``moments`` join them into one moment (the rule is in
 ``moment_groups``), and the report, the meter, ``livejudge check`` and the summary's
 ``verdict_flagged_moment_count`` count flagged moments so; every other verdict is a moment of its
 own (the other overlaps above, a cut-in and the barge-in that follows, stay separate moments:
@@ -448,46 +449,64 @@ def moment_groups(vs: Sequence[_Judged]) -> list[tuple[int, ...]]:
       ``overlapped``) and a ``talk_over`` verdict (either outcome) at the same onset. They are
       joined when their ``t_s`` agree within 0.001 s; a talk-over joins the nearest negative
       latency not joined yet (talk-overs taken in the order of ``vs``).
-    Each latency has at most one partner (a positive gap can have dead air, a negative one a
-    talk-over, never both). A verdict with a time or value it needs missing joins nothing. No
-    other kinds pair: every other verdict is a moment of its own.
+    * The agent's reply after yielding gives a ``restart`` verdict (at the barge-in; its
+      ``value_s`` is the reply's latency when it ``waited``) and the reply's ``latency``. A
+      restart joins the first latency at or after its ``t_s`` when that latency is not negative
+      and their ``value_s`` agree within 0.001 s.
+    A latency has at most one dead air or talk-over (a positive gap can have dead air, a negative
+    one a talk-over, never both) and at most one restart. A verdict with a time or value it needs
+    missing joins nothing. No other kinds pair: every other verdict is a moment of its own.
 
     Returns:
         one tuple per moment, in the order of ``vs`` by the moment's first index: a joined
-        moment is ``(latency index, dead air or talk-over index)``, placed where the latency is
-        (the reply), so the partner's own position starts no moment; every index of ``vs`` is in
-        exactly one tuple.
+        moment is ``(latency index, partner indices...)`` (dead air or talk-over first, then a
+        restart), placed where the latency is (the reply), so a partner's own position starts no
+        moment; every index of ``vs`` is in exactly one tuple.
     """
     lats = sorted((float(v.t_s), i) for i, v in enumerate(vs)
                   if v.kind == "latency" and v.t_s is not None and v.value_s is not None)
     lat_t = [t for t, _ in lats]
     tol = SAME_SILENCE_TOLERANCE_S
-    joined: dict[int, int] = {}  # latency index -> dead-air index
-    for i, v in enumerate(vs):
+    joined: dict[int, list[int]] = {}  # latency index -> its partners' indices
+
+    def near(t0: float) -> list[tuple[float, int]]:  # latencies within tol of t0
+        return lats[bisect.bisect_left(lat_t, t0 - tol):bisect.bisect_right(lat_t, t0 + tol)]
+
+    def value(j: int) -> float:
+        return float(vs[j].value_s)  # type: ignore[arg-type]
+
+    for i, v in enumerate(vs):  # dead air: the silence its reply's latency measures
         if v.kind != "dead_air" or v.t_s is None or v.value_s is None:
             continue
         end = float(v.t_s) + float(v.value_s)
-        cands = [(abs(t - end), j) for t, j in lats[bisect.bisect_left(lat_t, end - tol):
-                                                    bisect.bisect_right(lat_t, end + tol)]
-                 if j not in joined and abs(float(vs[j].value_s) - float(v.value_s)) <= tol]  # type: ignore[arg-type]
+        cands = [(abs(t - end), j) for t, j in near(end)
+                 if j not in joined and abs(value(j) - float(v.value_s)) <= tol]
         if cands:
-            joined[min(cands)[1]] = i
+            joined[min(cands)[1]] = [i]
     # an agent start over the caller's speech: its latency (negative) and its talk_over verdict
     # share the agent's onset, one moment (a new user's trial counted rude's one talk-over twice)
-    by_t = {}
-    for t, j in lats:
-        if j not in joined and float(vs[j].value_s) < 0:  # type: ignore[arg-type]
-            by_t.setdefault(round(t / tol), []).append((t, j))
     for i, v in enumerate(vs):
         if v.kind != "talk_over" or v.t_s is None:
             continue
         t0 = float(v.t_s)
-        cands = [(abs(t - t0), j) for key in (round(t0 / tol) - 1, round(t0 / tol), round(t0 / tol) + 1)
-                 for t, j in by_t.get(key, []) if j not in joined and abs(t - t0) <= tol]
+        cands = [(abs(t - t0), j) for t, j in near(t0) if j not in joined and value(j) < 0]
         if cands:
-            joined[min(cands)[1]] = i
-    dead = set(joined.values())
-    return [(i, joined[i]) if i in joined else (i,) for i in range(len(vs)) if i not in dead]
+            joined[min(cands)[1]] = [i]
+    # the agent's reply after yielding: its restart verdict (``waited``: value_s is that reply's
+    # latency) and the reply's latency, the first at or after the barge-in (a new user's trial saw
+    # one 1.77 s silence listed as "waited [ok]" and "slower than human [FLAG]")
+    taken: set[int] = set()
+    for i, v in enumerate(vs):
+        if v.kind != "restart" or v.t_s is None or v.value_s is None:
+            continue
+        k = bisect.bisect_left(lat_t, float(v.t_s))
+        if k < len(lats):
+            j = lats[k][1]
+            if j not in taken and value(j) >= 0 and abs(value(j) - float(v.value_s)) <= tol:
+                joined.setdefault(j, []).append(i)
+                taken.add(j)
+    partners = {i for ps in joined.values() for i in ps}
+    return [(i, *joined.get(i, ())) for i in range(len(vs)) if i not in partners]
 
 
 def same_silence_text(threshold_s: float | None, ok: bool) -> str:
@@ -499,15 +518,17 @@ def same_silence_text(threshold_s: float | None, ok: bool) -> str:
 
 
 def joined_text(kind: str, outcome: str, value_s: float | None, threshold_s: float | None, ok: bool) -> str:
-    """The words a moment's line adds for the verdict joined to its latency (``moment_groups``):
-    the dead air of the same silence (``same_silence_text``) or the talk-over of the same start,
-    " · the same start talks over the caller for 1.76 s [FLAG]". The report and ``livejudge check``
-    both write it."""
+    """The words a moment's line adds for a verdict joined to its latency (``moment_groups``):
+    the dead air of the same silence (``same_silence_text``), the talk-over of the same start
+    (" · the same start talks over the caller for 1.76 s [FLAG]"), or the restart the reply
+    answers (" · after yielding, it waited for the caller to finish [ok]"). The report and
+    ``livejudge check`` both write it."""
     if kind == "dead_air":
         return same_silence_text(threshold_s, ok)
     val = "–" if value_s is None else f"{float(value_s):.2f} s"
     words = {("talk_over", "talk_over"): f"the same start talks over the caller for {val}",
-             ("talk_over", "early_start"): f"the same start is an early start ({val} before the caller ended)"}
+             ("talk_over", "early_start"): f"the same start is an early start ({val} before the caller ended)",
+             ("restart", "waited"): "after yielding, it waited for the caller to finish"}
     return f" · {words.get((kind, outcome), kind.replace('_', ' ') + ' ' + outcome)} [{'ok' if ok else 'FLAG'}]"
 
 
