@@ -186,8 +186,8 @@ def test_listing_numbers_the_pinnable_moments(calls, capsys):
     assert sum("*" in line.split()[0] for line in lines) == 6  # barge-ins, backchannels, pause
     flagged_moments = sum(1 for n in nums if any(not vs[i]["ok"] for i in n))
     assert (f"livejudge: {len(lines)} moments, {flagged_moments} flagged ({len(vs)} verdicts, "
-            f"{sum(not v['ok'] for v in vs)} flagged; a reply after dead air, or a start over the caller, is one "
-            "moment") in err
+            f"{sum(not v['ok'] for v in vs)} flagged; one event judged twice (a reply after dead air, a start over "
+            "the caller, a reply after yielding) is one moment") in err
 
 
 def test_check_is_pure_on_verdicts():

@@ -111,7 +111,7 @@ RULES: dict[str, Rule] = {
     "user_backchannel_count": _NONE,
     "talk_ratio": _NONE,
     "verdict_flagged_moment_count": Rule("lower", "lower is better (moments the per-event verdicts flag; a reply "
-                                                  "after dead air, or a start over the caller, is one moment)", short="lower"),
+                                                  "after dead air, and other events judged twice, are one moment)", short="lower"),
     "mean_p_human": Rule("higher", "higher is better (more human-like)", short="higher"),
     "dropped_windows": Rule("lower", "lower is better (judge kept up)", short="lower"),
     "duration_s": _NONE,

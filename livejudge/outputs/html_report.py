@@ -715,7 +715,7 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         '<p class="muted">One row per judged moment: caller barge-ins (did the agent yield, how fast), caller '
         "backchannels (did the agent hold or falsely yield), caller pauses (did it wait or cut in), agent starts "
         "while the caller speaks, dead air, restarts after yielding, and each response latency against the "
-        "human bands (a reply after dead air, or a start over the caller, is one row, numbered with both verdicts; the counts above are "
+        "human bands (one event judged twice, such as a reply after dead air, is one row, numbered with each of its verdicts; the counts above are "
         "per verdict). Latency bands carry their sources; the other thresholds "
         f"({_esc(doc.get('verdict_config') or {})}) are "
         '<span class="heuristic">HEURISTIC</span> and set by flags.</p>',

@@ -411,8 +411,8 @@ class Meter:
 
 def verdicts_row(settled: list, pending: int, width: int) -> str:
     """The meter's row of the settled per-event verdicts counted as moments, as the HTML report
-    counts them (``livejudge.timing.verdicts.moments``: a reply after dead air, or a start over
-    the caller, is one moment of two verdicts): "flagged moments: 1 (2 verdicts) of 3 · 1 pending" (the flagged verdicts in brackets
+    counts them (``livejudge.timing.verdicts.moments``: one event judged twice, such as a reply
+    after dead air, is one moment): "flagged moments: 1 (2 verdicts) of 3 · 1 pending" (the flagged verdicts in brackets
     only when they are more than the flagged moments; ``pending``: moments whose verdicts later
     audio can still change). Shortened to fit ``width`` columns: the bracket goes first, then
     the words."""

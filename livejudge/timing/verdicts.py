@@ -563,8 +563,8 @@ def summarize_verdicts(vs: Iterable[Verdict]) -> dict[str, float | int | None]:
 
     ``verdict_count`` / ``verdict_flagged_count`` / ``verdict_flagged_rate`` count verdicts;
     ``verdict_moment_count`` / ``verdict_flagged_moment_count`` count moments (``moments``: a
-    reply after dead air, or a start over the caller, is one moment of two verdicts), as the HTML report, the rich meter and
-    ``livejudge check`` list them."""
+    reply after dead air, a start over the caller or a reply after yielding is one moment), as the
+    HTML report, the rich meter and ``livejudge check`` list them."""
     vs = list(vs)
     ms = moments(vs)
     out: dict[str, float | int | None] = {
