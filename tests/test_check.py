@@ -177,7 +177,9 @@ def test_listing_numbers_the_pinnable_moments(calls, capsys):
     assert sorted(sum(nums, [])) == list(range(len(vs))) and nums[0] == [0]
     joined = [n for n in nums if len(n) > 1]  # the rude agent's dead air before a reply, its talk-overs
     kinds = [sorted(vs[i]["kind"] for i in n) for n in joined]
-    assert ["dead_air", "latency"] in kinds and all(k in (["dead_air", "latency"], ["latency", "talk_over"]) for k in kinds)
+    assert ["dead_air", "latency"] in kinds and ["latency", "pause"] in kinds  # rude's dead air, its cut-ins
+    assert all(k[0] == "latency" or k == ["dead_air", "latency"] for k in kinds)  # each around one reply's latency
+    assert all(set(k) <= {"dead_air", "latency", "pause", "talk_over", "restart"} and k.count("latency") == 1 for k in kinds)
     for n in joined:  # a talk-over joins the negative latency of the same start
         if "talk_over" in {vs[i]["kind"] for i in n}:
             lat, over = sorted(n, key=lambda i: vs[i]["kind"])
@@ -186,8 +188,8 @@ def test_listing_numbers_the_pinnable_moments(calls, capsys):
     assert sum("*" in line.split()[0] for line in lines) == 6  # barge-ins, backchannels, pause
     flagged_moments = sum(1 for n in nums if any(not vs[i]["ok"] for i in n))
     assert (f"livejudge: {len(lines)} moments, {flagged_moments} flagged ({len(vs)} verdicts, "
-            f"{sum(not v['ok'] for v in vs)} flagged; one event judged twice (a reply after dead air, a start over "
-            "the caller, a reply after yielding) is one moment") in err
+            f"{sum(not v['ok'] for v in vs)} flagged; one event judged twice (a reply after dead air or after "
+            "yielding, a start in the caller's pause or over their speech) is one moment") in err
 
 
 def test_check_is_pure_on_verdicts():

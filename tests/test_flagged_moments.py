@@ -218,3 +218,21 @@ def test_a_long_talk_over_is_one_flagged_moment_in_a_built_call(tmp_path, capsys
     line = next(x for x in out.splitlines() if "the same start talks over the caller" in x)
     assert line.split()[0] == ",".join(str(i) for i in sorted([lat[0][0], over[0][0]]))  # both verdicts' numbers
     assert sum("talked over the caller" in x or "the same start talks over" in x for x in out.splitlines()) == 1
+
+
+def test_a_start_in_the_callers_pause_is_one_moment_with_its_latency():
+    """A cut-in gave "caller paused 0.32 s: agent cut in [FLAG]" and "latency 0.31 s: human band
+    [ok]" at the same start (a new user's trial: the "ok" read as praise). The pause ends at the
+    agent's onset and lasts the gap: one flagged moment, as dead air and its reply."""
+    from livejudge.timing.verdicts import joined_text
+
+    cut = Verdict("pause", "cut_in", False, 9.0, 0.32, 10.32)
+    vs = [cut, _lat(9.32, 0.32, "human"), Verdict("barge_in", "slow_yield", False, 9.9, 1.0, 11.0)]
+    assert moment_groups(vs) == [(1, 0), (2,)]  # the caller's barge-in that follows stays apart
+    assert flagged_moments(vs) == [(vs[1], vs[0]), (vs[2],)]
+    # a pause the agent waited out ends when the caller resumes: no latency there, no join
+    waited = Verdict("pause", "waited", True, 30.0, 0.8, 30.8)
+    assert moment_groups([waited, _lat(33.0, 0.4, "human")]) == [(0,), (1,)]
+    # a long silence the agent cut into: dead air and the pause both join the one latency
+    assert moment_groups([_dead(5.0, 2.5), Verdict("pause", "cut_in", False, 5.0, 2.5, 8.0), _lat(7.5, 2.5)]) == [(2, 0, 1)]
+    assert joined_text("pause", "cut_in", 0.32, 1.0, False) == " · the same start cut into the caller's pause (0.32 s into it) [FLAG]"

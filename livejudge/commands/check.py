@@ -435,8 +435,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         n_flag = sum(1 for m in ms if any(not v.ok for v in m))
         joined = any(len(m) > 1 for m in ms)
         print(f"livejudge: {len(ms)} moments, {n_flag} flagged ({len(vs)} verdicts, {sum(not v.ok for v in vs)} "
-              "flagged" + ("; one event judged twice (a reply after dead air, a start over the caller, a reply after "
-                           "yielding) is one moment, numbered with each of its verdicts" if joined else "")
+              "flagged" + ("; one event judged twice (a reply after dead air or after yielding, a start in the caller's "
+                           "pause or over their speech) is one moment, numbered with each of its verdicts" if joined else "")
               + "); * = a caller moment you can pin (--pin-from RESULT.json --event N)", file=sys.stderr)
         return EXIT_PASS
     results = [check(e, vs, tolerance) for e in exps]

@@ -48,12 +48,12 @@ held (a backchannel) (issue 20, part 5); repetition of content after a restart i
 
 Moments: a reply after dead air gives a ``dead_air`` and a ``latency`` verdict of one silence,
 an agent start over the caller's speech a ``latency`` (negative) and a ``talk_over`` verdict of
-one start, and a reply after yielding a ``restart`` (waited) and a ``latency`` verdict of one
-reply; ``moment_groups`` / ``moments`` join them into one moment (the rule is in
+one start, a start in a caller's pause a ``pause`` (cut in) and a ``latency`` verdict of one
+start, and a reply after yielding a ``restart`` (waited) and a ``latency`` verdict of one reply; ``moment_groups`` / ``moments`` join them into one moment (the rule is in
 ``moment_groups``), and the report, the meter, ``livejudge check`` and the summary's
 ``verdict_flagged_moment_count`` count flagged moments so; every other verdict is a moment of its
-own (the other overlaps above, a cut-in and the barge-in that follows, stay separate moments:
-they are two events, the agent's start and the caller's).
+own (the barge-in that follows a cut-in stays a moment of its own: it is the caller's event,
+not the agent's start).
 
 Thresholds: the latency bands have published sources (``timing.metrics``); every other
 threshold of ``VerdictConfig`` is HEURISTIC and settable (CLI flags ``--yield-max-s`` etc.).
@@ -443,8 +443,10 @@ def moment_groups(vs: Sequence[_Judged]) -> list[tuple[int, ...]]:
       outcome) and a ``latency`` verdict are joined when the latency's ``t_s`` (the agent's
       onset) lies within ``SAME_SILENCE_TOLERANCE_S`` (0.001 s) of the dead air's end (its
       ``t_s`` + ``value_s``) and their ``value_s`` (the silence; the gap) agree within the same
-      0.001 s. A dead air joins the nearest such latency not joined yet (dead airs taken in the
-      order of ``vs``).
+      0.001 s. A dead air joins the nearest such latency not joined to a dead air yet (dead airs
+      taken in the order of ``vs``). A ``pause`` verdict joins the same way: a caller's pause the
+      agent cut into ends at the agent's onset and lasts the gap (a pause it waited out ends when
+      the caller resumes, where no latency starts, so it joins nothing).
     * An agent start over the caller's speech gives a ``latency`` (negative: ``early`` or
       ``overlapped``) and a ``talk_over`` verdict (either outcome) at the same onset. They are
       joined when their ``t_s`` agree within 0.001 s; a talk-over joins the nearest negative
@@ -453,8 +455,8 @@ def moment_groups(vs: Sequence[_Judged]) -> list[tuple[int, ...]]:
       ``value_s`` is the reply's latency when it ``waited``) and the reply's ``latency``. A
       restart joins the first latency at or after its ``t_s`` when that latency is not negative
       and their ``value_s`` agree within 0.001 s.
-    A latency has at most one dead air or talk-over (a positive gap can have dead air, a negative
-    one a talk-over, never both) and at most one restart. A verdict with a time or value it needs
+    A latency has at most one verdict of each of these kinds (and never both dead air or a pause
+    and a talk-over: a positive gap, or a negative one). A verdict with a time or value it needs
     missing joins nothing. No other kinds pair: every other verdict is a moment of its own.
 
     Returns:
@@ -468,6 +470,7 @@ def moment_groups(vs: Sequence[_Judged]) -> list[tuple[int, ...]]:
     lat_t = [t for t, _ in lats]
     tol = SAME_SILENCE_TOLERANCE_S
     joined: dict[int, list[int]] = {}  # latency index -> its partners' indices
+    taken: dict[str, set[int]] = {}  # partner kind -> latencies that have one of that kind
 
     def near(t0: float) -> list[tuple[float, int]]:  # latencies within tol of t0
         return lats[bisect.bisect_left(lat_t, t0 - tol):bisect.bisect_right(lat_t, t0 + tol)]
@@ -475,36 +478,42 @@ def moment_groups(vs: Sequence[_Judged]) -> list[tuple[int, ...]]:
     def value(j: int) -> float:
         return float(vs[j].value_s)  # type: ignore[arg-type]
 
-    for i, v in enumerate(vs):  # dead air: the silence its reply's latency measures
-        if v.kind != "dead_air" or v.t_s is None or v.value_s is None:
+    def join(j: int, i: int) -> None:
+        joined.setdefault(j, []).append(i)
+        taken.setdefault(vs[i].kind, set()).add(j)
+
+    def free(j: int, kind: str) -> bool:
+        return j not in taken.get(kind, ())
+
+    # dead air, or a caller's pause the agent cut into: the silence before the agent's start, which
+    # that start's latency measures too (its end is the agent's onset, its length the gap)
+    for i, v in enumerate(vs):
+        if v.kind not in ("dead_air", "pause") or v.t_s is None or v.value_s is None:
             continue
         end = float(v.t_s) + float(v.value_s)
         cands = [(abs(t - end), j) for t, j in near(end)
-                 if j not in joined and abs(value(j) - float(v.value_s)) <= tol]
+                 if free(j, v.kind) and abs(value(j) - float(v.value_s)) <= tol]
         if cands:
-            joined[min(cands)[1]] = [i]
+            join(min(cands)[1], i)
     # an agent start over the caller's speech: its latency (negative) and its talk_over verdict
     # share the agent's onset, one moment (a new user's trial counted rude's one talk-over twice)
     for i, v in enumerate(vs):
         if v.kind != "talk_over" or v.t_s is None:
             continue
-        t0 = float(v.t_s)
-        cands = [(abs(t - t0), j) for t, j in near(t0) if j not in joined and value(j) < 0]
+        cands = [(abs(t - float(v.t_s)), j) for t, j in near(float(v.t_s)) if value(j) < 0 and free(j, v.kind)]
         if cands:
-            joined[min(cands)[1]] = [i]
+            join(min(cands)[1], i)
     # the agent's reply after yielding: its restart verdict (``waited``: value_s is that reply's
     # latency) and the reply's latency, the first at or after the barge-in (a new user's trial saw
     # one 1.77 s silence listed as "waited [ok]" and "slower than human [FLAG]")
-    taken: set[int] = set()
     for i, v in enumerate(vs):
         if v.kind != "restart" or v.t_s is None or v.value_s is None:
             continue
         k = bisect.bisect_left(lat_t, float(v.t_s))
         if k < len(lats):
             j = lats[k][1]
-            if j not in taken and value(j) >= 0 and abs(value(j) - float(v.value_s)) <= tol:
-                joined.setdefault(j, []).append(i)
-                taken.add(j)
+            if free(j, v.kind) and value(j) >= 0 and abs(value(j) - float(v.value_s)) <= tol:
+                join(j, i)
     partners = {i for ps in joined.values() for i in ps}
     return [(i, *joined.get(i, ())) for i in range(len(vs)) if i not in partners]
 
@@ -528,7 +537,8 @@ def joined_text(kind: str, outcome: str, value_s: float | None, threshold_s: flo
     val = "–" if value_s is None else f"{float(value_s):.2f} s"
     words = {("talk_over", "talk_over"): f"the same start talks over the caller for {val}",
              ("talk_over", "early_start"): f"the same start is an early start ({val} before the caller ended)",
-             ("restart", "waited"): "after yielding, it waited for the caller to finish"}
+             ("restart", "waited"): "after yielding, it waited for the caller to finish",
+             ("pause", "cut_in"): f"the same start cut into the caller's pause ({val} into it)"}
     return f" · {words.get((kind, outcome), kind.replace('_', ' ') + ' ' + outcome)} [{'ok' if ok else 'FLAG'}]"
 
 
@@ -563,8 +573,8 @@ def summarize_verdicts(vs: Iterable[Verdict]) -> dict[str, float | int | None]:
 
     ``verdict_count`` / ``verdict_flagged_count`` / ``verdict_flagged_rate`` count verdicts;
     ``verdict_moment_count`` / ``verdict_flagged_moment_count`` count moments (``moments``: a
-    reply after dead air, a start over the caller or a reply after yielding is one moment), as the
-    HTML report, the rich meter and ``livejudge check`` list them."""
+    reply after dead air or after yielding, or a start in the caller's pause or over their speech, is
+    one moment), as the HTML report, the rich meter and ``livejudge check`` list them."""
     vs = list(vs)
     ms = moments(vs)
     out: dict[str, float | int | None] = {
