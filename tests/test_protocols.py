@@ -236,3 +236,25 @@ def test_no_device_fails_before_connecting(monkeypatch, capsys):
     assert main(["attach", "--ws-url", "ws://127.0.0.1:9", "--input-wav", wav, "--judge", "none"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "speakers" in err and "--no-playback" in err
+
+
+def test_player_says_whether_voice_is_still_queued():
+    """The attach loop ends a scripted call once the agent has been quiet ``end_quiet_s`` and no
+    voice is left to play. It waited for an empty queue, which a continuous stream (WebRTC sends
+    silence frames between replies) need never give: a CI run of the WebRTC probe ran into the
+    20 s silence timeout with every moment passed. Voice queued keeps the call open; silence does not."""
+    import numpy as np
+
+    from livejudge.sources.ws import VOICE_DBFS, JitterPlayer
+
+    p = JitterPlayer()
+    assert not p.buffered_voice()
+    rng = np.random.default_rng(0)
+    quiet = (rng.standard_normal(1600) * 10 ** ((VOICE_DBFS - 12) / 20)).astype(np.float32)  # 100 ms, 12 dB under
+    p.on_audio(quiet, 0.0)
+    assert p.buffered_s > 0 and not p.buffered_voice()
+    loud = (rng.standard_normal(320) * 10 ** ((VOICE_DBFS + 6) / 20)).astype(np.float32)  # one 20 ms block over
+    p.on_audio(np.concatenate([quiet[:800], loud]), 0.1)
+    assert p.buffered_voice()
+    p.pump(1.0)  # everything released
+    assert p.buffered_s == 0 and not p.buffered_voice()

@@ -244,6 +244,20 @@ class JitterPlayer:
     def buffered_s(self) -> float:
         return self._buffered / SAMPLE_RATE
 
+    def buffered_voice(self) -> bool:
+        """Whether the audio queued and not yet released holds a voiced 20 ms block (RMS above
+        ``VOICE_DBFS``, the energy heuristic ``AgentActivity`` uses). A route that streams
+        continuously (WebRTC sends silence frames between replies) can keep a standing backlog of
+        silence queued, so "nothing queued" may never come while "no voice queued" does."""
+        step = SAMPLE_RATE // 50
+        floor = 10.0 ** (VOICE_DBFS / 10.0)  # mean square at VOICE_DBFS
+        for x in self._buf:
+            for i in range(0, len(x), step):
+                blk = x[i:i + step].astype(np.float64)
+                if blk.size and float(np.mean(blk * blk)) > floor:
+                    return True
+        return False
+
     def on_audio(self, samples: np.ndarray, arrival_s: float) -> None:
         x = np.asarray(samples, dtype=np.float32).reshape(-1)
         if not x.size:
@@ -948,7 +962,9 @@ class AttachClient:
                 end_user = getattr(getattr(self.source, "caller", None), "last_end_s", None) or 0.0
                 quiet_from = max(last_agent, end_user)
                 replied = last_agent > end_user
-                if (replied and now - quiet_from >= cfg.end_quiet_s and self.player.buffered_s == 0) or \
+                # no voice left to play (not "nothing queued": a continuous stream's silence frames
+                # can stay queued; a CI run of the WebRTC probe waited out the silence timeout so)
+                if (replied and now - quiet_from >= cfg.end_quiet_s and not self.player.buffered_voice()) or \
                         (not replied and cfg.silence_timeout_s and now - end_user >= cfg.silence_timeout_s):
                     if not replied:
                         finish(self._silent_error(now - end_user))
