@@ -214,6 +214,12 @@ class AttachConfig:
 
 
 # ---------------------------------------------------------------------------------- player
+def voiced_block(blk: np.ndarray) -> bool:
+    """Whether a block of float32 16 kHz samples (20 ms in use) is voiced: RMS above ``VOICE_DBFS``
+    (an energy HEURISTIC; ``AgentActivity`` and ``JitterPlayer.buffered_voice`` both read it)."""
+    return bool(blk.size) and 20 * np.log10(np.sqrt(np.mean(blk.astype(np.float64) ** 2)) + 1e-12) > VOICE_DBFS
+
+
 class JitterPlayer:
     """Schedules received agent audio on the session clock (pure: time is passed in).
 
@@ -250,13 +256,7 @@ class JitterPlayer:
         continuously (WebRTC sends silence frames between replies) can keep a standing backlog of
         silence queued, so "nothing queued" may never come while "no voice queued" does."""
         step = SAMPLE_RATE // 50
-        floor = 10.0 ** (VOICE_DBFS / 10.0)  # mean square at VOICE_DBFS
-        for x in self._buf:
-            for i in range(0, len(x), step):
-                blk = x[i:i + step].astype(np.float64)
-                if blk.size and float(np.mean(blk * blk)) > floor:
-                    return True
-        return False
+        return any(voiced_block(x[i:i + step]) for x in self._buf for i in range(0, len(x), step))
 
     def on_audio(self, samples: np.ndarray, arrival_s: float) -> None:
         x = np.asarray(samples, dtype=np.float32).reshape(-1)
@@ -352,7 +352,7 @@ class AgentActivity:
         step = SAMPLE_RATE // 50
         for i in range(0, len(x), step):
             blk = x[i:i + step]
-            if blk.size and 20 * np.log10(np.sqrt(np.mean(blk.astype(np.float64) ** 2)) + 1e-12) > VOICE_DBFS:
+            if voiced_block(blk):
                 t = t_s + i / SAMPLE_RATE
                 if self.last_voice_s is None or t - self.last_voice_s > quiet_gap_s:
                     self.onset_s = t
