@@ -203,3 +203,19 @@ def test_bad_config_is_one_line_error():
         VerdictConfig(pause_min_s=3.0, pause_max_s=2.0)
     with pytest.raises(ValueError, match="bad verdict record"):
         Verdict.from_dict({"kind": "barge_in", "outcome": "exploded", "t_s": 1.0})
+
+
+@pytest.mark.parametrize("gap_s, words", [
+    (0.80, "latency 0.80 s: above the human mean 0.74 s [FLAG]"),
+    (1.20, "latency 1.20 s: above the human mean 0.74 s, S2S range [FLAG]"),
+])
+def test_slow_latency_text_names_the_human_mean(gap_s, words):
+    """The human band's edge is SPEARBench's human MEAN answer latency (0.742 s), so a 0.80 s
+    reply is slower than the average person, not "slower than human"; "S2S range" is said only
+    from the fastest S2S system's 0.959 s (Table III). Both replies fall in the ``s2s`` outcome."""
+    from livejudge.timing.verdicts import verdict_text
+
+    call = [S("user", 0.0, 1.5), S("agent", 1.5 + gap_s, 3.5)]
+    lat = [v for v in verdicts(analyze(call)) if v.kind == "latency"]
+    assert [v.outcome for v in lat] == ["s2s"] and lat[0].value_s == pytest.approx(gap_s)
+    assert verdict_text(lat[0]).strip().endswith(words)

@@ -94,7 +94,7 @@ DEFAULT_BEHAVIOUR = "polite"
 
 BEHAVIOUR_SHOWS: dict[str, str] = {
     "polite": "slow but never cuts in (it answers 1.0–1.3 s after the caller stops, which the latency "
-              "verdicts flag as slower than human, the range of S2S systems; it waits out pauses, holds "
+              "verdicts flag as above the human mean, the range of S2S systems; it waits out pauses, holds "
               "through an \"mm\" and yields to an interruption)",
     "stock": "Pipecat's stock turn-taking (it answers about 0.7 s after the caller stops, yields to any "
              "caller sound, an \"mm\" included, and answers into a pause longer than about 0.7 s)",

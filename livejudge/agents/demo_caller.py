@@ -16,7 +16,7 @@ the agent talks, so this caller does too:
 What each ``--behaviour`` of the example agent (``livejudge.agents.demo``) should show against it:
 ``polite`` waits out the pauses, holds through the "mm"s and yields to the interruption, but
 answers 1.0–1.3 s after the caller ends (its VAD waits out a 1 s silence): the latency verdicts
-flag "slower than human, S2S range". ``rude`` answers 0.3 s after any silence: it cuts into the
+flag "above the human mean 0.74 s, S2S range". ``rude`` answers 0.3 s after any silence: it cuts into the
 pauses (then talks over the caller, who goes on), stops for the "mm"s (false yields) and talks
 through the interruption: quick replies, and the verdicts flag the rudeness.
 
