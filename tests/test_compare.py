@@ -227,3 +227,17 @@ def test_dimensions_sharing_one_score_are_one_row_and_unmeasured_ones_say_so(tmp
     rows = {r["metric"]: r for r in compare([paths[0], tmp_path / "c.json"])["rows"]}
     assert {"dim_micro_physiological_noise", "dim_pronunciation_instability", "dim_accent"} <= set(rows)
     assert not rows["dim_memory_consistency"]["label"].endswith("(not measured by the head)")
+
+
+def test_dimension_view_is_one_checked_reader_for_compare_and_the_report():
+    """compare and the HTML report read ``judge_info.dimensions`` through one function
+    (``outputs.report.dimension_view``; they had twin readers): an older result has no view,
+    malformed groups are skipped, ``not_measured`` keeps each reason."""
+    from livejudge.outputs.report import dimension_view
+
+    assert dimension_view({}) is None and dimension_view({"judge_info": {"dimensions": "x"}}) is None
+    view = dimension_view({"judge_info": {"dimensions": {
+        "groups": [["breathing_mouth", "pronunciation_instability", "accent"], ["intonation"], [1, "x"], "bad"],
+        "not_measured": {"sycophant_behavior": "no text feature in this head"}}}})
+    assert view == {"groups": [("breathing_mouth", "pronunciation_instability", "accent"), ("intonation",)],
+                    "not_measured": {"sycophant_behavior": "no text feature in this head"}}

@@ -328,7 +328,8 @@ def test_dimension_table_gives_the_call_mean_compare_reads_beside_the_window(res
     number compare prints, for every measured dimension."""
     from livejudge.commands.compare import compare
     from livejudge.judge.model.dimensions import DIMENSIONS
-    from livejudge.outputs.html_report import _dimensions_html, _dimension_view, _last_evidence_window
+    from livejudge.outputs.html_report import _dimensions_html, _last_evidence_window
+    from livejudge.outputs.report import dimension_view
 
     window = _last_evidence_window(result)
     means = {}
@@ -338,7 +339,7 @@ def test_dimension_table_gives_the_call_mean_compare_reads_beside_the_window(res
         means[f"dim_{d.id}"] = sum(vals) / len(vals) if vals else None
     measured = [k for k, v in means.items() if v is not None]
     assert measured
-    table = _dimensions_html(window, _dimension_view(result), means)
+    table = _dimensions_html(window, dimension_view(result), means)
     assert f"score (1–5) (window ending at {window['t_s']:.1f} s)" in table
     assert "call mean (ungated windows; what compare reads)" in table
     view_nm = set(result["judge_info"]["dimensions"]["not_measured"])

@@ -155,18 +155,6 @@ def _settings(doc: dict) -> dict:
             "judge": None if not ji else f"{ji.get('backbone')} / {ji.get('head')}{version}"}
 
 
-def _dimension_view(doc: dict) -> dict | None:
-    """The judge's dimension view of a result (``judge_info.dimensions``: ``groups`` of dimensions
-    sharing one learned score, ``not_measured``), or None when the result has none."""
-    ji = doc.get("judge_info")
-    view = ji.get("dimensions") if isinstance(ji, dict) else None
-    if not isinstance(view, dict):
-        return None
-    groups = [tuple(g) for g in view.get("groups") or [] if isinstance(g, list) and all(isinstance(x, str) for x in g)]
-    nm = view.get("not_measured")
-    return {"groups": groups, "not_measured": set(nm) if isinstance(nm, dict) else set()}
-
-
 def load_column(path: str | Path) -> tuple[str, dict, str, dict, dict | None]:
     """(name, metrics, kind, settings, dimension view) of one input: a result document ("call") or
     a batch ("batch of N"; settings empty, no view).
@@ -182,7 +170,7 @@ def load_column(path: str | Path) -> tuple[str, dict, str, dict, dict | None]:
         if not p.exists():
             raise ValueError(f"{path}: no summary.json in this directory (write one with: "
                              f"livejudge score CALLS/ --out-dir {path})")
-    from livejudge.outputs.report import DocumentError, _number, check_result_document, load_json_document
+    from livejudge.outputs.report import DocumentError, _number, check_result_document, dimension_view, load_json_document
 
     doc = load_json_document(p)  # DocumentError is a ValueError: one line with the path
     if isinstance(doc, dict) and "medians" in doc and "calls" in doc:
@@ -195,7 +183,7 @@ def load_column(path: str | Path) -> tuple[str, dict, str, dict, dict | None]:
         return name, dict(doc["medians"]), f"batch: medians over {n if isinstance(n, int) else '?'} calls", {}, None
     if isinstance(doc, dict) and "summary" in doc:
         check_result_document(doc, str(p))
-        return str(path), call_metrics(doc), "call", _settings(doc), _dimension_view(doc)
+        return str(path), call_metrics(doc), "call", _settings(doc), dimension_view(doc)
     raise ValueError(f"{p}: neither a livejudge result (score --json) nor a batch summary.json")
 
 

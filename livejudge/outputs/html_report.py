@@ -26,7 +26,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from livejudge.outputs.report import dimension_means
+from livejudge.outputs.report import dimension_means, dimension_view
 from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE, TYPICAL_GAP_S
 from livejudge.timing.verdicts import joined_text, moment_groups
 
@@ -90,19 +90,6 @@ def _svg(fig, svg_id: str, title: str) -> str:
 
 
 # ---------------------------------------------------------------------------- helpers on the doc
-def _not_measured(view: object) -> dict[str, str]:
-    """{dimension id: why} for the dimensions the judge's ``dimension_view`` (result
-    ``judge_info.dimensions``) marks as not measured by its head; {} without one (an older result)."""
-    nm = view.get("not_measured") if isinstance(view, dict) else None
-    return nm if isinstance(nm, dict) else {}
-
-
-def _dimension_view(doc: dict) -> dict | None:
-    """The judge's ``dimension_view`` of a result (``judge_info.dimensions``), or None."""
-    info = doc.get("judge_info")
-    return info.get("dimensions") if isinstance(info, dict) else None
-
-
 def _dimension_table() -> list[tuple[str, str, str, str]]:
     """[(id, display name, category numeral, category name)] in the paper's order."""
     from livejudge.judge.model.dimensions import CATEGORY_NAMES, DIMENSIONS
@@ -305,12 +292,12 @@ def plot_latency(doc: dict) -> str:
 def plot_dimensions(doc: dict, window: dict | None) -> str:
     """The 18 dimension scores (1 machine-like … 5 human-like) of one window, grouped by
     category; gated dimensions (too little evidence) grey at 3, and a dimension the head does not
-    measure (``_not_measured``) labelled as the table beside it labels it. SVG id ``lj-dimensions``."""
+    measure (``dimension_view``'s ``not_measured``) labelled as the table beside it labels it. SVG id ``lj-dimensions``."""
     rows = _dimension_table()
     fig = _figure(figsize=(11, 5.0))
     ax = fig.subplots()
     dims = (window or {}).get("dimensions") or {}
-    not_measured = _not_measured(_dimension_view(doc))
+    not_measured = (dimension_view(doc) or {}).get("not_measured", {})
     ys = list(range(len(rows)))[::-1]
     last_cat = None
     for y, (did, name, cat, cat_name) in zip(ys, rows):
@@ -364,7 +351,7 @@ def plot_contributions(doc: dict) -> str:
         ax.set_xlabel("end of judged window (s)")
     else:
         ax.text(0.5, 0.5, "no judged window with evidence", transform=ax.transAxes, ha="center", color="#777777")
-    nm = _not_measured(_dimension_view(doc))  # their rows read 0 because the head has no feature for them
+    nm = (dimension_view(doc) or {}).get("not_measured", {})  # their rows read 0 because the head has no feature for them
     labels = [r[1] + (" (not measured)" if r[0] in nm else "") for r in rows]
     ax.set_yticks(np.arange(len(rows)) + 0.5, labels[::-1], fontsize=8)
     for tick, (did, *_) in zip(ax.get_yticklabels(), rows[::-1]):
@@ -533,10 +520,10 @@ def _dimensions_html(window: dict | None, view: dict | None = None,
     t_s = (window or {}).get("t_s")
     when = "" if not isinstance(t_s, (int, float)) else f" (window ending at {float(t_s):.1f} s)"
     view = view if isinstance(view, dict) else {}
-    not_measured = _not_measured(view)
+    not_measured = view.get("not_measured") or {}
     shared = {}
     for group in view.get("groups") or []:
-        if isinstance(group, list) and len(group) > 1:
+        if len(group) > 1:
             for d in group:
                 shared[d] = [x for x in group if x != d]
     names_by_id = {did: name for did, name, *_ in _dimension_table()}
@@ -724,7 +711,7 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         f'<p class="muted">{lat_note}</p>',
         "<h2>Dimensions</h2>",
         plot_dimensions(doc, window),
-        _dimensions_html(window, _dimension_view(doc), dimension_means(doc)),
+        _dimensions_html(window, dimension_view(doc), dimension_means(doc)),
         '<p class="muted">Scores on the 1–5 scale of seed 000 (App. D.2): 1 strongly machine-like, 5 strongly '
         "human-like, 3 no lean. A gated dimension had too little evidence in the window and does not count "
         "towards P(human). A score and a contribution can point different ways: the score is read "

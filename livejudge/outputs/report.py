@@ -145,6 +145,22 @@ def build_result(session: Any) -> dict:
     return doc
 
 
+def dimension_view(doc: dict) -> dict | None:
+    """The judge's dimension view of a result document (``judge_info.dimensions``, written by the
+    judge's ``dimension_view``), checked: ``{"groups": [tuple of dimension ids sharing one learned
+    score, ...], "not_measured": {dimension id: why the head does not measure it}}``, or None when
+    the result has none (an older result, or a judge without one). Pure. The one reader of that
+    field for ``livejudge compare`` and the HTML report."""
+    ji = doc.get("judge_info")
+    view = ji.get("dimensions") if isinstance(ji, dict) else None
+    if not isinstance(view, dict):
+        return None
+    groups = [tuple(g) for g in view.get("groups") or [] if isinstance(g, list) and all(isinstance(x, str) for x in g)]
+    nm = view.get("not_measured")
+    return {"groups": groups,
+            "not_measured": {k: str(v) for k, v in nm.items() if isinstance(k, str)} if isinstance(nm, dict) else {}}
+
+
 def dimension_means(doc: dict) -> dict[str, float | None]:
     """``{"dim_<id>": mean 1–5 score over the call's ungated judged windows, or None}`` of a result
     document (``build_result``): what ``livejudge compare`` and the gates read per dimension, and
