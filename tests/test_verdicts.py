@@ -219,3 +219,21 @@ def test_slow_latency_text_names_the_human_mean(gap_s, words):
     lat = [v for v in verdicts(analyze(call)) if v.kind == "latency"]
     assert [v.outcome for v in lat] == ["s2s"] and lat[0].value_s == pytest.approx(gap_s)
     assert verdict_text(lat[0]).strip().endswith(words)
+
+
+def test_every_threshold_is_named_and_the_report_shows_the_name():
+    """Every outcome decided by a threshold names it (``restart`` has none): the report printed a
+    pause cut-in as "measured 0.32, threshold 1.00" (the threshold is how soon the caller resumed,
+    not a pause length), which read as inconsistent beside a wait's "0.80, 0.50"."""
+    from livejudge.outputs.html_report import _threshold_cell
+    from livejudge.timing.verdicts import threshold_name
+
+    for kind, outs in OUTCOMES.items():
+        for o in outs:
+            assert bool(threshold_name(kind, o)) == (kind != "restart"), (kind, o)
+    cfg = VerdictConfig()
+    d = Verdict("pause", "cut_in", False, 1.0, 0.32, 1.6, cfg.resume_window_s, "HEURISTIC").to_dict()
+    assert _threshold_cell(d) == f"{cfg.resume_window_s:.2f} caller resumed within"
+    d = Verdict("pause", "waited", True, 1.0, 0.8, 1.8, cfg.pause_min_s, "HEURISTIC").to_dict()
+    assert _threshold_cell(d) == f"{cfg.pause_min_s:.2f} min pause"
+    assert _threshold_cell({**d, "threshold_s": None}) == "–"

@@ -439,7 +439,7 @@ def _verdicts_html(doc: dict) -> str:
         rows.append(f"<tr><td>{_esc(kind.replace('_', ' '))}</td><td>{cells}</td>"
                     f'<td class="num">{"–" if rate is None else f"{rate * 100:.0f} %"}</td></tr>')
     rows.append("</table>")
-    rows.append("<table><tr><th>#</th><th>time (s)</th><th>verdict</th><th>measured (s)</th><th>threshold (s)</th>"
+    rows.append("<table><tr><th>#</th><th>time (s)</th><th>verdict</th><th>measured (s)</th><th>threshold (s): what it bounds</th>"
                 "<th>basis</th></tr>")
     for row in verdict_rows(vs):  # numbers: what `livejudge check --pin-from RESULT --event N` takes
         v = row[0][1]
@@ -448,13 +448,13 @@ def _verdicts_html(doc: dict) -> str:
         text = text.split(" ", 1)[1] if text[:1].isdigit() or text[:1] == "-" else text
         basis = str(v.get("basis") or "")
         basis_html = '<span class="heuristic">HEURISTIC</span>' if basis.startswith("HEURISTIC") else _esc(basis)
-        threshold = _fmt(v.get("threshold_s"), 2)
+        threshold = _threshold_cell(v)
         for _, d in row[1:]:  # the dead air of the same silence, or the talk-over of the same start (verdict_rows)
             kind = str(d.get("kind"))
             text += joined_text(kind, str(d.get("outcome")), _number_or_none(d.get("value_s")),
                                 _number_or_none(d.get("threshold_s")), bool(d.get("ok")))
             name = kind.replace("_", " ").replace("talk over", "talk-over")
-            threshold += f"; {name} {_fmt(d.get('threshold_s'), 2)}"
+            threshold += f"; {name} {_threshold_cell(d)}"
             if str(d.get("basis") or "").startswith("HEURISTIC") and "HEURISTIC" not in basis_html:
                 basis_html += f'; {_esc(name)} <span class="heuristic">HEURISTIC</span>'
         num = ", ".join(str(i) for i in sorted(i for i, _ in row))
@@ -463,6 +463,18 @@ def _verdicts_html(doc: dict) -> str:
                     f"<td>{basis_html}</td></tr>")
     rows.append("</table>")
     return "".join(rows)
+
+
+def _threshold_cell(v: dict) -> str:
+    """A verdict's threshold with its name ("1.00 caller resumed within"; ``threshold_name``),
+    escaped; "–" when none decided it."""
+    from livejudge.timing.verdicts import threshold_name
+
+    th = v.get("threshold_s")
+    if not isinstance(th, (int, float)):
+        return "–"
+    name = threshold_name(str(v.get("kind")), str(v.get("outcome")))
+    return _esc(f"{float(th):.2f} {name}".strip())
 
 
 def _health_html(doc: dict) -> str:

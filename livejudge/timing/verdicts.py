@@ -390,6 +390,28 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
     return out
 
 
+_THRESHOLD_NAMES: dict[tuple[str, str], str] = {
+    ("barge_in", "yielded"): "yield max", ("barge_in", "slow_yield"): "yield max",
+    ("barge_in", "talked_through"): "yield max",
+    ("backchannel", "held"): "false-yield window", ("backchannel", "yielded"): "false-yield window",
+    ("pause", "cut_in"): "caller resumed within", ("pause", "waited"): "min pause",
+    ("talk_over", "early_start"): "talk-over grace", ("talk_over", "talk_over"): "talk-over grace",
+    ("dead_air", "caller_silent"): "dead air from", ("dead_air", "agent_silent"): "dead air from",
+    ("latency", "human"): "human mean", ("latency", "early"): "−talk-over grace",
+    ("latency", "overlapped"): "−talk-over grace", ("latency", "s2s"): "slowest S2S",
+    ("latency", "beyond_s2s"): "slowest S2S",
+}
+
+
+def threshold_name(kind: str, outcome: str) -> str:
+    """What a verdict's ``threshold_s`` is, in a few words ("min pause", "caller resumed within"),
+    for a table that shows it beside the measured value: the two are not always the same quantity
+    (a ``pause`` cut-in measures the caller's pause but is decided by how soon the caller resumed,
+    ``VerdictConfig.resume_window_s``), so a bare "threshold 1.00" beside "0.32" read as
+    inconsistent. "" for a kind or outcome without one."""
+    return _THRESHOLD_NAMES.get((kind, outcome), "")
+
+
 def _above_human_mean(gap_s: float | None) -> str:
     """The words of an ``s2s`` latency: above the human band's edge, which is the human MEAN
     answer latency (SPEARBench Table III, 0.742 s), so "slower than human" would overclaim; "S2S
