@@ -236,3 +236,21 @@ def test_a_start_in_the_callers_pause_is_one_moment_with_its_latency():
     # a long silence the agent cut into: dead air and the pause both join the one latency
     assert moment_groups([_dead(5.0, 2.5), Verdict("pause", "cut_in", False, 5.0, 2.5, 8.0), _lat(7.5, 2.5)]) == [(2, 0, 1)]
     assert joined_text("pause", "cut_in", 0.32, 1.0, False) == " · the same start cut into the caller's pause (0.32 s into it) [FLAG]"
+
+
+def test_end_of_call_line_names_talked_through_barge_ins_and_flagged_moments(capsys):
+    """A rude agent's end-of-call line read "latency p50 0.32s · barge-ins by the user 5, agent
+    talk-overs 1": fast, one talk-over; the 3 barge-ins it talked through and its 9 flagged moments
+    of 12 were only on the meter (a new user's trial). The line now carries both; a call with no
+    talked-through barge-in adds nothing."""
+    from livejudge.commands.runner import print_summary
+
+    sm = {"latency_p50_s": 0.32, "latency_p90_s": 1.23, "latency_count": 5, "barge_in_count": 5,
+          "user_barge_in_count": 5, "agent_talk_over_count": 1, "backchannel_count": 2, "mean_p_human": 0.02,
+          "judged_windows": 4, "dropped_windows": 0, "verdict_barge_in_talked_through_count": 3,
+          "verdict_moment_count": 12, "verdict_flagged_moment_count": 9}
+    print_summary({"duration_s": 48.1, "summary": sm})
+    err = capsys.readouterr().err
+    assert "barge-ins by the user 5 (talked through 3), agent talk-overs 1 · flagged moments 9/12 ·" in err, err
+    print_summary({"duration_s": 48.1, "summary": {**sm, "verdict_barge_in_talked_through_count": 0}})
+    assert "barge-ins by the user 5, agent talk-overs 1 · flagged moments 9/12 ·" in capsys.readouterr().err

@@ -219,6 +219,10 @@ def test_slow_latency_text_names_the_human_mean(gap_s, words):
     lat = [v for v in verdicts(analyze(call)) if v.kind == "latency"]
     assert [v.outcome for v in lat] == ["s2s"] and lat[0].value_s == pytest.approx(gap_s)
     assert verdict_text(lat[0]).strip().endswith(words)
+    # the threshold is the bound it crossed to be flagged (the report showed "1.26 | 2.72" for a flag)
+    from livejudge.outputs.html_report import _threshold_cell
+
+    assert _threshold_cell(lat[0].to_dict()) == "0.74 human mean"
 
 
 def test_every_threshold_is_named_and_the_report_shows_the_name():

@@ -48,7 +48,7 @@ from pathlib import Path
 
 from livejudge.commands.runner import CLIError, HelpFormatter, add_session_args, session_config
 from livejudge.commands.verdict_args import add_verdict_args, verdict_config_from_args  # noqa: F401 (re-exported)
-from livejudge.timing.verdicts import (EXPECTABLE, Verdict, VerdictConfig, flagged_moments, joined_text,
+from livejudge.timing.verdicts import (EXPECTABLE, JOINED_MOMENT_WORDS, Verdict, VerdictConfig, flagged_moments, joined_text,
                                        moment_groups, moments)
 
 EXIT_PASS, EXIT_FAIL = 0, 1
@@ -435,8 +435,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         n_flag = sum(1 for m in ms if any(not v.ok for v in m))
         joined = any(len(m) > 1 for m in ms)
         print(f"livejudge: {len(ms)} moments, {n_flag} flagged ({len(vs)} verdicts, {sum(not v.ok for v in vs)} "
-              "flagged" + ("; one event judged twice (a reply after dead air or after yielding, a start in the caller's "
-                           "pause or over their speech) is one moment, numbered with each of its verdicts" if joined else "")
+              "flagged" + (f"; {JOINED_MOMENT_WORDS}, numbered with each of its verdicts" if joined else "")
               + "); * = a caller moment you can pin (--pin-from RESULT.json --event N)", file=sys.stderr)
         return EXIT_PASS
     results = [check(e, vs, tolerance) for e in exps]

@@ -495,10 +495,17 @@ def print_summary(result: dict) -> None:
     bc = (f"user {sm['user_backchannel_count']}, agent {sm['agent_backchannel_count']}"
           if sm.get("agent_backchannel_count") is not None and sm.get("user_backchannel_count") is not None
           else str(sm["backchannel_count"]))
+    # the barge-ins it talked through, and the flagged moments (a rude agent's line read "fast, one
+    # talk-over" while it talked through 3 of 5 barge-ins and 9 of 12 moments were flagged; a new user's trial)
+    through = sm.get("verdict_barge_in_talked_through_count")
+    thr = f" (talked through {through})" if through else ""
+    fm, mt = sm.get("verdict_flagged_moment_count"), sm.get("verdict_moment_count")
+    flagged = f" · flagged moments {fm}/{mt}" if fm is not None and mt is not None else ""
     print(
         f"livejudge: {result['duration_s']:.1f}s · latency p50 {f(sm['latency_p50_s'], 's')} "
-        f"p90 {f(sm['latency_p90_s'], 's')} (n={sm['latency_count']}) · barge-ins by the user {sm.get('user_barge_in_count', sm['barge_in_count'])}, "
-        f"{over} "
+        f"p90 {f(sm['latency_p90_s'], 's')} (n={sm['latency_count']}) · barge-ins by the user "
+        f"{sm.get('user_barge_in_count', sm['barge_in_count'])}{thr}, "
+        f"{over}{flagged} "
         f"· backchannels {bc} · mean P(human) {f(sm['mean_p_human'])} "
         f"· windows {sm['judged_windows']} judged, {sm['dropped_windows']} dropped",
         file=sys.stderr,

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 from livejudge.outputs.report import dimension_means, dimension_view
 from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE, TYPICAL_GAP_S
-from livejudge.timing.verdicts import joined_text, moment_groups
+from livejudge.timing.verdicts import JOINED_MOMENT_WORDS, joined_text, moment_groups
 
 INSTALL_HINT = "the HTML report needs matplotlib: pip install 'livejudge[report]'"
 
@@ -413,7 +413,7 @@ def _summary_html(doc: dict) -> str:
               if moments is None else f"{moments[0]} of {moments[1]}",
               "per-event verdicts: see Verdicts" + (
                   "" if moments is None or moments[1] == sm.get("verdict_count") else
-                  f" ({sm.get('verdict_count', '–')} verdicts: a reply's dead air, or its talk-over, is one moment with its latency)")),
+                  f" ({sm.get('verdict_count', '–')} verdicts: {JOINED_MOMENT_WORDS})")),
         _card("agent share of talk", "–" if sm.get("talk_ratio") is None else f"{sm['talk_ratio'] * 100:.0f} %"),
         _card("judged windows", str(sm.get("judged_windows", "–")),
               f"{sm.get('no_evidence_windows', 0)} without evidence, {sm.get('dropped_windows', 0)} dropped"),
@@ -714,7 +714,7 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         '<p class="muted">One row per judged moment: caller barge-ins (did the agent yield, how fast), caller '
         "backchannels (did the agent hold or falsely yield), caller pauses (did it wait or cut in), agent starts "
         "while the caller speaks, dead air, restarts after yielding, and each response latency against the "
-        "human bands (one event judged twice, such as a reply after dead air, is one row, numbered with each of its verdicts; the counts above are "
+        f"human bands ({JOINED_MOMENT_WORDS} and one row, numbered with each of its verdicts; the counts above are "
         "per verdict). Latency bands carry their sources; the other thresholds "
         f"({_esc(doc.get('verdict_config') or {})}) are "
         '<span class="heuristic">HEURISTIC</span> and set by flags.</p>',

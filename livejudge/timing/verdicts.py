@@ -159,7 +159,9 @@ class Verdict:
             (pause, dead_air), agent onset (talk_over, latency), session seconds.
         value_s: the measured time of the kind, seconds, or None.
         settle_s: session time from which later audio can no longer change the verdict.
-        threshold_s: the threshold that decided the outcome, seconds (None when none did).
+        threshold_s: the threshold that decided the outcome, seconds (None when none did); for a
+            flagged outcome, the bound the value crossed (an ``s2s`` latency: the human band's edge
+            0.742 s, not the S2S range's end); ``threshold_name`` says what it bounds.
         basis: where the threshold comes from: "HEURISTIC ..." or the source.
     """
 
@@ -377,7 +379,8 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
         elif g <= RESPONSE_LATENCY_HUMAN.high_s:
             outcome, th = "human", RESPONSE_LATENCY_HUMAN.high_s
         elif g <= S2S_LATENCY_RANGE.high_s:
-            outcome, th = "s2s", S2S_LATENCY_RANGE.high_s
+            # the bound it crossed to be flagged (a new user's trial: "1.26 s [FLAG], threshold 2.72")
+            outcome, th = "s2s", RESPONSE_LATENCY_HUMAN.high_s
         else:
             outcome, th = "beyond_s2s", S2S_LATENCY_RANGE.high_s
         # the gap is known once the reply has lasted long enough not to be a backchannel and the
@@ -398,7 +401,7 @@ _THRESHOLD_NAMES: dict[tuple[str, str], str] = {
     ("talk_over", "early_start"): "talk-over grace", ("talk_over", "talk_over"): "talk-over grace",
     ("dead_air", "caller_silent"): "dead air from", ("dead_air", "agent_silent"): "dead air from",
     ("latency", "human"): "human mean", ("latency", "early"): "−talk-over grace",
-    ("latency", "overlapped"): "−talk-over grace", ("latency", "s2s"): "slowest S2S",
+    ("latency", "overlapped"): "−talk-over grace", ("latency", "s2s"): "human mean",
     ("latency", "beyond_s2s"): "slowest S2S",
 }
 
@@ -468,6 +471,13 @@ class _Judged(Protocol):
 
 
 _V = TypeVar("_V", bound=_Judged)
+
+
+JOINED_MOMENT_WORDS = ("one event judged twice (a reply after dead air or after yielding, a start in the "
+                       "caller's pause or over their speech) is one moment")
+"""How every output explains a moment of several verdicts (``moment_groups``), in one place: the
+report's card said "a reply's dead air, or its talk-over", on a call whose joined verdicts were
+cut-ins and restarts (a new user's trial)."""
 
 
 def moment_groups(vs: Sequence[_Judged]) -> list[tuple[int, ...]]:
