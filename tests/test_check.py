@@ -52,21 +52,21 @@ def test_pass_and_fail_at_planted_moments(calls, capsys):
     code, out, _ = run([*polite, "--at", t, "--expect", "yield", "--within", 0.8], capsys)
     assert code == 0 and out.startswith("PASS"), out
     code, out, _ = run([*polite, "--at", t, "--expect", "yield", "--within", 0.2], capsys)
-    assert code == 1 and "later than 0.2 s" in out, out  # 0.4 s yield > 0.2 s
+    assert code == 3 and "later than 0.2 s" in out, out  # 0.4 s yield > 0.2 s
     code, out, _ = run([*polite, "--at", planted_at(pp, "backchannel", "held"), "--expect", "hold"], capsys)
     assert code == 0, out
     code, out, _ = run([*polite, "--at", planted_at(pp, "pause", "waited"), "--expect", "yield"], capsys)
     assert code == 0, out
     t = planted_at(rp, "barge_in", "talked_through")
     code, out, _ = run([calls["rude"], "--at", t, "--expect", "yield"], capsys)
-    assert code == 1 and "talked through" in out, out
+    assert code == 3 and "talked through" in out, out
     code, out, _ = run([calls["rude"], "--at", planted_at(rp, "backchannel", "yielded"), "--expect", "hold"], capsys)
-    assert code == 1 and "yielded" in out, out
+    assert code == 3 and "yielded" in out, out
     code, out, _ = run([calls["rude"], "--at", planted_at(rp, "pause", "cut_in"), "--expect", "yield"], capsys)
-    assert code == 1 and "cut in" in out, out
+    assert code == 3 and "cut in" in out, out
     # no caller moment near: a failure naming the nearest one
     code, out, _ = run([calls["rude"], "--at", 1.0, "--expect", "yield"], capsys)
-    assert code == 1 and "no caller moment" in out and "nearest" in out, out
+    assert code == 3 and "no caller moment" in out and "nearest" in out, out
 
 
 @pytest.mark.parametrize("args, needle", [
@@ -120,7 +120,7 @@ def test_expectations_file_json_and_toml_with_junit(calls, capsys, tmp_path):
     for f in (j, toml):
         xml = tmp_path / f"{f.suffix[1:]}.xml"
         code, out, _ = run(["--expectations", f, "--junit", xml], capsys)  # the call comes from the file
-        assert code == 1
+        assert code == 3
         assert [line[:4] for line in out.splitlines()] == ["PASS", "FAIL", "FAIL"], out
         suite = ET.parse(xml).getroot().find("testsuite")
         assert (suite.get("tests"), suite.get("failures")) == ("3", "2")
@@ -144,7 +144,7 @@ def test_pin_from_round_trip_same_verdicts_same_exit_codes(calls, capsys, tmp_pa
                         "-o", expected], capsys)
     assert code == 0
     code, out, _ = run([calls["rude"], "--expectations", expected], capsys)
-    assert code == 1  # pinned as a person would act: every flagged moment fails, the good one passes
+    assert code == 3  # pinned as a person would act: every flagged moment fails, the good one passes
     assert [line[:4] for line in out.splitlines()].count("FAIL") == 5
     assert [line[:4] for line in out.splitlines()].count("PASS") == 1
 
@@ -162,7 +162,7 @@ def test_pin_from_round_trip_same_verdicts_same_exit_codes(calls, capsys, tmp_pa
     code2, out2, _ = run([calls["rude_json"], "--expectations", observed], capsys)
     assert (code2, out2) == (code, out)
     code2, out2, _ = run([calls["rude_json"], "--expectations", expected], capsys)
-    assert code2 == 1 and out2.count("FAIL") == 5
+    assert code2 == 3 and out2.count("FAIL") == 5
 
 
 def test_listing_numbers_the_pinnable_moments(calls, capsys):
@@ -223,12 +223,12 @@ def test_pinned_expectations_find_the_recording_from_any_folder(tmp_path, monkey
     assert doc["call"] == "../../calls/call.wav"
     monkeypatch.chdir(elsewhere)
     rc = main(["check", "--expectations", str(out_dir / "e.json")])
-    assert rc in (0, 1)  # checked (pass or fail), not a usage/input error (2)
+    assert rc in (0, 3)  # checked (pass, or 3: an expectation failed), not a usage/input error (2)
     # pinned from another folder (the helper's case): the result's absolute path finds the call
     monkeypatch.chdir(elsewhere)
     assert main(["check", "--pin-from", str(tmp_path / "calls" / "r.json"), "--flagged", "-o", "e2.json"]) == 0
     assert (elsewhere / json.loads((elsewhere / "e2.json").read_text())["call"]).resolve() == (rec_dir / "call.wav")
-    assert main(["check", "--expectations", "e2.json"]) in (0, 1)
+    assert main(["check", "--expectations", "e2.json"]) in (0, 3)
     # a result whose recording is gone: a one-line error (exit 2), not a file that can never run
     r = json.loads((rec_dir / "r.json").read_text())
     r["source"]["file"], r["source"]["file_resolved"] = "gone/call.wav", str(tmp_path / "gone" / "call.wav")

@@ -32,8 +32,9 @@ fixed, and a passing one guards against regressions; or of what the agent did
 (``--pin observed``: a snapshot; a yield is pinned with ``within_s`` = its time +
 ``PIN_MARGIN_S``).
 
-Exit codes: 0 every expectation passed (or there were none), 1 one failed, 2 usage or input
-error (one line says what): usage errors leave through ``CLIError`` (``runner.EXIT_USAGE``).
+Exit codes: 0 every expectation passed (or there were none), 3 one failed (``EXIT_GATE``, as a
+failed ``--fail-if`` gate: CI tells a failed expectation from a run that failed, 1), 2 usage or
+input error (one line says what): usage errors leave through ``CLIError`` (``runner.EXIT_USAGE``).
 """
 
 from __future__ import annotations
@@ -46,12 +47,12 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from livejudge.commands.runner import CLIError, HelpFormatter, add_session_args, session_config
+from livejudge.commands.runner import EXIT_GATE, CLIError, HelpFormatter, add_session_args, session_config
 from livejudge.commands.verdict_args import add_verdict_args, verdict_config_from_args  # noqa: F401 (re-exported)
 from livejudge.timing.verdicts import (EXPECTABLE, JOINED_MOMENT_WORDS, Verdict, VerdictConfig, flagged_moments, joined_text,
                                        moment_groups, moments)
 
-EXIT_PASS, EXIT_FAIL = 0, 1
+EXIT_PASS, EXIT_FAIL = 0, EXIT_GATE  # a failed expectation is a failed gate (3); 1 is a run that failed
 
 TOLERANCE_S = 0.5
 """HEURISTIC: how far from ``at_s`` the moment may be found, seconds."""
@@ -523,7 +524,8 @@ def register(sub) -> None:
         description=(__doc__.split("\n\n")[1] + "\n\n" + __doc__.split("\n\n")[2]).replace(
             "the\n``EXPECTABLE`` verdicts of ``livejudge.timing.verdicts``", "the\nmoments `check` can pin").replace(
             "::", ":").replace("``", "`"),
-        epilog="exit codes: 0 every expectation passed · 1 one failed · 2 bad input or usage (one line says what)")
+        epilog="exit codes: 0 every expectation passed · 3 one failed (as a --fail-if gate) · 1 the call failed "
+               "mid-way · 2 bad input or usage (one line says what)")
     p.add_argument("call", nargs="?", default=None,
                    help="the recording (stereo, user and agent on separate channels), or a result .json "
                         "(its verdicts are read as they are, with the thresholds it was scored with)")

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from livejudge.commands.runner import CLIError
+from livejudge.commands.runner import EXIT_GATE, CLIError
 
 PAUSE_RANGE_S = (0.6, 1.0)
 """The mid-sentence pause the probe may play, seconds (issue 20: 0.6–1.0 s)."""
@@ -337,7 +337,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
               file=sys.stderr)
     if code != 0:
         return code
-    return 1 if card["failed"] or card["missed"] else 0
+    return EXIT_GATE if card["failed"] or card["missed"] else 0  # 3, as a gate: 1 is a call that failed
 
 
 def _write(path: str, text: str) -> None:
@@ -357,7 +357,7 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser(
         "probe", help="call a live agent with a scripted human caller that plays turn-taking stressors; scorecard",
-        formatter_class=HelpFormatter, epilog=EXIT_CODES_HELP + " (probe: 1 = a moment failed)",
+        formatter_class=HelpFormatter, epilog=EXIT_CODES_HELP + " (probe: 3 = a moment failed, as a gate)",
         description=(__doc__.split("\n\n")[1] + "\n\n" + __doc__.split("\n\n")[2]).replace("``", "`"))
     _add_call_flags(p)
     g = p.add_argument_group("probe")
