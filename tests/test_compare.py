@@ -241,3 +241,45 @@ def test_dimension_view_is_one_checked_reader_for_compare_and_the_report():
         "not_measured": {"sycophant_behavior": "no text feature in this head"}}}})
     assert view == {"groups": [("breathing_mouth", "pronunciation_instability", "accent"), ("intonation",)],
                     "not_measured": {"sycophant_behavior": "no text feature in this head"}}
+
+
+def test_transcripts_note_only_when_a_row_reads_text(tmp_path):
+    """`--report` turned ASR on for one of two calls and compare said "part of each change comes from
+    the settings" although the judge read no text and timing never does (a new user's trial). The
+    note stays when a column's head measures a text dimension, or a column has no dimension view."""
+    import copy
+
+    from livejudge.judge.features.backbones.acoustic import TEXT_DIMENSIONS
+
+    nm = {d: "the head reads no text" for d in TEXT_DIMENSIONS}
+    base = {**_doc(1.0, 1.2, 0.3, 0.5, 3.0), "source": {"asr": True},
+            "judge_info": {"backbone": "whisper-tiny-v1", "head": "whisper-fitted",
+                           "dimensions": {"groups": [], "not_measured": nm}}}
+    no_asr = copy.deepcopy(base)
+    no_asr["source"]["asr"] = False
+    reads = copy.deepcopy(no_asr)
+    del reads["judge_info"]["dimensions"]["not_measured"][TEXT_DIMENSIONS[0]]
+    unknown = copy.deepcopy(no_asr)
+    del unknown["judge_info"]["dimensions"]
+    paths = {}
+    for name, d in (("base", base), ("no_asr", no_asr), ("reads", reads), ("unknown", unknown)):
+        paths[name] = tmp_path / f"{name}.json"
+        paths[name].write_text(json.dumps(d))
+    assert compare([paths["base"], paths["no_asr"]])["settings_differ"] == []
+    assert compare([paths["base"], paths["reads"]])["settings_differ"] == ["transcripts (--asr)"]
+    assert compare([paths["base"], paths["unknown"]])["settings_differ"] == ["transcripts (--asr)"]
+
+
+def test_rules_footer_names_each_rule_once():
+    """The footer printed "lower: lower is better (...)" five times; each kind is said once, with
+    the rows it applies to."""
+    from livejudge.commands.compare import rules_text
+
+    rows = [{"metric": m, "label": m} for m in ("latency_p50_s", "latency_p90_s", "yield_mean_s",
+                                                 "agent_talk_over_count", "mean_p_human", "dim_rhythm",
+                                                 "dim_intonation", "overlap_ratio")]
+    text = rules_text(rows)
+    assert text.count("lower is better") == 1 and text.count("higher is better") == 1
+    assert "lower is better: yield_mean_s, agent_talk_over_count" in text
+    assert "higher is better: mean_p_human, dimensions (1 machine-like … 5 human-like)" in text
+    assert "latency_p50_s, latency_p90_s" in text and "overlap_ratio" not in text

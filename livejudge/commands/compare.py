@@ -155,6 +155,18 @@ def _settings(doc: dict) -> dict:
             "judge": None if not ji else f"{ji.get('backbone')} / {ji.get('head')}{version}"}
 
 
+def reads_text(views: list[dict], n_columns: int) -> bool:
+    """Whether any compared row can depend on transcripts: True unless every column carries its
+    judge's dimension view (``outputs.report.dimension_view``) and every view lists each text
+    dimension (``TEXT_DIMENSIONS``: the ones a head could read from words) as not measured. The
+    timing rows never read transcripts. Pure."""
+    from livejudge.judge.features.backbones.acoustic import TEXT_DIMENSIONS
+
+    if len(views) < n_columns:
+        return True  # a column without a view (a batch, an older result): cannot tell
+    return any(d not in v["not_measured"] for v in views for d in TEXT_DIMENSIONS)
+
+
 def load_column(path: str | Path) -> tuple[str, dict, str, dict, dict | None]:
     """(name, metrics, kind, settings, dimension view) of one input: a result document ("call") or
     a batch ("batch of N"; settings empty, no view).
@@ -223,6 +235,11 @@ def compare(paths: list[str | Path]) -> dict:
         seen = [c[3].get(key) for c in cols if c[3]]
         if len(seen) > 1 and any(v != seen[0] for v in seen[1:]):
             differ.append(key)
+    if "transcripts (--asr)" in differ and not reads_text(views, len(cols)):
+        # no row depends on transcripts: timing never reads them, and no column's head measures a
+        # text dimension (a new user's trial: --report turned ASR on for one call, and the note
+        # blamed "part of each change" on it)
+        differ.remove("transcripts (--asr)")
     out = {"columns": [{"name": c[0], "kind": c[2], "settings": c[3]} for c in cols], "rows": rows,
            "settings_differ": differ}
     out["notes"] = tradeoff_notes(out)
@@ -333,10 +350,27 @@ def print_table(doc: dict, console=None) -> None:
                       highlight=False)
     for note in doc.get("notes") or []:
         console.print("note: " + rich_escape(clean(note)), style="yellow", highlight=False)
-    rules = dict.fromkeys((r["rule_short"], r["rule"]) for r in doc["rows"])
-    console.print("better/worse rules: " + "; ".join(f"{a}: {b}" for a, b in rules if a != "no verdict")
+    console.print("better/worse rules: " + rules_text(doc["rows"])
                   + "; dimensions: mean score over ungated windows; changes within the shown precision "
                   "(half the last digit) are the same.", style="dim", highlight=False)
+
+
+def rules_text(rows: list[dict]) -> str:
+    """The table's better/worse rules in one line, each rule kind once: "lower is better: agent yield
+    time (s), barge-ins talked through, ..." (the footer repeated "lower: lower is better (...)" five
+    times; a new user's trial). Rows without a verdict are left out. Pure."""
+    kinds: dict[str, list[str]] = {}
+    for r in rows:
+        rule = rule_for(r["metric"])
+        if rule.kind in ("lower", "higher"):
+            label = "dimensions (1 machine-like … 5 human-like)" if r["metric"].startswith("dim_") else r["label"]
+            kinds.setdefault(f"{rule.kind} is better", [])
+            if label not in kinds[f"{rule.kind} is better"]:
+                kinds[f"{rule.kind} is better"].append(label)
+        elif rule.kind == "band":
+            kinds.setdefault(rule.text, [])
+            kinds[rule.text].append(r["label"])
+    return "; ".join(f"{k}: {', '.join(v)}" for k, v in kinds.items())
 
 
 def render_html(doc: dict) -> str:
