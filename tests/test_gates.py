@@ -83,3 +83,16 @@ def test_score_gate_exit_code_3_and_junit(tmp_path, capsys):
     assert main(args + ["--fail-if", f"latency_p90_s>{p90 + 0.01}"]) == 0
     assert main(args + ["--fail-if", "p_human_mean<0.3"]) == EXIT_GATE  # judge off: not measured
     assert main(args + ["--fail-if", "latency_p99_s>1"]) == 2  # a typo is a usage error
+
+
+def test_unknown_metric_hint_puts_the_nearest_name_first():
+    """'latency_p90' listed six 'latency…' names (a new user's trial); the nearest spelling comes
+    first, and a name held whole inside others ('p_human') finds them instead of every 'p…'."""
+    from livejudge.commands.gates import parse_gate
+
+    with pytest.raises(ValueError, match=r"did you mean latency_p90_s[,?]"):
+        parse_gate("latency_p90>1.2")
+    with pytest.raises(ValueError) as exc:
+        parse_gate("p_human<0.5")
+    hint = str(exc.value).split("did you mean ")[1].split("?")[0].split(", ")
+    assert hint and all("p_human" in k for k in hint), hint

@@ -116,7 +116,13 @@ def parse_gate(text: str) -> Gate:
                          f"(OP one of {' '.join(OPS)})")
     name, op, num = m.groups()
     if name not in known_metrics():
-        close = [k for k in known_metrics() if name.split("_")[0] in k][:6]
+        import difflib
+
+        # the nearest names first ('latency_p90' → latency_p90_s alone); then same-prefix ones
+        known = known_metrics()
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.8)
+        if not close:  # names holding it whole ('p_human' → mean_p_human), then its first word
+            close = ([k for k in known if name in k] or [k for k in known if name.split("_")[0] in k.split("_")])[:6]
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise ValueError(f"bad --fail-if {text!r}: unknown metric {name!r}{hint} "
                          "(metrics: the keys of the result's summary, p_human_mean, dim_<dimension id>)")
