@@ -241,3 +241,16 @@ def test_every_threshold_is_named_and_the_report_shows_the_name():
     d = Verdict("pause", "waited", True, 1.0, 0.8, 1.8, cfg.pause_min_s, "HEURISTIC").to_dict()
     assert _threshold_cell(d) == f"{cfg.pause_min_s:.2f} min pause"
     assert _threshold_cell({**d, "threshold_s": None}) == "–"
+
+
+def test_a_late_start_into_a_pause_is_judged_by_its_latency_alone():
+    """The agent started 1.83 s into a caller's pause and the caller went on: "latency 1.83 s:
+    slower [FLAG]" and "cut into the caller's pause [FLAG]" for one start, so no start could pass
+    (a new user's trial). A start later than the human band's edge (0.742 s) into the silence took a
+    turn a person would have taken too: only its latency is judged. An early one is still a cut-in."""
+    early = [S("user", 0.0, 1.0), S("agent", 1.4, 4.5), S("user", 1.7, 4.0), S("agent", 5.0, 7.0)]
+    late = [S("user", 0.0, 1.0), S("agent", 1.9, 4.5), S("user", 2.2, 4.0), S("agent", 5.0, 7.0)]
+    ve = [(v.kind, v.outcome) for v in verdicts(analyze(early)) if v.kind in ("pause", "latency")]
+    vl = [(v.kind, v.outcome) for v in verdicts(analyze(late)) if v.kind in ("pause", "latency")]
+    assert ve == [("pause", "cut_in"), ("latency", "human")]
+    assert vl == [("latency", "s2s")]

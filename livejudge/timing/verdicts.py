@@ -20,9 +20,10 @@ Kinds, their outcomes (the first outcome of each list is the human-like one, ``o
   "stop" look alike).
 * ``pause`` (a silence inside the caller's speech, the caller then goes on): ``waited`` (no
   agent turn started in it; only pauses of ``pause_min_s``–``pause_max_s`` get a verdict) or
-  ``cut_in`` (an agent turn started in the silence and the caller resumed within
-  ``resume_window_s`` of that start). value_s = how long the caller had paused: pause length
-  (waited), agent onset − pause start (cut in).
+  ``cut_in`` (an agent turn started in the silence, at most ``RESPONSE_LATENCY_HUMAN.high_s``
+  into it, and the caller resumed within ``resume_window_s`` of that start; a later start took a
+  turn a person would have taken too, and its ``latency`` verdict judges it: HEURISTIC).
+  value_s = how long the caller had paused: pause length (waited), agent onset − pause start (cut in).
 * ``talk_over`` (an agent turn starts while the caller's speech is sounding):
   ``early_start`` (the caller's turn ends within ``talk_over_grace_s`` of the agent's start:
   an anticipated end, as humans do) or ``talk_over``. value_s = time both talked.
@@ -339,7 +340,11 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
         j = bisect.bisect_right(agent_on, p0)
         a = agent_on[j] if j < len(agent_on) else math.inf
         if a < p1:
-            if p1 - a <= cfg.resume_window_s:
+            # HEURISTIC: a start later into the silence than the human band's edge (the human mean
+            # answer latency) took a turn a person would have taken too; its latency verdict flags
+            # it as slow, and calling it a cut-in as well left no start that passes (a new user's
+            # trial: "latency 1.83 s [FLAG] · cut into the caller's pause (1.83 s into it) [FLAG]")
+            if p1 - a <= cfg.resume_window_s and a - p0 <= RESPONSE_LATENCY_HUMAN.high_s:
                 out.append(_v("pause", "cut_in", p0, a - p0, p1, cfg.resume_window_s, H))
             continue  # else: the agent answered; the caller spoke later (a transition)
         if cfg.pause_min_s <= p1 - p0 <= cfg.pause_max_s:
