@@ -821,6 +821,43 @@ def fig_lofo_split_caveat() -> str:
             f"{'met' if c_other else 'not met'} on the other.\n\n(from `benchmarks/results/judge_lofo_split_control.json`)")
 
 
+def fig_lofo_draws_v5() -> str:
+    """The v5 whisper readout's LOFO table over three draws of the calibration split, under each way
+    of drawing it (``judge_lofo.py --calib-split voice|family --calib-seed 0|1|2``, combined by
+    ``benchmarks/lofo_draws.py``): per held-out family the mean ROC-AUC over the draws with its
+    range, then the mean per-family and the pooled ROC-AUC. Three decimals, as the rules compare."""
+    voice, fam = _stored("lofo_draws_v5", "judge_lofo_v5_draws_voice", "judge_lofo_v5_draws_family",
+                         how="benchmarks/lofo_draws.py over judge_lofo.py --calib-split voice|family --calib-seed 0 1 2")
+    for r in (voice, fam):
+        if len(r["calib_seeds"]) < 2:
+            raise FigureError("lofo_draws_v5: a table needs at least two draws")
+
+    def cell(s: dict) -> str:
+        return f"{s['mean']:.3f} ({s['min']:.3f}–{s['max']:.3f})"
+
+    rows = [f"| held-out family | `voice` split: ROC-AUC mean (min–max), {len(voice['calib_seeds'])} draws "
+            f"| `family` split, {len(fam['calib_seeds'])} draws |", "|---|---|---|"]
+    for f in sorted(set(voice["families"]) | set(fam["families"])):
+        a, b = voice["families"].get(f, {}).get("auc"), fam["families"].get(f, {}).get("auc")
+        rows.append(f"| {f} | {cell(a) if a else '–'} | {cell(b) if b else '–'} |")
+    rows.append(f"| **mean per-family** | {cell(voice['mean_family_auc'])} | {cell(fam['mean_family_auc'])} |")
+    rows.append(f"| **pooled** | {cell(voice['pooled_auc'])} | {cell(fam['pooled_auc'])} |")
+
+    def means(r: dict, k: str) -> float:
+        vals = [v[k]["mean"] for v in r["families"].values() if k in v]
+        return sum(vals) / len(vals)
+
+    rows.append(f"| people / machines mean P(human), averaged over families | "
+                f"{means(voice, 'p_human_h'):.2f} / {means(voice, 'p_human_m'):.2f} | "
+                f"{means(fam, 'p_human_h'):.2f} / {means(fam, 'p_human_m'):.2f} |")
+    stored, same = _stored("lofo_draws_v5", "judge_lofo_protocol_v5", "lofo_draws_v5/v5_voice_s0",
+                           how="the stored v5 run, and this corpus's voice-split draw with calibration seed 0")
+    return ("\n".join(rows) + f"\n\nThe stored v5 run (`judge_lofo_protocol_v5.json`, the corpus build it was run on): "
+            f"pooled ROC-AUC {stored['pooled_auc']:.3f}; the rebuilt corpus, the same command and draw (`voice`, "
+            f"calibration seed 0): {same['pooled_auc']:.3f}.\n\n(from `benchmarks/results/judge_lofo_v5_draws_voice.json`, "
+            "`benchmarks/results/judge_lofo_v5_draws_family.json` and the six runs in `benchmarks/results/lofo_draws_v5/`)")
+
+
 def fig_refit_v11() -> str:
     """v11 (0.2.0 ⊕ the stage-2 CNN) under its rule (benchmarks/experiments/refit_v6/README.md, v11): S1's
     LOFO table (v5 fold heads vs the blend with the CNN's fold networks, round 2's folds), S2's eight
@@ -953,6 +990,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "frame_wild_r3": fig_frame_wild_r3,
     "refit_v11": fig_refit_v11,
     "lofo_split_caveat": fig_lofo_split_caveat,
+    "lofo_draws_v5": fig_lofo_draws_v5,
     "commercial_engines": fig_commercial_engines,
     "commercial_engines_030": fig_commercial_engines_030,
     "commercial_shipped": fig_commercial_shipped,

@@ -283,3 +283,14 @@ def test_rules_footer_names_each_rule_once():
     assert "lower is better: yield_mean_s, agent_talk_over_count" in text
     assert "higher is better: mean_p_human, dimensions (1 machine-like … 5 human-like)" in text
     assert "latency_p50_s, latency_p90_s" in text and "overlap_ratio" not in text
+
+
+def test_different_verdict_thresholds_are_noted(tmp_path):
+    """Two scores of one call, one with --yield-max-s 0.3, differed by a flagged moment and compare
+    said "worse" with no note (a new user's trial): the verdict thresholds are a setting too."""
+    a = {**_doc(1.0, 1.2, 0.3, 0.5, 3.0), "verdict_config": {"yield_max_s": 1.0}}
+    b = {**a, "verdict_config": {"yield_max_s": 0.3}}
+    (tmp_path / "a.json").write_text(json.dumps(a))
+    (tmp_path / "b.json").write_text(json.dumps(b))
+    assert compare([tmp_path / "a.json", tmp_path / "b.json"])["settings_differ"] == ["verdict thresholds"]
+    assert compare([tmp_path / "a.json", tmp_path / "a.json"])["settings_differ"] == []

@@ -248,9 +248,10 @@ def test_end_of_call_line_names_talked_through_barge_ins_and_flagged_moments(cap
     sm = {"latency_p50_s": 0.32, "latency_p90_s": 1.23, "latency_count": 5, "barge_in_count": 5,
           "user_barge_in_count": 5, "agent_talk_over_count": 1, "backchannel_count": 2, "mean_p_human": 0.02,
           "judged_windows": 4, "dropped_windows": 0, "verdict_barge_in_talked_through_count": 3,
-          "verdict_moment_count": 12, "verdict_flagged_moment_count": 9}
+          "verdict_moment_count": 12, "verdict_flagged_moment_count": 9, "no_evidence_windows": 1}
     print_summary({"duration_s": 48.1, "summary": sm})
     err = capsys.readouterr().err
+    assert "windows 4 judged (1 without evidence), 0 dropped" in err, err  # as the report's card says
     assert "barge-ins by the user 5 (talked through 3), agent talk-overs 1 · flagged moments 9/12 ·" in err, err
     print_summary({"duration_s": 48.1, "summary": {**sm, "verdict_barge_in_talked_through_count": 0}})
     assert "barge-ins by the user 5, agent talk-overs 1 · flagged moments 9/12 ·" in capsys.readouterr().err

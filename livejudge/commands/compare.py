@@ -151,7 +151,10 @@ def _settings(doc: dict) -> dict:
     src = doc.get("source") or {}
     # the head's version too: 0.2.0 and 0.3.0 of one head score the same call differently
     version = f" {ji['head_version']}" if ji.get("head_version") else ""
-    return {"pipeline config": doc.get("config"), "transcripts (--asr)": src.get("asr"),
+    # the verdict thresholds too: --yield-max-s 0.3 made one more flagged moment of the same audio,
+    # and compare called it "worse" without a note (a new user's trial)
+    return {"pipeline config": doc.get("config"), "verdict thresholds": doc.get("verdict_config"),
+            "transcripts (--asr)": src.get("asr"),
             "judge": None if not ji else f"{ji.get('backbone')} / {ji.get('head')}{version}"}
 
 
@@ -231,7 +234,7 @@ def compare(paths: list[str | Path]) -> dict:
                      "changes": changes, "verdicts": verdicts, "rule": rule.text, "rule_short": rule.short})
     # calls measured with different settings: the changes mix the agent's and the settings' effects
     differ = []
-    for key in ("pipeline config", "transcripts (--asr)", "judge"):
+    for key in ("pipeline config", "verdict thresholds", "transcripts (--asr)", "judge"):
         seen = [c[3].get(key) for c in cols if c[3]]
         if len(seen) > 1 and any(v != seen[0] for v in seen[1:]):
             differ.append(key)

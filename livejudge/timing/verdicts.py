@@ -404,7 +404,7 @@ _THRESHOLD_NAMES: dict[tuple[str, str], str] = {
     ("backchannel", "held"): "false-yield window", ("backchannel", "yielded"): "false-yield window",
     ("pause", "cut_in"): "caller resumed within", ("pause", "waited"): "min pause",
     ("talk_over", "early_start"): "talk-over grace", ("talk_over", "talk_over"): "talk-over grace",
-    ("dead_air", "caller_silent"): "dead air from", ("dead_air", "agent_silent"): "dead air from",
+    ("dead_air", "caller_silent"): "min silence", ("dead_air", "agent_silent"): "min silence",
     ("latency", "human"): "human mean", ("latency", "early"): "−talk-over grace",
     ("latency", "overlapped"): "−talk-over grace", ("latency", "s2s"): "human mean",
     ("latency", "beyond_s2s"): "slowest S2S",
@@ -586,7 +586,7 @@ def joined_text(kind: str, outcome: str, value_s: float | None, threshold_s: flo
         return same_silence_text(threshold_s, ok)
     val = "–" if value_s is None else f"{float(value_s):.2f} s"
     words = {("talk_over", "talk_over"): f"the same start talks over the caller for {val}",
-             ("talk_over", "early_start"): f"the same start is an early start ({val} before the caller ended)",
+             ("talk_over", "early_start"): f"the caller's last {val} overlapped",
              ("restart", "waited"): "after yielding, it waited for the caller to finish",
              ("pause", "cut_in"): f"the same start cut into the caller's pause ({val} into it)"}
     return f" · {words.get((kind, outcome), kind.replace('_', ' ') + ' ' + outcome)} [{'ok' if ok else 'FLAG'}]"
