@@ -222,6 +222,20 @@ def test_dimensions_sharing_one_score_are_one_row_and_unmeasured_ones_say_so(tmp
     assert r["values"] == [2.0, 2.4] and r["verdicts"][1] == "better"
     assert rows["dim_memory_consistency"]["label"].endswith("(not measured by the head)")
     assert "sharing" not in rows["dim_rhythm"]["label"]
+    # the tables list such rows on one line (ten rows of "–  –  higher" were clutter; a new user's
+    # trial); the JSON keeps them
+    from io import StringIO
+
+    from rich.console import Console
+
+    from livejudge.commands.compare import print_table
+
+    out = StringIO()
+    print_table(compare(paths), Console(file=out, width=200))
+    text = out.getvalue()
+    assert "not measured by the head (no value in any column): memory consistency" in text
+    assert text.count("memory consistency") == 1
+    assert "Not measured by the head (no value in any column): memory consistency." in render_html(compare(paths))
     # another head that does not group them: every row stays
     (tmp_path / "c.json").write_text(json.dumps(doc(2.4, view={"groups": [[d] for d in group], "not_measured": {}})))
     rows = {r["metric"]: r for r in compare([paths[0], tmp_path / "c.json"])["rows"]}

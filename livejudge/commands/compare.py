@@ -221,7 +221,7 @@ def compare(paths: list[str | Path]) -> dict:
         names[f"dim_{g[0]}"] += f" (+{len(g) - 1} sharing its score: {', '.join(short.get(d, d) for d in g[1:])})"
     for d in DIMENSIONS:
         if views and all(d.id in v["not_measured"] for v in views):
-            names[f"dim_{d.id}"] += " (not measured by the head)"
+            names[f"dim_{d.id}"] += NOT_MEASURED_SUFFIX
     metrics = ROWS + [f"dim_{d.id}" for d in DIMENSIONS if f"dim_{d.id}" not in dropped]
     rows = []
     for m in metrics:
@@ -333,7 +333,8 @@ def print_table(doc: dict, console=None) -> None:
         name = rich_escape(clean(Path(c["name"]).name))  # a file name is not markup, nor terminal control
         t.add_column(f"{'A' if i == 0 else chr(ord('A') + i)}: {name}\n({c['kind']})", justify="right")
     t.add_column("better", style="dim", no_wrap=True)
-    for r in doc["rows"]:
+    shown, unmeasured = split_unmeasured(doc["rows"])
+    for r in shown:
         cells = [r["label"]]
         for i, v in enumerate(r["values"]):
             text = _fmt(v, r["metric"])
@@ -347,6 +348,9 @@ def print_table(doc: dict, console=None) -> None:
         cells.append(r["rule_short"])
         t.add_row(*cells)
     console.print(t)
+    if unmeasured:
+        console.print("not measured by the head (no value in any column): " + ", ".join(unmeasured), style="dim",
+                      highlight=False)
     if doc.get("settings_differ"):
         console.print("note: these calls were measured with different " + ", ".join(doc["settings_differ"])
                       + "; part of each change comes from the settings, not the agent", style="yellow",
@@ -356,6 +360,22 @@ def print_table(doc: dict, console=None) -> None:
     console.print("better/worse rules: " + rules_text(doc["rows"])
                   + "; dimensions: mean score over ungated windows; changes within the shown precision "
                   "(half the last digit) are the same.", style="dim", highlight=False)
+
+
+NOT_MEASURED_SUFFIX = " (not measured by the head)"
+
+
+def split_unmeasured(rows: list[dict]) -> tuple[list[dict], list[str]]:
+    """(rows to show, names of the dimension rows no column's head measures and no column has a
+    value for): the tables list the latter on one line instead of ten rows of "–  –  higher" (a new
+    user's trial). The JSON keeps every row. Pure."""
+    shown, names = [], []
+    for r in rows:
+        if r["label"].endswith(NOT_MEASURED_SUFFIX) and all(v is None for v in r["values"]):
+            names.append(r["label"][: -len(NOT_MEASURED_SUFFIX)].split(" ", 1)[-1])
+        else:
+            shown.append(r)
+    return shown, names
 
 
 def rules_text(rows: list[dict]) -> str:
@@ -382,7 +402,8 @@ def render_html(doc: dict) -> str:
     cols = doc["columns"]
     head = "".join(f"<th>{e(Path(c['name']).name)}<br><small>{e(c['kind'])}</small></th>" for c in cols)
     body = []
-    for r in doc["rows"]:
+    shown, unmeasured = split_unmeasured(doc["rows"])
+    for r in shown:
         cells = []
         for i, v in enumerate(r["values"]):
             vd = r["verdicts"][i] if i else ""
@@ -401,7 +422,9 @@ def render_html(doc: dict) -> str:
                f"{e(', '.join(doc['settings_differ']))}; part of each change comes from the settings, "
                "not the agent.</p>" if doc.get("settings_differ") else "")
             + "".join(f"<p class='worse'>Note: {e(n)}.</p>" for n in doc.get("notes") or [])
-            + f"<table><tr><th>metric</th>{head}<th>rule</th></tr>{''.join(body)}</table></body></html>")
+            + f"<table><tr><th>metric</th>{head}<th>rule</th></tr>{''.join(body)}</table>"
+            + (f"<p class='rule'>Not measured by the head (no value in any column): {e(', '.join(unmeasured))}.</p>"
+               if unmeasured else "") + "</body></html>")
 
 
 def register(sub) -> None:
