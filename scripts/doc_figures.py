@@ -826,7 +826,7 @@ def fig_lofo_draws_v5() -> str:
     of drawing it (``judge_lofo.py --calib-split voice|family --calib-seed 0|1|2``, combined by
     ``benchmarks/lofo_draws.py``): per held-out family the mean ROC-AUC over the draws with its
     range, then the mean per-family and the pooled ROC-AUC. Three decimals, as the rules compare."""
-    voice, fam = _stored("lofo_draws_v5", "judge_lofo_v5_draws_voice", "judge_lofo_v5_draws_family",
+    voice, fam = _stored("lofo_draws_v5", "lofo_draws_v5_voice", "lofo_draws_v5_family",
                          how="benchmarks/lofo_draws.py over judge_lofo.py --calib-split voice|family --calib-seed 0 1 2")
     for r in (voice, fam):
         if len(r["calib_seeds"]) < 2:
@@ -854,8 +854,8 @@ def fig_lofo_draws_v5() -> str:
                            how="the stored v5 run, and this corpus's voice-split draw with calibration seed 0")
     return ("\n".join(rows) + f"\n\nThe stored v5 run (`judge_lofo_protocol_v5.json`, the corpus build it was run on): "
             f"pooled ROC-AUC {stored['pooled_auc']:.3f}; the rebuilt corpus, the same command and draw (`voice`, "
-            f"calibration seed 0): {same['pooled_auc']:.3f}.\n\n(from `benchmarks/results/judge_lofo_v5_draws_voice.json`, "
-            "`benchmarks/results/judge_lofo_v5_draws_family.json` and the six runs in `benchmarks/results/lofo_draws_v5/`)")
+            f"calibration seed 0): {same['pooled_auc']:.3f}.\n\n(from `benchmarks/results/lofo_draws_v5_voice.json`, "
+            "`benchmarks/results/lofo_draws_v5_family.json` and the six runs in `benchmarks/results/lofo_draws_v5/`)")
 
 
 def fig_refit_v11() -> str:
