@@ -369,10 +369,13 @@ def split_unmeasured(rows: list[dict]) -> tuple[list[dict], list[str]]:
     """(rows to show, names of the dimension rows no column's head measures and no column has a
     value for): the tables list the latter on one line instead of ten rows of "–  –  higher" (a new
     user's trial). The JSON keeps every row. Pure."""
+    from livejudge.judge.model.dimensions import DIMENSIONS
+
+    name = {f"dim_{d.id}": d.name for d in DIMENSIONS}  # by the row's metric, not parsed back from its label
     shown, names = [], []
     for r in rows:
         if r["label"].endswith(NOT_MEASURED_SUFFIX) and all(v is None for v in r["values"]):
-            names.append(r["label"][: -len(NOT_MEASURED_SUFFIX)].split(" ", 1)[-1])
+            names.append(name.get(r["metric"], r["metric"]))
         else:
             shown.append(r)
     return shown, names
