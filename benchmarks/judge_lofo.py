@@ -331,11 +331,17 @@ def embed_calls(calls, cache_file: Path | None):
     return X, G, P, bb.encoder.n_calls, secs
 
 
-CALIB_SPLITS = ("voice", "family")
+CALIB_SPLITS = ("voice", "family", "family-keep-small")
 """How ``calib_split`` draws the calibration voices: ``voice`` (the default, every stored run so far):
 ~25 % of each class's voices drawn over all families at once; ``family``: drawn within each machine
 family and each human group, never a family's or group's only voice (refit_v6/README.md, "v13
-result": a single-voice family could leave the fit whole under ``voice``)."""
+result": a single-voice family could leave the fit whole under ``voice``); ``family-keep-small``:
+as ``family``, but a family or group of fewer than ``KEEP_SMALL_BELOW`` voices stays whole in the
+fit (tests the hypothesis in docs/judge.md that ``family`` loses by taking 1 of a small family's 2-3
+voices)."""
+
+KEEP_SMALL_BELOW = 4
+"""``family-keep-small``: families and groups with fewer voices than this give none to calibration."""
 
 
 def calib_split(meta, train_idx, seed: int, by: str = "voice") -> np.ndarray:
@@ -346,8 +352,9 @@ def calib_split(meta, train_idx, seed: int, by: str = "voice") -> np.ndarray:
     ``by`` (``CALIB_SPLITS``): ``voice`` draws 25 % of each class's voices over all families at once,
     so a family with one voice (piper in round 2's corpus) can be drawn whole into calibration and
     never be fitted on; ``family`` draws 25 % within each machine family and each human group and
-    never takes a family's or group's only voice, so every family the fold trains on is in the fit.
-    Raises ValueError for another ``by``."""
+    never takes a family's or group's only voice, so every family the fold trains on is in the fit;
+    ``family-keep-small`` as ``family`` but takes nothing from a family or group of fewer than
+    ``KEEP_SMALL_BELOW`` (4) voices. Raises ValueError for another ``by``."""
     if by not in CALIB_SPLITS:
         raise ValueError(f"calibration split {by!r}: use one of {', '.join(CALIB_SPLITS)}")
     rng = np.random.default_rng(seed)
@@ -365,9 +372,10 @@ def calib_split(meta, train_idx, seed: int, by: str = "voice") -> np.ndarray:
             m = meta[i]
             key = (m["label"], m["family"] if m["label"] == "machine" else m["group"])
             by_key.setdefault(key, set()).add(m["speaker"])
+        smallest = KEEP_SMALL_BELOW if by == "family-keep-small" else 2
         for k in sorted(by_key):
             v = sorted(by_key[k])
-            if len(v) < 2:
+            if len(v) < smallest:
                 continue
             rng.shuffle(v)
             chosen.update((k[0], x) for x in v[:max(1, int(round(0.25 * len(v))))])
@@ -557,7 +565,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calib-split", choices=CALIB_SPLITS, default="voice",
                     help="how the calibration voices are drawn from a fold's training rows (calib_split): voice "
                          "(default, every stored run): 25%% of each class's voices over all families; family: 25%% "
-                         "within each family and human group, never its only voice, so no family leaves the fit")
+                         "within each family and human group, never its only voice, so no family leaves the fit; "
+                         "family-keep-small: as family, but families of 1-3 voices give none")
     ap.add_argument("--sealed", default="benchmarks/results/sealed_split.json", metavar="PATH",
                     help="the sealed test split: drawn once and stored here, reused ever after (issue 19; "
                          "default %(default)s)")

@@ -57,7 +57,7 @@ def test_voice_split_can_take_a_single_voice_family_out_of_the_fit(jl):
     assert lost, "expected some seed to draw the single piper voice into calibration"
 
 
-@pytest.mark.parametrize("by", ["voice", "family"])
+@pytest.mark.parametrize("by", ["voice", "family", "family-keep-small"])
 def test_calibration_reads_only_training_rows_and_keeps_voices_whole(jl, by):
     meta = _meta()
     test = np.array([i for i, m in enumerate(meta) if m["family"] == "kokoro" and m["speaker"] == "k4"])
@@ -88,6 +88,22 @@ def test_family_split_keeps_every_family_and_group_in_the_fit(jl):
         assert len(cal_v) == 3
 
 
+def test_keep_small_split_takes_nothing_from_families_of_under_four_voices(jl):
+    """``family-keep-small``: piper (1 voice), vits (2) and the lone group (1) stay whole in the fit;
+    kokoro (5) and meet (4) each give 25 %, rounded, one voice."""
+    meta = _meta()
+    train = np.arange(len(meta))
+    draws = set()
+    for seed in range(40):
+        fit_v, cal_v = _parts(meta, train, jl.calib_split(meta, train, seed, "family-keep-small"))
+        for key in ("piper", "vits", "lone"):
+            voices = {(m["label"], m["speaker"]) for m in meta if m["family"] == key}
+            assert voices <= fit_v and not voices & cal_v, (seed, key)
+        assert sorted(v[1][0] for v in cal_v) == ["k", "m"], (seed, cal_v)
+        draws.add(frozenset(cal_v))
+    assert len(draws) > 1  # the seed still picks which voice
+
+
 def test_the_split_reaches_every_fit_of_a_fold(jl, monkeypatch):
     """``fold_predict(..., split_by=)`` hands the split to the outer fit and every inner fit (the
     nested Platt step's heads), and ``--calib-split`` is a choice of the CLI."""
@@ -109,4 +125,4 @@ def test_the_split_reaches_every_fit_of_a_fold(jl, monkeypatch):
     assert seen and set(seen) == {"family"} and len(seen) == 2
     with pytest.raises(ValueError, match="calibration split 'speaker'"):
         jl.calib_split(meta, np.arange(len(meta)), 0, "speaker")
-    assert jl.CALIB_SPLITS == ("voice", "family")
+    assert jl.CALIB_SPLITS == ("voice", "family", "family-keep-small")
