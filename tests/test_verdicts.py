@@ -25,6 +25,7 @@ from livejudge.timing.verdicts import (
     VerdictConfig,
     metric_names,
     summarize_verdicts,
+    verdict_text,
     verdicts,
 )
 
@@ -154,6 +155,13 @@ def test_rules_on_hand_made_segments():
     vs = verdicts(analyze([S("agent", 0, 3.3), S("user", 2.0, 5.0), S("agent", 5.4, 7.0)]), cfg)
     bi = find(vs, "barge_in", 2.0)
     assert (bi.outcome, bi.value_s, bi.ok) == ("slow_yield", pytest.approx(1.3), False)
+    # talked through (the agent talks on past the caller's end): the value is how long both
+    # talked, the caller's whole turn
+    for agent_end, user_end, both in ((6.0, 4.0, 2.0), (9.0, 4.5, 2.5)):
+        vs = verdicts(analyze([S("agent", 0, agent_end), S("user", 2.0, user_end)]), cfg)
+        bi = find(vs, "barge_in", 2.0)
+        assert (bi.outcome, bi.value_s, bi.ok) == ("talked_through", pytest.approx(both), False)
+        assert verdict_text(bi).endswith(f"agent talked through, both talked {both:.2f} s [FLAG]")
     # a 2.5 s caller silence with the agent silent is not a pause (pause_max_s 2.0): dead air
     vs = verdicts(analyze([S("user", 0, 1), S("user", 3.5, 4.5), S("agent", 5, 6)]), cfg)
     assert find(vs, "pause", 1.0) is None

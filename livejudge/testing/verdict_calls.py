@@ -77,7 +77,7 @@ def rude_call(seed: int = 4, vary: bool = False, **line):
     a = b.agent("espeak_reply_01", gap_s=lat)
     planted.append(("latency", "s2s", a.onset_s, lat))
     bi = b.user("cmu_numbers", barge_in_after_s=2.0, agent_yield_s=None)  # inside 1.6–3.43 s of speech
-    planted.append(("barge_in", "talked_through", bi.onset_s, None))
+    planted.append(("barge_in", "talked_through", bi.onset_s, bi.offset_s - bi.onset_s))
     a2 = b.agent("espeak_reply_02", at_s=a.offset_s + 1.0, max_s=2.3)
     bc = b.backchannel("user", "cmu_cards_004", after_onset_s=(a2.offset_s - a2.onset_s) - 0.45, max_s=0.35)
     assert a2.offset_s - bc.offset_s < 0.35  # the agent stops right after the caller's "mm"
@@ -87,7 +87,8 @@ def rude_call(seed: int = 4, vary: bool = False, **line):
     a3 = b.agent("espeak_reply_03", at_s=u3.offset_s + pause)  # cuts into the caller's pause
     u4 = b.user("cmu_goforward", at_s=u3.offset_s + pause + resume)
     planted.append(("pause", "cut_in", u3.offset_s, pause))
-    planted.append(("barge_in", "talked_through", u4.onset_s, None))  # the caller goes on into it
+    # the caller goes on into it; both talk for the caller's whole turn
+    planted.append(("barge_in", "talked_through", u4.onset_s, u4.offset_s - u4.onset_s))
     a4 = b.agent("espeak_reply_04", at_s=max(u4.offset_s, a3.offset_s) + 0.6)
     u5 = b.user("librivox_austen_0930", barge_in_after_s=1.5, agent_yield_s=0.3)
     planted.append(("barge_in", "yielded", u5.onset_s, "truth"))

@@ -10,7 +10,9 @@ Kinds, their outcomes (the first outcome of each list is the human-like one, ``o
 * ``barge_in`` (the caller starts a turn while the agent talks): ``yielded`` (the agent
   stopped within ``yield_max_s``), ``slow_yield`` (stopped later), ``talked_through`` (kept
   talking to the end of its turn). value_s = time to yield, caller onset → agent offset
-  (Full-Duplex-Bench's stop latency), None when talked through.
+  (Full-Duplex-Bench's stop latency); when talked through, the time both talked: the caller's
+  whole barge-in turn, onset → offset, since the agent talked on past its end (None when the
+  caller's turn is unknown).
 * ``backchannel`` (a caller backchannel inside an agent turn): ``held`` (the agent talked on
   more than ``backchannel_yield_window_s`` after it ended) or ``yielded`` (stopped within
   that window: a false yield). value_s = agent offset − backchannel onset. An agent that stops
@@ -281,7 +283,9 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
         ut = user_turn_at.get(b.onset_s)  # the barge-in is the onset of the caller's turn
         settle = ut.offset_s if ut is not None else b.onset_s
         if b.yield_s is None:
-            out.append(_v("barge_in", "talked_through", b.onset_s, None, settle, cfg.yield_max_s, H))
+            # how long both talked: the caller's whole turn (the agent talked on past its end)
+            both = ut.offset_s - b.onset_s if ut is not None else None
+            out.append(_v("barge_in", "talked_through", b.onset_s, both, settle, cfg.yield_max_s, H))
             continue
         if ut is not None and ut.duration_s < cfg.backchannel_max_s:
             # a short caller utterance the agent stopped for: a backchannel if the agent speaks
@@ -437,7 +441,8 @@ def verdict_text(v: Verdict) -> str:
     words = {
         ("barge_in", "yielded"): f"barge-in: agent yielded in {val}",
         ("barge_in", "slow_yield"): f"barge-in: agent yielded late, {val}",
-        ("barge_in", "talked_through"): "barge-in: agent talked through",
+        ("barge_in", "talked_through"): ("barge-in: agent talked through" if v.value_s is None
+                                          else f"barge-in: agent talked through, both talked {val}"),
         ("backchannel", "held"): "caller backchannel: agent held",
         ("backchannel", "yielded"): f"caller backchannel: agent stopped ({val} after it began), false yield",
         ("pause", "waited"): f"caller paused {val}: agent waited",
