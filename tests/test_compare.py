@@ -308,3 +308,51 @@ def test_different_verdict_thresholds_are_noted(tmp_path):
     (tmp_path / "b.json").write_text(json.dumps(b))
     assert compare([tmp_path / "a.json", tmp_path / "b.json"])["settings_differ"] == ["verdict thresholds"]
     assert compare([tmp_path / "a.json", tmp_path / "a.json"])["settings_differ"] == []
+
+
+def test_a_timing_change_within_the_measured_error_is_the_same(tmp_path):
+    """p90 1.26 → 1.23 s on the same agent read "better" (a new user's trial): a latency or yield
+    change no larger than the measured timing error (one measurement's p95 |error| on
+    vad_bounds' target set) is "same"; a larger one keeps its verdict. P(human) and the counts
+    keep the shown-precision rule."""
+    from livejudge.commands.compare import SAME_TEXT, TIMING_TOLERANCE_S, verdict
+    from livejudge.timing.metrics import MEASURED_TIMING_ERROR as E
+
+    lat, yld = E.latency_p95_abs_s, E.yield_p95_abs_s
+    assert 0.0 < lat < yld < 0.5
+    assert TIMING_TOLERANCE_S == {"latency_p50_s": lat, "latency_p90_s": lat, "yield_mean_s": yld}
+    assert verdict("latency_p90_s", 1.26, 1.23) == "same"
+    assert verdict("latency_p90_s", 1.26, 1.26 - lat + 0.005) == "same"
+    assert verdict("latency_p90_s", 1.26, 1.26 - lat - 0.01) == "better"
+    assert verdict("latency_p50_s", 0.80, 0.80 + lat + 0.01) == "worse"
+    assert verdict("latency_p50_s", 0.30, 0.60) == "same"  # both inside the human band, as before
+    assert verdict("yield_mean_s", 0.40, 0.40 + yld - 0.01) == "same"
+    assert verdict("yield_mean_s", 0.40, 0.40 + yld + 0.01) == "worse"
+    assert verdict("mean_p_human", 0.00, 0.02) == "better"  # no measured tolerance for P(human)
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(_doc(1.20, 1.26, 0.2, 0.5, 2.0)))
+    b.write_text(json.dumps(_doc(1.18, 1.23, 0.2, 0.5, 2.0)))
+    doc = compare([a, b])
+    rows = {r["metric"]: r for r in doc["rows"]}
+    assert rows["latency_p90_s"]["verdicts"] == ["same", "same"] and rows["latency_p50_s"]["verdicts"][1] == "same"
+    assert doc["timing_tolerance_s"] == TIMING_TOLERANCE_S
+    assert f"latency {lat * 1000:.0f} ms" in SAME_TEXT and f"yield {yld * 1000:.0f} ms" in SAME_TEXT
+    assert SAME_TEXT[1:] in render_html(doc)
+
+
+def test_the_timing_error_is_the_stored_benchmark_run():
+    """MEASURED_TIMING_ERROR and the docs' figures come from the stored vad_bounds run."""
+    from pathlib import Path
+
+    from livejudge.timing.metrics import MEASURED_TIMING_ERROR as E
+
+    root = Path(__file__).resolve().parents[1]
+    run = json.loads((root / "benchmarks/results/vad_bounds_target.json").read_text())
+    st = run["summary"]["adaptive"]
+    assert E.latency_p95_abs_s == pytest.approx(st["latency_p95_abs_ms"] / 1000, abs=5e-5)
+    assert E.yield_p95_abs_s == pytest.approx(st["yield_p95_abs_ms"] / 1000, abs=5e-5)
+    assert "--sets target" in run["command"] and run["commit"]
+    assert "vad_bounds_target.json" in E.source
+    cli = (root / "docs/cli.md").read_text()
+    assert (f"of one latency {st['latency_p95_abs_ms']:.0f} ms, of one yield {st['yield_p95_abs_ms']:.0f} ms"
+            in cli)

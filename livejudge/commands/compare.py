@@ -45,7 +45,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from livejudge.timing.metrics import RESPONSE_LATENCY_HUMAN, TYPICAL_GAP_S
+from livejudge.timing.metrics import MEASURED_TIMING_ERROR, RESPONSE_LATENCY_HUMAN, TYPICAL_GAP_S
 
 
 @dataclass(frozen=True)
@@ -204,7 +204,9 @@ def load_column(path: str | Path) -> tuple[str, dict, str, dict, dict | None]:
 
 def compare(paths: list[str | Path]) -> dict:
     """The comparison document: ``{"columns": [{name, kind}], "rows": [{metric, label, values,
-    changes, verdicts, rule}]}``; changes and verdicts are against the first column."""
+    changes, verdicts, rule}], "settings_differ", "notes", "timing_tolerance_s"}``; changes and
+    verdicts are against the first column; ``timing_tolerance_s`` ({metric: seconds}) holds the
+    measured timing error within which a timing row's change reads "same" (``TIMING_TOLERANCE_S``)."""
     from livejudge.judge.model.dimensions import DIMENSIONS
 
     cols = [load_column(p) for p in paths]
@@ -244,7 +246,7 @@ def compare(paths: list[str | Path]) -> dict:
         # blamed "part of each change" on it)
         differ.remove("transcripts (--asr)")
     out = {"columns": [{"name": c[0], "kind": c[2], "settings": c[3]} for c in cols], "rows": rows,
-           "settings_differ": differ}
+           "settings_differ": differ, "timing_tolerance_s": dict(TIMING_TOLERANCE_S)}
     out["notes"] = tradeoff_notes(out)
     return out
 
@@ -283,11 +285,23 @@ def display_step(metric: str) -> float:
     return 0.1 if metric.startswith("dim_") else 0.01
 
 
+TIMING_TOLERANCE_S: dict[str, float] = {
+    "latency_p50_s": MEASURED_TIMING_ERROR.latency_p95_abs_s,
+    "latency_p90_s": MEASURED_TIMING_ERROR.latency_p95_abs_s,
+    "yield_mean_s": MEASURED_TIMING_ERROR.yield_p95_abs_s,
+}
+"""Rows whose change is judged against the measured timing error, seconds
+(``timing.metrics.MEASURED_TIMING_ERROR``, HEURISTIC: one measurement's p95 |error| on
+``benchmarks/vad_bounds.py``'s target set): a p90 of 1.26 → 1.23 s on the same agent was called
+"better" (a new user's trial), a change the detector cannot tell from its own error."""
+
+
 def verdict(metric: str, base: float | None, new: float | None) -> str:
     """``rule_for(metric).verdict`` with the table's precision as tolerance: a change of the
     distance to the human reference within half a shown digit, or values that print the same
-    (intonation 3.1 → 3.1), is "same", never "better" or "worse"."""
-    v = rule_for(metric).verdict(base, new, tol=display_step(metric) / 2)
+    (intonation 3.1 → 3.1), is "same", never "better" or "worse"; for the timing rows of
+    ``TIMING_TOLERANCE_S`` a change within the measured timing error is "same" too."""
+    v = rule_for(metric).verdict(base, new, tol=max(display_step(metric) / 2, TIMING_TOLERANCE_S.get(metric, 0.0)))
     if v in ("better", "worse") and _fmt(base, metric) == _fmt(new, metric):
         return "same"
     return v
@@ -358,9 +372,13 @@ def print_table(doc: dict, console=None) -> None:
     for note in doc.get("notes") or []:
         console.print("note: " + rich_escape(clean(note)), style="yellow", highlight=False)
     console.print("better/worse rules: " + rules_text(doc["rows"])
-                  + "; dimensions: mean score over ungated windows; changes within the shown precision "
-                  "(half the last digit) are the same.", style="dim", highlight=False)
+                  + "; dimensions: mean score over ungated windows; " + SAME_TEXT, style="dim", highlight=False)
 
+
+SAME_TEXT = (f"changes within the shown precision (half the last digit), or within the measured timing error "
+             f"(latency {MEASURED_TIMING_ERROR.latency_p95_abs_s * 1000:.0f} ms, yield "
+             f"{MEASURED_TIMING_ERROR.yield_p95_abs_s * 1000:.0f} ms: p95 |error|, benchmarks/vad_bounds.py), are the same.")
+"""The tables' footer on "same" (terminal, markdown and HTML say it alike)."""
 
 NOT_MEASURED_SUFFIX = " (not measured by the head)"
 
@@ -427,7 +445,7 @@ def render_html(doc: dict) -> str:
             + "".join(f"<p class='worse'>Note: {e(n)}.</p>" for n in doc.get("notes") or [])
             + f"<table><tr><th>metric</th>{head}<th>rule</th></tr>{''.join(body)}</table>"
             + (f"<p class='rule'>Not measured by the head (no value in any column): {e(', '.join(unmeasured))}.</p>"
-               if unmeasured else "") + "</body></html>")
+               if unmeasured else "") + f"<p class='rule'>{e(SAME_TEXT[0].upper() + SAME_TEXT[1:])}</p></body></html>")
 
 
 def register(sub) -> None:
