@@ -40,8 +40,6 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import json  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 from dataclasses import replace  # noqa: E402
 
@@ -211,15 +209,6 @@ def run_condition(calls: int, rate: int, vad: VADConfig, seed0: int = 0, **line)
     return merge(rows)
 
 
-def _commit() -> str | None:
-    """The repository's commit when the run was made (stored with its JSON)."""
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=os.path.dirname(os.path.abspath(__file__)),
-                              capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-
-
 def grid(quick: bool) -> list[dict]:
     """The conditions: (name, rate, DialogueBuilder options)."""
     out = []
@@ -259,7 +248,6 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="seed of the first random call (a second seed checks for overfitting)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
-    started_utc = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     t0 = time.perf_counter()
     vads = {}
     for det in args.vad.split(","):
@@ -315,9 +303,7 @@ def main() -> None:
     print(f"\n{time.perf_counter() - t0:.0f} s")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"command": "python benchmarks/vad_bounds.py " + " ".join(sys.argv[1:]), "commit": _commit(),
-                       "started_utc": started_utc, "rows": rows, "summary": summary,
-                       "calls_per_condition": args.calls}, f, indent=2)
+            json.dump({"rows": rows, "summary": summary, "calls_per_condition": args.calls}, f, indent=2)
 
 
 if __name__ == "__main__":

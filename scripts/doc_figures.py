@@ -263,7 +263,27 @@ def _render_verdict_settle(res: dict) -> str:
             f"{res['calls']} built calls")
 
 
+def _render_vad_bounds(r: dict) -> str:
+    st = r["summary"]["adaptive"]
+    return (f"target set: response-latency error median {st['latency_med_ms']:g} ms, p95 absolute error "
+            f"{st['latency_p95_abs_ms']:g} ms over {st['n_latency']} latencies; yield p95 absolute error "
+            f"{st['yield_p95_abs_ms']:g} ms over {st['n_yield']}; barge-in recall {st['barge_in_recall']:g}; "
+            f"backchannels right {st['backchannels_right']:g}")
+
+
+def fig_timing_tolerance() -> str:
+    """compare's "same" tolerance for timing rows (``livejudge.timing.metrics.MEASURED_TIMING_ERROR``)."""
+    r = _result("vad_bounds")
+    if r is None:
+        return "No stored run (`python scripts/doc_figures.py --produce vad_bounds`)."
+    st = r["result"]["summary"]["adaptive"]
+    return (f"The measured timing error: p95 |error| of one latency {st['latency_p95_abs_ms']:.0f} ms, of one "
+            f"yield {st['yield_p95_abs_ms']:.0f} ms ({st['n_latency']} latencies and {st['n_yield']} yields of "
+            f"`{r['command']}`: noise −55…−40 dBFS, room tails and breaths, 8/16/48 kHz). {_src('vad_bounds')}")
+
+
 RENDER: dict[str, Callable[[dict], str]] = {
+    "vad_bounds": _render_vad_bounds,
     "pipeline_speed": _render_pipeline_speed,
     "judge_whisper_speed": _render_judge_whisper_speed,
     "verdict_settle": _render_verdict_settle,
@@ -974,6 +994,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "test_times": fig_test_times,
     "meter_example": fig_meter_example,
     "benchmarks_table": fig_benchmarks_table,
+    "timing_tolerance": fig_timing_tolerance,
     "verdict_settle": fig_verdict_settle,
     "data_batch2": fig_data_batch2,
     "frame_lofo": fig_frame_lofo,
@@ -1129,6 +1150,7 @@ PRODUCE: dict[str, Callable[[], None]] = {
     "judge_whisper_speed": lambda: _produce_json_benchmark("judge_whisper_speed", ["--minutes", "10"]),
     "meter_example": _produce_meter_example,
     "verdict_settle": lambda: _produce_json_benchmark("verdict_settle", ["--seeds", "4"]),
+    "vad_bounds": lambda: _produce_json_benchmark("vad_bounds", ["--sets", "target"]),
 }
 
 

@@ -347,12 +347,13 @@ def test_the_timing_error_is_the_stored_benchmark_run():
     from livejudge.timing.metrics import MEASURED_TIMING_ERROR as E
 
     root = Path(__file__).resolve().parents[1]
-    run = json.loads((root / "benchmarks/results/vad_bounds_target.json").read_text())
-    st = run["summary"]["adaptive"]
+    run = json.loads((root / "benchmarks/results/vad_bounds.json").read_text())
+    st = run["result"]["summary"]["adaptive"]
     assert E.latency_p95_abs_s == pytest.approx(st["latency_p95_abs_ms"] / 1000, abs=5e-5)
     assert E.yield_p95_abs_s == pytest.approx(st["yield_p95_abs_ms"] / 1000, abs=5e-5)
     assert "--sets target" in run["command"] and run["commit"]
-    assert "vad_bounds_target.json" in E.source
+    assert "benchmarks/results/vad_bounds.json" in E.source
+    assert f"{st['n_latency']} latencies, {st['n_yield']} yields" in E.source
     cli = (root / "docs/cli.md").read_text()
     assert (f"of one latency {st['latency_p95_abs_ms']:.0f} ms, of one yield {st['yield_p95_abs_ms']:.0f} ms"
             in cli)
