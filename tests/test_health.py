@@ -53,6 +53,27 @@ def test_swapped_channels_with_speakerphone_echo():
     assert [x.code for x in w] == ["channel_swap"] and "--user-channel 1" in w[0].message
 
 
+@pytest.mark.parametrize("line", [dict(), dict(noise_dbfs=-47.0, noise_kind="babble"),
+                                  dict(noise_dbfs=-50.0, telephone_line=True), dict(noise_dbfs=-60.0)])
+def test_swapped_channels_without_echo_by_the_noise_floors(line):
+    """A Pipecat recording pads the bot track with zero bytes between utterances, while the caller's
+    microphone always carries noise: built so (noise on the caller's side only, −60…−47 dBFS, also
+    through a telephone line), the usual order gives no warning and the swapped one a channel_swap
+    naming the cue; noise on both sides, or on neither, says nothing of the order."""
+    d = example_dialogue(seed=1, noise_channels=("user",), **line)
+    assert check_input(d.call.user, d.call.agent) == []
+    w = check_input(d.call.agent, d.call.user)
+    assert [x.code for x in w] == ["channel_swap"]
+    assert "digital silence" in w[0].message and "--user-channel 1" in w[0].message and "synthetic" in w[0].message
+    assert 0.2 <= w[0].value <= 1.0
+    live = check_input(d.call.agent, d.call.user, live=True)
+    assert [x.code for x in live] == ["channel_swap"] and "wrong way round" in live[0].message
+    assert check_input(d.call.agent, d.call.user, swap_test=False) == []
+    for both in (dict(noise_dbfs=None), dict(noise_dbfs=-60.0)):  # zeros on both sides, noise on both
+        e = example_dialogue(seed=1, **both)
+        assert check_input(e.call.agent, e.call.user) == [] and check_input(e.call.user, e.call.agent) == []
+
+
 def test_score_and_check_say_it_everywhere(tmp_path, capsys):
     from livejudge.commands.cli import main
     from livejudge.outputs.html_report import require_matplotlib

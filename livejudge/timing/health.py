@@ -12,7 +12,14 @@
 * ``channel_swap``: the "agent" channel carries an echo of the "user" channel (the echo gate's
   estimate, ``timing.echo.estimate_echo_path``, with the roles reversed, detects leakage) while
   the usual direction shows none: speakerphone echo leaks the agent into the caller's
-  microphone, so the channels are probably swapped.
+  microphone, so the channels are probably swapped. Without echo, a second cue (HEURISTIC): the
+  "user" channel is digital silence between its speech (at least ``DIGITAL_SILENCE_SHARE`` of its
+  30 ms frames below ``DIGITAL_SILENCE_DBFS``) while the "agent" channel never is (at most
+  ``NEVER_DIGITAL_SHARE``): a recorded agent is the side padded with exact zeros between
+  utterances (Pipecat's ``AudioBufferProcessor`` fills the bot track's gaps with zero bytes),
+  a caller's microphone always carries some room or line noise. Skipped when the usual
+  direction of echo shows the order is right. A synthetic caller against an agent recorded after
+  a noisy line also fits the cue; the message says so.
 * ``clipping``: more than ``CLIP_SHARE`` of a channel's samples sit in runs of 3 or more at
   full scale (|x| ≥ ``CLIP_LEVEL``): loud speech was cut off; onsets hold, levels do not.
 * ``dc_offset``: |mean| above ``DC_LEVEL`` (the front end's high-pass removes it; said so a
@@ -55,6 +62,15 @@ LENGTH_MISMATCH_SHARE = 0.02
 """HEURISTIC: two files whose lengths differ by more than this share (and 1 s) mismatch."""
 SWAP_PROBE_S = 120.0
 """HEURISTIC: the channel-swap test reads at most this much of the call, seconds."""
+DIGITAL_SILENCE_DBFS = -90.0
+"""HEURISTIC: a 30 ms frame quieter than this (about one 16-bit step, 3e-5 full scale) is digital
+silence, not a microphone's noise floor, dBFS."""
+DIGITAL_SILENCE_SHARE = 0.2
+"""HEURISTIC: a channel with at least this share of digitally silent frames is padded with zeros
+between its speech (a recorded agent), share of 30 ms frames."""
+NEVER_DIGITAL_SHARE = 0.01
+"""HEURISTIC: a channel with at most this share of digitally silent frames always carries noise
+(a microphone or a line), share of 30 ms frames."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +109,18 @@ def _peak_dbfs(x: np.ndarray, frame: int = int(0.03 * SAMPLE_RATE)) -> float:
     fr = fr - fr.mean(axis=1, keepdims=True)  # DC is not sound
     rms = np.sqrt(np.mean(fr**2, axis=1))
     return float(20 * np.log10(max(float(rms.max()), 1e-6)))
+
+
+def _digital_silence_share(x: np.ndarray, frame: int = int(0.03 * SAMPLE_RATE)) -> float:
+    """Share of 30 ms frames of ``x`` (float32 16 kHz) whose RMS, DC removed, is below
+    ``DIGITAL_SILENCE_DBFS``; 0.0 for less than one frame."""
+    n = len(x) // frame
+    if n == 0:
+        return 0.0
+    fr = x[: n * frame].reshape(n, frame).astype(np.float64)
+    fr = fr - fr.mean(axis=1, keepdims=True)
+    rms = np.sqrt(np.mean(fr**2, axis=1))
+    return float(np.mean(rms < 10 ** (DIGITAL_SILENCE_DBFS / 20)))
 
 
 def _clip_share(x: np.ndarray) -> float:
@@ -160,13 +188,21 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
                 reverse = estimate_echo_path(a[:n], u[:n])
             except ValueError:
                 usual = reverse = None
+            fix = ("the channels are probably swapped; try --user-channel 1 --agent-channel 0" if not live else
+                   "the two sides are probably fed the wrong way round (check which stream is the caller's)")
             if reverse is not None and reverse.detected and not usual.detected:
-                fix = ("the channels are probably swapped; try --user-channel 1 --agent-channel 0" if not live else
-                       "the two sides are probably fed the wrong way round (check which stream is the caller's)")
                 out.append(HealthWarning(
                     "channel_swap", None,
                     f"the agent channel carries an echo of the user channel (correlation {reverse.correlation:.2f}), "
                     f"the reverse of speakerphone echo: {fix}", float(reverse.correlation), DETECT_CORRELATION))
+            elif usual is None or not usual.detected:  # no echo to tell the order: the noise floors
+                du, da = _digital_silence_share(u[:n]), _digital_silence_share(a[:n])
+                if du >= DIGITAL_SILENCE_SHARE and da <= NEVER_DIGITAL_SHARE:
+                    out.append(HealthWarning(
+                        "channel_swap", None,
+                        f"the user channel is digital silence between its speech ({du:.0%} of frames) while the agent "
+                        f"channel always carries noise ({da:.0%}): a recorded agent is usually the zero-padded side "
+                        f"and a microphone never is, unless the caller is synthetic: {fix}", du, DIGITAL_SILENCE_SHARE))
     for c, x in (("user", u), ("agent", a)):
         share = _clip_share(x)
         if share > CLIP_SHARE:
