@@ -843,39 +843,43 @@ def fig_lofo_split_caveat() -> str:
 
 def fig_lofo_draws_v5() -> str:
     """The v5 whisper readout's LOFO table over three draws of the calibration split, under each way
-    of drawing it (``judge_lofo.py --calib-split voice|family --calib-seed 0|1|2``, combined by
-    ``benchmarks/lofo_draws.py``): per held-out family the mean ROC-AUC over the draws with its
-    range, then the mean per-family and the pooled ROC-AUC. Three decimals, as the rules compare."""
-    voice, fam = _stored("lofo_draws_v5", "lofo_draws_v5_voice", "lofo_draws_v5_family",
-                         how="benchmarks/lofo_draws.py over judge_lofo.py --calib-split voice|family --calib-seed 0 1 2")
-    for r in (voice, fam):
+    of drawing it (``judge_lofo.py --calib-split voice|family|family-keep-small --calib-seed 0|1|2``,
+    combined by ``benchmarks/lofo_draws.py``): per held-out family the mean ROC-AUC over the draws
+    with its range, then the mean per-family and the pooled ROC-AUC. Three decimals, as the rules
+    compare. A split without a stored combined run is left out (``family-keep-small`` came later)."""
+    splits = [("voice", "lofo_draws_v5_voice"), ("family", "lofo_draws_v5_family")]
+    splits += [(k, n) for k, n in (("family-keep-small", "lofo_draws_v5_family-keep-small"),) if _result(n) is not None]
+    got = _stored("lofo_draws_v5", *[n for _, n in splits],
+                  how="benchmarks/lofo_draws.py over judge_lofo.py --calib-split SPLIT --calib-seed 0 1 2")
+    for r in got:
         if len(r["calib_seeds"]) < 2:
             raise FigureError("lofo_draws_v5: a table needs at least two draws")
 
     def cell(s: dict) -> str:
         return f"{s['mean']:.3f} ({s['min']:.3f}–{s['max']:.3f})"
 
-    rows = [f"| held-out family | `voice` split: ROC-AUC mean (min–max), {len(voice['calib_seeds'])} draws "
-            f"| `family` split, {len(fam['calib_seeds'])} draws |", "|---|---|---|"]
-    for f in sorted(set(voice["families"]) | set(fam["families"])):
-        a, b = voice["families"].get(f, {}).get("auc"), fam["families"].get(f, {}).get("auc")
-        rows.append(f"| {f} | {cell(a) if a else '–'} | {cell(b) if b else '–'} |")
-    rows.append(f"| **mean per-family** | {cell(voice['mean_family_auc'])} | {cell(fam['mean_family_auc'])} |")
-    rows.append(f"| **pooled** | {cell(voice['pooled_auc'])} | {cell(fam['pooled_auc'])} |")
+    head = [f"`{k}` split: ROC-AUC mean (min–max), {len(r['calib_seeds'])} draws" if i == 0 else
+            f"`{k}` split, {len(r['calib_seeds'])} draws" for i, ((k, _), r) in enumerate(zip(splits, got))]
+    rows = ["| held-out family | " + " | ".join(head) + " |", "|---|" + "---|" * len(got)]
+    for f in sorted(set().union(*(r["families"] for r in got))):
+        cells = [r["families"].get(f, {}).get("auc") for r in got]
+        rows.append(f"| {f} | " + " | ".join(cell(c) if c else "–" for c in cells) + " |")
+    rows.append("| **mean per-family** | " + " | ".join(cell(r["mean_family_auc"]) for r in got) + " |")
+    rows.append("| **pooled** | " + " | ".join(cell(r["pooled_auc"]) for r in got) + " |")
 
     def means(r: dict, k: str) -> float:
         vals = [v[k]["mean"] for v in r["families"].values() if k in v]
         return sum(vals) / len(vals)
 
-    rows.append(f"| people / machines mean P(human), averaged over families | "
-                f"{means(voice, 'p_human_h'):.2f} / {means(voice, 'p_human_m'):.2f} | "
-                f"{means(fam, 'p_human_h'):.2f} / {means(fam, 'p_human_m'):.2f} |")
+    rows.append("| people / machines mean P(human), averaged over families | "
+                + " | ".join(f"{means(r, 'p_human_h'):.2f} / {means(r, 'p_human_m'):.2f}" for r in got) + " |")
     stored, same = _stored("lofo_draws_v5", "judge_lofo_protocol_v5", "lofo_draws_v5/v5_voice_s0",
                            how="the stored v5 run, and this corpus's voice-split draw with calibration seed 0")
+    files = ", ".join(f"`benchmarks/results/{n}.json`" for _, n in splits)
     return ("\n".join(rows) + f"\n\nThe stored v5 run (`judge_lofo_protocol_v5.json`, the corpus build it was run on): "
             f"pooled ROC-AUC {stored['pooled_auc']:.3f}; the rebuilt corpus, the same command and draw (`voice`, "
-            f"calibration seed 0): {same['pooled_auc']:.3f}.\n\n(from `benchmarks/results/lofo_draws_v5_voice.json`, "
-            "`benchmarks/results/lofo_draws_v5_family.json` and the six runs in `benchmarks/results/lofo_draws_v5/`)")
+            f"calibration seed 0): {same['pooled_auc']:.3f}.\n\n(from {files} and the "
+            f"{3 * len(splits)} runs in `benchmarks/results/lofo_draws_v5/`)")
 
 
 def fig_refit_v11() -> str:

@@ -338,6 +338,21 @@ def test_a_timing_change_within_the_measured_error_is_the_same(tmp_path):
     assert doc["timing_tolerance_s"] == TIMING_TOLERANCE_S
     assert f"latency {lat * 1000:.0f} ms" in SAME_TEXT and f"yield {yld * 1000:.0f} ms" in SAME_TEXT
     assert SAME_TEXT[1:] in render_html(doc)
+    import io
+
+    from rich.console import Console
+
+    from livejudge.commands.compare import print_table, rules_text
+
+    buf = io.StringIO()
+    print_table(doc, Console(file=buf, width=220))
+    line = next(x for x in buf.getvalue().splitlines() if "response latency p90" in x)
+    assert "1.23 (-0.03, same)" in line  # a shown change the rules call none says so
+    assert "(+0.0" not in line and "same)" in render_html(doc)
+    # one item per row in the rules line: no row label holds a comma of its own
+    assert "inside it the same" in rules_text(doc["rows"])
+    assert all("," not in r["label"] for r in doc["rows"]
+               if r["rule_short"] in ("lower", "higher") and not r["metric"].startswith("dim_"))
 
 
 def test_the_timing_error_is_the_stored_benchmark_run():

@@ -155,13 +155,25 @@ def test_rules_on_hand_made_segments():
     vs = verdicts(analyze([S("agent", 0, 3.3), S("user", 2.0, 5.0), S("agent", 5.4, 7.0)]), cfg)
     bi = find(vs, "barge_in", 2.0)
     assert (bi.outcome, bi.value_s, bi.ok) == ("slow_yield", pytest.approx(1.3), False)
-    # talked through (the agent talks on past the caller's end): the value is how long both
-    # talked, the caller's whole turn
+    # talked through (the agent talks on past the caller's end): the value is the caller's turn
+    # ("both talked 4.69 s" overstated an overlap the agent's own pauses shorten; a new user's trial)
     for agent_end, user_end, both in ((6.0, 4.0, 2.0), (9.0, 4.5, 2.5)):
         vs = verdicts(analyze([S("agent", 0, agent_end), S("user", 2.0, user_end)]), cfg)
         bi = find(vs, "barge_in", 2.0)
         assert (bi.outcome, bi.value_s, bi.ok) == ("talked_through", pytest.approx(both), False)
-        assert verdict_text(bi).endswith(f"agent talked through, both talked {both:.2f} s [FLAG]")
+        assert verdict_text(bi).endswith(f"agent talked through the caller's {both:.2f} s turn [FLAG]")
+    # a false yield's threshold is in its value's units: the "mm"'s length + the window (the value
+    # 0.57 s from its onset showed beside a bare 0.50 that counts from its end; a new user's trial)
+    vs = verdicts(analyze([S("agent", 0, 7.57), S("user", 7.0, 7.17), S("agent", 8.5, 10.0)]), cfg)
+    bc = find(vs, "backchannel", 7.0)
+    assert (bc.outcome, bc.value_s) == ("yielded", pytest.approx(0.57))
+    assert bc.threshold_s == pytest.approx(0.17 + cfg.backchannel_yield_window_s) and bc.value_s <= bc.threshold_s
+    held = verdicts(analyze([S("agent", 0, 9.0), S("user", 7.0, 7.17)]), cfg)
+    bh = find(held, "backchannel", 7.0)
+    assert bh.outcome == "held" and bh.value_s > bh.threshold_s == pytest.approx(0.17 + cfg.backchannel_yield_window_s)
+    # a cut-in's value is how far into the pause the agent started, and its text says so
+    cut = Verdict("pause", "cut_in", False, 10.92, 0.32, 11.72, cfg.resume_window_s, "HEURISTIC")
+    assert verdict_text(cut).endswith("caller paused: agent cut in 0.32 s into the pause [FLAG]")
     # a 2.5 s caller silence with the agent silent is not a pause (pause_max_s 2.0): dead air
     vs = verdicts(analyze([S("user", 0, 1), S("user", 3.5, 4.5), S("agent", 5, 6)]), cfg)
     assert find(vs, "pause", 1.0) is None

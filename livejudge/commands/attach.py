@@ -113,7 +113,7 @@ def register(subparsers) -> None:
     from livejudge.commands.runner import HelpFormatter as _Formatter
 
     p = subparsers.add_parser(
-        "attach", help="judge a live call with a voice agent over its websocket",
+        "attach", help="judge a live call with a voice agent (its websocket, the Pipecat dev runner, or WebRTC)",
         formatter_class=_Formatter, epilog=EXIT_CODES_HELP,
         description="Talk to a running voice agent and judge the call live. "
                     "Example: livejudge attach --ws-url ws://localhost:8765 "

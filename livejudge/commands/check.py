@@ -519,7 +519,7 @@ def _cmd_pin(args: argparse.Namespace) -> int:
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "check", help="check pinned expectations (yield/hold at a moment) on a recorded call, for CI",
+        "check", help="check pinned expectations (yield/hold at a moment) on a recorded call or its result JSON, for CI",
         formatter_class=HelpFormatter,
         description=(__doc__.split("\n\n")[1] + "\n\n" + __doc__.split("\n\n")[2]).replace(
             "the\n``EXPECTABLE`` verdicts of ``livejudge.timing.verdicts``", "the\nmoments `check` can pin").replace(

@@ -80,7 +80,7 @@ class Rule:
 
 
 _LAT = Rule("band", f"closer to the human band {RESPONSE_LATENCY_HUMAN.low_s:g}–{RESPONSE_LATENCY_HUMAN.high_s:g} s "
-                    "is better (Stivers 2009; SPEARBench)", RESPONSE_LATENCY_HUMAN.low_s, RESPONSE_LATENCY_HUMAN.high_s,
+                    "is better, anywhere inside it the same (Stivers 2009; SPEARBench)", RESPONSE_LATENCY_HUMAN.low_s, RESPONSE_LATENCY_HUMAN.high_s,
             f"nearer {RESPONSE_LATENCY_HUMAN.low_s:g}–{RESPONSE_LATENCY_HUMAN.high_s:g} s")
 _NONE = Rule("none", "no verdict (depends on the user and task)", short="no verdict")
 
@@ -128,7 +128,7 @@ LABELS = {
     "duration_s": "duration (s)", "latency_count": "responses measured", "latency_p50_s": "response latency p50 (s)",
     "latency_p90_s": "response latency p90 (s)", "latency_mean_s": "response latency mean (s)",
     "gap_mean_s": "gap mean, all transitions (s)", "user_barge_in_count": "barge-ins by the user",
-    "yield_mean_s": "agent yield time, barge-ins it yielded to (s)", "yield_none_count": "barge-ins the agent talked through",
+    "yield_mean_s": "agent yield time after barge-ins it yielded to (s)", "yield_none_count": "barge-ins the agent talked through",
     "agent_talk_over_count": "agent talk-overs",
     "agent_early_start_count": "agent early starts (the user ended soon after)",
     "verdict_pause_cut_in_count": "caller pauses the agent cut into",
@@ -307,6 +307,18 @@ def verdict(metric: str, base: float | None, new: float | None) -> str:
     return v
 
 
+def _verdict_suffix(change: str, verdict: str) -> str:
+    """What follows a shown change: ", better" / ", worse"; ", same" where the change shows a
+    difference the rules call none (within the timing error, inside the human band, under half a
+    digit: "+0.03" alone read as unexplained, a new user's trial); nothing for a zero change or
+    a row without a verdict."""
+    if verdict in ("better", "worse"):
+        return f", {verdict}"
+    if verdict == "same" and any(c in "123456789" for c in change):
+        return ", same"
+    return ""
+
+
 def _fmt(v: float | None, metric: str) -> str:
     if v is None:
         return "–"
@@ -357,7 +369,7 @@ def print_table(doc: dict, console=None) -> None:
                 vd = r["verdicts"][i]
                 style = {"better": "green", "worse": "red"}.get(vd, "dim")
                 if ch:
-                    text += f" [{style}]({ch}{', ' + vd if vd and vd != 'same' else ''})[/]"
+                    text += f" [{style}]({ch}{_verdict_suffix(ch, vd)})[/]"
             cells.append(text)
         cells.append(r["rule_short"])
         t.add_row(*cells)
@@ -429,7 +441,7 @@ def render_html(doc: dict) -> str:
         for i, v in enumerate(r["values"]):
             vd = r["verdicts"][i] if i else ""
             ch = _fmt_change(r["values"][0], v, r["metric"]) if i else ""
-            extra = f" <small class='{e(vd)}'>({e(ch)}{', ' + e(vd) if vd and vd != 'same' else ''})</small>" if ch else ""
+            extra = f" <small class='{e(vd)}'>({e(ch)}{e(_verdict_suffix(ch, vd))})</small>" if ch else ""
             cells.append(f"<td class='num'>{e(_fmt(v, r['metric']))}{extra}</td>")
         body.append(f"<tr><td>{e(r['label'])}</td>{''.join(cells)}<td class='rule'>{e(r['rule'])}</td></tr>")
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>livejudge compare</title><style>"

@@ -23,7 +23,7 @@ def register(sub) -> None:
                                    "printable) from a result document. Needs matplotlib: "
                                    "pip install 'livejudge[report]'. "
                                    "Example: livejudge report result.json -o report.html")
-    p.add_argument("result", metavar="RESULT.json", help="result document written by score/replay/attach --json")
+    p.add_argument("result", metavar="RESULT.json", help="result document written by --json of score, replay, attach, demo, probe or check")
     p.add_argument("-o", "--output", default=None, metavar="OUT.html",
                    help="where to write the report (default: RESULT with .html)")
     p.set_defaults(func=cmd_report)

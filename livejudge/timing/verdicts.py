@@ -10,12 +10,13 @@ Kinds, their outcomes (the first outcome of each list is the human-like one, ``o
 * ``barge_in`` (the caller starts a turn while the agent talks): ``yielded`` (the agent
   stopped within ``yield_max_s``), ``slow_yield`` (stopped later), ``talked_through`` (kept
   talking to the end of its turn). value_s = time to yield, caller onset → agent offset
-  (Full-Duplex-Bench's stop latency); when talked through, the time both talked: the caller's
-  whole barge-in turn, onset → offset, since the agent talked on past its end (None when the
-  caller's turn is unknown).
+  (Full-Duplex-Bench's stop latency); when talked through, the length of the caller's barge-in
+  turn, onset → offset, which the agent talked on past (None when the caller's turn is unknown;
+  the overlap itself is shorter by the agent's own pauses inside it).
 * ``backchannel`` (a caller backchannel inside an agent turn): ``held`` (the agent talked on
   more than ``backchannel_yield_window_s`` after it ended) or ``yielded`` (stopped within
-  that window: a false yield). value_s = agent offset − backchannel onset. An agent that stops
+  that window: a false yield). value_s = agent offset − backchannel onset; threshold_s in the
+  same units: the backchannel's length + ``backchannel_yield_window_s``. An agent that stops
   *during* a short caller utterance (under ``backchannel_max_s``) makes it a barge-in on the
   timeline; when the agent is then the next to speak (the caller had nothing more to say) it
   is judged a backchannel yielded to, not a barge-in (HEURISTIC: without words "mm-hmm" and
@@ -164,7 +165,8 @@ class Verdict:
         settle_s: session time from which later audio can no longer change the verdict.
         threshold_s: the threshold that decided the outcome, seconds (None when none did); for a
             flagged outcome, the bound the value crossed (an ``s2s`` latency: the human band's edge
-            0.742 s, not the S2S range's end); ``threshold_name`` says what it bounds.
+            0.742 s, not the S2S range's end); a backchannel's, its length + the false-yield
+            window (the value counts from its onset); ``threshold_name`` says what it bounds.
         basis: where the threshold comes from: "HEURISTIC ..." or the source.
     """
 
@@ -283,9 +285,9 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
         ut = user_turn_at.get(b.onset_s)  # the barge-in is the onset of the caller's turn
         settle = ut.offset_s if ut is not None else b.onset_s
         if b.yield_s is None:
-            # how long both talked: the caller's whole turn (the agent talked on past its end)
-            both = ut.offset_s - b.onset_s if ut is not None else None
-            out.append(_v("barge_in", "talked_through", b.onset_s, both, settle, cfg.yield_max_s, H))
+            # the caller's turn the agent talked on past (its own pauses inside it are not subtracted)
+            turn_s = ut.offset_s - b.onset_s if ut is not None else None
+            out.append(_v("barge_in", "talked_through", b.onset_s, turn_s, settle, cfg.yield_max_s, H))
             continue
         if ut is not None and ut.duration_s < cfg.backchannel_max_s:
             # a short caller utterance the agent stopped for: a backchannel if the agent speaks
@@ -295,8 +297,9 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
             k = bisect.bisect_right(user_all_on, ut.offset_s)
             u_next = user_all_on[k] if k < len(user_all_on) else math.inf
             if a_next < u_next:
+                # the bound in the value's units (from the "mm"'s onset): its end + the window
                 out.append(_v("backchannel", "yielded", b.onset_s, b.yield_s, a_next,
-                              cfg.backchannel_max_s, H_SHORT))
+                              ut.duration_s + cfg.backchannel_yield_window_s, H_SHORT))
                 continue
             settle = math.inf if u_next == math.inf else max(settle, u_next)  # undecided until then
         outcome = "yielded" if b.yield_s <= cfg.yield_max_s else "slow_yield"
@@ -322,11 +325,13 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
             continue
         stop = host.offset_s - b.onset_s
         limit = b.offset_s + cfg.backchannel_yield_window_s
+        # threshold_s in the value's units (from the backchannel's onset): its end + the window, so
+        # "0.57 s after it began" is not shown beside a bare 0.50 that counts from its end
+        bound = limit - b.onset_s
         if host.offset_s <= limit:
-            out.append(_v("backchannel", "yielded", b.onset_s, stop, host.offset_s,
-                          cfg.backchannel_yield_window_s, H))
+            out.append(_v("backchannel", "yielded", b.onset_s, stop, host.offset_s, bound, H))
         else:
-            out.append(_v("backchannel", "held", b.onset_s, stop, limit, cfg.backchannel_yield_window_s, H))
+            out.append(_v("backchannel", "held", b.onset_s, stop, limit, bound, H))
 
     # pauses inside the caller's speech
     agent_on = starts["agent"]
@@ -405,7 +410,7 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
 _THRESHOLD_NAMES: dict[tuple[str, str], str] = {
     ("barge_in", "yielded"): "yield max", ("barge_in", "slow_yield"): "yield max",
     ("barge_in", "talked_through"): "yield max",
-    ("backchannel", "held"): "false-yield window", ("backchannel", "yielded"): "false-yield window",
+    ("backchannel", "held"): "its end + false-yield window", ("backchannel", "yielded"): "its end + false-yield window",
     ("pause", "cut_in"): "caller resumed within", ("pause", "waited"): "min pause",
     ("talk_over", "early_start"): "talk-over grace", ("talk_over", "talk_over"): "talk-over grace",
     ("dead_air", "caller_silent"): "min silence", ("dead_air", "agent_silent"): "min silence",
@@ -442,11 +447,11 @@ def verdict_text(v: Verdict) -> str:
         ("barge_in", "yielded"): f"barge-in: agent yielded in {val}",
         ("barge_in", "slow_yield"): f"barge-in: agent yielded late, {val}",
         ("barge_in", "talked_through"): ("barge-in: agent talked through" if v.value_s is None
-                                          else f"barge-in: agent talked through, both talked {val}"),
+                                          else f"barge-in: agent talked through the caller's {val} turn"),
         ("backchannel", "held"): "caller backchannel: agent held",
         ("backchannel", "yielded"): f"caller backchannel: agent stopped ({val} after it began), false yield",
         ("pause", "waited"): f"caller paused {val}: agent waited",
-        ("pause", "cut_in"): f"caller paused {val}: agent cut in",
+        ("pause", "cut_in"): f"caller paused: agent cut in {val} into the pause",
         ("talk_over", "early_start"): f"agent started {val} before the caller ended",
         ("talk_over", "talk_over"): f"agent talked over the caller for {val}",
         ("dead_air", "caller_silent"): f"dead air {val} (caller's turn)",
