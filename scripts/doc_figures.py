@@ -873,10 +873,23 @@ def fig_lofo_draws_v5() -> str:
 
     rows.append("| people / machines mean P(human), averaged over families | "
                 + " | ".join(f"{means(r, 'p_human_h'):.2f} / {means(r, 'p_human_m'):.2f}" for r in got) + " |")
+    spread = "; ".join(
+        f"`{k}` {w:.3f} ({f})" for (k, _), r in zip(splits, got)
+        for f, w in [max(((f, v["auc"]["max"] - v["auc"]["min"]) for f, v in r["families"].items()), key=lambda t: t[1])])
+    extra = f"\n\nThe widest range of one family's ROC-AUC over the draws of one split: {spread}."
+    if len(got) > 2:
+        base, new = got[0], got[2]
+        d = {f: new["families"][f]["auc"]["mean"] - base["families"][f]["auc"]["mean"]
+             for f in new["families"] if f in base["families"]}
+        lo, hi = min(d.items(), key=lambda t: t[1]), max(d.items(), key=lambda t: t[1])
+        extra += (f" Against the `voice` split, `{splits[2][0]}` moves the mean per-family ROC-AUC by "
+                  f"{new['mean_family_auc']['mean'] - base['mean_family_auc']['mean']:+.3f} and the pooled by "
+                  f"{new['pooled_auc']['mean'] - base['pooled_auc']['mean']:+.3f} (means over the draws); per family from "
+                  f"{lo[1]:+.3f} ({lo[0]}) to {hi[1]:+.3f} ({hi[0]}).")
     stored, same = _stored("lofo_draws_v5", "judge_lofo_protocol_v5", "lofo_draws_v5/v5_voice_s0",
                            how="the stored v5 run, and this corpus's voice-split draw with calibration seed 0")
     files = ", ".join(f"`benchmarks/results/{n}.json`" for _, n in splits)
-    return ("\n".join(rows) + f"\n\nThe stored v5 run (`judge_lofo_protocol_v5.json`, the corpus build it was run on): "
+    return ("\n".join(rows) + extra + f"\n\nThe stored v5 run (`judge_lofo_protocol_v5.json`, the corpus build it was run on): "
             f"pooled ROC-AUC {stored['pooled_auc']:.3f}; the rebuilt corpus, the same command and draw (`voice`, "
             f"calibration seed 0): {same['pooled_auc']:.3f}.\n\n(from {files} and the "
             f"{3 * len(splits)} runs in `benchmarks/results/lofo_draws_v5/`)")
