@@ -119,11 +119,21 @@ def calib_split_by_family(meta, train_idx, seed: int) -> np.ndarray:
     return JL.calib_split(meta, train_idx, seed, "family")
 
 
-def lofo(seed: int, threads: int, control: str = "", split: str = "") -> None:
+def _calib(meta, idx, split: str, calib_seed: int | None) -> np.ndarray:
+    """The calibration part of ``idx``: ``judge_lofo.calib_split`` by ``split`` ('' = voice, as every
+    stored run), drawn with ``calib_seed`` (None = ``C.SEED``, every stored run's draw)."""
+    seed = C.SEED if calib_seed is None else calib_seed
+    if split == "family":
+        return calib_split_by_family(meta, idx, seed)
+    return JL.calib_split(meta, idx, seed, split or "voice")
+
+
+def lofo(seed: int, threads: int, control: str = "", split: str = "", calib_seed: int | None = None) -> None:
     """S1's fold networks (module docstring). ``control`` (diagnostics, README.md "v13 result"):
     ``repro`` trains without any extra row (round 2's networks again, through this code);
     ``split`` draws the calibration split with the extra rows as the candidate does, then drops
-    them from both parts (what the changed split alone does)."""
+    them from both parts (what the changed split alone does). ``split``/``calib_seed``: how the
+    calibration voices are drawn (``_calib``; v15, refit_v6/README.md, reads several draws)."""
     import torch
 
     import temporal_cnn as cnn
@@ -139,7 +149,7 @@ def lofo(seed: int, threads: int, control: str = "", split: str = "") -> None:
         if control == "repro":
             ex = ex[:0]
         train_idx = np.concatenate([fold.train, ex])
-        cal = (calib_split_by_family if split == "family" else JL.calib_split)(meta, train_idx, C.SEED)
+        cal = _calib(meta, train_idx, split, calib_seed)
         fit, cl = train_idx[~cal], train_idx[cal]
         if control == "split":
             fit, cl = fit[fit < n0], cl[cl < n0]
@@ -155,6 +165,7 @@ def lofo(seed: int, threads: int, control: str = "", split: str = "") -> None:
               f"{JL.roc_auc(p, y[fold.test]):.3f} ({time.time() - t0:.0f} s)", flush=True)
     out = fl.preds_path(f"frame_cnn_stage2_extra{VARIANT}" + (f"_ctl{control}" if control else "")
                         + (f"_split{split}" if split else "")
+                        + (f"_cs{calib_seed}" if calib_seed is not None else "")
                         + (f"_s{seed}" if seed else ""))
     np.savez(out, fold=np.concatenate(fi), idx=np.concatenate(ti), p=np.concatenate(ps),
              families=np.array([f.family for f in folds]), groups=np.array([f.group for f in folds]),
@@ -175,7 +186,7 @@ def train(seed: int, control: str = "", split: str = "") -> None:
     FR, meta, y, n0, folds, sealed, meta0 = load_all()
     rows = np.array([i for i, m in enumerate(meta) if m["speaker"] not in NOW_MEASURE_ONLY
                      and (control != "repro" or i < n0)])
-    cal = (calib_split_by_family if split == "family" else JL.calib_split)(meta, rows, C.SEED)
+    cal = _calib(meta, rows, split, None)
     fit, cl = rows[~cal], rows[cal]
     t0 = time.time()
     net, mu, sd = cnn.train(FR, y, fit, seed)
@@ -198,8 +209,11 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2, help="torch threads for lofo (1 to run two seeds side by side)")
     ap.add_argument("--control", choices=("", "repro", "split"), default="",
                     help="lofo diagnostics: repro (no extra row), split (the candidate's calibration split, no extra row)")
-    ap.add_argument("--split", choices=("", "family"), default="",
-                    help="lofo: the calibration split (default judge_lofo.calib_split; family: calib_split_by_family)")
+    ap.add_argument("--split", choices=("", "family", "family-keep-small"), default="",
+                    help="lofo: the calibration split (default judge_lofo.calib_split's voice split; family: "
+                         "calib_split_by_family; family-keep-small: judge_lofo's, families of 1-3 voices stay whole)")
+    ap.add_argument("--calib-seed", type=int, default=None,
+                    help="lofo: the calibration split's draw (default: the fixed seed of every stored run)")
     ap.add_argument("--channels", action="store_true", help="v13: the extra dialogues through the wild channels (docstring)")
     a = ap.parse_args()
     global VARIANT
@@ -207,7 +221,7 @@ def main() -> None:
     if a.step == "extract":
         extract()
     elif a.step == "lofo":
-        lofo(a.seed, a.threads, a.control, a.split)
+        lofo(a.seed, a.threads, a.control, a.split, a.calib_seed)
     else:
         train(a.seed, a.control, a.split)
 
