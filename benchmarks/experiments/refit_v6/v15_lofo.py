@@ -1,0 +1,125 @@
+"""v15's S1 (README.md, "v15"): on round 2's 45 LOFO folds, 0.3.0's blend recipe (the mean log-odds of
+the v5 fold head and of the stage-2 CNN fold network, per row) with both calibrated on the
+``family-keep-small`` split, against the same recipe on the ``voice`` split, each read over several
+draws of its calibration split (the same ``--calib-seed`` values on both sides).
+
+Inputs, per draw s:
+* ``PREDS_DIR/preds_voice_s<s>.npz`` and ``PREDS_DIR/preds_family-keep-small_s<s>.npz``: ``judge_lofo.py …
+  --calib-split SPLIT --calib-seed s --preds`` (the readout's fold predictions);
+* ``FRAME_OUT/preds_frame_cnn_stage2_extra_ctlrepro_cs<s>.npz`` and
+  ``FRAME_OUT/preds_frame_cnn_stage2_extra_ctlrepro_splitfamily-keep-small_cs<s>.npz``: ``frame_lofo/extra.py
+  lofo --control repro [--split family-keep-small] --calib-seed s`` (the CNN's fold predictions, network seed 0).
+Every file's rows and folds are checked against its readout file (``v11_lofo.load_checked``), and all
+draws against the first (the same dialogues, labels and held-out families).
+
+Every figure of the rule is a mean over the draws; the range (min–max) is printed and stored beside
+it. Parts (README.md, "v15"): (a) mean per-family ROC-AUC at least the baseline's + 0.01; (b) pooled
+at least the baseline's; (c) no family's mean ROC-AUC down by more than 0.05; (d) people's mean
+P(human) at least 0.5. Exit 0 when every part holds, 1 when not.
+
+Usage: python v15_lofo.py PREDS_DIR FRAME_OUT [--seeds 0 1 2] [--json OUT]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from v11_lofo import blend, load_checked, table  # noqa: E402
+
+SPLITS = {"base": ("voice", "frame_cnn_stage2_extra_ctlrepro_cs{s}"),
+          "v15": ("family-keep-small", "frame_cnn_stage2_extra_ctlrepro_splitfamily-keep-small_cs{s}")}
+"""Each side: (the readout's --calib-split, the CNN preds file's tag with the draw's seed)."""
+
+
+def draw(preds_dir: Path, frame_out: str, s: int):
+    """(y, family per row, {side: blended p}) of draw ``s``; SystemExit when the sides' rows differ."""
+    out, ref = {}, None
+    for side, (split, tag) in SPLITS.items():
+        y, fam, p0, pc = load_checked(str(preds_dir / f"preds_{split}_s{s}.npz"), frame_out, (tag.format(s=s),))
+        if ref is not None and not (np.array_equal(y, ref[0]) and np.array_equal(fam, ref[1])):
+            sys.exit(f"draw {s}: the {split} files are not on the same rows as the {SPLITS['base'][0]} ones")
+        ref = (y, fam)
+        out[side] = blend(p0, pc)
+    return ref[0], ref[1], out
+
+
+def spread(values: list[float]) -> dict:
+    return {"mean": float(np.mean(values)), "min": float(np.min(values)), "max": float(np.max(values)),
+            "n": len(values)}
+
+
+def read(preds_dir: Path, frame_out: str, seeds: list[int]) -> dict:
+    """Per draw the table of ``v11_lofo.table``, then every figure as {mean, min, max, n} over draws:
+    ``{"families": {family: {side: spread}}, "mean_family_auc", "pooled_auc", "people", "machines"}``."""
+    per, first = [], None
+    for s in seeds:
+        y, fam, p = draw(preds_dir, frame_out, s)
+        if first is not None and not (np.array_equal(y, first[0]) and np.array_equal(fam, first[1])):
+            sys.exit(f"draw {s} is not on draw {seeds[0]}'s rows: not comparable")
+        first = first or (y, fam)
+        per.append(table(y, fam, p))
+    sides = list(SPLITS)
+    fams = sorted(per[0][0])
+    return {"seeds": seeds,
+            "families": {F: {k: spread([t[0][F][k] for t in per]) for k in sides} for F in fams},
+            "mean_family_auc": {k: spread([t[1][k] for t in per]) for k in sides},
+            "pooled_auc": {k: spread([t[2][k] for t in per]) for k in sides},
+            "people": {k: spread([t[3][k] for t in per]) for k in sides},
+            "machines": {k: spread([t[4][k] for t in per]) for k in sides}}
+
+
+def parts(r: dict) -> list[tuple[str, bool, str]]:
+    """The rule's S1 parts on the means over draws (README.md, "v15")."""
+    m = {k: r["mean_family_auc"][k]["mean"] for k in SPLITS}
+    p = {k: r["pooled_auc"][k]["mean"] for k in SPLITS}
+    d = {F: v["v15"]["mean"] - v["base"]["mean"] for F, v in r["families"].items()}
+    worst = min(d, key=d.get)
+    people = r["people"]["v15"]["mean"]
+    return [("(a) mean per-family ROC-AUC at least the baseline's + 0.01", m["v15"] - m["base"] >= 0.01,
+             f"{m['v15'] - m['base']:+.3f}"),
+            ("(b) pooled ROC-AUC at least the baseline's", p["v15"] >= p["base"], f"{p['v15'] - p['base']:+.3f}"),
+            ("(c) no family's mean ROC-AUC down by more than 0.05", d[worst] >= -0.05, f"worst {worst} {d[worst]:+.3f}"),
+            ("(d) people's mean P(human) at least 0.5", people >= 0.5, f"{people:.3f}")]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("preds_dir", type=Path)
+    ap.add_argument("frame_out")
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    ap.add_argument("--json", type=Path, default=None)
+    a = ap.parse_args(argv)
+    if len(a.seeds) < 2:
+        ap.error("read at least two draws (--seeds): one draw is what v14 warned against")
+    r = read(a.preds_dir, a.frame_out, a.seeds)
+
+    def c(x: dict) -> str:
+        return f"{x['mean']:.3f} ({x['min']:.3f}-{x['max']:.3f})"
+
+    print(f"{len(a.seeds)} draws (calibration seeds {a.seeds}); mean (min-max) over draws")
+    print(f"{'held-out family':28} {'voice split':>22} {'family-keep-small':>22}")
+    for F, v in r["families"].items():
+        print(f"{F:28} {c(v['base']):>22} {c(v['v15']):>22}")
+    for key, label in (("mean_family_auc", "mean per-family"), ("pooled_auc", "pooled"),
+                       ("people", "P(h) people"), ("machines", "P(h) machines")):
+        print(f"{label:28} {c(r[key]['base']):>22} {c(r[key]['v15']):>22}")
+    ps = parts(r)
+    for name, ok, why in ps:
+        print(f"S1 {name}: {why} -> {'met' if ok else 'NOT met'}")
+    met = all(ok for _, ok, _ in ps)
+    print(f"S1: {'met' if met else 'NOT met'}")
+    if a.json:
+        a.json.write_text(json.dumps({"command": "python benchmarks/experiments/refit_v6/v15_lofo.py "
+                                      + " ".join(argv if argv is not None else sys.argv[1:]), **r,
+                                      "parts": [{"part": n, "met": ok, "figure": w} for n, ok, w in ps],
+                                      "met": met}, indent=1))
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""benchmarks/experiments/refit_v6/v15_lofo.py: v15's S1 reader (README.md there, "v15"), on small
+made-up fold predictions whose ROC-AUCs are known: it blends each side per draw, reads every figure
+as a mean over draws, and its parts pass and fail where the rule says."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FAMS = ["fa", "fb", "fc"]
+
+
+@pytest.fixture(scope="module")
+def v15():
+    d = ROOT / "benchmarks" / "experiments" / "refit_v6"
+    sys.path.insert(0, str(d))
+    spec = importlib.util.spec_from_file_location("v15_lofo_t", d / "v15_lofo.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _write(tmp: Path, good: dict[str, float], seeds=(0, 1)) -> tuple[Path, Path]:
+    """Per fold (one held-out family) 4 people and 4 machines. ``good[side]``: how many of each fold's
+    machines score below every person (4 = ROC-AUC 1.0, 0 = 0.0 on that fold). The v15 side of
+    family fb gets ``good['fb']`` instead."""
+    pd, fo = tmp / "preds", tmp / "frames"
+    pd.mkdir(exist_ok=True)
+    fo.mkdir(exist_ok=True)
+    meta, fold, idx = [], [], []
+    for k, f in enumerate(FAMS):
+        for lab in ["human"] * 4 + ["machine"] * 4:
+            idx.append(len(meta))
+            fold.append(k)
+            meta.append([lab, f if lab == "machine" else "g", "g", f"{f}{len(meta)}"])
+    meta, fold, idx = np.array(meta), np.array(fold), np.array(idx)
+
+    def p_for(n_good: int) -> np.ndarray:
+        p = []
+        for _ in FAMS:
+            p += [0.7] * 4 + [0.2] * n_good + [0.9] * (4 - n_good)
+        return np.array(p)
+
+    for s in seeds:
+        for side, (split, tag) in (("base", ("voice", "frame_cnn_stage2_extra_ctlrepro_cs{s}")),
+                                   ("v15", ("family-keep-small",
+                                            "frame_cnn_stage2_extra_ctlrepro_splitfamily-keep-small_cs{s}"))):
+            p = p_for(good[side])
+            if side == "v15" and "fb" in good:
+                p[8:16] = p_for(good["fb"])[8:16]
+            np.savez(pd / f"preds_{split}_s{s}.npz", fold=fold, idx=idx, p=p, families=np.array(FAMS), meta=meta)
+            np.savez(fo / f"preds_{tag.format(s=s)}.npz", fold=fold, idx=idx, p=p, families=np.array(FAMS))
+    return pd, fo
+
+
+def test_a_better_split_meets_the_rule_and_figures_are_means_over_draws(v15, tmp_path):
+    pd, fo = _write(tmp_path, {"base": 2, "v15": 4})
+    out = tmp_path / "r.json"
+    assert v15.main([str(pd), str(fo), "--seeds", "0", "1", "--json", str(out)]) == 0
+    r = json.loads(out.read_text())
+    assert r["seeds"] == [0, 1] and r["met"] is True
+    assert r["mean_family_auc"]["base"]["mean"] == pytest.approx(0.5)  # 2 of 4 machines below: 0.5
+    assert r["mean_family_auc"]["v15"] == {"mean": pytest.approx(1.0), "min": pytest.approx(1.0),
+                                           "max": pytest.approx(1.0), "n": 2}
+    assert set(r["families"]) == set(FAMS)
+    assert [p["met"] for p in r["parts"]] == [True, True, True, True]
+
+
+def test_one_family_falling_fails_part_c(v15, tmp_path):
+    pd, fo = _write(tmp_path, {"base": 4, "v15": 4, "fb": 2})
+    out = tmp_path / "r.json"
+    assert v15.main([str(pd), str(fo), "--json", str(out), "--seeds", "0", "1"]) == 1
+    r = json.loads(out.read_text())
+    parts = {p["part"][:3]: p for p in r["parts"]}
+    assert not parts["(c)"]["met"] and "fb -0.500" in parts["(c)"]["figure"]
+    assert not parts["(a)"]["met"]  # the mean over families fell too
+
+
+def test_draws_on_other_rows_and_a_single_draw_are_refused(v15, tmp_path):
+    pd, fo = _write(tmp_path, {"base": 2, "v15": 4})
+    with pytest.raises(SystemExit):
+        v15.main([str(pd), str(fo), "--seeds", "0"])  # one draw: argparse error
+    f = fo / "preds_frame_cnn_stage2_extra_ctlrepro_cs1.npz"
+    d = dict(np.load(f))
+    d["idx"] = d["idx"][::-1].copy()
+    np.savez(f, **d)
+    with pytest.raises(SystemExit, match="not comparable"):
+        v15.main([str(pd), str(fo), "--seeds", "0", "1"])
