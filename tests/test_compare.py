@@ -372,3 +372,22 @@ def test_the_timing_error_is_the_stored_benchmark_run():
     cli = (root / "docs/cli.md").read_text()
     assert (f"of one latency {st['latency_p95_abs_ms']:.0f} ms, of one yield {st['yield_p95_abs_ms']:.0f} ms"
             in cli)
+
+
+def test_a_quicker_yield_that_talks_through_more_barge_ins_gets_a_note(tmp_path):
+    """rude's yield time 0.79 → 0.64 s read "better" while it talked through 3 of its 5 barge-ins
+    (a new user's trial): the yield time counts only the barge-ins yielded to, so a note says so.
+    A quicker yield that talks through no more gets no note; within the timing error, none either."""
+    def doc(yield_s, through):
+        return {"summary": {"yield_mean_s": yield_s, "yield_none_count": through}}
+    paths = []
+    for name, d in (("polite", doc(0.79, 0)), ("rude", doc(0.64, 3)), ("fixed", doc(0.50, 0)),
+                    ("near", doc(0.75, 3))):
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(d))
+        paths.append(p)
+    out = compare(paths)
+    rows = {r["metric"]: r for r in out["rows"]}
+    assert rows["yield_mean_s"]["verdicts"][1:] == ["better", "better", "same"]
+    assert out["notes"] == ["B (rude.json) yields sooner on the barge-ins it yielded to but talked through more "
+                            "of them (0 → 3): the yield time leaves the barge-ins it talked through out"]

@@ -242,25 +242,46 @@ def test_slow_latency_text_names_the_human_mean(gap_s, words):
     # the threshold is the bound it crossed to be flagged (the report showed "1.26 | 2.72" for a flag)
     from livejudge.outputs.html_report import _threshold_cell
 
-    assert _threshold_cell(lat[0].to_dict()) == "0.74 human mean"
+    assert _threshold_cell(lat[0].to_dict()) == "flag above 0.74 (human mean)"
 
 
-def test_every_threshold_is_named_and_the_report_shows_the_name():
-    """Every outcome decided by a threshold names it (``restart`` has none): the report printed a
-    pause cut-in as "measured 0.32, threshold 1.00" (the threshold is how soon the caller resumed,
-    not a pause length), which read as inconsistent beside a wait's "0.80, 0.50"."""
+def test_every_threshold_says_which_side_is_flagged_and_values_agree_with_it():
+    """The report showed "0.57 | 0.90 its end + false-yield window" for a flagged false yield and
+    "0.32 | 1.00 caller resumed within" for a flagged cut-in, so a value below its threshold read
+    flagged in one row and fine in the next (a new user's trial). Each threshold now says the
+    side it flags, and on every verdict of the polite and rude calls (truth segments) the value
+    lies on that side exactly when the verdict is flagged."""
+    import re
+
     from livejudge.outputs.html_report import _threshold_cell
-    from livejudge.timing.verdicts import threshold_name
+    from livejudge.timing.verdicts import threshold_text
 
     for kind, outs in OUTCOMES.items():
         for o in outs:
-            assert bool(threshold_name(kind, o)) == (kind != "restart"), (kind, o)
+            assert (threshold_text(kind, o, 1.0) != "–") == (kind != "restart"), (kind, o)
     cfg = VerdictConfig()
     d = Verdict("pause", "cut_in", False, 1.0, 0.32, 1.6, cfg.resume_window_s, "HEURISTIC").to_dict()
-    assert _threshold_cell(d) == f"{cfg.resume_window_s:.2f} caller resumed within"
+    assert _threshold_cell(d) == f"flag at or below 0.74 into it, the caller back within {cfg.resume_window_s:.2f}"
     d = Verdict("pause", "waited", True, 1.0, 0.8, 1.8, cfg.pause_min_s, "HEURISTIC").to_dict()
-    assert _threshold_cell(d) == f"{cfg.pause_min_s:.2f} min pause"
+    assert _threshold_cell(d) == f"judged from {cfg.pause_min_s:.2f} (min pause)"
     assert _threshold_cell({**d, "threshold_s": None}) == "–"
+    seen = set()
+    for build in (polite_call, rude_call):
+        d, _ = build()
+        for v in verdicts(analyze(d.truth.segments())):
+            text = threshold_text(v.kind, v.outcome, v.threshold_s)
+            m = re.match(r"flag (above|at or below|below) (-?[0-9.]+)", text)
+            if m and v.value_s is not None:
+                bound = float(m.group(2))
+                side = {"above": v.value_s > bound, "at or below": v.value_s <= bound,
+                        "below": v.value_s < bound}[m.group(1)]
+                assert side == (not v.ok), (v, text)
+                seen.add((v.kind, v.outcome))
+            elif text.startswith("judged from"):
+                assert v.value_s >= float(text.split()[2]), (v, text)
+                seen.add((v.kind, v.outcome))
+    assert {("barge_in", "yielded"), ("backchannel", "yielded"), ("backchannel", "held"), ("pause", "cut_in"),
+            ("pause", "waited"), ("latency", "s2s"), ("talk_over", "talk_over")} <= seen
 
 
 def test_a_late_start_into_a_pause_is_judged_by_its_latency_alone():

@@ -258,7 +258,8 @@ TRADEOFF_ROWS = ("verdict_pause_cut_in_count", "agent_talk_over_count", "yield_n
 
 def tradeoff_notes(doc: dict) -> list[str]:
     """One line per column (after the first) whose response latency p50 is "better" while its
-    flagged moments are "worse", naming the rows of ``TRADEOFF_ROWS`` that got worse. Pure."""
+    flagged moments are "worse", naming the rows of ``TRADEOFF_ROWS`` that got worse; and one per
+    column whose yield time is "better" while it talked through more barge-ins. Pure."""
     rows = {r["metric"]: r for r in doc["rows"]}
     lat, flagged = rows.get("latency_p50_s"), rows.get("verdict_flagged_moment_count")
     if lat is None or flagged is None:
@@ -273,6 +274,17 @@ def tradeoff_notes(doc: dict) -> list[str]:
         notes.append(f"{name} answers sooner but has more flagged moments"
                      + (f" ({'; '.join(worse)})" if worse else "")
                      + ": a quick reply that does not wait for the caller to finish is not a gain")
+    # the yield time counts only the barge-ins the agent yielded to: one that talks through more of
+    # them reads "better" on the few it stopped for (a new user's trial: rude 0.79 -> 0.64 "better"
+    # while it talked through 3 of its 5 barge-ins)
+    yld, through = rows.get("yield_mean_s"), rows.get("yield_none_count")
+    for i in range(1, len(doc["columns"])):
+        if yld is None or through is None or yld["verdicts"][i] != "better" or through["verdicts"][i] != "worse":
+            continue
+        name = f"{chr(ord('A') + i)} ({Path(doc['columns'][i]['name']).name})"
+        notes.append(f"{name} yields sooner on the barge-ins it yielded to but talked through more of them "
+                     f"({_fmt(through['values'][0], 'yield_none_count')} → {_fmt(through['values'][i], 'yield_none_count')}): "
+                     "the yield time leaves the barge-ins it talked through out")
     return notes
 
 

@@ -439,7 +439,7 @@ def _verdicts_html(doc: dict) -> str:
         rows.append(f"<tr><td>{_esc(kind.replace('_', ' '))}</td><td>{cells}</td>"
                     f'<td class="num">{"–" if rate is None else f"{rate * 100:.0f} %"}</td></tr>')
     rows.append("</table>")
-    rows.append("<table><tr><th>#</th><th>time (s)</th><th>verdict</th><th>measured (s)</th><th>threshold (s): what it bounds</th>"
+    rows.append("<table><tr><th>#</th><th>time (s)</th><th>verdict</th><th>measured (s)</th><th>threshold (s): when it flags</th>"
                 "<th>basis</th></tr>")
     for row in verdict_rows(vs):  # numbers: what `livejudge check --pin-from RESULT --event N` takes
         v = row[0][1]
@@ -466,15 +466,13 @@ def _verdicts_html(doc: dict) -> str:
 
 
 def _threshold_cell(v: dict) -> str:
-    """A verdict's threshold with its name ("1.00 caller resumed within"; ``threshold_name``),
-    escaped; "–" when none decided it."""
-    from livejudge.timing.verdicts import threshold_name
+    """A verdict's threshold with the side that is flagged ("flag above 1.00 (yield max)";
+    ``verdicts.threshold_text``), escaped; "–" when none is shown."""
+    from livejudge.timing.verdicts import threshold_text
 
     th = v.get("threshold_s")
-    if not isinstance(th, (int, float)):
-        return "–"
-    name = threshold_name(str(v.get("kind")), str(v.get("outcome")))
-    return _esc(f"{float(th):.2f} {name}".strip())
+    return _esc(threshold_text(str(v.get("kind")), str(v.get("outcome")),
+                               float(th) if isinstance(th, (int, float)) else None))
 
 
 def _health_html(doc: dict) -> str:

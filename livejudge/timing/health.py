@@ -136,7 +136,7 @@ def _clip_share(x: np.ndarray) -> float:
 
 
 def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int] | None = None,
-                swap_test: bool = True, live: bool = False) -> list[HealthWarning]:
+                swap_test: bool = True, live: bool = False, swap_fix: str | None = None) -> list[HealthWarning]:
     """Input-health warnings of a call (see the module docstring).
 
     Args:
@@ -147,6 +147,9 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
             about 0.3 s of CPU per minute of call).
         live: the channels come from a live stream (no channel flags to suggest): the messages
             name what to check on the line instead.
+        swap_fix: for a recording, the flags that read it the other way round (``check_call``
+            derives them from the flags it was opened with: "--user-channel 0 --agent-channel 1",
+            or swapping the ``--user``/``--agent`` files); None: the channel flags in general.
     Returns:
         list of HealthWarning, most serious first.
     Raises:
@@ -188,7 +191,8 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
                 reverse = estimate_echo_path(a[:n], u[:n])
             except ValueError:
                 usual = reverse = None
-            fix = ("the channels are probably swapped; try --user-channel 1 --agent-channel 0" if not live else
+            fix = (f"the channels are probably swapped; {swap_fix or 'swap --user-channel and --agent-channel'}"
+                   if not live else
                    "the two sides are probably fed the wrong way round (check which stream is the caller's)")
             if reverse is not None and reverse.detected and not usual.detected:
                 out.append(HealthWarning(
@@ -232,6 +236,20 @@ LEVEL_PROBE_S = 120.0
 15 MB for both channels); the warnings then speak of that part only."""
 
 
+def _swap_fix(channels) -> str | None:
+    """The flags that read a recording the other way round, from its ``channels`` ({"user": index or
+    path, "agent": ...}); None when unknown. A fixed "try --user-channel 1 --agent-channel 0" repeated
+    the flags of a call already read that way (a new user's trial)."""
+    if not isinstance(channels, dict):
+        return None
+    u, a = channels.get("user"), channels.get("agent")
+    if isinstance(u, str) and isinstance(a, str):
+        return f"swap the two files: --user {a} --agent {u}"
+    if isinstance(u, int) and isinstance(a, int):
+        return f"try --user-channel {a} --agent-channel {u}"
+    return None
+
+
 def check_call(call, *, swap_test: bool = True) -> list[HealthWarning]:
     """``check_input`` of a ``TwoChannelAudio`` or a ``livejudge.audio.CallReader`` (its first
     ``LEVEL_PROBE_S`` seconds; for two files, each file's own length too)."""
@@ -242,7 +260,8 @@ def check_call(call, *, swap_test: bool = True) -> list[HealthWarning]:
         audio = call.head(LEVEL_PROBE_S) if probed else call.read_all()
     else:
         audio = call
-    ws = check_input(audio.user, audio.agent, lengths=lengths if two_files else None, swap_test=swap_test)
+    ws = check_input(audio.user, audio.agent, lengths=lengths if two_files else None, swap_test=swap_test,
+                     swap_fix=_swap_fix(getattr(call, "channels", None)))
     if probed:
         from dataclasses import replace
 

@@ -166,7 +166,8 @@ class Verdict:
         threshold_s: the threshold that decided the outcome, seconds (None when none did); for a
             flagged outcome, the bound the value crossed (an ``s2s`` latency: the human band's edge
             0.742 s, not the S2S range's end); a backchannel's, its length + the false-yield
-            window (the value counts from its onset); ``threshold_name`` says what it bounds.
+            window (the value counts from its onset); ``threshold_text`` says what it bounds and which
+            side is flagged.
         basis: where the threshold comes from: "HEURISTIC ..." or the source.
     """
 
@@ -287,7 +288,7 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
         if b.yield_s is None:
             # the caller's turn the agent talked on past (its own pauses inside it are not subtracted)
             turn_s = ut.offset_s - b.onset_s if ut is not None else None
-            out.append(_v("barge_in", "talked_through", b.onset_s, turn_s, settle, cfg.yield_max_s, H))
+            out.append(_v("barge_in", "talked_through", b.onset_s, turn_s, settle, None, H))  # no threshold decided it
             continue
         if ut is not None and ut.duration_s < cfg.backchannel_max_s:
             # a short caller utterance the agent stopped for: a backchannel if the agent speaks
@@ -407,26 +408,40 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
     return out
 
 
-_THRESHOLD_NAMES: dict[tuple[str, str], str] = {
-    ("barge_in", "yielded"): "yield max", ("barge_in", "slow_yield"): "yield max",
-    ("barge_in", "talked_through"): "yield max",
-    ("backchannel", "held"): "its end + false-yield window", ("backchannel", "yielded"): "its end + false-yield window",
-    ("pause", "cut_in"): "caller resumed within", ("pause", "waited"): "min pause",
-    ("talk_over", "early_start"): "talk-over grace", ("talk_over", "talk_over"): "talk-over grace",
-    ("dead_air", "caller_silent"): "min silence", ("dead_air", "agent_silent"): "min silence",
-    ("latency", "human"): "human mean", ("latency", "early"): "−talk-over grace",
-    ("latency", "overlapped"): "−talk-over grace", ("latency", "s2s"): "human mean",
-    ("latency", "beyond_s2s"): "slowest S2S",
+_THRESHOLD_RULES: dict[tuple[str, str], str] = {
+    ("barge_in", "yielded"): "flag above {t} (yield max)",
+    ("barge_in", "slow_yield"): "flag above {t} (yield max)",
+    ("barge_in", "talked_through"): "the agent never stopped",
+    ("backchannel", "held"): "flag at or below {t} (its end + false-yield window)",
+    ("backchannel", "yielded"): "flag at or below {t} (its end + false-yield window)",
+    ("pause", "cut_in"): "flag at or below {h} into it, the caller back within {t}",
+    ("pause", "waited"): "judged from {t} (min pause)",
+    ("talk_over", "early_start"): "flag above {t} (talk-over grace)",
+    ("talk_over", "talk_over"): "flag above {t} (talk-over grace)",
+    ("dead_air", "caller_silent"): "judged from {t} (min silence); flag when the caller spoke last",
+    ("dead_air", "agent_silent"): "judged from {t} (min silence); flag when the caller spoke last",
+    ("latency", "human"): "flag above {t} (human mean)",
+    ("latency", "s2s"): "flag above {t} (human mean)",
+    ("latency", "beyond_s2s"): "flag above {h} (human mean); beyond {t} (slowest S2S)",
+    ("latency", "early"): "flag below {t} (−talk-over grace)",
+    ("latency", "overlapped"): "flag below {t} (−talk-over grace)",
 }
+"""Per (kind, outcome): how the verdict's ``threshold_s`` ({t}) bounds its ``value_s``, and which side
+is flagged; {h} is the human band's edge (``RESPONSE_LATENCY_HUMAN.high_s``)."""
 
 
-def threshold_name(kind: str, outcome: str) -> str:
-    """What a verdict's ``threshold_s`` is, in a few words ("min pause", "caller resumed within"),
-    for a table that shows it beside the measured value: the two are not always the same quantity
-    (a ``pause`` cut-in measures the caller's pause but is decided by how soon the caller resumed,
-    ``VerdictConfig.resume_window_s``), so a bare "threshold 1.00" beside "0.32" read as
-    inconsistent. "" for a kind or outcome without one."""
-    return _THRESHOLD_NAMES.get((kind, outcome), "")
+def threshold_text(kind: str, outcome: str, threshold_s: float | None) -> str:
+    """The threshold of a verdict beside its measured value, with the side that is flagged, e.g.
+    "flag above 1.00 (yield max)", "judged from 0.50 (min pause)" (a bound that only decides whether
+    a moment is judged), "the agent never stopped" (a talked-through barge-in: no threshold decided
+    it). The report showed "0.57 | 0.90 its end + false-yield window" for a flagged false yield and
+    "0.32 | 1.00 caller resumed within" for a flagged cut-in: a value below its threshold read
+    flagged in one row and fine in the next (a new user's trial). "–" when there is none to show."""
+    rule = _THRESHOLD_RULES.get((kind, outcome))
+    if rule is None or ("{t}" in rule and threshold_s is None):
+        return "–"
+    return rule.format(t=f"{threshold_s:.2f}" if threshold_s is not None else "",
+                       h=f"{RESPONSE_LATENCY_HUMAN.high_s:.2f}")
 
 
 def _above_human_mean(gap_s: float | None) -> str:
