@@ -101,26 +101,25 @@ class HealthWarning:
         return d
 
 
-def _peak_dbfs(x: np.ndarray, frame: int = int(0.03 * SAMPLE_RATE)) -> float:
+def _frame_rms(x: np.ndarray, frame: int = int(0.03 * SAMPLE_RATE)) -> np.ndarray:
+    """RMS of each whole 30 ms frame of ``x`` (float32 16 kHz), each frame's DC removed (DC is not
+    sound); float64 shape (n_frames,), empty for less than one frame."""
     n = len(x) // frame
-    if n == 0:
-        return -120.0
-    fr = x[: n * frame].reshape(n, frame).astype(np.float64)
-    fr = fr - fr.mean(axis=1, keepdims=True)  # DC is not sound
-    rms = np.sqrt(np.mean(fr**2, axis=1))
-    return float(20 * np.log10(max(float(rms.max()), 1e-6)))
-
-
-def _digital_silence_share(x: np.ndarray, frame: int = int(0.03 * SAMPLE_RATE)) -> float:
-    """Share of 30 ms frames of ``x`` (float32 16 kHz) whose RMS, DC removed, is below
-    ``DIGITAL_SILENCE_DBFS``; 0.0 for less than one frame."""
-    n = len(x) // frame
-    if n == 0:
-        return 0.0
     fr = x[: n * frame].reshape(n, frame).astype(np.float64)
     fr = fr - fr.mean(axis=1, keepdims=True)
-    rms = np.sqrt(np.mean(fr**2, axis=1))
-    return float(np.mean(rms < 10 ** (DIGITAL_SILENCE_DBFS / 20)))
+    return np.sqrt(np.mean(fr**2, axis=1))
+
+
+def _peak_dbfs(x: np.ndarray) -> float:
+    rms = _frame_rms(x)
+    return float(20 * np.log10(max(float(rms.max()), 1e-6))) if rms.size else -120.0
+
+
+def _digital_silence_share(x: np.ndarray) -> float:
+    """Share of 30 ms frames of ``x`` (float32 16 kHz) whose RMS, DC removed, is below
+    ``DIGITAL_SILENCE_DBFS``; 0.0 for less than one frame."""
+    rms = _frame_rms(x)
+    return float(np.mean(rms < 10 ** (DIGITAL_SILENCE_DBFS / 20))) if rms.size else 0.0
 
 
 def _clip_share(x: np.ndarray) -> float:
