@@ -846,9 +846,8 @@ def fig_lofo_draws_v5() -> str:
     of drawing it (``judge_lofo.py --calib-split voice|family|family-keep-small --calib-seed 0|1|2``,
     combined by ``benchmarks/lofo_draws.py``): per held-out family the mean ROC-AUC over the draws
     with its range, then the mean per-family and the pooled ROC-AUC. Three decimals, as the rules
-    compare. A split without a stored combined run is left out (``family-keep-small`` came later)."""
-    splits = [("voice", "lofo_draws_v5_voice"), ("family", "lofo_draws_v5_family")]
-    splits += [(k, n) for k, n in (("family-keep-small", "lofo_draws_v5_family-keep-small"),) if _result(n) is not None]
+    compare."""
+    splits = [(k, f"lofo_draws_v5_{k}") for k in ("voice", "family", "family-keep-small")]
     got = _stored("lofo_draws_v5", *[n for _, n in splits],
                   how="benchmarks/lofo_draws.py over judge_lofo.py --calib-split SPLIT --calib-seed 0 1 2")
     for r in got:
