@@ -83,19 +83,21 @@ def extract() -> None:
           f"{sum(m['label'] == 'human' for m in meta)} with a person as agent, {time.time() - t0:.0f} s")
 
 
-def load_all():
+def load_all(with_extra: bool = True):
     """(FR, meta, y, n0, folds): round 2's stage-2 frames and meta with the extra dialogues after them
-    (indices n0…); folds are round 2's."""
+    (indices n0…); folds are round 2's. ``with_extra`` False (``--control repro``, which drops every
+    extra row anyway): round 2's dialogues alone, so extra_l2.npz need not exist."""
     calls, meta0, sealed, aug, key = fl.setup()
     Z = np.load(fl.OUT / "whisper_frames_l2.npz", allow_pickle=True)
     if str(Z["key"]) != key or len(Z["frames"]) != len(meta0):
         sys.exit(f"stage-2 frames were extracted for another corpus (key {Z['key']} vs {key}): set LFCC_MANIFESTS as round 2")
-    X = np.load(out_path(), allow_pickle=True)
-    if str(X["key_round2"]) != key:
-        sys.exit(f"{out_path()} was extracted beside another round-2 corpus: run extra.py extract again")
-    meta_x = json.loads(str(X["meta"]))
-    FR = list(Z["frames"]) + list(X["frames"])
-    meta = list(meta0) + meta_x
+    FR, meta = list(Z["frames"]), list(meta0)
+    if with_extra:
+        X = np.load(out_path(), allow_pickle=True)
+        if str(X["key_round2"]) != key:
+            sys.exit(f"{out_path()} was extracted beside another round-2 corpus: run extra.py extract again")
+        FR += list(X["frames"])
+        meta += json.loads(str(X["meta"]))
     y = np.array([1 if m["label"] == "human" else 0 for m in meta])
     folds = list(fl.P.outer_folds(meta0, sealed, aug, C.GROUP_CHUNKS))
     return FR, meta, y, len(meta0), folds, sealed, meta0
@@ -140,7 +142,7 @@ def lofo(seed: int, threads: int, control: str = "", split: str = "", calib_seed
     from livejudge.judge.training.whisper_head import class_weights, fit_logistic
 
     torch.set_num_threads(threads)
-    FR, meta, y, n0, folds, sealed, meta0 = load_all()
+    FR, meta, y, n0, folds, sealed, meta0 = load_all(with_extra=control != "repro")
     t0 = time.time()
     fi, ti, ps, n_extra = [], [], [], []
     for k, fold in enumerate(folds):
