@@ -894,6 +894,41 @@ def fig_lofo_draws_v5() -> str:
             f"{3 * len(splits)} runs in `benchmarks/results/lofo_draws_v5/`)")
 
 
+def fig_refit_v15() -> str:
+    """v15's S1 (benchmarks/experiments/refit_v6/README.md, "v15"): 0.3.0's blend recipe (v5 fold heads
+    and stage-2 CNN fold networks, mean log-odds per row, round 2's folds) with both calibrated on the
+    ``family-keep-small`` split against the same recipe on the ``voice`` split, each figure a mean over
+    the calibration draws with its range, and the rule's parts as ``v15_lofo.py`` read them. Three
+    decimals, as the rule compares."""
+    (r,) = _stored("refit_v15", "judge_lofo_v15_s1", how="benchmarks/experiments/refit_v6/v15_lofo.py, README.md v15")
+    n = len(r["seeds"])
+
+    def cell(s: dict, nd: int = 3) -> str:
+        return f"{s['mean']:.{nd}f} ({s['min']:.{nd}f}–{s['max']:.{nd}f})"
+
+    rows = [f"| held-out family (round 2's folds) | blend, `voice` split: ROC-AUC mean (min–max), {n} draws "
+            f"| blend, `family-keep-small` split, {n} draws | change of the means |", "|---|---|---|---|"]
+    for f, v in sorted(r["families"].items(), key=lambda kv: -(kv[1]["v15"]["mean"] - kv[1]["base"]["mean"])):
+        rows.append(f"| {f} | {cell(v['base'])} | {cell(v['v15'])} | {v['v15']['mean'] - v['base']['mean']:+.3f} |")
+    for key, label in (("mean_family_auc", "**mean per-family**"), ("pooled_auc", "**pooled**")):
+        b, c = r[key]["base"], r[key]["v15"]
+        rows.append(f"| {label} | {cell(b)} | {cell(c)} | {c['mean'] - b['mean']:+.3f} |")
+    rows.append(f"| people / machines mean P(human) | {r['people']['base']['mean']:.2f} / {r['machines']['base']['mean']:.2f} "
+                f"| {r['people']['v15']['mean']:.2f} / {r['machines']['v15']['mean']:.2f} | |")
+    comp = r["components"]
+    inputs = "; ".join(f"{label} {comp['base/' + k]['mean_family_auc']['mean']:.3f} → "
+                       f"{comp['v15/' + k]['mean_family_auc']['mean']:.3f}"
+                       for k, label in (("readout", "the v5 readout"), ("cnn", "the frame network")))
+    parts = "; ".join(f"{p['part']}: {'met' if p['met'] else 'NOT met'} ({p['figure']})" for p in r["parts"])
+    verdict = ("Every S1 part met: S2 (the live unit) is next." if r["met"]
+               else "Not every S1 part met: no S2 run, 0.3.0 stays the shipped head.")
+    return ("\n".join(rows) + f"\n\nThe rule (means over the draws, calibration seeds {r['seeds']}): {parts}. {verdict}"
+            f"\n\nDiagnostic, outside the rule (`components`): each input alone, mean per-family ROC-AUC, "
+            f"`voice` → `family-keep-small`: {inputs}; the blend on the `voice` split "
+            f"{r['mean_family_auc']['base']['mean']:.3f}."
+            "\n\n(from `benchmarks/results/judge_lofo_v15_s1.json`, written by `" + r["command"] + "`)")
+
+
 def fig_refit_v11() -> str:
     """v11 (0.2.0 ⊕ the stage-2 CNN) under its rule (benchmarks/experiments/refit_v6/README.md, v11): S1's
     LOFO table (v5 fold heads vs the blend with the CNN's fold networks, round 2's folds), S2's eight
@@ -1026,6 +1061,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "refit_v10blend": fig_refit_v10blend,
     "frame_wild_r3": fig_frame_wild_r3,
     "refit_v11": fig_refit_v11,
+    "refit_v15": fig_refit_v15,
     "lofo_split_caveat": fig_lofo_split_caveat,
     "lofo_draws_v5": fig_lofo_draws_v5,
     "commercial_engines": fig_commercial_engines,

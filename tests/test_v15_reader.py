@@ -70,6 +70,10 @@ def test_a_better_split_meets_the_rule_and_figures_are_means_over_draws(v15, tmp
                                            "max": pytest.approx(1.0), "n": 2}
     assert set(r["families"]) == set(FAMS)
     assert [p["met"] for p in r["parts"]] == [True, True, True, True]
+    # the diagnostic reads each input alone: here both inputs of a side are the same predictions
+    assert set(r["components"]) == {"base/readout", "base/cnn", "v15/readout", "v15/cnn"}
+    assert r["components"]["base/cnn"]["mean_family_auc"]["mean"] == pytest.approx(0.5)
+    assert r["components"]["v15/readout"]["pooled_auc"]["mean"] == pytest.approx(1.0)
 
 
 def test_one_family_falling_fails_part_c(v15, tmp_path):

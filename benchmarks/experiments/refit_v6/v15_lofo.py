@@ -36,8 +36,9 @@ SPLITS = {"base": ("voice", "frame_cnn_stage2_extra_ctlrepro_cs{s}"),
 """Each side: (the readout's --calib-split, the CNN preds file's tag with the draw's seed)."""
 
 
-def draw(preds_dir: Path, frame_out: str, s: int):
-    """(y, family per row, {side: blended p}) of draw ``s``; SystemExit when the sides' rows differ."""
+def draw(preds_dir: Path, frame_out: str, s: int, parts: dict | None = None):
+    """(y, family per row, {side: blended p}) of draw ``s``; SystemExit when the sides' rows differ.
+    ``parts``, when given, receives ``{"<side>/readout": p, "<side>/cnn": p}`` (the blend's inputs)."""
     out, ref = {}, None
     for side, (split, tag) in SPLITS.items():
         y, fam, p0, pc = load_checked(str(preds_dir / f"preds_{split}_s{s}.npz"), frame_out, (tag.format(s=s),))
@@ -45,6 +46,8 @@ def draw(preds_dir: Path, frame_out: str, s: int):
             sys.exit(f"draw {s}: the {split} files are not on the same rows as the {SPLITS['base'][0]} ones")
         ref = (y, fam)
         out[side] = blend(p0, pc)
+        if parts is not None:
+            parts[f"{side}/readout"], parts[f"{side}/cnn"] = p0, pc
     return ref[0], ref[1], out
 
 
@@ -55,10 +58,14 @@ def spread(values: list[float]) -> dict:
 
 def read(preds_dir: Path, frame_out: str, seeds: list[int]) -> dict:
     """Per draw the table of ``v11_lofo.table``, then every figure as {mean, min, max, n} over draws:
-    ``{"families": {family: {side: spread}}, "mean_family_auc", "pooled_auc", "people", "machines"}``."""
-    per, first = [], None
+    ``{"families": {family: {side: spread}}, "mean_family_auc", "pooled_auc", "people", "machines"}``,
+    and ``"components"``: a DIAGNOSTIC outside the rule (added after v15's S1 was read), the same four
+    figures of each side's two inputs alone, ``{"<side>/readout"|"<side>/cnn": {figure: spread}}``."""
+    per, first, comp = [], None, []
     for s in seeds:
-        y, fam, p = draw(preds_dir, frame_out, s)
+        inputs: dict = {}
+        y, fam, p = draw(preds_dir, frame_out, s, inputs)
+        comp.append(table(y, fam, inputs))
         if first is not None and not (np.array_equal(y, first[0]) and np.array_equal(fam, first[1])):
             sys.exit(f"draw {s} is not on draw {seeds[0]}'s rows: not comparable")
         first = first or (y, fam)
@@ -70,7 +77,10 @@ def read(preds_dir: Path, frame_out: str, seeds: list[int]) -> dict:
             "mean_family_auc": {k: spread([t[1][k] for t in per]) for k in sides},
             "pooled_auc": {k: spread([t[2][k] for t in per]) for k in sides},
             "people": {k: spread([t[3][k] for t in per]) for k in sides},
-            "machines": {k: spread([t[4][k] for t in per]) for k in sides}}
+            "machines": {k: spread([t[4][k] for t in per]) for k in sides},
+            "components": {k: {name: spread([t[i][k] for t in comp]) for i, name in
+                               ((1, "mean_family_auc"), (2, "pooled_auc"), (3, "people"), (4, "machines"))}
+                           for k in comp[0][1]}}
 
 
 def parts(r: dict) -> list[tuple[str, bool, str]]:
@@ -108,6 +118,10 @@ def main(argv=None) -> int:
     for key, label in (("mean_family_auc", "mean per-family"), ("pooled_auc", "pooled"),
                        ("people", "P(h) people"), ("machines", "P(h) machines")):
         print(f"{label:28} {c(r[key]['base']):>22} {c(r[key]['v15']):>22}")
+    print("diagnostic, outside the rule: each input alone (mean per-family / pooled ROC-AUC, people / machines P(h))")
+    for k, v in r["components"].items():
+        print(f"  {k:28} {c(v['mean_family_auc'])} / {c(v['pooled_auc'])}, "
+              f"{v['people']['mean']:.2f} / {v['machines']['mean']:.2f}")
     ps = parts(r)
     for name, ok, why in ps:
         print(f"S1 {name}: {why} -> {'met' if ok else 'NOT met'}")
