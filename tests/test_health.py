@@ -74,6 +74,26 @@ def test_swapped_channels_without_echo_by_the_noise_floors(line):
         assert check_input(e.call.agent, e.call.user) == [] and check_input(e.call.user, e.call.agent) == []
 
 
+@pytest.mark.parametrize("agent_floor_dbfs", [-70.0, -65.0])
+def test_swapped_channels_by_the_noise_floor_levels(agent_floor_dbfs):
+    """Neither side digital silence: a caller in a −47 dBFS room and an agent line carrying −70 or
+    −65 dBFS of noise (a new user's trial: swapped, it gave no warning). The usual order says
+    nothing; swapped, the "agent" floor sits 18+ dB above the "user" one: a channel_swap naming the
+    levels, whose value is the measured difference (truth 23 or 18 dB, ±3 dB for the speech the
+    10th percentile may catch); 18 dB is under NOISIER_AGENT_DB (20), so only -70 warns."""
+    d = example_dialogue(seed=1, noise_channels=("user",), noise_dbfs=-47.0)
+    rng = np.random.default_rng(5)
+    a = (d.call.agent + rng.normal(0.0, 10 ** (agent_floor_dbfs / 20), d.call.agent.size)).astype(np.float32)
+    assert check_input(d.call.user, a) == []
+    w = check_input(a, d.call.user)
+    if agent_floor_dbfs == -70.0:
+        assert [x.code for x in w] == ["channel_swap"]
+        assert "noise floor" in w[0].message and "synthetic" in w[0].message and "--user-channel" in w[0].message
+        assert w[0].value == pytest.approx(23.0, abs=3.0)
+    else:
+        assert w == []
+
+
 def test_the_swap_fix_names_the_other_order_of_the_flags_used(tmp_path):
     """"try --user-channel 1 --agent-channel 0" was printed for a call already read with those flags
     (a new user's trial): the fix is the order the recording was NOT read in, or the two files

@@ -19,7 +19,11 @@
   utterances (Pipecat's ``AudioBufferProcessor`` fills the bot track's gaps with zero bytes),
   a caller's microphone always carries some room or line noise. Skipped when the usual
   direction of echo shows the order is right. A synthetic caller against an agent recorded after
-  a noisy line also fits the cue; the message says so.
+  a noisy line also fits the cue; the message says so. When neither side is digital silence, a
+  third cue (HEURISTIC): the "agent" channel's noise floor (``_noise_floor_dbfs``) is at least
+  ``NOISIER_AGENT_DB`` above the "user" channel's and is room or line noise (above
+  ``NOISE_FLOOR_MIN_DBFS``): the caller's microphone is usually the noisier side (a new user's
+  trial: a −70 dBFS agent line against a −47 dBFS room, swapped, had given no warning).
 * ``clipping``: more than ``CLIP_SHARE`` of a channel's samples sit in runs of 3 or more at
   full scale (|x| ≥ ``CLIP_LEVEL``): loud speech was cut off; onsets hold, levels do not.
 * ``dc_offset``: |mean| above ``DC_LEVEL`` (the front end's high-pass removes it; said so a
@@ -71,6 +75,13 @@ between its speech (a recorded agent), share of 30 ms frames."""
 NEVER_DIGITAL_SHARE = 0.01
 """HEURISTIC: a channel with at most this share of digitally silent frames always carries noise
 (a microphone or a line), share of 30 ms frames."""
+NOISE_FLOOR_PERCENTILE = 10.0
+"""HEURISTIC: a channel's noise floor is this percentile of its 30 ms frame levels (a side that
+talks less than 90 % of the time shows its floor there), percent."""
+NOISIER_AGENT_DB = 20.0
+"""HEURISTIC: an "agent" noise floor at least this far above the "user" one suggests a swap, dB."""
+NOISE_FLOOR_MIN_DBFS = -70.0
+"""HEURISTIC: a noise floor above this is room or line noise, not a clean digital source, dBFS."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +131,15 @@ def _digital_silence_share(x: np.ndarray) -> float:
     ``DIGITAL_SILENCE_DBFS``; 0.0 for less than one frame."""
     rms = _frame_rms(x)
     return float(np.mean(rms < 10 ** (DIGITAL_SILENCE_DBFS / 20))) if rms.size else 0.0
+
+
+def _noise_floor_dbfs(x: np.ndarray) -> float:
+    """The noise floor of ``x`` (float32 16 kHz): the ``NOISE_FLOOR_PERCENTILE`` percentile of its
+    30 ms frame RMS levels, DC removed, dBFS (−120.0 for digital silence or less than one frame)."""
+    rms = _frame_rms(x)
+    if not rms.size:
+        return -120.0
+    return float(20 * np.log10(max(float(np.percentile(rms, NOISE_FLOOR_PERCENTILE)), 1e-6)))
 
 
 def _clip_share(x: np.ndarray) -> float:
@@ -206,6 +226,15 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
                         f"the user channel is digital silence between its speech ({du:.0%} of frames) while the agent "
                         f"channel always carries noise ({da:.0%}): a recorded agent is usually the zero-padded side "
                         f"and a microphone never is, unless the caller is synthetic: {fix}", du, DIGITAL_SILENCE_SHARE))
+                else:
+                    fu, fa = _noise_floor_dbfs(u[:n]), _noise_floor_dbfs(a[:n])
+                    if fa - fu >= NOISIER_AGENT_DB and fa > NOISE_FLOOR_MIN_DBFS:
+                        out.append(HealthWarning(
+                            "channel_swap", None,
+                            f"the agent channel's noise floor ({fa:.0f} dBFS) is {fa - fu:.0f} dB above the user "
+                            f"channel's ({fu:.0f} dBFS): a caller's microphone is usually the noisier side, unless "
+                            f"the caller is synthetic or the agent comes through a noisy line: {fix}",
+                            fa - fu, NOISIER_AGENT_DB))
     for c, x in (("user", u), ("agent", a)):
         share = _clip_share(x)
         if share > CLIP_SHARE:
