@@ -105,6 +105,29 @@ def test_report_command_and_bad_input(tmp_path, result):
     assert main(["report", str(tmp_path / "missing.json")]) == 2
 
 
+def test_an_audio_file_where_a_result_is_wanted_says_so(tmp_path, capsys):
+    """`report call.wav` printed "not readable ('utf-8' codec can't decode byte 0x8a…)" (a new
+    user's trial): audio is named as audio, with the command that makes the JSON; other binary
+    files are told what to pass; both exit 2 with one line."""
+    import numpy as np
+    import soundfile as sf
+
+    from livejudge.commands.cli import main
+
+    wav = tmp_path / "call.wav"
+    sf.write(wav, np.zeros((1600, 2), np.float32), 16000)
+    for cmd in (["report", str(wav)], ["compare", str(wav), str(wav)]):
+        assert main(cmd) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "WAV audio, not a result JSON" in err[0] and "livejudge score" in err[0]
+        assert "codec can't decode" not in err[0]
+    blob = tmp_path / "blob.json"
+    blob.write_bytes(bytes([0x8A, 0xFF, 0x00, 0x81]) * 8)
+    assert main(["report", str(blob)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "not a result JSON (not UTF-8 text)" in err and "--json" in err
+
+
 # ------------------------------------------------------------------------------ real browser
 class _Chromium:
     """Headless Chromium driven over the DevTools protocol (one page)."""

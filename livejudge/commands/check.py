@@ -525,7 +525,8 @@ def register(sub) -> None:
             "the\n``EXPECTABLE`` verdicts of ``livejudge.timing.verdicts``", "the\nmoments `check` can pin").replace(
             "::", ":").replace("``", "`"),
         epilog="exit codes: 0 every expectation passed · 3 one failed (as a --fail-if gate) · 1 the call failed "
-               "mid-way · 2 bad input or usage (one line says what)")
+               "mid-way · 2 bad input or usage (one line says what) · 130 Ctrl-C · 143 SIGTERM · 129 SIGHUP (check "
+               "writes no result, so a stopped check leaves nothing behind)")
     p.add_argument("call", nargs="?", default=None,
                    help="the recording (stereo, user and agent on separate channels), or a result .json "
                         "(its verdicts are read as they are, with the thresholds it was scored with)")

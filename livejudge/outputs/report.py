@@ -197,6 +197,26 @@ class DocumentError(ValueError):
     """A result or summary document that is not what livejudge wrote (one line: where and what)."""
 
 
+AUDIO_MAGIC: tuple[tuple[bytes, str], ...] = ((b"RIFF", "WAV"), (b"fLaC", "FLAC"), (b"OggS", "Ogg"),
+                                             (b"ID3", "MP3"), (b"\xff\xfb", "MP3"), (b"FORM", "AIFF"))
+"""The first bytes of the audio files livejudge is most often handed by mistake where a result
+JSON is wanted (RIFF/WAVE, FLAC, Ogg, MP3 with or without an ID3 tag, AIFF)."""
+
+
+def _not_text_hint(p: Path) -> str:
+    """The one-line reason a document is not UTF-8 text, with the fix: audio is named as such."""
+    try:
+        with p.open("rb") as f:
+            head = f.read(4)
+    except OSError:
+        head = b""
+    kind = next((name for magic, name in AUDIO_MAGIC if head.startswith(magic)), None)
+    if kind:
+        return (f"this is {kind} audio, not a result JSON: score the call first (`livejudge score {p} "
+                f"--json result.json`) and pass result.json")
+    return "not a result JSON (not UTF-8 text): pass the file `livejudge score|replay|attach --json` wrote"
+
+
 def load_json_document(path: str | Path) -> object:
     """Parse a JSON file livejudge wrote, refusing what would crash or exhaust a reader: a file
     over ``MAX_DOCUMENT_BYTES``, nesting deeper than Python's parser can follow, NaN/Infinity.
@@ -215,7 +235,9 @@ def load_json_document(path: str | Path) -> object:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise DocumentError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:
+        raise DocumentError(f"{p}: {_not_text_hint(p)}") from None
+    except OSError as exc:
         raise DocumentError(f"{p}: not readable ({exc})") from None
 
     def no_constant(name: str):
