@@ -43,6 +43,7 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -524,9 +525,9 @@ def register(sub) -> None:
         description=(__doc__.split("\n\n")[1] + "\n\n" + __doc__.split("\n\n")[2]).replace(
             "the\n``EXPECTABLE`` verdicts of ``livejudge.timing.verdicts``", "the\nmoments `check` can pin").replace(
             "::", ":").replace("``", "`"),
-        epilog="exit codes: 0 every expectation passed · 3 one failed (as a --fail-if gate) · 1 the call failed "
+        epilog=textwrap.fill("exit codes: 0 every expectation passed · 3 one failed (as a --fail-if gate) · 1 the call failed "
                "mid-way · 2 bad input or usage (one line says what) · 130 Ctrl-C · 143 SIGTERM · 129 SIGHUP (check "
-               "writes no result, so a stopped check leaves nothing behind)")
+               "writes no result, so a stopped check leaves nothing behind)", width=78))
     p.add_argument("call", nargs="?", default=None,
                    help="the recording (stereo, user and agent on separate channels), or a result .json "
                         "(its verdicts are read as they are, with the thresholds it was scored with)")
