@@ -92,10 +92,23 @@ def test_batch_summary_csv_says_skipped_as_the_cli_does(call_wav, tmp_path, caps
     err = capsys.readouterr().err
     assert "skipped" in err and "1 skipped" in err
     with open(out / "summary.csv") as f:
-        status = {r["file"].rsplit("/", 1)[-1]: r["status"] for r in csv.DictReader(f)}
+        rows = list(csv.DictReader(f))
+    status = {r["file"].rsplit("/", 1)[-1]: r["status"] for r in rows}
     assert status == {"good.wav": "ok", "broken.wav": "skipped"}
+    good = next(r for r in rows if r["status"] == "ok")  # counts as integers ("3", not "3.0")
+    assert good["latency_count"].isdigit() and good["barge_in_count"].isdigit()
+    assert "." in good["latency_p50_s"]
     sm = json.loads((out / "summary.json").read_text())
     assert [c["status"] for c in sm["calls"]] == ["skipped", "ok"]  # input order: broken, good
+
+
+def test_json_to_stdout_keeps_the_summary_and_validity_line_on_stderr(call_wav, capsys):
+    """`score --json -` printed nothing on stderr, the validity line included (a new user's
+    trial): stdout carries only the JSON, stderr the usual summary."""
+    assert main(["score", str(call_wav[0]), "--json", "-", "--asr", "off", "--interval-s", "5"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["summary"]["latency_count"] >= 1
+    assert "latency p50" in out.err and "validity:" in out.err
 
 
 # ------------------------------------------------------------------ meter

@@ -449,8 +449,18 @@ def write_summary_csv(path: Path, rows: list[dict]) -> Path:
         for r in rows:
             m = r.get("metrics") or {}
             w.writerow([r["file"], r["status"], r.get("reason") or "", r.get("result") or "", r.get("wall_s", ""),
-                        "; ".join(r.get("input_health") or ()), *["" if m.get(k) is None else m[k] for k in keys]])
+                        "; ".join(r.get("input_health") or ()), *[_csv_cell(k, m.get(k)) for k in keys]])
     return path
+
+
+def _csv_cell(key: str, v: float | None) -> object:
+    """A metric as summary.csv writes it: counts (``*_count``, ``*_windows``) as integers (they
+    are floats in the metrics dict: "3.0" read as a measurement, a new user's trial), empty for None."""
+    if v is None:
+        return ""
+    if key.endswith(("_count", "_windows")) and float(v).is_integer():
+        return int(v)
+    return v
 
 
 def _progress(total: int):

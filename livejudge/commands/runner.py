@@ -175,7 +175,7 @@ def add_judge_args(p: argparse.ArgumentParser) -> None:
 def add_output_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("output")
     g.add_argument("--json", dest="json_out", default=None, metavar="OUT",
-                   help="write the result document (JSON) here; '-' for stdout")
+                   help="write the result document (JSON) here; '-' for stdout (the summary and validity line stay on stderr)")
     g.add_argument("--events", default=None, metavar="OUT.jsonl", help="write the event log (JSON lines) here")
     g.add_argument("--report", default=None, metavar="OUT.html",
                    help="write the HTML report here at the end of the call (also when cut short); "
@@ -373,8 +373,7 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
                 print(f"livejudge: {clean(message)}", file=sys.stderr)
             write_code = write_outputs(result, output)
             code = code or write_code
-        if output.json_out != "-":
-            print_summary(result)
+        print_summary(result)  # stderr: with --json - too (a pipe reads stdout; the validity line still shows)
         gate_code = apply_gates(result, output)
     return gate_code if code == EXIT_OK and gate_code else code
 
