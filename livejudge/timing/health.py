@@ -126,17 +126,15 @@ def _peak_dbfs(x: np.ndarray) -> float:
     return float(20 * np.log10(max(float(rms.max()), 1e-6))) if rms.size else -120.0
 
 
-def _digital_silence_share(x: np.ndarray) -> float:
-    """Share of 30 ms frames of ``x`` (float32 16 kHz) whose RMS, DC removed, is below
+def _digital_silence_share(rms: np.ndarray) -> float:
+    """Share of 30 ms frames whose RMS (``_frame_rms``: DC removed) is below
     ``DIGITAL_SILENCE_DBFS``; 0.0 for less than one frame."""
-    rms = _frame_rms(x)
     return float(np.mean(rms < 10 ** (DIGITAL_SILENCE_DBFS / 20))) if rms.size else 0.0
 
 
-def _noise_floor_dbfs(x: np.ndarray) -> float:
-    """The noise floor of ``x`` (float32 16 kHz): the ``NOISE_FLOOR_PERCENTILE`` percentile of its
-    30 ms frame RMS levels, DC removed, dBFS (−120.0 for digital silence or less than one frame)."""
-    rms = _frame_rms(x)
+def _noise_floor_dbfs(rms: np.ndarray) -> float:
+    """The noise floor of a channel from its 30 ms frame RMS levels (``_frame_rms``: DC removed):
+    their ``NOISE_FLOOR_PERCENTILE`` percentile, dBFS (−120.0 for digital silence or no frame)."""
     if not rms.size:
         return -120.0
     return float(20 * np.log10(max(float(np.percentile(rms, NOISE_FLOOR_PERCENTILE)), 1e-6)))
@@ -219,7 +217,8 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
                     f"the agent channel carries an echo of the user channel (correlation {reverse.correlation:.2f}), "
                     f"the reverse of speakerphone echo: {fix}", float(reverse.correlation), DETECT_CORRELATION))
             elif usual is None or not usual.detected:  # no echo to tell the order: the noise floors
-                du, da = _digital_silence_share(u[:n]), _digital_silence_share(a[:n])
+                ru, ra = _frame_rms(u[:n]), _frame_rms(a[:n])
+                du, da = _digital_silence_share(ru), _digital_silence_share(ra)
                 if du >= DIGITAL_SILENCE_SHARE and da <= NEVER_DIGITAL_SHARE:
                     out.append(HealthWarning(
                         "channel_swap", None,
@@ -227,7 +226,7 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
                         f"channel always carries noise ({da:.0%}): a recorded agent is usually the zero-padded side "
                         f"and a microphone never is, unless the caller is synthetic: {fix}", du, DIGITAL_SILENCE_SHARE))
                 else:
-                    fu, fa = _noise_floor_dbfs(u[:n]), _noise_floor_dbfs(a[:n])
+                    fu, fa = _noise_floor_dbfs(ru), _noise_floor_dbfs(ra)
                     if fa - fu >= NOISIER_AGENT_DB and fa > NOISE_FLOOR_MIN_DBFS:
                         out.append(HealthWarning(
                             "channel_swap", None,
