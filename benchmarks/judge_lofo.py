@@ -331,14 +331,16 @@ def embed_calls(calls, cache_file: Path | None):
     return X, G, P, bb.encoder.n_calls, secs
 
 
-CALIB_SPLITS = ("voice", "family", "family-keep-small")
+CALIB_SPLITS = ("voice", "family", "family-keep-small", "family-out")
 """How ``calib_split`` draws the calibration voices: ``voice`` (the default, every stored run so far):
 ~25 % of each class's voices drawn over all families at once; ``family``: drawn within each machine
 family and each human group, never a family's or group's only voice (refit_v6/README.md, "v13
 result": a single-voice family could leave the fit whole under ``voice``); ``family-keep-small``:
 as ``family``, but a family or group of fewer than ``KEEP_SMALL_BELOW`` voices stays whole in the
 fit (tests the hypothesis in docs/judge.md that ``family`` loses by taking 1 of a small family's 2-3
-voices)."""
+voices); ``family-out``: ~25 % of the fold's machine families whole (at least one, never all), the
+people as ``family`` (v16, refit_v6/README.md: the Platt step then sees scores of families the fit
+never met, as the held-out family is)."""
 
 KEEP_SMALL_BELOW = 4
 """``family-keep-small``: families and groups with fewer voices than this give none to calibration."""
@@ -354,7 +356,9 @@ def calib_split(meta, train_idx, seed: int, by: str = "voice") -> np.ndarray:
     never be fitted on; ``family`` draws 25 % within each machine family and each human group and
     never takes a family's or group's only voice, so every family the fold trains on is in the fit;
     ``family-keep-small`` as ``family`` but takes nothing from a family or group of fewer than
-    ``KEEP_SMALL_BELOW`` (4) voices. Raises ValueError for another ``by``."""
+    ``KEEP_SMALL_BELOW`` (4) voices; ``family-out`` takes 25 % of the machine families, rounded, at
+    least one and never every one, each whole (a fold with one machine family: 25 % of its voices, as
+    ``family``), and the people as ``family``. Raises ValueError for another ``by``."""
     if by not in CALIB_SPLITS:
         raise ValueError(f"calibration split {by!r}: use one of {', '.join(CALIB_SPLITS)}")
     rng = np.random.default_rng(seed)
@@ -373,6 +377,12 @@ def calib_split(meta, train_idx, seed: int, by: str = "voice") -> np.ndarray:
             key = (m["label"], m["family"] if m["label"] == "machine" else m["group"])
             by_key.setdefault(key, set()).add(m["speaker"])
         smallest = KEEP_SMALL_BELOW if by == "family-keep-small" else 2
+        fams = sorted(k for k in by_key if k[0] == "machine")
+        if by == "family-out" and len(fams) > 1:
+            rng.shuffle(fams)
+            for k in fams[:min(len(fams) - 1, max(1, int(round(0.25 * len(fams)))))]:
+                chosen.update((k[0], x) for x in by_key.pop(k))
+            by_key = {k: v for k, v in by_key.items() if k[0] == "human"}
         for k in sorted(by_key):
             v = sorted(by_key[k])
             if len(v) < smallest:

@@ -908,16 +908,16 @@ def fig_refit_v15() -> str:
 
     rows = [f"| held-out family (round 2's folds) | blend, `voice` split: ROC-AUC mean (min–max), {n} draws "
             f"| blend, `family-keep-small` split, {n} draws | change of the means |", "|---|---|---|---|"]
-    for f, v in sorted(r["families"].items(), key=lambda kv: -(kv[1]["v15"]["mean"] - kv[1]["base"]["mean"])):
-        rows.append(f"| {f} | {cell(v['base'])} | {cell(v['v15'])} | {v['v15']['mean'] - v['base']['mean']:+.3f} |")
+    for f, v in sorted(r["families"].items(), key=lambda kv: -(kv[1]["candidate"]["mean"] - kv[1]["base"]["mean"])):
+        rows.append(f"| {f} | {cell(v['base'])} | {cell(v['candidate'])} | {v['candidate']['mean'] - v['base']['mean']:+.3f} |")
     for key, label in (("mean_family_auc", "**mean per-family**"), ("pooled_auc", "**pooled**")):
-        b, c = r[key]["base"], r[key]["v15"]
+        b, c = r[key]["base"], r[key]["candidate"]
         rows.append(f"| {label} | {cell(b)} | {cell(c)} | {c['mean'] - b['mean']:+.3f} |")
     rows.append(f"| people / machines mean P(human) | {r['people']['base']['mean']:.2f} / {r['machines']['base']['mean']:.2f} "
-                f"| {r['people']['v15']['mean']:.2f} / {r['machines']['v15']['mean']:.2f} | |")
+                f"| {r['people']['candidate']['mean']:.2f} / {r['machines']['candidate']['mean']:.2f} | |")
     comp = r["components"]
     inputs = "; ".join(f"{label} {comp['base/' + k]['mean_family_auc']['mean']:.3f} → "
-                       f"{comp['v15/' + k]['mean_family_auc']['mean']:.3f}"
+                       f"{comp['candidate/' + k]['mean_family_auc']['mean']:.3f}"
                        for k, label in (("readout", "the v5 readout"), ("cnn", "the frame network")))
     parts = "; ".join(f"{p['part']}: {'met' if p['met'] else 'NOT met'} ({p['figure']})" for p in r["parts"])
     verdict = ("Every S1 part met: S2 (the live unit) is next." if r["met"]

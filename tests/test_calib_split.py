@@ -57,7 +57,7 @@ def test_voice_split_can_take_a_single_voice_family_out_of_the_fit(jl):
     assert lost, "expected some seed to draw the single piper voice into calibration"
 
 
-@pytest.mark.parametrize("by", ["voice", "family", "family-keep-small"])
+@pytest.mark.parametrize("by", ["voice", "family", "family-keep-small", "family-out"])
 def test_calibration_reads_only_training_rows_and_keeps_voices_whole(jl, by):
     meta = _meta()
     test = np.array([i for i, m in enumerate(meta) if m["family"] == "kokoro" and m["speaker"] == "k4"])
@@ -104,6 +104,29 @@ def test_keep_small_split_takes_nothing_from_families_of_under_four_voices(jl):
     assert len(draws) > 1  # the seed still picks which voice
 
 
+def test_family_out_split_holds_whole_machine_families_for_calibration(jl):
+    """``family-out`` (v16): of 3 machine families, 25 % rounded = one, whole, goes to calibration
+    and the other two wholly to the fit; the people are drawn as ``family`` (meet gives 1 of 4, the
+    lone group's only person stays in the fit); one machine family alone is never taken whole."""
+    meta = _meta()
+    train = np.arange(len(meta))
+    held = set()
+    for seed in range(40):
+        fit_v, cal_v = _parts(meta, train, jl.calib_split(meta, train, seed, "family-out"))
+        whole = [f for f in ("piper", "vits", "kokoro")
+                 if {(m["label"], m["speaker"]) for m in meta if m["family"] == f} <= cal_v]
+        fitted = [f for f in ("piper", "vits", "kokoro")
+                  if {(m["label"], m["speaker"]) for m in meta if m["family"] == f} <= fit_v]
+        assert len(whole) == 1 and len(fitted) == 2, (seed, cal_v)
+        held.add(whole[0])
+        people = {v for v in cal_v if v[0] == "human"}
+        assert len(people) == 1 and next(iter(people))[1].startswith("m"), (seed, people)
+    assert held == {"piper", "vits", "kokoro"}  # the seed picks which family
+    one = [i for i, m in enumerate(meta) if m["label"] == "human" or m["family"] == "kokoro"]
+    fit_v, cal_v = _parts(meta, one, jl.calib_split(meta, np.array(one), 0, "family-out"))
+    assert {v for v in cal_v if v[0] == "machine"} and {v for v in fit_v if v[0] == "machine"}
+
+
 def test_the_split_reaches_every_fit_of_a_fold(jl, monkeypatch):
     """``fold_predict(..., split_by=)`` hands the split to the outer fit and every inner fit (the
     nested Platt step's heads), and ``--calib-split`` is a choice of the CLI."""
@@ -125,4 +148,4 @@ def test_the_split_reaches_every_fit_of_a_fold(jl, monkeypatch):
     assert seen and set(seen) == {"family"} and len(seen) == 2
     with pytest.raises(ValueError, match="calibration split 'speaker'"):
         jl.calib_split(meta, np.arange(len(meta)), 0, "speaker")
-    assert jl.CALIB_SPLITS == ("voice", "family", "family-keep-small")
+    assert jl.CALIB_SPLITS == ("voice", "family", "family-keep-small", "family-out")

@@ -26,10 +26,10 @@ def v15():
     return mod
 
 
-def _write(tmp: Path, good: dict[str, float], seeds=(0, 1)) -> tuple[Path, Path]:
+def _write(tmp: Path, good: dict[str, float], seeds=(0, 1), cand: str = "family-keep-small") -> tuple[Path, Path]:
     """Per fold (one held-out family) 4 people and 4 machines. ``good[side]``: how many of each fold's
-    machines score below every person (4 = ROC-AUC 1.0, 0 = 0.0 on that fold). The v15 side of
-    family fb gets ``good['fb']`` instead."""
+    machines score below every person (4 = ROC-AUC 1.0, 0 = 0.0 on that fold). The candidate side
+    (split ``cand``) of family fb gets ``good['fb']`` instead."""
     pd, fo = tmp / "preds", tmp / "frames"
     pd.mkdir(exist_ok=True)
     fo.mkdir(exist_ok=True)
@@ -49,10 +49,9 @@ def _write(tmp: Path, good: dict[str, float], seeds=(0, 1)) -> tuple[Path, Path]
 
     for s in seeds:
         for side, (split, tag) in (("base", ("voice", "frame_cnn_stage2_extra_ctlrepro_cs{s}")),
-                                   ("v15", ("family-keep-small",
-                                            "frame_cnn_stage2_extra_ctlrepro_splitfamily-keep-small_cs{s}"))):
+                                   ("candidate", (cand, f"frame_cnn_stage2_extra_ctlrepro_split{cand}" + "_cs{s}"))):
             p = p_for(good[side])
-            if side == "v15" and "fb" in good:
+            if side == "candidate" and "fb" in good:
                 p[8:16] = p_for(good["fb"])[8:16]
             np.savez(pd / f"preds_{split}_s{s}.npz", fold=fold, idx=idx, p=p, families=np.array(FAMS), meta=meta)
             np.savez(fo / f"preds_{tag.format(s=s)}.npz", fold=fold, idx=idx, p=p, families=np.array(FAMS))
@@ -60,24 +59,24 @@ def _write(tmp: Path, good: dict[str, float], seeds=(0, 1)) -> tuple[Path, Path]
 
 
 def test_a_better_split_meets_the_rule_and_figures_are_means_over_draws(v15, tmp_path):
-    pd, fo = _write(tmp_path, {"base": 2, "v15": 4})
+    pd, fo = _write(tmp_path, {"base": 2, "candidate": 4})
     out = tmp_path / "r.json"
     assert v15.main([str(pd), str(fo), "--seeds", "0", "1", "--json", str(out)]) == 0
     r = json.loads(out.read_text())
     assert r["seeds"] == [0, 1] and r["met"] is True
     assert r["mean_family_auc"]["base"]["mean"] == pytest.approx(0.5)  # 2 of 4 machines below: 0.5
-    assert r["mean_family_auc"]["v15"] == {"mean": pytest.approx(1.0), "min": pytest.approx(1.0),
+    assert r["mean_family_auc"]["candidate"] == {"mean": pytest.approx(1.0), "min": pytest.approx(1.0),
                                            "max": pytest.approx(1.0), "n": 2}
     assert set(r["families"]) == set(FAMS)
     assert [p["met"] for p in r["parts"]] == [True, True, True, True]
     # the diagnostic reads each input alone: here both inputs of a side are the same predictions
-    assert set(r["components"]) == {"base/readout", "base/cnn", "v15/readout", "v15/cnn"}
+    assert set(r["components"]) == {"base/readout", "base/cnn", "candidate/readout", "candidate/cnn"}
     assert r["components"]["base/cnn"]["mean_family_auc"]["mean"] == pytest.approx(0.5)
-    assert r["components"]["v15/readout"]["pooled_auc"]["mean"] == pytest.approx(1.0)
+    assert r["components"]["candidate/readout"]["pooled_auc"]["mean"] == pytest.approx(1.0)
 
 
 def test_one_family_falling_fails_part_c(v15, tmp_path):
-    pd, fo = _write(tmp_path, {"base": 4, "v15": 4, "fb": 2})
+    pd, fo = _write(tmp_path, {"base": 4, "candidate": 4, "fb": 2})
     out = tmp_path / "r.json"
     assert v15.main([str(pd), str(fo), "--json", str(out), "--seeds", "0", "1"]) == 1
     r = json.loads(out.read_text())
@@ -87,7 +86,7 @@ def test_one_family_falling_fails_part_c(v15, tmp_path):
 
 
 def test_draws_on_other_rows_and_a_single_draw_are_refused(v15, tmp_path):
-    pd, fo = _write(tmp_path, {"base": 2, "v15": 4})
+    pd, fo = _write(tmp_path, {"base": 2, "candidate": 4})
     with pytest.raises(SystemExit):
         v15.main([str(pd), str(fo), "--seeds", "0"])  # one draw: argparse error
     f = fo / "preds_frame_cnn_stage2_extra_ctlrepro_cs1.npz"
@@ -95,4 +94,17 @@ def test_draws_on_other_rows_and_a_single_draw_are_refused(v15, tmp_path):
     d["idx"] = d["idx"][::-1].copy()
     np.savez(f, **d)
     with pytest.raises(SystemExit, match="not comparable"):
+        v15.main([str(pd), str(fo), "--seeds", "0", "1"])
+
+
+def test_v16_reads_the_family_out_files_with_the_same_parts(v15, tmp_path):
+    """``--candidate-split family-out`` (v16) reads preds_family-out_s<s>.npz and the CNN's
+    ``_splitfamily-out_`` files against the same voice baseline, and records the split it read."""
+    pd, fo = _write(tmp_path, {"base": 2, "candidate": 4}, cand="family-out")
+    out = tmp_path / "r16.json"
+    assert v15.main([str(pd), str(fo), "--seeds", "0", "1", "--candidate-split", "family-out", "--json", str(out)]) == 0
+    r = json.loads(out.read_text())
+    assert r["candidate_split"] == "family-out" and r["met"] is True
+    assert r["mean_family_auc"]["candidate"]["mean"] == pytest.approx(1.0)
+    with pytest.raises(FileNotFoundError):  # v15's default split has no files here
         v15.main([str(pd), str(fo), "--seeds", "0", "1"])

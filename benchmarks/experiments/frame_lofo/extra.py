@@ -211,9 +211,10 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2, help="torch threads for lofo (1 to run two seeds side by side)")
     ap.add_argument("--control", choices=("", "repro", "split"), default="",
                     help="lofo diagnostics: repro (no extra row), split (the candidate's calibration split, no extra row)")
-    ap.add_argument("--split", choices=("", "family", "family-keep-small"), default="",
+    ap.add_argument("--split", choices=("", "family", "family-keep-small", "family-out"), default="",
                     help="lofo: the calibration split (default judge_lofo.calib_split's voice split; family: "
-                         "calib_split_by_family; family-keep-small: judge_lofo's, families of 1-3 voices stay whole)")
+                         "calib_split_by_family; family-keep-small: judge_lofo's, families of 1-3 voices stay whole; "
+                         "family-out: judge_lofo's, ~25 %% of the machine families whole, v16)")
     ap.add_argument("--calib-seed", type=int, default=None,
                     help="lofo: the calibration split's draw (default: the fixed seed of every stored run)")
     ap.add_argument("--channels", action="store_true", help="v13: the extra dialogues through the wild channels (docstring)")

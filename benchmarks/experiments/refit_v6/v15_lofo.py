@@ -1,14 +1,15 @@
-"""v15's S1 (README.md, "v15"): on round 2's 45 LOFO folds, 0.3.0's blend recipe (the mean log-odds of
-the v5 fold head and of the stage-2 CNN fold network, per row) with both calibrated on the
-``family-keep-small`` split, against the same recipe on the ``voice`` split, each read over several
-draws of its calibration split (the same ``--calib-seed`` values on both sides).
+"""v15's and v16's S1 (README.md, "v15", "v16"): on round 2's 45 LOFO folds, 0.3.0's blend recipe (the
+mean log-odds of the v5 fold head and of the stage-2 CNN fold network, per row) with both calibrated on
+the candidate split (``--candidate-split``: ``family-keep-small``, v15, the default; ``family-out``,
+v16), against the same recipe on the ``voice`` split, each read over several draws of its calibration
+split (the same ``--calib-seed`` values on both sides).
 
-Inputs, per draw s:
-* ``PREDS_DIR/preds_voice_s<s>.npz`` and ``PREDS_DIR/preds_family-keep-small_s<s>.npz``: ``judge_lofo.py …
+Inputs, per draw s (CAND: the candidate split):
+* ``PREDS_DIR/preds_voice_s<s>.npz`` and ``PREDS_DIR/preds_CAND_s<s>.npz``: ``judge_lofo.py …
   --calib-split SPLIT --calib-seed s --preds`` (the readout's fold predictions);
 * ``FRAME_OUT/preds_frame_cnn_stage2_extra_ctlrepro_cs<s>.npz`` and
-  ``FRAME_OUT/preds_frame_cnn_stage2_extra_ctlrepro_splitfamily-keep-small_cs<s>.npz``: ``frame_lofo/extra.py
-  lofo --control repro [--split family-keep-small] --calib-seed s`` (the CNN's fold predictions, network seed 0).
+  ``FRAME_OUT/preds_frame_cnn_stage2_extra_ctlrepro_splitCAND_cs<s>.npz``: ``frame_lofo/extra.py
+  lofo --control repro [--split CAND] --calib-seed s`` (the CNN's fold predictions, network seed 0).
 Every file's rows and folds are checked against its readout file (``v11_lofo.load_checked``), and all
 draws against the first (the same dialogues, labels and held-out families).
 
@@ -17,7 +18,7 @@ it. Parts (README.md, "v15"): (a) mean per-family ROC-AUC at least the baseline'
 at least the baseline's; (c) no family's mean ROC-AUC down by more than 0.05; (d) people's mean
 P(human) at least 0.5. Exit 0 when every part holds, 1 when not.
 
-Usage: python v15_lofo.py PREDS_DIR FRAME_OUT [--seeds 0 1 2] [--json OUT]
+Usage: python v15_lofo.py PREDS_DIR FRAME_OUT [--seeds 0 1 2] [--candidate-split SPLIT] [--json OUT]
 """
 from __future__ import annotations
 
@@ -31,19 +32,25 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from v11_lofo import blend, load_checked, table  # noqa: E402
 
-SPLITS = {"base": ("voice", "frame_cnn_stage2_extra_ctlrepro_cs{s}"),
-          "v15": ("family-keep-small", "frame_cnn_stage2_extra_ctlrepro_splitfamily-keep-small_cs{s}")}
-"""Each side: (the readout's --calib-split, the CNN preds file's tag with the draw's seed)."""
+CANDIDATE_SPLITS = ("family-keep-small", "family-out")
+"""The candidate side's split: v15's (the default) or v16's (README.md, "v16")."""
 
 
-def draw(preds_dir: Path, frame_out: str, s: int, parts: dict | None = None):
+def sides(candidate: str = "family-keep-small") -> dict[str, tuple[str, str]]:
+    """Each side: (the readout's --calib-split, the CNN preds file's tag with the draw's seed); the
+    baseline is the ``voice`` split, the candidate ``candidate``."""
+    return {"base": ("voice", "frame_cnn_stage2_extra_ctlrepro_cs{s}"),
+            "candidate": (candidate, f"frame_cnn_stage2_extra_ctlrepro_split{candidate}" + "_cs{s}")}
+
+
+def draw(preds_dir: Path, frame_out: str, s: int, parts: dict | None = None, candidate: str = "family-keep-small"):
     """(y, family per row, {side: blended p}) of draw ``s``; SystemExit when the sides' rows differ.
     ``parts``, when given, receives ``{"<side>/readout": p, "<side>/cnn": p}`` (the blend's inputs)."""
-    out, ref = {}, None
-    for side, (split, tag) in SPLITS.items():
+    out, ref, splits = {}, None, sides(candidate)
+    for side, (split, tag) in splits.items():
         y, fam, p0, pc = load_checked(str(preds_dir / f"preds_{split}_s{s}.npz"), frame_out, (tag.format(s=s),))
         if ref is not None and not (np.array_equal(y, ref[0]) and np.array_equal(fam, ref[1])):
-            sys.exit(f"draw {s}: the {split} files are not on the same rows as the {SPLITS['base'][0]} ones")
+            sys.exit(f"draw {s}: the {split} files are not on the same rows as the {splits['base'][0]} ones")
         ref = (y, fam)
         out[side] = blend(p0, pc)
         if parts is not None:
@@ -56,7 +63,7 @@ def spread(values: list[float]) -> dict:
             "n": len(values)}
 
 
-def read(preds_dir: Path, frame_out: str, seeds: list[int]) -> dict:
+def read(preds_dir: Path, frame_out: str, seeds: list[int], candidate: str = "family-keep-small") -> dict:
     """Per draw the table of ``v11_lofo.table``, then every figure as {mean, min, max, n} over draws:
     ``{"families": {family: {side: spread}}, "mean_family_auc", "pooled_auc", "people", "machines"}``,
     and ``"components"``: a DIAGNOSTIC outside the rule (added after v15's S1 was read), the same four
@@ -64,35 +71,36 @@ def read(preds_dir: Path, frame_out: str, seeds: list[int]) -> dict:
     per, first, comp = [], None, []
     for s in seeds:
         inputs: dict = {}
-        y, fam, p = draw(preds_dir, frame_out, s, inputs)
+        y, fam, p = draw(preds_dir, frame_out, s, inputs, candidate)
         comp.append(table(y, fam, inputs))
         if first is not None and not (np.array_equal(y, first[0]) and np.array_equal(fam, first[1])):
             sys.exit(f"draw {s} is not on draw {seeds[0]}'s rows: not comparable")
         first = first or (y, fam)
         per.append(table(y, fam, p))
-    sides = list(SPLITS)
+    names = list(sides(candidate))
     fams = sorted(per[0][0])
-    return {"seeds": seeds,
-            "families": {F: {k: spread([t[0][F][k] for t in per]) for k in sides} for F in fams},
-            "mean_family_auc": {k: spread([t[1][k] for t in per]) for k in sides},
-            "pooled_auc": {k: spread([t[2][k] for t in per]) for k in sides},
-            "people": {k: spread([t[3][k] for t in per]) for k in sides},
-            "machines": {k: spread([t[4][k] for t in per]) for k in sides},
+    return {"seeds": seeds, "candidate_split": candidate,
+            "families": {F: {k: spread([t[0][F][k] for t in per]) for k in names} for F in fams},
+            "mean_family_auc": {k: spread([t[1][k] for t in per]) for k in names},
+            "pooled_auc": {k: spread([t[2][k] for t in per]) for k in names},
+            "people": {k: spread([t[3][k] for t in per]) for k in names},
+            "machines": {k: spread([t[4][k] for t in per]) for k in names},
             "components": {k: {name: spread([t[i][k] for t in comp]) for i, name in
                                ((1, "mean_family_auc"), (2, "pooled_auc"), (3, "people"), (4, "machines"))}
                            for k in comp[0][1]}}
 
 
 def parts(r: dict) -> list[tuple[str, bool, str]]:
-    """The rule's S1 parts on the means over draws (README.md, "v15")."""
-    m = {k: r["mean_family_auc"][k]["mean"] for k in SPLITS}
-    p = {k: r["pooled_auc"][k]["mean"] for k in SPLITS}
-    d = {F: v["v15"]["mean"] - v["base"]["mean"] for F, v in r["families"].items()}
+    """The rule's S1 parts on the means over draws (README.md, "v15"; v16 reads the same parts)."""
+    m = {k: r["mean_family_auc"][k]["mean"] for k in ("base", "candidate")}
+    p = {k: r["pooled_auc"][k]["mean"] for k in ("base", "candidate")}
+    d = {F: v["candidate"]["mean"] - v["base"]["mean"] for F, v in r["families"].items()}
     worst = min(d, key=d.get)
-    people = r["people"]["v15"]["mean"]
-    return [("(a) mean per-family ROC-AUC at least the baseline's + 0.01", m["v15"] - m["base"] >= 0.01,
-             f"{m['v15'] - m['base']:+.3f}"),
-            ("(b) pooled ROC-AUC at least the baseline's", p["v15"] >= p["base"], f"{p['v15'] - p['base']:+.3f}"),
+    people = r["people"]["candidate"]["mean"]
+    return [("(a) mean per-family ROC-AUC at least the baseline's + 0.01", m["candidate"] - m["base"] >= 0.01,
+             f"{m['candidate'] - m['base']:+.3f}"),
+            ("(b) pooled ROC-AUC at least the baseline's", p["candidate"] >= p["base"],
+             f"{p['candidate'] - p['base']:+.3f}"),
             ("(c) no family's mean ROC-AUC down by more than 0.05", d[worst] >= -0.05, f"worst {worst} {d[worst]:+.3f}"),
             ("(d) people's mean P(human) at least 0.5", people >= 0.5, f"{people:.3f}")]
 
@@ -102,22 +110,24 @@ def main(argv=None) -> int:
     ap.add_argument("preds_dir", type=Path)
     ap.add_argument("frame_out")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    ap.add_argument("--candidate-split", choices=CANDIDATE_SPLITS, default="family-keep-small",
+                    help="the candidate side's calibration split (v15: family-keep-small; v16: family-out)")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
     if len(a.seeds) < 2:
         ap.error("read at least two draws (--seeds): one draw is what v14 warned against")
-    r = read(a.preds_dir, a.frame_out, a.seeds)
+    r = read(a.preds_dir, a.frame_out, a.seeds, a.candidate_split)
 
     def c(x: dict) -> str:
         return f"{x['mean']:.3f} ({x['min']:.3f}-{x['max']:.3f})"
 
     print(f"{len(a.seeds)} draws (calibration seeds {a.seeds}); mean (min-max) over draws")
-    print(f"{'held-out family':28} {'voice split':>22} {'family-keep-small':>22}")
+    print(f"{'held-out family':28} {'voice split':>22} {a.candidate_split:>22}")
     for F, v in r["families"].items():
-        print(f"{F:28} {c(v['base']):>22} {c(v['v15']):>22}")
+        print(f"{F:28} {c(v['base']):>22} {c(v['candidate']):>22}")
     for key, label in (("mean_family_auc", "mean per-family"), ("pooled_auc", "pooled"),
                        ("people", "P(h) people"), ("machines", "P(h) machines")):
-        print(f"{label:28} {c(r[key]['base']):>22} {c(r[key]['v15']):>22}")
+        print(f"{label:28} {c(r[key]['base']):>22} {c(r[key]['candidate']):>22}")
     print("diagnostic, outside the rule: each input alone (mean per-family / pooled ROC-AUC, people / machines P(h))")
     for k, v in r["components"].items():
         print(f"  {k:28} {c(v['mean_family_auc'])} / {c(v['pooled_auc'])}, "
