@@ -377,8 +377,8 @@ def calib_split(meta, train_idx, seed: int, by: str = "voice") -> np.ndarray:
             key = (m["label"], m["family"] if m["label"] == "machine" else m["group"])
             by_key.setdefault(key, set()).add(m["speaker"])
         smallest = KEEP_SMALL_BELOW if by == "family-keep-small" else 2
-        fams = sorted(k for k in by_key if k[0] == "machine")
-        if by == "family-out" and len(fams) > 1:
+        fams = sorted(k for k in by_key if k[0] == "machine") if by == "family-out" else []
+        if len(fams) > 1:
             rng.shuffle(fams)
             for k in fams[:min(len(fams) - 1, max(1, int(round(0.25 * len(fams)))))]:
                 chosen.update((k[0], x) for x in by_key.pop(k))
