@@ -17,6 +17,10 @@ excluded families (``fl.EXCLUDE_V4``), no dialogue of a sealed family, group or 
 ``--channels`` (v13): the extra dialogues built with ``judge_lofo``'s wild channels (telephone line and
 room, ``WILD_CHANNELS``; half of each agent's dialogues stay on the clean line, both classes alike);
 every file name gains ``ch`` (extra_l2ch.npz, preds_frame_cnn_stage2_extrach[_sS].npz, wild_cnn2xch_sS.pt).
+``--recipe`` (v17, v18; ../refit_v6/README.md): what the network learns from, the rows and split
+unchanged: ``centre`` (v17) takes each dialogue's mean frame off its frames before anything else
+(``frame_cnn.centre_dialogue``: fit, calibration and test rows alike); ``mask`` (v18) masks every
+training crop (``frame_cnn.mask_crop``). File names gain ``_recipe<R>``.
 
 Environment as round 3 (``wild.py``): LFCC_MANIFESTS with round 2's four manifests, FRAME_OUT=.scratch/frame_lofo_r2.
 """
@@ -130,12 +134,29 @@ def _calib(meta, idx, split: str, calib_seed: int | None) -> np.ndarray:
     return JL.calib_split(meta, idx, seed, split or "voice")
 
 
-def lofo(seed: int, threads: int, control: str = "", split: str = "", calib_seed: int | None = None) -> None:
+RECIPES = ("", "centre", "mask")
+"""``--recipe``: '' every stored run's network; 'centre' v17; 'mask' v18 (module docstring)."""
+
+
+def apply_recipe(FR: list, recipe: str) -> list:
+    """The frames the network sees under ``recipe``: centred per dialogue for 'centre', else as given."""
+    if recipe not in RECIPES:
+        raise ValueError(f"unknown recipe {recipe!r}: use one of {RECIPES}")
+    if recipe != "centre":
+        return FR
+    import temporal_cnn as cnn
+
+    return [cnn.centre_dialogue(x) for x in FR]
+
+
+def lofo(seed: int, threads: int, control: str = "", split: str = "", calib_seed: int | None = None,
+         recipe: str = "") -> None:
     """S1's fold networks (module docstring). ``control`` (diagnostics, README.md "v13 result"):
     ``repro`` trains without any extra row (round 2's networks again, through this code);
     ``split`` draws the calibration split with the extra rows as the candidate does, then drops
     them from both parts (what the changed split alone does). ``split``/``calib_seed``: how the
-    calibration voices are drawn (``_calib``; v15, refit_v6/README.md, reads several draws)."""
+    calibration voices are drawn (``_calib``; v15, refit_v6/README.md, reads several draws).
+    ``recipe``: what the network learns from (``apply_recipe``, module docstring)."""
     import torch
 
     import temporal_cnn as cnn
@@ -143,6 +164,7 @@ def lofo(seed: int, threads: int, control: str = "", split: str = "", calib_seed
 
     torch.set_num_threads(threads)
     FR, meta, y, n0, folds, sealed, meta0 = load_all(with_extra=control != "repro")
+    FR = apply_recipe(FR, recipe)
     t0 = time.time()
     fi, ti, ps, n_extra = [], [], [], []
     for k, fold in enumerate(folds):
@@ -155,7 +177,7 @@ def lofo(seed: int, threads: int, control: str = "", split: str = "", calib_seed
         fit, cl = train_idx[~cal], train_idx[cal]
         if control == "split":
             fit, cl = fit[fit < n0], cl[cl < n0]
-        net, mu, sd = cnn.train(FR, y, fit, seed, 3, 12)
+        net, mu, sd = cnn.train(FR, y, fit, seed, 3, 12, mask=recipe == "mask")
         s_cl = cnn.scores(net, mu, sd, [FR[i] for i in cl])
         ab, c = fit_logistic(s_cl[:, None], y[cl], 1e-4, class_weights(y[cl]))
         p = JL.sigmoid(max(float(ab[0]), 1e-3) * cnn.scores(net, mu, sd, [FR[i] for i in fold.test]) + c)
@@ -166,6 +188,7 @@ def lofo(seed: int, threads: int, control: str = "", split: str = "", calib_seed
         print(f"fold {k + 1}/{len(folds)} {fold.family}/{fold.group[:24]} +{len(ex)} extra auc "
               f"{JL.roc_auc(p, y[fold.test]):.3f} ({time.time() - t0:.0f} s)", flush=True)
     out = fl.preds_path(f"frame_cnn_stage2_extra{VARIANT}" + (f"_ctl{control}" if control else "")
+                        + (f"_recipe{recipe}" if recipe else "")
                         + (f"_split{split}" if split else "")
                         + (f"_cs{calib_seed}" if calib_seed is not None else "")
                         + (f"_s{seed}" if seed else ""))
@@ -175,9 +198,10 @@ def lofo(seed: int, threads: int, control: str = "", split: str = "", calib_seed
     print(f"-> {out}")
 
 
-def train(seed: int, control: str = "", split: str = "") -> None:
+def train(seed: int, control: str = "", split: str = "", recipe: str = "") -> None:
     """The product's network (module docstring); ``control`` 'repro': round 3's rows only (no extra
-    row), ``split`` 'family': ``calib_split_by_family`` (v14, README.md)."""
+    row, and extra_l2.npz need not exist), ``split`` 'family': ``calib_split_by_family`` (v14,
+    README.md); ``recipe``: ``apply_recipe``."""
     import torch
 
     import temporal_cnn as cnn
@@ -185,21 +209,24 @@ def train(seed: int, control: str = "", split: str = "") -> None:
     from livejudge.judge.training.whisper_head import class_weights, fit_logistic
 
     torch.set_num_threads(2)
-    FR, meta, y, n0, folds, sealed, meta0 = load_all()
+    FR, meta, y, n0, folds, sealed, meta0 = load_all(with_extra=control != "repro")
+    FR = apply_recipe(FR, recipe)
     rows = np.array([i for i, m in enumerate(meta) if m["speaker"] not in NOW_MEASURE_ONLY
                      and (control != "repro" or i < n0)])
     cal = _calib(meta, rows, split, None)
     fit, cl = rows[~cal], rows[cal]
     t0 = time.time()
-    net, mu, sd = cnn.train(FR, y, fit, seed)
+    net, mu, sd = cnn.train(FR, y, fit, seed, mask=recipe == "mask")
     s_cl = cnn.scores(net, mu, sd, [FR[i] for i in cl])
     ab, c = fit_logistic(s_cl[:, None], y[cl], 1e-4, class_weights(y[cl]))
-    path = fl.OUT / (f"wild_cnn2x{VARIANT}" + (f"_ctl{control}" if control else "") + (f"_split{split}" if split else "")
+    path = fl.OUT / (f"wild_cnn2x{VARIANT}" + (f"_ctl{control}" if control else "") + (f"_recipe{recipe}" if recipe else "")
+                     + (f"_split{split}" if split else "")
                      + f"_s{seed}.pt")
     torch.save({"state": net.state_dict(), "mu": mu, "sd": sd, "a": max(float(ab[0]), 1e-3), "c": float(c),
                 "rows": len(rows), "fit": len(fit), "calib": len(cl), "extra": int((rows >= n0).sum()),
                 "split": split or "judge_lofo.calib_split",
-                "key": str(np.load(out_path(), allow_pickle=True)["key"]), "channels": list(CHANNELS) if VARIANT else [],
+                "recipe": recipe, "key": str(np.load(out_path(), allow_pickle=True)["key"]) if n0 < len(meta) else "",
+                "channels": list(CHANNELS) if VARIANT else [],
                 "seconds": time.time() - t0}, path)
     print(f"-> {path}: {len(rows)} rows ({int((rows >= n0).sum())} extra; {len(fit)} fit, {len(cl)} calibration), {time.time() - t0:.0f} s")
 
@@ -217,6 +244,9 @@ def main() -> None:
                          "family-out: judge_lofo's, ~25 %% of the machine families whole, v16)")
     ap.add_argument("--calib-seed", type=int, default=None,
                     help="lofo: the calibration split's draw (default: the fixed seed of every stored run)")
+    ap.add_argument("--recipe", choices=RECIPES, default="",
+                    help="lofo/train: what the network learns from (v17 centre: each dialogue's mean frame off; "
+                         "v18 mask: SpecAugment-style masks on training crops); default every stored run's")
     ap.add_argument("--channels", action="store_true", help="v13: the extra dialogues through the wild channels (docstring)")
     a = ap.parse_args()
     global VARIANT
@@ -224,9 +254,9 @@ def main() -> None:
     if a.step == "extract":
         extract()
     elif a.step == "lofo":
-        lofo(a.seed, a.threads, a.control, a.split, a.calib_seed)
+        lofo(a.seed, a.threads, a.control, a.split, a.calib_seed, a.recipe)
     else:
-        train(a.seed, a.control, a.split)
+        train(a.seed, a.control, a.split, a.recipe)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,9 @@ dropout 0.3 -> Linear(128,1): one logit per dialogue, > 0 leaning human. ``k`` =
 15 frames = 0.3 s on top of the encoder's own context) or 1 (the no-context ablation).
 Training: ``epochs`` epochs, Adam lr 1e-3, weight decay 1e-3, batch 32, random crops of CROP = 150
 frames (3 s, shorter inputs wrapped), class-weighted loss (``whisper_head.class_weights``).
+``mask=True`` (v18, ``benchmarks/experiments/refit_v6/README.md``; off in every stored network) also
+masks each standardised training crop as SpecAugment does (Park et al. 2019, "SpecAugment", Sec. 2:
+time masking and frequency masking) with Whisper frames in place of mel bins: ``mask_crop``.
 Used by the experiment (per outer fold, and once on every open row: ``wild.py``) and by ``export``,
 which folds each batch norm into its convolution and writes the NumPy readout's tensors.
 """
@@ -38,10 +41,41 @@ def make_net(k: int):
     return Net()
 
 
-def train(FR, y: np.ndarray, fit: np.ndarray, seed: int, k: int = 3, epochs: int = 12):
+TIME_MASKS, TIME_MASK_MAX, COMPONENT_DROP = 2, 15, 0.1
+"""``mask_crop``'s settings (v18): two time masks of 0-15 frames (up to 0.3 s each) and each of the
+384 components zeroed with probability 0.1; SpecAugment's LibriSpeech policy uses two masks of each
+kind (Park et al. 2019, Table 1). Chosen before any run, not tuned."""
+
+
+def mask_crop(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """float32 (384, T) standardised crop -> the same array, masked in place: TIME_MASKS spans of
+    0..TIME_MASK_MAX frames set to 0 (the fit frames' mean) at every component, then each component
+    set to 0 over the whole crop with probability COMPONENT_DROP."""
+    t = x.shape[1]
+    for _ in range(TIME_MASKS):
+        w = int(rng.integers(0, TIME_MASK_MAX + 1))
+        s = int(rng.integers(0, max(t - w, 0) + 1))
+        x[:, s:s + w] = 0.0
+    x[rng.random(x.shape[0]) < COMPONENT_DROP, :] = 0.0
+    return x
+
+
+def centre_dialogue(x: np.ndarray) -> np.ndarray:
+    """(T, 384) frames -> float16 (T, 384) minus their own mean frame (v17: the per-dialogue
+    mean normalisation of cepstral mean normalisation, Atal 1974, applied to encoder frames; removes
+    what is constant over a dialogue, such as the channel's and the voice's average). Empty input
+    is returned unchanged."""
+    if len(x) == 0:
+        return x
+    f = x.astype(np.float32)
+    return (f - f.mean(0)).astype(np.float16)
+
+
+def train(FR, y: np.ndarray, fit: np.ndarray, seed: int, k: int = 3, epochs: int = 12, mask: bool = False):
     """(net, mu, sd): the network fitted on dialogues ``fit`` (indices into ``FR``, per dialogue
     float16 (T_i, 384) frames, and ``y``, 1 = human); dialogues with fewer than MIN_FRAMES frames are
-    skipped. ``mu``/``sd`` float32 (384,): the fit frames' per-component standardisation."""
+    skipped. ``mu``/``sd`` float32 (384,): the fit frames' per-component standardisation. ``mask``:
+    SpecAugment-style masks on every training crop (``mask_crop``; module docstring)."""
     import torch
     import torch.nn as nn
     from livejudge.judge.training.whisper_head import class_weights
@@ -68,7 +102,10 @@ def train(FR, y: np.ndarray, fit: np.ndarray, seed: int, k: int = 3, epochs: int
         perm = rng.permutation(len(fit))
         for b in range(0, len(perm), 32):
             ii = fit[perm[b:b + 32]]
-            xb = torch.as_tensor(np.stack([standardise(crop(FR[i]), mu, sd) for i in ii]))
+            xs = [standardise(crop(FR[i]), mu, sd) for i in ii]
+            if mask:
+                xs = [mask_crop(x, rng) for x in xs]
+            xb = torch.as_tensor(np.stack(xs))
             yb = torch.as_tensor(y[ii], dtype=torch.float32)
             wb = torch.as_tensor(w[perm[b:b + 32]], dtype=torch.float32)
             loss = (wb * nn.functional.binary_cross_entropy_with_logits(net(xb), yb, reduction="none")).mean()
