@@ -108,3 +108,25 @@ def test_v16_reads_the_family_out_files_with_the_same_parts(v15, tmp_path):
     assert r["mean_family_auc"]["candidate"]["mean"] == pytest.approx(1.0)
     with pytest.raises(FileNotFoundError):  # v15's default split has no files here
         v15.main([str(pd), str(fo), "--seeds", "0", "1"])
+
+
+def test_v17_reads_the_recipe_network_beside_the_baselines_own_readout(v15, tmp_path):
+    """``--candidate-recipe centre`` (v17) blends the baseline's own readout (preds_voice_s<s>.npz)
+    with the CNN file ``_recipecentre_``: a network whose every fold is perfect lifts the blend to 1.0
+    while the candidate's readout reads what the baseline's does."""
+    pd, fo = _write(tmp_path, {"base": 2, "candidate": 2})
+    for s in (0, 1):
+        d = dict(np.load(fo / f"preds_frame_cnn_stage2_extra_ctlrepro_cs{s}.npz"))
+        d["p"] = np.array(([0.7] * 4 + [0.2] * 4) * len(FAMS))
+        np.savez(fo / f"preds_frame_cnn_stage2_extra_ctlrepro_recipecentre_cs{s}.npz", **d)
+    out = tmp_path / "r17.json"
+    assert v15.main([str(pd), str(fo), "--seeds", "0", "1", "--candidate-recipe", "centre", "--json", str(out)]) == 0
+    r = json.loads(out.read_text())
+    assert r["candidate_recipe"] == "centre" and r["candidate_split"] == "voice" and r["met"] is True
+    assert r["mean_family_auc"]["base"]["mean"] == pytest.approx(0.5)
+    assert r["mean_family_auc"]["candidate"]["mean"] == pytest.approx(1.0)
+    c = r["components"]
+    assert c["candidate/readout"]["mean_family_auc"]["mean"] == pytest.approx(c["base/readout"]["mean_family_auc"]["mean"])
+    assert c["candidate/cnn"]["mean_family_auc"]["mean"] == pytest.approx(1.0)
+    with pytest.raises(FileNotFoundError):  # v18's files were never written here
+        v15.main([str(pd), str(fo), "--seeds", "0", "1", "--candidate-recipe", "mask"])

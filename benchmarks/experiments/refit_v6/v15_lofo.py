@@ -1,7 +1,9 @@
-"""v15's and v16's S1 (README.md, "v15", "v16"): on round 2's 45 LOFO folds, 0.3.0's blend recipe (the
-mean log-odds of the v5 fold head and of the stage-2 CNN fold network, per row) with both calibrated on
-the candidate split (``--candidate-split``: ``family-keep-small``, v15, the default; ``family-out``,
-v16), against the same recipe on the ``voice`` split, each read over several draws of its calibration
+"""v15's to v18's S1 (README.md, "v15", "v16", "v17 and v18"): on round 2's 45 LOFO folds, 0.3.0's blend
+recipe (the mean log-odds of the v5 fold head and of the stage-2 CNN fold network, per row) with both
+calibrated on the candidate split (``--candidate-split``: ``family-keep-small``, v15, the default;
+``family-out``, v16), or on the ``voice`` split with the CNN trained by another recipe
+(``--candidate-recipe``: ``centre``, v17; ``mask``, v18; the readout then is the baseline's own),
+against the same recipe on the ``voice`` split, each read over several draws of its calibration
 split (the same ``--calib-seed`` values on both sides).
 
 Inputs, per draw s (CAND: the candidate split):
@@ -9,7 +11,10 @@ Inputs, per draw s (CAND: the candidate split):
   --calib-split SPLIT --calib-seed s --preds`` (the readout's fold predictions);
 * ``FRAME_OUT/preds_frame_cnn_stage2_extra_ctlrepro_cs<s>.npz`` and
   ``FRAME_OUT/preds_frame_cnn_stage2_extra_ctlrepro_splitCAND_cs<s>.npz``: ``frame_lofo/extra.py
-  lofo --control repro [--split CAND] --calib-seed s`` (the CNN's fold predictions, network seed 0).
+  lofo --control repro [--split CAND] --calib-seed s`` (the CNN's fold predictions, network seed 0);
+  with ``--candidate-recipe R`` the candidate's CNN file is
+  ``FRAME_OUT/preds_frame_cnn_stage2_extra_ctlrepro_recipeR_cs<s>.npz`` (``extra.py lofo --control
+  repro --recipe R --calib-seed s``) and its readout file ``preds_voice_s<s>.npz``.
 Every file's rows and folds are checked against its readout file (``v11_lofo.load_checked``), and all
 draws against the first (the same dialogues, labels and held-out families).
 
@@ -18,7 +23,7 @@ it. Parts (README.md, "v15"): (a) mean per-family ROC-AUC at least the baseline'
 at least the baseline's; (c) no family's mean ROC-AUC down by more than 0.05; (d) people's mean
 P(human) at least 0.5. Exit 0 when every part holds, 1 when not.
 
-Usage: python v15_lofo.py PREDS_DIR FRAME_OUT [--seeds 0 1 2] [--candidate-split SPLIT] [--json OUT]
+Usage: python v15_lofo.py PREDS_DIR FRAME_OUT [--seeds 0 1 2] [--candidate-split SPLIT | --candidate-recipe R] [--json OUT]
 """
 from __future__ import annotations
 
@@ -34,19 +39,27 @@ from v11_lofo import blend, load_checked, table  # noqa: E402
 
 CANDIDATE_SPLITS = ("family-keep-small", "family-out")
 """The candidate side's split: v15's (the default) or v16's (README.md, "v16")."""
+CANDIDATE_RECIPES = ("centre", "mask")
+"""The candidate CNN's training recipe (``extra.py --recipe``): v17's or v18's (README.md, "v17 and v18")."""
 
 
-def sides(candidate: str = "family-keep-small") -> dict[str, tuple[str, str]]:
+def sides(candidate: str = "family-keep-small", recipe: str = "") -> dict[str, tuple[str, str]]:
     """Each side: (the readout's --calib-split, the CNN preds file's tag with the draw's seed); the
-    baseline is the ``voice`` split, the candidate ``candidate``."""
-    return {"base": ("voice", "frame_cnn_stage2_extra_ctlrepro_cs{s}"),
-            "candidate": (candidate, f"frame_cnn_stage2_extra_ctlrepro_split{candidate}" + "_cs{s}")}
+    baseline is the ``voice`` split, the candidate ``candidate``, or with ``recipe`` the ``voice``
+    split's readout and the CNN trained by ``recipe``."""
+    base = {"base": ("voice", "frame_cnn_stage2_extra_ctlrepro_cs{s}")}
+    if recipe:
+        if recipe not in CANDIDATE_RECIPES:
+            raise ValueError(f"unknown recipe {recipe!r}: use one of {CANDIDATE_RECIPES}")
+        return {**base, "candidate": ("voice", f"frame_cnn_stage2_extra_ctlrepro_recipe{recipe}" + "_cs{s}")}
+    return {**base, "candidate": (candidate, f"frame_cnn_stage2_extra_ctlrepro_split{candidate}" + "_cs{s}")}
 
 
-def draw(preds_dir: Path, frame_out: str, s: int, parts: dict | None = None, candidate: str = "family-keep-small"):
+def draw(preds_dir: Path, frame_out: str, s: int, parts: dict | None = None, candidate: str = "family-keep-small",
+         recipe: str = ""):
     """(y, family per row, {side: blended p}) of draw ``s``; SystemExit when the sides' rows differ.
     ``parts``, when given, receives ``{"<side>/readout": p, "<side>/cnn": p}`` (the blend's inputs)."""
-    out, ref, splits = {}, None, sides(candidate)
+    out, ref, splits = {}, None, sides(candidate, recipe)
     for side, (split, tag) in splits.items():
         y, fam, p0, pc = load_checked(str(preds_dir / f"preds_{split}_s{s}.npz"), frame_out, (tag.format(s=s),))
         if ref is not None and not (np.array_equal(y, ref[0]) and np.array_equal(fam, ref[1])):
@@ -63,7 +76,8 @@ def spread(values: list[float]) -> dict:
             "n": len(values)}
 
 
-def read(preds_dir: Path, frame_out: str, seeds: list[int], candidate: str = "family-keep-small") -> dict:
+def read(preds_dir: Path, frame_out: str, seeds: list[int], candidate: str = "family-keep-small",
+         recipe: str = "") -> dict:
     """Per draw the table of ``v11_lofo.table``, then every figure as {mean, min, max, n} over draws:
     ``{"families": {family: {side: spread}}, "mean_family_auc", "pooled_auc", "people", "machines"}``,
     and ``"components"``: a DIAGNOSTIC outside the rule (added after v15's S1 was read), the same four
@@ -71,15 +85,15 @@ def read(preds_dir: Path, frame_out: str, seeds: list[int], candidate: str = "fa
     per, first, comp = [], None, []
     for s in seeds:
         inputs: dict = {}
-        y, fam, p = draw(preds_dir, frame_out, s, inputs, candidate)
+        y, fam, p = draw(preds_dir, frame_out, s, inputs, candidate, recipe)
         comp.append(table(y, fam, inputs))
         if first is not None and not (np.array_equal(y, first[0]) and np.array_equal(fam, first[1])):
             sys.exit(f"draw {s} is not on draw {seeds[0]}'s rows: not comparable")
         first = first or (y, fam)
         per.append(table(y, fam, p))
-    names = list(sides(candidate))
+    names = list(sides(candidate, recipe))
     fams = sorted(per[0][0])
-    return {"seeds": seeds, "candidate_split": candidate,
+    return {"seeds": seeds, "candidate_split": "voice" if recipe else candidate, "candidate_recipe": recipe,
             "families": {F: {k: spread([t[0][F][k] for t in per]) for k in names} for F in fams},
             "mean_family_auc": {k: spread([t[1][k] for t in per]) for k in names},
             "pooled_auc": {k: spread([t[2][k] for t in per]) for k in names},
@@ -112,17 +126,20 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--candidate-split", choices=CANDIDATE_SPLITS, default="family-keep-small",
                     help="the candidate side's calibration split (v15: family-keep-small; v16: family-out)")
+    ap.add_argument("--candidate-recipe", choices=CANDIDATE_RECIPES, default="",
+                    help="instead: the voice split with the CNN trained by this recipe (v17: centre; v18: mask)")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
     if len(a.seeds) < 2:
         ap.error("read at least two draws (--seeds): one draw is what v14 warned against")
-    r = read(a.preds_dir, a.frame_out, a.seeds, a.candidate_split)
+    r = read(a.preds_dir, a.frame_out, a.seeds, a.candidate_split, a.candidate_recipe)
+    label = f"CNN {a.candidate_recipe}" if a.candidate_recipe else a.candidate_split
 
     def c(x: dict) -> str:
         return f"{x['mean']:.3f} ({x['min']:.3f}-{x['max']:.3f})"
 
     print(f"{len(a.seeds)} draws (calibration seeds {a.seeds}); mean (min-max) over draws")
-    print(f"{'held-out family':28} {'voice split':>22} {a.candidate_split:>22}")
+    print(f"{'held-out family':28} {'voice split':>22} {label:>22}")
     for F, v in r["families"].items():
         print(f"{F:28} {c(v['base']):>22} {c(v['candidate']):>22}")
     for key, label in (("mean_family_auc", "mean per-family"), ("pooled_auc", "pooled"),
