@@ -44,6 +44,9 @@ def test_each_problem_is_named(clean):
     w = check_input(u, a, lengths=(n, n // 2))
     assert [x.code for x in w] == ["length_mismatch"]
     assert check_input(u, a, lengths=(n, n - 8000)) == []  # 0.5 s short: within 1 s
+    w = check_input(u[:15999], a[:15999])  # under MIN_CALL_S (1 s): refused before any other check
+    assert (w[0].code, w[0].unmeasurable, w[0].value) == ("too_short", True, pytest.approx(15999 / 16000))
+    assert not any(x.code == "too_short" for x in check_input(u[:16000], a[:16000]))
 
 
 def test_swapped_channels_with_speakerphone_echo():
@@ -267,8 +270,11 @@ def test_a_recording_nothing_can_be_measured_from_is_refused(tmp_path, capsys):
     calls.mkdir()
     sf.write(str(calls / "mono_dup.wav"), np.stack([d.call.user, d.call.user], axis=1), 16000)
     sf.write(str(calls / "silent.wav"), np.zeros((16000 * 5, 2), np.float32), 16000)
+    # 0.1 s of the call's speech (a new user's trial: scored, exit 0, nothing measured)
+    sf.write(str(calls / "short.wav"), np.stack([d.call.user, d.call.agent], axis=1)[16000 * 2:16000 * 2 + 1600], 16000)
     d.write(calls / "fine.wav")
-    for name, needle in (("mono_dup.wav", "the same signal"), ("silent.wav", "both channels are silent")):
+    for name, needle in (("mono_dup.wav", "the same signal"), ("silent.wav", "both channels are silent"),
+                         ("short.wav", "lasts 0.10 s, under 1 s: too short")):
         for cmd in (["score", "--judge", "none"], ["check"]):
             out = tmp_path / f"{name}.json"
             code = main([cmd[0], str(calls / name), *cmd[1:], "--json", str(out)])
@@ -282,3 +288,4 @@ def test_a_recording_nothing_can_be_measured_from_is_refused(tmp_path, capsys):
     assert rows["fine.wav"]["status"] == "ok" and summary["n_scored"] == 1
     assert rows["mono_dup.wav"]["status"] == "skipped" and "same signal" in rows["mono_dup.wav"]["reason"]
     assert rows["silent.wav"]["status"] == "skipped" and "silent" in rows["silent.wav"]["reason"]
+    assert rows["short.wav"]["status"] == "skipped" and "too short" in rows["short.wav"]["reason"]

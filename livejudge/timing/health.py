@@ -82,6 +82,10 @@ NOISIER_AGENT_DB = 20.0
 """HEURISTIC: an "agent" noise floor at least this far above the "user" one suggests a swap, dB."""
 NOISE_FLOOR_MIN_DBFS = -70.0
 """HEURISTIC: a noise floor above this is room or line noise, not a clean digital source, dBFS."""
+MIN_CALL_S = 1.0
+"""HEURISTIC (no published figure fixes it): a call shorter than this cannot hold a turn, a gap and a
+reply, so nothing can be measured from it, seconds (a new user's trial: a 0.1 s file was scored,
+exit 0, with nothing measured)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,11 +93,11 @@ class HealthWarning:
     """One input problem.
 
     Attributes:
-        code: "silent_channel", "identical_channels", "channel_swap", "clipping", "dc_offset",
+        code: "too_short", "silent_channel", "identical_channels", "channel_swap", "clipping", "dc_offset",
             "length_mismatch".
         channel: "user", "agent" or None (both).
         message: one line: the problem and the fix.
-        value: the measured figure (dBFS, correlation, share, offset; see code), or None.
+        value: the measured figure (seconds, dBFS, correlation, share, offset; see code), or None.
         threshold: the HEURISTIC threshold it crossed.
         unmeasurable: True when nothing can be measured from this input.
     """
@@ -177,6 +181,12 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
     if u.size != a.size:
         raise ValueError(f"user and agent channels differ in length ({u.size} vs {a.size} samples)")
     out: list[HealthWarning] = []
+    if u.size < MIN_CALL_S * SAMPLE_RATE:
+        out.append(HealthWarning(
+            "too_short", None,
+            f"the call lasts {u.size / SAMPLE_RATE:.2f} s, under {MIN_CALL_S:.0f} s: too short to hold a turn and a "
+            "reply, so nothing can be measured; is this the whole recording?", u.size / SAMPLE_RATE, MIN_CALL_S,
+            unmeasurable=True))
     peaks = {"user": _peak_dbfs(u), "agent": _peak_dbfs(a)}
     silent = [c for c, p in peaks.items() if p < SILENT_PEAK_DBFS]
     for c in silent:
