@@ -895,19 +895,21 @@ def fig_lofo_draws_v5() -> str:
 
 
 def _split_s1(fig: str, name: str, rule: str) -> str:
-    """A calibration-split candidate's S1 (v15, v16: benchmarks/experiments/refit_v6/README.md): 0.3.0's
+    """A candidate's S1 read by ``v15_lofo.py`` (v15–v18: benchmarks/experiments/refit_v6/README.md): 0.3.0's
     blend recipe (v5 fold heads and stage-2 CNN fold networks, mean log-odds per row, round 2's folds)
-    with both calibrated on the candidate split against the same recipe on the ``voice`` split, each
-    figure a mean over the calibration draws with its range, and the rule's parts as ``v15_lofo.py``
-    read them, from ``benchmarks/results/NAME.json``. Three decimals, as the rule compares."""
+    with both calibrated on the candidate split (v15, v16), or with the CNN trained by another recipe
+    on the ``voice`` split (v17, v18: ``candidate_recipe``), against the same recipe on the ``voice``
+    split, each figure a mean over the calibration draws with its range, and the rule's parts as
+    ``v15_lofo.py`` read them, from ``benchmarks/results/NAME.json``. Three decimals, as the rule compares."""
     (r,) = _stored(fig, name, how=f"benchmarks/experiments/refit_v6/v15_lofo.py, README.md {rule}")
-    n, cand = len(r["seeds"]), r.get("candidate_split", "family-keep-small")
+    n, cand, recipe = len(r["seeds"]), r.get("candidate_split", "family-keep-small"), r.get("candidate_recipe", "")
+    cand_label = f"CNN recipe `{recipe}`, `voice` split" if recipe else f"`{cand}` split"
 
     def cell(s: dict, nd: int = 3) -> str:
         return f"{s['mean']:.{nd}f} ({s['min']:.{nd}f}–{s['max']:.{nd}f})"
 
     rows = [f"| held-out family (round 2's folds) | blend, `voice` split: ROC-AUC mean (min–max), {n} draws "
-            f"| blend, `{cand}` split, {n} draws | change of the means |", "|---|---|---|---|"]
+            f"| blend, {cand_label}, {n} draws | change of the means |", "|---|---|---|---|"]
     for f, v in sorted(r["families"].items(), key=lambda kv: -(kv[1]["candidate"]["mean"] - kv[1]["base"]["mean"])):
         rows.append(f"| {f} | {cell(v['base'])} | {cell(v['candidate'])} | {v['candidate']['mean'] - v['base']['mean']:+.3f} |")
     for key, label in (("mean_family_auc", "**mean per-family**"), ("pooled_auc", "**pooled**")):
@@ -924,7 +926,7 @@ def _split_s1(fig: str, name: str, rule: str) -> str:
                else "Not every S1 part met: no S2 run, 0.3.0 stays the shipped head.")
     return ("\n".join(rows) + f"\n\nThe rule (means over the draws, calibration seeds {r['seeds']}): {parts}. {verdict}"
             f"\n\nDiagnostic, outside the rule (`components`): each input alone, mean per-family ROC-AUC, "
-            f"`voice` → `{cand}`: {inputs}; the blend on the `voice` split "
+            f"`voice` → {cand_label}: {inputs}; the blend on the `voice` split "
             f"{r['mean_family_auc']['base']['mean']:.3f}."
             f"\n\n(from `benchmarks/results/{name}.json`, written by `" + r["command"] + "`)")
 
@@ -937,6 +939,16 @@ def fig_refit_v15() -> str:
 def fig_refit_v16() -> str:
     """v16's S1: the ``family-out`` split (``_split_s1``)."""
     return _split_s1("refit_v16", "judge_lofo_v16_s1", "v16")
+
+
+def fig_refit_v17() -> str:
+    """v17's S1: the CNN on per-dialogue centred frames (``_split_s1``)."""
+    return _split_s1("refit_v17", "judge_lofo_v17_s1", "v17")
+
+
+def fig_refit_v18() -> str:
+    """v18's S1: the CNN trained with SpecAugment-style masks (``_split_s1``)."""
+    return _split_s1("refit_v18", "judge_lofo_v18_s1", "v18")
 
 
 def fig_refit_v11() -> str:
@@ -1073,6 +1085,8 @@ FIGURES: dict[str, Callable[[], str]] = {
     "refit_v11": fig_refit_v11,
     "refit_v15": fig_refit_v15,
     "refit_v16": fig_refit_v16,
+    "refit_v17": fig_refit_v17,
+    "refit_v18": fig_refit_v18,
     "lofo_split_caveat": fig_lofo_split_caveat,
     "lofo_draws_v5": fig_lofo_draws_v5,
     "commercial_engines": fig_commercial_engines,
