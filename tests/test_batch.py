@@ -3,6 +3,7 @@ skipped with their reason, one result per call, summary.json and summary.csv."""
 
 import csv
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,13 +30,23 @@ def calls(tmp_path_factory):
     return d, truth
 
 
-def test_discover_directory_glob_and_manifest(calls, tmp_path):
+def test_discover_directory_glob_and_manifest(calls, tmp_path, monkeypatch):
     d, _ = calls
     assert [p.name for p in discover_calls(d)] == sorted(p.name for p in d.glob("*.wav"))
     assert len(discover_calls(str(d / "call_*.wav"))) == 4
     m = d / "some.txt"
     m.write_text("# two calls\ncall_1.wav\n\ncall_3.wav  # the last one\n")
     assert [p.name for p in discover_calls(m)] == ["call_1.wav", "call_3.wav"]
+    # a path written from the current directory (a new user's trial) is found there when the
+    # manifest's folder has no such file; one beside the manifest wins
+    rel = Path(d.name) / "call_2.wav"  # from d's parent
+    m2 = tmp_path / "calls.txt"
+    m2.write_text(f"{d / 'call_0.wav'}\n{rel}\n")
+    monkeypatch.chdir(d.parent)
+    assert discover_calls(m2) == [d / "call_0.wav", rel]
+    (tmp_path / rel).parent.mkdir()
+    (tmp_path / rel).write_bytes(b"")
+    assert discover_calls(m2)[1] == tmp_path / rel
     with pytest.raises(CallError, match="matched no file"):
         discover_calls(str(tmp_path / "*.wav"))
     assert _out_names([d / "a" / "x.wav", d / "b" / "x.wav", d / "y.wav"]) == ["a_x.json", "b_x.json", "y.json"]

@@ -1,8 +1,9 @@
 """Batch scoring: many recorded calls, one result per call, and a summary over calls.
 
 ``livejudge score calls/ --out-dir results/ --jobs 2`` (a directory, a glob such as
-``'calls/*.wav'``, or a manifest: a text file with one audio path per line, relative to the
-manifest, ``#`` for comments). Each call is scored by ``score_call`` — a plain, importable
+``'calls/*.wav'``, or a manifest: a text file with one audio path per line, a relative path read
+from the manifest's folder or, when no file is there, from the current directory; ``#`` for
+comments). Each call is scored by ``score_call`` — a plain, importable
 function of (path, ScoreOptions) that returns the result document, so any executor can run
 it (here a ``concurrent.futures.ProcessPoolExecutor``; with ``--ray``, ``run_batch_ray`` chooses
 the Ray backend ``livejudge.distributed.ray_batch``, which runs tasks and never imports this
@@ -206,7 +207,10 @@ def _glob_files(pattern: str) -> list[Path]:
 
 
 def _manifest(p: Path) -> list[Path]:
-    """The audio paths a manifest file lists (relative to the manifest). Raises CallError."""
+    """The audio paths a manifest file lists: a relative path is read from the manifest's folder, or,
+    when no file is there but one is from the current directory, from there (a new user's trial:
+    ``t/calls/a.wav`` listed in ``t/manifest.txt`` became ``t/t/calls/a.wav`` and every call was
+    skipped). Raises CallError."""
     try:
         lines = p.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
@@ -220,7 +224,8 @@ def _manifest(p: Path) -> list[Path]:
                 continue
         if line:
             f = Path(line)
-            files.append(f if f.is_absolute() else p.parent / f)
+            beside = p.parent / f
+            files.append(f if f.is_absolute() or (not beside.exists() and f.exists()) else beside)
     if not files:
         raise CallError(f"{p}: the manifest lists no files (one audio path per line)")
     return files
