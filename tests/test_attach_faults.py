@@ -107,6 +107,8 @@ def test_unreachable(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 1
     assert "cannot reach the agent" in err and "is it running" in err
+    # nothing was heard: the error alone, no zero-filled summary or validity line burying it
+    assert "latency p50" not in err and "validity" not in err
     doc = _partial(out, ev)
     assert doc["source"]["attach"]["connects"] == 0 and doc["segments"] == []
 
@@ -158,6 +160,10 @@ def test_dropped_mid_call(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 1
     assert "connection dropped at t=" in err and "1006" in err
+    # what was measured is summarised, and the failure is said again last (a new user's trial)
+    lines = err.strip().splitlines()
+    assert any("latency p50" in x for x in lines) and lines[-1].startswith("livejudge: the call failed: ")
+    assert "connection dropped at t=" in lines[-1]
     doc = _partial(out, ev)
     assert any(s["channel"] == "agent" for s in doc["segments"])  # what arrived before the drop counts
     assert doc["source"]["attach"]["agent_audio_in_s"] > 0.5
