@@ -367,19 +367,19 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
             result = session.close()
             if display is not None:
                 display.stop()
-            if message:
-                from livejudge.outputs.guard import clean
+            from livejudge.outputs.guard import clean
 
+            # a failure is said after the summary, last (the summary and validity line had buried it:
+            # a new user's trial); an interruption before the outputs, as it explains them
+            failed = code == EXIT_FAILED and message is not None
+            if message and not failed:
                 print(f"livejudge: {clean(message)}", file=sys.stderr)
             write_code = write_outputs(result, output)
             code = code or write_code
-        failed = code == EXIT_FAILED and message is not None and not signals.received
-        if not (failed and not result.get("duration_s")):  # a call that never started: its error alone
+        if result.get("duration_s") or not failed:  # a call that never started: its error alone
             print_summary(result)  # stderr: with --json - too (a pipe reads stdout; the validity line still shows)
-            if failed:  # the error again, last: the summary and validity line had buried it (a new user's trial)
-                from livejudge.outputs.guard import clean
-
-                print(f"livejudge: the call failed: {clean(message)}", file=sys.stderr)
+        if failed:
+            print(f"livejudge: {clean(message)}", file=sys.stderr)
         gate_code = apply_gates(result, output)
     return gate_code if code == EXIT_OK and gate_code else code
 
