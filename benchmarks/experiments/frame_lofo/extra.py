@@ -20,7 +20,8 @@ every file name gains ``ch`` (extra_l2ch.npz, preds_frame_cnn_stage2_extrach[_sS
 ``--recipe`` (v17, v18; ../refit_v6/README.md): what the network learns from, the rows and split
 unchanged: ``centre`` (v17) takes each dialogue's mean frame off its frames before anything else
 (``frame_cnn.centre_dialogue``: fit, calibration and test rows alike); ``mask`` (v18) masks every
-training crop (``frame_cnn.mask_crop``). File names gain ``_recipe<R>``.
+training crop (``frame_cnn.mask_crop``); ``ep6`` (v19) trains 6 epochs instead of 12. File names
+gain ``_recipe<R>``.
 
 Environment as round 3 (``wild.py``): LFCC_MANIFESTS with round 2's four manifests, FRAME_OUT=.scratch/frame_lofo_r2.
 """
@@ -134,8 +135,13 @@ def _calib(meta, idx, split: str, calib_seed: int | None) -> np.ndarray:
     return JL.calib_split(meta, idx, seed, split or "voice")
 
 
-RECIPES = ("", "centre", "mask")
-"""``--recipe``: '' every stored run's network; 'centre' v17; 'mask' v18 (module docstring)."""
+RECIPES = ("", "centre", "mask", "ep6")
+"""``--recipe``: '' every stored run's network; 'centre' v17; 'mask' v18; 'ep6' v19 (module docstring)."""
+
+
+def recipe_epochs(recipe: str) -> int:
+    """Training epochs under ``recipe``: 6 for 'ep6' (v19), else 12 (every stored network)."""
+    return 6 if recipe == "ep6" else 12
 
 
 def apply_recipe(FR: list, recipe: str) -> list:
@@ -177,7 +183,7 @@ def lofo(seed: int, threads: int, control: str = "", split: str = "", calib_seed
         fit, cl = train_idx[~cal], train_idx[cal]
         if control == "split":
             fit, cl = fit[fit < n0], cl[cl < n0]
-        net, mu, sd = cnn.train(FR, y, fit, seed, 3, 12, mask=recipe == "mask")
+        net, mu, sd = cnn.train(FR, y, fit, seed, 3, recipe_epochs(recipe), mask=recipe == "mask")
         s_cl = cnn.scores(net, mu, sd, [FR[i] for i in cl])
         ab, c = fit_logistic(s_cl[:, None], y[cl], 1e-4, class_weights(y[cl]))
         p = JL.sigmoid(max(float(ab[0]), 1e-3) * cnn.scores(net, mu, sd, [FR[i] for i in fold.test]) + c)
@@ -216,7 +222,7 @@ def train(seed: int, control: str = "", split: str = "", recipe: str = "") -> No
     cal = _calib(meta, rows, split, None)
     fit, cl = rows[~cal], rows[cal]
     t0 = time.time()
-    net, mu, sd = cnn.train(FR, y, fit, seed, mask=recipe == "mask")
+    net, mu, sd = cnn.train(FR, y, fit, seed, 3, recipe_epochs(recipe), mask=recipe == "mask")
     s_cl = cnn.scores(net, mu, sd, [FR[i] for i in cl])
     ab, c = fit_logistic(s_cl[:, None], y[cl], 1e-4, class_weights(y[cl]))
     path = fl.OUT / (f"wild_cnn2x{VARIANT}" + (f"_ctl{control}" if control else "") + (f"_recipe{recipe}" if recipe else "")
@@ -246,7 +252,8 @@ def main() -> None:
                     help="lofo: the calibration split's draw (default: the fixed seed of every stored run)")
     ap.add_argument("--recipe", choices=RECIPES, default="",
                     help="lofo/train: what the network learns from (v17 centre: each dialogue's mean frame off; "
-                         "v18 mask: SpecAugment-style masks on training crops); default every stored run's")
+                         "v18 mask: SpecAugment-style masks on training crops; v19 ep6: 6 epochs, not 12); "
+                         "default every stored run's")
     ap.add_argument("--channels", action="store_true", help="v13: the extra dialogues through the wild channels (docstring)")
     a = ap.parse_args()
     global VARIANT
