@@ -926,7 +926,7 @@ def _split_s1(fig: str, name: str, rule: str) -> str:
                else "Not every S1 part met: no S2 run, 0.3.0 stays the shipped head.")
     return ("\n".join(rows) + f"\n\nThe rule (means over the draws, calibration seeds {r['seeds']}): {parts}. {verdict}"
             f"\n\nDiagnostic, outside the rule (`components`): each input alone, mean per-family ROC-AUC, "
-            f"`voice` → {cand_label}: {inputs}; the blend on the `voice` split "
+            f"{'the baseline' if recipe else '`voice`'} → {cand_label}: {inputs}; the blend on the `voice` split "
             f"{r['mean_family_auc']['base']['mean']:.3f}."
             f"\n\n(from `benchmarks/results/{name}.json`, written by `" + r["command"] + "`)")
 
