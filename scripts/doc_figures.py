@@ -951,6 +951,11 @@ def fig_refit_v18() -> str:
     return _split_s1("refit_v18", "judge_lofo_v18_s1", "v18")
 
 
+def fig_refit_v19() -> str:
+    """v19's S1: the CNN trained 6 epochs, not 12 (``_split_s1``)."""
+    return _split_s1("refit_v19", "judge_lofo_v19_s1", "v19")
+
+
 def fig_refit_v11() -> str:
     """v11 (0.2.0 ⊕ the stage-2 CNN) under its rule (benchmarks/experiments/refit_v6/README.md, v11): S1's
     LOFO table (v5 fold heads vs the blend with the CNN's fold networks, round 2's folds), S2's eight
@@ -1087,6 +1092,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "refit_v16": fig_refit_v16,
     "refit_v17": fig_refit_v17,
     "refit_v18": fig_refit_v18,
+    "refit_v19": fig_refit_v19,
     "lofo_split_caveat": fig_lofo_split_caveat,
     "lofo_draws_v5": fig_lofo_draws_v5,
     "commercial_engines": fig_commercial_engines,
