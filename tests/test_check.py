@@ -94,6 +94,11 @@ def test_input_errors_exit_2(calls, capsys, tmp_path):
     assert code == 2 and "nope.wav" in err
     code, _, err = run(["--at", 1.0, "--expect", "yield"], capsys)
     assert code == 2 and "no call" in err
+    # a moment past the recording's end is bad input (exit 2), not a failed moment (exit 3): a
+    # truncated recording read as a regression in a new user's trial
+    dur = json.loads(calls["rude_json"].read_text())["duration_s"]
+    code, _, err = run([calls["rude"], "--at", round(dur + 5.0, 1), "--expect", "yield"], capsys)
+    assert code == 2 and "past the end of the recording" in err and f"({dur:.2f} s long)" in err
     code, _, err = run(["--pin-from", calls["rude_json"], "--event", 999], capsys)
     assert code == 2 and "out of range" in err
     n_latency = next(i for i, v in enumerate(json.loads(calls["rude_json"].read_text())["verdicts"])

@@ -440,6 +440,12 @@ def cmd_check(args: argparse.Namespace) -> int:
               "flagged" + (f"; {JOINED_MOMENT_WORDS}, numbered with each of its verdicts" if joined else "")
               + "); * = a caller moment you can pin (--pin-from RESULT.json --event N)", file=sys.stderr)
         return EXIT_PASS
+    dur = doc.get("duration_s")
+    late = [e for e in exps if isinstance(dur, (int, float)) and e.at_s > dur + tolerance]
+    if late:  # bad input, not a regression: a cut recording read as a failed moment (exit 3; a new user's trial)
+        more = f" (and {len(late) - 1} more)" if len(late) > 1 else ""
+        raise CLIError(f"{late[0].label}{more}: {late[0].at_s:.2f} s is past the end of the recording "
+                       f"({dur:.2f} s long): check the time, or whether the file holds the whole call")
     results = [check(e, vs, tolerance) for e in exps]
     out = sys.stderr if args.json_out == "-" else sys.stdout
     for r in results:

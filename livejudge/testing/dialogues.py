@@ -624,8 +624,11 @@ class DialogueBuilder:
 
 def example_dialogue(seed: int = 0, machine_agent: bool = True, **line) -> Dialogue:
     """A call of about 45 s (43.5 s at seed 0) with every phenomenon: varied gaps (100–2500 ms), an
-    agent talk-over, user barge-ins (one yielded, one talked through), backchannels on both sides. ``line``:
-    DialogueBuilder's line conditions (noise_dbfs, noise_kind, room_rt60_s, breath_dbfs…)."""
+    agent start 0.3 s before the caller ends (scored as an early start), user barge-ins (one
+    yielded, one talked through), backchannels on both sides. The clips and timeline are fixed;
+    ``seed`` draws only the line's random parts (noise, room, breaths), so every seed gives the same
+    timing (seed 0 is examples/example_call.wav). ``line``: DialogueBuilder's line conditions
+    (noise_dbfs, noise_kind, room_rt60_s, breath_dbfs…)."""
     b = DialogueBuilder(seed=seed, **line)
     A = (lambda i: f"espeak_reply_0{i}") if machine_agent else (lambda i: ["librivox_austen_0870", "librivox_austen_0890", "librivox_austen_0920", "librivox_austen_0930", "librivox_austen_0880"][i - 1])
     b.user("cmu_cards_005")
