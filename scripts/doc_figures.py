@@ -895,10 +895,10 @@ def fig_lofo_draws_v5() -> str:
 
 
 def _split_s1(fig: str, name: str, rule: str) -> str:
-    """A candidate's S1 read by ``v15_lofo.py`` (v15–v18: benchmarks/experiments/refit_v6/README.md): 0.3.0's
+    """A candidate's S1 read by ``v15_lofo.py`` (v15–v19: benchmarks/experiments/refit_v6/README.md): 0.3.0's
     blend recipe (v5 fold heads and stage-2 CNN fold networks, mean log-odds per row, round 2's folds)
     with both calibrated on the candidate split (v15, v16), or with the CNN trained by another recipe
-    on the ``voice`` split (v17, v18: ``candidate_recipe``), against the same recipe on the ``voice``
+    on the ``voice`` split (v17–v19: ``candidate_recipe``), against the same recipe on the ``voice``
     split, each figure a mean over the calibration draws with its range, and the rule's parts as
     ``v15_lofo.py`` read them, from ``benchmarks/results/NAME.json``. Three decimals, as the rule compares."""
     (r,) = _stored(fig, name, how=f"benchmarks/experiments/refit_v6/v15_lofo.py, README.md {rule}")

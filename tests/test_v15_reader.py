@@ -130,3 +130,5 @@ def test_v17_reads_the_recipe_network_beside_the_baselines_own_readout(v15, tmp_
     assert c["candidate/cnn"]["mean_family_auc"]["mean"] == pytest.approx(1.0)
     with pytest.raises(FileNotFoundError):  # v18's files were never written here
         v15.main([str(pd), str(fo), "--seeds", "0", "1", "--candidate-recipe", "mask"])
+    with pytest.raises(SystemExit):  # a split and a recipe at once: which candidate? (argparse error)
+        v15.main([str(pd), str(fo), "--seeds", "0", "1", "--candidate-recipe", "centre", "--candidate-split", "family-out"])

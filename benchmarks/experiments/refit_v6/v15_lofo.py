@@ -126,10 +126,11 @@ def main(argv=None) -> int:
     ap.add_argument("preds_dir", type=Path)
     ap.add_argument("frame_out")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    ap.add_argument("--candidate-split", choices=CANDIDATE_SPLITS, default="family-keep-small",
-                    help="the candidate side's calibration split (v15: family-keep-small; v16: family-out)")
-    ap.add_argument("--candidate-recipe", choices=CANDIDATE_RECIPES, default="",
-                    help="instead: the voice split with the CNN trained by this recipe (v17: centre; v18: mask; v19: ep6)")
+    which = ap.add_mutually_exclusive_group()
+    which.add_argument("--candidate-split", choices=CANDIDATE_SPLITS, default="family-keep-small",
+                       help="the candidate side's calibration split (v15: family-keep-small; v16: family-out)")
+    which.add_argument("--candidate-recipe", choices=CANDIDATE_RECIPES, default="",
+                       help="instead: the voice split with the CNN trained by this recipe (v17: centre; v18: mask; v19: ep6)")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
     if len(a.seeds) < 2:
