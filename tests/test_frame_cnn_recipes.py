@@ -37,7 +37,7 @@ def test_mask_crop_masks_at_most_two_spans_and_about_a_tenth_of_components():
         spans.append(int(cols.sum()))
         assert set(np.unique(x)) <= {0.0, 1.0}
     assert 0.08 < np.mean(dropped) < 0.12  # COMPONENT_DROP 0.1, 200 crops x 384 components
-    assert max(spans) <= F.TIME_MASKS * F.TIME_MASK_MAX and min(spans) >= 0
+    assert max(spans) <= F.TIME_MASKS * F.TIME_MASK_MAX
     assert np.mean(spans) == pytest.approx(F.TIME_MASKS * F.TIME_MASK_MAX / 2, abs=3)  # two U{0..15} spans, overlaps rare
 
 
