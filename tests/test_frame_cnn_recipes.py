@@ -51,3 +51,18 @@ def test_training_without_mask_is_unchanged_and_mask_changes_the_fit():
     c = F.scores(*F.train(FR, y, fit, 0, 3, 2, mask=True), FR[:4])
     np.testing.assert_array_equal(a, b)
     assert not np.allclose(a, c)
+
+
+def test_network_width_follows_the_frames_and_tiny_stays_384():
+    """v20 (refit_v6/README.md): Whisper base's 512-wide frames train a network whose first layer
+    is 512 wide; tiny.en's 384-wide frames still build the shipped shape, and a dialogue with no
+    kept frame scores as the neutral zero input of its own width."""
+    rng = np.random.default_rng(2)
+    y = np.array([0, 1] * 6)
+    for d in (384, 512):
+        FR = [(rng.standard_normal((60, d)) + 0.5 * y[i]).astype(np.float16) for i in range(12)]
+        net, mu, sd = F.train(FR, y, np.arange(12), 0, 3, 1)
+        assert net.f[0][0].in_channels == d and mu.shape == (d,)
+        s = F.scores(net, mu, sd, FR[:2] + [np.zeros((0, d), np.float16)])
+        assert s.shape == (3,) and np.isfinite(s).all()
+    assert F.make_net(3).f[0][0].in_channels == 384

@@ -20,8 +20,11 @@ every file name gains ``ch`` (extra_l2ch.npz, preds_frame_cnn_stage2_extrach[_sS
 ``--recipe`` (v17, v18; ../refit_v6/README.md): what the network learns from, the rows and split
 unchanged: ``centre`` (v17) takes each dialogue's mean frame off its frames before anything else
 (``frame_cnn.centre_dialogue``: fit, calibration and test rows alike); ``mask`` (v18) masks every
-training crop (``frame_cnn.mask_crop``); ``ep6`` (v19) trains 6 epochs instead of 12. File names
-gain ``_recipe<R>``.
+training crop (``frame_cnn.mask_crop``); ``ep6`` (v19) trains 6 epochs instead of 12; ``base3``
+(v20) reads Whisper base's stage-3 frames (d = 512) from $BASE_FRAME_OUT/whisper_frames_l3.npz
+(extract.py with ``FRAME_MODEL_BIN``, ``FRAME_BLOCKS=3``, ``FRAME_KEEP=3``; same dialogues and kept
+frames as tiny's) in place of tiny's stage 2 (``--control repro`` only: the extra rows have no base
+frames). File names gain ``_recipe<R>``.
 
 Environment as round 3 (``wild.py``): LFCC_MANIFESTS with round 2's four manifests, FRAME_OUT=.scratch/frame_lofo_r2.
 """
@@ -88,12 +91,26 @@ def extract() -> None:
           f"{sum(m['label'] == 'human' for m in meta)} with a person as agent, {time.time() - t0:.0f} s")
 
 
-def load_all(with_extra: bool = True):
+BASE_FRAMES = "whisper_frames_l3.npz"
+"""v20's frames under $BASE_FRAME_OUT (default .scratch/frame_lofo_base)."""
+
+
+def load_all(with_extra: bool = True, recipe: str = ""):
     """(FR, meta, y, n0, folds): round 2's stage-2 frames and meta with the extra dialogues after them
     (indices n0…); folds are round 2's. ``with_extra`` False (``--control repro``, which drops every
-    extra row anyway): round 2's dialogues alone, so extra_l2.npz need not exist."""
+    extra row anyway): round 2's dialogues alone, so extra_l2.npz need not exist. ``recipe`` 'base3'
+    (v20): Whisper base's stage-3 frames of the same dialogues instead (round 2's alone)."""
     calls, meta0, sealed, aug, key = fl.setup()
-    Z = np.load(fl.OUT / "whisper_frames_l2.npz", allow_pickle=True)
+    if recipe == "base3":
+        if with_extra:
+            sys.exit("--recipe base3 has frames for round 2's dialogues only: add --control repro")
+        path = Path(os.environ.get("BASE_FRAME_OUT") or fl.REPO / ".scratch" / "frame_lofo_base") / BASE_FRAMES
+        if not path.exists():
+            sys.exit(f"{path} is missing: run extract.py with FRAME_MODEL_BIN, FRAME_BLOCKS=3, FRAME_KEEP=3 "
+                     "(../refit_v6/README.md, v20: commands)")
+    else:
+        path = fl.OUT / "whisper_frames_l2.npz"
+    Z = np.load(path, allow_pickle=True)
     if str(Z["key"]) != key or len(Z["frames"]) != len(meta0):
         sys.exit(f"stage-2 frames were extracted for another corpus (key {Z['key']} vs {key}): set LFCC_MANIFESTS as round 2")
     FR, meta = list(Z["frames"]), list(meta0)
@@ -135,8 +152,9 @@ def _calib(meta, idx, split: str, calib_seed: int | None) -> np.ndarray:
     return JL.calib_split(meta, idx, seed, split or "voice")
 
 
-RECIPES = ("", "centre", "mask", "ep6")
-"""``--recipe``: '' every stored run's network; 'centre' v17; 'mask' v18; 'ep6' v19 (module docstring)."""
+RECIPES = ("", "centre", "mask", "ep6", "base3")
+"""``--recipe``: '' every stored run's network; 'centre' v17; 'mask' v18; 'ep6' v19; 'base3' v20
+(module docstring)."""
 
 
 def recipe_epochs(recipe: str) -> int:
@@ -169,7 +187,7 @@ def lofo(seed: int, threads: int, control: str = "", split: str = "", calib_seed
     from livejudge.judge.training.whisper_head import class_weights, fit_logistic
 
     torch.set_num_threads(threads)
-    FR, meta, y, n0, folds, sealed, meta0 = load_all(with_extra=control != "repro")
+    FR, meta, y, n0, folds, sealed, meta0 = load_all(with_extra=control != "repro", recipe=recipe)
     FR = apply_recipe(FR, recipe)
     t0 = time.time()
     fi, ti, ps, n_extra = [], [], [], []
@@ -215,7 +233,7 @@ def train(seed: int, control: str = "", split: str = "", recipe: str = "") -> No
     from livejudge.judge.training.whisper_head import class_weights, fit_logistic
 
     torch.set_num_threads(2)
-    FR, meta, y, n0, folds, sealed, meta0 = load_all(with_extra=control != "repro")
+    FR, meta, y, n0, folds, sealed, meta0 = load_all(with_extra=control != "repro", recipe=recipe)
     FR = apply_recipe(FR, recipe)
     rows = np.array([i for i, m in enumerate(meta) if m["speaker"] not in NOW_MEASURE_ONLY
                      and (control != "repro" or i < n0)])

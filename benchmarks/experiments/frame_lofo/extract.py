@@ -19,6 +19,12 @@ Output: $FRAME_OUT/whisper_frames.npz with
           stage 5 is the shipped readout of the same frames
   key, wall_s, audio_s, encode_s
 and $FRAME_OUT/whisper_frames_l{1,2}.npz: ``frames`` of stages 1 and 2 (for a network on an earlier layer).
+
+v20 (``../refit_v6/README.md``, "v20"): ``FRAME_MODEL_BIN`` names another CTranslate2 Whisper
+``model.bin`` (Whisper base: d = 512, 6 blocks) and ``FRAME_BLOCKS`` runs only its first blocks
+(stages 0..FRAME_BLOCKS, no final layer norm); ``frames`` then holds the last stage run and
+``moments`` one row per stage run, and ``FRAME_KEEP`` (comma-separated) names the stages stored
+as whisper_frames_l{s}.npz. Unset, every output is as above (tiny.en, all stages, KEEP 1,2).
 """
 import os
 import sys
@@ -34,12 +40,15 @@ from livejudge.judge.features.log_mel import log_mel  # noqa: E402
 
 SR = 16000
 HOP = int(FRAME_S * SR)
-ENC = layers.Encoder()
-KEEP = (1, 2)  # earlier stages whose frames are stored too
+ENC = layers.Encoder(os.environ.get("FRAME_MODEL_BIN") or None)
+BLOCKS = int(os.environ["FRAME_BLOCKS"]) if os.environ.get("FRAME_BLOCKS") else None
+KEEP = tuple(int(s) for s in os.environ.get("FRAME_KEEP", "1,2").split(","))  # earlier stages stored too
+N_STAGES = (ENC.n_layers + 2) if BLOCKS is None else BLOCKS + 1
+D = ENC.w["conv1/weight"].shape[0]
 
 
 def encode(x):
-    """[stage] float32 (n_frames, 384) of one turn (30 s pieces, as WhisperEncoder.encode)."""
+    """[stage] float32 (n_frames, D) of one turn (30 s pieces, as WhisperEncoder.encode)."""
     chunk = int(MAX_CHUNK_S * SR)
     parts = []
     for a in range(0, len(x), chunk):
@@ -47,7 +56,7 @@ def encode(x):
         if len(piece) < 640:
             piece = np.pad(piece, (0, 640 - len(piece)))
         m = log_mel(piece)
-        parts.append(ENC.encode_layers(m[:, :m.shape[1] - m.shape[1] % 2]))
+        parts.append(ENC.encode_layers(m[:, :m.shape[1] - m.shape[1] % 2], blocks=BLOCKS))
     return [np.concatenate([p[s] for p in parts]) for s in range(len(parts[0]))]
 T = [0.0, 0.0]  # agent turn audio seconds, encoder seconds
 
@@ -72,10 +81,11 @@ def features(d):
         for s in KEEP:
             early[s].append(st[s][:n][sel].astype(np.float16))
         turns.append(np.full(int(sel.sum()), k, np.int16))
-    mom = np.stack([pool_turns([r[s] for r in reads])[0] for s in range(6)]) if reads else np.zeros((6, 1536), np.float32)
+    mom = (np.stack([pool_turns([r[s] for r in reads])[0] for s in range(N_STAGES)]) if reads
+           else np.zeros((N_STAGES, 4 * D), np.float32))
 
     def cat(fs):
-        return np.concatenate(fs) if fs else np.zeros((0, 384), np.float16)
+        return np.concatenate(fs) if fs else np.zeros((0, D), np.float16)
     return dict(frames=cat(frames), turn=np.concatenate(turns) if turns else np.zeros(0, np.int16), moments=mom,
                 **{f"l{s}": cat(early[s]) for s in KEEP})
 

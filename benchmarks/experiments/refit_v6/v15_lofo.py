@@ -1,8 +1,8 @@
-"""v15's to v19's S1 (README.md, "v15" to "v19"): on round 2's 45 LOFO folds, 0.3.0's blend
+"""v15's to v20's S1 (README.md, "v15" to "v20"): on round 2's 45 LOFO folds, 0.3.0's blend
 recipe (the mean log-odds of the v5 fold head and of the stage-2 CNN fold network, per row) with both
 calibrated on the candidate split (``--candidate-split``: ``family-keep-small``, v15, the default;
 ``family-out``, v16), or on the ``voice`` split with the CNN trained by another recipe
-(``--candidate-recipe``: ``centre``, v17; ``mask``, v18; ``ep6``, v19; the readout then is the
+(``--candidate-recipe``: ``centre``, v17; ``mask``, v18; ``ep6``, v19; ``base3``, v20; the readout then is the
 baseline's own),
 against the same recipe on the ``voice`` split, each read over several draws of its calibration
 split (the same ``--calib-seed`` values on both sides).
@@ -40,9 +40,9 @@ from v11_lofo import blend, load_checked, table  # noqa: E402
 
 CANDIDATE_SPLITS = ("family-keep-small", "family-out")
 """The candidate side's split: v15's (the default) or v16's (README.md, "v16")."""
-CANDIDATE_RECIPES = ("centre", "mask", "ep6")
-"""The candidate CNN's training recipe (``extra.py --recipe``): v17's, v18's (README.md, "v17 and v18")
-or v19's (README.md, "v19")."""
+CANDIDATE_RECIPES = ("centre", "mask", "ep6", "base3")
+"""The candidate CNN's training recipe (``extra.py --recipe``): v17's, v18's (README.md, "v17 and v18"),
+v19's (README.md, "v19") or v20's, Whisper base's stage-3 frames (README.md, "v20")."""
 
 
 def sides(candidate: str = "family-keep-small", recipe: str = "") -> dict[str, tuple[str, str]]:
@@ -130,7 +130,7 @@ def main(argv=None) -> int:
     which.add_argument("--candidate-split", choices=CANDIDATE_SPLITS, default="family-keep-small",
                        help="the candidate side's calibration split (v15: family-keep-small; v16: family-out)")
     which.add_argument("--candidate-recipe", choices=CANDIDATE_RECIPES, default="",
-                       help="instead: the voice split with the CNN trained by this recipe (v17: centre; v18: mask; v19: ep6)")
+                       help="instead: the voice split with the CNN trained by this recipe (v17: centre; v18: mask; v19: ep6; v20: base3)")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
     if len(a.seeds) < 2:

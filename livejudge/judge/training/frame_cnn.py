@@ -22,7 +22,9 @@ from livejudge.judge.model.frame_cnn import MIN_FRAMES  # fewer kept frames: not
 CROP = 150
 
 
-def make_net(k: int):
+def make_net(k: int, d_in: int = 384):
+    """The temporal CNN of the module docstring, kernel ``k``, over ``d_in`` encoder components
+    (384: Whisper tiny.en, every shipped network; 512: Whisper base, v20's candidate)."""
     import torch
     import torch.nn as nn
 
@@ -32,7 +34,7 @@ def make_net(k: int):
 
             def blk(i, o, d):
                 return nn.Sequential(nn.Conv1d(i, o, k, dilation=d, padding=(k // 2) * d), nn.BatchNorm1d(o), nn.ReLU())
-            self.f = nn.Sequential(blk(384, 64, 1), blk(64, 64, 2), blk(64, 64, 4))
+            self.f = nn.Sequential(blk(d_in, 64, 1), blk(64, 64, 2), blk(64, 64, 4))
             self.out = nn.Sequential(nn.Dropout(0.3), nn.Linear(128, 1))
 
         def forward(self, x):
@@ -73,8 +75,9 @@ def centre_dialogue(x: np.ndarray) -> np.ndarray:
 
 def train(FR, y: np.ndarray, fit: np.ndarray, seed: int, k: int = 3, epochs: int = 12, mask: bool = False):
     """(net, mu, sd): the network fitted on dialogues ``fit`` (indices into ``FR``, per dialogue
-    float16 (T_i, 384) frames, and ``y``, 1 = human); dialogues with fewer than MIN_FRAMES frames are
-    skipped. ``mu``/``sd`` float32 (384,): the fit frames' per-component standardisation. ``mask``:
+    float16 (T_i, D) frames, D = 384 for tiny.en, and ``y``, 1 = human); dialogues with fewer than
+    MIN_FRAMES frames are skipped. ``mu``/``sd`` float32 (D,): the fit frames' per-component
+    standardisation; the network's first layer is D wide. ``mask``:
     SpecAugment-style masks on every training crop (``mask_crop``; module docstring)."""
     import torch
     import torch.nn as nn
@@ -86,7 +89,7 @@ def train(FR, y: np.ndarray, fit: np.ndarray, seed: int, k: int = 3, epochs: int
     del allf
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
-    net = make_net(k)
+    net = make_net(k, len(mu))
     opt = torch.optim.Adam(net.parameters(), lr=1e-3, weight_decay=1e-3)
     w = class_weights(y[fit])
 
@@ -128,7 +131,7 @@ def scores(net, mu, sd, frames) -> np.ndarray:
     out = []
     with torch.no_grad():
         for x in frames:
-            x = x if len(x) >= MIN_FRAMES else np.zeros((MIN_FRAMES, 384), np.float16)  # no speech kept: a neutral input
+            x = x if len(x) >= MIN_FRAMES else np.zeros((MIN_FRAMES, len(mu)), np.float16)  # no speech kept: a neutral input
             out.append(float(net(torch.as_tensor(standardise(x, mu, sd)[None]))[0]))
     return np.array(out)
 
