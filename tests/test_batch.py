@@ -30,7 +30,7 @@ def calls(tmp_path_factory):
     return d, truth
 
 
-def test_discover_directory_glob_and_manifest(calls, tmp_path, monkeypatch):
+def test_discover_directory_glob_and_manifest(calls, tmp_path, monkeypatch, capsys):
     d, _ = calls
     assert [p.name for p in discover_calls(d)] == sorted(p.name for p in d.glob("*.wav"))
     assert len(discover_calls(str(d / "call_*.wav"))) == 4
@@ -47,6 +47,15 @@ def test_discover_directory_glob_and_manifest(calls, tmp_path, monkeypatch):
     (tmp_path / rel).parent.mkdir()
     (tmp_path / rel).write_bytes(b"")
     assert discover_calls(m2)[1] == tmp_path / rel
+    # a line found nowhere is kept (skipped later as not found) and one stderr line says both
+    # places it was looked for (its skip reason named only the manifest-relative path)
+    capsys.readouterr()
+    m3 = tmp_path / "lost.txt"
+    m3.write_text("calls/nowhere.wav\n")
+    assert discover_calls(m3) == [tmp_path / "calls" / "nowhere.wav"]
+    err = capsys.readouterr().err
+    assert "1 listed file(s) found neither beside the manifest" in err and str(d.parent) in err
+    assert "calls/nowhere.wav" in err and err.count("\n") == 1
     with pytest.raises(CallError, match="matched no file"):
         discover_calls(str(tmp_path / "*.wav"))
     assert _out_names([d / "a" / "x.wav", d / "b" / "x.wav", d / "y.wav"]) == ["a_x.json", "b_x.json", "y.json"]

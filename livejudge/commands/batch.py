@@ -215,7 +215,7 @@ def _manifest(p: Path) -> list[Path]:
         lines = p.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise CallError(f"cannot read the manifest {p}: {exc}") from None
-    files = []
+    files, nowhere = [], []
     for line in lines:
         line = line.split("#", 1)[0].strip()
         if p.suffix.lower() == ".csv":
@@ -226,8 +226,14 @@ def _manifest(p: Path) -> list[Path]:
             f = Path(line)
             beside = p.parent / f
             files.append(f if f.is_absolute() or (not beside.exists() and f.exists()) else beside)
+            if not f.is_absolute() and not beside.exists() and not f.exists():
+                nowhere.append(line)
     if not files:
         raise CallError(f"{p}: the manifest lists no files (one audio path per line)")
+    if nowhere:  # each is skipped as "not found" at its manifest-relative path: say where else it was looked for
+        shown = ", ".join(nowhere[:3]) + (f" and {len(nowhere) - 3} more" if len(nowhere) > 3 else "")
+        print(f"livejudge: {p}: {len(nowhere)} listed file(s) found neither beside the manifest ({p.parent}/) nor "
+              f"from the current directory ({Path.cwd()}/): {shown}; they are skipped", file=sys.stderr)
     return files
 
 
