@@ -282,6 +282,30 @@ def fig_timing_tolerance() -> str:
             f"`{r['command']}`: noise −55…−40 dBFS, room tails and breaths, 8/16/48 kHz). {_src('vad_bounds')}")
 
 
+def fig_judge_spread() -> str:
+    """compare's "same" tolerance for the judge rows (``livejudge/data/judge_spread.json``), from
+    ``benchmarks/results/judge_repeatability.json``."""
+    path = RESULTS / "judge_repeatability.json"
+    if not path.exists():
+        return "No stored run (`python benchmarks/judge_repeatability.py --write-package`, its manifests in its docstring)."
+    r = json.loads(path.read_text())
+    m = r["metrics"]
+    dims = sorted((v["tolerance"], k[4:].replace("_", " ")) for k, v in m.items() if k.startswith("dim_"))
+    h = r["head"]
+    fams = sorted({f"{v['family']}" for v in r["voices"]})
+    cfg = dict(_heads()).get(h["head"]) or {}
+    tr = cfg.get("training") or {}
+    fitted = {f.split(":")[0] for f in tr.get("families") or []} | {g for c in tr.get("human_groups") or [] for g in c.split("+")}
+    unmet = [f for f in fams if f not in fitted]
+    return (f"The measured between-call spread of `{h['head']}` {h['head_version']}: two calls of one agent voice "
+            f"differ in mean P(human) by up to {m['mean_p_human']['tolerance']:.2f}, and in a dimension's call mean "
+            f"by up to {dims[0][0]:.2f} ({dims[0][1]}) to {dims[-1][0]:.2f} ({dims[-1][1]}) (95 %: 1.96·√2 times the "
+            f"pooled within-voice SD; {len(r['voices'])} voices, one per family ({', '.join(fams)}), "
+            f"{r['calls_per_voice']} calls of {r['turns_per_call']} agent turns each; the head's training holds "
+            f"{len(fams) - len(unmet)} of these families, not {', '.join(unmet) or 'none'}). Source: "
+            f"`benchmarks/results/judge_repeatability.json` (`{r['command']}`, commit {r['commit']}).")
+
+
 RENDER: dict[str, Callable[[dict], str]] = {
     "vad_bounds": _render_vad_bounds,
     "pipeline_speed": _render_pipeline_speed,
@@ -1073,6 +1097,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "meter_example": fig_meter_example,
     "benchmarks_table": fig_benchmarks_table,
     "timing_tolerance": fig_timing_tolerance,
+    "judge_spread": fig_judge_spread,
     "verdict_settle": fig_verdict_settle,
     "data_batch2": fig_data_batch2,
     "frame_lofo": fig_frame_lofo,

@@ -391,3 +391,63 @@ def test_a_quicker_yield_that_talks_through_more_barge_ins_gets_a_note(tmp_path)
     assert rows["yield_mean_s"]["verdicts"][1:] == ["better", "better", "same"]
     assert out["notes"] == ["B (rude.json) yields sooner on the barge-ins it yielded to but talked through more "
                             "of them (0 → 3): the yield time leaves the barge-ins it talked through out"]
+
+
+def _judged(p_human, rhythm, version="0.3.0"):
+    d = _doc(0.6, 0.9, p_human, 0.4, rhythm)
+    d["judge_info"] = {"backbone": "whisper-tiny-v2", "head": "whisper-fitted", "head_version": version}
+    return d
+
+
+def test_a_judge_change_within_the_between_call_spread_is_the_same(tmp_path, monkeypatch):
+    """A dimension's 1.8 → 1.9 read "better" although two calls of one unchanged agent differ by
+    more (a new user's trial). Between single calls scored by the head whose spread was measured,
+    a change of mean P(human) or of a dimension within the spread reads "same", a larger one keeps
+    its verdict; a batch column, another head or another version keeps the shown-digit rule, and
+    the footer names the spread only where it applied."""
+    import livejudge.commands.compare as C
+
+    spread = {"judge": "whisper-tiny-v2 / whisper-fitted 0.3.0", "n_voices": 9, "calls_per_voice": 5,
+              "tolerance": {"mean_p_human": 0.17, "dim_rhythm": 0.3}, "source": "test"}
+    monkeypatch.setattr(C, "judge_spread", lambda: spread)
+    paths = []
+    for i, (p, r, v) in enumerate([(0.40, 1.8, "0.3.0"), (0.55, 2.0, "0.3.0"), (0.60, 2.2, "0.3.0"), (0.55, 2.0, "0.2.0")]):
+        paths.append(tmp_path / f"{i}.json")
+        paths[-1].write_text(json.dumps(_judged(p, r, v)))
+    doc = compare(paths[:3])
+    rows = {r["metric"]: r for r in doc["rows"]}
+    assert rows["mean_p_human"]["verdicts"][1:] == ["same", "better"]  # +0.15 within 0.17; +0.20 beyond
+    assert rows["dim_rhythm"]["verdicts"][1:] == ["same", "better"]  # +0.2 within 0.3; +0.4 beyond
+    assert doc["judge_tolerance"] == {"mean_p_human": 0.17, "dim_rhythm": 0.3}
+    assert "mean P(human) within 0.17 and dimension scores within 0.30" in C.same_text(doc)
+    assert "on 9 voices" in render_html(doc)
+    other = compare([paths[0], paths[3]])  # another version of the head: its spread is not measured
+    assert other["judge_tolerance"] == {} and C.same_text(other) == C.SAME_TEXT
+    assert {r["metric"]: r for r in other["rows"]}["dim_rhythm"]["verdicts"][1] == "better"
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    (batch / "summary.json").write_text(json.dumps({"n_scored": 3, "calls": [], "medians": {"mean_p_human": 0.5}}))
+    mixed = compare([paths[0], batch])
+    assert mixed["judge_tolerance"] == {} and {r["metric"]: r for r in mixed["rows"]}["mean_p_human"]["verdicts"][1] == "better"
+
+
+def test_the_judge_spread_is_the_stored_benchmark_run():
+    """The package's spread (what compare reads) is benchmarks/judge_repeatability.py's stored
+    run, of the default head as it ships, every tolerance 1.96 * sqrt(2) times its pooled SD."""
+    import math
+    import sys
+    from pathlib import Path
+
+    from livejudge.commands.compare import judge_spread
+
+    root = Path(__file__).resolve().parents[1]
+    run = json.loads((root / "benchmarks/results/judge_repeatability.json").read_text())
+    sys.path.insert(0, str(root / "benchmarks"))
+    import judge_repeatability as R
+
+    assert judge_spread() == R.package_spread(run, root / "benchmarks/results/judge_repeatability.json")
+    for m in run["metrics"].values():
+        assert m["tolerance"] == pytest.approx(1.96 * math.sqrt(2) * m["sd"], abs=2e-4) and m["n_voices"] >= 2
+    assert "mean_p_human" in run["metrics"] and run["calls_per_voice"] >= 3
+    shipped = json.loads((root / "livejudge/judge/heads/whisper-fitted/config.json").read_text())
+    assert judge_spread()["judge"].endswith(f"whisper-fitted {shipped['version']}")

@@ -20,7 +20,10 @@ The rule per metric (``RULES``):
   (``verdict_flagged_moment_count``: moments with a flagged per-event verdict, a reply after dead
   air counted once), dropped windows: lower is better (a human stops quickly, waits out a pause,
   talks on through an "mm" and does not talk over);
-* mean P(human) and each dimension score (1 machine-like … 5 human-like): higher is better;
+* mean P(human) and each dimension score (1 machine-like … 5 human-like): higher is better; between
+  single calls scored by the head whose spread was measured (``judge_tolerance``), a change within
+  the between-call spread of one agent voice is "same" (two calls of an unchanged agent differ by
+  more than a shown digit);
   dimensions the judge's view (``judge_info.dimensions``) groups as one learned score are one row
   (its first member, "+N sharing its score"), and one no column's head measures says so;
 * backchannels, the agent's and the caller's apart: no verdict. The caller's are the caller's; the
@@ -206,7 +209,9 @@ def compare(paths: list[str | Path]) -> dict:
     """The comparison document: ``{"columns": [{name, kind}], "rows": [{metric, label, values,
     changes, verdicts, rule}], "settings_differ", "notes", "timing_tolerance_s"}``; changes and
     verdicts are against the first column; ``timing_tolerance_s`` ({metric: seconds}) holds the
-    measured timing error within which a timing row's change reads "same" (``TIMING_TOLERANCE_S``)."""
+    measured timing error within which a timing row's change reads "same" (``TIMING_TOLERANCE_S``),
+    ``judge_tolerance`` ({metric: change}) the measured between-call spread within which a judge
+    row's change reads "same" (``judge_tolerance``; empty where not measured for these columns)."""
     from livejudge.judge.model.dimensions import DIMENSIONS
 
     cols = [load_column(p) for p in paths]
@@ -225,13 +230,14 @@ def compare(paths: list[str | Path]) -> dict:
         if views and all(d.id in v["not_measured"] for v in views):
             names[f"dim_{d.id}"] += NOT_MEASURED_SUFFIX
     metrics = ROWS + [f"dim_{d.id}" for d in DIMENSIONS if f"dim_{d.id}" not in dropped]
+    judge_tol = judge_tolerance(cols)
     rows = []
     for m in metrics:
         values = [c[1].get(m) for c in cols]
         rule = rule_for(m)
         base = values[0]
         changes = [None if base is None or v is None else round(v - base, 6) for v in values]
-        verdicts = [verdict(m, base, v) for v in values]
+        verdicts = [verdict(m, base, v, judge_tol) for v in values]
         rows.append({"metric": m, "label": LABELS.get(m, names.get(m, m)), "values": values,
                      "changes": changes, "verdicts": verdicts, "rule": rule.text, "rule_short": rule.short})
     # calls measured with different settings: the changes mix the agent's and the settings' effects
@@ -246,7 +252,8 @@ def compare(paths: list[str | Path]) -> dict:
         # blamed "part of each change" on it)
         differ.remove("transcripts (--asr)")
     out = {"columns": [{"name": c[0], "kind": c[2], "settings": c[3]} for c in cols], "rows": rows,
-           "settings_differ": differ, "timing_tolerance_s": dict(TIMING_TOLERANCE_S)}
+           "settings_differ": differ, "timing_tolerance_s": dict(TIMING_TOLERANCE_S),
+           "judge_tolerance": {m: judge_tol[m] for m in metrics if m in judge_tol}}
     out["notes"] = tradeoff_notes(out)
     return out
 
@@ -308,12 +315,45 @@ TIMING_TOLERANCE_S: dict[str, float] = {
 "better" (a new user's trial), a change the detector cannot tell from its own error."""
 
 
-def verdict(metric: str, base: float | None, new: float | None) -> str:
+JUDGE_SPREAD_FILE = "judge_spread.json"
+"""Under ``livejudge/data``: the measured between-call spread of one head's call-level scores
+(``benchmarks/judge_repeatability.py --write-package``; ``judge_spread``)."""
+
+
+def judge_spread() -> dict | None:
+    """The stored between-call spread (``JUDGE_SPREAD_FILE``): ``{"judge": "backbone / head
+    version", "tolerance": {metric: change}, "n_voices", "calls_per_voice", "source"}``, or None
+    when the file is missing. ``tolerance`` is 1.96 * sqrt(2) times the pooled within-voice SD of
+    mean P(human) and of each dimension's call mean over calls of one agent voice (HEURISTIC:
+    a normal approximation; the voices and calls are named in the source JSON)."""
+    from importlib import resources
+
+    f = resources.files("livejudge") / "data" / JUDGE_SPREAD_FILE
+    if not f.is_file():
+        return None
+    return json.loads(f.read_text())
+
+
+def judge_tolerance(columns: list[tuple]) -> dict[str, float]:
+    """``{metric: change}`` within which a judge row (mean P(human), a dimension) of these columns
+    reads "same": the stored spread (``judge_spread``) when every column is one call scored by the
+    head it was measured on (backbone, head and version as ``_settings`` names them), else empty
+    (a batch's median moves less than one call; another head's spread is not measured). Pure
+    but for reading the stored file."""
+    spread = judge_spread()
+    if not spread or not columns or any(c[2] != "call" or c[3].get("judge") != spread["judge"] for c in columns):
+        return {}
+    return {k: float(v) for k, v in spread["tolerance"].items()}
+
+
+def verdict(metric: str, base: float | None, new: float | None, judge_tol: dict[str, float] | None = None) -> str:
     """``rule_for(metric).verdict`` with the table's precision as tolerance: a change of the
     distance to the human reference within half a shown digit, or values that print the same
     (intonation 3.1 → 3.1), is "same", never "better" or "worse"; for the timing rows of
-    ``TIMING_TOLERANCE_S`` a change within the measured timing error is "same" too."""
-    v = rule_for(metric).verdict(base, new, tol=max(display_step(metric) / 2, TIMING_TOLERANCE_S.get(metric, 0.0)))
+    ``TIMING_TOLERANCE_S`` a change within the measured timing error is "same" too, and for a judge
+    row of ``judge_tol`` (``judge_tolerance``) a change within the measured between-call spread."""
+    tol = max(display_step(metric) / 2, TIMING_TOLERANCE_S.get(metric, 0.0), (judge_tol or {}).get(metric, 0.0))
+    v = rule_for(metric).verdict(base, new, tol=tol)
     if v in ("better", "worse") and _fmt(base, metric) == _fmt(new, metric):
         return "same"
     return v
@@ -396,13 +436,34 @@ def print_table(doc: dict, console=None) -> None:
     for note in doc.get("notes") or []:
         console.print("note: " + rich_escape(clean(note)), style="yellow", highlight=False)
     console.print("better/worse rules: " + rules_text(doc["rows"])
-                  + "; dimensions: mean score over ungated windows; " + SAME_TEXT, style="dim", highlight=False)
+                  + "; dimensions: mean score over ungated windows; " + same_text(doc), style="dim", highlight=False)
 
 
 SAME_TEXT = (f"changes within the shown precision (half the last digit), or within the measured timing error "
              f"(latency {MEASURED_TIMING_ERROR.latency_p95_abs_s * 1000:.0f} ms, yield "
              f"{MEASURED_TIMING_ERROR.yield_p95_abs_s * 1000:.0f} ms: p95 |error|, benchmarks/vad_bounds.py), are the same.")
-"""The tables' footer on "same" (terminal, markdown and HTML say it alike)."""
+"""The tables' footer on "same" (terminal, markdown and HTML say it alike); ``same_text`` adds the
+judge rows' spread where it applies."""
+
+
+def same_text(doc: dict) -> str:
+    """``SAME_TEXT``, and where the document carries a ``judge_tolerance``: the judge rows' measured
+    between-call spread, e.g. "...; mean P(human) within 0.17 and dimension scores within
+    0.01–0.38 (by dimension) of each other are within the spread of two calls of one agent voice (95 %,
+    benchmarks/judge_repeatability.py on 15 voices), the same." Pure."""
+    tol = doc.get("judge_tolerance") or {}
+    if not tol:
+        return SAME_TEXT
+    parts = []
+    if "mean_p_human" in tol:
+        parts.append(f"mean P(human) within {tol['mean_p_human']:.2f}")
+    dims = sorted(v for k, v in tol.items() if k.startswith("dim_"))
+    if dims:
+        parts.append(f"dimension scores within {dims[0]:.2f}–{dims[-1]:.2f} (by dimension)"
+                     if f"{dims[0]:.2f}" != f"{dims[-1]:.2f}" else f"dimension scores within {dims[0]:.2f}")
+    spread = judge_spread() or {}
+    return (SAME_TEXT[:-1] + "; " + " and ".join(parts) + " of each other are within the spread of two calls of one "
+            f"agent voice (95 %, benchmarks/judge_repeatability.py on {spread.get('n_voices', '?')} voices), the same.")
 
 NOT_MEASURED_SUFFIX = " (not measured by the head)"
 
@@ -469,7 +530,7 @@ def render_html(doc: dict) -> str:
             + "".join(f"<p class='worse'>Note: {e(n)}.</p>" for n in doc.get("notes") or [])
             + f"<table><tr><th>metric</th>{head}<th>rule</th></tr>{''.join(body)}</table>"
             + (f"<p class='rule'>Not measured by the head (no value in any column): {e(', '.join(unmeasured))}.</p>"
-               if unmeasured else "") + f"<p class='rule'>{e(SAME_TEXT[0].upper() + SAME_TEXT[1:])}</p></body></html>")
+               if unmeasured else "") + f"<p class='rule'>{e(same_text(doc)[0].upper() + same_text(doc)[1:])}</p></body></html>")
 
 
 def register(sub) -> None:
