@@ -132,3 +132,22 @@ def test_v17_reads_the_recipe_network_beside_the_baselines_own_readout(v15, tmp_
         v15.main([str(pd), str(fo), "--seeds", "0", "1", "--candidate-recipe", "mask"])
     with pytest.raises(SystemExit):  # a split and a recipe at once: which candidate? (argparse error)
         v15.main([str(pd), str(fo), "--seeds", "0", "1", "--candidate-recipe", "centre", "--candidate-split", "family-out"])
+
+
+def test_v21_averages_the_baselines_tiny_network_and_the_base_network(v15, tmp_path):
+    """``--candidate-recipe tiny+base3`` (v21) reads two CNN files, the baseline's own
+    (``_ctlrepro_cs<s>``) and v20's (``_recipebase3_``), averages their P(human) per row, then
+    blends with the baseline's own readout: the CNN input it reports is exactly that average."""
+    pd, fo = _write(tmp_path, {"base": 2, "candidate": 2})
+    for s in (0, 1):
+        d = dict(np.load(fo / f"preds_frame_cnn_stage2_extra_ctlrepro_cs{s}.npz"))
+        d["p"] = np.array(([0.9] * 4 + [0.1] * 4) * len(FAMS))
+        np.savez(fo / f"preds_frame_cnn_stage2_extra_ctlrepro_recipebase3_cs{s}.npz", **d)
+    inputs: dict = {}
+    y, fam, p = v15.draw(pd, str(fo), 0, inputs, recipe="tiny+base3")
+    tiny = np.load(fo / "preds_frame_cnn_stage2_extra_ctlrepro_cs0.npz")["p"]
+    np.testing.assert_allclose(inputs["candidate/cnn"], (tiny + np.array(([0.9] * 4 + [0.1] * 4) * len(FAMS))) / 2)
+    np.testing.assert_allclose(inputs["candidate/readout"], inputs["base/readout"])
+    out = tmp_path / "r21.json"
+    v15.main([str(pd), str(fo), "--seeds", "0", "1", "--candidate-recipe", "tiny+base3", "--json", str(out)])
+    assert json.loads(out.read_text())["candidate_recipe"] == "tiny+base3"

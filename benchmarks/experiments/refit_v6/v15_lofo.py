@@ -1,8 +1,8 @@
-"""v15's to v20's S1 (README.md, "v15" to "v20"): on round 2's 45 LOFO folds, 0.3.0's blend
+"""v15's to v21's S1 (README.md, "v15" to "v21"): on round 2's 45 LOFO folds, 0.3.0's blend
 recipe (the mean log-odds of the v5 fold head and of the stage-2 CNN fold network, per row) with both
 calibrated on the candidate split (``--candidate-split``: ``family-keep-small``, v15, the default;
 ``family-out``, v16), or on the ``voice`` split with the CNN trained by another recipe
-(``--candidate-recipe``: ``centre``, v17; ``mask``, v18; ``ep6``, v19; ``base3``, v20; the readout then is the
+(``--candidate-recipe``: ``centre``, v17; ``mask``, v18; ``ep6``, v19; ``base3``, v20; ``tiny+base3``, v21; the readout then is the
 baseline's own),
 against the same recipe on the ``voice`` split, each read over several draws of its calibration
 split (the same ``--calib-seed`` values on both sides).
@@ -40,9 +40,11 @@ from v11_lofo import blend, load_checked, table  # noqa: E402
 
 CANDIDATE_SPLITS = ("family-keep-small", "family-out")
 """The candidate side's split: v15's (the default) or v16's (README.md, "v16")."""
-CANDIDATE_RECIPES = ("centre", "mask", "ep6", "base3")
+CANDIDATE_RECIPES = ("centre", "mask", "ep6", "base3", "tiny+base3")
 """The candidate CNN's training recipe (``extra.py --recipe``): v17's, v18's (README.md, "v17 and v18"),
-v19's (README.md, "v19") or v20's, Whisper base's stage-3 frames (README.md, "v20")."""
+v19's (README.md, "v19"), v20's, Whisper base's stage-3 frames (README.md, "v20"), or v21's, the
+baseline's own tiny network and v20's base network together, their P(human) averaged per row as a
+seed ensemble is (``v11_lofo.load_checked``) before the blend (README.md, "v21")."""
 
 
 def sides(candidate: str = "family-keep-small", recipe: str = "") -> dict[str, tuple[str, str]]:
@@ -53,6 +55,8 @@ def sides(candidate: str = "family-keep-small", recipe: str = "") -> dict[str, t
     if recipe:
         if recipe not in CANDIDATE_RECIPES:
             raise ValueError(f"unknown recipe {recipe!r}: use one of {CANDIDATE_RECIPES}")
+        if recipe == "tiny+base3":  # two CNN files, averaged (``draw`` splits the tag at "|")
+            return {**base, "candidate": ("voice", base["base"][1] + "|frame_cnn_stage2_extra_ctlrepro_recipebase3_cs{s}")}
         return {**base, "candidate": ("voice", f"frame_cnn_stage2_extra_ctlrepro_recipe{recipe}" + "_cs{s}")}
     return {**base, "candidate": (candidate, f"frame_cnn_stage2_extra_ctlrepro_split{candidate}" + "_cs{s}")}
 
@@ -63,7 +67,8 @@ def draw(preds_dir: Path, frame_out: str, s: int, parts: dict | None = None, can
     ``parts``, when given, receives ``{"<side>/readout": p, "<side>/cnn": p}`` (the blend's inputs)."""
     out, ref, splits = {}, None, sides(candidate, recipe)
     for side, (split, tag) in splits.items():
-        y, fam, p0, pc = load_checked(str(preds_dir / f"preds_{split}_s{s}.npz"), frame_out, (tag.format(s=s),))
+        y, fam, p0, pc = load_checked(str(preds_dir / f"preds_{split}_s{s}.npz"), frame_out,
+                                      tuple(t.format(s=s) for t in tag.split("|")))
         if ref is not None and not (np.array_equal(y, ref[0]) and np.array_equal(fam, ref[1])):
             sys.exit(f"draw {s}: the {split} files are not on the same rows as the {splits['base'][0]} ones")
         ref = (y, fam)
@@ -130,7 +135,7 @@ def main(argv=None) -> int:
     which.add_argument("--candidate-split", choices=CANDIDATE_SPLITS, default="family-keep-small",
                        help="the candidate side's calibration split (v15: family-keep-small; v16: family-out)")
     which.add_argument("--candidate-recipe", choices=CANDIDATE_RECIPES, default="",
-                       help="instead: the voice split with the CNN trained by this recipe (v17: centre; v18: mask; v19: ep6; v20: base3)")
+                       help="instead: the voice split with the CNN trained by this recipe (v17: centre; v18: mask; v19: ep6; v20: base3; v21: tiny+base3, both networks averaged)")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
     if len(a.seeds) < 2:
