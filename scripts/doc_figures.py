@@ -919,10 +919,11 @@ def fig_lofo_draws_v5() -> str:
 
 
 def _split_s1(fig: str, name: str, rule: str) -> str:
-    """A candidate's S1 read by ``v15_lofo.py`` (v15–v19: benchmarks/experiments/refit_v6/README.md): 0.3.0's
+    """A candidate's S1 read by ``v15_lofo.py`` (v15–v21: benchmarks/experiments/refit_v6/README.md): 0.3.0's
     blend recipe (v5 fold heads and stage-2 CNN fold networks, mean log-odds per row, round 2's folds)
     with both calibrated on the candidate split (v15, v16), or with the CNN trained by another recipe
-    on the ``voice`` split (v17–v19: ``candidate_recipe``), against the same recipe on the ``voice``
+    on the ``voice`` split (v17–v21: ``candidate_recipe``; v20 on another backbone's frames, v21 two
+networks averaged), against the same recipe on the ``voice``
     split, each figure a mean over the calibration draws with its range, and the rule's parts as
     ``v15_lofo.py`` read them, from ``benchmarks/results/NAME.json``. Three decimals, as the rule compares."""
     (r,) = _stored(fig, name, how=f"benchmarks/experiments/refit_v6/v15_lofo.py, README.md {rule}")
@@ -978,6 +979,16 @@ def fig_refit_v18() -> str:
 def fig_refit_v19() -> str:
     """v19's S1: the CNN trained 6 epochs, not 12 (``_split_s1``)."""
     return _split_s1("refit_v19", "judge_lofo_v19_s1", "v19")
+
+
+def fig_refit_v20() -> str:
+    """v20's S1: the CNN on Whisper base's stage-3 frames (``_split_s1``)."""
+    return _split_s1("refit_v20", "judge_lofo_v20_s1", "v20")
+
+
+def fig_refit_v21() -> str:
+    """v21's S1: the tiny and the base networks averaged (``_split_s1``)."""
+    return _split_s1("refit_v21", "judge_lofo_v21_s1", "v21")
 
 
 def fig_refit_v11() -> str:
@@ -1118,6 +1129,8 @@ FIGURES: dict[str, Callable[[], str]] = {
     "refit_v17": fig_refit_v17,
     "refit_v18": fig_refit_v18,
     "refit_v19": fig_refit_v19,
+    "refit_v20": fig_refit_v20,
+    "refit_v21": fig_refit_v21,
     "lofo_split_caveat": fig_lofo_split_caveat,
     "lofo_draws_v5": fig_lofo_draws_v5,
     "commercial_engines": fig_commercial_engines,

@@ -40,11 +40,14 @@ from v11_lofo import blend, load_checked, table  # noqa: E402
 
 CANDIDATE_SPLITS = ("family-keep-small", "family-out")
 """The candidate side's split: v15's (the default) or v16's (README.md, "v16")."""
-CANDIDATE_RECIPES = ("centre", "mask", "ep6", "base3", "tiny+base3")
+CANDIDATE_RECIPES = ("centre", "mask", "ep6", "base3", "tiny+base3", "tiny+tiny-s1")
 """The candidate CNN's training recipe (``extra.py --recipe``): v17's, v18's (README.md, "v17 and v18"),
 v19's (README.md, "v19"), v20's, Whisper base's stage-3 frames (README.md, "v20"), or v21's, the
 baseline's own tiny network and v20's base network together, their P(human) averaged per row as a
-seed ensemble is (``v11_lofo.load_checked``) before the blend (README.md, "v21")."""
+seed ensemble is (``v11_lofo.load_checked``) before the blend (README.md, "v21"); ``tiny+tiny-s1``
+is v21's control, a diagnostic that decides nothing: the baseline's tiny network and a second tiny
+network of network seed 1 (``extra.py lofo --control repro --seed 1 --calib-seed s``) averaged the
+same way (README.md, "v21's control")."""
 
 
 def sides(candidate: str = "family-keep-small", recipe: str = "") -> dict[str, tuple[str, str]]:
@@ -57,6 +60,8 @@ def sides(candidate: str = "family-keep-small", recipe: str = "") -> dict[str, t
             raise ValueError(f"unknown recipe {recipe!r}: use one of {CANDIDATE_RECIPES}")
         if recipe == "tiny+base3":  # two CNN files, averaged (``draw`` splits the tag at "|")
             return {**base, "candidate": ("voice", base["base"][1] + "|frame_cnn_stage2_extra_ctlrepro_recipebase3_cs{s}")}
+        if recipe == "tiny+tiny-s1":
+            return {**base, "candidate": ("voice", base["base"][1] + "|frame_cnn_stage2_extra_ctlrepro_cs{s}_s1")}
         return {**base, "candidate": ("voice", f"frame_cnn_stage2_extra_ctlrepro_recipe{recipe}" + "_cs{s}")}
     return {**base, "candidate": (candidate, f"frame_cnn_stage2_extra_ctlrepro_split{candidate}" + "_cs{s}")}
 
@@ -135,7 +140,7 @@ def main(argv=None) -> int:
     which.add_argument("--candidate-split", choices=CANDIDATE_SPLITS, default="family-keep-small",
                        help="the candidate side's calibration split (v15: family-keep-small; v16: family-out)")
     which.add_argument("--candidate-recipe", choices=CANDIDATE_RECIPES, default="",
-                       help="instead: the voice split with the CNN trained by this recipe (v17: centre; v18: mask; v19: ep6; v20: base3; v21: tiny+base3, both networks averaged)")
+                       help="instead: the voice split with the CNN trained by this recipe (v17: centre; v18: mask; v19: ep6; v20: base3; v21: tiny+base3, both networks averaged; v21's control: tiny+tiny-s1)")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
     if len(a.seeds) < 2:
