@@ -521,7 +521,7 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     Exit codes: 0 scored (skipped files are listed, not fatal); 2 no input or no call could be
     scored; 3 a ``--fail-if`` gate failed on the medians over the scored calls.
     """
-    from livejudge.commands.gates import EXIT_GATE, evaluate, format_failures, parse_gates, write_junit
+    from livejudge.commands.gates import EXIT_GATE, evaluate, format_failures, format_passed, parse_gates, write_junit
     from livejudge.commands.runner import output_config
     from livejudge.errors import CLIError
 
@@ -569,6 +569,8 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     if msg:
         print(msg, file=sys.stderr)
         return EXIT_GATE
+    if format_passed(results, scope):
+        print(format_passed(results, scope), file=sys.stderr)
     return 0
 
 

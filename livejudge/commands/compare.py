@@ -383,16 +383,23 @@ def _fmt(v: float | None, metric: str) -> str:
 
 def _fmt_change(base: float | None, new: float | None, metric: str) -> str:
     """The change as the table shows it: the difference of the two values as printed (rounded to
-    the shown digit first), so "0.00 → 0.01" reads "+0.01", never "+0.00" (a new user's trial). The
-    document's ``changes`` stay exact."""
+    the shown digit first), so "0.00 → 0.01" reads "+0.01", never "+0.00" (a new user's trial); where
+    that shows a digit but the exact change is under half of one, the exact change with one more
+    digit ("3.1 → 3.2 (+0.03, same)"). The document's ``changes`` stay exact."""
     if base is None or new is None:
         return ""
-    if metric in ("overlap_ratio", "talk_ratio"):
-        return f"{round(new * 100, 1) - round(base * 100, 1):+.1f} pt"
     if metric.endswith("_count") or metric == "dropped_windows":
         return f"{new - base:+g}"
-    nd = 1 if metric.startswith("dim_") else 2
-    return f"{round(new, nd) - round(base, nd):+.{nd}f}"
+    pct = metric in ("overlap_ratio", "talk_ratio")
+    scale, nd = (100.0, 1) if pct else (1.0, 1 if metric.startswith("dim_") else 2)
+    shown = round(new * scale, nd) - round(base * scale, nd)
+    exact = (new - base) * scale
+    if round(shown, nd) != 0 and abs(exact) < 0.5 * 10 ** -nd:
+        # the shown values differ by a digit but the change is under half of one (3.149 → 3.175
+        # printed "+0.1, same" beside the footer's half-a-digit rule; a new user's trial): one more digit
+        nd += 1
+        shown = exact
+    return f"{shown:+.{nd}f}" + (" pt" if pct else "")
 
 
 def print_table(doc: dict, console=None) -> None:
@@ -453,6 +460,11 @@ def same_text(doc: dict) -> str:
     benchmarks/judge_repeatability.py on 15 voices), the same." Pure."""
     tol = doc.get("judge_tolerance") or {}
     if not tol:
+        spread = judge_spread()
+        judged = any(v is not None for r in doc.get("rows") or [] if r["metric"] == "mean_p_human" for v in r["values"])
+        if spread and judged:  # say outright that the judge rows kept the digit rule here (a new user's trial)
+            return (SAME_TEXT[:-1] + f"; the judge rows keep the shown-precision rule here: their between-call spread "
+                    f"is measured only between single calls of {spread['judge'].split(' / ')[-1]}.")
         return SAME_TEXT
     parts = []
     if "mean_p_human" in tol:
@@ -540,7 +552,14 @@ def register(sub) -> None:
                        formatter_class=HelpFormatter,
                        description="Compare calls (result JSON from score --json) or batches (a --out-dir "
                                    "directory or its summary.json: medians over calls), against the first. "
-                                   "Example: livejudge compare before.json after.json")
+                                   "Each change gets a verdict by a stated rule per metric (better, worse, or "
+                                   "same within the shown digit, the measured timing error or, between single "
+                                   "calls of the default head, the measured between-call spread of P(human) and "
+                                   "the dimensions); the table's footer states the rules. docs/cli.md, "
+                                   "'After the call'. Example: livejudge compare before.json after.json",
+                       epilog="exit codes: 0 the comparison was written · 1 an output file could not be written · "
+                              "2 bad input or usage (one line says what: fewer than two inputs, an input that is "
+                              "not a result or batch summary, an output path that is an input)")
     p.add_argument("inputs", nargs="+", metavar="RESULT", help="result documents, batch directories or summary.json")
     p.add_argument("--html", default=None, metavar="OUT.html", help="also write the table as an HTML page")
     p.add_argument("--json", dest="json_out", default=None, metavar="OUT",
@@ -566,10 +585,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print()
     else:
         print_table(doc)
-        if args.json_out:
-            Path(args.json_out).write_text(json.dumps(doc, indent=2), encoding="utf-8")
-            print(f"livejudge: comparison written to {args.json_out}", file=sys.stderr)
-    if args.html:
-        Path(args.html).write_text(render_html(doc), encoding="utf-8")
-        print(f"livejudge: HTML table written to {args.html}", file=sys.stderr)
+    for path, text, what in ((args.json_out if args.json_out != "-" else None, lambda: json.dumps(doc, indent=2), "comparison"),
+                             (args.html, lambda: render_html(doc), "HTML table")):
+        if not path:
+            continue
+        try:
+            Path(path).write_text(text(), encoding="utf-8")
+        except OSError as exc:
+            raise CLIError(f"cannot write {path}: {exc.strerror or exc}", code=1) from None
+        print(f"livejudge: {what} written to {path}", file=sys.stderr)
     return 0

@@ -143,6 +143,14 @@ def evaluate(gates: Iterable[Gate], metrics: dict[str, float | None]) -> list[Ga
     return out
 
 
+def format_passed(results: list[GateResult], scope: str) -> str:
+    """One line for stderr when every gate passed ('' when there is no gate or one failed): a CI log
+    then shows that the gates ran (a passing gate printed nothing; a new user's trial)."""
+    if not results or any(r.failed for r in results):
+        return ""
+    return f"livejudge: {len(results)} of {len(results)} gate(s) passed ({scope}): " + ", ".join(r.gate.text for r in results)
+
+
 def format_failures(results: list[GateResult], scope: str) -> str:
     """The failed gates as lines for stderr ('' when none failed)."""
     failed = [r for r in results if r.failed]

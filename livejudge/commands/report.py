@@ -22,7 +22,10 @@ def register(sub) -> None:
                        description="Write one self-contained HTML file (plots inline, no network needed to view, "
                                    "printable) from a result document. Needs matplotlib: "
                                    "pip install 'livejudge[report]'. "
-                                   "Example: livejudge report result.json -o report.html")
+                                   "Example: livejudge report result.json -o report.html",
+                       epilog="exit codes: 0 the report was written · 1 it could not be written · 2 bad input or "
+                              "usage (one line says what: no such result, not a result document, matplotlib "
+                              "missing, an output path that is the input)")
     p.add_argument("result", metavar="RESULT.json", help="result document written by --json of score, replay, attach, demo, probe or check")
     p.add_argument("-o", "--output", default=None, metavar="OUT.html",
                    help="where to write the report (default: RESULT with .html)")

@@ -387,7 +387,8 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
 def apply_gates(result: dict, output: OutputConfig) -> int:
     """Check ``--fail-if`` gates on one call's result, write ``--junit``; EXIT_GATE (3) when one
     fails (the list goes to stderr), else 0."""
-    from livejudge.commands.gates import EXIT_GATE, call_metrics, evaluate, format_failures, parse_gates, write_junit
+    from livejudge.commands.gates import (EXIT_GATE, call_metrics, evaluate, format_failures, format_passed, parse_gates,
+                                          write_junit)
 
     gates = parse_gates(output.fail_if)
     if not gates and not output.junit:
@@ -404,6 +405,8 @@ def apply_gates(result: dict, output: OutputConfig) -> int:
     if msg:
         print(msg, file=sys.stderr)
         return EXIT_GATE
+    if format_passed(results, name):
+        print(format_passed(results, name), file=sys.stderr)
     return EXIT_OK
 
 

@@ -54,7 +54,9 @@ def register(sub) -> None:
                        description="Start the judge as a Ray Serve service with dynamic batching: windows from "
                                    "many sessions are judged in shared batches. Sessions use it with "
                                    "--judge-url http://127.0.0.1:PORT/judge (attach, replay, score) or "
-                                   "judge_url= (Pipecat observer).")
+                                   "judge_url= (Pipecat observer).",
+                       epilog="exit codes: 0 stopped with Ctrl-C · 2 bad input or usage (one line says what: "
+                              "a flag out of range, Ray missing) · 1 anything else that stops the service")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port of the Serve proxy")
     p.add_argument("--host", default="127.0.0.1", help="address the proxy listens on (0.0.0.0 exposes it)")
     from livejudge.judge.model.head import head_label

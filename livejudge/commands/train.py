@@ -39,6 +39,10 @@ MANIFEST_HELP = """manifest (JSONL, one call per line; paths relative to the man
   ratings: dimension id -> 1..5 (any subset; missing = not rated); label: human | machine;
   split: train | val | test (default train); kind: free tag for per-kind accuracy."""
 
+TRAIN_EXIT_CODES = ("exit codes: 0 done · 1 failed mid-way · 2 bad input or usage (one line says what: "
+                    "a manifest line, a missing file, a head for another backbone)")
+"""What ``train`` and ``eval`` exit with (docs/result.md, "Exit codes")."""
+
 
 def _cli_error(message: str) -> Exception:
     return CommandError(message, EXIT_USAGE)
@@ -96,7 +100,7 @@ def register(subparsers: Any, formatter_class: type[argparse.HelpFormatter] = ar
     d = TrainConfig()
     p = subparsers.add_parser(
         "train", help="fit a judge head (ODL + classifier) on a manifest of calls", formatter_class=formatter_class,
-        epilog=MANIFEST_HELP,
+        epilog=MANIFEST_HELP + "\n\n" + TRAIN_EXIT_CODES,
         description="Two-stage training as in \"Human or Machine? A Preliminary Turing Test for Speech-to-Speech Interaction\" (§6.2.1): stage 1 fits the readout + ODL to the 1–5 "
                     "ratings, stage 2 the linear classifier on the frozen latent scores. Adam, Table 19 "
                     "defaults, early stopping on the manifest's 'val' rows.\n"
@@ -132,7 +136,7 @@ def register(subparsers: Any, formatter_class: type[argparse.HelpFormatter] = ar
 
     p = subparsers.add_parser(
         "eval", help="score a judge head on a manifest of calls", formatter_class=formatter_class,
-        epilog=MANIFEST_HELP,
+        epilog=MANIFEST_HELP + "\n\n" + TRAIN_EXIT_CODES,
         description="Per-dimension exact / grouped (1–2, 3, 4–5) / ±1 accuracy (Table 21 of the Turing-test paper), "
                     "human-vs-machine accuracy per kind and overall, ROC-AUC (Table 4). The backbone is "
                     "the one the head was built for; evidence gating is applied as in the live judge.\n"
