@@ -918,7 +918,7 @@ def fig_lofo_draws_v5() -> str:
             f"{3 * len(splits)} runs in `benchmarks/results/lofo_draws_v5/`)")
 
 
-def _split_s1(fig: str, name: str, rule: str) -> str:
+def _split_s1(fig: str, name: str, rule: str, diagnostic: bool = False) -> str:
     """A candidate's S1 read by ``v15_lofo.py`` (v15–v21: benchmarks/experiments/refit_v6/README.md): 0.3.0's
     blend recipe (v5 fold heads and stage-2 CNN fold networks, mean log-odds per row, round 2's folds)
     with both calibrated on the candidate split (v15, v16), or with the CNN trained by another recipe
@@ -949,7 +949,9 @@ networks averaged), against the same recipe on the ``voice``
     parts = "; ".join(f"{p['part']}: {'met' if p['met'] else 'NOT met'} ({p['figure']})" for p in r["parts"])
     verdict = ("Every S1 part met: S2 (the live unit) is next." if r["met"]
                else "Not every S1 part met: no S2 run, 0.3.0 stays the shipped head.")
-    return ("\n".join(rows) + f"\n\nThe rule (means over the draws, calibration seeds {r['seeds']}): {parts}. {verdict}"
+    said = (f"A diagnostic with no rule attached (calibration seeds {r['seeds']}); it decides nothing."
+            if diagnostic else f"The rule (means over the draws, calibration seeds {r['seeds']}): {parts}. {verdict}")
+    return ("\n".join(rows) + f"\n\n{said}"
             f"\n\nDiagnostic, outside the rule (`components`): each input alone, mean per-family ROC-AUC, "
             f"{'the baseline' if recipe else '`voice`'} → {cand_label}: {inputs}; the blend on the `voice` split "
             f"{r['mean_family_auc']['base']['mean']:.3f}."
@@ -989,6 +991,11 @@ def fig_refit_v20() -> str:
 def fig_refit_v21() -> str:
     """v21's S1: the tiny and the base networks averaged (``_split_s1``)."""
     return _split_s1("refit_v21", "judge_lofo_v21_s1", "v21")
+
+
+def fig_refit_v21_control() -> str:
+    """v21's control, a diagnostic: the tiny network and a second tiny network (seed 1) averaged."""
+    return _split_s1("refit_v21_control", "judge_lofo_v21_control", "v21's control", diagnostic=True)
 
 
 def fig_refit_v11() -> str:
@@ -1131,6 +1138,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "refit_v19": fig_refit_v19,
     "refit_v20": fig_refit_v20,
     "refit_v21": fig_refit_v21,
+    "refit_v21_control": fig_refit_v21_control,
     "lofo_split_caveat": fig_lofo_split_caveat,
     "lofo_draws_v5": fig_lofo_draws_v5,
     "commercial_engines": fig_commercial_engines,
