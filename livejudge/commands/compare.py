@@ -521,6 +521,7 @@ def render_html(doc: dict) -> str:
     head = "".join(f"<th>{e(Path(c['name']).name)}<br><small>{e(c['kind'])}</small></th>" for c in cols)
     body = []
     shown, unmeasured = split_unmeasured(doc["rows"])
+    same = same_text(doc)
     for r in shown:
         cells = []
         for i, v in enumerate(r["values"]):
@@ -542,7 +543,7 @@ def render_html(doc: dict) -> str:
             + "".join(f"<p class='worse'>Note: {e(n)}.</p>" for n in doc.get("notes") or [])
             + f"<table><tr><th>metric</th>{head}<th>rule</th></tr>{''.join(body)}</table>"
             + (f"<p class='rule'>Not measured by the head (no value in any column): {e(', '.join(unmeasured))}.</p>"
-               if unmeasured else "") + f"<p class='rule'>{e(same_text(doc)[0].upper() + same_text(doc)[1:])}</p></body></html>")
+               if unmeasured else "") + f"<p class='rule'>{e(same[0].upper() + same[1:])}</p></body></html>")
 
 
 def register(sub) -> None:
