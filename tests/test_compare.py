@@ -170,8 +170,9 @@ def test_summary_counts_backchannels_per_channel_against_the_truth():
 
 
 def test_a_change_is_shown_as_the_difference_of_the_shown_values(tmp_path):
-    """`mean P(human) 0.00 → 0.01 (+0.00)` (a new user's trial): the shown change now is the
-    difference of the printed values; the document keeps the exact change."""
+    """`mean P(human) 0.00 → 0.01 (+0.00)` (a new user's trial): the shown change is the
+    difference of the printed values, or, where that is a digit the exact change does not reach
+    half of, the exact change to two significant digits; the document keeps the exact change."""
     import io
 
     from rich.console import Console
@@ -181,7 +182,8 @@ def test_a_change_is_shown_as_the_difference_of_the_shown_values(tmp_path):
     # printed values one digit apart, exact change under half a digit: one more digit (a later
     # trial: "3.1 → 3.2 (+0.1, same)" contradicted the footer's half-a-digit rule)
     assert _fmt_change(0.004, 0.006, "mean_p_human") == "+0.002"
-    assert _fmt_change(3.149, 3.175, "dim_stress") == "+0.03"
+    assert _fmt_change(3.149, 3.175, "dim_stress") == "+0.026"
+    assert _fmt_change(3.949, 3.953, "dim_stress") == "+0.004"  # never a bare "+0.00" beside 3.9 → 4.0
     assert _fmt_change(0.31, 0.314, "mean_p_human") == "+0.00"
     assert _fmt_change(3.12, 3.08, "dim_rhythm") == "+0.0" and _fmt_change(3.04, 3.26, "dim_rhythm") == "+0.3"
     assert _fmt_change(0.0704, 0.0751, "overlap_ratio") == "+0.5 pt"

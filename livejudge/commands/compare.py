@@ -383,9 +383,10 @@ def _fmt(v: float | None, metric: str) -> str:
 
 def _fmt_change(base: float | None, new: float | None, metric: str) -> str:
     """The change as the table shows it: the difference of the two values as printed (rounded to
-    the shown digit first), so "0.00 → 0.01" reads "+0.01", never "+0.00" (a new user's trial); where
-    that shows a digit but the exact change is under half of one, the exact change with one more
-    digit ("3.1 → 3.2 (+0.03, same)"). The document's ``changes`` stay exact."""
+    the shown digit first), so "0.00 → 0.01" reads "+0.01"; where that shows a digit but the exact
+    change is under half of one, the exact change instead, to two significant digits ("0.00 → 0.01
+    (+0.002, same)", "3.1 → 3.2 (+0.026, same)"; new users' trials). The document's ``changes``
+    stay exact."""
     if base is None or new is None:
         return ""
     if metric.endswith("_count") or metric == "dropped_windows":
@@ -396,9 +397,9 @@ def _fmt_change(base: float | None, new: float | None, metric: str) -> str:
     exact = (new - base) * scale
     if round(shown, nd) != 0 and abs(exact) < 0.5 * 10 ** -nd:
         # the shown values differ by a digit but the change is under half of one (3.149 → 3.175
-        # printed "+0.1, same" beside the footer's half-a-digit rule; a new user's trial): one more digit
-        nd += 1
-        shown = exact
+        # printed "+0.1, same" beside the footer's half-a-digit rule; a new user's trial): the exact
+        # change to two significant digits, never a bare "+0.00" ("4.0 → 4.1 (+0.00)", a later trial)
+        return f"{exact:+.2g}" + (" pt" if pct else "")
     return f"{shown:+.{nd}f}" + (" pt" if pct else "")
 
 
@@ -577,7 +578,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     try:
         check_output_paths({"--json": args.json_out, "--html": args.html},
-                           [str(Path(i) / "summary.json") if Path(i).is_dir() else i for i in args.inputs])
+                           [str(Path(i) / "summary.json") if Path(i).is_dir() else i for i in args.inputs],
+                           what="result document")
         doc = compare(args.inputs)
     except ValueError as exc:
         raise CLIError(str(exc)) from None

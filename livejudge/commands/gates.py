@@ -148,7 +148,8 @@ def format_passed(results: list[GateResult], scope: str) -> str:
     then shows that the gates ran (a passing gate printed nothing; a new user's trial)."""
     if not results or any(r.failed for r in results):
         return ""
-    return f"livejudge: {len(results)} of {len(results)} gate(s) passed ({scope}): " + ", ".join(r.gate.text for r in results)
+    return (f"livejudge: {len(results)} of {len(results)} gate(s) passed ({scope}): none of "
+            + ", ".join(f"--fail-if {r.gate.text}" for r in results) + " held")
 
 
 def format_failures(results: list[GateResult], scope: str) -> str:

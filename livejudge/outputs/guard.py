@@ -71,13 +71,16 @@ def _same_file(a: str | Path, b: str | Path) -> bool:
     return os.path.realpath(a) == os.path.realpath(b)
 
 
-def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[str | Path | None] = ()) -> None:
+def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[str | Path | None] = (),
+                       what: str = "recording") -> None:
     """Refuse, before any work, output paths that would fail or do harm when written.
 
     Args:
         outputs: flag → path (``{"--json": "r.json", "--events": None}``); None and "-"
             (stdout) are skipped.
         inputs: the input files (the recording), which no output may be.
+        what: what the inputs are, for the message: "recording" (score, replay, attach) or "result
+            document" (report, compare).
     Raises:
         OutputPathError: an output is an input, two outputs are one file, a directory, a name
             over the file system's limit, or in a directory where no file can be created
@@ -89,8 +92,8 @@ def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[s
         p = Path(path)
         for src in ins:
             if _same_file(p, src):
-                raise OutputPathError(f"{flag} {clean(path)} is the input recording {clean(src)}; writing it "
-                                      "would overwrite the call: give another path")
+                raise OutputPathError(f"{flag} {clean(path)} is the input {what} {clean(src)}; writing it "
+                                      f"would overwrite the {'call' if what == 'recording' else what}: give another path")
         for flag2, path2 in given[:i]:
             if _same_file(p, path2):
                 raise OutputPathError(f"{flag} and {flag2} are the same file ({clean(path)}): give each its own path")
