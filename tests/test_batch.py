@@ -61,6 +61,22 @@ def test_discover_directory_glob_and_manifest(calls, tmp_path, monkeypatch, caps
     assert _out_names([d / "a" / "x.wav", d / "b" / "x.wav", d / "y.wav"]) == ["a_x.json", "b_x.json", "y.json"]
 
 
+def test_a_manifest_line_found_nowhere_names_both_places_in_the_summary(calls, tmp_path, monkeypatch, capsys):
+    """summary.json's skip reason for a manifest line found nowhere names both places it was looked
+    for, as the stderr line before the batch does (two trials read only the manifest-relative path)."""
+    d, _ = calls
+    m = tmp_path / "m" / "calls.txt"
+    m.parent.mkdir()
+    m.write_text(f"{d / 'call_0.wav'}\nghost/nowhere.wav\n")
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    assert main(["score", str(m), "--out-dir", str(out), "--judge", "none", "--asr", "off"]) == 0
+    rows = {Path(r["file"]).name: r for r in json.loads((out / "summary.json").read_text())["calls"]}
+    why = rows["nowhere.wav"]["reason"]
+    assert why.startswith("audio file not found") and f"listed in {m} as ghost/nowhere.wav" in why
+    assert str(tmp_path / "ghost" / "nowhere.wav") in why and rows["call_0.wav"]["status"] == "ok"
+
+
 def test_score_call_raises_one_line_errors(calls):
     d, _ = calls
     with pytest.raises(CallError, match="no audio samples"):

@@ -206,6 +206,12 @@ def _glob_files(pattern: str) -> list[Path]:
     return list(out.values())
 
 
+_NOT_FOUND_NOTE: dict[str, str] = {}
+"""A manifest line found in neither place (``_manifest``): the path it is skipped under → where
+else it was looked for; ``write_summary`` adds this to the skip reason, so summary.json names both
+places as the stderr line does (two trials read only the manifest-relative path there)."""
+
+
 def _manifest(p: Path) -> list[Path]:
     """The audio paths a manifest file lists: a relative path is read from the manifest's folder, or,
     when no file is there but one is from the current directory, from there (a new user's trial:
@@ -228,6 +234,8 @@ def _manifest(p: Path) -> list[Path]:
             files.append(f if f.is_absolute() or (not beside.exists() and f.exists()) else beside)
             if not f.is_absolute() and not beside.exists() and not f.exists():
                 nowhere.append(line)
+                _NOT_FOUND_NOTE[str(beside)] = (f"listed in {p} as {line}; not found from the current directory "
+                                                f"({Path.cwd() / f}) either")
     if not files:
         raise CallError(f"{p}: the manifest lists no files (one audio path per line)")
     if nowhere:  # each is skipped as "not found" at its manifest-relative path: say where else it was looked for
@@ -433,6 +441,10 @@ def write_summary(rows: list[dict | None], out: Path, *, jobs: int, wall_s: floa
     from livejudge.commands.gates import batch_metrics
 
     done = [r for r in rows if r is not None]
+    for r in done:  # a manifest line found nowhere: both places it was looked for
+        note = _NOT_FOUND_NOTE.get(str(r["file"]))
+        if r["status"] != "ok" and note and note not in (r.get("reason") or ""):
+            r["reason"] = f"{r.get('reason') or 'audio file not found'}; {note}"
     scored = [r for r in done if r["status"] == "ok"]
     summary = {
         "n_calls": len(done),
