@@ -581,8 +581,9 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     if msg:
         print(msg, file=sys.stderr)
         return EXIT_GATE
-    if format_passed(results, scope):
-        print(format_passed(results, scope), file=sys.stderr)
+    passed = format_passed(results, scope)
+    if passed:
+        print(passed, file=sys.stderr)
     return 0
 
 

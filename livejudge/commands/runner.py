@@ -405,8 +405,9 @@ def apply_gates(result: dict, output: OutputConfig) -> int:
     if msg:
         print(msg, file=sys.stderr)
         return EXIT_GATE
-    if format_passed(results, name):
-        print(format_passed(results, name), file=sys.stderr)
+    passed = format_passed(results, name)
+    if passed:
+        print(passed, file=sys.stderr)
     return EXIT_OK
 
 
