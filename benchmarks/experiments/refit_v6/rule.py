@@ -261,9 +261,9 @@ def v11_parts(s1: dict, runs: list[tuple[str, dict, dict]], speed: dict | None) 
 
 
 def main_frame(cand: str, s1_name: str, run_names, speed_name: str, inputs, parts_of) -> int:
-    """Read a frame-readout candidate's stored S1, S2 runs and S3 (v11, v12): exit 2 when any is
+    """Read a frame-readout candidate's stored S1 (none for v22), S2 runs and S3 (v11, v12, v22): exit 2 when any is
     missing or ``inputs`` finds them not comparable, else 0 when every part of ``parts_of`` holds."""
-    names = [s1_name] + [n for _, a, b, _ in run_names for n in (a, b)] + [speed_name]
+    names = ([s1_name] if s1_name else []) + [n for _, a, b, _ in run_names for n in (a, b)] + [speed_name]
     missing = [n for n in names if not (RESULTS / f"{n}.json").exists()]
     if missing:
         print(f"missing stored result(s): {', '.join(missing)}; run the commands in README.md first", file=sys.stderr)
@@ -274,7 +274,7 @@ def main_frame(cand: str, s1_name: str, run_names, speed_name: str, inputs, part
     if bad:
         print("cannot compare: " + "; ".join(bad), file=sys.stderr)
         return 2
-    parts = parts_of(load(s1_name), runs, load(speed_name))
+    parts = parts_of(load(s1_name) if s1_name else None, runs, load(speed_name))
     for name, ok, figs in parts:
         print(f"{'met    ' if ok else 'NOT met'}  {name}: {figs}")
     ok = all(p[1] for p in parts)
@@ -352,6 +352,57 @@ def main_v12() -> int:
     return main_frame("v12", V12_S1, V12_RUNS, V12_SPEED, v12_inputs, v12_parts)
 
 
+V22_SPEED = "judge_whisper_speed_v22"
+V22_RUNS = tuple((name, cand, cand.replace("_v11", "_v22"), how) for name, _, cand, how in V11_RUNS)
+"""(yardstick, 0.3.0's stored run (v11's), v22's run, reading): v11's four yardsticks, 0.3.0 as the baseline."""
+V22_ALLOWANCE = 0.01   # (a), declared before v22's runs (README.md, "v22")
+V22_MEAN_GAIN = 0.02   # (b)
+V22_PEOPLE_DROP = 0.02  # (c)
+
+
+def v22_inputs(runs: list[tuple[str, dict, dict]]) -> list[str]:
+    """Why v22's S2 runs cannot be compared with 0.3.0's (empty when they can): v12's checks (same
+    dialogues, 0.2.0's linear weights on both sides, 0.3.0's frame readout against one other), and
+    the candidate's readout has a member over Whisper base's frames."""
+    bad = [b.replace("v12", "v22") for b in v12_inputs(runs)]
+    for name, _, cand in runs:
+        members = ((cand.get("judge_info") or {}).get("frame_readout") or {}).get("member_frames") or []
+        if "whisper-base" not in [m.get("encoder") for m in members]:
+            bad.append(f"v22's {name} run has no frame-readout member over Whisper base's frames")
+    return bad
+
+
+def v22_parts(s1: dict | None, runs: list[tuple[str, dict, dict]], speed: dict | None) -> list[tuple[str, bool, str]]:
+    """v22's rule (README.md, "v22"; no S1 part: the LOFO folds were read before it was written):
+    S2 (a) each of the 8 readouts at least 0.3.0's − V22_ALLOWANCE, (b) their mean at least 0.3.0's +
+    V22_MEAN_GAIN, (c) people's mean P(human) on Y1 at least 0.5 and at least 0.3.0's − V22_PEOPLE_DROP,
+    both conditions; S3 at least V11_SPEED_MIN× real time. NaN is never met."""
+    reading = {name: how for name, _, _, how in V22_RUNS}
+    parts, gains = [], []
+    for name, ship, cand in runs:
+        for cond in CONDITIONS:
+            x, y = _readout(cand, cond, reading[name]), _readout(ship, cond, reading[name])
+            gains.append(x - y)
+            parts.append((f"S2 (a) {name}, {cond}: at least 0.3.0 - {V22_ALLOWANCE}", _ge(x + V22_ALLOWANCE, y),
+                          f"v22 {x:.3f} vs 0.3.0 {y:.3f}"))
+    mean = sum(gains) / len(gains) if gains else float("nan")
+    parts.append((f"S2 (b) mean gain over the {len(gains)} readouts at least {V22_MEAN_GAIN}", _ge(mean, V22_MEAN_GAIN),
+                  f"{mean:+.3f}"))
+    for cond in CONDITIONS:
+        p = float(runs[0][2]["conditions"][cond]["people"]["mean_p_human"])
+        q = float(runs[0][1]["conditions"][cond]["people"]["mean_p_human"])
+        parts.append((f"S2 (c) people's mean P(human) on Y1 at least 0.5 and at least 0.3.0's - {V22_PEOPLE_DROP}, {cond}",
+                      _ge(p, 0.5) and _ge(p + V22_PEOPLE_DROP, q), f"v22 {p:.3f} vs 0.3.0 {q:.3f}"))
+    speed = None if speed is None else speed.get("result", speed)
+    rt = float("nan") if speed is None else float(speed["long_call"]["realtime_factor"])
+    parts.append((f"S3 speed at least {V11_SPEED_MIN:g}x real time (10-minute call, 2 cores)", _ge(rt, V11_SPEED_MIN), f"{rt:g}x"))
+    return parts
+
+
+def main_v22() -> int:
+    return main_frame("v22", None, V22_RUNS, V22_SPEED, v22_inputs, v22_parts)
+
+
 def evaluate(lofo: dict, shipped: dict, cand: dict, wideband_people: bool = False,
              fifth: tuple[dict, dict] | None = None) -> list[tuple[str, bool, str]]:
     """[(part, met, figures)] of the rule; pure function of the stored results. With
@@ -416,14 +467,16 @@ def main(argv: list[str] | None = None) -> int:
                + ". The shipped head's figures in R1 and R2 are on the candidate's own fold dialogues, so they differ "
                  "between candidates. Exit status: 0 every part met (ship), 1 a part not met, 2 inputs missing or "
                  "not comparable.")
-    ap.add_argument("--candidate", choices=sorted(CANDIDATES) + ["v11", "v12"], default="v6",
+    ap.add_argument("--candidate", choices=sorted(CANDIDATES) + ["v11", "v12", "v22"], default="v6",
                     help="which refit (default v6); v11: 0.2.0 with the frame readout, v12: its networks retrained "
-                         "(their own parts S1-S3)")
+                         "(their own parts S1-S3); v22: 0.3.0 with a Whisper base member (S2, S3)")
     a = ap.parse_args(argv)
     if a.candidate == "v11":
         return main_v11()
     if a.candidate == "v12":
         return main_v12()
+    if a.candidate == "v22":
+        return main_v22()
     lofo, wild, wideband_people, blend = CANDIDATES[a.candidate]
     names = (lofo, "judge_wild_measure_only_batch2_shipped", wild) \
         + ((SHIPPED_FIFTH, FIFTH_BATCH[a.candidate]) if a.candidate in FIFTH_BATCH else ())

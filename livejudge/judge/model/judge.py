@@ -250,9 +250,11 @@ class Judge:
         return {
             **({} if fr is None else {"frame_readout": {
                 "kind": "temporal-cnn", "encoder_blocks": fr.config.stage, "members": fr.config.members,
+                **({} if set(fr.config.encoders) == {"shared"} else {
+                    "member_frames": [{"encoder": e, "encoder_blocks": k} for e, k in zip(fr.config.encoders, fr.config.stages)]}),
                 "weight": fr.config.weight,
                 "note": f"P(human) = log-odds blend, {1 - fr.config.weight:g} linear head + {fr.config.weight:g} "
-                        f"frame CNN over the encoder's block-{fr.config.stage} frames (no dimension reads it)"}}),
+                        f"frame CNN over {fr.config.describe()} (no dimension reads it)"}}),
             "backbone": self.backbone.name,
             "head": self.config.name,
             "head_version": self.config.version,

@@ -140,7 +140,7 @@ def export(checkpoints: list[dict], out_dir, stage: int, weight: float = 0.5) ->
     """Write a head's frame readout: ``frame_cnn.safetensors`` in ``out_dir``, returns its config section.
 
     Args:
-        checkpoints: per member, ``{"state": state_dict of make_net(3), "mu", "sd": (384,), "a", "c":
+        checkpoints: per member, ``{"state": state_dict of make_net(3, d), "mu", "sd": (d,), "a", "c":
             its Platt step}`` (as ``benchmarks/experiments/frame_lofo/wild.py train`` saves them).
         stage: the encoder blocks the frames come from. weight: the blend weight (module
             ``livejudge.judge.model.frame_cnn``).

@@ -329,8 +329,9 @@ class WhisperBackbone:
         cache: a ``TurnCache`` (default: a new one with 4096 entries).
         settle_s: see ``settled_agent_turns`` (0 for complete recordings).
         frame_readout: a head's ``FrameCNN`` (``livejudge.judge.model.frame_cnn``): each settled
-            turn is also run through the encoder's first ``stage`` blocks in NumPy
-            (``whisper_blocks.WhisperBlocks``), its kept frames through the readout's convolutions,
+            turn is also run through each member's encoder's first ``stage`` blocks in NumPy
+            (``whisper_blocks.WhisperBlocks``: tiny.en, or Whisper base for a member whose
+            ``encoders`` entry says so), its kept frames through the readout's convolutions,
             and the window's turns' sums go out as ``vectors["frame_stats"]``. None: not computed.
     Attributes:
         name, readouts ("features",), feature_names (``VECTOR_NAMES``), embedding_dim (1572),
@@ -347,13 +348,16 @@ class WhisperBackbone:
                  settle_s: float = SETTLE_S, frame_readout: Any = None) -> None:
         self.encoder = encoder if encoder is not None else WhisperEncoder()
         self.frame_readout = frame_readout
-        self.blocks = None
+        self.blocks: dict[tuple[str, int], Any] = {}
+        """(encoder, stage) → its ``WhisperBlocks``, one per distinct source the readout's members read."""
         if frame_readout is not None:
             from livejudge.judge.features.backbones.whisper_blocks import BlocksError, WhisperBlocks
 
+            md = getattr(self.encoder, "model_dir", None)
             try:
-                md = getattr(self.encoder, "model_dir", None)
-                self.blocks = WhisperBlocks(None if md in (None, "shared") else md, blocks=frame_readout.config.stage)
+                for enc, stage in frame_readout.config.sources():
+                    where = (None if md in (None, "shared") else md) if enc == "shared" else enc
+                    self.blocks[(enc, stage)] = WhisperBlocks(where, blocks=stage)
             except BlocksError as exc:
                 raise EncoderError(str(exc)) from exc
         self.cache = cache if cache is not None else TurnCache()
@@ -384,19 +388,22 @@ class WhisperBackbone:
                                          audio_s=(b - a) / SAMPLE_RATE)
                 r = pool_frames(frames, mask)
                 if self.frame_readout is not None:
-                    r = replace(r, frame_stats=self._frame_stats(x))
+                    r = replace(r, frame_stats=self.frame_stats(x))
                 self.cache.put(key, r)
             elif self.frame_readout is not None and r.frame_stats is None:  # a cache filled without the readout
-                r = replace(r, frame_stats=self._frame_stats(x))
+                r = replace(r, frame_stats=self.frame_stats(x))
                 self.cache.put(key, r)
             out.append(r)
         return out
 
-    def _frame_stats(self, x: np.ndarray) -> np.ndarray:
-        """The frame readout's sums for one turn's audio: block-N frames, the energy rule, the CNN."""
+    def frame_stats(self, x: np.ndarray) -> np.ndarray:
+        """The frame readout's sums for one turn's audio: each member's block-N frames (one encoder
+        pass per distinct source), the energy rule, the CNN."""
         from livejudge.judge.features.backbones.whisper_blocks import kept_frames
 
-        return self.frame_readout.turn_stats(kept_frames(x, self.blocks.encode(x), self.frame_readout.config.keep_db))
+        cfg = self.frame_readout.config
+        kept = {src: kept_frames(x, b.encode(x), cfg.keep_db) for src, b in self.blocks.items()}
+        return self.frame_readout.turn_stats([kept[src] for src in zip(cfg.encoders, cfg.stages)])
 
     def embed_one(self, w: WindowSnapshot) -> Embedding:
         """One window → Embedding (module docstring)."""

