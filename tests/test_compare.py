@@ -185,7 +185,10 @@ def test_a_change_is_shown_as_the_difference_of_the_shown_values(tmp_path):
     assert _fmt_change(3.149, 3.175, "dim_stress") == "+0.026"
     assert _fmt_change(3.949, 3.953, "dim_stress") == "+0.004"  # never a bare "+0.00" beside 3.9 → 4.0
     assert _fmt_change(0.31, 0.314, "mean_p_human") == "+0.00"
-    assert _fmt_change(3.12, 3.08, "dim_rhythm") == "+0.0" and _fmt_change(3.04, 3.26, "dim_rhythm") == "+0.3"
+    # values that print the same (3.1 → 3.1): the sign follows the exact change, never "+0.0" for a fall
+    assert _fmt_change(3.12, 3.08, "dim_rhythm") == "-0.0" and _fmt_change(3.08, 3.12, "dim_rhythm") == "+0.0"
+    assert _fmt_change(0.5, 0.5, "mean_p_human") == "+0.00" and _fmt_change(0.0712, 0.0709, "overlap_ratio") == "-0.0 pt"
+    assert _fmt_change(3.04, 3.26, "dim_rhythm") == "+0.3"
     assert _fmt_change(0.0704, 0.0751, "overlap_ratio") == "+0.5 pt"
     assert _fmt_change(2, 5, "user_backchannel_count") == "+3" and _fmt_change(None, 1, "mean_p_human") == ""
     paths = []

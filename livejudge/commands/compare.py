@@ -400,6 +400,10 @@ def _fmt_change(base: float | None, new: float | None, metric: str) -> str:
         # printed "+0.1, same" beside the footer's half-a-digit rule; a new user's trial): the exact
         # change to two significant digits, never a bare "+0.00" ("4.0 → 4.1 (+0.00)", a later trial)
         return f"{exact:+.2g}" + (" pt" if pct else "")
+    if round(shown, nd) == 0:
+        # values that print the same: the sign of the exact change, so a small fall never reads
+        # "+0.00" (and a rounding artefact never reads "-0.00" for a rise)
+        return f"{'-' if exact < 0 else '+'}{0:.{nd}f}" + (" pt" if pct else "")
     return f"{shown:+.{nd}f}" + (" pt" if pct else "")
 
 
