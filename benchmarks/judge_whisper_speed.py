@@ -40,6 +40,9 @@ def main() -> None:
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--json", default=None)
     ap.add_argument("--head", default=None, metavar="DIR", help="whisper head (default: the shipped one)")
+    ap.add_argument("--judge-depth", type=int, default=None, metavar="N",
+                    help="windows queued ahead of the judge (default: the CLI's, scheduler.EVERY_DEPTH; 1: each "
+                         "window judged before the next is submitted, as before 2026-12-06)")
     args = ap.parse_args()
     import torch
 
@@ -76,7 +79,7 @@ def main() -> None:
     call = long_call(args.minutes)
     judge = load_judge("whisper", head=args.head)
     ru0 = resource.getrusage(resource.RUSAGE_SELF)
-    wall, r = run(call, judge)
+    wall, r = run(call, judge, depth=args.judge_depth)
     ru1 = resource.getrusage(resource.RUSAGE_SELF)
     # CPU seconds the run used (all threads): on a shared box the wall clock also counts other
     # people's work; call_s / cpu_s is the real-time factor with ONE core to ourselves (a lower
@@ -95,6 +98,7 @@ def main() -> None:
                                 "max": round(float(per_win.max()), 1)},
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "head": judge.info()["summary"], "frame_readout": judge.frame_readout is not None,
+        "judge_depth": args.judge_depth,
     }
     lc = out["long_call"]
     print(f"judge per 30 s window: p50 {lc['judge_ms_per_window']['p50']} ms, p95 {lc['judge_ms_per_window']['p95']} ms, "

@@ -39,10 +39,14 @@ def long_call(minutes: float):
     return TwoChannelAudio(u, a, 16000, {"user": 0, "agent": 1})
 
 
-def run(call, judge, interval_s=2.0):
+def run(call, judge, interval_s=2.0, depth=None):
+    """Score ``call`` as ``livejudge score`` does (every window judged; ``depth`` windows may queue
+    ahead of the judge, default the CLI's ``EVERY_DEPTH``): (wall seconds, result document)."""
+    from livejudge.judge.model.scheduler import EVERY_DEPTH
     from livejudge.session import Session, SessionConfig, stream_call
 
-    s = Session(SessionConfig(interval_s=interval_s, judge_mode="every"), judge=judge)
+    s = Session(SessionConfig(interval_s=interval_s, judge_mode="every",
+                              judge_depth=EVERY_DEPTH if depth is None else depth), judge=judge)
     t0 = time.perf_counter()
     stream_call(s, call)
     r = s.close()

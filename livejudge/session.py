@@ -106,6 +106,10 @@ class SessionConfig:
         turns: turn-taking thresholds.
         judge_mode: "live" (drop stale windows, never block audio) or "every" (offline
             scoring: judge every window, waiting for the judge).
+        judge_depth: "every" mode: windows queued ahead of the judge before the audio path waits
+            (``JudgeScheduler``'s ``depth``; default 1, each window judged before the next is
+            submitted; the CLI uses ``scheduler.EVERY_DEPTH`` for recorded calls). Results and
+            their order do not depend on it.
         max_lag_s: how far one channel may trail the other before silence is filled in.
         max_jump_s: largest step ahead of the session clock one ``push`` may take, seconds
             (the gap is filled with silence; a larger jump is refused with ValueError, since
@@ -119,6 +123,7 @@ class SessionConfig:
     vad: VADConfig = field(default_factory=VADConfig)
     turns: TurnConfig = field(default_factory=TurnConfig)
     judge_mode: Literal["live", "every"] = "live"
+    judge_depth: int = 1
     max_lag_s: float = 0.5
     max_jump_s: float | None = 600.0
     verdicts: VerdictConfig = field(default_factory=VerdictConfig)
@@ -130,6 +135,8 @@ class SessionConfig:
             raise ValueError(f"--interval-s must be positive, got {self.interval_s}")
         if self.max_jump_s is not None and not self.max_jump_s > 0:
             raise ValueError(f"max_jump_s must be positive or None, got {self.max_jump_s}")
+        if int(self.judge_depth) < 1:
+            raise ValueError(f"judge_depth must be at least 1, got {self.judge_depth}")
         self.vad.validate()
         return self
 
@@ -214,7 +221,8 @@ class Session:
         elif judge is not None:
             from livejudge.judge.model.scheduler import JudgeScheduler
 
-            self._scheduler = JudgeScheduler(judge, None, self.config.judge_mode, on_error=self._on_error)
+            self._scheduler = JudgeScheduler(judge, None, self.config.judge_mode, on_error=self._on_error,
+                                             depth=self.config.judge_depth)
             self._scheduler.start()
 
     # ------------------------------------------------------------------ input

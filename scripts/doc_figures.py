@@ -173,7 +173,23 @@ def fig_heads_validity() -> str:
                 fams = ", ".join(u.get("families", []))
                 parts.append(f"| {fams} (reserved, never used to fit or choose) | {_f(u.get('auc'))} | {_f(u.get('acc'))} "
                              f"| {_f(u.get('p_human_h'))} / {_f(u.get('p_human_m'))} | | {_f(u.get('acoustic_fitted_auc'))} |")
-        if cfg.get("frame_readout"):  # 0.3.0 on: its frame readout's LOFO evidence (v11's S1), from the stored run
+        fr = cfg.get("frame_readout") or {}
+        if "whisper-base" in fr.get("encoders", []):  # 0.4.0 on: v21's S1 is its readout's fold-level twin
+            s1 = _result("judge_lofo_v21_s1")
+            if s1 is None:
+                raise FigureError("heads_validity: needs benchmarks/results/judge_lofo_v21_s1.json "
+                                  "(benchmarks/experiments/refit_v6/README.md, v21)")
+            d = _floor2()
+            m, pl = s1["mean_family_auc"], s1["pooled_auc"]
+            parts.append("")
+            parts.append(f"With its frame readout (temporal CNNs over tiny.en's block-2 and Whisper base's block-3 frames, "
+                         f"{fr['members']} networks, log-odds weight {fr['weight']:g}): on round 2's {len(s1['families'])} "
+                         f"held-out families, the fold-level twin of this blend reaches a mean per-family ROC-AUC of "
+                         f"{d(m['candidate']['mean'])} against {d(m['base']['mean'])} with one tiny network (pooled "
+                         f"{d(pl['candidate']['mean'])} against {d(pl['base']['mean'])}; means over {m['candidate']['n']} "
+                         f"calibration draws, v21's S1). Those folds were read before this head's rule was written, so "
+                         f"they are not its evidence: it shipped on the four measure-only yardsticks (refit_v6/README.md, v22).")
+        elif fr:  # 0.3.0: its frame readout's LOFO evidence (v11's S1), from the stored run
             s1 = _result("judge_lofo_v11_s1")
             if s1 is None:
                 raise FigureError("heads_validity: needs benchmarks/results/judge_lofo_v11_s1.json "
@@ -1027,6 +1043,44 @@ def fig_refit_v11() -> str:
             + ", read by `benchmarks/experiments/refit_v6/rule.py --candidate v11`)")
 
 
+def fig_refit_v22() -> str:
+    """v22 (0.3.0 with its second tiny network replaced by a Whisper base network) under its rule
+    (benchmarks/experiments/refit_v6/README.md, v22): S2's eight readouts against 0.3.0 at the
+    user's unit with people's and machines' mean P(human), S3's speed (the first measurement and
+    the one after the output-preserving speed-ups, each with 0.3.0 just before it), as
+    ``rule.py --candidate v22`` reads them. AUCs to three decimals as the rule compares them."""
+    rule = _rule_module()
+    first = ("judge_whisper_speed_030_before_v22_first", "judge_whisper_speed_v22_first",
+             "judge_whisper_speed_030_before_v22")
+    names = [n for _, a, b, _ in rule.V22_RUNS for n in (a, b)] + [rule.V22_SPEED, *first]
+    got = dict(zip(names, _stored("refit_v22", *names, how="benchmarks/experiments/refit_v6/README.md, v22")))
+    runs = [(name, got[a], got[b]) for name, a, b, _ in rule.V22_RUNS]
+    bad = rule.v22_inputs(runs)
+    if bad:
+        raise FigureError(f"refit_v22: the stored runs cannot be compared: {'; '.join(bad)}")
+    reading = {name: how for name, _, _, how in rule.V22_RUNS}
+    rows = ["| yardstick (measure-only), condition | 0.3.0 ROC-AUC | v22 ROC-AUC | change | people's mean P(human) 0.3.0 → v22 "
+            "| machines' mean P(human) 0.3.0 → v22 |", "|---|---|---|---|---|---|"]
+    for name, ship, cand in runs:
+        for cond in ("wideband", "telephone"):
+            x, y = rule._readout(cand, cond, reading[name]), rule._readout(ship, cond, reading[name])
+            cs, cc = ship["conditions"][cond], cand["conditions"][cond]
+            rows.append(f"| {name}, {cond} | {y:.3f} | {x:.3f} | {x - y:+.3f} | {cs['people']['mean_p_human']:.2f} → "
+                        f"{cc['people']['mean_p_human']:.2f} | {cs['machines']['mean_p_human']:.2f} → {cc['machines']['mean_p_human']:.2f} |")
+    parts = rule.v22_parts(None, runs, got[rule.V22_SPEED])
+    ok = all(p[1] for p in parts)
+    rt = lambda n: got[n].get("result", got[n])["long_call"]["realtime_factor"]  # noqa: E731
+    speed = (f"S3 was measured twice on one machine (10-minute call, 2 cores), each time with 0.3.0 just before: first "
+             f"{rt(first[1]):g}× (0.3.0 {rt(first[0]):g}×), below the bar; then, after three speed-ups that leave the "
+             f"scores as they were (a float32 erf in the encoder's GELU, windows queued ahead of the judge, turn readouts "
+             f"on a second thread), {rt(rule.V22_SPEED):g}× (0.3.0 {rt(first[2]):g}×). The rule reads the second.")
+    return ("\n".join(rows) + "\n\n" + speed + "\n\nThe rule: "
+            + "; ".join(f"{n}: {'met' if m else 'NOT met'} ({f})" for n, m, f in parts)
+            + (". Every part met: v22 ships." if ok else ". Not every part met: 0.3.0 stays the shipped head.")
+            + "\n\n(from " + ", ".join(f"`benchmarks/results/{n}.json`" for n in names)
+            + ", read by `benchmarks/experiments/refit_v6/rule.py --candidate v22`)")
+
+
 def _wild_sources(manifest: str, gatherer: str) -> str:
     """A wild batch's sources table (docs/corpus.md), from its stored manifest
     ``benchmarks/data/MANIFEST`` by ``benchmarks/judge_wild.py``'s ``corpus_table``."""
@@ -1131,6 +1185,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "refit_v10blend": fig_refit_v10blend,
     "frame_wild_r3": fig_frame_wild_r3,
     "refit_v11": fig_refit_v11,
+    "refit_v22": fig_refit_v22,
     "refit_v15": fig_refit_v15,
     "refit_v16": fig_refit_v16,
     "refit_v17": fig_refit_v17,

@@ -301,3 +301,55 @@ def test_a_broken_stderr_and_sink_never_hang_offline_scoring(monkeypatch):
     r = done["r"]
     assert len(r["judge"]) >= 20  # every window judged: the worker survived
     assert any("Broken pipe" in e for e in r["errors"])
+
+
+def test_every_mode_with_depth_runs_ahead_of_a_stuck_judge_and_keeps_every_window_in_order():
+    """judge_depth (SessionConfig; the CLI's EVERY_DEPTH for recorded calls): up to that many windows
+    queue ahead of the judge before the audio path waits; none is dropped and results keep the
+    submission order, so a result does not depend on the depth."""
+    from livejudge.judge.model.scheduler import JudgeScheduler
+
+    gate = threading.Event()
+    judge = SlowJudge(0.0, gate)
+    sched = JudgeScheduler(judge, mode="every", depth=3).start()
+    from livejudge.timing.window import WindowSnapshot
+
+    def snap(t):
+        z = np.zeros(16000, np.float32)
+        return WindowSnapshot(start_s=t - 1.0, end_s=t, sample_rate=16000, user=z, agent=z, segments=())
+    got = []
+    t0 = time.monotonic()
+    for t in (1.0, 2.0, 3.0):  # the judge is stuck on the first: three fit (one busy or waiting, two waiting)
+        sched.submit(snap(t), got.append)
+    assert time.monotonic() - t0 < 1.0  # none of the three waited for the stuck judge
+    late = threading.Thread(target=sched.submit, args=(snap(4.0), got.append))
+    late.start()
+    time.sleep(0.2)
+    assert late.is_alive()  # the fourth waits: three are pending
+    gate.set()
+    late.join(5)
+    sched.release(drain=True)
+    assert [r.t_s for r in got] == [1.0, 2.0, 3.0, 4.0] and sched.dropped == 0
+    with pytest.raises(ValueError, match="depth must be ≥ 1"):
+        JudgeScheduler(judge, mode="every", depth=0)
+    assert JudgeScheduler(judge, mode="live", depth=4).depth == 1  # live mode keeps one slot
+
+
+def test_every_mode_depth_drops_every_queued_window_when_stopped_without_draining():
+    from livejudge.judge.model.scheduler import JudgeScheduler
+    from livejudge.timing.window import WindowSnapshot
+
+    gate = threading.Event()
+    sched = JudgeScheduler(SlowJudge(0.0, gate), mode="every", depth=4).start()
+    z = np.zeros(1600, np.float32)
+    for t in (1.0, 2.0, 3.0, 4.0):
+        sched.submit(WindowSnapshot(start_s=t - 0.1, end_s=t, sample_rate=16000, user=z, agent=z, segments=()))
+    time.sleep(0.1)  # the worker has taken the first; three wait
+    sched.release(drain=False, timeout_s=0.1)
+    assert sched.dropped == 3
+    gate.set()
+
+
+def test_a_sessions_judge_depth_is_checked():
+    with pytest.raises(ValueError, match="judge_depth must be at least 1"):
+        SessionConfig(judge_depth=0).validate()

@@ -206,6 +206,7 @@ def output_config(args: argparse.Namespace) -> OutputConfig:
 def session_config(args: argparse.Namespace, judge_mode: str = "live") -> SessionConfig:
     """The pipeline flags (``add_session_args``) as a SessionConfig. Raises CLIError."""
     from livejudge.commands.verdict_args import verdict_config_from_args
+    from livejudge.judge.model.scheduler import EVERY_DEPTH
 
     if not args.merge_pause_s >= 0:
         raise CLIError(f"--merge-pause-s must be ≥ 0 seconds, got {args.merge_pause_s}")
@@ -217,6 +218,7 @@ def session_config(args: argparse.Namespace, judge_mode: str = "live") -> Sessio
                           hangover_s=args.hangover_s),
             turns=TurnConfig(merge_pause_s=args.merge_pause_s),
             judge_mode=judge_mode,  # type: ignore[arg-type]
+            judge_depth=EVERY_DEPTH if judge_mode == "every" else 1,  # recorded calls: the audio path runs ahead
             verdicts=verdict_config_from_args(args),
         ).validate()
     except ValueError as exc:

@@ -333,6 +333,8 @@ class WhisperBackbone:
             (``whisper_blocks.WhisperBlocks``: tiny.en, or Whisper base for a member whose
             ``encoders`` entry says so), its kept frames through the readout's convolutions,
             and the window's turns' sums go out as ``vectors["frame_stats"]``. None: not computed.
+        parallel_turns: compute the turns' readouts on a second thread while the acoustic
+            features are computed (default True; the result is the same: ``embed_one``).
     Attributes:
         name, readouts ("features",), feature_names (``VECTOR_NAMES``), embedding_dim (1572),
         evidence_min (the acoustic backbone's + the encoder dimensions' ``ENCODER_EVIDENCE_MIN_S``).
@@ -345,8 +347,11 @@ class WhisperBackbone:
     evidence_min = {**ACOUSTIC_EVIDENCE_MIN, **{d: ENCODER_EVIDENCE_MIN_S for d in ENCODER_DIMENSIONS}}
 
     def __init__(self, encoder: WhisperEncoder | None = None, cache: TurnCache | None = None,
-                 settle_s: float = SETTLE_S, frame_readout: Any = None) -> None:
+                 settle_s: float = SETTLE_S, frame_readout: Any = None, parallel_turns: bool = True) -> None:
         self.encoder = encoder if encoder is not None else WhisperEncoder()
+        self.parallel_turns = bool(parallel_turns)
+        """Turn readouts on a second thread beside the acoustic features (``embed_one``)."""
+        self._pool = None
         self.frame_readout = frame_readout
         self.blocks: dict[tuple[str, int], Any] = {}
         """(encoder, stage) → its ``WhisperBlocks``, one per distinct source the readout's members read."""
@@ -405,10 +410,26 @@ class WhisperBackbone:
         kept = {src: kept_frames(x, b.encode(x), cfg.keep_db) for src, b in self.blocks.items()}
         return self.frame_readout.turn_stats([kept[src] for src in zip(cfg.encoders, cfg.stages)])
 
+    def _turn_worker(self):
+        """A one-thread pool for ``turn_readouts`` (created at first use)."""
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="livejudge-turns")
+        return self._pool
+
     def embed_one(self, w: WindowSnapshot) -> Embedding:
-        """One window → Embedding (module docstring)."""
-        emb, _ = self.acoustic.embed_one(w)
-        readouts = self.turn_readouts(w)
+        """One window → Embedding (module docstring). With ``parallel_turns`` the settled turns'
+        readouts (encoder, frame readout: BLAS and ufuncs that release the GIL) are computed on a
+        second thread while this one computes the acoustic features; the two share no state, so
+        the Embedding is the same either way (tests check it)."""
+        if self.parallel_turns:
+            pending = self._turn_worker().submit(self.turn_readouts, w)
+            emb, _ = self.acoustic.embed_one(w)
+            readouts = pending.result()
+        else:
+            emb, _ = self.acoustic.embed_one(w)
+            readouts = self.turn_readouts(w)
         enc, voiced_s = pool_turns(readouts)
         vec = np.concatenate([emb.vectors["features"], enc]).astype(np.float32)
         vectors = {"features": vec}
