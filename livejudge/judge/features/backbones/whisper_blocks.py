@@ -158,10 +158,10 @@ _AS_A = tuple(np.float32(v) for v in (0.254829592, -0.284496736, 1.421413741, -1
 
 def _erf(x: np.ndarray) -> np.ndarray:
     """erf in float32 by Abramowitz & Stegun (1964), formula 7.1.26: 1 − (a₁t + … + a₅t⁵)·e^(−x²),
-    t = 1 / (1 + p·|x|), odd in x; absolute error ≤ 1.5e-7 in exact arithmetic (their bound), under
-    5e-7 in float32 (tests), the size of float32 rounding near 1. About 3× faster than ``scipy.special.erf`` on the encoder's FFN activations
-    (benchmarks/judge_whisper_speed.py; refit_v6/README.md, v22: S3), whose exact (erf) GELU it
-    keeps to 5e-7 (``tests/test_frame_readout.py``)."""
+    t = 1 / (1 + p·|x|), odd in x. Absolute error ≤ 1.5e-7 in exact arithmetic (their bound) and
+    under 5e-7 in float32 (``tests/test_frame_readout.py``), the size of float32 rounding near 1.
+    About 3× faster than ``scipy.special.erf`` on the encoder's FFN activations, which made the
+    GELU the largest single cost of the frame readout (refit_v6/README.md, "v22 result", S3)."""
     ax = np.abs(x)
     t = np.float32(1.0) / (np.float32(1.0) + _AS_P * ax)
     y = _AS_A[4] * t
