@@ -18,11 +18,15 @@ from livejudge.testing.dialogues import example_dialogue
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default=str(Path(__file__).with_name("example_call.wav")))
+    ap.add_argument("--out", default=str(Path(__file__).with_name("example_call.wav")),
+                    help="where to write the WAV (and NAME.truth.json beside it); default: the shipped "
+                         "examples/example_call.wav, which it rewrites (the same file for the default options)")
     ap.add_argument("--human-agent", action="store_true", help="agent turns from human clips (a human–human call)")
     ap.add_argument("--rate", type=int, default=16000, help="sample rate of the written file, Hz")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
+    if not Path(args.out).parent.is_dir():
+        ap.error(f"--out {args.out}: folder {Path(args.out).parent} does not exist; create it or pick another path")
     d = example_dialogue(seed=args.seed, machine_agent=not args.human_agent)
     out = d.write(args.out, args.rate)
     truth = {

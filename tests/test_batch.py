@@ -108,6 +108,11 @@ def test_batch_with_two_jobs_skips_broken_files(calls, tmp_path, capsys):
         assert r["judge"] and r["summary"]["mean_p_human"] is not None
         p50s.append(r["summary"]["latency_p50_s"])
     assert sm["medians"]["latency_p50_s"] == pytest.approx(float(np.median(p50s)))
+    # the judge and its validity line, as every call's result names them, in the summary and on
+    # stderr (a new user's trial: a batch printed none)
+    first = json.loads((out / "call_0.json").read_text())["judge_info"]
+    assert sm["judge_info"]["summary"] == first["summary"] and sm["judge_info"]["validated"] == first["validated"]
+    assert f"livejudge: {first['validated']} (judge {first['summary']};" in err
     with open(out / "summary.csv") as f:
         table = list(csv.DictReader(f))
     assert len(table) == 6 and {r["status"] for r in table} == {"ok", "skipped"}

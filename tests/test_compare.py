@@ -177,17 +177,22 @@ def test_a_change_is_shown_as_the_difference_of_the_shown_values(tmp_path):
 
     from rich.console import Console
 
-    from livejudge.commands.compare import _fmt_change, print_table
+    from livejudge.commands.compare import _fmt_change, print_table, verdict
 
     # printed values one digit apart, exact change under half a digit: one more digit (a later
     # trial: "3.1 → 3.2 (+0.1, same)" contradicted the footer's half-a-digit rule)
     assert _fmt_change(0.004, 0.006, "mean_p_human") == "+0.002"
     assert _fmt_change(3.149, 3.175, "dim_stress") == "+0.026"
     assert _fmt_change(3.949, 3.953, "dim_stress") == "+0.004"  # never a bare "+0.00" beside 3.9 → 4.0
-    assert _fmt_change(0.31, 0.314, "mean_p_human") == "+0.00"
-    # values that print the same (3.1 → 3.1): the sign follows the exact change, never "+0.0" for a fall
-    assert _fmt_change(3.12, 3.08, "dim_rhythm") == "-0.0" and _fmt_change(3.08, 3.12, "dim_rhythm") == "+0.0"
-    assert _fmt_change(0.5, 0.5, "mean_p_human") == "+0.00" and _fmt_change(0.0712, 0.0709, "overlap_ratio") == "-0.0 pt"
+    # values that print the same (0.31 → 0.31, 3.1 → 3.1): the exact change, with its sign, never "+0.0"/"-0.0"
+    assert _fmt_change(0.31, 0.314, "mean_p_human") == "+0.004"
+    assert _fmt_change(3.12, 3.08, "dim_rhythm") == "-0.04" and _fmt_change(3.08, 3.12, "dim_rhythm") == "+0.04"
+    assert _fmt_change(0.5, 0.5, "mean_p_human") == "+0.00" and _fmt_change(0.0712, 0.0709, "overlap_ratio") == "-0.03 pt"
+    # ... also where they moved by more than half a digit (a new user's trial: "3.2 → 3.2 (+0.0)" for +0.098),
+    # and the verdict follows the exact change, as the footer says
+    assert _fmt_change(3.151, 3.249, "dim_rhythm") == "+0.098" and _fmt_change(0.9351, 0.9449, "mean_p_human") == "+0.0098"
+    assert verdict("dim_rhythm", 3.151, 3.249) == "better" and verdict("mean_p_human", 0.9351, 0.9449) == "better"
+    assert verdict("dim_rhythm", 3.12, 3.08) == "same"
     assert _fmt_change(3.04, 3.26, "dim_rhythm") == "+0.3"
     assert _fmt_change(0.0704, 0.0751, "overlap_ratio") == "+0.5 pt"
     assert _fmt_change(2, 5, "user_backchannel_count") == "+3" and _fmt_change(None, 1, "mean_p_human") == ""

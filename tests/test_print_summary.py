@@ -21,9 +21,32 @@ def test_summary_names_whose_backchannels_and_points_to_the_validity_help(capsys
     print_summary(_result(user_backchannel_count=2, agent_backchannel_count=1))
     err = capsys.readouterr().err.splitlines()
     assert "· backchannels user 2, agent 1 ·" in err[0]
-    assert err[1] == ("livejudge: judge whisper-fitted 0.3.0 (trained); validity: NOT valid in the wild: x. "
-                      f"Sealed split: y (how to read it: {VALIDITY_HELP})")
+    # the validity claim first: what a glance at the first 80 columns reads (a new user's trial)
+    assert err[1] == ("livejudge: validity: NOT valid in the wild: x. Sealed split: y "
+                      f"(judge whisper-fitted 0.3.0 (trained); how to read it: {VALIDITY_HELP})")
     assert "Reading the validity line" in VALIDITY_HELP
+
+
+def test_on_a_terminal_the_validity_line_wraps_to_its_width(monkeypatch):
+    import io
+
+    from livejudge.commands import runner
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    ji = _result()["judge_info"]
+    ji["validated"] = "validity: NOT valid in the wild: " + "ROC-AUC 0.78 wideband, people 0.69; " * 8
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=(80, 24): __import__("os").terminal_size((80, 24)))
+    out = Tty()
+    runner.print_validity(ji, file=out)
+    lines = out.getvalue().splitlines()
+    assert len(lines) > 3 and all(len(x) <= 80 for x in lines)
+    assert lines[0].startswith("livejudge: validity: NOT valid in the wild") and lines[1].startswith("  ")
+    piped = io.StringIO()  # a log or a pipe: one line, as before
+    runner.print_validity(ji, file=piped)
+    assert len(piped.getvalue().splitlines()) == 1
 
 
 def test_an_older_result_without_per_channel_counts_shows_the_total(capsys):

@@ -454,12 +454,27 @@ def write_summary(rows: list[dict | None], out: Path, *, jobs: int, wall_s: floa
         "wall_s": round(wall_s, 3),
         "out_dir": str(out),
         **extra,
+        **({"judge_info": ji} if (ji := _judge_info_of(scored)) else {}),
         "medians": batch_metrics(r["metrics"] for r in scored),
         "calls": done,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     write_summary_csv(out / "summary.csv", done)
     return summary
+
+
+def _judge_info_of(scored: list[dict]) -> dict | None:
+    """The judge's identity and validity line (``head``, ``summary``, ``validated``) as the first
+    scored call's result names it, for the summary and the batch's last stderr line (a new user's
+    trial: a batch printed no validity line, though every result carries one); None without a
+    judge or a readable result."""
+    for r in scored:
+        try:
+            ji = json.loads(Path(r["result"]).read_text(encoding="utf-8")).get("judge_info") or {}
+        except (OSError, ValueError, TypeError):
+            continue
+        return {k: ji[k] for k in ("head", "head_version", "summary", "validated") if ji.get(k)} or None
+    return None
 
 
 def write_summary_csv(path: Path, rows: list[dict]) -> Path:
@@ -534,7 +549,7 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     scored; 3 a ``--fail-if`` gate failed on the medians over the scored calls.
     """
     from livejudge.commands.gates import EXIT_GATE, evaluate, format_failures, format_passed, parse_gates, write_junit
-    from livejudge.commands.runner import output_config
+    from livejudge.commands.runner import output_config, print_validity
     from livejudge.errors import CLIError
 
     output = output_config(args)
@@ -570,6 +585,7 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
           f"in {summary['wall_s']:.1f} s · medians over calls: latency p50 {f('latency_p50_s', 's')} "
           f"p90 {f('latency_p90_s', 's')} · mean P(human) {f('mean_p_human')} · "
           f"summary in {Path(out_dir) / 'summary.json'} and summary.csv", file=sys.stderr)
+    print_validity(summary.get("judge_info") or {})
     scope = f"medians over {summary['n_scored']} scored calls"
     results = evaluate(gates, sm)
     if output.junit:

@@ -348,15 +348,14 @@ def judge_tolerance(columns: list[tuple]) -> dict[str, float]:
 
 def verdict(metric: str, base: float | None, new: float | None, judge_tol: dict[str, float] | None = None) -> str:
     """``rule_for(metric).verdict`` with the table's precision as tolerance: a change of the
-    distance to the human reference within half a shown digit, or values that print the same
-    (intonation 3.1 → 3.1), is "same", never "better" or "worse"; for the timing rows of
-    ``TIMING_TOLERANCE_S`` a change within the measured timing error is "same" too, and for a judge
-    row of ``judge_tol`` (``judge_tolerance``) a change within the measured between-call spread."""
+    distance to the human reference within half a shown digit is "same", never "better" or
+    "worse"; for the timing rows of ``TIMING_TOLERANCE_S`` a change within the measured timing
+    error is "same" too, and for a judge row of ``judge_tol`` (``judge_tolerance``) a change within
+    the measured between-call spread. The exact values decide, as the footer says: 3.151 → 3.249
+    prints "3.2 → 3.2" but moved by nearly a shown digit (``_fmt_change`` then shows "+0.098"; a
+    new user's trial found such a change called "same" while the footer's rule called it more)."""
     tol = max(display_step(metric) / 2, TIMING_TOLERANCE_S.get(metric, 0.0), (judge_tol or {}).get(metric, 0.0))
-    v = rule_for(metric).verdict(base, new, tol=tol)
-    if v in ("better", "worse") and _fmt(base, metric) == _fmt(new, metric):
-        return "same"
-    return v
+    return rule_for(metric).verdict(base, new, tol=tol)
 
 
 def _verdict_suffix(change: str, verdict: str) -> str:
@@ -383,10 +382,11 @@ def _fmt(v: float | None, metric: str) -> str:
 
 def _fmt_change(base: float | None, new: float | None, metric: str) -> str:
     """The change as the table shows it: the difference of the two values as printed (rounded to
-    the shown digit first), so "0.00 → 0.01" reads "+0.01"; where that shows a digit but the exact
-    change is under half of one, the exact change instead, to two significant digits ("0.00 → 0.01
-    (+0.002, same)", "3.1 → 3.2 (+0.026, same)"; new users' trials). The document's ``changes``
-    stay exact."""
+    the shown digit first), so "0.00 → 0.01" reads "+0.01". Where that would mislead, the exact
+    change to two significant digits instead: a change under half a shown digit ("0.00 → 0.01
+    (+0.002, same)", "3.1 → 3.2 (+0.026, same)", "3.1 → 3.1 (-0.04, same)"), and values that print
+    the same although they moved by more ("3.2 → 3.2 (+0.098, better)"); new users' trials. No
+    change at all reads "+0.00". The document's ``changes`` stay exact."""
     if base is None or new is None:
         return ""
     if metric.endswith("_count") or metric == "dropped_windows":
@@ -395,15 +395,11 @@ def _fmt_change(base: float | None, new: float | None, metric: str) -> str:
     scale, nd = (100.0, 1) if pct else (1.0, 1 if metric.startswith("dim_") else 2)
     shown = round(new * scale, nd) - round(base * scale, nd)
     exact = (new - base) * scale
-    if round(shown, nd) != 0 and abs(exact) < 0.5 * 10 ** -nd:
-        # the shown values differ by a digit but the change is under half of one (3.149 → 3.175
-        # printed "+0.1, same" beside the footer's half-a-digit rule; a new user's trial): the exact
-        # change to two significant digits, never a bare "+0.00" ("4.0 → 4.1 (+0.00)", a later trial)
+    if exact != 0 and (round(shown, nd) == 0 or abs(exact) < 0.5 * 10 ** -nd):
+        # under half a digit (3.149 → 3.175 printed "+0.1, same" beside the footer's half-a-digit
+        # rule), or values that print the same (3.151 → 3.249 printed "+0.0" and a fall "-0.0"):
+        # the exact change to two significant digits, never a bare "+0.00" or "-0.00"
         return f"{exact:+.2g}" + (" pt" if pct else "")
-    if round(shown, nd) == 0:
-        # values that print the same: the sign of the exact change, so a small fall never reads
-        # "+0.00" (and a rounding artefact never reads "-0.00" for a rise)
-        return f"{'-' if exact < 0 else '+'}{0:.{nd}f}" + (" pt" if pct else "")
     return f"{shown:+.{nd}f}" + (" pt" if pct else "")
 
 

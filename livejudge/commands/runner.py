@@ -523,12 +523,40 @@ def print_summary(result: dict) -> None:
         f"{sm['dropped_windows']} dropped",
         file=sys.stderr,
     )
-    ji = result.get("judge_info") or {}
-    if ji.get("head"):
-        # the line's shorthand (sealed split, P(h), final run N) is explained in the docs and the report
-        print(f"livejudge: judge {ji.get('summary') or ji['head']}"
-              + (f"; {ji['validated']} (how to read it: {VALIDITY_HELP})" if ji.get("validated") else ""),
-              file=sys.stderr)
+    print_validity(result.get("judge_info") or {})
+
+
+def validity_text(ji: dict) -> str | None:
+    """The judge's identity and validity line as printed after a result (``print_validity``), or
+    None without a judge. The validity claim comes first, so the first 80 columns a glance reads
+    say whether P(human) is valid (a new user's trial: "NOT valid" began past column 80); the
+    line's shorthand (sealed split, P(h), final run N) is explained where ``VALIDITY_HELP`` points."""
+    if not ji.get("head"):
+        return None
+    who = ji.get("summary") or ji["head"]
+    if not ji.get("validated"):
+        return f"livejudge: judge {who}"
+    return f"livejudge: {ji['validated']} (judge {who}; how to read it: {VALIDITY_HELP})"
+
+
+def print_validity(ji: dict, file=None) -> None:
+    """``validity_text`` on stderr: one line for a log or a pipe, wrapped to the terminal's width
+    (continuation lines indented) when stderr is a terminal."""
+    import shutil
+    import textwrap
+
+    file = file or sys.stderr
+    text = validity_text(ji)
+    if text is None:
+        return
+    try:
+        tty = file.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if tty:
+        width = max(40, shutil.get_terminal_size((80, 24)).columns)
+        text = "\n".join(textwrap.wrap(text, width=width, subsequent_indent="  ", break_on_hyphens=False))
+    print(text, file=file)
 
 
 def events_sink(output: OutputConfig):
