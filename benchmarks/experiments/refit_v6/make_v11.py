@@ -35,6 +35,16 @@ from livejudge.judge.training.blend import weights_digest  # noqa: E402
 from livejudge.judge.training.frame_cnn import export  # noqa: E402
 
 
+def clear_validity(training: dict) -> None:
+    """Drop a base head's sealed validity and wild caveat from its config's ``training`` (they
+    belong to the base head; a candidate's are written from its own runs), in place."""
+    v = training.get("validity") or {}
+    for k in ("summary", "sealed", "caveat", "caveat_source"):
+        v.pop(k, None)
+    v["summary"] = "not yet evaluated on the sealed split (benchmarks/judge_lofo.py --final --write-validity)"
+    training["validity"] = v
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out", type=Path)
@@ -84,11 +94,7 @@ def main(argv=None) -> int:
                                         f"({len(rows)} rows, {cks[0].get('extra', '?')} dialogues; "
                                         f"{len(new)} sources not already listed for the linear head)")
         tr["frame_readout"]["recipe"] = tr["frame_readout"]["recipe"].replace("wild.py train", "extra.py train")
-    v = tr.get("validity") or {}
-    for k in ("summary", "sealed", "caveat", "caveat_source"):
-        v.pop(k, None)
-    v["summary"] = "not yet evaluated on the sealed split (benchmarks/judge_lofo.py --final --write-validity)"
-    tr["validity"] = v
+    clear_validity(tr)
     (a.out / "config.json").write_text(json.dumps(cfg, indent=2, ensure_ascii=False) + "\n")
     print(f"-> {a.out}: 0.2.0's linear head + frame readout ({section['members']} networks, encoder block "
           f"{section['stage']}, weight {section['weight']})")

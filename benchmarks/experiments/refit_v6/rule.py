@@ -322,6 +322,13 @@ def v12_inputs(runs: list[tuple[str, dict, dict]]) -> list[str]:
     return bad
 
 
+def _speed_part(speed: dict | None) -> tuple[str, bool, str]:
+    """S3 (v12, v22): the stored ``judge_whisper_speed.py`` run at least V11_SPEED_MIN× real time."""
+    speed = None if speed is None else speed.get("result", speed)
+    rt = float("nan") if speed is None else float(speed["long_call"]["realtime_factor"])
+    return (f"S3 speed at least {V11_SPEED_MIN:g}x real time (10-minute call, 2 cores)", _ge(rt, V11_SPEED_MIN), f"{rt:g}x")
+
+
 def v12_parts(s1: dict, runs: list[tuple[str, dict, dict]], speed: dict | None) -> list[tuple[str, bool, str]]:
     """v12's rule (README.md, "v12"): S1 as ``v12_lofo.py`` read it; S2 each of the 8 readouts at least
     0.3.0's − V12_ALLOWANCE, the mean over V12_UNSEEN's four readouts at least 0.3.0's + V12_UNSEEN_GAIN,
@@ -342,9 +349,7 @@ def v12_parts(s1: dict, runs: list[tuple[str, dict, dict]], speed: dict | None) 
     for cond in CONDITIONS:
         p = runs[0][2]["conditions"][cond]["people"]["mean_p_human"]
         parts.append((f"S2 people's mean P(human) at least 0.5 on Y1, {cond}", _ge(p, 0.5), f"v12 {p:.3f}"))
-    speed = None if speed is None else speed.get("result", speed)
-    rt = float("nan") if speed is None else float(speed["long_call"]["realtime_factor"])
-    parts.append((f"S3 speed at least {V11_SPEED_MIN:g}x real time (10-minute call, 2 cores)", _ge(rt, V11_SPEED_MIN), f"{rt:g}x"))
+    parts.append(_speed_part(speed))
     return parts
 
 
@@ -393,9 +398,7 @@ def v22_parts(s1: dict | None, runs: list[tuple[str, dict, dict]], speed: dict |
         q = float(runs[0][1]["conditions"][cond]["people"]["mean_p_human"])
         parts.append((f"S2 (c) people's mean P(human) on Y1 at least 0.5 and at least 0.3.0's - {V22_PEOPLE_DROP}, {cond}",
                       _ge(p, 0.5) and _ge(p + V22_PEOPLE_DROP, q), f"v22 {p:.3f} vs 0.3.0 {q:.3f}"))
-    speed = None if speed is None else speed.get("result", speed)
-    rt = float("nan") if speed is None else float(speed["long_call"]["realtime_factor"])
-    parts.append((f"S3 speed at least {V11_SPEED_MIN:g}x real time (10-minute call, 2 cores)", _ge(rt, V11_SPEED_MIN), f"{rt:g}x"))
+    parts.append(_speed_part(speed))
     return parts
 
 
