@@ -145,16 +145,23 @@ def test_v11_reads_eight_readouts_against_0_2_0_and_needs_a_mean_gain():
     assert any("has no frame readout" in b for b in rule.v11_inputs(runs))
 
 
+def _candidate_runs(spec, tag: str) -> list:
+    """(yardstick, 0.3.0's stored run, a copy standing in for candidate ``tag``'s run with another
+    frame readout) per yardstick of ``spec`` (rule.V12_RUNS, V22_RUNS)."""
+    runs = []
+    for name, base_name, _, _ in spec:
+        base = _stored(base_name)  # 0.3.0's (v11's) stored run
+        cand = copy.deepcopy(base)
+        cand["command"] = f"judge_wild.py --head /tmp/{tag} --measure-only"
+        cand["frame_readout_sha256_16"] = "0123456789abcdef"
+        runs.append((name, base, cand))
+    return runs
+
+
 def test_v12_reads_0_3_0_as_the_baseline_and_needs_a_gain_on_the_unseen_yardsticks():
     rule = _rule()
     s1 = {"parts": [{"part": "(a) x", "met": True, "figure": "+0.0"}]}
-    runs = []
-    for name, base_name, _, _ in rule.V12_RUNS:
-        base = _stored(base_name)  # 0.3.0's (v11's) stored run
-        cand = copy.deepcopy(base)
-        cand["command"] = "judge_wild.py --head /tmp/v12 --measure-only"
-        cand["frame_readout_sha256_16"] = "0123456789abcdef"
-        runs.append((name, base, cand))
+    runs = _candidate_runs(rule.V12_RUNS, "v12")
     assert rule.v12_inputs(runs) == []
     speed = {"long_call": {"realtime_factor": 31.0}}
     parts = {n: ok for n, ok, _ in rule.v12_parts(s1, runs, speed)}
@@ -177,13 +184,7 @@ def test_v12_reads_0_3_0_as_the_baseline_and_needs_a_gain_on_the_unseen_yardstic
 
 def test_v22_reads_0_3_0_as_the_baseline_needs_a_base_member_a_mean_gain_and_keeps_people():
     rule = _rule()
-    runs = []
-    for name, base_name, _, _ in rule.V22_RUNS:
-        base = _stored(base_name)  # 0.3.0's (v11's) stored run
-        cand = copy.deepcopy(base)
-        cand["command"] = "judge_wild.py --head /tmp/v22 --measure-only"
-        cand["frame_readout_sha256_16"] = "0123456789abcdef"
-        runs.append((name, base, cand))
+    runs = _candidate_runs(rule.V22_RUNS, "v22")
     assert any("Whisper base" in b for b in rule.v22_inputs(runs))  # 0.3.0's readout has no base member
     for _, _, cand in runs:
         cand["judge_info"]["frame_readout"]["member_frames"] = [{"encoder": "shared", "encoder_blocks": 2},
