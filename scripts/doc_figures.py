@@ -314,8 +314,8 @@ def fig_judge_spread() -> str:
     fitted = {f.split(":")[0] for f in tr.get("families") or []} | {g for c in tr.get("human_groups") or [] for g in c.split("+")}
     unmet = [f for f in fams if f not in fitted]
     return (f"The measured between-call spread of `{h['head']}` {h['head_version']}: two calls of one agent voice "
-            f"differ in mean P(human) by up to {m['mean_p_human']['tolerance']:.2f}, and in a dimension's call mean "
-            f"by up to {dims[0][0]:.2f} ({dims[0][1]}) to {dims[-1][0]:.2f} ({dims[-1][1]}) (95 %: 1.96·√2 times the "
+            f"differ in mean P(human) by up to {m['mean_p_human']['tolerance']:.3f}, and in a dimension's call mean "
+            f"by up to {dims[0][0]:.3f} ({dims[0][1]}) to {dims[-1][0]:.3f} ({dims[-1][1]}) (95 %: 1.96·√2 times the "
             f"pooled within-voice SD; {len(r['voices'])} voices, one per family ({', '.join(fams)}), "
             f"{r['calls_per_voice']} calls of {r['turns_per_call']} agent turns each; the head's training holds "
             f"{len(fams) - len(unmet)} of these families, not {', '.join(unmet) or 'none'}). Source: "

@@ -191,6 +191,9 @@ def test_a_change_is_shown_as_the_difference_of_the_shown_values(tmp_path):
     # ... also where they moved by more than half a digit (a new user's trial: "3.2 → 3.2 (+0.0)" for +0.098),
     # and the verdict follows the exact change, as the footer says
     assert _fmt_change(3.151, 3.249, "dim_rhythm") == "+0.098" and _fmt_change(0.9351, 0.9449, "mean_p_human") == "+0.0098"
+    assert _fmt_change(3.2499, 3.1501, "dim_rhythm") == "-0.0998"  # printed 3.2 → 3.2: never rounded to a whole digit, "-0.1"
+    # a batch's median of counts moves by halves: 0.5 → 1 is a change, not "same" (a later trial)
+    assert verdict("yield_none_count", 0.5, 1.0) == "worse" and verdict("yield_none_count", 1.0, 1.0) == "same"
     assert verdict("dim_rhythm", 3.151, 3.249) == "better" and verdict("mean_p_human", 0.9351, 0.9449) == "better"
     assert verdict("dim_rhythm", 3.12, 3.08) == "same"
     assert _fmt_change(3.04, 3.26, "dim_rhythm") == "+0.3"
@@ -432,7 +435,7 @@ def test_a_judge_change_within_the_between_call_spread_is_the_same(tmp_path, mon
     assert rows["mean_p_human"]["verdicts"][1:] == ["same", "better"]  # +0.15 within 0.17; +0.20 beyond
     assert rows["dim_rhythm"]["verdicts"][1:] == ["same", "better"]  # +0.2 within 0.3; +0.4 beyond
     assert doc["judge_tolerance"] == {"mean_p_human": 0.17, "dim_rhythm": 0.3}
-    assert "mean P(human) within 0.17 and dimension scores within 0.30" in C.same_text(doc)
+    assert "mean P(human) within 0.170 and dimension scores within 0.300" in C.same_text(doc)
     assert "on 9 voices" in render_html(doc)
     other = compare([paths[0], paths[3]])  # another version of the head: its spread is not measured
     assert other["judge_tolerance"] == {} and C.same_text(other).startswith(C.SAME_TEXT[:-1])

@@ -300,7 +300,7 @@ def display_step(metric: str) -> float:
     if metric in ("overlap_ratio", "talk_ratio"):
         return 0.001  # shown as a percentage with one decimal
     if metric.endswith("_count") or metric == "dropped_windows":
-        return 1.0
+        return 0.5  # a count, or a batch's median of counts (0.5 → 1: a new user's trial read +0.5 as "same")
     return 0.1 if metric.startswith("dim_") else 0.01
 
 
@@ -395,11 +395,14 @@ def _fmt_change(base: float | None, new: float | None, metric: str) -> str:
     scale, nd = (100.0, 1) if pct else (1.0, 1 if metric.startswith("dim_") else 2)
     shown = round(new * scale, nd) - round(base * scale, nd)
     exact = (new - base) * scale
-    if exact != 0 and (round(shown, nd) == 0 or abs(exact) < 0.5 * 10 ** -nd):
+    if exact != 0 and abs(exact) < 0.5 * 10 ** -nd:
         # under half a digit (3.149 → 3.175 printed "+0.1, same" beside the footer's half-a-digit
-        # rule), or values that print the same (3.151 → 3.249 printed "+0.0" and a fall "-0.0"):
-        # the exact change to two significant digits, never a bare "+0.00" or "-0.00"
+        # rule): the exact change to two significant digits, never a bare "+0.00" or "-0.00"
         return f"{exact:+.2g}" + (" pt" if pct else "")
+    if round(shown, nd) == 0 and exact != 0:
+        # values that print the same although they moved by half a digit or more (3.151 → 3.249
+        # printed "+0.0"): three significant digits, so -0.0998 never reads as a whole "-0.1"
+        return f"{exact:+.3g}" + (" pt" if pct else "")
     return f"{shown:+.{nd}f}" + (" pt" if pct else "")
 
 
@@ -469,11 +472,11 @@ def same_text(doc: dict) -> str:
         return SAME_TEXT
     parts = []
     if "mean_p_human" in tol:
-        parts.append(f"mean P(human) within {tol['mean_p_human']:.2f}")
+        parts.append(f"mean P(human) within {tol['mean_p_human']:.3f}")
     dims = sorted(v for k, v in tol.items() if k.startswith("dim_"))
-    if dims:
-        parts.append(f"dimension scores within {dims[0]:.2f}–{dims[-1]:.2f} (by dimension)"
-                     if f"{dims[0]:.2f}" != f"{dims[-1]:.2f}" else f"dimension scores within {dims[0]:.2f}")
+    if dims:  # three decimals: "within 0.21" beside a +0.21 change read "better" (the tolerance is 0.208)
+        parts.append(f"dimension scores within {dims[0]:.3f}–{dims[-1]:.3f} (by dimension; each in compare --json)"
+                     if f"{dims[0]:.3f}" != f"{dims[-1]:.3f}" else f"dimension scores within {dims[0]:.3f}")
     spread = judge_spread() or {}
     return (SAME_TEXT[:-1] + "; " + " and ".join(parts) + " of each other are within the spread of two calls of one "
             f"agent voice (95 %, benchmarks/judge_repeatability.py on {spread.get('n_voices', '?')} voices), the same.")
