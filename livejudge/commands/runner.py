@@ -113,7 +113,25 @@ def raise_on_terminate() -> dict:
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Shows defaults, except None/False ones and required options (their help says what happens)."""
+    """Shows defaults, except None/False ones and required options (their help says what happens).
+    Descriptions and epilogs keep their line breaks and indentation (raw), and a line longer than
+    the terminal is wrapped at its width, its continuation indented as the line (a new user's
+    trial: `compare --help` had a 499-character line at 80 columns)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap
+
+        out = []
+        for line in text.splitlines():
+            full = indent + line
+            if len(full) <= width:
+                out.append(full)
+                continue
+            lead = full[:len(full) - len(full.lstrip())]
+            bullet = lead + ("  " if full.lstrip()[:2] in ("- ", "* ") else "")
+            out.extend(textwrap.wrap(full.strip(), width=width, initial_indent=lead, subsequent_indent=bullet,
+                                     break_on_hyphens=False, break_long_words=False) or [""])
+        return "\n".join(out)
 
     def _get_help_string(self, action: argparse.Action) -> str:
         if (action.default is None or action.default is False or action.default == [] or action.required
