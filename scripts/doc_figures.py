@@ -1134,6 +1134,11 @@ def fig_wild_sources_8() -> str:
     return _wild_sources("wild_manifest_8.csv", "gather_wild_corpus_8.py")
 
 
+def fig_wild_sources_9() -> str:
+    """The ninth batch's sources table: neural TTS and speech-LM systems no batch had, all measure-only."""
+    return _wild_sources("wild_manifest_9.csv", "gather_wild_corpus_9.py")
+
+
 def _doc_first_line(path: Path) -> str:
     m = re.search(r'"""(.*?)(\n\n|""")', path.read_text(), re.S)
     return " ".join(m.group(1).replace("``", "`").split()) if m else ""
@@ -1207,6 +1212,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "wild_sources_6": fig_wild_sources_6,
     "wild_sources_7": fig_wild_sources_7,
     "wild_sources_8": fig_wild_sources_8,
+    "wild_sources_9": fig_wild_sources_9,
 }
 
 # ---------------------------------------------------------------- docs

@@ -170,3 +170,39 @@ def test_the_eighth_batch_fits_only_on_vendors_own_output_and_keeps_the_rest_mea
     with (ROOT / "benchmarks" / "data" / "wild_manifest_5.csv").open() as f:
         fifth = {r["repo"] for r in csv.DictReader(f)}
     assert not fifth & {r["repo"] for r in rows}  # the measure-only yardstick stays unseen
+
+
+def test_the_ninth_batch_is_all_measure_only_and_brings_only_systems_no_batch_had():
+    """Batch 9 (neural TTS and speech-LM systems not yet measured): the rule file's SOURCES is empty,
+    so every row, whatever its repository's licence (Apache-2.0 included), is written
+    ``measure-only (<licence>)`` outside FIT_OK. A row is mapped to its rule by its path; every row
+    is a machine clip, and no system of an earlier batch's manifest comes back under the same name."""
+    import re
+
+    FIT_OK = _fit_ok()
+    g9 = _load("gather_wild_corpus_9")
+    assert _load("gather_wild_corpus_2").load(g9.RULES, "SOURCES") == []
+    srcs = _load("gather_wild_corpus_6").sources(g9.RULES)
+    assert srcs and all(s.get("measure_only") for s in srcs)
+    with (ROOT / "benchmarks" / "data" / "wild_manifest_9.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) >= 60
+    for r in rows:
+        (src,) = [s for s in srcs if (s["repo"], s["commit"]) == (r["repo"], r["commit"])]
+        (rule,) = [rule for rule in src["rules"] if re.search(rule[0], r["source_path"])]
+        assert (r["label"], r["family"], r["system"]) == tuple(rule[1:4]), r["path"]
+        assert (r["licence"], r["licence_note"]) == g9.licence_of(src, r["label"], r["system"]), r["path"]
+        assert r["licence"] == f"measure-only ({src['licence']})" and r["licence"] not in FIT_OK, r["path"]
+        assert "tts_9.md" in r["licence_note"], r["path"]
+        assert r["label"] == "machine", r["path"]
+        assert not re.search(r"styletts|tortoise|vibevoice|megatts|kokoro|hibari|seed-tts|chatterbox",
+                             r["source_path"] + r["system"], re.I), r["path"]
+    assert {r["system"] for r in rows} == {
+        "NaturalSpeech3", "NaturalSpeech", "UniAudio", "SimpleSpeech2", "E3-TTS", "ARDiT", "DiTTo-TTS",
+        "Step-Audio-Chat", "Step-Audio-TTS-3B-clone", "Spark-TTS-0.5B"}
+    earlier = set()
+    for p in sorted((ROOT / "benchmarks" / "data").glob("wild_manifest*.csv")):
+        if p.name != "wild_manifest_9.csv":
+            with p.open() as f:
+                earlier |= {r["system"] for r in csv.DictReader(f)}
+    assert not earlier & {r["system"] for r in rows}
