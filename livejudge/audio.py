@@ -295,11 +295,11 @@ def load_audio(path: str | Path) -> tuple[np.ndarray, int]:
     except Exception as exc:  # soundfile raises several types; re-raise as one clear error
         raise AudioFormatError(f"cannot decode {p}: {exc} ({decode_hint()})") from exc
     try:  # validated before decoding: a header claiming 1 Hz or 4 GHz must not cost memory
-        check_rate(info.samplerate, f"{p.name}: sample rate")
+        check_rate(info.samplerate, f"{p}: sample rate")
     except AudioFormatError as exc:
-        raise AudioFormatError(f"{exc}; resample the file (e.g. sox in.wav -r 16000 out.wav)") from None
+        raise AudioFormatError(f"{exc}; resample the file (e.g. sox {p} -r 16000 {p.stem}_16k.wav)") from None
     if not 1 <= info.channels <= MAX_FILE_CHANNELS:
-        raise AudioFormatError(f"{p.name} declares {info.channels} channels; at most {MAX_FILE_CHANNELS} "
+        raise AudioFormatError(f"{p} declares {info.channels} channels; at most {MAX_FILE_CHANNELS} "
                                "are supported (a call has two)")
     try:
         data, rate = sf.read(str(p), dtype="float32", always_2d=True)
@@ -728,11 +728,11 @@ def _open_sound(path: str | Path):
     f.livejudge_declared_frames = declared if declared is not None and declared > f.frames else None
     try:  # the same header checks as load_audio, before a sample is decoded
         try:
-            check_rate(f.samplerate, f"{p.name}: sample rate")
+            check_rate(f.samplerate, f"{p}: sample rate")
         except AudioFormatError as exc:
-            raise AudioFormatError(f"{exc}; resample the file (e.g. sox in.wav -r 16000 out.wav)") from None
+            raise AudioFormatError(f"{exc}; resample the file (e.g. sox {p} -r 16000 {p.stem}_16k.wav)") from None
         if not 1 <= f.channels <= MAX_FILE_CHANNELS:
-            raise AudioFormatError(f"{p.name} declares {f.channels} channels; at most {MAX_FILE_CHANNELS} "
+            raise AudioFormatError(f"{p} declares {f.channels} channels; at most {MAX_FILE_CHANNELS} "
                                    "are supported (a call has two)")
     except BaseException:
         f.close()

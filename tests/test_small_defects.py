@@ -256,3 +256,32 @@ def test_version_names_the_package_and_the_default_judge_head(capsys):
     assert exc.value.code == 0
     assert capsys.readouterr().out.strip() == (
         f"livejudge {livejudge.__version__} (default judge head: {cfg['name']} {cfg['version']})")
+
+
+def test_two_calls_given_to_score_name_the_folder_or_glob_way(capsys):
+    """``livejudge score a.wav b.wav``: exit 2 and one line saying how to score several calls."""
+    with pytest.raises(SystemExit) as exc:
+        main(["score", "examples/example_call.wav", "examples/example_call.wav"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "takes one call" in err and "quoted glob" in err
+
+
+def test_compare_on_a_non_json_file_says_which_file_to_pass(tmp_path, capsys):
+    bad = tmp_path / "notes.txt"
+    bad.write_text("not json\n")
+    assert main(["compare", str(bad), str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "not valid JSON" in err and "score|replay|attach --json" in err
+
+
+def test_an_unsupported_sample_rate_names_the_file_with_its_folder(tmp_path, capsys):
+    import numpy as np
+    import soundfile as sf
+
+    wav = tmp_path / "calls" / "low.wav"
+    wav.parent.mkdir()
+    sf.write(str(wav), np.zeros((7000, 2), dtype="float32"), 7000)
+    assert main(["score", str(wav)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert str(wav) in err and "7000 Hz" in err and f"sox {wav} -r 16000 low_16k.wav" in err

@@ -233,6 +233,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+ONE_CALL_COMMANDS = ("score", "check", "replay")
+"""Commands that read one recorded call (FILE, or --user/--agent); ``score`` also takes a folder, glob or manifest."""
+
+
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     for a in parser._actions:
         if isinstance(a, argparse._SubParsersAction):
@@ -252,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
         owners = [name for name, p in subs.items()
                   if flag is not None and name != cmd and flag.split("=")[0] in p._option_string_actions]
         hint = f"; {flag} belongs to {', '.join('livejudge ' + o for o in owners[:3])}" if owners else ""
+        if flag is None and cmd in ONE_CALL_COMMANDS:  # a second call given where one is read
+            hint = (f"; livejudge {cmd} takes one call" + ("" if cmd != "score" else
+                    ": to score several, pass their folder or a quoted glob (livejudge score 'calls/*.wav' --out-dir DIR)"))
         (sub or parser).error(f"unrecognized arguments: {' '.join(extra)}{hint}")
     if not getattr(args, "func", None):
         parser.print_help()

@@ -248,7 +248,7 @@ def load_json_document(path: str | Path) -> object:
     except RecursionError:
         raise DocumentError(f"{p}: JSON nested too deeply to be a livejudge document") from None
     except ValueError as exc:  # JSONDecodeError is a ValueError
-        raise DocumentError(f"{p}: not valid JSON ({exc})") from None
+        raise DocumentError(f"{p}: not valid JSON ({exc}); pass the result document `livejudge score|replay|attach --json` wrote") from None
 
 
 def _number(v: object, where: str, lo: float, hi: float, *, none: bool = True) -> None:
