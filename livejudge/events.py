@@ -240,7 +240,7 @@ class JudgeResult:
             "window_start_s": round(self.window_start_s, 3),
             "window_end_s": round(self.window_end_s, 3),
             "p_human": round(self.classifier_p_human, 4) if self.has_evidence else None,
-            **({} if self.has_evidence else {"no_evidence": True}),
+            "no_evidence": not self.has_evidence,  # always present: a reader need not guess a missing key
             "evidence_share": round(self.evidence_share, 3),
             "compute_ms": round(self.compute_s * 1000.0, 2),
             **({} if self.frame_p_human is None else {"frame_readout": {

@@ -111,7 +111,7 @@ def test_result_document_has_the_documented_keys(tmp_path):
     for j in r["judge"]:
         gated_all = all(d["gated"] for d in j["dimensions"].values())
         no_evidence = gated_all or j["evidence_share"] < MIN_EVIDENCE_SHARE
-        assert (j["p_human"] is None) == no_evidence == bool(j.get("no_evidence"))
+        assert (j["p_human"] is None) == no_evidence == j["no_evidence"]  # always present, a bool
         assert 0.0 <= j["evidence_share"] <= 1.0 and (not gated_all or j["evidence_share"] == 0.0)
         assert j["p_human"] is None or 0.0 <= j["p_human"] <= 1.0
     with_p = [j["p_human"] for j in r["judge"] if j["p_human"] is not None]

@@ -15,8 +15,8 @@ Keys (all times in seconds on the session clock unless the name says otherwise):
 * ``transcripts``: ``[{channel, onset_s, offset_s, text, n_words}]`` (agent turns; only with ASR)
 * ``judge``: ``[{t_s, window_start_s, window_end_s, p_human, compute_ms, dimensions: {id:
   {score, evidence, evidence_unit, gated, z, contribution}}}]``, score null when gated (too
-  little evidence, or a dimension the head does not measure: its ``reason`` says which); p_human is null (and
-  ``no_evidence`` true) when the window has no evidence (every dimension gated, or the ungated
+  little evidence, or a dimension the head does not measure: its ``reason`` says which); p_human is null and
+  ``no_evidence`` true (false otherwise, always present) when the window has no evidence (every dimension gated, or the ungated
   ones carry too little of the classifier's weight), e.g. before the agent has spoken
 * ``summary``: verdict counts and flagged rates (``verdict_<kind>_<outcome>_count``,
   ``verdict_<kind>_flagged_rate``, ``verdict_flagged_count``: flagged verdicts...), moment counts
