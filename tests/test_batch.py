@@ -106,6 +106,7 @@ def test_batch_with_two_jobs_skips_broken_files(calls, tmp_path, capsys):
         assert len(got) == len(want) and np.allclose(got, want, atol=TOL_S), (name, got, want)
         assert rows[name]["metrics"]["latency_p50_s"] == r["summary"]["latency_p50_s"]
         assert r["judge"] and r["summary"]["mean_p_human"] is not None
+        assert r["source"]["ended"] == "end of input"  # as a single score says why the call ended
         p50s.append(r["summary"]["latency_p50_s"])
     assert sm["medians"]["latency_p50_s"] == pytest.approx(float(np.median(p50s)))
     # the judge and its validity line, as every call's result names them, in the summary and on

@@ -138,8 +138,10 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
                 session._on_error(msg)
         except AudioFormatError as exc:
             session.errors.append(str(exc))
+            session.info["ended"] = "failed: audio"
             raise CallError(str(exc)) from None
         finally:
+            session.info.setdefault("ended", "end of input")  # as a single score's source.ended
             doc = session.close()
         return doc
     finally:
