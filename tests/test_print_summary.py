@@ -52,3 +52,23 @@ def test_on_a_terminal_the_validity_line_wraps_to_its_width(monkeypatch):
 def test_an_older_result_without_per_channel_counts_shows_the_total(capsys):
     print_summary(_result())
     assert "· backchannels 3 ·" in capsys.readouterr().err
+
+
+def test_on_a_terminal_the_summary_line_wraps_too_and_stays_one_line_in_a_pipe(monkeypatch):
+    import io
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=(80, 24): __import__("os").terminal_size((80, 24)))
+    for stream, tty in ((Tty(), True), (io.StringIO(), False)):
+        monkeypatch.setattr("sys.stderr", stream)
+        print_summary(_result())
+        lines = stream.getvalue().splitlines()
+        starts = [i for i, x in enumerate(lines) if x.startswith("livejudge: ")]  # the summary, the validity line
+        assert len(starts) == 2 and "latency p50" in lines[0] and "mean P(human)" in " ".join(lines[:starts[1]])
+        if tty:  # the summary alone spans several lines, none past column 80
+            assert starts[1] > 1 and all(len(x) <= 80 for x in lines)
+        else:
+            assert starts[1] == 1 and lines[0].endswith("dropped")  # the whole summary on one line

@@ -511,7 +511,7 @@ VALIDITY_HELP = 'docs/judge.md, "Reading the validity line", or the --report pag
 
 
 def print_summary(result: dict) -> None:
-    """One short human summary on stderr."""
+    """One short human summary on stderr (``print_wrapped``), then the validity line."""
     sm = result["summary"]
 
     def f(x, unit=""):
@@ -531,16 +531,14 @@ def print_summary(result: dict) -> None:
     thr = f" (talked through {through})" if through else ""
     fm, mt = sm.get("verdict_flagged_moment_count"), sm.get("verdict_moment_count")
     flagged = f" · flagged moments {fm}/{mt}" if fm is not None and mt is not None else ""
-    print(
+    print_wrapped(  # one line in a log; wrapped on a terminal (a trial saw it run past column 80)
         f"livejudge: {result['duration_s']:.1f}s · latency p50 {f(sm['latency_p50_s'], 's')} "
         f"p90 {f(sm['latency_p90_s'], 's')} (n={sm['latency_count']}) · barge-ins by the user "
         f"{sm.get('user_barge_in_count', sm['barge_in_count'])}{thr}, "
         f"{over}{flagged} "
         f"· backchannels {bc} · mean P(human) {f(sm['mean_p_human'])} "
         f"· windows {sm['judged_windows']} judged ({sm.get('no_evidence_windows') or 0} without evidence), "
-        f"{sm['dropped_windows']} dropped",
-        file=sys.stderr,
-    )
+        f"{sm['dropped_windows']} dropped")
     print_validity(result.get("judge_info") or {})
 
 
@@ -557,16 +555,14 @@ def validity_text(ji: dict) -> str | None:
     return f"livejudge: {ji['validated']} (judge {who}; how to read it: {VALIDITY_HELP})"
 
 
-def print_validity(ji: dict, file=None) -> None:
-    """``validity_text`` on stderr: one line for a log or a pipe, wrapped to the terminal's width
-    (continuation lines indented) when stderr is a terminal."""
+def print_wrapped(text: str, file=None) -> None:
+    """``text`` on ``file`` (stderr): one line for a log or a pipe (grep-able), wrapped between words
+    to the terminal's width (continuation lines indented, never cut inside a hyphenated name) when
+    the stream is a terminal."""
     import shutil
     import textwrap
 
     file = file or sys.stderr
-    text = validity_text(ji)
-    if text is None:
-        return
     try:
         tty = file.isatty()
     except (AttributeError, ValueError):
@@ -575,6 +571,13 @@ def print_validity(ji: dict, file=None) -> None:
         width = max(40, shutil.get_terminal_size((80, 24)).columns)
         text = "\n".join(textwrap.wrap(text, width=width, subsequent_indent="  ", break_on_hyphens=False))
     print(text, file=file)
+
+
+def print_validity(ji: dict, file=None) -> None:
+    """``validity_text`` on stderr, as ``print_wrapped`` prints it."""
+    text = validity_text(ji)
+    if text is not None:
+        print_wrapped(text, file)
 
 
 def events_sink(output: OutputConfig):
