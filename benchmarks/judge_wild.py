@@ -334,11 +334,16 @@ def main(argv: list[str] | None = None) -> int:
                      "unit": "summary.mean_p_human of `livejudge score` defaults "
                              f"(window {config.window_s} s every {config.interval_s} s, judge mode every)",
                      "conditions": {}}
-    if a.head:  # which head, by its weights (refit_v6/rule.py checks it); the default is recorded in judge_info
+    from livejudge.judge.model.judge import DEFAULT_WHISPER_HEAD
+
+    # which head, by its weights (refit_v6/rule.py checks it): --head's, or the shipped default's
+    # (a run without --head recorded none, and v23's rule refused it: 2026-12-06)
+    head_dir = a.head or (DEFAULT_WHISPER_HEAD if (judge.info() or {}).get("head") == "whisper-fitted" else None)
+    if head_dir:
         from livejudge.judge.training.blend import weights_digest
 
-        results["head_weights_sha256_16"] = weights_digest(a.head)
-        frame_file = Path(a.head) / "frame_cnn.safetensors"
+        results["head_weights_sha256_16"] = weights_digest(head_dir)
+        frame_file = Path(head_dir) / "frame_cnn.safetensors"
         if frame_file.is_file():  # which frame readout (v12's networks differ from 0.3.0's, its linear weights do not)
             results["frame_readout_sha256_16"] = hashlib.sha256(frame_file.read_bytes()).hexdigest()[:16]
     t_all = time.perf_counter()

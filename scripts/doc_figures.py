@@ -1043,6 +1043,21 @@ def fig_refit_v11() -> str:
             + ", read by `benchmarks/experiments/refit_v6/rule.py --candidate v11`)")
 
 
+def _against_030_rows(rule, spec, runs, cand: str) -> list[str]:
+    """Markdown rows of a candidate's yardstick readouts against 0.3.0 (``rule._readout`` with each
+    yardstick's reading in ``spec``), with people's and machines' mean P(human)."""
+    reading = {name: how for name, _, _, how in spec}
+    rows = [f"| yardstick (measure-only), condition | 0.3.0 ROC-AUC | {cand} ROC-AUC | change | people's mean P(human) "
+            f"0.3.0 → {cand} | machines' mean P(human) 0.3.0 → {cand} |", "|---|---|---|---|---|---|"]
+    for name, ship, c in runs:
+        for cond in ("wideband", "telephone"):
+            x, y = rule._readout(c, cond, reading[name]), rule._readout(ship, cond, reading[name])
+            cs, cc = ship["conditions"][cond], c["conditions"][cond]
+            rows.append(f"| {name}, {cond} | {y:.3f} | {x:.3f} | {x - y:+.3f} | {cs['people']['mean_p_human']:.2f} → "
+                        f"{cc['people']['mean_p_human']:.2f} | {cs['machines']['mean_p_human']:.2f} → {cc['machines']['mean_p_human']:.2f} |")
+    return rows
+
+
 def fig_refit_v22() -> str:
     """v22 (0.3.0 with its second tiny network replaced by a Whisper base network) under its rule
     (benchmarks/experiments/refit_v6/README.md, v22): S2's eight readouts against 0.3.0 at the
@@ -1058,15 +1073,7 @@ def fig_refit_v22() -> str:
     bad = rule.v22_inputs(runs)
     if bad:
         raise FigureError(f"refit_v22: the stored runs cannot be compared: {'; '.join(bad)}")
-    reading = {name: how for name, _, _, how in rule.V22_RUNS}
-    rows = ["| yardstick (measure-only), condition | 0.3.0 ROC-AUC | v22 ROC-AUC | change | people's mean P(human) 0.3.0 → v22 "
-            "| machines' mean P(human) 0.3.0 → v22 |", "|---|---|---|---|---|---|"]
-    for name, ship, cand in runs:
-        for cond in ("wideband", "telephone"):
-            x, y = rule._readout(cand, cond, reading[name]), rule._readout(ship, cond, reading[name])
-            cs, cc = ship["conditions"][cond], cand["conditions"][cond]
-            rows.append(f"| {name}, {cond} | {y:.3f} | {x:.3f} | {x - y:+.3f} | {cs['people']['mean_p_human']:.2f} → "
-                        f"{cc['people']['mean_p_human']:.2f} | {cs['machines']['mean_p_human']:.2f} → {cc['machines']['mean_p_human']:.2f} |")
+    rows = _against_030_rows(rule, rule.V22_RUNS, runs, "v22")
     parts = rule.v22_parts(None, runs, got[rule.V22_SPEED])
     ok = all(p[1] for p in parts)
     rt = lambda n: got[n].get("result", got[n])["long_call"]["realtime_factor"]  # noqa: E731
@@ -1079,6 +1086,34 @@ def fig_refit_v22() -> str:
             + (". Every part met: v22 ships." if ok else ". Not every part met: 0.3.0 stays the shipped head.")
             + "\n\n(from " + ", ".join(f"`benchmarks/results/{n}.json`" for n in names)
             + ", read by `benchmarks/experiments/refit_v6/rule.py --candidate v22`)")
+
+
+def fig_refit_v23() -> str:
+    """v23 (0.3.0's two tiny networks plus v22's base network, each member ⅓) under its rule
+    (benchmarks/experiments/refit_v6/README.md, v23): Y5 (the ninth batch, gathered after the rule)
+    and the guard's eight readouts of Y1-Y4 against 0.3.0 at the user's unit, with people's and
+    machines' mean P(human), and S3 with 0.3.0 just before it, as ``rule.py --candidate v23`` reads
+    them. AUCs to three decimals as the rule compares them."""
+    rule = _rule_module()
+    before = "judge_whisper_speed_030_before_v23"
+    names = [n for _, a, b, _ in rule.V23_RUNS for n in (a, b)] + [rule.V23_SPEED, before]
+    got = dict(zip(names, _stored("refit_v23", *names, how="benchmarks/experiments/refit_v6/README.md, v23")))
+    runs = [(name, got[a], got[b]) for name, a, b, _ in rule.V23_RUNS]
+    bad = rule.v23_inputs(runs)
+    if bad:
+        raise FigureError(f"refit_v23: the stored runs cannot be compared: {'; '.join(bad)}")
+    rows = _against_030_rows(rule, rule.V23_RUNS, runs, "v23")
+    parts = rule.v23_parts(None, runs, got[rule.V23_SPEED])
+    ok = all(p[1] for p in parts)
+    rt = lambda n: got[n].get("result", got[n])["long_call"]["realtime_factor"]  # noqa: E731
+    speed = (f"S3 (10-minute call, 2 cores): v23 {rt(rule.V23_SPEED):g}× real time, 0.3.0 {rt(before):g}× just before "
+             f"it on the same machine.")
+    return ("Y5 is the evidence (its machines were gathered after the rule); Y1–Y4 had been read by v22 and are a "
+            "guard only.\n\n" + "\n".join(rows) + "\n\n" + speed + "\n\nThe rule: "
+            + "; ".join(f"{n}: {'met' if m else 'NOT met'} ({f})" for n, m, f in parts)
+            + (". Every part met: v23 ships." if ok else ". Not every part met: 0.3.0 stays the shipped head.")
+            + "\n\n(from " + ", ".join(f"`benchmarks/results/{n}.json`" for n in names)
+            + ", read by `benchmarks/experiments/refit_v6/rule.py --candidate v23`)")
 
 
 def _wild_sources(manifest: str, gatherer: str) -> str:
@@ -1191,6 +1226,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "frame_wild_r3": fig_frame_wild_r3,
     "refit_v11": fig_refit_v11,
     "refit_v22": fig_refit_v22,
+    "refit_v23": fig_refit_v23,
     "refit_v15": fig_refit_v15,
     "refit_v16": fig_refit_v16,
     "refit_v17": fig_refit_v17,
