@@ -670,9 +670,15 @@ ENGINE_RUNS_030 = (  # the same for 0.3.0 (v11's runs, refit_v6/README.md, v11)
     ("7", "judge_wild_measure_only_batch7_v11", "wild_manifest_7.csv"),
     ("8", "judge_wild_measure_only_batch8_v11", "wild_manifest_8.csv"),
 )
+ENGINE_RUNS_040 = (  # the same for 0.4.0 (v23's runs, refit_v6/README.md, v23)
+    ("5", "judge_wild_measure_only_batch5_v23", "wild_manifest_5.csv"),
+    ("7", "judge_wild_measure_only_batch7_v23", "wild_manifest_7.csv"),
+    ("8", "judge_wild_measure_only_batch8_v23", "wild_manifest_8.csv"),
+)
 
 
-def _engine_table(fig: str, version: str, spec: tuple, before: tuple | None = None, note: str = "") -> str:
+def _engine_table(fig: str, version: str, spec: tuple, before: tuple | None = None, note: str = "",
+                  before_version: str = "0.2.0") -> str:
     """``version`` per commercial engine of the measure-only batches (5, 7, 8; sources no head is
     fitted on), one row per engine: dialogues, mean P(human), share called machine (P(human) < 0.5)
     and ROC-AUC against the run's people, wideband and telephone; with ``before`` (the previous
@@ -720,7 +726,7 @@ def _engine_table(fig: str, version: str, spec: tuple, before: tuple | None = No
             rows.append((sum(ps) / len(ps), f"| {e} | {batch} | {len(ps)} | " + " | ".join(cells) + " |"))
     head = ["| engine (system) | batch | dialogues | " + " | ".join(
         f"{c}: mean P(human) | {c}: called machine | {c}: ROC-AUC vs people" for c in conds)
-        + (" | before (0.2.0), wideband: mean P(human) | called machine" if before else "")
+        + (f" | before ({before_version}), wideband: mean P(human) | called machine" if before else "")
         + " | reading (HEURISTIC), wideband | reading (HEURISTIC), telephone | vendor met in fitting (other clips) |",
         "|---|---|---|" + "---|---|---|" * len(conds) + ("---|---|" if before else "") + "---|---|---|"]
     return (f"whisper-fitted {version} per commercial engine, on measure-only clips (no head is fitted on these clips), "
@@ -795,6 +801,13 @@ def fig_commercial_engines_030() -> str:
     on the same dialogues beside it."""
     return _engine_table("commercial_engines_030", "0.3.0", ENGINE_RUNS_030, before=ENGINE_RUNS_020,
                          note=" The runs are v11's: the head shipped as 0.3.0 (the same weight files; its config differs in version and validity text).")
+
+
+def fig_commercial_engines_040() -> str:
+    """whisper-fitted 0.4.0 per commercial engine (``_engine_table``), with 0.3.0's wideband figures
+    on the same dialogues beside it."""
+    return _engine_table("commercial_engines_040", "0.4.0", ENGINE_RUNS_040, before=ENGINE_RUNS_030, before_version="0.3.0",
+                         note=" The runs are v23's: the head shipped as 0.4.0 (the same weight files; its config differs in version and validity text).")
 
 
 def fig_frame_lofo_r2() -> str:
@@ -1227,6 +1240,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "refit_v11": fig_refit_v11,
     "refit_v22": fig_refit_v22,
     "refit_v23": fig_refit_v23,
+    "commercial_engines_040": fig_commercial_engines_040,
     "refit_v15": fig_refit_v15,
     "refit_v16": fig_refit_v16,
     "refit_v17": fig_refit_v17,
