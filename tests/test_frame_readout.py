@@ -188,9 +188,14 @@ def test_the_shipped_head_carries_its_frame_readout_and_its_sources_name_no_rese
 
     fr = load_frame_readout(DEFAULT_WHISPER_HEAD)
     cfg = json.loads((DEFAULT_WHISPER_HEAD / "config.json").read_text())
-    assert fr is not None and fr.config.stage == 2 and fr.config.members == 2 and fr.config.weight == 0.5
+    # 0.4.0: 0.3.0's two tiny.en block-2 networks and one over Whisper base's block-3 frames
+    assert fr is not None and fr.config.members == 3 and fr.config.weight == 0.5
+    assert fr.config.encoders == ("shared", "shared", "whisper-base") and fr.config.stages == (2, 2, 3)
     assert cfg["training"]["frame_readout"]["rows"]["fit"] > 0
-    assert load_judge("whisper").info()["frame_readout"]["encoder_blocks"] == 2
+    info = load_judge("whisper").info()["frame_readout"]
+    assert [(m["encoder"], m["encoder_blocks"]) for m in info["member_frames"]] == [("shared", 2), ("shared", 2),
+                                                                                  ("whisper-base", 3)]
+    assert "Whisper base's block-3 frames" in info["note"]
 
 
 def test_judge_blends_the_readout_into_p_human_and_scales_the_dimensions(tmp_path):
