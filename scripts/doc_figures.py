@@ -1071,6 +1071,22 @@ def _against_030_rows(rule, spec, runs, cand: str) -> list[str]:
     return rows
 
 
+def _against_030_read(cand: str, spec, speed: str, extra: tuple, inputs, parts_of):
+    """A 0.3.0-baseline candidate's stored runs (``spec``: the rule's (yardstick, 0.3.0's run, the
+    candidate's run, reading) tuples), its speed run and ``extra`` stored runs, checked by the rule's
+    ``inputs`` and read by its ``parts_of``: (names, got, rows, parts, ok, rt)."""
+    rule = _rule_module()
+    names = [n for _, a, b, _ in spec for n in (a, b)] + [speed, *extra]
+    got = dict(zip(names, _stored(f"refit_{cand}", *names, how=f"benchmarks/experiments/refit_v6/README.md, {cand}")))
+    runs = [(name, got[a], got[b]) for name, a, b, _ in spec]
+    bad = inputs(runs)
+    if bad:
+        raise FigureError(f"refit_{cand}: the stored runs cannot be compared: {'; '.join(bad)}")
+    parts = parts_of(None, runs, got[speed])
+    rt = lambda n: got[n].get("result", got[n])["long_call"]["realtime_factor"]  # noqa: E731
+    return names, got, _against_030_rows(rule, spec, runs, cand), parts, all(p[1] for p in parts), rt
+
+
 def fig_refit_v22() -> str:
     """v22 (0.3.0 with its second tiny network replaced by a Whisper base network) under its rule
     (benchmarks/experiments/refit_v6/README.md, v22): S2's eight readouts against 0.3.0 at the
@@ -1080,16 +1096,8 @@ def fig_refit_v22() -> str:
     rule = _rule_module()
     first = ("judge_whisper_speed_030_before_v22_first", "judge_whisper_speed_v22_first",
              "judge_whisper_speed_030_before_v22")
-    names = [n for _, a, b, _ in rule.V22_RUNS for n in (a, b)] + [rule.V22_SPEED, *first]
-    got = dict(zip(names, _stored("refit_v22", *names, how="benchmarks/experiments/refit_v6/README.md, v22")))
-    runs = [(name, got[a], got[b]) for name, a, b, _ in rule.V22_RUNS]
-    bad = rule.v22_inputs(runs)
-    if bad:
-        raise FigureError(f"refit_v22: the stored runs cannot be compared: {'; '.join(bad)}")
-    rows = _against_030_rows(rule, rule.V22_RUNS, runs, "v22")
-    parts = rule.v22_parts(None, runs, got[rule.V22_SPEED])
-    ok = all(p[1] for p in parts)
-    rt = lambda n: got[n].get("result", got[n])["long_call"]["realtime_factor"]  # noqa: E731
+    names, got, rows, parts, ok, rt = _against_030_read("v22", rule.V22_RUNS, rule.V22_SPEED, first,
+                                                        rule.v22_inputs, rule.v22_parts)
     speed = (f"S3 was measured twice on one machine (10-minute call, 2 cores), each time with 0.3.0 just before: first "
              f"{rt(first[1]):g}× (0.3.0 {rt(first[0]):g}×), below the bar; then, after three speed-ups that leave the "
              f"scores as they were (a float32 erf in the encoder's GELU, windows queued ahead of the judge, turn readouts "
@@ -1109,16 +1117,8 @@ def fig_refit_v23() -> str:
     them. AUCs to three decimals as the rule compares them."""
     rule = _rule_module()
     before = "judge_whisper_speed_030_before_v23"
-    names = [n for _, a, b, _ in rule.V23_RUNS for n in (a, b)] + [rule.V23_SPEED, before]
-    got = dict(zip(names, _stored("refit_v23", *names, how="benchmarks/experiments/refit_v6/README.md, v23")))
-    runs = [(name, got[a], got[b]) for name, a, b, _ in rule.V23_RUNS]
-    bad = rule.v23_inputs(runs)
-    if bad:
-        raise FigureError(f"refit_v23: the stored runs cannot be compared: {'; '.join(bad)}")
-    rows = _against_030_rows(rule, rule.V23_RUNS, runs, "v23")
-    parts = rule.v23_parts(None, runs, got[rule.V23_SPEED])
-    ok = all(p[1] for p in parts)
-    rt = lambda n: got[n].get("result", got[n])["long_call"]["realtime_factor"]  # noqa: E731
+    names, got, rows, parts, ok, rt = _against_030_read("v23", rule.V23_RUNS, rule.V23_SPEED, (before,),
+                                                        rule.v23_inputs, rule.v23_parts)
     speed = (f"S3 (10-minute call, 2 cores): v23 {rt(rule.V23_SPEED):g}× real time, 0.3.0 {rt(before):g}× just before "
              f"it on the same machine.")
     return ("Y5 is the evidence (its machines were gathered after the rule); Y1–Y4 had been read by v22 and are a "

@@ -89,14 +89,15 @@ def build(out: Path, checkpoint: Path, version: str, src: Path, keep_tiny: int, 
           f"Whisper base block-3 member {keep_tiny})")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv=None, *, keep_tiny: int = 1, rule_name: str = "v22", doc: str = __doc__) -> int:
+    """The command line of make_v22 (and, with ``keep_tiny=2``, of make_v23)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("out", type=Path)
-    ap.add_argument("checkpoint", type=Path, help="the base network (extra.py train --control repro --recipe base3)")
-    ap.add_argument("--version", default="2026-12-06-candidate-v22")
+    ap.add_argument("checkpoint", type=Path, help="the base network (extra.py train --control repro --recipe base3 --seed 0)")
+    ap.add_argument("--version", default=f"2026-12-06-candidate-{rule_name}")
     ap.add_argument("--from", dest="src", type=Path, default=DEFAULT_WHISPER_HEAD, help="0.3.0's head folder")
     a = ap.parse_args(argv)
-    build(a.out, a.checkpoint, a.version, a.src, keep_tiny=1, rule_name="v22")
+    build(a.out, a.checkpoint, a.version, a.src, keep_tiny=keep_tiny, rule_name=rule_name)
     return 0
 
 

@@ -9,25 +9,15 @@ updated and the sealed validity and wild caveat cleared.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_v22 import build  # noqa: E402
-
-from livejudge.judge.model.judge import DEFAULT_WHISPER_HEAD  # noqa: E402
+from make_v22 import main as make_v22_main  # noqa: E402
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("out", type=Path)
-    ap.add_argument("checkpoint", type=Path, help="v22's base network (extra.py train --control repro --recipe base3 --seed 0)")
-    ap.add_argument("--version", default="2026-12-06-candidate-v23")
-    ap.add_argument("--from", dest="src", type=Path, default=DEFAULT_WHISPER_HEAD, help="0.3.0's head folder")
-    a = ap.parse_args(argv)
-    build(a.out, a.checkpoint, a.version, a.src, keep_tiny=2, rule_name="v23")
-    return 0
+    return make_v22_main(argv, keep_tiny=2, rule_name="v23", doc=__doc__)
 
 
 if __name__ == "__main__":

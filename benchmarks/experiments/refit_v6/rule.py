@@ -382,6 +382,18 @@ def v22_inputs(runs: list[tuple[str, dict, dict]]) -> list[str]:
     return bad
 
 
+def _people_parts(tag: str, where: str, ship: dict, cand: dict, drop: float, name: str) -> list[tuple[str, bool, str]]:
+    """Per condition: people's mean P(human) in the candidate's run at least 0.5 and no more than
+    ``drop`` below 0.3.0's run on the same dialogues (v22's S2 (c), v23's T3). NaN is never met."""
+    parts = []
+    for cond in CONDITIONS:
+        p = float(cand["conditions"][cond]["people"]["mean_p_human"])
+        q = float(ship["conditions"][cond]["people"]["mean_p_human"])
+        parts.append((f"{tag} people's mean P(human) on {where} at least 0.5 and at least 0.3.0's - {drop}, {cond}",
+                      _ge(p, 0.5) and _ge(p + drop, q), f"{name} {p:.3f} vs 0.3.0 {q:.3f}"))
+    return parts
+
+
 def v22_parts(s1: dict | None, runs: list[tuple[str, dict, dict]], speed: dict | None) -> list[tuple[str, bool, str]]:
     """v22's rule (README.md, "v22"; no S1 part: the LOFO folds were read before it was written):
     S2 (a) each of the 8 readouts at least 0.3.0's − V22_ALLOWANCE, (b) their mean at least 0.3.0's +
@@ -398,11 +410,7 @@ def v22_parts(s1: dict | None, runs: list[tuple[str, dict, dict]], speed: dict |
     mean = sum(gains) / len(gains) if gains else float("nan")
     parts.append((f"S2 (b) mean gain over the {len(gains)} readouts at least {V22_MEAN_GAIN}", _ge(mean, V22_MEAN_GAIN),
                   f"{mean:+.3f}"))
-    for cond in CONDITIONS:
-        p = float(runs[0][2]["conditions"][cond]["people"]["mean_p_human"])
-        q = float(runs[0][1]["conditions"][cond]["people"]["mean_p_human"])
-        parts.append((f"S2 (c) people's mean P(human) on Y1 at least 0.5 and at least 0.3.0's - {V22_PEOPLE_DROP}, {cond}",
-                      _ge(p, 0.5) and _ge(p + V22_PEOPLE_DROP, q), f"v22 {p:.3f} vs 0.3.0 {q:.3f}"))
+    parts += _people_parts("S2 (c)", "Y1", runs[0][1], runs[0][2], V22_PEOPLE_DROP, "v22")
     parts.append(_speed_part(speed))
     return parts
 
@@ -456,11 +464,7 @@ def v23_parts(s1: dict | None, runs: list[tuple[str, dict, dict]], speed: dict |
             x, y = _readout(cand, cond, reading[name]), _readout(ship, cond, reading[name])
             parts.append((f"T2 {name}, {cond}: at least 0.3.0 - {V23_ALLOWANCE} (guard, read before)",
                           _ge(x + V23_ALLOWANCE, y), f"v23 {x:.3f} vs 0.3.0 {y:.3f}"))
-    for cond in CONDITIONS:
-        p = float(cand5["conditions"][cond]["people"]["mean_p_human"])
-        q = float(ship5["conditions"][cond]["people"]["mean_p_human"])
-        parts.append((f"T3 people's mean P(human) on {y5} at least 0.5 and at least 0.3.0's - {V23_PEOPLE_DROP}, {cond}",
-                      _ge(p, 0.5) and _ge(p + V23_PEOPLE_DROP, q), f"v23 {p:.3f} vs 0.3.0 {q:.3f}"))
+    parts += _people_parts("T3", y5, ship5, cand5, V23_PEOPLE_DROP, "v23")
     parts.append(_speed_part(speed))
     return parts
 
