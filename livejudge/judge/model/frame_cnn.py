@@ -3,7 +3,8 @@
 The shipped ``whisper-fitted`` head from 0.3.0 on gives P(human) as the mean of two log-odds
 (``blend``): the linear ODL head's over the window's pooled features, and this readout's over the
 frames of the window's settled agent turns. The readout is several networks (``members``; 0.3.0:
-seeds 0 and 1 of one recipe), each calibrated by its own Platt step; their P are averaged. Each
+seeds 0 and 1 of one recipe over tiny.en's block 2; 0.4.0: those two and one over Whisper base's
+block 3), each calibrated by its own Platt step; their P are averaged. Each
 member reads the frames of one encoder and block (``FrameReadoutConfig.encoders`` and ``stages``):
 by default the backbone's tiny.en at ``stage``; a member may read Whisper base instead
 (``whisper_blocks.BASE``, d = 512), and each distinct (encoder, block) pair is run once per turn.
