@@ -174,7 +174,7 @@ def fig_heads_validity() -> str:
                 parts.append(f"| {fams} (reserved, never used to fit or choose) | {_f(u.get('auc'))} | {_f(u.get('acc'))} "
                              f"| {_f(u.get('p_human_h'))} / {_f(u.get('p_human_m'))} | | {_f(u.get('acoustic_fitted_auc'))} |")
         fr = cfg.get("frame_readout") or {}
-        if "whisper-base" in fr.get("encoders", []):  # 0.4.0 on: v21's S1 is its readout's fold-level twin
+        if "whisper-base" in fr.get("encoders", []):  # 0.4.0 on: v21's S1 (tiny + base) is the nearest fold-level figure
             s1 = _result("judge_lofo_v21_s1")
             if s1 is None:
                 raise FigureError("heads_validity: needs benchmarks/results/judge_lofo_v21_s1.json "
@@ -182,13 +182,16 @@ def fig_heads_validity() -> str:
             d = _floor2()
             m, pl = s1["mean_family_auc"], s1["pooled_auc"]
             parts.append("")
+            rule = (cfg.get("training", {}).get("frame_readout") or {}).get("rule", "benchmarks/experiments/refit_v6/README.md")
+            n_tiny = sum(1 for e in fr["encoders"] if e != "whisper-base")
             parts.append(f"With its frame readout (temporal CNNs over tiny.en's block-2 and Whisper base's block-3 frames, "
-                         f"{fr['members']} networks, log-odds weight {fr['weight']:g}): on round 2's {len(s1['families'])} "
-                         f"held-out families, the fold-level twin of this blend reaches a mean per-family ROC-AUC of "
+                         f"{fr['members']} networks: {n_tiny} tiny, 1 base; log-odds weight {fr['weight']:g}): no fold-level "
+                         f"table of this exact readout exists. The nearest, v21's S1 (one tiny and one base network, on round "
+                         f"2's {len(s1['families'])} held-out families), reaches a mean per-family ROC-AUC of "
                          f"{d(m['candidate']['mean'])} against {d(m['base']['mean'])} with one tiny network (pooled "
                          f"{d(pl['candidate']['mean'])} against {d(pl['base']['mean'])}; means over {m['candidate']['n']} "
-                         f"calibration draws, v21's S1). Those folds were read before this head's rule was written, so "
-                         f"they are not its evidence: it shipped on the four measure-only yardsticks (refit_v6/README.md, v22).")
+                         f"calibration draws). Those folds were read before this head's rule was written, so they are not "
+                         f"its evidence: it shipped on measure-only yardsticks at the user's unit ({rule}).")
         elif fr:  # 0.3.0: its frame readout's LOFO evidence (v11's S1), from the stored run
             s1 = _result("judge_lofo_v11_s1")
             if s1 is None:
