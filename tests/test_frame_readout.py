@@ -254,7 +254,12 @@ def test_the_readouts_pull_is_named_beside_the_dimensions_and_crosses_the_wire()
     doc = {"judge_info": {"frame_readout": {"encoder_blocks": 2}},
            "judge": [r.to_dict() | {"t_s": 30.0}]}
     html_text = _contributors_html(doc)
-    assert "frame CNN (encoder block-2 frames; no dimension)" in html_text and "+1.10" in html_text
+    assert "frame CNN (the Whisper encoder&#x27;s block-2 frames; no dimension)" in html_text.replace("'", "&#x27;") \
+        and "+1.10" in html_text  # a result written before members named their frames
+    doc["judge_info"]["frame_readout"]["member_frames"] = [{"encoder": "shared", "encoder_blocks": 2}] * 2 + [
+        {"encoder": "whisper-base", "encoder_blocks": 3}]  # 0.4.0's
+    assert "tiny.en&#x27;s block-2 and Whisper base&#x27;s block-3 frames; no dimension" in \
+        _contributors_html(doc).replace("'", "&#x27;")
 
 
 def test_the_report_says_p_human_is_a_blend_only_for_a_head_with_a_frame_readout():
@@ -262,7 +267,11 @@ def test_the_report_says_p_human_is_a_blend_only_for_a_head_with_a_frame_readout
 
     note = _frame_note({"judge_info": {"frame_readout": {"encoder_blocks": 2, "weight": 0.5}}})
     assert "P(human) is a blend" in note and "0.5 × the log-odds of the linear head" in note
-    assert "not one of the 18 dimensions" in note
+    assert "not one of the 18 dimensions" in note and "block-2 frames" in note
+    note = _frame_note({"judge_info": {"frame_readout": {"encoder_blocks": 2, "weight": 0.5, "members": 3, "member_frames": [
+        {"encoder": "shared", "encoder_blocks": 2}, {"encoder": "shared", "encoder_blocks": 2},
+        {"encoder": "whisper-base", "encoder_blocks": 3}]}}})
+    assert "(3, their P averaged)" in note and "Whisper base&#x27;s block-3 frames" in note.replace("'", "&#x27;")
     assert _frame_note({"judge_info": {"head": "acoustic-fitted"}}) == "" and _frame_note({}) == ""
 
 

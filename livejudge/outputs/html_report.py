@@ -513,6 +513,9 @@ VALIDITY_TERMS = (
                 "than chance)"),
     ("in the wild", "in the wild: neural voices gathered from public repositories, never fitted on "
                     "(docs/judge.md, \"Reading the validity line\")"),
+    ("called human", "of them called human: the share of those machine dialogues with P(human) 0.5 or more, "
+                     "the figure to read first (a high AUC ranks people above machines on average; it does not "
+                     "make one call's P(human) trustworthy)"),
 )
 """Shorthand of the validity line, explained under it in the report (the meter has no room; the
 full text is docs/judge.md, "Reading the validity line"): (text that triggers the entry, entry)."""
@@ -578,6 +581,22 @@ def _dimensions_html(window: dict | None, view: dict | None = None,
     return "".join(out)
 
 
+ENCODER_WORDS = {"shared": "tiny.en", "whisper-base": "Whisper base"}
+"""A frame-readout member's encoder (result ``judge_info.frame_readout.member_frames[].encoder``) in words."""
+
+
+def frames_words(fr: dict) -> str:
+    """The frames a head's frame readout reads, from the result's ``judge_info.frame_readout``: each
+    distinct encoder and block of ``member_frames`` ("tiny.en's block-2 and Whisper base's block-3
+    frames"), or, in results written before members named theirs, the Whisper encoder's
+    ``encoder_blocks``."""
+    members = fr.get("member_frames")
+    if isinstance(members, list) and members and all(isinstance(m, dict) for m in members):
+        pairs = list(dict.fromkeys((str(m.get("encoder")), m.get("encoder_blocks")) for m in members))
+        return " and ".join(f"{ENCODER_WORDS.get(e, e)}'s block-{b}" for e, b in pairs) + " frames"
+    return f"the Whisper encoder's block-{fr.get('encoder_blocks')} frames"
+
+
 def _frame_note(doc: dict) -> str:
     """With a head's frame readout: P(human) is not the dimensions' alone; say so where they are shown."""
     info = doc.get("judge_info")
@@ -587,8 +606,8 @@ def _frame_note(doc: dict) -> str:
     w = float(fr.get("weight", 0.5))
     return ('<p class="validity"><b>P(human) is a blend:</b> '
             f"{1 - w:g} × the log-odds of the linear head over the dimensions above + {w:g} × the log-odds of the "
-            f"<b>frame CNN</b>, a small temporal network over the Whisper encoder's block-{_esc(fr.get('encoder_blocks'))} "
-            "frames of the agent's turns. The frame CNN is not one of the 18 dimensions and has no 1–5 score; its "
+            f"<b>frame CNN</b>, small temporal networks ({_esc(fr.get('members', 1))}, their P averaged) over "
+            f"{_esc(frames_words(fr))} of the agent's turns. The frame CNN is not one of the 18 dimensions and has no 1–5 score; its "
             "pull is listed with theirs under \"Top contributors per window\" (the chart above that table shows "
             "the dimensions only). The dimensions' contributions shown here are already scaled by "
             f"{1 - w:g}. How the head was made: docs/judge.md, \"A frame readout beside the linear head\".</p>")
@@ -622,7 +641,7 @@ def _contributors_html(doc: dict, top: int = 3) -> str:
     names = {did: name for did, name, *_ in _dimension_table()}
     info = doc.get("judge_info")
     fr_info = info.get("frame_readout") if isinstance(info, dict) else None
-    names["frame_readout"] = ("frame CNN" + (f" (encoder block-{fr_info.get('encoder_blocks')} frames; no dimension)"
+    names["frame_readout"] = ("frame CNN" + (f" ({frames_words(fr_info)}; no dimension)"
                                              if isinstance(fr_info, dict) else ""))
     view = info.get("dimensions") if isinstance(info, dict) else None
     view = view if isinstance(view, dict) else None
