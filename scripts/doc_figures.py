@@ -120,7 +120,7 @@ def fig_heads_table() -> str:
         training = cfg.get("training") if isinstance(cfg.get("training"), dict) else {}
         how = training.get("method") or cfg.get("notes") or ""
         rows.append(f"| `{name}` | `{cfg.get('backbone', {}).get('name', '?')}` | {cfg.get('provenance', '?')} "
-                    f"| {cfg.get('version', '?')} | {_one_line(how).replace('|', '/')} |")
+                    f"| {cfg.get('version', '?')} | {_one_line(how, 400).replace('|', '/')} |")  # whole: 0.4.0's is 284
     return "\n".join(rows)
 
 
