@@ -22,7 +22,9 @@ def main() -> None:
     ap.add_argument("--out", default=str(Path(__file__).with_name("example_call.wav")),
                     help="where to write the WAV (and NAME.truth.json beside it); default: the shipped "
                          "examples/example_call.wav, which it rewrites (the same file for the default options)")
-    ap.add_argument("--human-agent", action="store_true", help="agent turns from human clips (a human–human call)")
+    ap.add_argument("--human-agent", action="store_true",
+                    help="agent turns from human clips (a human–human call; CMU Sphinx and LibriVox people, groups "
+                         "the default head was fitted on: its P(human) shows the meter at work, not validity)")
     ap.add_argument("--rate", type=int, default=16000, help="sample rate of the written file, Hz")
     ap.add_argument("--seed", type=int, default=0,
                     help="redraws the line's noise, room and breaths (the timeline stays the same); default 0, the shipped call")
