@@ -72,3 +72,14 @@ def test_on_a_terminal_the_summary_line_wraps_too_and_stays_one_line_in_a_pipe(m
             assert starts[1] > 1 and all(len(x) <= 80 for x in lines)
         else:
             assert starts[1] == 1 and lines[0].endswith("dropped")  # the whole summary on one line
+
+
+def test_after_the_rich_meter_the_validity_line_is_not_printed_twice(capsys):
+    """The meter's last frame ends with the validity line; the summary then points to it in one line
+    (a new user's trial counted 20 lines of the same text on a 24-line screen)."""
+    result = _result()
+    print_summary(result, validity=False)
+    err = capsys.readouterr().err
+    assert result["judge_info"]["validated"] not in err
+    assert "its validity line is the meter's last lines above (judge whisper-fitted 0.3.0 (trained)" in err
+    assert VALIDITY_HELP in err

@@ -397,7 +397,12 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
             write_code = write_outputs(result, output)
             code = code or write_code
         if result.get("duration_s") or not failed:  # a call that never started: its error alone
-            print_summary(result)  # stderr: with --json - too (a pipe reads stdout; the validity line still shows)
+            # stderr: with --json - too (a pipe reads stdout; the validity line still shows). The rich
+            # meter's last frame, printed just above, already ends with the validity line: not twice
+            # in a row (a new user's trial counted 20 lines of it on a 24-line screen)
+            from livejudge.outputs.meter import Meter
+
+            print_summary(result, validity=not isinstance(display, Meter))
         if failed:
             print(f"livejudge: {clean(message)}", file=sys.stderr)
         gate_code = apply_gates(result, output)
@@ -510,8 +515,9 @@ VALIDITY_HELP = 'docs/judge.md, "Reading the validity line", or the --report pag
 """Where the validity line's shorthand is explained (printed after it in the end-of-call summary)."""
 
 
-def print_summary(result: dict) -> None:
-    """One short human summary on stderr (``print_wrapped``), then the validity line."""
+def print_summary(result: dict, validity: bool = True) -> None:
+    """One short human summary on stderr (``print_wrapped``), then the validity line; without
+    ``validity`` (the rich meter's last frame, just printed, ends with it) one line pointing there."""
     sm = result["summary"]
 
     def f(x, unit=""):
@@ -539,7 +545,12 @@ def print_summary(result: dict) -> None:
         f"· backchannels {bc} · mean P(human) {f(sm['mean_p_human'])} "
         f"· windows {sm['judged_windows']} judged ({sm.get('no_evidence_windows') or 0} without evidence), "
         f"{sm['dropped_windows']} dropped")
-    print_validity(result.get("judge_info") or {})
+    ji = result.get("judge_info") or {}
+    if validity:
+        print_validity(ji)
+    elif ji.get("validated"):  # the meter's last frame ends with the line: name it, and where to read it
+        print_wrapped(f"livejudge: its validity line is the meter's last lines above (judge {ji.get('summary') or ji.get('head')}; "
+                      f"how to read it: {VALIDITY_HELP})")
 
 
 def validity_text(ji: dict) -> str | None:
