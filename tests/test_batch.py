@@ -143,3 +143,16 @@ def test_single_file_score_still_writes_one_result(calls, tmp_path):
     assert main(["score", str(d / "call_0.wav"), "--judge", "none", "--json", str(tmp_path / "one.json")]) == 0
     assert json.loads((tmp_path / "one.json").read_text())["summary"]["latency_count"] > 0
     assert main(["score", str(d / "empty.wav"), "--judge", "none"]) == 2
+
+
+def test_a_text_file_naming_no_audio_is_one_line_and_writes_no_results(tmp_path, monkeypatch, capsys):
+    """``livejudge score notes.txt`` (a .txt is read as a manifest): when none of its lines names a
+    file that exists, one line and exit 2, and no results folder (a trial found livejudge-results/
+    written for a text file of prose)."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello\nsome notes about the call\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["score", str(notes), "--judge", "none", "--asr", "off"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "read as a manifest" in err and "'hello'" in err
+    assert not (tmp_path / "livejudge-results").exists()

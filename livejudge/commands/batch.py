@@ -240,6 +240,13 @@ def _manifest(p: Path) -> list[Path]:
                                                 f"({Path.cwd() / f}) either")
     if not files:
         raise CallError(f"{p}: the manifest lists no files (one audio path per line)")
+    if len(nowhere) == len(files) and not any(Path(x).suffix.lower() in AUDIO_SUFFIXES for x in nowhere):
+        # no line names an audio file, and none exists: not a list of calls (a trial passed notes.txt and
+        # got a results folder); one line and nothing written. Listed audio paths that are missing
+        # are kept, each skipped with its reason in the summary.
+        raise CallError(f"{p}: read as a manifest (one audio path per line), but none of its {len(files)} line(s) "
+                        f"names an audio file ({', '.join(AUDIO_SUFFIXES)}) that exists (first: {nowhere[0]!r}); "
+                        "pass a call's audio file, a folder of calls, or a list of their paths")
     if nowhere:  # each is skipped as "not found" at its manifest-relative path: say where else it was looked for
         shown = ", ".join(nowhere[:3]) + (f" and {len(nowhere) - 3} more" if len(nowhere) > 3 else "")
         print(f"livejudge: {p}: {len(nowhere)} listed file(s) found neither beside the manifest ({p.parent}/) nor "
