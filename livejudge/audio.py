@@ -508,6 +508,7 @@ class CallReader:
                 if user_channel == agent_channel:
                     raise AudioFormatError("--user-channel and --agent-channel must differ")
                 self.sample_rate_in = int(f.samplerate)
+                self.file_channels = n_ch  # more than two: the input-health check says which two are read
                 self.channels: dict = {"user": user_channel, "agent": agent_channel}
                 self._cols = (user_channel, agent_channel)
                 n = _resampled_length(f.frames, self.sample_rate_in)

@@ -289,3 +289,23 @@ def test_a_recording_nothing_can_be_measured_from_is_refused(tmp_path, capsys):
     assert rows["mono_dup.wav"]["status"] == "skipped" and "same signal" in rows["mono_dup.wav"]["reason"]
     assert rows["silent.wav"]["status"] == "skipped" and "silent" in rows["silent.wav"]["reason"]
     assert rows["short.wav"]["status"] == "skipped" and "too short" in rows["short.wav"]["reason"]
+
+
+def test_a_file_of_more_than_two_channels_says_which_two_are_read(tmp_path):
+    """A 3-channel recording was scored on channels 0 and 1 without a word (a new user's trial): the
+    health check names the two read and the flags that choose others; a stereo file gets no such line."""
+    import soundfile as sf
+
+    from livejudge.audio import open_call
+    from livejudge.timing.health import check_call
+
+    d = example_dialogue(seed=1)
+    three = np.stack([d.call.user, d.call.agent, np.zeros_like(d.call.user)], axis=1)
+    sf.write(tmp_path / "three.wav", three, 16000)
+    with open_call(tmp_path / "three.wav") as r:
+        w = [x for x in check_call(r) if x.code == "extra_channels"]
+    assert len(w) == 1 and w[0].value == 3.0
+    assert "3 channels; only channel 0 (user) and 1 (agent) are read" in w[0].message and "(0–2)" in w[0].message
+    d.write(tmp_path / "two.wav")
+    with open_call(tmp_path / "two.wav") as r:
+        assert not [x for x in check_call(r) if x.code == "extra_channels"]

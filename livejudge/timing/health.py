@@ -94,7 +94,7 @@ class HealthWarning:
 
     Attributes:
         code: "too_short", "silent_channel", "identical_channels", "channel_swap", "clipping", "dc_offset",
-            "length_mismatch".
+            "length_mismatch", "extra_channels" (a file of more than two channels: which two are read).
         channel: "user", "agent" or None (both).
         message: one line: the problem and the fix.
         value: the measured figure (seconds, dBFS, correlation, share, offset; see code), or None.
@@ -304,6 +304,13 @@ def check_call(call, *, swap_test: bool = True) -> list[HealthWarning]:
 
         ws = [replace(w, message=f"{w.message} (in the first {LEVEL_PROBE_S:.0f} s)")
               if w.code != "length_mismatch" else w for w in ws]
+    n_ch = getattr(call, "file_channels", None)
+    if isinstance(n_ch, int) and n_ch > 2:  # a trial's 3-channel file was scored on two of them, silently
+        ch = call.channels
+        ws.append(HealthWarning(
+            "extra_channels", None,
+            f"the file has {n_ch} channels; only channel {ch['user']} (user) and {ch['agent']} (agent) are read: "
+            f"if the call is on others, pass --user-channel and --agent-channel (0–{n_ch - 1})", float(n_ch), 2.0))
     return ws
 
 
