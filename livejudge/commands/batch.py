@@ -558,7 +558,7 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     scored; 3 a ``--fail-if`` gate failed on the medians over the scored calls.
     """
     from livejudge.commands.gates import EXIT_GATE, evaluate, format_failures, format_passed, parse_gates, write_junit
-    from livejudge.commands.runner import output_config, print_validity
+    from livejudge.commands.runner import output_config, print_validity, print_wrapped
     from livejudge.errors import CLIError
 
     output = output_config(args)
@@ -590,10 +590,10 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
         v = sm.get(k)
         return "–" if v is None else f"{v:.2f}{unit}"
 
-    print(f"livejudge: {summary['n_scored']} of {summary['n_calls']} calls scored, {summary['n_skipped']} skipped "
-          f"in {summary['wall_s']:.1f} s · medians over calls: latency p50 {f('latency_p50_s', 's')} "
-          f"p90 {f('latency_p90_s', 's')} · mean P(human) {f('mean_p_human')} · "
-          f"summary in {Path(out_dir) / 'summary.json'} and summary.csv", file=sys.stderr)
+    print_wrapped(f"livejudge: {summary['n_scored']} of {summary['n_calls']} calls scored, {summary['n_skipped']} skipped "
+                  f"in {summary['wall_s']:.1f} s · medians over calls: latency p50 {f('latency_p50_s', 's')} "
+                  f"p90 {f('latency_p90_s', 's')} · each call's mean P(human) {f('mean_p_human')} · "
+                  f"summary in {Path(out_dir) / 'summary.json'} and summary.csv")
     print_validity(summary.get("judge_info") or {})
     scope = f"medians over {summary['n_scored']} scored calls"
     results = evaluate(gates, sm)
