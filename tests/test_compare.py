@@ -60,7 +60,10 @@ def test_compare_cli_table_json_html_and_errors(tmp_path, capsys):
     assert "response latency p90" in out and "better" in out and "nearer 0–0.742 s" in out
     assert (tmp_path / "c.html").exists()
     assert main(["compare", str(a), str(b), "--json", "-"]) == 0
-    assert json.loads(capsys.readouterr().out)["columns"][1]["name"] == str(b)
+    got = capsys.readouterr()
+    assert json.loads(got.out)["columns"][1]["name"] == str(b) and "more than once" not in got.err
+    assert main(["compare", str(a), str(a), "--json", "-"]) == 0  # one file twice: said, still compared
+    assert f"warning: {a} given more than once" in capsys.readouterr().err
     assert main(["compare", str(a)]) == 2
     assert main(["compare", str(a), str(tmp_path / "nope.json")]) == 2
     (tmp_path / "x.json").write_text("[1, 2]")

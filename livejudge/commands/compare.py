@@ -586,6 +586,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         doc = compare(args.inputs)
     except ValueError as exc:
         raise CLIError(str(exc)) from None
+    resolved = [Path(i).resolve() for i in args.inputs]
+    twice = sorted({str(i) for i, r in zip(args.inputs, resolved) if resolved.count(r) > 1})
+    if twice:  # every change reads "same" against itself (a trial compared x.json with x.json unwarned)
+        print(f"livejudge: warning: {', '.join(twice)} given more than once: its columns compare a result with "
+              "itself", file=sys.stderr)
     if args.json_out == "-":
         json.dump(doc, sys.stdout, indent=2)
         print()
