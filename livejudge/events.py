@@ -234,6 +234,12 @@ class JudgeResult:
             return False
         return not self.dimensions or any(not d.gated for d in self.dimensions.values())
 
+    @property
+    def no_evidence(self) -> bool:
+        """``not has_evidence``: the name the result JSON uses (``no_evidence``), so Python code that
+        follows the docs finds it on the object too (a trial reached for ``.no_evidence``)."""
+        return not self.has_evidence
+
     def to_dict(self) -> dict:
         return {
             "t_s": round(self.t_s, 3),

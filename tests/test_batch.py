@@ -114,6 +114,9 @@ def test_batch_with_two_jobs_skips_broken_files(calls, tmp_path, capsys):
     first = json.loads((out / "call_0.json").read_text())["judge_info"]
     assert sm["judge_info"]["summary"] == first["summary"] and sm["judge_info"]["validated"] == first["validated"]
     assert f"livejudge: {first['validated']} (judge {first['summary']};" in err
+    ps = sorted(json.loads((out / n.replace(".wav", ".json")).read_text())["summary"]["mean_p_human"] for n in truth)
+    assert f"the calls' mean P(human) {sm['medians']['mean_p_human']:.2f} (range {ps[0]:.2f}–{ps[-1]:.2f})" in \
+        " ".join(err.split())  # the median with the calls' range, not read as every call's figure
     with open(out / "summary.csv") as f:
         table = list(csv.DictReader(f))
     assert len(table) == 6 and {r["status"] for r in table} == {"ok", "skipped"}
@@ -156,3 +159,24 @@ def test_a_text_file_naming_no_audio_is_one_line_and_writes_no_results(tmp_path,
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "read as a manifest" in err and "'hello'" in err
     assert not (tmp_path / "livejudge-results").exists()
+
+
+def test_a_manifest_of_prose_with_lines_too_long_for_a_file_name_is_one_line(tmp_path, capsys):
+    """A README copied to a .txt (a trial) raised OSError "File name too long" from the path check:
+    now the same one line as any manifest that names no audio."""
+    prose = tmp_path / "prose.txt"
+    prose.write_text("* `whisper-fitted` 0.4.0 " + "word " * 200 + "\nshort line\n")
+    assert main(["score", str(prose), "--judge", "none", "--asr", "off"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "read as a manifest" in err
+
+
+def test_a_folder_of_mp3_calls_is_a_batch(calls, tmp_path):
+    """A folder batch read only WAV/FLAC/OGG/AIFF although one MP3 call scores (a trial)."""
+    from livejudge.commands.batch import discover_calls
+
+    d, _ = calls
+    mp3 = tmp_path / "mp3s"
+    mp3.mkdir()
+    (mp3 / "c.mp3").write_bytes(b"")
+    assert [p.name for p in discover_calls(mp3)] == ["c.mp3"]

@@ -270,6 +270,8 @@ def test_a_window_whose_ungated_dimensions_carry_little_weight_has_no_evidence()
     ok = JudgeResult(10.0, 0.0, 10.0, 0.3, dims, evidence_share=0.9)
     assert not low.has_evidence and low.to_dict()["p_human"] is None and low.to_dict()["no_evidence"]
     assert ok.has_evidence and ok.to_dict()["p_human"] == 0.3
+    # the JSON's name on the object too (docs/python.md; a trial reached for .no_evidence)
+    assert low.no_evidence and low.p_human is None and not ok.no_evidence and ok.to_dict()["no_evidence"] is False
     # the share the judge computes: ungated |w_k| over the |w_k| of the dimensions the head reads
     judge = load_judge("acoustic")
     (res,) = judge.judge([window(0.0, 30.0)])

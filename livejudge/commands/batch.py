@@ -30,7 +30,7 @@ from pathlib import Path
 from livejudge.config import DEFAULT_QWEN_MODEL, JudgeConfig
 from livejudge.session import SessionConfig
 
-AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".aiff", ".aif")
+AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".opus", ".aiff", ".aif", ".mp3")  # what libsndfile reads (docs/cli.md)
 MANIFEST_SUFFIXES = (".txt", ".lst", ".list", ".manifest", ".csv")
 
 
@@ -214,6 +214,15 @@ else it was looked for; ``write_summary`` adds this to the skip reason, so summa
 places as the stderr line does (two trials read only the manifest-relative path there)."""
 
 
+def _exists(p: Path) -> bool:
+    """``p.exists()``, False where the name cannot be a file at all (a line of prose longer than
+    the file system allows raised OSError "File name too long": a trial's README.txt)."""
+    try:
+        return p.exists()
+    except (OSError, ValueError):
+        return False
+
+
 def _manifest(p: Path) -> list[Path]:
     """The audio paths a manifest file lists: a relative path is read from the manifest's folder, or,
     when no file is there but one is from the current directory, from there (a new user's trial:
@@ -233,8 +242,8 @@ def _manifest(p: Path) -> list[Path]:
         if line:
             f = Path(line)
             beside = p.parent / f
-            files.append(f if f.is_absolute() or (not beside.exists() and f.exists()) else beside)
-            if not f.is_absolute() and not beside.exists() and not f.exists():
+            files.append(f if f.is_absolute() or (not _exists(beside) and _exists(f)) else beside)
+            if not f.is_absolute() and not _exists(beside) and not _exists(f):
                 nowhere.append(line)
                 _NOT_FOUND_NOTE[str(beside)] = (f"listed in {p} as {line}; not found from the current directory "
                                                 f"({Path.cwd() / f}) either")
@@ -590,9 +599,14 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
         v = sm.get(k)
         return "–" if v is None else f"{v:.2f}{unit}"
 
+    # the median alone read as every call's figure (a trial: "0.00" for calls at 0.00, 0.00 and 0.94)
+    ps = [r["metrics"]["mean_p_human"] for r in summary["calls"]
+          if r.get("status") == "ok" and (r.get("metrics") or {}).get("mean_p_human") is not None]
+    p_range = f" (range {min(ps):.2f}–{max(ps):.2f})" if len(ps) > 1 else ""
+
     print_wrapped(f"livejudge: {summary['n_scored']} of {summary['n_calls']} calls scored, {summary['n_skipped']} skipped "
                   f"in {summary['wall_s']:.1f} s · medians over calls: latency p50 {f('latency_p50_s', 's')} "
-                  f"p90 {f('latency_p90_s', 's')} · each call's mean P(human) {f('mean_p_human')} · "
+                  f"p90 {f('latency_p90_s', 's')} · the calls' mean P(human) {f('mean_p_human')}{p_range} · "
                   f"summary in {Path(out_dir) / 'summary.json'} and summary.csv")
     print_validity(summary.get("judge_info") or {})
     scope = f"medians over {summary['n_scored']} scored calls"
