@@ -210,9 +210,9 @@ def corpus_table(rows: list[dict]) -> str:
 
 def write_caveat(head_dir: Path, results: dict, source: str) -> str:
     """Write the wild measurement into the head's config as ``training.validity.caveat`` (shown
-    after its validity line): pooled ROC-AUC per condition, the number of neural families, and
-    the people/machines mean P(human), rounded down, and the share of machine dialogues called
-    human (P(human) >= 0.5), rounded up. Returns the caveat. "Neural speech families":
+    after its validity line): first the share of machine dialogues called human (P(human) >= 0.5),
+    rounded up, then pooled ROC-AUC per condition, the number of neural families, and the
+    people/machines mean P(human), rounded down. Returns the caveat. "Neural speech families":
     TTS, voice conversion and speech-language-model dialogue, as gathered (docs/corpus.md). When
     some of the measured families are among the head's training families (a head refitted on
     wild rows, measured on the measure-only sources: other sources and systems of those
@@ -242,11 +242,14 @@ def write_caveat(head_dir: Path, results: dict, source: str) -> str:
                         and v["mean_p_human"] >= people), reverse=True)[:1]
     like = "".join(f", {f} {floor2(p)}" for p, f in humanlike)  # short: the meter shows the line whole at 80x24
     # the share of machine dialogues it calls human (P(h) >= 0.5), rounded UP: an error rate never rounds down
+    # leads the line: it is the figure to read first (a trial's eye stopped at "ROC-AUC 0.82", found
+    # beside "NOT valid"; the share came ~170 characters in, inside parentheses)
     acc_m = first["machines"].get("acc_at_0.5")
-    called = "" if acc_m is None else f", {np.ceil((1.0 - float(acc_m)) * 100 - 1e-9) / 100:.2f} of them called human"
-    caveat = (f"NOT valid in the wild: ROC-AUC {aucs} on {where} "
+    called = ("" if acc_m is None else
+              f"{np.ceil((1.0 - float(acc_m)) * 100 - 1e-9) / 100:.2f} of machine dialogues called human (P≥0.5); ")
+    caveat = (f"NOT valid in the wild: {called}ROC-AUC {aucs} on {where} "
               f"(P(h): people {floor2(people)}, machines "
-              f"{floor2(first['machines']['mean_p_human'])}{called}{like})")
+              f"{floor2(first['machines']['mean_p_human'])}{like})")
     v = cfg.setdefault("training", {}).setdefault("validity", {})
     v["caveat"] = caveat
     v["caveat_source"] = source  # beside the line, not in it: the meter shows the line whole at 80x24

@@ -104,9 +104,10 @@ def test_the_caveat_names_the_machine_families_rated_as_human_as_people(tmp_path
     # with the machines' accuracy at 0.5: the share called human, rounded UP (an error rate never rounds down)
     res["conditions"]["wideband"]["machines"]["acc_at_0.5"] = 0.297
     cav = jw.write_caveat(head, res, "x.json")
-    assert cav.endswith("(P(h): people 0.69, machines 0.61, 0.71 of them called human, commercial-neural-tts 0.75)")
+    assert cav.startswith("NOT valid in the wild: 0.71 of machine dialogues called human (P≥0.5); ROC-AUC 0.63 wideband")
+    assert cav.endswith("(P(h): people 0.69, machines 0.61, commercial-neural-tts 0.75)")  # the share leads, not here
     res["conditions"]["wideband"]["machines"]["acc_at_0.5"] = 0.7
-    assert ", 0.30 of them called human," in jw.write_caveat(head, res, "x.json")  # exact: not bumped to 0.31
+    assert ": 0.30 of machine dialogues called human" in jw.write_caveat(head, res, "x.json")  # exact: not bumped to 0.31
 
 
 def test_mp3_round_trip_keeps_the_timeline_and_band_limits_low_rates():

@@ -77,7 +77,7 @@ def test_report_explains_the_validity_lines_shorthand_it_uses(result):
     text = render_html(result)  # the shipped head's line: sealed split, acc, P(h), final run, ROC-AUC, in the wild
     legend = re.search(r'<p class="legend">(.*?)</p>', text).group(1)
     for term in ("P(h): mean P(human)", "acc: the share", "final run N:", "ROC-AUC: the chance", "sealed split:",
-                 "of them called human: the share of those machine dialogues"):
+                 "X of machine dialogues called human (P≥0.5): the share"):
         assert html.escape(term) in legend, term
     doc = json.loads(json.dumps(result))
     doc["judge_info"]["validated"] = "validity: ROC-AUC 0.98 on 44 held-out calls"

@@ -513,9 +513,9 @@ VALIDITY_TERMS = (
                 "than chance)"),
     ("in the wild", "in the wild: neural voices gathered from public repositories, never fitted on "
                     "(docs/judge.md, \"Reading the validity line\")"),
-    ("called human", "of them called human: the share of those machine dialogues with P(human) 0.5 or more, "
-                     "the figure to read first (a high AUC ranks people above machines on average; it does not "
-                     "make one call's P(human) trustworthy)"),
+    ("called human", "X of machine dialogues called human (P≥0.5): the share of the wild machine dialogues "
+                     "whose P(human) is 0.5 or more, the figure to read first (a high AUC ranks people above "
+                     "machines on average; it does not make one call's P(human) trustworthy)"),
 )
 """Shorthand of the validity line, explained under it in the report (the meter has no room; the
 full text is docs/judge.md, "Reading the validity line"): (text that triggers the entry, entry)."""
