@@ -136,7 +136,7 @@ def fig_heads_validity() -> str:
             parts.append(f"* `{name}`: no held-out validity recorded in its config.")
             continue
         training = cfg["training"]
-        parts.append(f"`{name}` — validity: {_summary(v)}. Trained on: {_one_line(training.get('data', '?'), 300)}.")
+        parts.append(f"`{name}` — validity: {_summary(v)}. Trained on: {_one_line(training.get('data', '?'), 2000)}.")  # whole: a cut mid-word read as an error
         lofo = v.get("lofo") or {}
         if lofo and training.get("blend"):  # a blend: its nested LOFO on what neither member met (held out)
             parts.append("")
