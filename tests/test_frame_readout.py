@@ -254,7 +254,7 @@ def test_the_readouts_pull_is_named_beside_the_dimensions_and_crosses_the_wire()
     doc = {"judge_info": {"frame_readout": {"encoder_blocks": 2}},
            "judge": [r.to_dict() | {"t_s": 30.0}]}
     html_text = _contributors_html(doc)
-    assert "frame CNN (the Whisper encoder&#x27;s block-2 frames; no dimension)" in html_text.replace("'", "&#x27;") \
+    assert "frame CNN (the encoder&#x27;s block-2 frames; no dimension)" in html_text.replace("'", "&#x27;") \
         and "+1.10" in html_text  # a result written before members named their frames
     doc["judge_info"]["frame_readout"]["member_frames"] = [{"encoder": "shared", "encoder_blocks": 2}] * 2 + [
         {"encoder": "whisper-base", "encoder_blocks": 3}]  # 0.4.0's

@@ -581,20 +581,17 @@ def _dimensions_html(window: dict | None, view: dict | None = None,
     return "".join(out)
 
 
-ENCODER_WORDS = {"shared": "tiny.en", "whisper-base": "Whisper base"}
-"""A frame-readout member's encoder (result ``judge_info.frame_readout.member_frames[].encoder``) in words."""
-
-
 def frames_words(fr: dict) -> str:
     """The frames a head's frame readout reads, from the result's ``judge_info.frame_readout``: each
-    distinct encoder and block of ``member_frames`` ("tiny.en's block-2 and Whisper base's block-3
-    frames"), or, in results written before members named theirs, the Whisper encoder's
-    ``encoder_blocks``."""
+    distinct encoder and block of ``member_frames`` (``frame_cnn.frames_in_words``: "tiny.en's
+    block-2 and Whisper base's block-3 frames"), or, in results written before members named
+    theirs, the encoder's ``encoder_blocks``."""
+    from livejudge.judge.model.frame_cnn import frames_in_words
+
     members = fr.get("member_frames")
     if isinstance(members, list) and members and all(isinstance(m, dict) for m in members):
-        pairs = list(dict.fromkeys((str(m.get("encoder")), m.get("encoder_blocks")) for m in members))
-        return " and ".join(f"{ENCODER_WORDS.get(e, e)}'s block-{b}" for e, b in pairs) + " frames"
-    return f"the Whisper encoder's block-{fr.get('encoder_blocks')} frames"
+        return frames_in_words(list(dict.fromkeys((str(m.get("encoder")), m.get("encoder_blocks")) for m in members)))
+    return frames_in_words([("shared", fr.get("encoder_blocks"))])
 
 
 def _frame_note(doc: dict) -> str:

@@ -43,6 +43,17 @@ MIN_FRAMES = 8
 (training scored such a dialogue from a neutral input; HEURISTIC)."""
 
 
+def frames_in_words(sources: list[tuple[str, int]]) -> str:
+    """Distinct (encoder, block) pairs in words, e.g. "tiny.en's block-2 and Whisper base's block-3
+    frames" ("the encoder's block-2 frames" when only the backbone's encoder is read). Pure; used
+    by ``FrameReadoutConfig.describe`` and by the report, which reads the pairs from a result."""
+    name = {"shared": "the encoder's", "whisper-base": "Whisper base's"}
+    if len({e for e, _ in sources}) > 1:
+        name["shared"] = "tiny.en's"
+    parts = [f"{name.get(e, e)} block-{k}" for e, k in sources]
+    return (" and ".join(parts) if len(parts) < 3 else ", ".join(parts[:-1]) + " and " + parts[-1]) + " frames"
+
+
 class FrameReadoutError(ValueError):
     """A head's frame readout cannot be loaded; one line naming the fix."""
 
@@ -93,11 +104,7 @@ class FrameReadoutConfig:
 
     def describe(self) -> str:
         """The members' frames in words, e.g. "tiny.en's block-2 and Whisper base's block-3 frames"."""
-        name = {"shared": "the encoder's", "whisper-base": "Whisper base's"}
-        if len(set(self.encoders)) > 1:
-            name["shared"] = "tiny.en's"
-        parts = [f"{name[e]} block-{k}" for e, k in self.sources()]
-        return (" and ".join(parts) if len(parts) < 3 else ", ".join(parts[:-1]) + " and " + parts[-1]) + " frames"
+        return frames_in_words(self.sources())
 
     def sources(self) -> list[tuple[str, int]]:
         """The distinct (encoder, stage) pairs the members read, in first-use order: each one
