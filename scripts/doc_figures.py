@@ -1190,6 +1190,12 @@ def fig_wild_sources_9() -> str:
     return _wild_sources("wild_manifest_9.csv", "gather_wild_corpus_9.py")
 
 
+def fig_wild_sources_10() -> str:
+    """The tenth batch's sources table: neural TTS, voice-conversion and speech-LM systems no batch had,
+    all measure-only."""
+    return _wild_sources("wild_manifest_10.csv", "gather_wild_corpus_10.py")
+
+
 def _doc_first_line(path: Path) -> str:
     m = re.search(r'"""(.*?)(\n\n|""")', path.read_text(), re.S)
     return " ".join(m.group(1).replace("``", "`").split()) if m else ""
@@ -1266,6 +1272,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "wild_sources_7": fig_wild_sources_7,
     "wild_sources_8": fig_wild_sources_8,
     "wild_sources_9": fig_wild_sources_9,
+    "wild_sources_10": fig_wild_sources_10,
 }
 
 # ---------------------------------------------------------------- docs

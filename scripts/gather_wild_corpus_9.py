@@ -38,10 +38,16 @@ def licence_of(src: dict, label: str, system: str) -> tuple[str, str]:
     return f"measure-only ({src['licence']})", f"measure-only batch: gathered to measure, never to fit ({md})"
 
 
+def gather_measure_only(rules: str, manifest_name: str) -> None:
+    """Gather a batch whose every source is measure-only (this one, the tenth) into
+    /work/exp/wild/``manifest_name`` with the shared options and ``licence_of``."""
+    srcs = sources(rules)
+    assert all(s.get("measure_only") for s in srcs), f"{rules}: a measure-only batch"
+    gather_commercial(srcs, manifest_name, licence_of)
+
+
 def main() -> int:
-    srcs = sources(RULES)
-    assert all(s.get("measure_only") for s in srcs), "the ninth batch is measure-only"
-    gather_commercial(srcs, "manifest_tts9.csv", licence_of)
+    gather_measure_only(RULES, "manifest_tts9.csv")
     return 0
 
 
