@@ -6,7 +6,8 @@ judge service) raises ``CLIError``; only ``livejudge.commands.cli.main`` catches
 so that raising it imports nothing above the raiser (issue 21: no import circles).
 ``livejudge.commands.runner`` re-exports every name.
 
-Exit codes: 0 done; 1 the call failed mid-way (partial result written); 2 bad input or
+Exit codes: 0 done; 1 the call failed mid-way (partial result written), or a batch skipped
+some calls (the rest written); 2 bad input or
 usage; 3 a ``--fail-if`` gate failed; 130 interrupted with Ctrl-C where that is not the
 normal way to end (replay, score); 143 stopped by SIGTERM, 129 by SIGHUP.
 """

@@ -33,16 +33,22 @@ def test_parse_gate_forms_and_errors():
 
 def test_call_metrics_and_evaluation():
     m = call_metrics(_doc())
-    assert m["p_human_mean"] == 0.2 and m["dim_rhythm"] == 3.0 and m["dim_stress"] is None
+    assert m["mean_p_human"] == 0.2 and m["dim_rhythm"] == 3.0 and m["dim_stress"] is None
+    # each figure once (summary.json had mean_p_human and p_human_mean), counts as integers
+    assert "p_human_mean" not in m and m["barge_in_count"] == 3 and type(m["barge_in_count"]) is int
     res = evaluate([parse_gate("latency_p90_s>1.2"), parse_gate("latency_p50_s>1.2"),
-                    parse_gate("dim_stress<2"), parse_gate("barge_in_count>=3")], m)
-    assert [r.failed for r in res] == [True, False, True, True]
-    assert "not measured" in res[2].reason and res[0].value == 1.5
+                    parse_gate("dim_stress<2"), parse_gate("barge_in_count>=3"), parse_gate("p_human_mean<0.3")], m)
+    assert [r.failed for r in res] == [True, False, True, True, True]  # the alias resolved by evaluate
+    assert "not measured" in res[2].reason and res[0].value == 1.5 and res[4].value == 0.2
 
 
 def test_batch_medians_skip_unmeasured_calls():
     med = batch_metrics([{"a": 1.0, "b": None}, {"a": 3.0, "b": 2.0}, {"a": 10.0, "b": None}])
     assert med == {"a": 3.0, "b": 2.0}
+    # counts: an integer where the median is whole, a float where it falls between two calls
+    counts = batch_metrics([{"n": 2}, {"n": 3}, {"n": 7}])
+    assert counts == {"n": 3} and type(counts["n"]) is int
+    assert batch_metrics([{"n": 2}, {"n": 3}]) == {"n": 2.5}
 
 
 def test_junit_xml_is_accepted_by_parsers(tmp_path):

@@ -55,8 +55,8 @@ def strip_timing(x):
 def test_ray_batch_equals_local_jobs(local_ray, calls, tmp_path, capsys):
     local, onray = tmp_path / "local", tmp_path / "ray"
     common = ["--asr", "off", "--interval-s", "10"]
-    assert main(["score", str(calls), "--out-dir", str(local), "--jobs", "1", *common]) == 0
-    assert main(["score", str(calls), "--out-dir", str(onray), "--ray", *common]) == 0
+    assert main(["score", str(calls), "--out-dir", str(local), "--jobs", "1", *common]) == 1  # two broken files skipped
+    assert main(["score", str(calls), "--out-dir", str(onray), "--ray", *common]) == 1  # two broken files skipped
     err = capsys.readouterr().err
     assert "garbage.wav" in err and "empty.wav" in err
     a = json.loads((local / "summary.json").read_text())

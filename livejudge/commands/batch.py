@@ -8,7 +8,8 @@ function of (path, ScoreOptions) that returns the result document, so any execut
 it (here a ``concurrent.futures.ProcessPoolExecutor``; with ``--ray``, ``run_batch_ray`` chooses
 the Ray backend ``livejudge.distributed.ray_batch``, which runs tasks and never imports this
 module back). A file that cannot be scored is
-reported with its reason and skipped; it never aborts the batch.
+reported with its reason and skipped; it never aborts the batch, but the batch then exits 1
+(``--allow-skipped``: 0), so a CI job that scores a folder notices a call it lost.
 
 Outputs in ``--out-dir``: ``<name>.json`` per scored call, ``summary.json`` (every call with
 its status, reason or metrics, and the medians over the scored calls) and ``summary.csv``
@@ -510,8 +511,9 @@ def write_summary_csv(path: Path, rows: list[dict]) -> Path:
 
 
 def _csv_cell(key: str, v: float | None) -> object:
-    """A metric as summary.csv writes it: counts (``*_count``, ``*_windows``) as integers (they
-    are floats in the metrics dict: "3.0" read as a measurement, a new user's trial), empty for None."""
+    """A metric as summary.csv writes it: counts (``*_count``, ``*_windows``) as integers where
+    whole ("3.0" read as a measurement, a new user's trial; results written before counts stayed
+    integers in ``call_metrics`` hold floats), empty for None."""
     if v is None:
         return ""
     if key.endswith(("_count", "_windows")) and float(v).is_integer():
@@ -563,12 +565,13 @@ def options_from_args(args: argparse.Namespace) -> ScoreOptions:
 def cmd_score_batch(args: argparse.Namespace) -> int:
     """``livejudge score SPEC --out-dir DIR [--jobs N]``: see the module docstring.
 
-    Exit codes: 0 scored (skipped files are listed, not fatal); 2 no input or no call could be
-    scored; 3 a ``--fail-if`` gate failed on the medians over the scored calls.
+    Exit codes: 0 every call scored; 1 some calls were skipped (each listed with its reason; the
+    rest are scored and written; 0 with ``--allow-skipped``); 2 no input or no call could be
+    scored; 3 a ``--fail-if`` gate failed on the medians over the scored calls (before 1).
     """
     from livejudge.commands.gates import EXIT_GATE, evaluate, format_failures, format_passed, parse_gates, write_junit
     from livejudge.commands.runner import output_config, print_validity, print_wrapped
-    from livejudge.errors import CLIError
+    from livejudge.errors import EXIT_FAILED, CLIError
 
     output = output_config(args)
     gates = parse_gates(output.fail_if)
@@ -623,6 +626,11 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     passed = format_passed(results, scope)
     if passed:
         print(passed, file=sys.stderr)
+    if summary["n_skipped"] and not getattr(args, "allow_skipped", False):
+        # a CI job that scored a folder exited 0 with a call lost (a note from a previous session)
+        print(f"livejudge: exit 1: {summary['n_skipped']} of {summary['n_calls']} calls skipped (reasons above and in "
+              f"summary.json); pass --allow-skipped to exit 0 when the scored calls are enough", file=sys.stderr)
+        return EXIT_FAILED
     return 0
 
 
@@ -631,6 +639,9 @@ def add_batch_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--out-dir", default=None, metavar="DIR",
                    help="write one result per call plus summary.json/summary.csv here "
                         "(default for a batch: livejudge-results)")
+    g.add_argument("--allow-skipped", action="store_true",
+                   help="exit 0 when some calls were skipped (default: exit 1, after writing every result and "
+                        "the summary, so CI notices a lost call)")
     g.add_argument("--jobs", type=_jobs, default=1, metavar="N",
                    help=f"score N calls at once in worker processes (this machine has {os.cpu_count()} CPUs); "
                         "with --ray: the CPUs of the local Ray")

@@ -6,9 +6,10 @@ A gate on a metric the call did not measure (no user→agent transition, judge o
 with the reason "not measured": a CI gate that cannot be checked must not pass silently.
 
 Metrics (``call_metrics``): every number in the result's ``summary`` (``latency_p90_s``,
-``mean_p_human``, ``barge_in_count``, ``overlap_ratio``...), ``duration_s``, the alias
-``p_human_mean`` (= ``mean_p_human``), and ``dim_<id>``: the mean score (1–5) of dimension
-``<id>`` over the judged windows where it was not gated.
+``mean_p_human``, ``barge_in_count``, ``overlap_ratio``...), ``duration_s``, and ``dim_<id>``:
+the mean score (1–5) of dimension ``<id>`` over the judged windows where it was not gated.
+Counts stay integers. A gate may also name an alias (``p_human_mean`` = ``mean_p_human``);
+``evaluate`` resolves it, so summary.json and compare carry each figure once.
 
 For a single call the gates apply to that call; for a batch (``score DIR --out-dir``) they
 apply to the medians over the calls that scored (``batch_metrics``).
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 import operator
 import re
 import statistics
@@ -61,29 +63,33 @@ def call_metrics(doc: dict) -> dict[str, float | None]:
     for k, v in sm.items():
         if isinstance(v, bool):
             continue
-        if isinstance(v, (int, float)) or v is None:
-            m[k] = None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+        if isinstance(v, numbers.Integral):  # a count stays a count ("3.0" read as a measurement; summary.json)
+            m[k] = int(v)
+        elif isinstance(v, numbers.Real) or v is None:
+            m[k] = None if v is None or math.isnan(v) else float(v)
     if "user_barge_in_count" not in sm and "barge_in_count" in m:  # results before 0.1.x counted only the user's
         m["user_barge_in_count"] = m["barge_in_count"]
     bcs = doc.get("backchannels")
     if "agent_backchannel_count" not in sm and isinstance(bcs, list):  # older results: from the list
         for ch in ("user", "agent"):
-            m[f"{ch}_backchannel_count"] = float(sum(1 for b in bcs if isinstance(b, dict) and b.get("channel") == ch))
+            m[f"{ch}_backchannel_count"] = sum(1 for b in bcs if isinstance(b, dict) and b.get("channel") == ch)
     m["duration_s"] = float(doc["duration_s"]) if doc.get("duration_s") is not None else None
-    for alias, key in ALIASES.items():
-        m[alias] = m.get(key)
     m.update(dimension_means(doc))
     return m
 
 
 def batch_metrics(per_call: Iterable[dict[str, float | None]]) -> dict[str, float | None]:
-    """Median of each metric over calls (calls where it was not measured are left out)."""
+    """Median of each metric over calls (calls where it was not measured are left out); a median
+    of counts is an integer where it is whole (the median of 2 and 3 counts is 2.5)."""
     per_call = list(per_call)
     keys = list(dict.fromkeys(k for m in per_call for k in m))
     out: dict[str, float | None] = {}
     for k in keys:
         vals = [m[k] for m in per_call if m.get(k) is not None]
-        out[k] = float(statistics.median(vals)) if vals else None
+        med = statistics.median(vals) if vals else None
+        if med is not None and not (all(isinstance(v, int) for v in vals) and float(med).is_integer()):
+            med = float(med)
+        out[k] = None if med is None else (int(med) if not isinstance(med, float) else med)
     return out
 
 
@@ -133,7 +139,7 @@ def evaluate(gates: Iterable[Gate], metrics: dict[str, float | None]) -> list[Ga
     """Check each gate against ``metrics`` (pure)."""
     out = []
     for g in gates:
-        v = metrics.get(g.metric)
+        v = metrics.get(ALIASES.get(g.metric, g.metric))
         if v is None:
             out.append(GateResult(g, None, True, f"{g.metric} was not measured"))
         elif OPS[g.op](v, g.threshold):

@@ -28,7 +28,8 @@ from livejudge.timing.turns import TurnConfig
 from livejudge.timing.vad import VADConfig
 
 EXIT_CODES_HELP = textwrap.fill(
-    "exit codes: 0 done · 1 failed mid-way (the partial result and event log are written) · 2 bad input "
+    "exit codes: 0 done · 1 failed mid-way (the partial result and event log are written), or a batch "
+    "skipped calls · 2 bad input "
     "or usage (one line says what) · 3 a --fail-if gate failed · 130 Ctrl-C (attach/demo: 0) · "
     "143 SIGTERM · 129 SIGHUP (each after writing what was measured; a signal while the judge is "
     "still loading, before the call starts, exits at once with nothing to write). Under GNU timeout, "
