@@ -479,7 +479,7 @@ class CallReader:
         truncated: after reading, one message per file that ended before its header said
             (its missing end reads as silence).
         warnings: after reading, one message per file with samples beyond ±``MAX_SAMPLE_ABS``
-            (clipped).
+            (clipped), and one per file with NaN or ±inf samples (set to 0).
     Raises:
         AudioFormatError: as ``load_call``; also from ``blocks()`` when a file turns out to be
             unreadable part-way (the message says where).
@@ -491,8 +491,7 @@ class CallReader:
             raise AudioFormatError("give either one stereo FILE or --user A.wav --agent B.wav, not both")
         self._files: list = []
         self.truncated: list[str] = []  # one line per file that ended before its header said
-        self.warnings: list[str] = []  # one line per file whose samples had to be clipped
-        self._clipped: dict[str, int] = {}
+        self.warnings: list[str] = []  # one line per file whose samples had to be clipped or zeroed
         try:
             if path is not None:
                 f = _open_sound(path)
@@ -591,19 +590,27 @@ class CallReader:
         yield rs.finish()
 
     def _checked_blocks(self, f, frames: int):
-        """``_read_blocks``, noting in ``truncated`` a file that ends before its header says."""
-        done = 0
-        for data in _read_blocks(f, frames):
+        """``_read_blocks``, noting in ``truncated`` a file that ends before its header says, and
+        in ``warnings`` one whose samples had to be clipped or zeroed (counted per read of the
+        file: a call is read more than once, and the counts of two reads were added up)."""
+        done = n_clip = n_bad = 0
+        for data in _read_blocks(f, frames, keep_nonfinite=True):
             done += len(data)
-            if not np.max(np.abs(data)) <= MAX_SAMPLE_ABS:  # 1e30 in a float file: clip, and say so
-                n = int(np.count_nonzero(np.abs(data) > MAX_SAMPLE_ABS))
-                data = np.clip(data, -MAX_SAMPLE_ABS, MAX_SAMPLE_ABS)
-                self._clipped[f.name] = self._clipped.get(f.name, 0) + n
+            if not np.max(np.abs(data)) <= MAX_SAMPLE_ABS:  # 1e30 or NaN in a float file: fix, and say so
+                finite = np.isfinite(data)
+                n_bad += int(data.size - np.count_nonzero(finite))
+                n_clip += int(np.count_nonzero(np.abs(data[finite]) > MAX_SAMPLE_ABS))
+                data = np.clip(np.nan_to_num(data, nan=0.0, posinf=0.0, neginf=0.0), -MAX_SAMPLE_ABS, MAX_SAMPLE_ABS)
             yield data
-        for name, n in self._clipped.items():
-            msg = (f"{Path(name).name} holds {n} samples beyond ±{MAX_SAMPLE_ABS:g} (full scale is ±1), "
-                   "clipped: check how it was written (float audio belongs in [-1, 1])")
-            if not any(w.startswith(f"{Path(name).name} holds ") for w in self.warnings):
+        name = Path(f.name).name
+        # NaN/inf were set to 0 without a word (a note from a previous session's probing)
+        for n, prefix, rest in (
+                (n_clip, f"{name} holds ", f"samples beyond ±{MAX_SAMPLE_ABS:g} (full scale is ±1), clipped: "
+                                           "check how it was written (float audio belongs in [-1, 1])"),
+                (n_bad, f"{name} holds ", "samples that are not numbers (NaN or ±inf), set to 0: check how it "
+                                          "was written (a float file from a failed computation)")):
+            msg = f"{prefix}{n} {rest}"
+            if n and not any(w.startswith(prefix) and w.endswith(rest) for w in self.warnings):
                 self.warnings.append(msg)
         declared = max(int(f.frames), int(getattr(f, "livejudge_declared_frames", None) or 0))
         if done < declared:
@@ -741,7 +748,7 @@ def _open_sound(path: str | Path):
     return f
 
 
-def _read_blocks(f, frames: int):
+def _read_blocks(f, frames: int, *, keep_nonfinite: bool = False):
     """float32 blocks of shape (n, channels) from an open soundfile.SoundFile."""
     done = 0
     while True:
@@ -752,7 +759,7 @@ def _read_blocks(f, frames: int):
         if not len(data):
             return
         done += len(data)
-        if not np.isfinite(data).all():  # float files can hold NaN/inf, as in load_audio
+        if not keep_nonfinite and not np.isfinite(data).all():  # float files can hold NaN/inf, as in load_audio
             data = np.nan_to_num(data, nan=0.0, posinf=0.0, neginf=0.0)
         yield data
 

@@ -168,6 +168,28 @@ def test_huge_samples_in_a_float_file_are_clipped_and_said(call, tmp_path, capsy
     assert sum(w["p_human"] is not None for w in doc["judge"]) >= 3
 
 
+def test_nan_and_inf_samples_in_a_float_file_are_zeroed_and_counted_once(call, tmp_path, capsys):
+    """NaN and ±inf in a float WAV were set to 0 without a word, and the clipped-sample count
+    added up the call's two reads: now one line per problem, each counting the file's samples
+    once, and the timing stays that of the clean file."""
+    x, rate = sf.read(str(call[0]), dtype="float32")
+    x[rate * 3: rate * 3 + 300, 0] = np.nan
+    x[rate * 5: rate * 5 + 7, 1] = np.inf
+    x[rate * 6: rate * 6 + 11, 1] = 1e30
+    wav = tmp_path / "nan.wav"
+    sf.write(str(wav), x, rate, subtype="FLOAT")
+    out, clean = tmp_path / "nan.json", tmp_path / "clean.json"
+    assert main(["score", str(wav), "--json", str(out), "--judge", "none", "--asr", "off"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("nan.wav holds 307 samples that are not numbers (NaN or ±inf), set to 0") == 1, err
+    assert err.count("nan.wav holds 11 samples beyond ±4") == 1, err
+    doc = _strict(out.read_text())
+    assert sum("not numbers" in e for e in doc["errors"]) == 1
+    assert main(["score", str(call[0]), "--json", str(clean), "--judge", "none", "--asr", "off"]) == 0
+    ref = _strict(clean.read_text())
+    assert doc["summary"]["latency_count"] == ref["summary"]["latency_count"]
+
+
 def test_huge_pushed_samples_are_clipped_and_json_is_strict():
     from livejudge.judge.model.judge import load_judge
     from livejudge.outputs.guard import json_text
