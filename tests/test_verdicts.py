@@ -262,7 +262,7 @@ def test_a_latency_within_the_timing_error_of_its_edge_says_so(gap_s, outcome, n
     v = next(v for v in verdicts(analyze(call)) if v.kind == "latency")
     assert v.outcome == outcome and v.within_timing_error is near
     assert v.to_dict()["within_timing_error"] is near
-    words = f"(within the {MEASURED_TIMING_ERROR.latency_p95_abs_s * 1000:.0f} ms timing error of 0.74 s)"
+    words = f"(within {MEASURED_TIMING_ERROR.latency_p95_abs_s * 1000:.0f} ms, the p95 timing error, of the 0.74 s edge)"
     assert (words in verdict_text(v)) is near
     # a yield time: its own error (107 ms) around yield_max_s
     cfg = VerdictConfig()
@@ -272,6 +272,11 @@ def test_a_latency_within_the_timing_error_of_its_edge_says_so(gap_s, outcome, n
         assert bi.within_timing_error is near_y, (stop, bi)
     # a round trip through the result keeps it (from_dict reads the fields it is made of)
     assert Verdict.from_dict(v.to_dict()).within_timing_error is near
+    # the summary's count that a gate can use to leave such flags out
+    sm = summarize_verdicts(verdicts(analyze(call)))
+    flagged = outcome == "s2s"
+    assert sm["verdict_flagged_moment_count"] == int(flagged)
+    assert sm["verdict_flagged_moment_beyond_error_count"] == int(flagged and not near)
 
 
 def test_every_threshold_says_which_side_is_flagged_and_values_agree_with_it():

@@ -209,8 +209,9 @@ class Verdict:
         outcome, so the true time may fall on the other side: a latency within
         ``MEASURED_TIMING_ERROR.latency_p95_abs_s`` (47 ms) of its band edge, a yield time within
         ``yield_p95_abs_s`` (107 ms) of ``yield_max_s`` (p95 |measured − truth| on noisy built
-        calls, ``benchmarks/vad_bounds.py``). The outcome is kept (the band edge is itself a mean,
-        not a sharp line); this says how close it was. False for kinds without a measured error."""
+        calls, ``benchmarks/vad_bounds.py``). The outcome is kept: the latency edge is itself a
+        mean, not a sharp line, and ``yield_max_s`` is HEURISTIC; this says how close it was. False
+        for kinds without a measured error."""
         err = _TIMING_ERROR_S.get((self.kind, self.outcome))
         if err is None or self.value_s is None or self.threshold_s is None:
             return False
@@ -505,7 +506,7 @@ def verdict_text(v: Verdict) -> str:
     near = ""
     if v.within_timing_error and v.threshold_s is not None:  # a flag that noise could flip (a noted defect)
         err = _TIMING_ERROR_S[(v.kind, v.outcome)]
-        near = f" (within the {err * 1000:.0f} ms timing error of {v.threshold_s:.2f} s)"
+        near = f" (within {err * 1000:.0f} ms, the p95 timing error, of the {v.threshold_s:.2f} s edge)"
     return f"{v.t_s:6.1f} {words.get((v.kind, v.outcome), v.kind + ' ' + v.outcome)}{near} [{mark}]"
 
 
@@ -660,7 +661,7 @@ def flagged_moments(vs: Sequence[Verdict]) -> list[tuple[Verdict, ...]]:
 def metric_names() -> list[str]:
     """The summary metrics ``summarize_verdicts`` gives (usable in ``--fail-if``)."""
     names = ["verdict_count", "verdict_flagged_count", "verdict_flagged_rate",
-             "verdict_moment_count", "verdict_flagged_moment_count"]
+             "verdict_moment_count", "verdict_flagged_moment_count", "verdict_flagged_moment_beyond_error_count"]
     for kind, outs in OUTCOMES.items():
         names += [f"verdict_{kind}_{o}_count" for o in outs]
         names.append(f"verdict_{kind}_flagged_rate")
@@ -676,7 +677,9 @@ def summarize_verdicts(vs: Iterable[Verdict]) -> dict[str, float | int | None]:
     ``verdict_count`` / ``verdict_flagged_count`` / ``verdict_flagged_rate`` count verdicts;
     ``verdict_moment_count`` / ``verdict_flagged_moment_count`` count moments (``moments``: a
     reply after dead air or after yielding, or a start in the caller's pause or over their speech, is
-    one moment), as the HTML report, the rich meter and ``livejudge check`` list them."""
+    one moment), as the HTML report, the rich meter and ``livejudge check`` list them;
+    ``verdict_flagged_moment_beyond_error_count`` counts the flagged moments with at least one flag
+    that is not ``within_timing_error`` (a gate on it ignores flags that noise could have made)."""
     vs = list(vs)
     ms = moments(vs)
     out: dict[str, float | int | None] = {
@@ -685,6 +688,8 @@ def summarize_verdicts(vs: Iterable[Verdict]) -> dict[str, float | int | None]:
         "verdict_flagged_rate": round(sum(1 for v in vs if not v.ok) / len(vs), 4) if vs else None,
         "verdict_moment_count": len(ms),
         "verdict_flagged_moment_count": sum(1 for m in ms if any(not v.ok for v in m)),
+        "verdict_flagged_moment_beyond_error_count": sum(
+            1 for m in ms if any(not v.ok and not v.within_timing_error for v in m)),
     }
     for kind, outs in OUTCOMES.items():
         mine = [v for v in vs if v.kind == kind]
