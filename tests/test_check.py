@@ -258,7 +258,18 @@ def test_flagged_says_what_it_left_out(calls, capsys, tmp_path):
     assert "give --event N" not in err
     assert f"--flagged: the {n_flag} flagged moments are all agent-side (" in err, err
     assert "cannot be pinned as caller expectations" in err
-    assert "--fail-if 'verdict_latency_flagged_rate>0'" in err and "docs/ci-gates.md" in err
+    assert "--fail-if 'verdict_latency_s2s_count>0'" in err and "docs/ci-gates.md" in err
+    # the suggested gates pass on a call with no such moment at all (a flagged-rate gate was
+    # "not measured" there, so it failed a clean call: a trial) and fail on this one
+    import re
+
+    from livejudge.commands.gates import evaluate, parse_gate
+    from livejudge.timing.verdicts import summarize_verdicts
+
+    gates = [parse_gate(g) for g in re.findall(r"--fail-if '([^']+)'", err)]
+    assert gates and not any("rate" in g.metric for g in gates)
+    assert not any(r.failed for r in evaluate(gates, summarize_verdicts([])))
+    assert any(r.failed for r in evaluate(gates, summarize_verdicts(Verdict.from_dict(v) for v in agent_side)))
 
     code, out, err = run(["--pin-from", calls["rude_json"], "--flagged"], capsys)
     assert code == 0 and len(json.loads(out)["expect"]) == 5

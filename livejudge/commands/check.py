@@ -242,8 +242,8 @@ def pin(result: dict, events: list[int] | None, *, flagged: bool = False, mode: 
             raise ValueError(f"--event {n} is out of range: the result has {len(vs)} verdicts (0–{len(vs) - 1})")
         if vs[n].kind not in EXPECTABLE:
             raise ValueError(f"verdict {n} is a {vs[n].kind.replace('_', ' ')} verdict; only caller moments "
-                             f"({', '.join(EXPECTABLE)}) can be pinned (gate the rest with --fail-if "
-                             f"'verdict_{vs[n].kind}_flagged_rate>0')")
+                             f"({', '.join(EXPECTABLE)}) can be pinned (gate the rest with "
+                             f"{never_flagged_gates(vs[n].kind)})")
         chosen.append(n)
     if flagged:
         chosen += [i for i, v in enumerate(vs) if v.kind in EXPECTABLE and not v.ok and i not in chosen]
@@ -282,6 +282,16 @@ def pin(result: dict, events: list[int] | None, *, flagged: bool = False, mode: 
     return doc
 
 
+def never_flagged_gates(kind: str) -> str:
+    """The ``--fail-if`` gates that fail when a verdict of ``kind`` is flagged: one count gate per
+    flagged outcome, e.g. "--fail-if 'verdict_dead_air_agent_silent_count>0'". Counts, not the
+    flagged rate: a rate is not measured on a call without that kind of moment, and an unmeasured
+    gate fails (a trial's clean call failed the suggested 'verdict_dead_air_flagged_rate>0')."""
+    from livejudge.timing.verdicts import OK_OUTCOMES, OUTCOMES
+
+    return " ".join(f"--fail-if 'verdict_{kind}_{o}_count>0'" for o in OUTCOMES[kind] if o not in OK_OUTCOMES[kind])
+
+
 def unpinned_flagged(vs: list[Verdict]) -> str | None:
     """What ``--flagged`` leaves out of ``vs``, in words, or None when it leaves nothing out: the
     flagged moments that are agent-side (latency, dead air, talk-over, restart: no caller moment
@@ -296,7 +306,7 @@ def unpinned_flagged(vs: list[Verdict]) -> str | None:
             if not v.ok:
                 kinds[v.kind] = kinds.get(v.kind, 0) + 1
     what = "flagged verdicts: " + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in kinds.items())
-    gates = " ".join(f"--fail-if 'verdict_{k}_flagged_rate>0'" for k in kinds)
+    gates = " ".join(never_flagged_gates(k) for k in kinds)
     if len(out) == len(fm):
         head = (f"the flagged moment is agent-side ({what})" if len(fm) == 1 else
                 f"the {len(fm)} flagged moments are all agent-side ({what})")
