@@ -2,6 +2,7 @@
 skipped with their reason, one result per call, summary.json and summary.csv."""
 
 import csv
+import xml.etree.ElementTree as ET
 import json
 from pathlib import Path
 
@@ -121,8 +122,10 @@ def test_batch_with_two_jobs_skips_broken_files(calls, tmp_path, capsys):
     assert sm["judge_info"]["summary"] == first["summary"] and sm["judge_info"]["validated"] == first["validated"]
     assert f"livejudge: {first['validated']} (judge {first['summary']};" in err
     ps = sorted(json.loads((out / n.replace(".wav", ".json")).read_text())["summary"]["mean_p_human"] for n in truth)
-    assert f"the calls' mean P(human) {sm['medians']['mean_p_human']:.2f} (range {ps[0]:.2f}–{ps[-1]:.2f})" in \
-        " ".join(err.split())  # the median with the calls' range, not read as every call's figure
+    # the median with the calls' range, not read as every call's figure; a range whose ends print
+    # the same ("0.00–0.00", a trial) says so in words
+    rng = (f"(range {ps[0]:.2f}–{ps[-1]:.2f})" if f"{ps[0]:.2f}" != f"{ps[-1]:.2f}" else "(the same in every call)")
+    assert f"the calls' mean P(human) {sm['medians']['mean_p_human']:.2f} {rng}" in " ".join(err.split())
     with open(out / "summary.csv") as f:
         table = list(csv.DictReader(f))
     assert len(table) == 6 and {r["status"] for r in table} == {"ok", "skipped"}
@@ -186,3 +189,42 @@ def test_a_folder_of_mp3_calls_is_a_batch(calls, tmp_path):
     mp3.mkdir()
     (mp3 / "c.mp3").write_bytes(b"")
     assert [p.name for p in discover_calls(mp3)] == ["c.mp3"]
+
+
+def test_a_gate_fails_when_a_scored_call_did_not_measure_its_metric(calls, tmp_path, capsys):
+    """One good call and two whose agent is silent: the latency median comes from the one call
+    that has replies, so 'latency_p90_s>2' passed the batch (a trial). Now the gate fails, naming
+    the calls that did not measure it, the summary says how many calls each median is over, the
+    JUnit file fails those calls, and compare says so beside the batch's medians."""
+    from livejudge.commands.compare import compare
+
+    d, truth = calls
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    x, rate = sf.read(str(d / "call_0.wav"), dtype="float32")
+    sf.write(str(mixed / "good.wav"), x, rate)
+    for name in ("mute_a.wav", "mute_b.wav"):
+        y = x.copy()
+        y[:, 1] = 0.0
+        sf.write(str(mixed / name), y, rate)
+    out, junit = tmp_path / "res", tmp_path / "j.xml"
+    code = main(["score", str(mixed), "--out-dir", str(out), "--judge", "none", "--asr", "off",
+                 "--fail-if", "latency_p90_s>30", "--fail-if", "barge_in_count>99", "--junit", str(junit)])
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 3, err
+    assert "FAIL latency_p90_s>30: latency_p90_s was not measured on 2 of 3 scored calls (mute_a.wav, mute_b.wav)" in err
+    assert "barge_in_count>99" not in err.split("FAIL", 1)[1]  # a count measured (0) on every call still passes
+    sm = json.loads((out / "summary.json").read_text())
+    assert sm["n_scored"] == 3 and sm["measured_calls"]["latency_p90_s"] == 1
+    assert sm["measured_calls"]["barge_in_count"] == 3
+    good = json.loads((out / "good.json").read_text())["summary"]["latency_p90_s"]
+    assert sm["medians"]["latency_p90_s"] == pytest.approx(good)
+    assert f"p90 {good:.2f}s (from 1 of 3 calls)" in err
+    root = ET.fromstring(junit.read_text().split("\n", 1)[1])
+    cases = {Path(tc.get("name")).name: tc for tc in root.iter("testcase") if tc.get("classname") == "livejudge.calls"}
+    assert cases["mute_a.wav"].find("failure") is not None and cases["good.wav"].find("failure") is None
+    assert "latency_p90_s" in cases["mute_b.wav"].find("failure").get("message")
+    doc = compare([out / "good.json", out])
+    assert any(n.startswith("B (res): medians over fewer than its 3 calls") and "response latency p90 (s) 1 of 3" in n
+               for n in doc["notes"]), doc["notes"]
+    assert doc["settings_differ"] == []  # a batch column carries no settings to differ on

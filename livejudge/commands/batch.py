@@ -457,7 +457,7 @@ def _one_thread_per_worker() -> None:
 def write_summary(rows: list[dict | None], out: Path, *, jobs: int, wall_s: float, **extra) -> dict:
     """The batch summary of ``rows`` (input order; None = not done) written to ``out``
     (summary.json, summary.csv) and returned; ``extra`` keys join the document (e.g. ``ray``)."""
-    from livejudge.commands.gates import batch_metrics
+    from livejudge.commands.gates import batch_metrics, measured_calls
 
     done = [r for r in rows if r is not None]
     for r in done:  # a manifest line found nowhere: both places it was looked for
@@ -475,6 +475,8 @@ def write_summary(rows: list[dict | None], out: Path, *, jobs: int, wall_s: floa
         **extra,
         **({"judge_info": ji} if (ji := _judge_info_of(scored)) else {}),
         "medians": batch_metrics(r["metrics"] for r in scored),
+        # how many scored calls each median is over (a silent agent measures no latency)
+        "measured_calls": measured_calls(r["metrics"] for r in scored),
         "calls": done,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
@@ -569,7 +571,8 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     rest are scored and written; 0 with ``--allow-skipped``); 2 no input or no call could be
     scored; 3 a ``--fail-if`` gate failed on the medians over the scored calls (before 1).
     """
-    from livejudge.commands.gates import EXIT_GATE, evaluate, format_failures, format_passed, parse_gates, write_junit
+    from livejudge.commands.gates import (EXIT_GATE, evaluate_batch, format_failures, format_passed, parse_gates,
+                                          unmeasured_by_call, write_junit)
     from livejudge.commands.runner import output_config, print_validity, print_wrapped
     from livejudge.errors import EXIT_FAILED, CLIError
 
@@ -602,20 +605,28 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
         v = sm.get(k)
         return "–" if v is None else f"{v:.2f}{unit}"
 
+    def over(*keys):  # a median over fewer calls than were scored says so
+        n = min((summary.get("measured_calls") or {}).get(k, 0) for k in keys)
+        return f" (from {n} of {summary['n_scored']} calls)" if 0 < n < summary["n_scored"] else ""
+
     # the median alone read as every call's figure (a trial: "0.00" for calls at 0.00, 0.00 and 0.94)
     ps = [r["metrics"]["mean_p_human"] for r in summary["calls"]
           if r.get("status") == "ok" and (r.get("metrics") or {}).get("mean_p_human") is not None]
-    p_range = f" (range {min(ps):.2f}–{max(ps):.2f})" if len(ps) > 1 else ""
+    p_range = "" if len(ps) < 2 else (f" (range {min(ps):.2f}–{max(ps):.2f})"
+                                      if f"{min(ps):.2f}" != f"{max(ps):.2f}" else " (the same in every call)")
 
     print_wrapped(f"livejudge: {summary['n_scored']} of {summary['n_calls']} calls scored, {summary['n_skipped']} skipped "
                   f"in {summary['wall_s']:.1f} s · medians over calls: latency p50 {f('latency_p50_s', 's')} "
-                  f"p90 {f('latency_p90_s', 's')} · the calls' mean P(human) {f('mean_p_human')}{p_range} · "
+                  f"p90 {f('latency_p90_s', 's')}{over('latency_p50_s', 'latency_p90_s')} · the calls' mean P(human) "
+                  f"{f('mean_p_human')}{p_range}{over('mean_p_human')} · "
                   f"summary in {Path(out_dir) / 'summary.json'} and summary.csv")
     print_validity(summary.get("judge_info") or {})
     scope = f"medians over {summary['n_scored']} scored calls"
-    results = evaluate(gates, sm)
+    scored = [r for r in summary["calls"] if r.get("status") == "ok"]
+    results = evaluate_batch(gates, scored)
     if output.junit:
-        p = write_junit(output.junit, results, suite=scope, calls=summary["calls"])
+        p = write_junit(output.junit, results, suite=scope, calls=summary["calls"],
+                        unmeasured=unmeasured_by_call(gates, scored))
         print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
     if summary["n_scored"] == 0:
         raise CLIError("no call could be scored (reasons above)")

@@ -198,7 +198,11 @@ def load_column(path: str | Path) -> tuple[str, dict, str, dict, dict | None]:
         for k, v in doc["medians"].items():
             _number(v, f"{p}: medians.{k}", -1e12, 1e12)
         n = doc.get("n_scored", "?")
-        return name, dict(doc["medians"]), f"batch: medians over {n if isinstance(n, int) else '?'} calls", {}, None
+        settings = {}
+        mc = doc.get("measured_calls")
+        if isinstance(n, int) and isinstance(mc, dict):  # medians over fewer calls than were scored
+            settings = {"measured_calls": {k: v for k, v in mc.items() if isinstance(v, int) and v < n}, "n_scored": n}
+        return name, dict(doc["medians"]), f"batch: medians over {n if isinstance(n, int) else '?'} calls", settings, None
     if isinstance(doc, dict) and "summary" in doc:
         check_result_document(doc, str(p))
         return str(path), call_metrics(doc), "call", _settings(doc), dimension_view(doc)
@@ -243,7 +247,7 @@ def compare(paths: list[str | Path]) -> dict:
     # calls measured with different settings: the changes mix the agent's and the settings' effects
     differ = []
     for key in ("pipeline config", "verdict thresholds", "transcripts (--asr)", "judge"):
-        seen = [c[3].get(key) for c in cols if c[3]]
+        seen = [c[3].get(key) for c in cols if c[3] and c[2] == "call"]
         if len(seen) > 1 and any(v != seen[0] for v in seen[1:]):
             differ.append(key)
     if "transcripts (--asr)" in differ and not reads_text(views, len(cols)):
@@ -254,8 +258,25 @@ def compare(paths: list[str | Path]) -> dict:
     out = {"columns": [{"name": c[0], "kind": c[2], "settings": c[3]} for c in cols], "rows": rows,
            "settings_differ": differ, "timing_tolerance_s": dict(TIMING_TOLERANCE_S),
            "judge_tolerance": {m: judge_tol[m] for m in metrics if m in judge_tol}}
-    out["notes"] = tradeoff_notes(out)
+    out["notes"] = tradeoff_notes(out) + subset_notes(out)
     return out
+
+
+def subset_notes(doc: dict) -> list[str]:
+    """One line per batch column whose shown medians were taken over fewer calls than it scored
+    (a call with a silent agent measures no latency): "B (res6): medians over fewer than its 3
+    calls: response latency p50 (s) 1 of 3, ..." (a trial read a batch's latency beside
+    "responses measured 0" as one set of calls). Pure."""
+    labels = {r["metric"]: r["label"] for r in doc["rows"]}
+    notes = []
+    for i, c in enumerate(doc["columns"]):
+        st = c.get("settings") or {}
+        mc, n = st.get("measured_calls") or {}, st.get("n_scored")
+        shown = [f"{labels[m]} {k} of {n}" for m, k in mc.items() if m in labels and k]
+        if shown:
+            notes.append(f"{chr(ord('A') + i)} ({Path(c['name']).name}): medians over fewer than its {n} calls, "
+                         "the others did not measure them: " + ", ".join(shown))
+    return notes
 
 
 TRADEOFF_ROWS = ("verdict_pause_cut_in_count", "agent_talk_over_count", "yield_none_count",

@@ -12,7 +12,9 @@ Counts stay integers. A gate may also name an alias (``p_human_mean`` = ``mean_p
 ``evaluate`` resolves it, so summary.json and compare carry each figure once.
 
 For a single call the gates apply to that call; for a batch (``score DIR --out-dir``) they
-apply to the medians over the calls that scored (``batch_metrics``).
+apply to the medians over the calls that scored (``batch_metrics``), and a gate fails when a
+scored call did not measure its metric (``evaluate_batch``), as it fails on one such call: a
+median over the calls that did would pass a batch whose agent was silent in most calls.
 
 Exit code 3 (``EXIT_GATE``) when a gate fails.
 """
@@ -149,6 +151,48 @@ def evaluate(gates: Iterable[Gate], metrics: dict[str, float | None]) -> list[Ga
     return out
 
 
+def measured_calls(per_call: Iterable[dict[str, float | None]]) -> dict[str, int]:
+    """How many calls measured each metric (not None): the number each median of
+    ``batch_metrics`` is taken over."""
+    per_call = list(per_call)
+    keys = list(dict.fromkeys(k for m in per_call for k in m))
+    return {k: sum(1 for m in per_call if m.get(k) is not None) for k in keys}
+
+
+def unmeasured_by_call(gates: Iterable[Gate], rows: list[dict]) -> dict[str, list[str]]:
+    """``{file: [gated metrics this scored call did not measure]}`` for the scored batch rows
+    (``{"file", "metrics"}``), calls that measured every gated metric left out."""
+    out: dict[str, list[str]] = {}
+    for r in rows:
+        m = r.get("metrics") or {}
+        miss = [g.metric for g in gates if m.get(ALIASES.get(g.metric, g.metric)) is None]
+        if miss:
+            out[str(r.get("file"))] = list(dict.fromkeys(miss))
+    return out
+
+
+def evaluate_batch(gates: Iterable[Gate], rows: list[dict]) -> list[GateResult]:
+    """Each gate on the medians over the scored batch rows (``{"file", "metrics"}``), failing
+    where any of those calls did not measure its metric: "latency_p90_s was not measured on 2 of
+    3 scored calls (a.wav, b.wav)", as a single call without it fails (a trial: a batch of one good
+    call and two with a silent agent passed 'latency_p90_s>2', on the one call's latencies). Pure."""
+    gates = list(gates)
+    rows = list(rows)
+    medians = batch_metrics(r.get("metrics") or {} for r in rows)
+    out = []
+    for g, res in zip(gates, evaluate(gates, medians)):
+        key = ALIASES.get(g.metric, g.metric)
+        missing = [Path(str(r.get("file"))).name for r in rows if (r.get("metrics") or {}).get(key) is None]
+        if res.value is None or not missing:
+            out.append(res)
+            continue
+        shown = ", ".join(missing[:3]) + (f", … {len(missing) - 3} more" if len(missing) > 3 else "")
+        out.append(GateResult(g, res.value, True,
+                              f"{g.metric} was not measured on {len(missing)} of {len(rows)} scored calls ({shown}); "
+                              f"the median of the {len(rows) - len(missing)} that measured it is {res.value:g}"))
+    return out
+
+
 def format_passed(results: list[GateResult], scope: str) -> str:
     """One line for stderr when every gate passed ('' when there is no gate or one failed): a CI log
     then shows that the gates ran (a passing gate printed nothing; a new user's trial)."""
@@ -168,14 +212,17 @@ def format_failures(results: list[GateResult], scope: str) -> str:
     return "\n".join(lines)
 
 
-def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None = None) -> str:
+def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None = None,
+              unmeasured: dict[str, list[str]] | None = None) -> str:
     """JUnit XML: one ``testsuite`` of gates (``failure`` per failed gate) and, for a batch, one
-    of calls (``skipped`` with the reason for each file that could not be scored).
+    of calls (``skipped`` with the reason for each file that could not be scored; ``failure`` for
+    a scored call that did not measure a gated metric).
 
     Args:
         results: gate results.
         suite: name of the gate suite (e.g. the call's file, or "medians over 48 calls").
         calls: batch rows ``{"file", "status": "ok"|"skipped", "reason"}``, or None.
+        unmeasured: ``unmeasured_by_call``: file → gated metrics that call did not measure.
     """
     root = ET.Element("testsuites", name="livejudge")
     s = ET.SubElement(root, "testsuite", name=f"livejudge gates: {suite}", tests=str(len(results)),
@@ -188,21 +235,27 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
         else:
             ET.SubElement(tc, "system-out").text = r.reason
     if calls is not None:
+        unmeasured = unmeasured or {}
         bad = [c for c in calls if c.get("status") != "ok"]
+        n_fail = sum(1 for c in calls if c.get("status") == "ok" and str(c.get("file")) in unmeasured)
         s2 = ET.SubElement(root, "testsuite", name="livejudge calls", tests=str(len(calls)),
-                           failures="0", errors="0", skipped=str(len(bad)))
+                           failures=str(n_fail), errors="0", skipped=str(len(bad)))
         for c in calls:
             tc = ET.SubElement(s2, "testcase", classname="livejudge.calls", name=str(c.get("file")))
             if c.get("status") != "ok":
                 ET.SubElement(tc, "skipped", message=str(c.get("reason") or "not scored"))
+            elif str(c.get("file")) in unmeasured:
+                msg = "not measured in this call: " + ", ".join(unmeasured[str(c.get("file"))])
+                ET.SubElement(tc, "failure", message=msg, type="NotMeasured").text = msg
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def write_junit(path: str | Path, results: list[GateResult], *, suite: str, calls: list[dict] | None = None) -> Path:
+def write_junit(path: str | Path, results: list[GateResult], *, suite: str, calls: list[dict] | None = None,
+                unmeasured: dict[str, list[str]] | None = None) -> Path:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(junit_xml(results, suite=suite, calls=calls), encoding="utf-8")
+    p.write_text(junit_xml(results, suite=suite, calls=calls, unmeasured=unmeasured), encoding="utf-8")
     return p
 
 
