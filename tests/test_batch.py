@@ -228,3 +228,25 @@ def test_a_gate_fails_when_a_scored_call_did_not_measure_its_metric(calls, tmp_p
     assert any(n.startswith("B (res): medians over fewer than its 3 calls") and "response latency p90 (s) 1 of 3" in n
                for n in doc["notes"]), doc["notes"]
     assert doc["settings_differ"] == []  # a batch column carries no settings to differ on
+
+
+def test_a_folder_batch_names_the_calls_in_its_subfolders_it_leaves_out(calls, tmp_path, capsys):
+    """A folder is read one level deep: `score coll/` scored one call and said nothing of
+    coll/a/x.wav (a trial). Now one line names how many it left out and the glob that takes
+    them; a folder with only subfolders of calls says the same in its error."""
+    import shutil
+
+    d, _ = calls
+    coll = tmp_path / "coll"
+    (coll / "a").mkdir(parents=True)
+    shutil.copy(d / "call_0.wav", coll / "top.wav")
+    shutil.copy(d / "call_1.wav", coll / "a" / "x.wav")
+    assert main(["score", str(coll), "--out-dir", str(tmp_path / "o"), "--judge", "none", "--asr", "off"]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{coll}: 1 audio file(s) in its subfolders are not scored" in err and f"'{coll}/**/*.wav'" in err
+    only = tmp_path / "only"
+    (only / "b").mkdir(parents=True)
+    shutil.copy(d / "call_2.wav", only / "b" / "y.wav")
+    with pytest.raises(CallError, match=r"its subfolders hold 1: score them with a quoted glob"):
+        discover_calls(only)
+    assert main(["score", f"{only}/**/*.wav", "--out-dir", str(tmp_path / "o2"), "--judge", "none", "--asr", "off"]) == 0

@@ -163,7 +163,10 @@ def discover_calls(spec: str | Path) -> list[Path]:
     if p.is_dir():
         files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in AUDIO_SUFFIXES)
         if not files:
-            raise CallError(f"{p}: no audio files ({', '.join(AUDIO_SUFFIXES)}) in this directory")
+            nested = nested_audio_count(p)
+            raise CallError(f"{p}: no audio files ({', '.join(AUDIO_SUFFIXES)}) in this directory"
+                            + (f"; its subfolders hold {nested}: score them with a quoted glob, "
+                               f"'{p / '**' / '*.wav'}'" if nested else ""))
         return files
     if any(ch in text for ch in "*?["):
         files = sorted(_glob_files(text))
@@ -173,6 +176,21 @@ def discover_calls(spec: str | Path) -> list[Path]:
     if p.suffix.lower() in MANIFEST_SUFFIXES:
         return _manifest(p)
     return [p]
+
+
+def nested_audio_count(directory: Path, limit: int = 10_000) -> int:
+    """How many audio files lie in the subfolders of ``directory`` (not in it), counting at most
+    ``limit`` entries of the walk (a bound, so a huge tree costs little); symlinked folders are
+    not followed (``Path.rglob``'s rule). A directory batch does not recurse: this is what it
+    leaves out, for the hint (a trial: ``score coll/`` scored 1 call and said nothing of
+    ``coll/a/x.wav``)."""
+    import itertools
+
+    n = 0
+    for f in itertools.islice(directory.rglob("*"), limit):
+        if f.parent != directory and f.suffix.lower() in AUDIO_SUFFIXES and f.is_file():
+            n += 1
+    return n
 
 
 MAX_GLOB_FILES = 100_000
@@ -589,6 +607,10 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     except CallError as exc:
         raise CLIError(str(exc)) from None
     out_dir = args.out_dir or "livejudge-results"
+    if Path(args.file).is_dir() and (nested := nested_audio_count(Path(args.file))):
+        print(f"livejudge: {args.file}: {nested} audio file(s) in its subfolders are not scored (a folder is read "
+              f"one level deep); to include them, pass a quoted glob: '{Path(args.file) / '**' / '*.wav'}'",
+              file=sys.stderr)
     options = options_from_args(args)
     if getattr(args, "ray", None) is not None:  # the same per-call function as Ray tasks
         address = None if args.ray == "local" else args.ray
