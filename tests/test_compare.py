@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from livejudge.commands.compare import RULES, Rule, compare, render_html, rule_for
+from livejudge.commands.compare import NOT_MEASURED_SUFFIX, RULES, Rule, compare, render_html, rule_for
 from livejudge.commands.cli import main
 
 
@@ -471,3 +471,22 @@ def test_the_judge_spread_is_the_stored_benchmark_run():
     assert "mean_p_human" in run["metrics"] and run["calls_per_voice"] >= 3
     shipped = json.loads((root / "livejudge/judge/heads/whisper-fitted/config.json").read_text())
     assert judge_spread()["judge"].endswith(f"whisper-fitted {shipped['version']}")
+
+
+def test_a_batch_shows_its_dimensions_as_a_call_does(tmp_path):
+    """A batch's summary carries its judge's dimension view (judge_info.dimensions), so compare
+    merges the dimensions that share one learned score and names the unmeasured ones for batches
+    as for calls (a trial: 18 rows, the shared three apart, for a batch; one merged row for a call)."""
+    view = {"groups": [["micro_physiological_noise", "pronunciation_instability", "accent"], ["rhythm"]],
+            "not_measured": {"textual_sentiment": "the head reads no text"}}
+    cols = []
+    for name, p in (("b1", 0.2), ("b2", 0.4)):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "summary.json").write_text(json.dumps({"n_scored": 2, "calls": [], "judge_info": {"dimensions": view},
+                                                    "medians": {"mean_p_human": p, "dim_rhythm": 3.0}}))
+        cols.append(d)
+    rows = {r["metric"]: r for r in compare(cols)["rows"]}
+    assert "dim_accent" not in rows and "dim_pronunciation_instability" not in rows
+    assert "+2 sharing its score" in rows["dim_micro_physiological_noise"]["label"]
+    assert rows["dim_textual_sentiment"]["label"].endswith(NOT_MEASURED_SUFFIX)

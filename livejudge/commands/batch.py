@@ -512,7 +512,9 @@ def _judge_info_of(scored: list[dict]) -> dict | None:
             ji = json.loads(Path(r["result"]).read_text(encoding="utf-8")).get("judge_info") or {}
         except (OSError, ValueError, TypeError):
             continue
-        return {k: ji[k] for k in ("head", "head_version", "summary", "validated") if ji.get(k)} or None
+        # with the dimension view, so compare shows a batch's dimensions as it shows a call's
+        # (a trial: 18 rows, the shared-score three apart, beside a call's merged row)
+        return {k: ji[k] for k in ("head", "head_version", "summary", "validated", "dimensions") if ji.get(k)} or None
     return None
 
 

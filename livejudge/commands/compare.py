@@ -175,7 +175,8 @@ def reads_text(views: list[dict], n_columns: int) -> bool:
 
 def load_column(path: str | Path) -> tuple[str, dict, str, dict, dict | None]:
     """(name, metrics, kind, settings, dimension view) of one input: a result document ("call") or
-    a batch ("batch of N"; settings empty, no view).
+    a batch ("batch of N"; settings: how many calls its medians are over where fewer than it
+    scored; the view its summary's ``judge_info`` carries, None in summaries before it did).
 
     Raises:
         ValueError: not a result document, summary.json or batch directory (one line, with the fix).
@@ -202,7 +203,8 @@ def load_column(path: str | Path) -> tuple[str, dict, str, dict, dict | None]:
         mc = doc.get("measured_calls")
         if isinstance(n, int) and isinstance(mc, dict):  # medians over fewer calls than were scored
             settings = {"measured_calls": {k: v for k, v in mc.items() if isinstance(v, int) and v < n}, "n_scored": n}
-        return name, dict(doc["medians"]), f"batch: medians over {n if isinstance(n, int) else '?'} calls", settings, None
+        return (name, dict(doc["medians"]), f"batch: medians over {n if isinstance(n, int) else '?'} calls", settings,
+                dimension_view(doc))
     if isinstance(doc, dict) and "summary" in doc:
         check_result_document(doc, str(p))
         return str(path), call_metrics(doc), "call", _settings(doc), dimension_view(doc)
@@ -220,7 +222,7 @@ def compare(paths: list[str | Path]) -> dict:
 
     cols = [load_column(p) for p in paths]
     names = {f"dim_{d.id}": f"{d.category} {d.name}" for d in DIMENSIONS}
-    # what every column's judge says of the dimensions (calls only: a batch carries no view):
+    # what every column's judge says of the dimensions (a batch: its summary's judge_info):
     # a group sharing one learned score is one row, its first member's, named as the meter names
     # it (three "better" rows for one piece of evidence read as three; a new user's trial); a
     # dimension no column's head measures says so
