@@ -440,6 +440,15 @@ def test_a_judge_change_within_the_between_call_spread_is_the_same(tmp_path, mon
     assert doc["judge_tolerance"] == {"mean_p_human": 0.17, "dim_rhythm": 0.3}
     assert "mean P(human) within 0.170 and dimension scores within 0.300" in C.same_text(doc)
     assert "on 9 voices" in render_html(doc)
+    # each judge row's spread is shown beside its rule, in the table and the page (it was only in
+    # --json: "+0.1, better" beside "+0.1, same" read as a contradiction; a trial)
+    from rich.console import Console
+
+    con = Console(record=True, width=200)
+    C.print_table(doc, console=con)
+    table = con.export_text()
+    assert "higher, ±0.17 same" in table and "higher, ±0.30 same" in table
+    assert "±0.17 same" in render_html(doc) and C.same_within(doc, "latency_p90_s") == ""
     other = compare([paths[0], paths[3]])  # another version of the head: its spread is not measured
     assert other["judge_tolerance"] == {} and C.same_text(other).startswith(C.SAME_TEXT[:-1])
     assert "the judge rows keep the shown-precision rule here" in C.same_text(other)  # said outright

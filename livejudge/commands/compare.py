@@ -457,7 +457,7 @@ def print_table(doc: dict, console=None) -> None:
                 if ch:
                     text += f" [{style}]({ch}{_verdict_suffix(ch, vd)})[/]"
             cells.append(text)
-        cells.append(r["rule_short"])
+        cells.append(r["rule_short"] + same_within(doc, r["metric"]))
         t.add_row(*cells)
     console.print(t)
     if unmeasured:
@@ -498,7 +498,8 @@ def same_text(doc: dict) -> str:
         parts.append(f"mean P(human) within {tol['mean_p_human']:.3f}")
     dims = sorted(v for k, v in tol.items() if k.startswith("dim_"))
     if dims:  # three decimals: "within 0.21" beside a +0.21 change read "better" (the tolerance is 0.208)
-        parts.append(f"dimension scores within {dims[0]:.3f}–{dims[-1]:.3f} (by dimension; each in compare --json)"
+        parts.append(f"dimension scores within {dims[0]:.3f}–{dims[-1]:.3f} (by dimension shown; each row's in its "
+                     "better column as ±X same)"
                      if f"{dims[0]:.3f}" != f"{dims[-1]:.3f}" else f"dimension scores within {dims[0]:.3f}")
     spread = judge_spread() or {}
     return (SAME_TEXT[:-1] + "; " + " and ".join(parts) + " of each other are within the spread of two calls of one "
@@ -541,6 +542,15 @@ def rules_text(rows: list[dict]) -> str:
     return "; ".join(f"{k}: {', '.join(v)}" for k, v in kinds.items())
 
 
+def same_within(doc: dict, metric: str) -> str:
+    """", ±0.20 same" for a judge row whose change reads "same" within the measured between-call
+    spread (``judge_tolerance``), else "": shown beside the row's rule in the table and the HTML
+    page (it was only in --json, so "+0.1, better" beside "+0.1, same" read as a contradiction; a
+    trial). Pure."""
+    tol = (doc.get("judge_tolerance") or {}).get(metric)
+    return f", ±{tol:.2f} same" if tol else ""
+
+
 def render_html(doc: dict) -> str:
     """The comparison as one self-contained HTML page (no script, no network)."""
     e = html.escape
@@ -556,7 +566,7 @@ def render_html(doc: dict) -> str:
             ch = _fmt_change(r["values"][0], v, r["metric"]) if i else ""
             extra = f" <small class='{e(vd)}'>({e(ch)}{e(_verdict_suffix(ch, vd))})</small>" if ch else ""
             cells.append(f"<td class='num'>{e(_fmt(v, r['metric']))}{extra}</td>")
-        body.append(f"<tr><td>{e(r['label'])}</td>{''.join(cells)}<td class='rule'>{e(r['rule'])}</td></tr>")
+        body.append(f"<tr><td>{e(r['label'])}</td>{''.join(cells)}<td class='rule'>{e(r['rule'] + same_within(doc, r['metric']))}</td></tr>")
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>livejudge compare</title><style>"
             "body{font-family:system-ui,sans-serif;margin:1em auto;max-width:1100px;color:#222}"
             "table{border-collapse:collapse;font-size:.9em}td,th{padding:.2em .6em;border-bottom:1px solid #eee;"
