@@ -131,3 +131,17 @@ def test_every_command_help_fits_80_columns(monkeypatch):
     for name, parser in [("livejudge", top), *sub.choices.items()]:
         long = [x for x in parser.format_help().splitlines() if len(x) > 80]
         assert not long, (name, long[:2])
+
+
+def test_a_gate_on_a_dimension_the_head_never_measures_says_it_can_never_pass():
+    """A gate on a dimension the head does not measure failed as "was not measured", which read
+    as a fault of the call (a trial gated on dim_memory_consistency<2)."""
+    from livejudge.commands.gates import gate_call
+
+    doc = _doc()
+    doc["judge_info"] = {"dimensions": {"groups": [["rhythm"]],
+                                        "not_measured": {"memory_consistency": "the head reads no text"}}}
+    res = gate_call([parse_gate("dim_memory_consistency<2"), parse_gate("dim_stress<2"), parse_gate("dim_rhythm<2")], doc)
+    assert [r.failed for r in res] == [True, True, False]
+    assert "never measured by this judge's head (the head reads no text), so this gate can never pass" in res[0].reason
+    assert res[1].reason == "dim_stress was not measured"  # measured by the head, gated in this call's windows

@@ -647,7 +647,10 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     print_validity(summary.get("judge_info") or {})
     scope = f"medians over {summary['n_scored']} scored calls"
     scored = [r for r in summary["calls"] if r.get("status") == "ok"]
-    results = evaluate_batch(gates, scored)
+    from livejudge.commands.gates import explain_unmeasured
+    from livejudge.outputs.report import dimension_view
+
+    results = explain_unmeasured(evaluate_batch(gates, scored), dimension_view(summary))
     if output.junit:
         p = write_junit(output.junit, results, suite=scope, calls=summary["calls"],
                         unmeasured=unmeasured_by_call(gates, scored))

@@ -151,6 +151,31 @@ def evaluate(gates: Iterable[Gate], metrics: dict[str, float | None]) -> list[Ga
     return out
 
 
+def gate_call(gates: Iterable[Gate], doc: dict) -> list[GateResult]:
+    """The gates on one call's result document: ``evaluate`` on ``call_metrics(doc)``, with a
+    dimension the head never measures said so (``explain_unmeasured``). Pure; what ``score``,
+    ``replay``, ``attach`` and the LiveKit tap gate a call with."""
+    from livejudge.outputs.report import dimension_view
+
+    return explain_unmeasured(evaluate(gates, call_metrics(doc)), dimension_view(doc))
+
+
+def explain_unmeasured(results: list[GateResult], view: dict | None) -> list[GateResult]:
+    """``results`` with the reason of a failed ``dim_<id>`` gate that the head never measures
+    (``view["not_measured"]``, ``outputs.report.dimension_view``) saying so: such a gate can never
+    pass, so "was not measured" alone read as a fault of this call (a trial gated on
+    ``dim_memory_consistency<2``). Pure."""
+    why = (view or {}).get("not_measured") or {}
+    out = []
+    for r in results:
+        d = r.gate.metric[4:] if r.gate.metric.startswith("dim_") else None
+        if r.failed and r.value is None and d in why:
+            r = GateResult(r.gate, None, True, f"{r.gate.metric} is never measured by this judge's head ({why[d]}), "
+                                               "so this gate can never pass: drop it")
+        out.append(r)
+    return out
+
+
 def measured_calls(per_call: Iterable[dict[str, float | None]]) -> dict[str, int]:
     """How many calls measured each metric (not None): the number each median of
     ``batch_metrics`` is taken over."""

@@ -413,13 +413,12 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
 def apply_gates(result: dict, output: OutputConfig) -> int:
     """Check ``--fail-if`` gates on one call's result, write ``--junit``; EXIT_GATE (3) when one
     fails (the list goes to stderr), else 0."""
-    from livejudge.commands.gates import (EXIT_GATE, call_metrics, evaluate, format_failures, format_passed, parse_gates,
-                                          write_junit)
+    from livejudge.commands.gates import EXIT_GATE, format_failures, format_passed, gate_call, parse_gates, write_junit
 
     gates = parse_gates(output.fail_if)
     if not gates and not output.junit:
         return EXIT_OK
-    results = evaluate(gates, call_metrics(result))
+    results = gate_call(gates, result)
     name = str((result.get("source") or {}).get("file") or (result.get("source") or {}).get("kind") or "call")
     if output.junit:
         try:
