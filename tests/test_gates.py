@@ -145,3 +145,24 @@ def test_a_gate_on_a_dimension_the_head_never_measures_says_it_can_never_pass():
     assert [r.failed for r in res] == [True, True, False]
     assert "never measured by this judge's head (the head reads no text), so this gate can never pass" in res[0].reason
     assert res[1].reason == "dim_stress was not measured"  # measured by the head, gated in this call's windows
+
+
+def test_a_gate_can_fail_a_call_whose_channels_look_wrong(tmp_path, capsys):
+    """input_health_warning_count counts source.input_health, so a CI gate can refuse a call
+    whose channels look wrong (a trial: a swap read the caller as the agent, P(human) 0.92)."""
+    import numpy as np
+    import soundfile as sf
+
+    from livejudge.commands.cli import main
+    from livejudge.testing.dialogues import example_dialogue
+
+    wav = example_dialogue(seed=0).write(tmp_path / "call.wav")
+    x, rate = sf.read(str(wav), dtype="float32")
+    sf.write(str(tmp_path / "dc.wav"), x + np.float32(0.05), rate)  # a DC offset on both channels
+    args = ["--judge", "none", "--asr", "off", "--fail-if", "input_health_warning_count>0"]
+    assert main(["score", str(wav), "--json", str(tmp_path / "ok.json"), *args]) == 0
+    assert json.loads((tmp_path / "ok.json").read_text())["summary"]["input_health_warning_count"] == 0
+    assert main(["score", str(tmp_path / "dc.wav"), "--json", str(tmp_path / "dc.json"), *args]) == 3
+    doc = json.loads((tmp_path / "dc.json").read_text())
+    assert doc["summary"]["input_health_warning_count"] == len(doc["source"]["input_health"]) == 2
+    assert "FAIL input_health_warning_count>0: input_health_warning_count = 2" in capsys.readouterr().err

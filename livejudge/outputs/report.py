@@ -136,6 +136,8 @@ def build_result(session: Any) -> dict:
             "no_evidence_windows": sum(1 for r in results if not r.has_evidence),
             "evidence_coverage": _r(len(p) / len(results), 3) if results else None,
             "dropped_windows": session.dropped_windows,
+            # a gate can fail a call whose channels look wrong (a swap reads the caller as the agent)
+            "input_health_warning_count": len(session.info.get("input_health") or []),
             **summarize_verdicts(vs),
         },
         "judge_info": judge_info,
