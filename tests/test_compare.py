@@ -301,6 +301,15 @@ def test_transcripts_note_only_when_a_row_reads_text(tmp_path):
     assert compare([paths["base"], paths["no_asr"]])["settings_differ"] == []
     assert compare([paths["base"], paths["reads"]])["settings_differ"] == ["transcripts (--asr)"]
     assert compare([paths["base"], paths["unknown"]])["settings_differ"] == ["transcripts (--asr)"]
+    # a column scored without a judge (check --json) has nothing transcripts could move, and the
+    # note says which column has no judge (a trial read "different transcripts, judge")
+    nojudge = copy.deepcopy(no_asr)
+    del nojudge["judge_info"]
+    nojudge["source"]["asr"] = True
+    paths["nojudge"] = tmp_path / "nojudge.json"
+    paths["nojudge"].write_text(json.dumps(nojudge))
+    assert compare([paths["no_asr"], paths["nojudge"]])["settings_differ"] == [
+        "judge (B scored without one: no P(human) or dimensions there)"]
 
 
 def test_rules_footer_names_each_rule_once():

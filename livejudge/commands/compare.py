@@ -252,11 +252,18 @@ def compare(paths: list[str | Path]) -> dict:
         seen = [c[3].get(key) for c in cols if c[3] and c[2] == "call"]
         if len(seen) > 1 and any(v != seen[0] for v in seen[1:]):
             differ.append(key)
-    if "transcripts (--asr)" in differ and not reads_text(views, len(cols)):
+    # a column scored without a judge has no row that transcripts could move: only the judged
+    # columns' views decide (a trial: check --json beside score --json blamed "transcripts")
+    n_judged = sum(1 for c in cols if c[2] != "call" or c[3].get("judge"))
+    if "transcripts (--asr)" in differ and not reads_text(views, n_judged):
         # no row depends on transcripts: timing never reads them, and no column's head measures a
         # text dimension (a new user's trial: --report turned ASR on for one call, and the note
         # blamed "part of each change" on it)
         differ.remove("transcripts (--asr)")
+    unjudged = [chr(ord("A") + i) for i, c in enumerate(cols) if c[2] == "call" and not c[3].get("judge")]
+    if "judge" in differ and unjudged:  # say which column has none, and what it lacks
+        differ[differ.index("judge")] = (f"judge ({', '.join(unjudged)} scored without one: no P(human) or "
+                                         "dimensions there)")
     out = {"columns": [{"name": c[0], "kind": c[2], "settings": c[3]} for c in cols], "rows": rows,
            "settings_differ": differ, "timing_tolerance_s": dict(TIMING_TOLERANCE_S),
            "judge_tolerance": {m: judge_tol[m] for m in metrics if m in judge_tol}}
