@@ -223,6 +223,14 @@ def grid(quick: bool) -> list[dict]:
                 out.append({"set": "target", "kind": kind, "noise_dbfs": nd, "rate": rate, "tails": True, "ulaw": False})
     for nd in (-55, -45, -40):
         out.append({"set": "ulaw", "kind": "white", "noise_dbfs": nd, "rate": 8000, "tails": True, "ulaw": True})
+    # the same lines measured against the speech as recorded, not as carried (DialogueBuilder's
+    # truth="recorded"): how much later a telephone or 8 kHz line makes offsets (a word-final
+    # fricative above the band is not on the line); not run by default
+    for nd in (-55, -45, -40):
+        out.append({"set": "ulaw-rec", "kind": "white", "noise_dbfs": nd, "rate": 8000, "tails": True, "ulaw": True,
+                    "truth": "recorded"})
+        out.append({"set": "8k-rec", "kind": "white", "noise_dbfs": nd, "rate": 8000, "tails": True, "ulaw": False,
+                    "truth": "recorded"})
     return out
 
 
@@ -233,7 +241,9 @@ def line_options(c: dict) -> dict:
     if c["ulaw"]:
         o["telephone_line"] = True
     if c["rate"] < SAMPLE_RATE:
-        o["line_rate"] = c["rate"]  # the truth is what that rate can carry
+        o["line_rate"] = c["rate"]  # the truth is what that rate can carry (unless truth="recorded")
+    if c.get("truth"):
+        o["truth"] = c["truth"]
     return o
 
 

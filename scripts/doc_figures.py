@@ -301,6 +301,27 @@ def fig_timing_tolerance() -> str:
             f"`{r['command']}`: noise −55…−40 dBFS, room tails and breaths, 8/16/48 kHz). {_src('vad_bounds')}")
 
 
+def fig_telephone_timing() -> str:
+    """Response-latency error on 8 kHz and telephone lines, against the speech as the line carries
+    it and as it was recorded (``benchmarks/vad_bounds.py --sets ulaw,ulaw-rec,8k-rec``)."""
+    r = _result("vad_bounds_telephone")
+    if r is None:
+        return "No stored run (`python scripts/doc_figures.py --produce vad_bounds_telephone`)."
+    rows = r["result"]["rows"]
+    what = {"ulaw": "telephone (300–3400 Hz, μ-law)", "ulaw-rec": "telephone (300–3400 Hz, μ-law)",
+            "8k-rec": "8 kHz, no band limit"}
+    truth = {"ulaw": "as the line carries it", "ulaw-rec": "as recorded", "8k-rec": "as recorded"}
+    f = lambda v: "–" if v is None else f"{v:+.0f}"  # noqa: E731
+    g = lambda v: "–" if v is None else f"{v:.0f}"  # noqa: E731
+    lines = ["| line | truth: the speech | noise (dBFS, white) | latency error median (ms) | p95 \\|error\\| (ms) "
+             "| offset error median (ms) | latencies |", "|---|---|---|---|---|---|---|"]
+    for row in rows:
+        lines.append(f"| {what[row['set']]} | {truth[row['set']]} | {row['noise_dbfs']} | {f(row['latency_med_ms'])} | "
+                     f"{g(row['latency_p95_abs_ms'])} | {f(row['offset_med_ms'])} | {row['n_latency']} |")
+    return ("\n".join(lines) + f"\n\nFrom `{r['command']}` ({r['result'].get('calls_per_condition', '?')} random calls "
+            f"per row, room tails and breaths; error = measured − truth). {_src('vad_bounds_telephone')}")
+
+
 def fig_judge_spread() -> str:
     """compare's "same" tolerance for the judge rows (``livejudge/data/judge_spread.json``), from
     ``benchmarks/results/judge_repeatability.json``."""
@@ -1231,6 +1252,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "meter_example": fig_meter_example,
     "benchmarks_table": fig_benchmarks_table,
     "timing_tolerance": fig_timing_tolerance,
+    "telephone_timing": fig_telephone_timing,
     "judge_spread": fig_judge_spread,
     "verdict_settle": fig_verdict_settle,
     "data_batch2": fig_data_batch2,
@@ -1370,14 +1392,14 @@ def _store(name: str, meta: dict, result: dict) -> None:
     print(f"stored benchmarks/results/{name}.json")
 
 
-def _produce_json_benchmark(name: str, args: list[str]) -> None:
+def _produce_json_benchmark(name: str, args: list[str], store_as: str | None = None) -> None:
     with tempfile.TemporaryDirectory() as d:
         out = Path(d) / "out.json"
         cmd = [sys.executable, f"benchmarks/{name}.py", *args, "--json", str(out)]
         meta = _meta(" ".join(["python", f"benchmarks/{name}.py", *args]))
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         subprocess.run(cmd, cwd=ROOT, env=env, check=True)
-        _store(name, meta, json.loads(out.read_text()))
+        _store(store_as or name, meta, json.loads(out.read_text()))
 
 
 def _produce_meter_example() -> None:
@@ -1401,6 +1423,8 @@ PRODUCE: dict[str, Callable[[], None]] = {
     "meter_example": _produce_meter_example,
     "verdict_settle": lambda: _produce_json_benchmark("verdict_settle", ["--seeds", "4"]),
     "vad_bounds": lambda: _produce_json_benchmark("vad_bounds", ["--sets", "target"]),
+    "vad_bounds_telephone": lambda: _produce_json_benchmark(
+        "vad_bounds", ["--sets", "ulaw,ulaw-rec,8k-rec", "--calls", "4"], store_as="vad_bounds_telephone"),
 }
 
 

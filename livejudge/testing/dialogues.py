@@ -423,6 +423,10 @@ class DialogueBuilder:
         line_rate: the sample rate the call will be heard at (e.g. 8000): each clip is passed
             through it before trimming, so the truth is the speech that rate can carry (a
             word-final /s/ above 4 kHz does not exist at 8 kHz). ``telephone_line`` implies it.
+        truth: "carried" (default) trims each clip to the speech the line carries, as above;
+            "recorded" keeps the speech as recorded (wideband bounds) and sends it through the line
+            unchanged in length, so the truth includes a word-final fricative the line drops: what
+            a caller heard themself say (``benchmarks/vad_bounds.py``'s ``*-rec`` sets).
     ``pop(channel, at_s, kind)`` adds a click or pop at a known time (not speech).
     """
 
@@ -434,9 +438,12 @@ class DialogueBuilder:
                  telephone_line: bool = False, dc_offset: float = 0.0,
                  echo_gain_db: float | None = None, echo_delay_s: float = 0.05,
                  echo_speakerphone: bool = False,
-                 line_rate: int = SAMPLE_RATE) -> None:
+                 line_rate: int = SAMPLE_RATE, truth: str = "carried") -> None:
         if noise_kind not in ("white", "babble", "room"):
             raise ValueError(f"noise_kind must be 'white', 'babble' or 'room', got {noise_kind!r}")
+        if truth not in ("carried", "recorded"):
+            raise ValueError(f"truth must be 'carried' or 'recorded', got {truth!r}")
+        self.truth = truth
         self.noise_dbfs = noise_dbfs
         self.noise_kind = noise_kind
         self.noise_channels = tuple(noise_channels)
@@ -484,9 +491,14 @@ class DialogueBuilder:
         """
         x = load_clip(clip) if isinstance(clip, str) else np.asarray(clip, dtype=np.float32)
         if self.telephone_line or self.line_rate < SAMPLE_RATE:
-            carried = telephone(x) if self.telephone_line else \
-                resample(resample(x, SAMPLE_RATE, self.line_rate), self.line_rate, SAMPLE_RATE)[: len(x)]
-            return trim(carried, also=x)
+            def line(y: np.ndarray) -> np.ndarray:
+                out = telephone(y) if self.telephone_line else \
+                    resample(resample(y, SAMPLE_RATE, self.line_rate), self.line_rate, SAMPLE_RATE)[: len(y)]
+                return np.pad(out, (0, len(y) - len(out))).astype(np.float32)
+
+            if self.truth == "recorded":  # the recorded bounds; the line may drop a fricative inside them
+                return line(trim(x))
+            return trim(line(x), also=x)
         return trim(x)
 
     def _add(self, channel: Channel, clip: str | np.ndarray, *, at_s: float | None, gap_s: float | None,
