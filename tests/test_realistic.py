@@ -276,3 +276,19 @@ def test_final_fricative_reverb_is_not_speech(clip, seed):
     user = [s for s in snap.segments if s.channel == "user"]
     assert len(user) == 1
     assert user[0].offset_s == pytest.approx(p.offset_s, abs=0.0305)  # 30 ms + float slack
+
+
+def test_the_truth_as_recorded_keeps_what_a_telephone_line_drops():
+    """DialogueBuilder(truth="recorded") keeps each clip's recorded bounds and sends it through the
+    line unchanged in length, so the truth holds the speech the line drops or weakens below its
+    peak − 30 dB (a word-final /s/ above 3.4 kHz); "carried" (the default) trims to what the line
+    carries. benchmarks/vad_bounds.py's ulaw-rec and 8k-rec sets measure timing against it."""
+    x = with_final_fricative(load_clip("cmu_cards_001"))
+    rec = DialogueBuilder(noise_dbfs=-60, telephone_line=True, truth="recorded")
+    car = DialogueBuilder(noise_dbfs=-60, telephone_line=True)
+    assert len(rec.as_carried(x)) == len(trim(x))
+    assert len(trim(x)) - len(car.as_carried(x)) > 0.1 * SAMPLE_RATE  # the /s/ (0.12 s) is not carried
+    wide = DialogueBuilder(noise_dbfs=-60, truth="recorded")  # no line: both truths are the recording
+    assert np.array_equal(wide.as_carried(x), DialogueBuilder(noise_dbfs=-60).as_carried(x))
+    with pytest.raises(ValueError, match="truth must be"):
+        DialogueBuilder(truth="wideband")
