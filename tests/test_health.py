@@ -282,7 +282,7 @@ def test_a_recording_nothing_can_be_measured_from_is_refused(tmp_path, capsys):
             assert code == 2 and any(needle in line and name in line for line in err), err
             assert not out.exists()
     outdir = tmp_path / "out"
-    assert main(["score", str(calls), "--out-dir", str(outdir), "--judge", "none", "--asr", "off"]) == 0
+    assert main(["score", str(calls), "--out-dir", str(outdir), "--judge", "none", "--asr", "off"]) == 1  # skipped ones
     summary = json.loads((outdir / "summary.json").read_text())
     rows = {r["file"].rsplit("/", 1)[-1]: r for r in summary["calls"]}
     assert rows["fine.wav"]["status"] == "ok" and summary["n_scored"] == 1

@@ -88,7 +88,7 @@ def test_batch_summary_csv_says_skipped_as_the_cli_does(call_wav, tmp_path, caps
     (d / "good.wav").write_bytes(call_wav[0].read_bytes())
     (d / "broken.wav").write_bytes(b"RIFF\x00\x00\x00\x00not a wave file")
     out = tmp_path / "out"
-    assert main(["score", str(d), "--out-dir", str(out), "--judge", "none", "--asr", "off"]) == 0
+    assert main(["score", str(d), "--out-dir", str(out), "--judge", "none", "--asr", "off", "--allow-skipped"]) == 0
     err = capsys.readouterr().err
     assert "skipped" in err and "1 skipped" in err
     with open(out / "summary.csv") as f:
