@@ -456,8 +456,8 @@ def test_a_judge_change_within_the_between_call_spread_is_the_same(tmp_path, mon
     con = Console(record=True, width=200)
     C.print_table(doc, console=con)
     table = con.export_text()
-    assert "higher, ±0.17 same" in table and "higher, ±0.30 same" in table
-    assert "±0.17 same" in render_html(doc) and C.same_within(doc, "latency_p90_s") == ""
+    assert "higher, ±0.170 same" in table and "higher, ±0.300 same" in table
+    assert "±0.170 same" in render_html(doc) and C.same_within(doc, "latency_p90_s") == ""
     other = compare([paths[0], paths[3]])  # another version of the head: its spread is not measured
     assert other["judge_tolerance"] == {} and C.same_text(other).startswith(C.SAME_TEXT[:-1])
     assert "the judge rows keep the shown-precision rule here" in C.same_text(other)  # said outright

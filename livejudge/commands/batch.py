@@ -591,8 +591,9 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     rest are scored and written; 0 with ``--allow-skipped``); 2 no input or no call could be
     scored; 3 a ``--fail-if`` gate failed on the medians over the scored calls (before 1).
     """
-    from livejudge.commands.gates import (EXIT_GATE, evaluate_batch, format_failures, format_passed, parse_gates,
-                                          unmeasured_by_call, write_junit)
+    from livejudge.commands.gates import (EXIT_GATE, evaluate_batch, explain_unmeasured, format_failures, format_passed,
+                                          parse_gates, unmeasured_by_call, write_junit)
+    from livejudge.outputs.report import dimension_view
     from livejudge.commands.runner import output_config, print_validity, print_wrapped
     from livejudge.errors import EXIT_FAILED, CLIError
 
@@ -647,9 +648,6 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     print_validity(summary.get("judge_info") or {})
     scope = f"medians over {summary['n_scored']} scored calls"
     scored = [r for r in summary["calls"] if r.get("status") == "ok"]
-    from livejudge.commands.gates import explain_unmeasured
-    from livejudge.outputs.report import dimension_view
-
     results = explain_unmeasured(evaluate_batch(gates, scored), dimension_view(summary))
     if output.junit:
         p = write_junit(output.junit, results, suite=scope, calls=summary["calls"],

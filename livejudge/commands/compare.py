@@ -550,12 +550,12 @@ def rules_text(rows: list[dict]) -> str:
 
 
 def same_within(doc: dict, metric: str) -> str:
-    """", ±0.20 same" for a judge row whose change reads "same" within the measured between-call
+    """", ±0.199 same" for a judge row whose change reads "same" within the measured between-call
     spread (``judge_tolerance``), else "": shown beside the row's rule in the table and the HTML
     page (it was only in --json, so "+0.1, better" beside "+0.1, same" read as a contradiction; a
     trial). Pure."""
     tol = (doc.get("judge_tolerance") or {}).get(metric)
-    return f", ±{tol:.2f} same" if tol else ""
+    return f", ±{tol:.3f} same" if tol else ""  # three decimals: a +0.20 change beside "±0.20" read "better" at 0.199
 
 
 def render_html(doc: dict) -> str:
