@@ -49,6 +49,8 @@ def test_batch_medians_skip_unmeasured_calls():
     counts = batch_metrics([{"n": 2}, {"n": 3}, {"n": 7}])
     assert counts == {"n": 3} and type(counts["n"]) is int
     assert batch_metrics([{"n": 2}, {"n": 3}]) == {"n": 2.5}
+    even = batch_metrics([{"n": 2}, {"n": 4}])
+    assert even == {"n": 3} and type(even["n"]) is int
 
 
 def test_junit_xml_is_accepted_by_parsers(tmp_path):

@@ -88,10 +88,11 @@ def batch_metrics(per_call: Iterable[dict[str, float | None]]) -> dict[str, floa
     out: dict[str, float | None] = {}
     for k in keys:
         vals = [m[k] for m in per_call if m.get(k) is not None]
-        med = statistics.median(vals) if vals else None
-        if med is not None and not (all(isinstance(v, int) for v in vals) and float(med).is_integer()):
-            med = float(med)
-        out[k] = None if med is None else (int(med) if not isinstance(med, float) else med)
+        if not vals:
+            out[k] = None
+            continue
+        med = statistics.median(vals)
+        out[k] = int(med) if all(isinstance(v, int) for v in vals) and float(med).is_integer() else float(med)
     return out
 
 
