@@ -277,6 +277,10 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
 if __name__ == "__main__":
     from pipecat.runner.run import main
 
+    from livejudge.agents.child import exit_with_parent
+
+    exit_with_parent()  # started by livejudge demo --runner: end with it, even if it is killed outright
+
     parser = build_parser(argparse.ArgumentParser(description="livejudge example bot (Pipecat runner)"))
     if "--quiet" in sys.argv:
         # the runner resets loguru to DEBUG when it starts; filter at the sink instead

@@ -179,3 +179,54 @@ def test_repeated_ctrl_c_with_transcripts_exits_cleanly(tmp_path, long_call):
             proc.send_signal(signal.SIGINT)
     doc = _check(proc, out, ev, 130, "interrupted (Ctrl-C)")
     assert doc["transcripts"]
+
+
+@pytest.mark.slow
+def test_ctrl_c_at_the_terminal_early_in_a_demo_is_a_normal_end(tmp_path):
+    """Ctrl-C at a terminal signals the whole process group. The example agent was in livejudge's
+    group, died first, and an early Ctrl-C read as "the agent closed the connection without
+    sending any audio", exit 1 (a new user's trial). The agent now runs in a session of its own, so
+    the call ends as a Ctrl-C: exit 0, source.ended "interrupted (Ctrl-C)"."""
+    pytest.importorskip("pipecat")
+    out, ev = tmp_path / "out.json", tmp_path / "ev.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "livejudge.commands.cli", "demo", "--no-playback", "--judge", "none",
+                             "--display", "none", "--json", str(out), "--events", str(ev)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT,
+                            start_new_session=True)  # its own group, as a shell gives a foreground job
+    _wait_for(ev, proc, '"header"', timeout_s=90)
+    time.sleep(1.0)  # connected, before the agent's first reply
+    os.killpg(proc.pid, signal.SIGINT)  # what the terminal sends on Ctrl-C
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err[-3000:]
+    doc = json.loads(out.read_text())
+    assert doc["source"]["ended"] == "interrupted (Ctrl-C)", err[-3000:]
+    assert "closed the connection" not in err
+
+
+def test_a_child_started_by_livejudge_ends_with_it(tmp_path):
+    """popen_child's child runs in its own session (no terminal signal reaches it) and, through
+    exit_with_parent, ends within a second or so once the process that started it is gone, even
+    when that process was killed outright."""
+    code = ("import subprocess, sys\n"
+            "from livejudge.agents.child import popen_child\n"
+            "c = popen_child([sys.executable, '-c', 'from livejudge.agents.child import exit_with_parent; "
+            "exit_with_parent(0.05); import time; time.sleep(60)'])\n"
+            "print(c.pid, flush=True)\n"
+            "import time; time.sleep(60)\n")
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
+    child = int(parent.stdout.readline())
+    assert os.getsid(child) == child  # a session of its own
+    parent.kill()
+    parent.wait(10)
+
+    def gone(pid: int) -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        return state in ("Z", "X")  # exited (a zombie until its new parent reaps it)
+
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not gone(child):
+        time.sleep(0.05)
+    assert gone(child)

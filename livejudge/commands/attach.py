@@ -398,8 +398,11 @@ def start_demo_agent(port: int, *, think_s: float | None = 0.5, never_yield: boo
         cmd.append("--never-yield")
     if log:
         cmd += ["--log", log]
+    from livejudge.agents.child import popen_child
+
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    # its own session: a terminal's Ctrl-C stops livejudge, which then ends the call and the agent
+    proc = popen_child(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     deadline = time.monotonic() + timeout_s
     assert proc.stdout is not None
     import selectors

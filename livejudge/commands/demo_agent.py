@@ -57,6 +57,9 @@ def main(argv: list[str] | None = None) -> int:
                           **tuned,
                           allowed_origin=tuple(args.allowed_origin or ()), once=args.once, log=args.log,
                           verbose=args.verbose)
+    from livejudge.agents.child import exit_with_parent
+
+    exit_with_parent()  # started by livejudge demo: end with it, even if it is killed outright
     try:
         asyncio.run(serve(cfg))
     except KeyboardInterrupt:

@@ -188,7 +188,10 @@ def start_runner_bot(port: int, *, log: str | None = None, extra: list[str] | No
         if v is None:
             del full_env[k]
     errf = open(os.devnull if log is None else log + ".stderr", "w")
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=errf, env=full_env, cwd=str(script.parent))
+    from livejudge.agents.child import popen_child
+
+    # its own session: a terminal's Ctrl-C stops livejudge, which then ends the call and the bot
+    proc = popen_child(cmd, stdout=subprocess.DEVNULL, stderr=errf, env=full_env, cwd=str(script.parent))
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
