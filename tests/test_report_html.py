@@ -325,6 +325,16 @@ def test_interrupted_call_still_writes_its_report(tmp_path):
     assert run_session(session, body, title="t", output=output) == EXIT_INTERRUPTED
     text = (tmp_path / "cut.html").read_text()
     assert all(f'<svg id="{pid}"' in text for pid in PLOT_IDS)
+    # the page says the call was cut short, as the JSON does (a trial found no word of it)
+    assert "This call was cut short (interrupted (Ctrl-C)) after" in text and "ended: interrupted (Ctrl-C)" in text
+
+
+def test_a_demo_report_is_titled_demo_and_a_whole_call_is_not_cut(result):
+    doc = {**result, "source": {**result["source"], "kind": "attach", "demo_agent": {"behaviour": "polite"},
+                                "ended": "script done"}}
+    doc["source"].pop("file", None)
+    text = render_html(doc)
+    assert "<h1>livejudge report · demo</h1>" in text and "ended: script done" in text and "cut short" not in text
 
 
 def test_dimension_table_says_not_measured_and_shared_scores(result):

@@ -75,3 +75,22 @@ def test_interruption_and_notes():
 def test_wrong_wire_names_the_fix(message, words):
     with pytest.raises(ProtocolError, match=words.replace("-", r"\-")):
         _proto().decode(message)
+
+
+def test_a_bot_that_closes_before_bot_ready_names_the_wire_format():
+    """A plain websocket agent attached with --protocol pipecat-eval closes the connection before
+    bot-ready: the error now names the likely mismatch, as the other wire formats do (a trial)."""
+    from websockets.exceptions import ConnectionClosedOK
+    from websockets.frames import Close
+
+    from livejudge.sources.protocols.pipecat_eval import HandshakeError
+
+    class Closed:
+        async def send(self, _):
+            pass
+
+        async def recv(self):
+            raise ConnectionClosedOK(Close(1000, ""), Close(1000, ""), True)
+
+    with pytest.raises(HandshakeError, match=r"close code 1000\); is --protocol pipecat-eval its wire format\?"):
+        asyncio.run(_proto().handshake(Closed()))

@@ -285,3 +285,20 @@ def test_an_unsupported_sample_rate_names_the_file_with_its_folder(tmp_path, cap
     assert main(["score", str(wav)]) == 2
     err = capsys.readouterr().err.strip()
     assert str(wav) in err and "7000 Hz" in err and f"sox {wav} -r 16000 low_16k.wav" in err
+
+
+def test_the_demo_without_speakers_names_no_flag_it_does_not_take(monkeypatch, capsys):
+    """Without speakers the demo goes on without playback; its line quoted the device error's hint
+    "use --input-wav FILE ...", a flag demo does not take (a trial). Now the reason alone."""
+    from livejudge.commands import attach
+    from livejudge.config import SourceConfig
+    from livejudge.sources import mic
+
+    def no_speakers(device=None):
+        raise mic.DeviceError(f"no audio devices: libportaudio.so missing (install libportaudio2, or {mic.HEADLESS_HINT})")
+
+    monkeypatch.setattr(mic, "Speaker", no_speakers)
+    assert attach._speaker(SourceConfig(playback=True, demo=True)) is None
+    err = capsys.readouterr().err
+    assert "no speakers here (no audio devices: libportaudio.so missing (install libportaudio2))" in err
+    assert "--input-wav" not in err

@@ -211,14 +211,16 @@ def _source(src: SourceConfig, turns=None):
 def _speaker(src: SourceConfig):
     if not src.playback:
         return None
-    from livejudge.sources.mic import DeviceError, Speaker
+    from livejudge.sources.mic import HEADLESS_HINT, DeviceError, Speaker
 
     try:
         return Speaker(src.output_device)
     except DeviceError as exc:
         if src.demo and src.output_device is None:
             # the demo's caller is scripted: without speakers it still runs, timed at arrival
-            print(f"livejudge: no speakers here ({str(exc).split(';')[0]}); the demo runs without "
+            # the reason alone: the device error's hint names --input-wav, which demo does not take (a trial)
+            why = str(exc).replace(f", or {HEADLESS_HINT}", "").split(";")[0]
+            print(f"livejudge: no speakers here ({why}); the demo runs without "
                   "playback (agent audio timed at arrival, as with --no-playback)", file=sys.stderr)
             return None
         raise CLIError(str(exc)) from None

@@ -372,6 +372,7 @@ svg{max-width:100%;height:auto;display:block} .muted{color:#666;font-size:.85em}
 .card{border:1px solid #ddd;border-radius:6px;padding:.4em .8em;min-width:9em}
 .card b{display:block;font-size:1.3em} .legend{color:#555;font-size:.9em;margin-top:-.4em} .validity{background:#fff8e1;border:1px solid #f0d070;padding:.4em .8em;border-radius:6px}
 .heuristic{font-size:.8em;background:#eee;border-radius:3px;padding:0 .3em}
+.cut{border-left:4px solid #d62728;padding:.3em .6em;background:#fdf0f0}
 @media print{body{max-width:none;padding:0;font-size:10pt} h2{break-after:avoid} svg,table,.card{break-inside:avoid}
  a{color:inherit;text-decoration:none}}
 """
@@ -693,7 +694,12 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
     doc = check_result(doc)
     require_matplotlib()  # fail early with the install hint
     src = doc.get("source") or {}
-    name = title or (Path(str(src["file"])).name if src.get("file") else None) or src.get("kind") or "call"
+    kind = "demo" if src.get("demo_agent") else src.get("kind")  # a demo report read "attach" (a trial)
+    name = title or (Path(str(src["file"])).name if src.get("file") else None) or kind or "call"
+    ended = str(src.get("ended") or "")
+    # a call cut short says so at the top (a trial: the JSON said "interrupted (Ctrl-C)", the page nothing)
+    cut = (f'<p class="cut">This call was cut short ({_esc(ended)}) after {_fmt(doc.get("duration_s"), 1, " s")}: '
+           "every figure below covers the audio up to then.</p>" if ended.startswith(("interrupted", "failed")) else "")
     window = _last_evidence_window(doc)
     sm = doc.get("summary") or {}
     ref = sm.get("latency_human_reference") or {}
@@ -710,7 +716,9 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         f"<title>livejudge report · {_esc(name)}</title><style>{CSS}</style></head><body>",
         f"<h1>livejudge report · {_esc(name)}</h1>",
         f'<p class="muted">livejudge {_esc(doc.get("livejudge_version"))} · created {_esc(doc.get("created_utc"))} '
-        f'· {_esc(src.get("kind", ""))} · all times in seconds from the start of the call</p>',
+        f'· {_esc(kind or "")}{" · ended: " + _esc(ended) if ended else ""} · all times in seconds from the start '
+        "of the call</p>",
+        cut,
         _summary_html(doc),
         _health_html(doc),
         _judge_html(doc),

@@ -156,7 +156,10 @@ class PipecatEvalProtocol(Protocol):
         except ConnectionClosed as exc:
             rcvd = getattr(exc, "rcvd", None)
             code = int(rcvd.code) if rcvd is not None else 1006
-            raise HandshakeError(f"the bot closed the connection before bot-ready (close code {code})",
+            # the likely mismatch, as the other wire formats name it (a trial: no hint for a plain websocket agent)
+            raise HandshakeError(f"the bot closed the connection before bot-ready (close code {code}); is "
+                                 "--protocol pipecat-eval its wire format? (the Pipecat runner's /ws eval route; a "
+                                 "bot with its own websocket transport speaks --protocol pipecat)",
                                  closed=True, close_code=code) from None
 
     def encode_audio(self, samples: np.ndarray) -> str:
