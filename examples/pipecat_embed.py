@@ -5,7 +5,10 @@ The agent is a minimal Pipecat bot::
     caller (input transport) → VADProcessor(Silero) → ReplyBot → output transport (paced)
 
 * the caller is a scripted person (shipped human clips) who *reacts* to what it hears: it
-  answers a moment after the bot goes quiet, and once barges in while the bot is talking;
+  answers a moment after the bot goes quiet, and once barges in on purpose while the bot is
+  talking. Going by silence alone, as a person does, it can also take a pause inside a reply for
+  its end and start speaking while the bot goes on: livejudge then counts that as a barge-in too
+  (the run a new user tried showed 2 barge-ins, at about 12 s and 21 s);
 * ``ReplyBot`` answers ``--think-s`` after Pipecat's ``VADUserStoppedSpeakingFrame`` with a
   shipped espeak clip as ``TTSAudioRawFrame``s (untrimmed, like real TTS output, leading
   silence included), and yields to a barge-in with ``broadcast_interruption()``;
