@@ -371,7 +371,9 @@ class Meter:
         # still in progress reads "talked through" until the agent's yield is heard
         settled = s.settled_verdicts
         n_bi, through, yield_mean = barge_in_counts(settled)
-        tim.add_row(f"user barge-ins {n_bi} · agent yield {fmt_s(yield_mean)} s")
+        # no yield to average yet reads "–", not "– s" (a trial)
+        tim.add_row(f"user barge-ins {n_bi} · agent yield "
+                    + (f"{fmt_s(yield_mean)} s" if yield_mean is not None else "–"))
         tim.add_row(Text(f"  agent talked through {through} of them",
                          style="" if through else "dim"))
         tim.add_row(talk_over_row(settled, sm.overlap_ratio, 39))
@@ -387,7 +389,7 @@ class Meter:
         ms = f"{latest.compute_s * 1000:.0f} ms" if latest else "–"
         # one row (the validity line below needs the frame's lines): windows judged, the judge's
         # compute per window, and windows dropped under load only when there are some
-        tim.add_row(Text(f"judge: {len(res)} windows · {ms} each"
+        tim.add_row(Text(f"judge: {len(res)} window{'' if len(res) == 1 else 's'} · {ms} each"
                          + (f" · {s.dropped_windows} dropped" if s.dropped_windows else ""),
                          style="yellow" if s.dropped_windows else "dim"))
         foot = self._footer(info, any_gated)
