@@ -72,6 +72,11 @@ def test_junit_xml_is_accepted_by_parsers(tmp_path):
     results = {c.name: [type(r).__name__ for r in c.result] for c in cases}
     assert results["latency_p90_s>1.2"] == ["Failure"] and results["p_human_mean<0.1"] == []
     assert results["b.wav"] == ["Skipped"]
+    # without --allow-skipped the batch exits 1, and a lost call is an error CI pages show red
+    err = ET.fromstring(junit_xml(res, suite="s", calls=calls, skipped_is_error=True).split("\n", 1)[1])
+    calls_suite = err.findall("testsuite")[1]
+    assert calls_suite.get("errors") == "1" and calls_suite.get("skipped") == "0"
+    assert calls_suite.find("testcase[@name='b.wav']/error").get("message") == "no audio samples"
 
 
 def test_score_gate_exit_code_3_and_junit(tmp_path, capsys):

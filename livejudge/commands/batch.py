@@ -651,7 +651,8 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     results = explain_unmeasured(evaluate_batch(gates, scored), dimension_view(summary))
     if output.junit:
         p = write_junit(output.junit, results, suite=scope, calls=summary["calls"],
-                        unmeasured=unmeasured_by_call(gates, scored))
+                        unmeasured=unmeasured_by_call(gates, scored),
+                        skipped_is_error=not getattr(args, "allow_skipped", False))
         print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
     if summary["n_scored"] == 0:
         raise CLIError("no call could be scored (reasons above)")

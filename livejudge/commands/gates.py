@@ -239,10 +239,11 @@ def format_failures(results: list[GateResult], scope: str) -> str:
 
 
 def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None = None,
-              unmeasured: dict[str, list[str]] | None = None) -> str:
+              unmeasured: dict[str, list[str]] | None = None, skipped_is_error: bool = False) -> str:
     """JUnit XML: one ``testsuite`` of gates (``failure`` per failed gate) and, for a batch, one
-    of calls (``skipped`` with the reason for each file that could not be scored; ``failure`` for
-    a scored call that did not measure a gated metric).
+    of calls (``skipped`` with the reason for each file that could not be scored, or ``error``
+    with ``skipped_is_error``: the batch then exits 1, and CI pages show a skipped case grey, not
+    red; ``failure`` for a scored call that did not measure a gated metric).
 
     Args:
         results: gate results.
@@ -265,10 +266,13 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
         bad = [c for c in calls if c.get("status") != "ok"]
         n_fail = sum(1 for c in calls if c.get("status") == "ok" and str(c.get("file")) in unmeasured)
         s2 = ET.SubElement(root, "testsuite", name="livejudge calls", tests=str(len(calls)),
-                           failures=str(n_fail), errors="0", skipped=str(len(bad)))
+                           failures=str(n_fail), errors=str(len(bad) if skipped_is_error else 0),
+                           skipped=str(0 if skipped_is_error else len(bad)))
         for c in calls:
             tc = ET.SubElement(s2, "testcase", classname="livejudge.calls", name=str(c.get("file")))
-            if c.get("status") != "ok":
+            if c.get("status") != "ok" and skipped_is_error:
+                ET.SubElement(tc, "error", message=str(c.get("reason") or "not scored"), type="NotScored")
+            elif c.get("status") != "ok":
                 ET.SubElement(tc, "skipped", message=str(c.get("reason") or "not scored"))
             elif str(c.get("file")) in unmeasured:
                 msg = "not measured in this call: " + ", ".join(unmeasured[str(c.get("file"))])
@@ -278,10 +282,11 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
 
 
 def write_junit(path: str | Path, results: list[GateResult], *, suite: str, calls: list[dict] | None = None,
-                unmeasured: dict[str, list[str]] | None = None) -> Path:
+                unmeasured: dict[str, list[str]] | None = None, skipped_is_error: bool = False) -> Path:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(junit_xml(results, suite=suite, calls=calls, unmeasured=unmeasured), encoding="utf-8")
+    p.write_text(junit_xml(results, suite=suite, calls=calls, unmeasured=unmeasured,
+                           skipped_is_error=skipped_is_error), encoding="utf-8")
     return p
 
 
