@@ -416,6 +416,12 @@ class Session:
         except Exception as exc:
             self._on_error(f"input-health check failed: {type(exc).__name__}: {exc}")
             ws = []
+        if str(self.info.get("ended", "")).startswith("interrupted") and probe.held_s < probe.early_s:
+            # stopped by hand before the live check was due: a silent agent may not have had its
+            # turn yet (a trial's demo stopped at 4.5 s read "is the agent sending audio (--protocol)?")
+            ws = [_replace(w, message=f"the {w.channel} channel was silent in the {probe.held_s:.0f} s before the call "
+                                      "was stopped: it may not have had its turn yet")
+                  if w.code == "silent_channel" and w.channel == "agent" else w for w in ws]
         said = {(w.code, w.channel) for w in self._health_early}
         found = {(w.code, w.channel) for w in ws}
         new = [w for w in ws if (w.code, w.channel) not in said]

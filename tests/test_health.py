@@ -309,3 +309,39 @@ def test_a_file_of_more_than_two_channels_says_which_two_are_read(tmp_path):
     d.write(tmp_path / "two.wav")
     with open_call(tmp_path / "two.wav") as r:
         assert not [x for x in check_call(r) if x.code == "extra_channels"]
+
+
+def test_a_live_call_stopped_before_the_agent_spoke_does_not_blame_the_wire():
+    """A demo stopped by Ctrl-C 4.5 s in, before the agent's first turn, was told "is the agent
+    sending audio on this connection (--protocol, --in-rate)?" (a trial). A call stopped by hand
+    before the live check was due now says the agent may not have had its turn yet; a call that
+    ended otherwise keeps the wire question."""
+    from livejudge.session import Session
+
+    d = example_dialogue(seed=0)
+    n = int(4.5 * 16000)
+    for ended, words in (("interrupted (Ctrl-C)", "before the call was stopped: it may not have had its turn yet"),
+                         ("script done", "is the agent sending audio")):
+        s = Session()
+        s.info["ended"] = ended
+        _push_live(s, d.call.user[:n], np.zeros(n, np.float32))
+        got = s.close()["source"]["input_health"]
+        assert [(w["code"], w["channel"]) for w in got] == [("silent_channel", "agent")]
+        assert words in got[0]["message"], got[0]["message"]
+
+
+def test_one_block_of_chance_correlation_is_no_echo_and_no_swap():
+    """An 8 s built call without any leakage (room noise −47 dBFS, the agent 0.3 s after the
+    caller) gave the reverse echo estimate a correlation of 0.50 over one 0.5 s block, and the
+    swap check called its channels swapped (a trial). A detection now needs MIN_DETECT_BLOCKS."""
+    from livejudge.testing.dialogues import DialogueBuilder
+    from livejudge.timing.echo import MIN_DETECT_BLOCKS, estimate_echo_path
+
+    b = DialogueBuilder(noise_dbfs=-47, noise_kind="room", seed=0)
+    b.user("cmu_cards_005")
+    b.agent("espeak_reply_01", gap_s=0.3)
+    b.user("cmu_cards_002", barge_in_after_s=1.0, agent_yield_s=0.4)
+    d = b.build()
+    reverse = estimate_echo_path(d.call.agent, d.call.user)
+    assert reverse.blocks < MIN_DETECT_BLOCKS and not reverse.detected
+    assert check_input(d.call.user, d.call.agent) == []

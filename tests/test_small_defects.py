@@ -302,3 +302,23 @@ def test_the_demo_without_speakers_names_no_flag_it_does_not_take(monkeypatch, c
     err = capsys.readouterr().err
     assert "no speakers here (no audio devices: libportaudio.so missing (install libportaudio2))" in err
     assert "--input-wav" not in err
+
+
+def test_the_known_timeline_snippet_in_docs_python_runs_and_its_call_is_clean(tmp_path, monkeypatch, capsys):
+    """docs/python.md's "Calls with a known timeline" snippet runs as written, and the call it
+    builds is a clean one: no flagged moment and no input-health warning. As first written, its
+    barge-in sat exactly on resume_window_s and read as a cut-in, and a one-block echo estimate
+    called its channels swapped (a trial)."""
+    from pathlib import Path
+
+    from livejudge.commands.cli import main
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "python.md").read_text()
+    code = doc.split("## Calls with a known timeline")[1].split("```python")[1].split("```")[0]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "docs/python.md", "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == "[0.5] [0.5]"  # truth and measured latency, as the snippet prints them
+    assert main(["score", "call.wav", "--judge", "none", "--asr", "off", "--json", "r.json"]) == 0
+    r = json.loads((tmp_path / "r.json").read_text())
+    assert r["summary"]["verdict_flagged_moment_count"] == 0 and r["source"]["input_health"] == []

@@ -262,8 +262,9 @@ def test_a_latency_within_the_timing_error_of_its_edge_says_so(gap_s, outcome, n
     v = next(v for v in verdicts(analyze(call)) if v.kind == "latency")
     assert v.outcome == outcome and v.within_timing_error is near
     assert v.to_dict()["within_timing_error"] is near
-    words = f"(within {MEASURED_TIMING_ERROR.latency_p95_abs_s * 1000:.0f} ms, the p95 timing error, of the 0.74 s edge)"
-    assert (words in verdict_text(v)) is near
+    words = (f"({abs(gap_s - 0.742) * 1000:.0f} ms from the 0.74 s edge, inside the "
+             f"{MEASURED_TIMING_ERROR.latency_p95_abs_s * 1000:.0f} ms p95 timing error)")
+    assert (words in verdict_text(v)) is near, verdict_text(v)
     # a yield time: its own error (107 ms) around yield_max_s
     cfg = VerdictConfig()
     for stop, near_y in ((3.05, True), (3.0 + cfg.yield_max_s + 0.2, False)):

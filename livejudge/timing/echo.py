@@ -291,6 +291,14 @@ is at least this. HEURISTIC: calls without leakage measured ≤ 0.1 on our dialo
 at −30 dB ≥ 0.9."""
 
 
+MIN_DETECT_BLOCKS = 2
+"""Fewest 0.5 s blocks of predicted echo a detection needs. HEURISTIC: the path is fitted on the
+same audio it is scored on, so one block's correlation is optimistic. An 8 s built call with no
+leakage at all (room noise −47 dBFS, the agent 0.3 s after the caller) read 0.50 over 1 block,
+and the swap check called its channels swapped (a new user's trial). Real leakage echoes every
+agent phrase, and so gives many blocks."""
+
+
 ECHO_TAIL_S = 0.15
 """Length of the estimated echo path after its direct tap, seconds (HEURISTIC). A speakerphone
 in a room (RT60 0.3 s) keeps echoing the agent's last phrase for 100–150 ms after it stops;
@@ -310,7 +318,8 @@ class EchoPath:
         correlation: median, over 0.5 s blocks where the agent speaks and the predicted echo
             is above the user channel's noise floor, of the normalized correlation between the
             user channel and the predicted echo (1 = the user channel there is all echo).
-        detected: correlation ≥ the threshold it was estimated with.
+        detected: correlation ≥ the threshold it was estimated with, over at least
+            ``MIN_DETECT_BLOCKS`` blocks.
         start_s: time of ``taps[0]`` relative to the agent sample, seconds (≥ 0).
         taps: float32 impulse response at 16 kHz, shape (n_taps,), from ``start_s``.
         blocks: how many blocks the correlation was taken over.
@@ -453,7 +462,7 @@ def estimate_echo_path(user: np.ndarray, agent: np.ndarray, *, max_delay_s: floa
     a_del = np.concatenate([np.zeros(lag), a[: a.size - lag]])
     gain_db = float(10 * np.log10((np.sum(echo[eact] ** 2) + 1e-20) / (np.sum(a_del[eact] ** 2) + 1e-20)))
     return EchoPath(delay_s=direct / SAMPLE_RATE, gain_db=gain_db, correlation=corr,
-                    detected=bool(corr >= threshold), start_s=lo / SAMPLE_RATE,
+                    detected=bool(corr >= threshold and int(use.sum()) >= MIN_DETECT_BLOCKS), start_s=lo / SAMPLE_RATE,
                     taps=h.astype(np.float32), blocks=int(use.sum()))
 
 

@@ -506,7 +506,11 @@ def verdict_text(v: Verdict) -> str:
     near = ""
     if v.within_timing_error and v.threshold_s is not None:  # a flag that noise could flip (a noted defect)
         err = _TIMING_ERROR_S[(v.kind, v.outcome)]
-        near = f" (within {err * 1000:.0f} ms, the p95 timing error, of the {v.threshold_s:.2f} s edge)"
+        # the distance itself, then the error it is inside ("within 47 ms … of the edge" read as
+        # the distance; a trial)
+        gap_ms = abs(float(v.value_s) - v.threshold_s) * 1000 if v.value_s is not None else 0.0
+        near = (f" ({gap_ms:.0f} ms from the {v.threshold_s:.2f} s edge, inside the {err * 1000:.0f} ms p95 "
+                "timing error)")
     return f"{v.t_s:6.1f} {words.get((v.kind, v.outcome), v.kind + ' ' + v.outcome)}{near} [{mark}]"
 
 
