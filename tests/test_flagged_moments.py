@@ -173,7 +173,11 @@ def test_one_long_gap_is_one_flagged_moment_everywhere(one_gap, tmp_path, capsys
     out, err = capsys.readouterr()
     red = [line for line in out.splitlines() if "[FLAG]" in line]
     nums = sorted(i for i, v in enumerate(r["verdicts"]) if not v["ok"])
-    assert len(red) == 1 and red[0].split()[0] == ",".join(map(str, nums)) and "dead air" in red[0]
+    # numbered in the order the line reads: the latency's verdict first, then its dead air's
+    lat = next(i for i in nums if r["verdicts"][i]["kind"] == "latency")
+    dead = next(i for i in nums if r["verdicts"][i]["kind"] == "dead_air")
+    assert len(red) == 1 and red[0].split()[0] == f"{lat},{dead}" and "dead air" in red[0]
+    assert red[0].split()[1] + " " + red[0].split()[2] == f"{r['verdicts'][lat]['t_s']:.1f} latency"
     assert len(out.splitlines()) == sm["verdict_moment_count"]
     assert f"{sm['verdict_moment_count']} moments, 1 flagged ({sm['verdict_count']} verdicts, 2 flagged" in err
     # --event N keeps its meaning: N indexes the result's verdicts (a latency cannot be pinned)

@@ -325,7 +325,9 @@ def moment_lines(vs: list[Verdict]) -> list[str]:
     rows = []
     for g in moment_groups(vs):
         m = [vs[i] for i in g]
-        nums = ",".join(str(n) for n in sorted(g))
+        # in the order of the text: the first number is the verdict the line reads first (sorted, "0,1"
+        # sat beside the latency's text while 0 was the pause, and --event 1 was refused; a trial)
+        nums = ",".join(str(n) for n in g)
         text = m[0].to_dict()["text"].strip()
         for d in m[1:]:  # the dead air of the same silence, or the talk-over of the same start
             text += joined_text(d.kind, d.outcome, d.value_s, d.threshold_s, d.ok)
