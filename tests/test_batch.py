@@ -230,6 +230,44 @@ def test_a_gate_fails_when_a_scored_call_did_not_measure_its_metric(calls, tmp_p
     assert doc["settings_differ"] == []  # a batch column carries no settings to differ on
 
 
+def test_gate_each_fails_a_batch_on_one_call_the_median_passes(calls, tmp_path, capsys):
+    """Three calls, one with a DC offset on its user channel: the median of
+    input_health_warning_count is 0, so 'input_health_warning_count>0' passes the batch (a noted
+    gap). With --gate-each the gate reads every call: exit 3 naming that call and its count, and
+    the JUnit file fails that call alone."""
+    d, _ = calls
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    for i in range(3):
+        x, rate = sf.read(str(d / f"call_{i}.wav"), dtype="float32")
+        if i == 1:
+            x[:, 0] += 0.05  # 5x the DC_LEVEL heuristic
+        sf.write(str(mixed / f"c{i}.wav"), x, rate, subtype="FLOAT")
+    common = ["score", str(mixed), "--judge", "none", "--asr", "off", "--fail-if", "input_health_warning_count>0",
+              "--fail-if", "latency_p90_s>30"]
+    assert main(common + ["--out-dir", str(tmp_path / "med")]) == 0
+    sm = json.loads((tmp_path / "med" / "summary.json").read_text())
+    per_call = {Path(r["file"]).name: r["metrics"]["input_health_warning_count"] for r in sm["calls"]}
+    assert per_call["c1.wav"] >= 1 and per_call["c0.wav"] == per_call["c2.wav"] == 0
+    capsys.readouterr()
+    junit = tmp_path / "each.xml"
+    code = main(common + ["--out-dir", str(tmp_path / "each"), "--gate-each", "--junit", str(junit)])
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 3, err
+    assert "1 of 2 gate(s) failed (each of 3 scored calls)" in err
+    assert f"FAIL input_health_warning_count>0: failed on 1 of 3 scored calls: c1.wav ({per_call['c1.wav']})" in err
+    assert "latency_p90_s>30" not in err.split("FAIL", 1)[1]
+    root = ET.fromstring(junit.read_text().split("\n", 1)[1])
+    cases = {Path(tc.get("name")).name: tc for tc in root.iter("testcase") if tc.get("classname") == "livejudge.calls"}
+    assert cases["c1.wav"].find("failure").get("message") == "gate(s) failed on this call: input_health_warning_count>0"
+    assert cases["c0.wav"].find("failure") is None and cases["c2.wav"].find("failure") is None
+    # every gate passing on every call: the pass line names the scope
+    capsys.readouterr()
+    assert main(["score", str(mixed), "--judge", "none", "--asr", "off", "--out-dir", str(tmp_path / "ok"),
+                 "--gate-each", "--fail-if", "latency_p90_s>30"]) == 0
+    assert "1 of 1 gate(s) passed (each of 3 scored calls)" in " ".join(capsys.readouterr().err.split())
+
+
 def test_a_folder_batch_names_the_calls_in_its_subfolders_it_leaves_out(calls, tmp_path, capsys):
     """A folder is read one level deep: `score coll/` scored one call and said nothing of
     coll/a/x.wav (a trial). Now one line names how many it left out and the glob that takes

@@ -589,10 +589,11 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
 
     Exit codes: 0 every call scored; 1 some calls were skipped (each listed with its reason; the
     rest are scored and written; 0 with ``--allow-skipped``); 2 no input or no call could be
-    scored; 3 a ``--fail-if`` gate failed on the medians over the scored calls (before 1).
+    scored; 3 a ``--fail-if`` gate failed on the medians over the scored calls, or on any scored
+    call with ``--gate-each`` (before 1).
     """
-    from livejudge.commands.gates import (EXIT_GATE, evaluate_batch, explain_unmeasured, format_failures, format_passed,
-                                          parse_gates, unmeasured_by_call, write_junit)
+    from livejudge.commands.gates import (EXIT_GATE, evaluate_batch, evaluate_each, explain_unmeasured, format_failures,
+                                          format_passed, parse_gates, unmeasured_by_call, write_junit)
     from livejudge.outputs.report import dimension_view
     from livejudge.commands.runner import output_config, print_validity, print_wrapped
     from livejudge.errors import EXIT_FAILED, CLIError
@@ -646,13 +647,19 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
                   f"{f('mean_p_human')}{p_range}{over('mean_p_human')} · "
                   f"summary in {Path(out_dir) / 'summary.json'} and summary.csv")
     print_validity(summary.get("judge_info") or {})
-    scope = f"medians over {summary['n_scored']} scored calls"
     scored = [r for r in summary["calls"] if r.get("status") == "ok"]
-    results = explain_unmeasured(evaluate_batch(gates, scored), dimension_view(summary))
+    failed_each = None
+    if getattr(args, "gate_each", False):
+        scope = f"each of {summary['n_scored']} scored calls"
+        results, failed_each = evaluate_each(gates, scored)
+        results = explain_unmeasured(results, dimension_view(summary))
+    else:
+        scope = f"medians over {summary['n_scored']} scored calls"
+        results = explain_unmeasured(evaluate_batch(gates, scored), dimension_view(summary))
     if output.junit:
         p = write_junit(output.junit, results, suite=scope, calls=summary["calls"],
                         unmeasured=unmeasured_by_call(gates, scored),
-                        skipped_is_error=not getattr(args, "allow_skipped", False))
+                        skipped_is_error=not getattr(args, "allow_skipped", False), failed_each=failed_each)
         print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
     if summary["n_scored"] == 0:
         raise CLIError("no call could be scored (reasons above)")
@@ -679,6 +686,10 @@ def add_batch_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--allow-skipped", action="store_true",
                    help="exit 0 when some calls were skipped (default: exit 1, after writing every result and "
                         "the summary, so CI notices a lost call)")
+    g.add_argument("--gate-each", action="store_true",
+                   help="apply each --fail-if to every scored call on its own: one failing call fails the batch "
+                        "(default: the gates read the medians over the calls, which pass a warning or a flag that "
+                        "most calls lack, e.g. 'input_health_warning_count>0' on one call of three)")
     g.add_argument("--jobs", type=_jobs, default=1, metavar="N",
                    help=f"score N calls at once in worker processes (this machine has {os.cpu_count()} CPUs); "
                         "with --ray: the CPUs of the local Ray")

@@ -14,7 +14,9 @@ Counts stay integers. A gate may also name an alias (``p_human_mean`` = ``mean_p
 For a single call the gates apply to that call; for a batch (``score DIR --out-dir``) they
 apply to the medians over the calls that scored (``batch_metrics``), and a gate fails when a
 scored call did not measure its metric (``evaluate_batch``), as it fails on one such call: a
-median over the calls that did would pass a batch whose agent was silent in most calls.
+median over the calls that did would pass a batch whose agent was silent in most calls. With
+``--gate-each`` they apply to every scored call on its own instead (``evaluate_each``): one
+failing call fails the batch.
 
 Exit code 3 (``EXIT_GATE``) when a gate fails.
 """
@@ -219,6 +221,40 @@ def evaluate_batch(gates: Iterable[Gate], rows: list[dict]) -> list[GateResult]:
     return out
 
 
+def evaluate_each(gates: Iterable[Gate], rows: list[dict]) -> tuple[list[GateResult], dict[str, list[str]]]:
+    """Each gate on every scored batch row (``{"file", "metrics"}``) on its own (``--gate-each``):
+    a gate fails the batch when it fails on any call, not only on the medians. A median passes a
+    warning or a flag that most calls lack (a trial's ``input_health_warning_count>0`` passed a
+    batch where one call of three had its channels swapped). Pure.
+
+    Returns:
+        (results, failed_by_call): one ``GateResult`` per gate (``value``: the median over the
+        calls that measured it, as ``evaluate_batch``; ``reason`` names the calls it failed on and
+        their values), and ``{file: [gate texts that failed on that call]}``.
+    """
+    gates = list(gates)
+    rows = list(rows)
+    medians = batch_metrics(r.get("metrics") or {} for r in rows)
+    failed_by_call: dict[str, list[str]] = {}
+    out = []
+    for g in gates:
+        key = ALIASES.get(g.metric, g.metric)
+        bad = []
+        for r in rows:
+            res = evaluate([g], r.get("metrics") or {})[0]
+            if res.failed:
+                name = Path(str(r.get("file"))).name
+                bad.append(f"{name} ({'not measured' if res.value is None else f'{res.value:g}'})")
+                failed_by_call.setdefault(str(r.get("file")), []).append(g.text)
+        med = medians.get(key)
+        if not bad:
+            out.append(GateResult(g, med, False, f"{g.metric}: held on none of {len(rows)} scored calls"))
+            continue
+        shown = ", ".join(bad[:3]) + (f", … {len(bad) - 3} more" if len(bad) > 3 else "")
+        out.append(GateResult(g, med, True, f"failed on {len(bad)} of {len(rows)} scored calls: {shown}"))
+    return out, failed_by_call
+
+
 def format_passed(results: list[GateResult], scope: str) -> str:
     """One line for stderr when every gate passed ('' when there is no gate or one failed): a CI log
     then shows that the gates ran (a passing gate printed nothing; a new user's trial)."""
@@ -239,7 +275,8 @@ def format_failures(results: list[GateResult], scope: str) -> str:
 
 
 def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None = None,
-              unmeasured: dict[str, list[str]] | None = None, skipped_is_error: bool = False) -> str:
+              unmeasured: dict[str, list[str]] | None = None, skipped_is_error: bool = False,
+              failed_each: dict[str, list[str]] | None = None) -> str:
     """JUnit XML: one ``testsuite`` of gates (``failure`` per failed gate) and, for a batch, one
     of calls (``skipped`` with the reason for each file that could not be scored, or ``error``
     with ``skipped_is_error``: the batch then exits 1, and CI pages show a skipped case grey, not
@@ -250,6 +287,8 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
         suite: name of the gate suite (e.g. the call's file, or "medians over 48 calls").
         calls: batch rows ``{"file", "status": "ok"|"skipped", "reason"}``, or None.
         unmeasured: ``unmeasured_by_call``: file → gated metrics that call did not measure.
+        failed_each: ``evaluate_each``'s second value (``--gate-each``): file → gates that failed
+            on that call, each call's ``failure``.
     """
     root = ET.Element("testsuites", name="livejudge")
     s = ET.SubElement(root, "testsuite", name=f"livejudge gates: {suite}", tests=str(len(results)),
@@ -264,7 +303,8 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
     if calls is not None:
         unmeasured = unmeasured or {}
         bad = [c for c in calls if c.get("status") != "ok"]
-        n_fail = sum(1 for c in calls if c.get("status") == "ok" and str(c.get("file")) in unmeasured)
+        n_fail = sum(1 for c in calls if c.get("status") == "ok"
+                     and (str(c.get("file")) in unmeasured or str(c.get("file")) in (failed_each or {})))
         s2 = ET.SubElement(root, "testsuite", name="livejudge calls", tests=str(len(calls)),
                            failures=str(n_fail), errors=str(len(bad) if skipped_is_error else 0),
                            skipped=str(0 if skipped_is_error else len(bad)))
@@ -274,6 +314,9 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
                 ET.SubElement(tc, "error", message=str(c.get("reason") or "not scored"), type="NotScored")
             elif c.get("status") != "ok":
                 ET.SubElement(tc, "skipped", message=str(c.get("reason") or "not scored"))
+            elif str(c.get("file")) in (failed_each or {}):
+                msg = "gate(s) failed on this call: " + ", ".join(failed_each[str(c.get("file"))])
+                ET.SubElement(tc, "failure", message=msg, type="GateFailed").text = msg
             elif str(c.get("file")) in unmeasured:
                 msg = "not measured in this call: " + ", ".join(unmeasured[str(c.get("file"))])
                 ET.SubElement(tc, "failure", message=msg, type="NotMeasured").text = msg
@@ -282,11 +325,12 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
 
 
 def write_junit(path: str | Path, results: list[GateResult], *, suite: str, calls: list[dict] | None = None,
-                unmeasured: dict[str, list[str]] | None = None, skipped_is_error: bool = False) -> Path:
+                unmeasured: dict[str, list[str]] | None = None, skipped_is_error: bool = False,
+                failed_each: dict[str, list[str]] | None = None) -> Path:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(junit_xml(results, suite=suite, calls=calls, unmeasured=unmeasured,
-                           skipped_is_error=skipped_is_error), encoding="utf-8")
+                           skipped_is_error=skipped_is_error, failed_each=failed_each), encoding="utf-8")
     return p
 
 
