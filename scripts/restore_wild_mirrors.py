@@ -72,7 +72,9 @@ def restore(repos: dict[str, set[str]], mirror: Path, url_template: str, *, dry_
         gdir = mirror / repo.replace("/", "+") / "repo"
         url = url_template.format(repo=repo)
         if dry_run:
-            log(f"{repo}: {'have' if gdir.exists() else 'clone ' + url} → {gdir}, commits {', '.join(sorted(c[:8] for c in repos[repo]))}")
+            pin = f", HEAD pinned to {next(iter(repos[repo]))[:8]}" if len(repos[repo]) == 1 else ", HEAD left as cloned"
+            log(f"{repo}: {'have' if gdir.exists() else 'clone ' + url} → {gdir}, commits "
+                f"{', '.join(sorted(c[:8] for c in repos[repo]))}{pin}")
             continue
         if not gdir.exists():
             gdir.parent.mkdir(parents=True, exist_ok=True)

@@ -50,6 +50,13 @@ def test_mirrors_are_cloned_and_pinned_to_the_recorded_commit(tmp_path):
     gdir = mirror / "someone+demo" / "repo"
     # HEAD is the commit the manifest names, not the remote's newer HEAD (a source asking for HEAD)
     assert _git(f"--git-dir={gdir}", "rev-parse", "HEAD") == commits[0] != commits[1]
+    # the dry run says which mirrors get HEAD pinned (one recorded commit) and which keep it
+    two = _manifest(tmp_path / "two.csv", [("someone/demo", commits[0]), ("someone/demo", commits[1])])
+    logs: list[str] = []
+    rw.restore(rw.commits_by_repo([m]), mirror, "file:///x/{repo}", dry_run=True, log=logs.append)
+    assert logs[-1].endswith(f"HEAD pinned to {commits[0][:8]}") and logs[-1].startswith("someone/demo: have")
+    rw.restore(rw.commits_by_repo([two]), mirror, "file:///x/{repo}", dry_run=True, log=logs.append)
+    assert logs[-1].endswith("HEAD left as cloned")
     # a second run reuses the mirror
     assert rw.main(["--mirror", str(mirror), "--manifest", str(m), "--url-template", "file:///nowhere/{repo}"]) == 0
 
