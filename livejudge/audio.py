@@ -244,6 +244,41 @@ def to_mono(samples: np.ndarray) -> np.ndarray:
     return x if x.ndim == 1 else x.mean(axis=1).astype(np.float32)
 
 
+SIDE_PROBE_S = 60.0
+"""HEURISTIC: how much of a ``--user``/``--agent`` file with several channels is read to tell a
+copy of one side (dual mono) from a whole call, seconds."""
+SIDE_SAME_CORRELATION = 0.98
+"""HEURISTIC: channels of one side's file correlated at least this much are one signal (dual
+mono, downmixed); the same figure as the input-health check's ``IDENTICAL_CORRELATION``."""
+
+
+def check_one_side(data: np.ndarray, path: str | Path, role: str) -> None:
+    """Refuse a ``--user``/``--agent`` file whose channels carry different signals: a whole
+    two-channel call given as one side was downmixed without a word, and the echo check then
+    advised swapping the files (a new user's trial). Dual mono (each channel the same signal,
+    correlation ≥ ``SIDE_SAME_CORRELATION``) and silent channels pass.
+
+    Args:
+        data: float32 samples of shape (n, channels), at the file's rate (at most
+            ``SIDE_PROBE_S`` of it is enough).
+        path: the file, for the message. role: "user" or "agent".
+    Raises:
+        AudioFormatError: two channels whose correlation is below ``SIDE_SAME_CORRELATION``.
+    """
+    if data.ndim != 2 or data.shape[1] < 2:
+        return
+    x = data.astype(np.float64) - data.mean(axis=0, dtype=np.float64)
+    energy = (x ** 2).sum(axis=0)
+    live = [c for c in range(x.shape[1]) if energy[c] > 1e-8 * len(x)]  # RMS above 1e-4 (−80 dBFS)
+    for c in live[1:]:
+        corr = float((x[:, live[0]] * x[:, c]).sum() / np.sqrt(energy[live[0]] * energy[c]))
+        if corr < SIDE_SAME_CORRELATION:
+            raise AudioFormatError(
+                f"--{role} {path} has {data.shape[1]} channels carrying different signals (channels {live[0]} and {c} "
+                f"correlate {round(corr, 2) + 0.0:.2f}): --user/--agent take one side each; for a two-channel call pass it as FILE "
+                "(with --user-channel/--agent-channel), or extract one side (e.g. sox IN.wav OUT.wav remix 1)")
+
+
 _COMMON_FORMATS = ("WAV", "FLAC", "OGG", "MP3", "AIFF")
 """Formats a ``cannot decode`` message names, where this machine's libsndfile reads them."""
 
@@ -370,6 +405,8 @@ def load_call(
             raise AudioFormatError("need a stereo FILE, or both --user A.wav and --agent B.wav")
         du, ru = load_audio(user)
         da, ra = load_audio(agent)
+        check_one_side(du[: int(SIDE_PROBE_S * ru)], user, "user")
+        check_one_side(da[: int(SIDE_PROBE_S * ra)], agent, "agent")
         u = resample(to_mono(du), ru)
         a = resample(to_mono(da), ra)
         rate = ru if ru == ra else ru
@@ -519,6 +556,15 @@ class CallReader:
                 self._files.append(fu)
                 fa = _open_sound(agent)
                 self._files.append(fa)
+                for fx, side, role in ((fu, user, "user"), (fa, agent, "agent")):
+                    if fx.channels > 1:  # a whole call given as one side (read the start, then rewind)
+                        try:
+                            head = fx.read(int(SIDE_PROBE_S * fx.samplerate), dtype="float32", always_2d=True)
+                        except Exception:  # unreadable part-way: blocks() says where
+                            head = None
+                        if head is not None:
+                            check_one_side(head, side, role)
+                        fx.seek(0)
                 self.sample_rate_in = int(fu.samplerate)
                 self.channels = {"user": str(user), "agent": str(agent)}
                 self._cols = None

@@ -117,3 +117,27 @@ def test_cannot_decode_names_what_loads_mp3_included(tmp_path):
     sf.write(mp3, np.stack([_sine(200, 16000), _sine(300, 16000)], axis=1), 16000, format="MP3")
     data, rate = load_audio(mp3)
     assert rate == 16000 and data.shape[1] == 2
+
+
+def test_a_whole_call_given_as_one_side_is_refused_and_dual_mono_is_read(tmp_path):
+    """`--agent call.wav` with the two-channel call was downmixed without a word, and the echo
+    check then advised swapping the files (a new user's trial). A side's file whose channels carry
+    different signals is refused with the fix; dual mono and a silent second channel are read."""
+    from livejudge.audio import CallReader
+
+    u, a = _sine(200, 16000, 3.0), _sine(900, 16000, 3.0)
+    sf.write(tmp_path / "u.wav", u, 16000)
+    sf.write(tmp_path / "call.wav", np.stack([u, a], 1), 16000)
+    sf.write(tmp_path / "dual.wav", np.stack([a, a], 1), 16000)
+    sf.write(tmp_path / "half.wav", np.stack([a, np.zeros_like(a)], 1), 16000)
+    msg = r"--agent .*call.wav has 2 channels carrying different signals .*pass it as FILE"
+    with pytest.raises(AudioFormatError, match=msg):
+        load_call(user=tmp_path / "u.wav", agent=tmp_path / "call.wav")
+    with pytest.raises(AudioFormatError, match=msg):
+        CallReader(user=tmp_path / "u.wav", agent=tmp_path / "call.wav")
+    for ok in ("dual.wav", "half.wav"):
+        c = load_call(user=tmp_path / "u.wav", agent=tmp_path / ok)
+        assert abs(_peak_hz(c.agent, 16000) - 900) <= 1
+        with CallReader(user=tmp_path / "u.wav", agent=tmp_path / ok) as r:  # rewound after the probe
+            got = np.concatenate([b[1] for b in r.blocks()])
+        assert len(got) == len(a) and abs(_peak_hz(got, 16000) - 900) <= 1
