@@ -30,6 +30,7 @@ import numpy as np
 
 from livejudge.audio import SAMPLE_RATE, TwoChannelAudio, load_audio, resample, to_mono
 from livejudge.events import Backchannel, BargeIn, Channel, SpeechSegment, Transition, other
+from livejudge.timing.turns import TurnConfig
 
 FRAME = SAMPLE_RATE // 100  # 10 ms
 
@@ -617,10 +618,13 @@ class DialogueBuilder:
                               if p.kind == "backchannel"]
         turns = [p for p in truth.placed if p.kind == "turn"]
         floor: Placed | None = None
+        reaction_s = TurnConfig().reaction_s
         for t in turns:
             for o in turns:
                 if o.channel != t.channel and o.onset_s < t.onset_s < o.offset_s:
                     y = o.offset_s - t.onset_s if o.offset_s < t.offset_s else None
+                    if y is not None and y < reaction_s:
+                        break  # the other was ending on its own: a terminal overlap (turns.analyze)
                     truth.barge_ins.append(BargeIn(t.channel, t.onset_s, y))
                     break
             if floor is None or (t.channel == floor.channel and t.offset_s > floor.offset_s):

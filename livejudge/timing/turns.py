@@ -30,6 +30,9 @@ Definitions (Full-Duplex-Bench v1/v1.5, summarised in reference.md):
   gap_s = B.onset − A.offset (negative = overlap). user→agent gaps are response latencies.
 * barge-in: a turn that starts while the other speaker's turn is in progress.
   yield_s = other.offset − barge-in onset when the other stopped first, else None (kept talking).
+  A turn whose onset comes less than ``reaction_s`` before the other's offset, the other
+  stopping first, is not a barge-in: the other could not have been reacting to it, so it was
+  ending on its own (a terminal overlap: a transition with a negative gap).
 """
 
 from __future__ import annotations
@@ -242,6 +245,12 @@ def analyze(segments: Iterable[SpeechSegment], config: TurnConfig | None = None)
         for o in turns_by[other(t.channel)]:
             if o.onset_s < t.onset_s < o.offset_s:
                 yield_s = o.offset_s - t.onset_s if o.offset_s < t.offset_s else None
+                if yield_s is not None and yield_s < cfg.reaction_s:
+                    # the other ended too soon after this onset to have reacted to it: it was
+                    # ending on its own (a terminal overlap, a transition with a negative gap),
+                    # and as a "yield" it pulled the mean yield time down (a trial: a 0.10 s
+                    # "yield" hid a yield of 0.88 s)
+                    break
                 barge_ins.append(BargeIn(t.channel, t.onset_s, None if yield_s is None else round(yield_s, 6)))
                 break
         if floor is None:
