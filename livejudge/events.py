@@ -159,7 +159,7 @@ class DimensionScore:
 
     Attributes:
         score: expected rating on the paper's 1–5 scale (1 machine-like, 5 human-like);
-            exactly 3.0 when ``gated`` (no lean / not enough evidence, seed 000 App. D.2).
+            exactly 3.0 when ``gated`` (no lean / not enough evidence, the Turing-test paper, App. D.2).
         evidence: how much evidence the window held for this dimension, in ``evidence_unit``
             (seconds of agent speech, turns, words); 0 when there is no signal at all.
         evidence_unit: unit of ``evidence`` ("s", "turns", "words", "" when no signal exists).
@@ -167,7 +167,7 @@ class DimensionScore:
             the dimension contributes nothing to P(human).
         z: latent ODL score z_k (after gating: the training-set mean, i.e. contribution 0).
         contribution: c_k = standardised z_k × classifier weight towards "machine"
-            (seed 000, App. E.7: positive = machine-like evidence).
+            (the Turing-test paper, App. E.7: positive = machine-like evidence).
         reason: short text for the meter when gated ("no signal in the CPU backbone", ...).
     """
 

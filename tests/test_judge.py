@@ -172,10 +172,13 @@ def test_cli_train_save_load_judge_eval(tmp_path):
     assert 0.0 <= res.p_human <= 1.0
     mc = res.dimensions["memory_consistency"]  # no transcripts in the acoustic backbone
     assert mc.gated and mc.score == 3.0 and mc.contribution == 0.0
-    # eval writes the documented JSON; the cached embeddings are reused
-    rc = run_cli("eval", m, "--head", out, "--cache-dir", cache, "--no-progress", "--json", tmp_path / "e.json")
+    # eval writes the documented JSON; the cached embeddings are reused. Every row (the default
+    # scores the 'test' rows alone): the 8 it was fitted on are counted as such
+    rc = run_cli("eval", m, "--head", out, "--cache-dir", cache, "--no-progress", "--json", tmp_path / "e.json",
+                 "--split", "all")
     assert rc == 0
     doc = json.loads((tmp_path / "e.json").read_text())
+    assert doc["training_overlap"]["fit"] == 8 and doc["training_overlap"]["in_sample"] is True
     b = doc["binary"]
     assert b["n"] == 10 and set(b["by_kind"]) == {"read", "espeak"} and 0 <= b["accuracy"] <= 1
     assert sum(v["n"] for v in b["by_kind"].values()) == 10 and b["roc_auc"] is not None

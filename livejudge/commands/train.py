@@ -25,6 +25,8 @@ import numpy as np
 from livejudge.errors import EXIT_USAGE, CLIError
 
 BACKBONE_KINDS = ("acoustic", "whisper", "qwen-omni")
+HEAD_VERSION = "0.1.0"
+"""Version a trained head gets unless --head-version says otherwise (every backbone)."""
 
 CommandError = CLIError
 """A one-line, user-facing error of ``train``/``eval`` with the exit code to return: the CLI's
@@ -116,7 +118,7 @@ def register(subparsers: Any, formatter_class: type[argparse.HelpFormatter] = ar
     p.add_argument("--readout", default=None, choices=READOUTS,
                    help="readout (default: fused for qwen-omni, features for acoustic, or the init head's)")
     p.add_argument("--name", default=None, help="head name in its config (default: the --out folder name)")
-    p.add_argument("--head-version", default="1", help="version string stored in the head's config")
+    p.add_argument("--head-version", default=HEAD_VERSION, help="version string stored in the head's config")
     p.add_argument("--epochs", type=int, default=None, help="maximum epochs for both stages (overrides the two below)")
     p.add_argument("--odl-epochs", type=int, default=d.odl_epochs, help="maximum stage-1 epochs")
     p.add_argument("--linear-epochs", type=int, default=d.linear_epochs, help="maximum stage-2 epochs")
@@ -143,8 +145,10 @@ def register(subparsers: Any, formatter_class: type[argparse.HelpFormatter] = ar
                     "Example: livejudge eval calls.jsonl --head heads/mine --json eval.json")
     p.add_argument("manifest", metavar="MANIFEST", help="JSONL, one call per line (format below)")
     p.add_argument("--head", required=True, metavar="HEAD_DIR", help="head checkpoint directory")
-    p.add_argument("--split", default="all", choices=("all", "train", "val", "test"),
-                   help="which manifest rows to evaluate")
+    p.add_argument("--split", default="auto", choices=("auto", "all", "train", "val", "test"),
+                   help="which manifest rows to evaluate; auto: the 'test' rows when the manifest has any (the "
+                        "rows train keeps out), else all rows. The output says how many scored rows the head "
+                        "was fitted or calibrated on")
     p.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="write the metrics here ('-' = stdout)")
     _add_common(p)
     p.set_defaults(func=cmd_eval)
@@ -199,9 +203,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     _require_torch("train")
     from rich.console import Console
 
-    from livejudge.judge.training.evaluate import evaluate_head, render
     from livejudge.judge.model.head import HeadError, load_head, new_config, save_head
-    from livejudge.judge.training.train import TrainConfig, TrainError, manifest_arrays, stack_embeddings, train_head
+    from livejudge.judge.training.train import (
+        TrainConfig, TrainError, call_digest, manifest_arrays, rows_record, stack_embeddings, train_head,
+    )
 
     con = Console(stderr=True)
     entries = _load_entries(args.manifest)
@@ -236,14 +241,17 @@ def cmd_train(args: argparse.Namespace) -> int:
                          "add 'ratings' to the manifest or pass --init-head DIR to keep an existing head's ODL"
                          + (" (the shipped prior head is livejudge/judge/heads/acoustic-prior)"
                             if args.backbone == "acoustic" else ""))
+    if labels_only_whisper:
+        _check_whisper_splits(labels, split)
     try:
         backbone = make_backbone(args.backbone, args.device, args.qwen_model)
     except (ImportError, OSError, RuntimeError, ValueError) as exc:
         raise _cli_error(f"cannot load the {args.backbone} backbone: {exc}") from exc
     embs = _embed(entries, backbone, args)
     vectors = stack_embeddings(embs)
+    digests = [call_digest(e) for e in entries]
     if labels_only_whisper:
-        return _train_whisper_labels(args, backbone, embs, vectors, labels, split, con)
+        return _train_whisper_labels(args, backbone, embs, vectors, R, labels, split, kinds, digests, con)
     cfg = TrainConfig(
         seed=args.seed, odl_lr=args.odl_lr, odl_batch_size=args.odl_batch_size,
         odl_epochs=args.epochs or args.odl_epochs, dropout=args.dropout, scale_init=args.scale,
@@ -269,17 +277,13 @@ def cmd_train(args: argparse.Namespace) -> int:
     s["backbone"] = backbone.name
     s["init_head"] = (f"{init_cfg.name} {init_cfg.version} ({init_cfg.provenance}) from {args.init_head}"
                       if init_cfg is not None else None)
-    test = split == "test"
+    s["rows"] = rows_record(digests, fit=split == "train", validation=split == "val")
     evidence_min = dict(getattr(backbone, "evidence_min", {}) or {})
     if init_cfg is not None:
         evidence_min.update(init_cfg.evidence_min)
-    if test.any():
-        rows = np.where(test)[0]
-        doc = evaluate_head(res.head, {k: v[rows] for k, v in vectors.items()}, R[rows], labels[rows],
-                            kinds[rows], [embs[i].evidence for i in rows], evidence_min, backbone.name)
-        s["test"] = {"binary_accuracy": doc["binary"]["accuracy"], "roc_auc": doc["binary"]["roc_auc"],
-                     "n": doc["binary"]["n"], "dimensions_pooled": doc["dimensions_pooled"]}
-        render(doc, con, title="held-out test rows")
+    test = _held_out_test(res.head, vectors, R, labels, split, kinds, embs, evidence_min, backbone.name, con)
+    if test is not None:
+        s["test"] = test
     name = args.name or Path(args.out).name
     try:
         hcfg = new_config(
@@ -288,8 +292,8 @@ def cmd_train(args: argparse.Namespace) -> int:
             evidence_min={k: v for k, v in (init_cfg.evidence_min if init_cfg else {}).items()},
             training=s,
             sources=[f"livejudge train on {args.manifest}"] + (list(init_cfg.sources) if init_cfg else []),
-            notes=(f"Trained {_dt.date.today().isoformat()} with livejudge train (seed 000 §6.2.1 two-stage "
-                   "ODL + linear classifier)."),
+            notes=(f"Trained {_dt.date.today().isoformat()} with livejudge train (two-stage ODL + linear "
+                   f"classifier, the Turing-test paper §6.2.1); {_test_pointer(test)}."),
         )
         out = save_head(args.out, res.head, hcfg)
     except HeadError as exc:
@@ -298,29 +302,78 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _train_whisper_labels(args, backbone, embs, vectors, labels, split, con) -> int:
+def _test_pointer(test: dict | None) -> str:
+    """Where a trained head's config keeps its held-out figures, for its ``notes``."""
+    if test is not None:
+        return "the held-out test rows' figures are in training.test"
+    return "no held-out figures: the manifest had no 'test' rows"
+
+
+def _held_out_test(head, vectors, R, labels, split, kinds, embs, evidence_min, backbone_name, con) -> dict | None:
+    """Score the manifest's 'test' rows (never fitted on) with the new head and print the tables;
+    None, said in one line, when there are none. Returns the figures for ``training["test"]``."""
+    from livejudge.judge.training.evaluate import evaluate_head, render
+
+    rows = np.where(split == "test")[0]
+    if not len(rows):
+        con.print("held-out test rows: none ('split': 'test'), so no held-out figure: mark some calls "
+                  "\"split\": \"test\" (they are never fitted on), or run livejudge eval on calls this head never saw")
+        return None
+    doc = evaluate_head(head, {k: v[rows] for k, v in vectors.items()}, R[rows], labels[rows], kinds[rows],
+                        [embs[i].evidence for i in rows], evidence_min, backbone_name)
+    render(doc, con, title="held-out test rows")
+    return {"binary_accuracy": doc["binary"]["accuracy"], "roc_auc": doc["binary"]["roc_auc"],
+            "n": doc["binary"]["n"], "dimensions_pooled": doc["dimensions_pooled"]}
+
+
+def _check_whisper_splits(labels, split) -> None:
+    """Before embedding: the whisper label-only fit needs human and machine calls in the 'train'
+    rows (fitted on) and in the 'val' rows (calibrate); say what is missing and how to add it."""
+    from livejudge.judge.training.whisper_head import class_gap
+
+    for name, role in (("train", "fit"), ("val", "calibration")):
+        y = labels[(split == name) & (labels >= 0)]
+        gap = class_gap(y)
+        if gap is None:
+            continue
+        missing = "human" if (y == 0).any() else "machine" if (y == 1).any() else "human and machine"
+        raise _cli_error(f"the {role} split (labelled '{name}' rows) {gap}: add {missing} rows with "
+                         f"\"split\": \"{name}\" (the whisper label-only fit fits on 'train' rows and calibrates on "
+                         "'val' rows, and needs both labels in each)")
+
+
+def _train_whisper_labels(args, backbone, embs, vectors, R, labels, split, kinds, digests, con) -> int:
     """``--backbone whisper`` without ratings: the label-only fit of
-    ``livejudge.judge.training.whisper_head`` (train rows fit, val rows calibrate)."""
+    ``livejudge.judge.training.whisper_head`` (labelled train rows fit, labelled val rows calibrate),
+    then the held-out test rows' figures, as the two-stage path prints them."""
     from livejudge.judge.model.head import HeadError, save_head
+    from livejudge.judge.training.train import rows_record
     from livejudge.judge.training.whisper_head import fit_whisper_head, window_gates
 
-    rows = np.where(np.isin(split, ("train", "val")) & (labels >= 0))[0]
+    labelled = labels >= 0
+    rows = np.where(np.isin(split, ("train", "val")) & labelled)[0]
     calib = split[rows] == "val"
     try:
         fit = fit_whisper_head(vectors["features"][rows], (labels[rows] == 1).astype(int),
                                window_gates([embs[i] for i in rows]), calib,
-                               name=args.name or Path(args.out).name,
+                               name=args.name or Path(args.out).name, version=args.head_version,
                                training={"manifest": {"path": str(Path(args.manifest)),
-                                                      "sha256": _file_sha256(args.manifest)}},
+                                                      "sha256": _file_sha256(args.manifest)},
+                                         "rows": rows_record(digests, fit=(split == "train") & labelled,
+                                                             calibration=(split == "val") & labelled)},
                                sources=[f"livejudge train on {args.manifest}"])
-        out = save_head(args.out, fit.head, fit.config)
-    except ValueError as exc:
-        raise _cli_error(f"{exc}: the whisper label-only fit needs human and machine calls in both the "
-                         "'train' and the 'val' (calibration) rows") from exc
+    except ValueError as exc:  # _check_whisper_splits said what the splits lack before embedding
+        raise _cli_error(f"whisper label-only fit: {exc}") from exc
+    test = _held_out_test(fit.head, vectors, R, labels, split, kinds, embs, fit.config.evidence_min,
+                          backbone.name, con)
+    cfg = fit.config.with_(training={**fit.config.training, **({"test": test} if test is not None else {})},
+                           notes=f"{fit.config.notes}; {_test_pointer(test)}")
+    try:
+        out = save_head(args.out, fit.head, cfg)
     except HeadError as exc:
         raise _cli_error(str(exc)) from exc
     con.print(f"label-only whisper fit: {int((~calib).sum())} calls fitted, {int(calib.sum())} calibrate; "
-              f"wrote head to {out}")
+              f"wrote head {cfg.name} {cfg.version} to {out}")
     return 0
 
 
@@ -328,21 +381,27 @@ def cmd_eval(args: argparse.Namespace) -> int:
     _require_torch("eval")
     from rich.console import Console
 
-    from livejudge.judge.training.evaluate import evaluate_head, render
+    from livejudge.judge.training.evaluate import evaluate_head, render, training_overlap
     from livejudge.judge.model.head import HeadError, head_summary, load_head
     from livejudge.judge.model.judge import JudgeError, load_judge
-    from livejudge.judge.training.train import manifest_arrays, stack_embeddings
+    from livejudge.judge.training.train import call_digest, manifest_arrays, stack_embeddings
 
     con = Console(stderr=args.json_out == "-")
     try:
         torch_head, cfg = load_head(args.head)  # evaluate_head runs the torch head
     except HeadError as exc:
         raise _cli_error(str(exc)) from exc
-    entries = _load_entries(args.manifest)
-    if args.split != "all":
-        entries = [e for e in entries if e.split == args.split]
-        if not entries:
-            raise _cli_error(f"{args.manifest} has no rows with split {args.split!r}")
+    all_entries = _load_entries(args.manifest)
+    has_test = any(e.split == "test" for e in all_entries)
+    split = ("test" if has_test else "all") if args.split == "auto" else args.split
+    entries = all_entries if split == "all" else [e for e in all_entries if e.split == split]
+    if not entries:
+        raise _cli_error(f"{args.manifest} has no rows with split {split!r}: pick another --split or mark rows "
+                         f"\"split\": \"{split}\"")
+    if args.split == "auto":
+        con.print(f"scoring the {len(entries)} 'test' rows of {len(all_entries)} (default when the manifest has "
+                  "test rows; --split all scores every row)" if has_test else
+                  f"scoring all {len(entries)} rows (the manifest has no 'test' rows)")
     kind = kind_of_backbone(cfg.backbone.name)
     try:
         judge = load_judge(kind, head=args.head, device=args.device,
@@ -356,12 +415,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
         backbone.settle_s = 0.0  # whole recorded calls: every turn is final
     embs = _embed(entries, backbone, args)
     vectors = stack_embeddings(embs)
-    R, labels, _split, kinds = manifest_arrays(entries, cfg.dimensions)
+    R, labels, splits, kinds = manifest_arrays(entries, cfg.dimensions)
     doc = evaluate_head(head, vectors, R, labels, kinds, [e.evidence for e in embs], judge.evidence_min,
                         backbone.name)
+    hint = ("for a held-out figure run --split test" if has_test and split != "test" else
+            "for a held-out figure score calls the head was not fitted on (\"split\": \"test\" rows are kept out)")
+    overlap = training_overlap(cfg.training, [call_digest(e) for e in entries], splits.tolist(),
+                               _file_sha256(args.manifest), hint)
     doc = {"head": {"path": str(args.head), "name": cfg.name, "version": cfg.version,
                     "provenance": cfg.provenance, "backbone": cfg.backbone.name, "readout": cfg.readout},
-           "manifest": str(args.manifest), "split": args.split, **doc}
+           "manifest": str(args.manifest), "split": split, "split_asked": args.split,
+           "training_overlap": overlap, **doc}
     con.print(f"head: {head_summary(cfg)}" + ("  [yellow](prior: hand-set, not trained)[/yellow]"
                                                if cfg.provenance == "prior" else ""))
     render(doc, con)

@@ -329,7 +329,7 @@ def plot_dimensions(doc: dict, window: dict | None) -> str:
 
 def plot_contributions(doc: dict) -> str:
     """Heat map of each dimension's contribution to the machine-vs-human decision per judged
-    window (positive = towards machine, seed 000 App. E: standardised z times the classifier
+    window (positive = towards machine, the Turing-test paper, App. E: standardised z times the classifier
     weight); a dimension the head does not measure is labelled "(not measured)" in grey (its row
     reads 0). SVG id ``lj-contributions``."""
     import numpy as np
@@ -746,12 +746,13 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         "<h2>Dimensions</h2>",
         plot_dimensions(doc, window),
         _dimensions_html(window, dimension_view(doc), dimension_means(doc)),
-        '<p class="muted">Scores on the 1–5 scale of seed 000 (App. D.2): 1 strongly machine-like, 5 strongly '
-        "human-like, 3 no lean. A gated dimension had too little evidence in the window and does not count "
-        "towards P(human). A score and a contribution can point different ways: the score is read "
-        "against the neutral rating 3 (the ODL cut-points), the contribution against the average of the "
-        "calls the head was fitted on (standardised z times its classifier weight, seed 000 App. E.7), so a "
-        "dimension scored a little above 3 but below that average pushes towards machine.</p>",
+        '<p class="muted">Scores on the 1–5 scale of the Turing-test paper (“Human or Machine?”, App. D.2): '
+        "1 strongly machine-like, 5 strongly human-like, 3 no lean. A gated dimension had too little evidence "
+        "in the window and does not count towards P(human). A score and a contribution can point different "
+        "ways: the score is read against the neutral rating 3 (the ODL cut-points), the contribution against "
+        "the average of the calls the head was fitted on (standardised z times its classifier weight, as in "
+        "the Turing-test paper, App. E.7), so a dimension scored a little above 3 but below that average "
+        "pushes towards machine.</p>",
         _frame_note(doc),
         "<h2>Top contributors per window</h2>",
         plot_contributions(doc),

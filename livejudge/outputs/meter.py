@@ -152,7 +152,7 @@ def top_line(top: list, width: int = 80):
     """The strongest contributions of a window in words, as many as fit ``width``:
     "pulls towards machine: intonation 1.11, stress 1.03 · towards human: rhythm 0.37"
     (a contribution is the dimension's standardised output times its classifier weight,
-    seed 000 App. E)."""
+    the Turing-test paper, App. E)."""
     from rich.text import Text
 
     groups = [("pulls towards machine: ", "red", [(k, v) for k, v in top if v.contribution > 0]),

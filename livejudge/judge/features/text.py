@@ -2,7 +2,7 @@
 
 Pure, deterministic functions of a list of ``TurnTranscript`` (what ``livejudge.judge.features.asr``
 produces per finished turn). They give evidence for the transcript-based dimensions of
-seed 000 (App. D.1, Table 12):
+The Turing-test paper (App. D.1, Table 12):
 
 ==========================  ==========================================  =====================
 dimension                   features (unit)                             evidence (unit, min)
@@ -192,7 +192,7 @@ HEDGE_PHRASES = _phrases(
     "probably", "maybe", "perhaps", "possibly", "i think", "i guess", "i suppose",
     "kind of", "sort of", "kinda", "sorta", "not sure", "more or less", "i believe",
 )
-"""HEURISTIC hedges (linguistic imprecision, seed 000 App. D.1: human-like speakers hedge with
+"""HEURISTIC hedges (linguistic imprecision, the Turing-test paper, App. D.1: human-like speakers hedge with
 "probably" and correct themselves). "kind of"/"sort of" are not hedges after a determiner
 ("what kind of music", ``_DETERMINERS``)."""
 
@@ -205,7 +205,7 @@ SELF_CORRECTION_PHRASES = _phrases(
     "or rather", "let me rephrase", "what i meant", "no wait", "no, wait",
 )
 """HEURISTIC repair markers (self-corrections; cf. the Voice Editing axis of Audio
-MultiChallenge, seed 001). "I mean" is counted both here and as a filler: it is ambiguous
+MultiChallenge). "I mean" is counted both here and as a filler: it is ambiguous
 between the two uses (Fox Tree & Schrock 2002)."""
 
 SYCOPHANCY_LEXICON: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -224,7 +224,7 @@ SYCOPHANCY_LEXICON: dict[str, tuple[tuple[str, ...], ...]] = {
                         "how can i help", "how may i help", "how can i assist", "how may i assist"),
 }
 """HEURISTIC lexicon of agreement / thanks / apology / praise / service phrases (sycophant
-behavior, seed 000 App. D.1: the machine-like end agrees, thanks and apologises too much).
+behavior, the Turing-test paper, App. D.1: the machine-like end agrees, thanks and apologises too much).
 An apology inside a self-correction ("sorry, I meant") is not counted."""
 
 ORDINAL_MARKERS = _phrases("first", "firstly", "first of all", "second", "secondly", "third",

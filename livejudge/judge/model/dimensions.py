@@ -1,6 +1,6 @@
 """The 18 human-likeness dimensions of the judge, in five categories.
 
-Source: seed 000 ("Human or Machine? A Preliminary Turing Test for Speech-to-Speech
+Source: the Turing-test paper ("Human or Machine? A Preliminary Turing Test for Speech-to-Speech
 Interaction", arXiv 2602.24080), appendix D.1, Table 12. The descriptions below are
 paraphrases of the machine-like and human-like ends of each dimension, not quotations.
 
@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 RATING_LEVELS = 5
-"""Number of ordered rating levels r (1–5), seed 000 App. D.2."""
+"""Number of ordered rating levels r (1–5), the Turing-test paper, App. D.2."""
 
 NEUTRAL_SCORE = 3.0
-"""The "no lean / not enough evidence" rating (seed 000 App. D.2)."""
+"""The "no lean / not enough evidence" rating (the Turing-test paper, App. D.2)."""
 
 CATEGORIES: tuple[tuple[str, str], ...] = (
     ("I", "semantic features & pragmatic habits"),
@@ -110,7 +110,7 @@ DIMENSIONS: tuple[Dimension, ...] = (
               "prosody does not match the intended emotion",
               "voice carries emotion that fits the words"),
 )
-"""The 18 dimensions in the paper's order (seed 000, App. D.1, Table 12)."""
+"""The 18 dimensions in the paper's order (the Turing-test paper, App. D.1, Table 12)."""
 
 DIMENSION_IDS: tuple[str, ...] = tuple(d.id for d in DIMENSIONS)
 """Dimension ids in the paper's order."""

@@ -1,6 +1,6 @@
 """The judge: window snapshots → backbone embedding → ODL head → 18 scores + P(human).
 
-Per window (seed 000 §6.2.1): z = f_ODL(readout(embedding)); for each dimension k the expected
+Per window (the Turing-test paper, §6.2.1): z = f_ODL(readout(embedding)); for each dimension k the expected
 score E[Y_k] on the 1–5 scale; P(human) = softmax(W ẑ + b)["human"]; contribution c_k = ẑ_k · w_k
 toward "machine" (App. E.7; see ``odl`` for the exact choices).
 
@@ -344,7 +344,7 @@ class Judge:
 
 
 def top_contributors(result: JudgeResult, k: int = TOP_K) -> list[tuple[str, float]]:
-    """The k dimensions of a result with the largest |contribution| (seed 000 App. E.7, top 8).
+    """The k dimensions of a result with the largest |contribution| (the Turing-test paper, App. E.7, top 8).
 
     Positive = machine-like evidence, negative = human-like; gated dimensions (0) come last.
     """

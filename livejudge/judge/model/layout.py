@@ -15,13 +15,13 @@ CLASSES: tuple[str, str] = ("machine", "human")
 MACHINE, HUMAN = 0, 1
 
 SCALE_INIT = 2.1
-"""Initial cut-point scale s_k (seed 000, Table 19)."""
+"""Initial cut-point scale s_k (the Turing-test paper, Table 19)."""
 DROPOUT = 0.3
-"""ODL dropout (seed 000, Table 19)."""
+"""ODL dropout (the Turing-test paper, Table 19)."""
 SYMMETRY_LAMBDA = 0.1
-"""λ of the symmetry regulariser λ‖W_1 + W_2‖₂ (seed 000, §6.2.1)."""
+"""λ of the symmetry regulariser λ‖W_1 + W_2‖₂ (the Turing-test paper, §6.2.1)."""
 TOP_K = 8
-"""Number of contributions the paper's case studies rank (seed 000, App. E.7)."""
+"""Number of contributions the paper's case studies rank (the Turing-test paper, App. E.7)."""
 
 READOUT_SOURCES: dict[str, tuple[str, ...]] = {
     "fused": ("mean", "last"),
@@ -55,7 +55,7 @@ def expected_tensor_shapes(readout: str, embedding_dim: int, n_dims: int) -> dic
 
 def top_contributions(contributions: Sequence[float] | Any, dimension_ids: Sequence[str],
                       k: int = TOP_K) -> list[tuple[str, float]]:
-    """The k dimensions with the largest |c_k|, largest first (seed 000 App. E.7: top 8).
+    """The k dimensions with the largest |c_k|, largest first (the Turing-test paper, App. E.7: top 8).
 
     Args:
         contributions: K values (a sequence, a numpy array or a torch tensor).

@@ -2,7 +2,7 @@
 
 ``JudgeHead`` (``odl.py``, torch) is the trainable head; this module runs a trained head on the
 CPU with numpy only, so the core install (``pip install livejudge``: replay, score, attach,
-report and the CPU judge) does not pull PyTorch. It computes, per window (seed 000 §6.2.1,
+report and the CPU judge) does not pull PyTorch. It computes, per window (the Turing-test paper, §6.2.1,
 App. E; every choice as documented in ``odl``):
 
 * readout: each source vector standardised with the head's stored statistics,
@@ -48,7 +48,7 @@ def _log_sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 def cut_points(s: np.ndarray, r: int) -> np.ndarray:
-    """C_ik = (i − r + 2) / (2(r − 2)) · s_k, i = 1..r−1 (seed 000 §6.2.1).
+    """C_ik = (i − r + 2) / (2(r − 2)) · s_k, i = 1..r−1 (the Turing-test paper, §6.2.1).
 
     Args:
         s: scales s_k, shape (K,). r: rating levels (≥ 3).

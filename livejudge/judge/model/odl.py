@@ -1,6 +1,6 @@
 """The Ordinal Discretization Layer (ODL) judge head: readout → z → 1–5 scores → P(human).
 
-Everything here follows seed 000 ("Human or Machine? A Preliminary Turing Test for
+Everything here follows the Turing-test paper ("Human or Machine? A Preliminary Turing Test for
 Speech-to-Speech Interaction"), section 6.2.1 and appendix E:
 
 * readout (App. E.3, Table 16): a learnable fusion of the first-step mean of hidden states and
@@ -67,7 +67,7 @@ def _check_r(r: int) -> None:
 
 
 def cut_points(s: Tensor, r: int = RATING_LEVELS) -> Tensor:
-    """Ordered cut-points C_ik = (i − r + 2) / (2(r − 2)) · s_k, i = 1..r−1 (seed 000 §6.2.1).
+    """Ordered cut-points C_ik = (i − r + 2) / (2(r − 2)) · s_k, i = 1..r−1 (the Turing-test paper, §6.2.1).
 
     Args:
         s: scales s_k, float tensor of shape (K,) (positive for strictly ordered cut-points).
@@ -87,7 +87,7 @@ def cut_points(s: Tensor, r: int = RATING_LEVELS) -> Tensor:
 
 
 def cumulative_probs(z: Tensor, s: Tensor, r: int = RATING_LEVELS) -> Tensor:
-    """P(Y_k ≤ i | x) = σ(C_ik − z_k) (seed 000 §6.2.1, cumulative link).
+    """P(Y_k ≤ i | x) = σ(C_ik − z_k) (the Turing-test paper, §6.2.1, cumulative link).
 
     Args:
         z: latent scores, shape (N, K).
@@ -102,7 +102,7 @@ def cumulative_probs(z: Tensor, s: Tensor, r: int = RATING_LEVELS) -> Tensor:
 def log_category_probs(z: Tensor, s: Tensor, r: int = RATING_LEVELS) -> Tensor:
     """log P(Y_k = i | x), i = 1..r, computed stably.
 
-    By differencing (seed 000 §6.2.1): P(Y=1) = σ(C_1 − z), P(Y=r) = 1 − σ(C_{r−1} − z) = σ(z − C_{r−1}),
+    By differencing (the Turing-test paper, §6.2.1): P(Y=1) = σ(C_1 − z), P(Y=r) = 1 − σ(C_{r−1} − z) = σ(z − C_{r−1}),
     and for 1 < i < r, with a = C_i − z and b = C_{i−1} − z,
     σ(a) − σ(b) = σ(a) · σ(−b) · (1 − e^{b − a}), so
     log P(Y=i) = logσ(C_i − z) + logσ(z − C_{i−1}) + log(1 − e^{−(C_i − C_{i−1})}).
@@ -136,7 +136,7 @@ def category_probs(z: Tensor, s: Tensor, r: int = RATING_LEVELS) -> Tensor:
 
 
 def ordinal_nll(z: Tensor, s: Tensor, ratings: Tensor, r: int = RATING_LEVELS) -> Tensor:
-    """Ordinal negative log-likelihood with missing ratings masked (seed 000 §6.2.1).
+    """Ordinal negative log-likelihood with missing ratings masked (the Turing-test paper, §6.2.1).
 
     loss = (1 / N_rated) Σ_n Σ_k [rating_nk > 0] · (−log P(Y_k = rating_nk | x_n)),
     where N_rated is the number of samples with at least one rating (the paper's 1/|D| over
@@ -186,7 +186,7 @@ def most_likely_level(probs: Tensor) -> Tensor:
 
 
 def symmetry_penalty(weight: Tensor) -> Tensor:
-    """R(W) = ‖W_1 + W_2‖₂, the symmetry regulariser of seed 000 §6.2.1.
+    """R(W) = ‖W_1 + W_2‖₂, the symmetry regulariser of the Turing-test paper (§6.2.1).
 
     Args:
         weight: classifier weight, shape (2, K) (rows = classes).
@@ -199,7 +199,7 @@ def symmetry_penalty(weight: Tensor) -> Tensor:
 
 
 def classifier_loss(logits: Tensor, labels: Tensor, weight: Tensor, lam: float = SYMMETRY_LAMBDA) -> Tensor:
-    """Cross-entropy + λ‖W_1 + W_2‖₂ (seed 000 §6.2.1, λ = 0.1).
+    """Cross-entropy + λ‖W_1 + W_2‖₂ (the Turing-test paper, §6.2.1, λ = 0.1).
 
     Args:
         logits: shape (N, 2) in ``CLASSES`` order; labels: (N,) ints, 0 = machine, 1 = human.
@@ -219,7 +219,7 @@ class Readout(nn.Module):
 
     * ``"fused"``: h = α_mean · mean + α_last · last with (α_mean, α_last) = softmax(a), a a
       learnable 2-vector initialised to 0 (equal weights): the learnable weighted fusion of
-      {first_hidden_mean, last_hidden} of seed 000 App. E.3 (best in Table 16).
+      {first_hidden_mean, last_hidden} of the Turing-test paper's App. E.3 (best in Table 16).
     * ``"mean"``, ``"last"``: that source alone (Table 16 ablations).
     * ``"features"``: the acoustic backbone's named features, standardised (identity otherwise).
     """
@@ -278,7 +278,7 @@ class Readout(nn.Module):
 
 
 class OrdinalDiscretizationLayer(nn.Module):
-    """h (N, d) → latent scores z (N, K), plus the ordinal model on top (seed 000 §6.2.1).
+    """h (N, d) → latent scores z (N, K), plus the ordinal model on top (the Turing-test paper, §6.2.1).
 
     z = W h + b after dropout on h (Table 19: dropout 0.3). The per-dimension scales s_k are
     stored as log s_k (so s_k > 0 and the cut-points stay strictly ordered), initialised to
@@ -342,7 +342,7 @@ class HeadOutput:
 
 
 class JudgeHead(nn.Module):
-    """Readout + ODL + linear classifier: the trainable part of the judge (seed 000 §6.2.1).
+    """Readout + ODL + linear classifier: the trainable part of the judge (the Turing-test paper, §6.2.1).
 
     Args:
         embedding_dim: size d of each backbone vector.

@@ -20,7 +20,7 @@ class TrainError(ValueError):
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Hyperparameters of both stages; defaults are seed 000 Table 19 unless noted.
+    """Hyperparameters of both stages; defaults are the Turing-test paper's Table 19 unless noted.
 
     Attributes:
         seed: seeds torch and numpy (initialisation, shuffling, dropout).

@@ -1,6 +1,7 @@
 """Evaluation of a judge head: per-dimension rating accuracy and human/machine accuracy.
 
-Metrics (seed 000):
+Metrics (the Turing-test paper, "Human or Machine? A Preliminary Turing Test for Speech-to-Speech
+Interaction"):
 * per dimension, three ways (App. E.6, Table 21): exact agreement with the rating; grouped
   agreement with ratings grouped 1–2 (machine-like) / 3 (unclear) / 4–5 (human-like); within ±1.
   The predicted rating is the most likely level argmax_i P(Y_k = i); a gated dimension
@@ -26,13 +27,13 @@ THRESHOLD = 0.5
 
 
 def rating_group(levels: np.ndarray) -> np.ndarray:
-    """1–2 → 0 (machine-like), 3 → 1 (unclear), 4–5 → 2 (human-like) (seed 000 App. E.6)."""
+    """1–2 → 0 (machine-like), 3 → 1 (unclear), 4–5 → 2 (human-like) (the Turing-test paper, App. E.6)."""
     lv = np.asarray(levels)
     return np.where(lv <= 2, 0, np.where(lv == 3, 1, 2))
 
 
 def dimension_accuracy(pred: np.ndarray, ratings: np.ndarray, dimensions: Sequence[str]) -> dict[str, dict]:
-    """Per-dimension exact / grouped / within-±1 accuracy (seed 000 Table 21).
+    """Per-dimension exact / grouped / within-±1 accuracy (the Turing-test paper, Table 21).
 
     Args:
         pred: predicted levels, int (N, K), 1..5.
@@ -61,7 +62,7 @@ def dimension_accuracy(pred: np.ndarray, ratings: np.ndarray, dimensions: Sequen
 
 
 def pooled_dimension_accuracy(pred: np.ndarray, ratings: np.ndarray) -> dict:
-    """Exact / grouped / ±1 over all rated (call, dimension) pairs (seed 000 Table 22)."""
+    """Exact / grouped / ±1 over all rated (call, dimension) pairs (the Turing-test paper, Table 22)."""
     P, R = np.asarray(pred), np.asarray(ratings)
     m = R > 0
     n = int(m.sum())
@@ -103,7 +104,7 @@ def roc_auc(scores: Sequence[float], labels: Sequence[int]) -> float | None:
 
 def binary_metrics(p_human: Sequence[float], labels: Sequence[int], kinds: Sequence[str] | None = None,
                    threshold: float = THRESHOLD) -> dict:
-    """Human/machine accuracy overall and per kind, plus ROC-AUC (seed 000 Tables 3, 4).
+    """Human/machine accuracy overall and per kind, plus ROC-AUC (the Turing-test paper, Tables 3, 4).
 
     Args:
         p_human: P(human) per call. labels: 1 human, 0 machine, −1 unknown (skipped).
@@ -185,6 +186,66 @@ def evaluate_head(head: JudgeHead, embeddings: Mapping[str, np.ndarray], ratings
     return evaluate_predictions(pred, ratings, labels, kinds, head.dimensions)
 
 
+SEEN_AS = {"fit": "fitted on", "calibration": "calibrated on", "validation": "used for early stopping"}
+"""What a head's training did with a row, by its ``training["rows"]`` group, in the words eval prints."""
+
+
+def training_overlap(training: Mapping[str, Any] | None, digests: Sequence[str], splits: Sequence[str] | None = None,
+                     manifest_sha256: str | None = None, hint: str = "") -> dict:
+    """How many of the scored rows the head was fitted on or tuned on, so an in-sample figure never
+    reads as validity.
+
+    Args:
+        training: the head config's ``training`` mapping. Its ``rows`` record (``livejudge train``:
+            ``train.rows_record``) lists the digests of the rows in each group of ``SEEN_AS``.
+        digests: ``train.call_digest`` of each scored row.
+        splits: each scored row's manifest split; with ``manifest_sha256``, the fallback for heads
+            trained before rows were recorded: when the head's ``training["manifest"]["sha256"]``
+            is this manifest's, its 'train' rows count as fitted on and its 'val' rows as calibrated
+            on (whisper label-only heads, which record ``platt``) or used for early stopping.
+        hint: how to get a held-out figure, appended to an in-sample note.
+    Returns:
+        {"n_scored", "fit", "calibration", "validation": counts (None when unknown; a row counts in
+        its first group only), "known_from": "row digests" | "the manifest's splits" | None,
+        "in_sample": True when any scored row was fitted or tuned on, None when unknown, "note":
+        one line, e.g. "in-sample: 6 of 10 rows were fitted on, 2 calibrated on; for a held-out
+        figure run --split test"}.
+    """
+    tr = training if isinstance(training, Mapping) else {}
+    n = len(digests)
+    rows, man = tr.get("rows"), tr.get("manifest")
+    counts: dict[str, int | None] = {k: None for k in SEEN_AS}
+    groups: tuple[str, ...] = ()
+    known: str | None = None
+    if isinstance(rows, Mapping) and isinstance(rows.get("fit"), list):
+        groups = tuple(k for k in SEEN_AS if isinstance(rows.get(k), list))
+        seen: set = set()
+        for k in groups:
+            members = set(rows[k]) - seen
+            counts[k] = sum(d in members for d in digests)
+            seen |= members
+        known = "row digests"
+    elif (splits is not None and manifest_sha256 and isinstance(man, Mapping)
+          and man.get("sha256") == manifest_sha256):
+        tuned = "calibration" if "platt" in tr else "validation"
+        groups = ("fit", tuned)
+        sp = list(splits)
+        counts["fit"], counts[tuned] = sp.count("train"), sp.count("val")
+        known = "the manifest's splits"
+    if known is None:
+        note = "in-sample or held-out: unknown, this head records no fit rows (livejudge train records them)"
+        return {"n_scored": n, **counts, "known_from": None, "in_sample": None, "note": note}
+    seen_n = [(counts[k], SEEN_AS[k]) for k in groups if counts[k]]
+    if seen_n:
+        (c0, w0), rest = seen_n[0], seen_n[1:]
+        note = (f"in-sample: {c0} of {n} rows {'was' if c0 == 1 else 'were'} {w0}"
+                + "".join(f", {c} {w}" for c, w in rest) + (f"; {hint}" if hint else ""))
+    else:
+        words = " or ".join(SEEN_AS[k] for k in groups)
+        note = f"held-out: none of the {n} rows was {words}"
+    return {"n_scored": n, **counts, "known_from": known, "in_sample": bool(seen_n), "note": note}
+
+
 def _fmt(v: float | None) -> str:
     return "–" if v is None else f"{v:.3f}"
 
@@ -196,20 +257,23 @@ def render(doc: Mapping[str, Any], console: Any = None, title: str = "livejudge 
 
     con = console or Console()
     b = doc["binary"]
-    t = Table(title=f"{title}: human vs machine (P(human) ≥ {b.get('threshold', THRESHOLD)})")
+    ov = doc.get("training_overlap")  # eval: which scored rows the head has seen (``training_overlap``)
+    tag = " (in-sample)" if ov and ov.get("in_sample") else ""
+    t = Table(title=f"{title}: human vs machine (P(human) ≥ {b.get('threshold', THRESHOLD)}){tag}")
     t.add_column("kind")
     t.add_column("accuracy", justify="right")
     t.add_column("n", justify="right")
     for kind, v in b["by_kind"].items():
         t.add_row(kind, _fmt(v["accuracy"]), str(v["n"]))
-    t.add_row("[b]overall[/b]", _fmt(b["accuracy"]), str(b["n"]))
+    t.add_row(f"[b]overall[/b]{tag}", _fmt(b["accuracy"]), str(b["n"]))
     con.print(t)
-    con.print(f"ROC-AUC: {_fmt(b['roc_auc'])}" + ("" if b["roc_auc"] is not None else " (needs both classes)"))
+    con.print(f"ROC-AUC: {_fmt(b['roc_auc'])}" + ("" if b["roc_auc"] is not None else " (needs both classes)")
+              + (f" ({ov['note']})" if ov else ""), markup=False)
     p = doc.get("dimensions_pooled")
     if p is not None and p["n"] == 0:
         con.print("per-dimension accuracy: no ratings in these rows")
         return
-    d = Table(title="per-dimension rating accuracy (seed 000 Table 21)")
+    d = Table(title=f"per-dimension rating accuracy (the Turing-test paper, Table 21){tag}")
     for c, j in (("dimension", "left"), ("cat.", "left"), ("exact", "right"), ("grouped", "right"),
                  ("±1", "right"), ("n", "right")):
         d.add_column(c, justify=j)  # type: ignore[arg-type]

@@ -12,7 +12,7 @@ its source; "heuristic" marks a value set by judgement, not taken from a publica
    human mean 742 ms vs S2S 959–2724 ms (SPEARBench Table III) → centre 0.85 s; F0 variability:
    machines ≈ 0.51 × human (SPEARBench Table III, pitch variability) → centre midway.
    The backbone clips each feature to centre ± 3 spreads and imputes missing ones at the centre.
-2. ODL projection z = W h + b (seed 000 §6.2.1): sparse. Row k (dimension k) has non-zero
+2. ODL projection z = W h + b (the Turing-test paper, §6.2.1): sparse. Row k (dimension k) has non-zero
    weights only on the features that are evidence for dimension k, with sign human_sign_f
    (larger value more human-like → +) and relative weight ``FEATURE_WEIGHTS`` (normalised to
    sum 1 per dimension), so z_k is a signed weighted mean of standardised features: z_k > 0
@@ -28,7 +28,7 @@ its source; "heuristic" marks a value set by judgement, not taken from a publica
    turns for the text dimensions).
 6. Text features (acoustic-v1; ``livejudge.judge.features.text.TEXT_FEATURES``): their weights
    in ``FEATURE_WEIGHTS`` and the text dimensions' a_k are a HEURISTIC PRIOR (word lists and
-   centres set by judgement; seed 000 App. D.1 says which direction is human-like). The fitted
+   centres set by judgement; the Turing-test paper's App. D.1 says which direction is human-like). The fitted
    variant does NOT fit them: the shipped clips' text is tiny and fixed, so their ODL rows,
    z statistics and classifier weights stay the prior's (``TEXT_BEARING_DIMENSIONS``).
    code_switching has weight 0 in both heads: language labels cannot tell a motivated switch
@@ -80,7 +80,7 @@ FEATURE_WEIGHTS: dict[str, float] = {
     "laughter_rate_per_min": 1.0,
     "arousal_sd": 1.0,
     # text features (HEURISTIC PRIOR: hand-made English word lists, heuristic centres; sign =
-    # human_sign of the feature, seed 000 App. D.1 says which end is human-like)
+    # human_sign of the feature, the Turing-test paper's App. D.1 says which end is human-like)
     "filler_rate_per_100w": 1.0,  # alongside the acoustic filled-pause rate (same weight)
     "hedge_rate_per_100w": 1.0,
     "self_correction_rate_per_100w": 0.5,
@@ -326,7 +326,7 @@ def fitted_head(n_per_class: int = 40, seed: int = 0) -> tuple[JudgeHead, HeadCo
                         "(machine, espeak-ng); same gap/noise/level distributions for both classes")
     training["prior"] = pcfg.training
     training["unfitted_weights_zeroed"] = [d for d, z in zip(DIMENSION_IDS, dead.tolist()) if z]
-    # Sign constraint (interpretability, seed 000 App. E.7 reads c_k as evidence): a human-like
+    # Sign constraint (interpretability, the Turing-test paper's App. E.7 reads c_k as evidence): a human-like
     # score must not count as machine evidence. A fitted weight whose sign says otherwise is a
     # correlate of the few seen clips (e.g. their recording noise), not of the dimension: zero it.
     with torch.no_grad():

@@ -1,4 +1,4 @@
-"""Two-stage training of the judge head (seed 000 §6.2.1, App. E.2/E.5) and its data plumbing.
+"""Two-stage training of the judge head (the Turing-test paper, §6.2.1, App. E.2/E.5) and its data plumbing.
 
 Stage 1 fits the readout + ODL to the 1–5 ratings with the masked ordinal NLL; stage 2 freezes
 them and fits the linear classifier on the standardised latent scores ẑ with cross-entropy +
@@ -141,7 +141,7 @@ def train_head(embeddings: Mapping[str, np.ndarray], ratings: np.ndarray | None,
                split: Sequence[str] | np.ndarray | None = None, *, dimensions: Sequence[str] = DIMENSION_IDS,
                readout: str | None = None, init_head: JudgeHead | None = None,
                config: TrainConfig = TrainConfig()) -> TrainResult:
-    """Fit a JudgeHead in two stages (seed 000 §6.2.1).
+    """Fit a JudgeHead in two stages (the Turing-test paper, §6.2.1).
 
     Args:
         embeddings: readout source ("mean", "last", "features") → float array (N, d).
@@ -474,7 +474,7 @@ def load_entry(entry: ManifestEntry):
     """The call of a manifest entry as ``audio.TwoChannelAudio`` (float32, 16 kHz per role).
 
     A mono ``audio`` file is taken as the responder's (agent's) side with a silent user
-    channel: the judge rates the responder (seed 000 App. D.2).
+    channel: the judge rates the responder (the Turing-test paper, App. D.2).
     """
     from livejudge.audio import TwoChannelAudio, load_audio, load_call, resample, to_mono
 
@@ -508,6 +508,29 @@ def cache_key(entry: ManifestEntry, backbone_name: str) -> str:
     h.update(f"{entry.user_channel}/{entry.agent_channel}/{'pair' if entry.audio is None else 'file'}".encode())
     h.update(backbone_name.encode())
     return h.hexdigest()
+
+
+DIGEST_HEX = 16
+"""Hex digits kept of a call's sha256 in a head's record of its rows (64 bits: no collision in practice)."""
+
+
+def call_digest(entry: ManifestEntry) -> str:
+    """A manifest row's identity by content: the first ``DIGEST_HEX`` hex digits of the sha256 over
+    its audio files' bytes and its channel choice (``cache_key`` without a backbone name).
+
+    ``livejudge train`` records the digests of the rows a head was fitted and calibrated on
+    (``training["rows"]``) and ``livejudge eval`` recomputes them, so eval can say which scored rows
+    the head has seen, in any manifest, after files are moved or renamed or rows reordered."""
+    return cache_key(entry, "")[:DIGEST_HEX]
+
+
+def rows_record(digests: Sequence[str], **groups: np.ndarray) -> dict:
+    """The ``training["rows"]`` record: {"digest": how, group: sorted digests of the rows where the
+    group's bool mask (N,) is true}, e.g. ``fit=…, calibration=…`` or ``fit=…, validation=…``."""
+    d = np.asarray(list(digests), dtype=object)
+    return {"digest": f"sha256 of each call's audio bytes and channel choice, first {DIGEST_HEX} hex digits "
+                      "(livejudge.judge.training.train.call_digest)",
+            **{k: sorted(set(d[np.asarray(m, dtype=bool)].tolist())) for k, m in groups.items()}}
 
 
 class EmbeddingCache:

@@ -1,6 +1,6 @@
 """Fit a head for the ``whisper-tiny-v2`` backbone from human/machine LABELS (no ratings exist).
 
-The head keeps the paper's shape (seed 000 §6.2.1: readout → ODL z ∈ R^18 → linear classifier)
+The head keeps the paper's shape (the Turing-test paper, §6.2.1: readout → ODL z ∈ R^18 → linear classifier)
 and is an exact re-parametrisation of one L2-regularised logistic regression on the
 standardised backbone vector h (1572 components):
 
@@ -96,6 +96,18 @@ def class_weights(y: np.ndarray) -> np.ndarray:
     return np.where(y == 1, len(y) / (2 * n1), len(y) / (2 * n0))
 
 
+def class_gap(y: np.ndarray) -> str | None:
+    """What a split lacks for a two-class fit, in words: None when it has human (1) and machine (0)
+    rows, else "has no rows", "has only machine rows (3)" or "has only human rows (2)"."""
+    y = np.asarray(y).astype(int)
+    n_h, n_m = int((y == 1).sum()), int((y == 0).sum())
+    if n_h and n_m:
+        return None
+    if not n_h and not n_m:
+        return "has no rows"
+    return f"has only machine rows ({n_m})" if n_m else f"has only human rows ({n_h})"
+
+
 @dataclass
 class Fit:
     """A fitted whisper head and what it was fitted on."""
@@ -149,8 +161,9 @@ def set_sum_classifier(head: JudgeHead, z_std: np.ndarray, bias: float) -> None:
 
 
 def fit_whisper_head(X: np.ndarray, y: np.ndarray, gated: np.ndarray, calib: np.ndarray, *,
-                     l2: float = 0.05, name: str = "whisper-fitted", training: Mapping[str, Any] | None = None,
-                     sources: Sequence[str] = (), recalibrate: tuple[float, float] | None = None) -> Fit:
+                     l2: float = 0.05, name: str = "whisper-fitted", version: str = "0.1.0",
+                     training: Mapping[str, Any] | None = None, sources: Sequence[str] = (),
+                     recalibrate: tuple[float, float] | None = None) -> Fit:
     """Fit the whisper head (module docstring).
 
     Args:
@@ -164,15 +177,17 @@ def fit_whisper_head(X: np.ndarray, y: np.ndarray, gated: np.ndarray, calib: np.
     Returns:
         Fit (head, config, input mean/std).
     Raises:
-        ValueError: a split lacks one of the classes.
+        ValueError: a split lacks one of the classes ("the calibration split has only machine rows (3)";
+            ``class_gap``).
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y).astype(int)
     calib = np.asarray(calib, dtype=bool)
     fit = ~calib
     for nm, m in (("fit", fit), ("calibration", calib)):
-        if len(set(y[m].tolist())) < 2:
-            raise ValueError(f"the {nm} split needs both classes (has {sorted(set(y[m].tolist()))})")
+        gap = class_gap(y[m])
+        if gap is not None:
+            raise ValueError(f"the {nm} split {gap}: it needs human and machine rows")
     cols = dimension_columns()
     mean = X[fit].mean(axis=0)
     std = X[fit].std(axis=0)
@@ -218,11 +233,13 @@ def fit_whisper_head(X: np.ndarray, y: np.ndarray, gated: np.ndarray, calib: np.
         "not_read": list(TEXT_DIMENSIONS) + [d for d, c in cols.items() if not c and d not in TEXT_DIMENSIONS],
     })
     bb = WhisperBackbone.__new__(WhisperBackbone)  # class attributes only; no model load
-    cfg = new_config(bb, name=name, version="0.1.0", provenance="trained", readout="features", dropout=0.0,
+    cfg = new_config(bb, name=name, version=version, provenance="trained", readout="features", dropout=0.0,
                      feature_names=VECTOR_NAMES, evidence_min=dict(WhisperBackbone.evidence_min), training=tr,
                      sources=tuple(sources),
-                     notes="whisper-tiny-v2 head fitted on human/machine labels; see training.validity for what "
-                           "P(human) was validated against")
+                     notes="whisper-tiny-v2 head fitted on human/machine labels; P(human) is calibrated on the "
+                           "calibration rows (training.platt), not validated: "
+                           + ("see training.validity for what it was validated against" if "validity" in tr
+                              else "no validity study is recorded in this config"))
     return Fit(head, cfg, mean, std)
 
 

