@@ -125,6 +125,35 @@ def test_compare_notes_a_quicker_agent_that_is_flagged_more(tmp_path, capsys):
     assert "note: B (rude.json) answers sooner" in capsys.readouterr().out.replace("\n", " ")
 
 
+def test_the_same_flagged_count_of_different_moments_gets_a_note(tmp_path, capsys):
+    """A trial probed the polite and the rude agent: 5 flagged moments each, compare said "+0"
+    and nothing else, though polite's were five slow replies and rude's cut-ins, talk-throughs
+    and a false yield. Now a note lists each column's flagged verdicts; the same mix, or a
+    different count, gets none."""
+    def doc(flagged, **counts):
+        return {"summary": {"latency_p50_s": 1.0, "verdict_flagged_moment_count": flagged,
+                            "verdict_latency_human_count": 1, **{f"verdict_{k}_count": v for k, v in counts.items()}}}
+    paths = []
+    for name, d in (("polite", doc(5, latency_s2s=5)), ("rude", doc(5, pause_cut_in=2, barge_in_talked_through=2,
+                                                                       backchannel_yielded=1)),
+                    ("same_mix", doc(5, latency_s2s=5)), ("more", doc(7, pause_cut_in=7))):
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(d))
+        paths.append(p)
+    out = compare(paths)
+    assert len(out["notes"]) == 1, out["notes"]
+    assert out["notes"][0].startswith("A (polite.json) and B (rude.json) flag as many moments but different ones")
+    for k in ("latency s2s 5", "pause cut in 2", "barge in talked through 2", "backchannel yielded 1"):
+        assert k in out["notes"][0]
+    assert "latency human" not in out["notes"][0]  # an ok outcome is not a flagged verdict
+    # no judge in any column: the 18 dimension rows of "–" are left out (mean P(human) stays, "–")
+    assert not any(r["metric"].startswith("dim_") for r in out["rows"])
+    assert any(r["metric"] == "mean_p_human" for r in out["rows"])
+    assert main(["compare", str(paths[0]), str(paths[1])]) == 0
+    text = capsys.readouterr().out.replace("\n", " ")
+    assert "flag as many moments but different ones" in " ".join(text.split())
+
+
 def test_backchannels_are_judged_on_the_agent_only_and_the_latency_mean_not_at_all(tmp_path):
     """A new user's trial: `backchannels 2 → 1 (worse)` counted the caller's "mm"s against the agent,
     and rude's latency mean (a −1.76 s talk-over averaged with slow replies) read "better". The

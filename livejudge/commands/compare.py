@@ -235,7 +235,9 @@ def compare(paths: list[str | Path]) -> dict:
     for d in DIMENSIONS:
         if views and all(d.id in v["not_measured"] for v in views):
             names[f"dim_{d.id}"] += NOT_MEASURED_SUFFIX
-    metrics = ROWS + [f"dim_{d.id}" for d in DIMENSIONS if f"dim_{d.id}" not in dropped]
+    metrics = ROWS + [f"dim_{d.id}" for d in DIMENSIONS if f"dim_{d.id}" not in dropped
+                      # no column judged: 18 rows of "–" (a trial) say less than the note below
+                      and (views or any(c[1].get(f"dim_{d.id}") is not None for c in cols))]
     judge_tol = judge_tolerance(cols)
     rows = []
     for m in metrics:
@@ -267,8 +269,49 @@ def compare(paths: list[str | Path]) -> dict:
     out = {"columns": [{"name": c[0], "kind": c[2], "settings": c[3]} for c in cols], "rows": rows,
            "settings_differ": differ, "timing_tolerance_s": dict(TIMING_TOLERANCE_S),
            "judge_tolerance": {m: judge_tol[m] for m in metrics if m in judge_tol}}
-    out["notes"] = tradeoff_notes(out) + subset_notes(out)
+    out["notes"] = tradeoff_notes(out) + flagged_mix_notes(out, [c[1] for c in cols]) + subset_notes(out)
     return out
+
+
+def flagged_mix(metrics: dict) -> dict[str, float]:
+    """``{"latency s2s": 5, ...}``: a column's flagged verdicts by kind and outcome (the
+    ``verdict_<kind>_<outcome>_count`` metrics of the outcomes not in ``OK_OUTCOMES``), zeros left
+    out. Pure."""
+    from livejudge.timing.verdicts import OK_OUTCOMES, OUTCOMES
+
+    out = {}
+    for kind, outs in OUTCOMES.items():
+        for o in outs:
+            v = metrics.get(f"verdict_{kind}_{o}_count")
+            if o not in OK_OUTCOMES[kind] and isinstance(v, (int, float)) and v:
+                out[f"{kind.replace('_', ' ')} {o.replace('_', ' ')}"] = v
+    return out
+
+
+def flagged_mix_notes(doc: dict, metrics: list[dict]) -> list[str]:
+    """One line per column (after the first) whose flagged-moment count reads "same" as the
+    first column's while the verdicts flagged differ in kind: "A (polite.json) and B (rude.json)
+    flag as many moments but different ones: A latency s2s 5; B pause cut in 2, barge-in talked
+    through 2, backchannel yielded 1" (a trial: compare showed rude's 5 flagged moments "+0" beside
+    polite's, where polite's were slow replies and rude's cut-ins and talk-throughs). Pure."""
+    rows = {r["metric"]: r for r in doc["rows"]}
+    flagged = rows.get("verdict_flagged_moment_count")
+    if flagged is None:
+        return []
+    notes = []
+    base = flagged_mix(metrics[0])
+    for i in range(1, len(doc["columns"])):
+        if flagged["verdicts"][i] != "same":
+            continue
+        mix = flagged_mix(metrics[i])
+        if mix == base or not (mix or base):
+            continue
+        def words(m):
+            return ", ".join(f"{k} {_fmt(v, 'verdict_flagged_count')}" for k, v in m.items()) or "none"
+        a, b = (f"{chr(ord('A') + j)} ({Path(doc['columns'][j]['name']).name})" for j in (0, i))
+        notes.append(f"{a} and {b} flag as many moments but different ones (flagged verdicts): "
+                     f"{a[0]} {words(base)}; {b[0]} {words(mix)}")
+    return notes
 
 
 def subset_notes(doc: dict) -> list[str]:
