@@ -160,6 +160,9 @@ def test_pin_from_round_trip_same_verdicts_same_exit_codes(calls, capsys, tmp_pa
     again = tmp_path / "again.json"
     code, out, _ = run([calls["rude"], "--expectations", observed, "--json", again], capsys)
     assert code == 0 and out.count("PASS") == 6, out  # a snapshot of the same recording holds
+    for line in out.splitlines():  # each line names its moment once ("backchannel at 6.22 s: held")
+        label, _, reason = line[6:].partition(": ")
+        assert not reason.startswith(label), line
     # the same recording, scored again: the same verdicts
     same = [(v["kind"], v["outcome"], v["t_s"], v["value_s"]) for v in json.loads(again.read_text())["verdicts"]]
     assert same == [(v["kind"], v["outcome"], v["t_s"], v["value_s"]) for v in result["verdicts"]]
@@ -292,9 +295,15 @@ def test_flagged_says_what_it_left_out(calls, capsys, tmp_path):
     assert 'tests="0"' in junit.read_text()
 
 
-def test_help_reads_without_doubled_words(capsys):
+def test_help_reads_without_doubled_words(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
     with pytest.raises(SystemExit):
         main(["check", "--help"])
-    words = capsys.readouterr().out.split()
+    text = capsys.readouterr().out
+    # every example is whole on its line at 80 columns (one wrapped mid-command: a trial)
+    examples = [line for line in text.splitlines() if line.startswith("    livejudge check")]
+    assert len(examples) == 5 and all(len(line) <= 80 for line in examples)
+    assert all(line.split()[-1] != "--junit" for line in examples)
+    words = text.split()
     assert "the moments `check` can pin)" in " ".join(words)
     assert not [(a, b) for a, b in zip(words, words[1:]) if a.lower() == b.lower() and a.isalpha()]

@@ -222,3 +222,32 @@ def test_probe_flags_exactly_the_rude_agents_misbehaviours(tmp_path, behaviour, 
     figures = tried_twice(f"probe {behaviour} {route} {line}", call)
     with capsys.disabled():
         print(f"\n[probe {behaviour} {route} {line}] {figures}")
+
+
+def test_scorecard_words_a_pause_as_waiting_and_a_call_that_never_started_once():
+    """A trial read "expect yield ... expected yield, the agent did not (pause at 0.95 s: cut in)"
+    as a contradiction: at a pause the agent is expected to wait. And an agent that was not
+    running gave five "not played" lines; one line now says no moment was played."""
+    import io
+
+    from livejudge.commands.check import Expectation, check
+    from livejudge.commands.probe import print_scorecard, scorecard
+    from livejudge.timing.verdicts import Verdict
+
+    v = Verdict(kind="pause", outcome="cut_in", ok=False, t_s=0.95, value_s=0.4, settle_s=0.0)
+    assert (v.expected, v.observed) == ("yield", "hold")
+    r = check(Expectation(0.95, "yield", None, "pause", "pause mid-sentence at 0.95 s"), [v])
+    assert not r.passed and r.reason == "expected the agent to wait, it did not (pause at 0.95 s: cut in)"
+    _, moments = build_script(0.8, "clean")
+    out = io.StringIO()
+    card = scorecard(moments, [], {"verdicts": []}, 0.5)
+    print_scorecard(card, out)
+    text = out.getvalue()
+    assert "not played" not in text and f"none of the {len(moments)} moments was played" in text
+    assert f"0 of {len(moments)} moment(s) passed" in text
+    # a played pause moment shows "expect wait" in the card
+    placed = [{"start_s": 0.0}] * 10
+    card = scorecard(moments, placed, {"verdicts": [v.to_dict()]}, 0.5)
+    out = io.StringIO()
+    print_scorecard(card, out)
+    assert "expect wait" in out.getvalue() and "expect yield within" in out.getvalue()

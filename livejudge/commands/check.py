@@ -5,10 +5,10 @@ At a caller moment (a barge-in, a backchannel, a pause inside the caller's speec
 talking, or leaves the floor to the caller) or *holds* (talks on, or takes the floor)::
 
     livejudge check call.wav --at 16.1 --expect yield --within 0.8
-    livejudge check call.wav --expectations expectations.json --junit check.xml
-    livejudge check call.wav --json result.json          # list the moments, numbered
-    livejudge check --pin-from result.json --event 3 --event 7 > expectations.json
-    livejudge check --pin-from result.json --flagged > expectations.json
+    livejudge check call.wav --expectations exp.json --junit check.xml
+    livejudge check call.wav --json result.json    # the numbered moments
+    livejudge check --pin-from result.json --event 3 --event 7 -o exp.json
+    livejudge check --pin-from result.json --flagged -o exp.json
 
 CALL is a recording (run through the timing pipeline, judge off) or a result document
 (``.json``: its verdicts are read as they are). An expectation matches the expectable verdict
@@ -160,12 +160,21 @@ def check(expectation: Expectation, verdicts: list[Verdict], tolerance_s: float 
     v = min(near, key=lambda v: (abs(v.t_s - e.at_s), EXPECTABLE.index(v.kind)))
     said = f"{v.kind.replace('_', '-')} at {v.t_s:.2f} s: {v.outcome.replace('_', ' ')}"
     if v.observed != e.expect:
-        return CheckResult(e, False, f"expected {e.expect}, the agent did not ({said})", v)
+        return CheckResult(e, False, f"expected the agent to {expect_words(e.expect, v.kind)}, it did not ({said})", v)
     if e.expect == "yield" and e.within_s is not None and v.value_s is not None and v.kind != "pause":
         if v.value_s > e.within_s + 1e-9:
             return CheckResult(e, False, f"yielded after {v.value_s:.2f} s, later than {e.within_s:g} s ({said})", v)
         return CheckResult(e, True, f"yielded after {v.value_s:.2f} s ({said})", v)
     return CheckResult(e, True, said, v)
+
+
+def expect_words(expect: str, kind: str | None) -> str:
+    """An expectation in words for its moment: at a caller's pause "yield" means the agent waits
+    (leaves the floor to the caller) and "hold" that it takes the floor; "expect yield" at a pause
+    read as a contradiction (a trial: "expected yield, the agent did not (pause at 0.95 s: cut in)")."""
+    if kind == "pause":
+        return {"yield": "wait", "hold": "take the floor"}.get(expect, expect)
+    return expect
 
 
 # ----------------------------------------------------------------------------- files
@@ -474,7 +483,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     results = [check(e, vs, tolerance) for e in exps]
     out = sys.stderr if args.json_out == "-" else sys.stdout
     for r in results:
-        print(f"{'PASS' if r.passed else 'FAIL'}  {r.expectation.label}: {r.reason}", file=out)
+        reason = r.reason  # "backchannel at 6.22 s: backchannel at 6.22 s: held" said the moment twice (a trial)
+        if reason.startswith(r.expectation.label + ": "):
+            reason = reason[len(r.expectation.label) + 2:]
+        print(f"{'PASS' if r.passed else 'FAIL'}  {r.expectation.label}: {reason}", file=out)
     n_fail = sum(not r.passed for r in results)
     suite = str(call or (f"{args.user} + {args.agent}" if args.user else "call"))
     if args.junit:
@@ -557,8 +569,10 @@ def register(sub) -> None:
     p = sub.add_parser(
         "check", help="check pinned expectations (yield/hold at a moment) on a recorded call or its result JSON, for CI",
         formatter_class=HelpFormatter,
-        description=(__doc__.split("\n\n")[1] + "\n\n" + __doc__.split("\n\n")[2]).replace(
-            "the\n``EXPECTABLE`` verdicts of ``livejudge.timing.verdicts``", "the\nmoments `check` can pin").replace(
+        # the prose as one line (the formatter wraps it whole: line by line it came out ragged), the
+        # examples as they are (each fits 80 columns: one wrapped mid-command; a trial)
+        description=(" ".join(__doc__.split("\n\n")[1].split()) + "\n\n" + __doc__.split("\n\n")[2]).replace(
+            "the ``EXPECTABLE`` verdicts of ``livejudge.timing.verdicts``", "the moments `check` can pin").replace(
             "::", ":").replace("``", "`"),
         epilog=textwrap.fill("exit codes: 0 every expectation passed · 3 one failed (as a --fail-if gate) · 1 the call failed "
                "mid-way · 2 bad input or usage (one line says what) · 130 Ctrl-C · 143 SIGTERM · 129 SIGHUP (check "

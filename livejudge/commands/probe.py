@@ -245,11 +245,16 @@ def scorecard(moments: list[ProbeMoment], placed: list[dict], result: dict, tole
 
 def print_scorecard(card: dict, out=sys.stdout) -> None:
     print("livejudge probe: scorecard", file=out)
+    from livejudge.commands.check import expect_words
+
+    if not card["moments"] and card["missed"]:  # five "not played" lines said less (a trial)
+        print(f"  none of the {len(card['missed'])} moments was played: the call ended before the caller's first "
+              "turn (the reason is above)", file=out)
     for r in card["moments"]:
-        exp = r["expect"] + (f" within {r['within_s']:g} s" if r["within_s"] is not None else "")
+        exp = expect_words(r["expect"], r["kind"]) + (f" within {r['within_s']:g} s" if r["within_s"] is not None else "")
         print(f"  {'PASS' if r['passed'] else 'FAIL'}  {r['name']:<20} at {r['at_s']:6.2f} s  expect {exp:<18} "
               f"{r['reason']}", file=out)
-    for name in card["missed"]:
+    for name in card["missed"] if card["moments"] else []:
         print(f"  FAIL  {name:<20} not played (the call ended first)", file=out)
     if card["latencies"]:
         gaps = [x["gap_s"] for x in card["latencies"] if x["gap_s"] is not None]
