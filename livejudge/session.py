@@ -211,7 +211,8 @@ class Session:
         self._transcripts: list[TurnTranscript] = []  # sorted by onset
         self._transcript_max_s = 0.0  # longest transcribed turn, seconds (window queries)
         self._key = id(self)
-        self._health: HealthProbe | None = HealthProbe() if input_health else None
+        src = str((info or {}).get("source") or "attach")
+        self._health: HealthProbe | None = HealthProbe(source=src) if input_health else None
         self._health_early: list = []  # warnings of the live check (said when found)
         self._health_thread: threading.Thread | None = None
         if scheduler is not None:

@@ -200,6 +200,11 @@ def test_live_stream_is_checked_during_the_call_and_at_close():
     assert "--agent-channel" not in sink.notes[0].data["message"]  # no file flags on a live line
     doc = s.close()
     assert [(w["code"], w["channel"]) for w in doc["source"]["input_health"]] == [("silent_channel", "agent")]
+    # inside a Pipecat pipeline the hint names the pipeline's frames, not attach's flags (a trial)
+    s = Session(info={"source": "pipecat"})
+    _push_live(s, u, np.zeros_like(u))
+    msg = s.close()["source"]["input_health"][0]["message"]
+    assert "OutputAudioRawFrame" in msg and "--protocol" not in msg
     assert len(sink.notes) == 1  # said once, not again at close
 
 

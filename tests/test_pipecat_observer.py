@@ -373,3 +373,43 @@ def test_agent_audio_with_an_output_transport_is_still_what_it_played():
     obs, stats, r = run("tts", 16000)
     assert r["pipecat"]["agent_audio"] == "output transport"
     assert r["pipecat"]["frames"]["agent"] == len(stats.played)
+
+
+def test_sigterm_still_writes_the_result_and_the_event_log(tmp_path):
+    """Pipecat's worker runner handles SIGINT only (unless handle_sigterm=True), so a `kill` or a
+    container stop ended an agent with the observer's result unwritten (a trial). With no handler
+    of the application's own, the observer finishes on SIGTERM, writes the result and the event
+    log, and the process still ends by SIGTERM."""
+    import signal
+    import textwrap
+
+    script = tmp_path / "agent.py"
+    script.write_text(textwrap.dedent(f"""
+        import sys, time
+        import numpy as np
+        from livejudge.audio import float32_to_pcm16
+        from livejudge.pipecat.observer import LiveJudgeCore
+
+        class F:  # the fields of an audio frame the core reads
+            def __init__(self, x): self.audio, self.sample_rate, self.num_channels = float32_to_pcm16(x), 16000, 1
+
+        core = LiveJudgeCore(judge="none", result_path={str(tmp_path / 'call.json')!r},
+                             events_path={str(tmp_path / 'events.jsonl')!r}, asr="off")
+        rng = np.random.default_rng(0)
+        for k in range(50):  # 5 s of both channels, 100 ms frames
+            x = (0.01 * rng.standard_normal(1600)).astype(np.float32)
+            core.put_audio("user", F(x), int(k * 0.1e9))
+            core.put_audio("agent", F(x * 0), int(k * 0.1e9))
+        print("ready", flush=True)
+        time.sleep(60)
+    """))
+    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(timeout=60) == -signal.SIGTERM  # ended by the signal, as without the observer
+    finally:
+        p.kill()
+    doc = json.loads((tmp_path / "call.json").read_text())
+    assert doc["duration_s"] >= 4.9
+    assert (tmp_path / "events.jsonl").read_text().strip()

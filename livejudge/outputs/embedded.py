@@ -4,9 +4,69 @@ nothing already measured is lost (a failed write is recorded, never raised)."""
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
+import weakref
 from pathlib import Path
 from typing import Any
+
+SIGNAL_CLOSE_TIMEOUT_S = 30.0
+"""How long a SIGTERM/SIGHUP waits for each open tap to write its outputs before the process
+ends, seconds (HEURISTIC: the last window's judge and the report take a few seconds on 2 cores)."""
+
+_OPEN_TAPS: "weakref.WeakSet[EmbeddedOutputs]" = weakref.WeakSet()
+_ARMED: dict[int, bool] = {}  # signal number -> our handler is installed
+
+
+def _close_taps_on_signal(signum: int, frame: Any) -> None:
+    """SIGTERM/SIGHUP in a process that had no handler of its own: finish every open tap (its
+    result, report and event log are written), then end the process by the same signal, as the
+    default action would have."""
+    for tap in list(_OPEN_TAPS):
+        try:
+            tap.close_blocking(timeout_s=SIGNAL_CLOSE_TIMEOUT_S)
+        except Exception:  # a tap that cannot finish must not keep the process alive
+            pass
+    signal.signal(signum, signal.SIG_DFL)
+    _ARMED.pop(signum, None)
+    os.kill(os.getpid(), signum)
+
+
+def arm_signal_close(tap: "EmbeddedOutputs") -> None:
+    """Write ``tap``'s outputs on SIGTERM/SIGHUP where nothing else would: a Pipecat worker
+    runner handles SIGINT only unless ``handle_sigterm=True``, so a ``kill`` or a container stop
+    ended the process with nothing written (a trial; design: a call cut off in any way still
+    writes its result). Installs the handler only from the main thread and only for a signal
+    whose handler is the default (an application's own handler, asyncio's included, is left
+    alone: it cancels the pipeline, and the tap finishes on the CancelFrame)."""
+    _OPEN_TAPS.add(tap)
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is None or _ARMED.get(sig):
+            continue
+        try:
+            if signal.getsignal(sig) is signal.SIG_DFL:
+                signal.signal(sig, _close_taps_on_signal)
+                _ARMED[sig] = True
+        except (ValueError, OSError):
+            pass
+
+
+def disarm_signal_close(tap: "EmbeddedOutputs") -> None:
+    """``tap`` is finished: forget it, and put back the default handlers once no tap is open."""
+    _OPEN_TAPS.discard(tap)
+    if _OPEN_TAPS or threading.current_thread() is not threading.main_thread():
+        return
+    for sig in list(_ARMED):
+        try:
+            if signal.getsignal(sig) is _close_taps_on_signal:
+                signal.signal(sig, signal.SIG_DFL)
+        except (ValueError, OSError):
+            pass
+        _ARMED.pop(sig, None)
 
 
 class EmbeddedOutputs:
@@ -40,6 +100,7 @@ class EmbeddedOutputs:
         self._title = title
         self._final: dict | None = None
         self._closed = threading.Event()
+        arm_signal_close(self)
         return all_sinks
 
     def _drain(self, q, close_item: int, label: str) -> bool:
@@ -109,4 +170,5 @@ class EmbeddedOutputs:
     def _wait_closed(self, timeout_s: float | None) -> dict:
         if not self._closed.wait(timeout_s):
             raise TimeoutError(f"livejudge did not finish within {timeout_s} s")
+        disarm_signal_close(self)
         return self._final if self._final is not None else self.result()

@@ -156,8 +156,21 @@ def _clip_share(x: np.ndarray) -> float:
     return float(inrun.mean())
 
 
+LIVE_SILENT_HINTS: dict[str, dict[str, str]] = {
+    "attach": {"user": "is the microphone muted, or --input-wav silent?",
+               "agent": "is the agent sending audio on this connection (--protocol, --in-rate)?"},
+    "pipecat": {"user": "does the input transport receive the caller's audio (InputAudioRawFrame)?",
+                "agent": "does the output transport play the bot's audio (OutputAudioRawFrame)? Is the "
+                         "observer on the worker that runs the output transport?"},
+    "livekit": {"user": "is the participant's microphone track published and subscribed?",
+                "agent": "does the agent session publish its audio track?"},
+}
+"""What to check when a live stream's channel is silent, by where the stream comes from (a
+trial: the Pipecat observer's hint named attach's command-line flags)."""
+
+
 def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int] | None = None,
-                swap_test: bool = True, live: bool = False, swap_fix: str | None = None) -> list[HealthWarning]:
+                swap_test: bool = True, live: bool | str = False, swap_fix: str | None = None) -> list[HealthWarning]:
     """Input-health warnings of a call (see the module docstring).
 
     Args:
@@ -167,7 +180,8 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
         swap_test: run the channel-swap test (two echo-path estimates over at most ``SWAP_PROBE_S``:
             about 0.3 s of CPU per minute of call).
         live: the channels come from a live stream (no channel flags to suggest): the messages
-            name what to check on the line instead.
+            name what to check on the line instead; a string names where the stream comes from
+            ("attach", "pipecat", "livekit": ``LIVE_SILENT_HINTS``), True means "attach".
         swap_fix: for a recording, the flags that read it the other way round (``check_call``
             derives them from the flags it was opened with: "--user-channel 0 --agent-channel 1",
             or swapping the ``--user``/``--agent`` files); None: the channel flags in general.
@@ -192,8 +206,7 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
     for c in silent:
         flag = "--user-channel" if c == "user" else "--agent-channel"
         fix = (f"check {flag}, or whether that side was recorded" if not live else
-               ("is the microphone muted, or --input-wav silent?" if c == "user" else
-                "is the agent sending audio on this connection (--protocol, --in-rate)?"))
+               LIVE_SILENT_HINTS.get(live if isinstance(live, str) else "attach", LIVE_SILENT_HINTS["attach"])[c])
         out.append(HealthWarning(
             "silent_channel", c,
             f"the {c} channel is silent (loudest frame {peaks[c]:.0f} dBFS): {fix}"
@@ -363,7 +376,8 @@ class HealthProbe:
     Not thread-safe on its own: the Session feeds it under its lock.
     """
 
-    def __init__(self, limit_s: float = LEVEL_PROBE_S, early_s: float = LIVE_CHECK_S) -> None:
+    def __init__(self, limit_s: float = LEVEL_PROBE_S, early_s: float = LIVE_CHECK_S, source: str = "attach") -> None:
+        self.source = source  # where the stream comes from, for the hints (``LIVE_SILENT_HINTS``)
         self._limit = int(limit_s * SAMPLE_RATE)
         self._early = int(early_s * SAMPLE_RATE)
         self.early_s = float(early_s)
@@ -402,7 +416,7 @@ class HealthProbe:
         u, a = self.audio()
         if len(u) < SAMPLE_RATE:
             return []
-        return check_input(u, a, live=True)
+        return check_input(u, a, live=self.source)
 
 
 __all__ = ["HealthProbe", "HealthWarning", "LIVE_CHECK_S", "check_call", "check_input", "report_warnings",
