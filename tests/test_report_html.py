@@ -55,6 +55,9 @@ def test_report_is_self_contained_with_every_plot_and_section(result):
     assert "intonation" in text and "sycophant behavior" in text and "gated" in text
     assert result["judge_info"]["summary"] in text
     assert "@media print" in text
+    # the verdict thresholds read as the flags that set them, not as a Python dict (a trial)
+    assert "--yield-max-s 1 s" in text and "--backchannel-yield-s 0.5 s" in text
+    assert "{&#x27;" not in text and "{'" not in text
 
 
 def test_report_shows_transcripts_and_validity_when_present(result):

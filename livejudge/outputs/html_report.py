@@ -476,6 +476,24 @@ def _threshold_cell(v: dict) -> str:
                                float(th) if isinstance(th, (int, float)) else None))
 
 
+_THRESHOLD_FLAGS = {"backchannel_yield_window_s": "--backchannel-yield-s"}
+"""Verdict settings whose flag is not the key's own name (``commands/verdict_args.py``)."""
+
+
+def _thresholds_text(cfg: Any) -> str:
+    """The verdict thresholds as the flags that set them: "--yield-max-s 1 s, --pause-min-s 0.5 s"
+    (a Python dict in the report read as a leak; a trial). Pure."""
+    if not isinstance(cfg, dict) or not cfg:
+        return "not recorded"
+    out = []
+    for k, v in cfg.items():
+        flag = _THRESHOLD_FLAGS.get(k, "--" + k.replace("_", "-"))
+        if k == "backchannel_max_s":  # a definition (Full-Duplex-Bench), not a flag
+            flag = "backchannel max"
+        out.append(f"{flag} {v:g} s" if isinstance(v, (int, float)) and not isinstance(v, bool) else f"{flag} {v}")
+    return ", ".join(out)
+
+
 def _health_html(doc: dict) -> str:
     """Input-health warnings (swapped, silent or identical channels, clipping...), if any."""
     ws = (doc.get("source") or {}).get("input_health") or []
@@ -738,7 +756,7 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         "while the caller speaks, dead air, restarts after yielding, and each response latency against the "
         f"human bands ({JOINED_MOMENT_WORDS} and one row, numbered with each of its verdicts; the counts above are "
         "per verdict). Latency bands carry their sources; the other thresholds "
-        f"({_esc(doc.get('verdict_config') or {})}) are "
+        f"({_esc(_thresholds_text(doc.get('verdict_config')))}) are "
         '<span class="heuristic">HEURISTIC</span> and set by flags.</p>',
         "<h2>Response latency</h2>",
         plot_latency(doc),
