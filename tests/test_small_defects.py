@@ -322,3 +322,20 @@ def test_the_known_timeline_snippet_in_docs_python_runs_and_its_call_is_clean(tm
     assert main(["score", "call.wav", "--judge", "none", "--asr", "off", "--json", "r.json"]) == 0
     r = json.loads((tmp_path / "r.json").read_text())
     assert r["summary"]["verdict_flagged_moment_count"] == 0 and r["source"]["input_health"] == []
+
+
+def test_the_example_agents_usage_names_how_it_was_started():
+    """`python examples/echo_agent.py --help` showed "usage: python -m livejudge.agents.demo" (a
+    trial); the usage now names the script it was started as, and the module when run with -m."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for argv, want in (([str(root / "examples" / "echo_agent.py")], "usage: python "),
+                       (["-m", "livejudge.agents.demo"], "usage: python -m livejudge.agents.demo")):
+        out = subprocess.run([sys.executable, *argv, "--help"], capture_output=True, text=True, cwd=root, timeout=120)
+        assert out.returncode == 0 and out.stdout.startswith(want), out.stdout[:200]
+    script = subprocess.run([sys.executable, "examples/echo_agent.py", "--help"], capture_output=True, text=True,
+                            cwd=root, timeout=120).stdout
+    assert script.startswith("usage: python examples/echo_agent.py")

@@ -14,8 +14,17 @@ from livejudge.agents.demo import BEHAVIOURS, DEFAULT_BEHAVIOUR, DemoAgentConfig
 from livejudge.agents.demo import __doc__ as _AGENT_DOC
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m livejudge.agents.demo", description=(_AGENT_DOC or "").split("\n\n")[0],
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    """The agent's flags; ``prog`` is how it was started (``examples/echo_agent.py`` showed the
+    module's name in its usage; a trial), by default from ``sys.argv[0]``."""
+    if prog is None:
+        from pathlib import Path
+
+        arg0 = Path(sys.argv[0] or "")
+        package = Path(__file__).resolve().parents[1]  # python -m livejudge.agents.demo runs a file in it
+        prog = (f"python {sys.argv[0]}" if arg0.suffix == ".py" and package not in arg0.resolve().parents
+                else "python -m livejudge.agents.demo")
+    p = argparse.ArgumentParser(prog=prog, description=(_AGENT_DOC or "").split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8765)
