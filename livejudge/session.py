@@ -185,6 +185,7 @@ class Session:
         self._end = {c: 0 for c in CHANNELS}  # samples received per channel (absolute index)
         self._window = RollingWindow(self.config.window_s)
         self._segments: list[SpeechSegment] = []  # closed, not yet handed to self._timeline
+        self._spoke: set[str] = set()  # channels with a closed speech segment (the no-speech check)
         # turn-taking analysis at flat cost per segment: settled prefix + re-analysed tail
         self._timeline = IncrementalTimeline(self.config.turns)
         self._published: set = set()  # published events of the tail (settled ones leave it)
@@ -402,6 +403,21 @@ class Session:
         self._health_early = ws
         report_warnings(ws, self)
 
+    def _warn_no_speech(self) -> None:
+        """At close, under the lock: a channel with sound but no speech found says so
+        (``health.no_speech_warnings``), said and kept with the input-health warnings."""
+        from livejudge.timing.health import no_speech_warnings, report_warnings
+
+        said = self.info.get("input_health")
+        said = said if isinstance(said, list) else []
+        try:
+            ws = no_speech_warnings(self._spoke | {g.channel for g in self._segments}, self.covered_s, said)
+        except Exception as exc:  # a fault in a check must not lose the result
+            self._on_error(f"no-speech check failed: {type(exc).__name__}: {exc}")
+            return
+        if ws:
+            self.info["input_health"] = said + report_warnings(ws, self)
+
     def _finish_health(self) -> None:
         """At close: the input-health check over everything the probe holds; a warning the live check
         said and this one does not find stays in the result, marked as seen early only."""
@@ -449,6 +465,7 @@ class Session:
         new = self._vads[channel].push(x)
         if new:
             self._segments.extend(new)
+            self._spoke.add(channel)
             for s in new:
                 self._publish(s)
             self._publish_settled(final=False)
@@ -757,6 +774,7 @@ class Session:
                 self._segments.extend(tail)
                 for s in tail:
                     self._publish(s)
+            self._warn_no_speech()
             self._publish_settled(final=True)
         if self.transcriber is not None:
             self.transcriber.close(wait=drain_judge)  # the last turns' text joins the final window

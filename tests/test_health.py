@@ -350,3 +350,35 @@ def test_one_block_of_chance_correlation_is_no_echo_and_no_swap():
     reverse = estimate_echo_path(d.call.agent, d.call.user)
     assert reverse.blocks < MIN_DETECT_BLOCKS and not reverse.detected
     assert check_input(d.call.user, d.call.agent) == []
+
+
+def test_a_channel_with_sound_but_no_speech_says_so(tmp_path, capsys):
+    """A file of noise (a trial's WAV with a random body) scored as a call with "n=0" and nothing
+    to say why. A channel that is not silent but holds no VAD speech over at least
+    NO_SPEECH_MIN_S now gets a no_speech warning (said, in the result, counted in
+    input_health_warning_count); a channel with speech, or one already called silent, does not."""
+    import soundfile as sf
+
+    from livejudge.commands.cli import main
+    from livejudge.timing.health import NO_SPEECH_MIN_S, no_speech_warnings
+
+    rng = np.random.default_rng(0)
+    d = example_dialogue(seed=0)
+    noise = (0.1 * rng.standard_normal(len(d.call.user))).astype(np.float32)  # −20 dBFS white noise
+    sf.write(tmp_path / "agent_noise.wav", np.stack([d.call.user, noise], 1), 16000, subtype="FLOAT")
+    out = tmp_path / "r.json"
+    assert main(["score", str(tmp_path / "agent_noise.wav"), "--judge", "none", "--asr", "off", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    codes = [(w["code"], w["channel"]) for w in doc["source"]["input_health"]]
+    assert ("no_speech", "agent") in codes and ("no_speech", "user") not in codes
+    assert doc["summary"]["input_health_warning_count"] == len(codes)
+    assert "no speech was found on the agent channel" in capsys.readouterr().err
+    # the clean call: no such warning
+    d.write(tmp_path / "clean.wav")
+    assert main(["score", str(tmp_path / "clean.wav"), "--judge", "none", "--asr", "off", "--json", str(out)]) == 0
+    assert not [w for w in json.loads(out.read_text())["source"]["input_health"] if w["code"] == "no_speech"]
+    # the pure rule: too short a call, or a channel already called silent, says nothing
+    assert no_speech_warnings(set(), NO_SPEECH_MIN_S - 1, []) == []
+    said = [{"code": "silent_channel", "channel": "agent"}]
+    assert [w.channel for w in no_speech_warnings({"user"}, 40.0, said)] == []
+    assert [w.channel for w in no_speech_warnings(set(), 40.0, said)] == ["user"]

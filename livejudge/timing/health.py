@@ -94,7 +94,9 @@ class HealthWarning:
 
     Attributes:
         code: "too_short", "silent_channel", "identical_channels", "channel_swap", "clipping", "dc_offset",
-            "length_mismatch", "extra_channels" (a file of more than two channels: which two are read).
+            "length_mismatch", "extra_channels" (a file of more than two channels: which two are read),
+            "no_speech" (a channel with sound but no VAD speech, found at the end of the call:
+            ``no_speech_warnings``).
         channel: "user", "agent" or None (both).
         message: one line: the problem and the fix.
         value: the measured figure (seconds, dBFS, correlation, share, offset; see code), or None.
@@ -346,6 +348,39 @@ def report_warnings(warnings: list[HealthWarning], session=None, stream=None, *,
             except ValueError:  # the session closed meanwhile (a live check racing the end of the call)
                 pass
     return [w.to_dict() for w in warnings]
+
+
+NO_SPEECH_MIN_S = 10.0
+"""HEURISTIC: a channel that is not silent but in which the VAD found no speech over at least
+this much of the call gets a ``no_speech`` warning, seconds (a shorter call may hold one side's
+turn only)."""
+
+
+def no_speech_warnings(spoke, duration_s: float, said: list[dict]) -> list[HealthWarning]:
+    """``no_speech`` for each channel with no VAD speech segment over a call of at least
+    ``NO_SPEECH_MIN_S``, unless a warning already said why (``silent_channel``, an unmeasurable
+    input): a file of noise, music or a garbled body scored as a call with "n=0" and nothing to
+    say why (a trial). Pure.
+
+    Args:
+        spoke: the channels ("user", "agent") with at least one VAD speech segment.
+        duration_s: the call's length, seconds.
+        said: the input-health warnings already given, as dicts (``HealthWarning.to_dict``).
+    """
+    if duration_s < NO_SPEECH_MIN_S:
+        return []
+    have = set(spoke)
+    told = {(w.get("code"), w.get("channel")) for w in said if isinstance(w, dict)}
+    out = []
+    for c in ("user", "agent"):
+        if c in have or ("silent_channel", c) in told or any(code == "identical_channels" for code, _ in told):
+            continue
+        out.append(HealthWarning(
+            "no_speech", c,
+            f"no speech was found on the {c} channel in {duration_s:.0f} s (it carries sound, but the voice "
+            "activity detector found none): is it speech, noise or music, and is the file decoded as recorded?",
+            0.0, NO_SPEECH_MIN_S))
+    return out
 
 
 def unmeasurable(warnings: list[HealthWarning]) -> str | None:
