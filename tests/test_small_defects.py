@@ -339,3 +339,28 @@ def test_the_example_agents_usage_names_how_it_was_started():
     script = subprocess.run([sys.executable, "examples/echo_agent.py", "--help"], capture_output=True, text=True,
                             cwd=root, timeout=120).stdout
     assert script.startswith("usage: python examples/echo_agent.py")
+
+
+def test_the_python_docs_first_snippet_runs_and_matches_score(tmp_path, capsys, monkeypatch):
+    """docs/python.md's first snippet pushes a WAV in 20 ms chunks; as first written it did not
+    run (`samples` undefined; a sink that needed an import shown only in a comment; a trial). It
+    runs as written from the repository's root, prints P(human) per window, and its summary
+    equals `livejudge score` of the same file, as the doc says."""
+    from pathlib import Path
+
+    from livejudge.commands.cli import main
+
+    root = Path(__file__).resolve().parents[1]
+    doc = (root / "docs" / "python.md").read_text()
+    code = doc.split("```python", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(root)
+    ns: dict = {}
+    exec(compile(code, "docs/python.md", "exec"), ns)
+    out = capsys.readouterr().out.splitlines()
+    assert sum("P(human)" in line or "no evidence" in line for line in out) >= 5
+    got = ns["result"]["summary"]
+    assert main(["score", "examples/example_call.wav", "--asr", "off", "--json", str(tmp_path / "r.json")]) == 0
+    want = json.loads((tmp_path / "r.json").read_text())["summary"]
+    for k in ("latency_p50_s", "latency_p90_s", "latency_count", "user_barge_in_count", "yield_mean_s"):
+        assert got[k] == pytest.approx(want[k], abs=1e-6), k
+    assert got["mean_p_human"] == pytest.approx(want["mean_p_human"], abs=1e-4)
