@@ -173,3 +173,27 @@ def test_a_gate_can_fail_a_call_whose_channels_look_wrong(tmp_path, capsys):
     doc = json.loads((tmp_path / "dc.json").read_text())
     assert doc["summary"]["input_health_warning_count"] == len(doc["source"]["input_health"]) == 2
     assert "FAIL input_health_warning_count>0: input_health_warning_count = 2" in capsys.readouterr().err
+
+
+def test_a_call_most_of_whose_windows_the_judge_service_never_judged():
+    """A new user's trial: the judge service died 8 s into a call; 6 windows judged, 16 not. The
+    count is a gate metric, and a P(human) gate fails ("not measured", saying why) instead of
+    passing on the one window with evidence; a short outage leaves P(human) measured."""
+    from livejudge.commands.gates import gate_call
+
+    assert "judge_unavailable_windows" in known_metrics()
+    doc = _doc(judged_windows=6, judge_unavailable_windows=16)
+    m = call_metrics(doc)
+    assert m["judge_unavailable_windows"] == 16 and type(m["judge_unavailable_windows"]) is int
+    assert m["mean_p_human"] is None and m["dim_rhythm"] is None
+    assert m["latency_p90_s"] == 1.5  # timing was measured throughout
+    res = gate_call([parse_gate("judge_unavailable_windows>0"), parse_gate("p_human_mean<0.1"),
+                     parse_gate("dim_rhythm<1"), parse_gate("latency_p90_s>2")], doc)
+    assert [r.failed for r in res] == [True, True, True, False]
+    assert res[0].reason == "judge_unavailable_windows = 16 (> 0)"
+    assert res[1].reason.startswith("p_human_mean was not measured: the judge service could not judge 16 windows "
+                                    "and judged 6 (judge_unavailable_windows)")
+    short = call_metrics(_doc(judged_windows=20, judge_unavailable_windows=2))
+    assert short["mean_p_human"] == 0.2 and short["dim_rhythm"] == 3.0 and short["judge_unavailable_windows"] == 2
+    short_doc = _doc(judged_windows=20, judge_unavailable_windows=2)
+    assert not gate_call([parse_gate("p_human_mean<0.1")], short_doc)[0].failed

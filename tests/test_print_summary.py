@@ -83,3 +83,24 @@ def test_after_the_rich_meter_the_validity_line_is_not_printed_twice(capsys):
     assert result["judge_info"]["validated"] not in err
     assert "its validity line is the meter's last lines above (judge whisper-fitted 0.3.0 (trained)" in err
     assert VALIDITY_HELP in err
+
+
+def test_windows_a_judge_service_never_judged_are_said_with_how_to_gate_them(capsys):
+    """A new user's trial killed the judge service 8 s into a replay: the line said "mean P(human)
+    0.00 · windows 6 judged (5 without evidence), 0 dropped", that mean from 1 window, and the 16
+    windows never judged were only in judge_info. The line now counts them, says how many windows
+    the mean is over, and names the gate."""
+    print_summary(_result(mean_p_human=0.0, judged_windows=6, no_evidence_windows=5, judge_unavailable_windows=16))
+    line = capsys.readouterr().err.splitlines()[0]
+    assert ("mean P(human) 0.00 (from 1 window; most were not judged, so a --fail-if on P(human) fails) · windows 6 "
+            "judged (5 without evidence), 16 not judged (judge service unavailable; gate it with --fail-if "
+            "'judge_unavailable_windows>0'), 0 dropped") in line
+    # a short outage: the mean is still a measurement, and says what it is over
+    print_summary(_result(judged_windows=20, no_evidence_windows=2, judge_unavailable_windows=2))
+    line = capsys.readouterr().err.splitlines()[0]
+    assert "mean P(human) 0.20 (from 18 windows) · windows 20 judged (2 without evidence), 2 not judged" in line
+    # none unjudged (in-process, or older results without the count): the line as before
+    for extra in ({"judge_unavailable_windows": 0}, {}):
+        print_summary(_result(no_evidence_windows=1, **extra))
+        line = capsys.readouterr().err.splitlines()[0]
+        assert line.endswith("· mean P(human) 0.20 · windows 10 judged (1 without evidence), 0 dropped")

@@ -99,3 +99,70 @@ def test_slow_service_never_blocks_live_audio(windows):
         assert doc["summary"]["latency_count"] >= 3  # timing measured throughout
     finally:
         server.shutdown()
+
+
+class _DiesAfter(BaseHTTPRequestHandler):
+    """A judge service (the acoustic judge) that answers its first ``limit`` windows, then 503."""
+
+    judge = None
+    limit = 6
+    served = 0
+
+    def _send(self, doc: dict) -> None:
+        body = json.dumps(doc).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        self._send(self.judge.info())
+
+    def do_POST(self):
+        from livejudge.distributed.remote import decode_request
+
+        windows, _ = decode_request(self.rfile.read(int(self.headers["Content-Length"])))
+        if type(self).served + len(windows) > self.limit:
+            self.send_response(503)
+            self.end_headers()
+            return
+        type(self).served += len(windows)
+        self._send({"results": [result_to_wire(r) for r in self.judge.judge(windows)], "info": self.judge.info()})
+
+    def log_message(self, *a):
+        pass
+
+
+def test_a_service_dying_mid_call_is_counted_in_the_summary_and_gated(tmp_path, capsys):
+    """A new user's trial: the judge service died 8 s into a call; the summary line said "mean
+    P(human) 0.00 · windows 6 judged (5 without evidence), 0 dropped" and the 16 windows never
+    judged were only in judge_info. They are now counted in the summary line and the summary
+    (``judge_unavailable_windows``, a gate metric), and a P(human) gate fails such a call."""
+    from livejudge.commands.cli import main
+
+    _DiesAfter.judge, _DiesAfter.served = load_judge("acoustic"), 0
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _DiesAfter)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/judge"
+    try:
+        wav = example_dialogue(seed=0).write(tmp_path / "call.wav")
+        out = tmp_path / "r.json"
+        code = main(["score", str(wav), "--judge-url", url, "--asr", "off", "--json", str(out),
+                     "--fail-if", "judge_unavailable_windows>0", "--fail-if", "p_human_mean>2",
+                     "--fail-if", "latency_p90_s>100"])
+    finally:
+        server.shutdown()
+    assert code == 3
+    doc = json.loads(out.read_text())
+    sm = doc["summary"]
+    n = sm["judged_windows"] + sm["judge_unavailable_windows"]
+    assert sm["judged_windows"] == 6 and sm["judge_unavailable_windows"] == n - 6 > 6
+    assert doc["judge_info"]["judge_unavailable_windows"] == sm["judge_unavailable_windows"]
+    assert sm["mean_p_human"] is not None  # the document keeps the figure; the gate does not trust it
+    err = capsys.readouterr().err
+    assert (f"· windows 6 judged ({sm['no_evidence_windows']} without evidence), {n - 6} not judged "
+            "(judge service unavailable; gate it with --fail-if 'judge_unavailable_windows>0'), 0 dropped") in err
+    assert "most were not judged, so a --fail-if on P(human) fails" in err
+    assert f"FAIL judge_unavailable_windows>0: judge_unavailable_windows = {n - 6} (> 0)" in err
+    assert f"FAIL p_human_mean>2: p_human_mean was not measured: the judge service could not judge {n - 6}" in err
+    assert "FAIL latency_p90_s" not in err and len([e for e in doc["errors"] if "unavailable" in e]) == 1

@@ -185,3 +185,48 @@ def test_windows_nobody_waits_for_are_skipped(service):
     after = RemoteJudge(url).fetch_info()
     assert doc["results"] == [None, None]
     assert after["skipped"] - before["skipped"] == 2 and after["windows"] == before["windows"]
+
+
+@pytest.mark.parametrize("signame,code", [("SIGTERM", 143), ("SIGHUP", 129)])
+def test_serve_judge_stopped_by_a_signal_leaves_no_ray_process(signame, code):
+    """A new user's trial: after `kill -TERM` of serve-judge, Ray's own SIGTERM handler aborted it
+    (exit 134) and ray::DashboardAgent and ray::RuntimeEnvAgent ran on, re-parented to PID 1.
+    SIGTERM and SIGHUP now shut down Serve and Ray as Ctrl-C does: 143 / 129, nothing left."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    psutil = pytest.importorskip("psutil")
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(root), "PYTHONUNBUFFERED": "1"}
+    env.pop("RAY_ADDRESS", None)  # a Ray of its own, not the module's
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "livejudge.commands.cli", "serve-judge", "--judge", "acoustic",
+                             "--port", str(port), "--replica-cpus", "0.5"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=root)
+    try:
+        deadline = time.monotonic() + 240
+        err = []
+        while not any("judge service (" in x for x in err):
+            line = proc.stderr.readline()
+            assert line and time.monotonic() < deadline, f"serve-judge never started: {''.join(err)[-2000:]}"
+            err.append(line)
+        started = next(x for x in err if "judge service (" in x)
+        from livejudge.judge.model.head import head_label
+        from livejudge.judge.model.judge import DEFAULT_ACOUSTIC_HEAD
+
+        assert f"judge service ({head_label(DEFAULT_ACOUSTIC_HEAD)}) at http://127.0.0.1:{port}/judge" in started
+        ray_procs = psutil.Process(proc.pid).children(recursive=True)
+        assert len(ray_procs) >= 3  # gcs_server, raylet, its agents, Serve's actors
+        proc.send_signal(getattr(signal, signame))
+        rest = proc.communicate(timeout=180)[1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, rest[-2000:]
+    assert rest.rstrip().endswith(f"livejudge: stopped by {signame}")
+    _, alive = psutil.wait_procs(ray_procs, timeout=30)
+    assert not alive, [(p.pid, p.name()) for p in alive]

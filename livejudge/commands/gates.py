@@ -11,6 +11,12 @@ the mean score (1–5) of dimension ``<id>`` over the judged windows where it wa
 Counts stay integers. A gate may also name an alias (``p_human_mean`` = ``mean_p_human``);
 ``evaluate`` resolves it, so summary.json and compare carry each figure once.
 
+A call whose judge service could not judge most of its windows (``judge_unavailable_windows``
+above ``judged_windows``: the service died mid-call) has its P(human) metrics (``mean_p_human``,
+``last_p_human``, ``dim_<id>``) as not measured, so a gate on them fails rather than passing on the
+few windows judged before the outage (``mostly_unjudged``); ``judge_unavailable_windows>0`` fails a
+call with any window the service could not judge.
+
 For a single call the gates apply to that call; for a batch (``score DIR --out-dir``) they
 apply to the medians over the calls that scored (``batch_metrics``), and a gate fails when a
 scored call did not measure its metric (``evaluate_batch``), as it fails on one such call: a
@@ -52,7 +58,8 @@ def known_metrics() -> list[str]:
 
     names = [f.name for f in dataclasses.fields(Summary)]
     names += ["duration_s", "mean_p_human", "last_p_human", "judged_windows", "no_evidence_windows",
-              "dropped_windows", "user_barge_in_count", "input_health_warning_count", *ALIASES]
+              "dropped_windows", "judge_unavailable_windows", "user_barge_in_count", "input_health_warning_count",
+              *ALIASES]
     names += [f"dim_{d.id}" for d in DIMENSIONS]
     from livejudge.timing.verdicts import metric_names
 
@@ -60,8 +67,25 @@ def known_metrics() -> list[str]:
     return list(dict.fromkeys(names))
 
 
+P_HUMAN_METRICS = ("mean_p_human", "last_p_human")
+"""The summary's P(human) metrics (with every ``dim_<id>``): not measured on a ``mostly_unjudged`` call."""
+
+
+def mostly_unjudged(summary: dict) -> bool:
+    """True when a judge service could not judge more of the call's windows than it judged
+    (``judge_unavailable_windows`` > ``judged_windows`` in a result's ``summary``): its P(human)
+    then comes from a minority of the call (a trial: 1 window with evidence of 22). Pure."""
+    unjudged = summary.get("judge_unavailable_windows") or 0
+    return unjudged > 0 and unjudged > (summary.get("judged_windows") or 0)
+
+
+def _is_p_human_metric(name: str) -> bool:
+    return name in P_HUMAN_METRICS or name.startswith("dim_")
+
+
 def call_metrics(doc: dict) -> dict[str, float | None]:
-    """The flat metrics of one result document (see module docstring); None = not measured."""
+    """The flat metrics of one result document (see module docstring); None = not measured,
+    which includes the P(human) metrics of a ``mostly_unjudged`` call."""
     sm = doc.get("summary") or {}
     m: dict[str, float | None] = {}
     for k, v in sm.items():
@@ -79,6 +103,8 @@ def call_metrics(doc: dict) -> dict[str, float | None]:
             m[f"{ch}_backchannel_count"] = sum(1 for b in bcs if isinstance(b, dict) and b.get("channel") == ch)
     m["duration_s"] = float(doc["duration_s"]) if doc.get("duration_s") is not None else None
     m.update(dimension_means(doc))
+    if mostly_unjudged(sm):  # a mean over the few windows judged before the service died is no measurement
+        m.update({k: None for k in m if _is_p_human_metric(k)})
     return m
 
 
@@ -160,7 +186,28 @@ def gate_call(gates: Iterable[Gate], doc: dict) -> list[GateResult]:
     ``replay``, ``attach`` and the LiveKit tap gate a call with."""
     from livejudge.outputs.report import dimension_view
 
-    return explain_unmeasured(evaluate(gates, call_metrics(doc)), dimension_view(doc))
+    # a dimension the head never measures keeps that reason, even on a call the service left unjudged
+    return explain_unmeasured(explain_unjudged(evaluate(gates, call_metrics(doc)), doc.get("summary") or {}),
+                              dimension_view(doc))
+
+
+def explain_unjudged(results: list[GateResult], summary: dict) -> list[GateResult]:
+    """``results`` with the reason of a failed P(human) gate (``mean_p_human``, ``last_p_human``,
+    ``dim_<id>``) on a ``mostly_unjudged`` call saying why it was not measured: the judge service
+    could not judge most windows (a trial's ``p_human_mean`` gate would have passed on 1 window of
+    22). Pure."""
+    if not mostly_unjudged(summary):
+        return results
+    unjudged, judged = summary.get("judge_unavailable_windows"), summary.get("judged_windows") or 0
+    out = []
+    for r in results:
+        if r.failed and r.value is None and _is_p_human_metric(ALIASES.get(r.gate.metric, r.gate.metric)):
+            r = GateResult(r.gate, None, True,
+                           f"{r.gate.metric} was not measured: the judge service could not judge {unjudged} "
+                           f"windows and judged {judged} (judge_unavailable_windows); keep the service up "
+                           "(livejudge serve-judge) and judge the call again")
+        out.append(r)
+    return out
 
 
 def explain_unmeasured(results: list[GateResult], view: dict | None) -> list[GateResult]:
@@ -340,7 +387,8 @@ def add_gate_args(p) -> None:
     g.add_argument("--fail-if", action="append", default=[], metavar="'METRIC>X'",
                    help="exit 3 when this holds, e.g. 'latency_p90_s>1.2' or 'p_human_mean<0.3' (repeatable); "
                         "any summary metric, p_human_mean, dim_<id>; a batch is gated on its medians. A P(human) gate "
-                        "is only as good as the head on your agent's voice: docs/ci-gates.md")
+                        "is only as good as the head on your agent's voice: docs/ci-gates.md. With --judge-url, "
+                        "'judge_unavailable_windows>0' fails a call with windows the service could not judge")
     g.add_argument("--junit", default=None, metavar="OUT.xml", help="write the gate results as JUnit XML here")
 
 

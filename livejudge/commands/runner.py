@@ -537,13 +537,26 @@ def print_summary(result: dict, validity: bool = True) -> None:
     thr = f" (talked through {through})" if through else ""
     fm, mt = sm.get("verdict_flagged_moment_count"), sm.get("verdict_moment_count")
     flagged = f" · flagged moments {fm}/{mt}" if fm is not None and mt is not None else ""
+    # windows a judge service never judged (it died mid-call): said here, not only in judge_info, with
+    # how many windows the mean is over (a trial's "mean P(human) 0.00" came from 1 window of 22)
+    unjudged = sm.get("judge_unavailable_windows") or 0
+    no_ev = sm.get("no_evidence_windows") or 0
+    over_n, not_judged = "", ""
+    if unjudged:
+        from livejudge.commands.gates import mostly_unjudged
+
+        n_ev = sm["judged_windows"] - no_ev
+        over_n = f" (from {n_ev} window{'s' if n_ev != 1 else ''}" + (
+            "; most were not judged, so a --fail-if on P(human) fails)" if mostly_unjudged(sm) else ")")
+        not_judged = (f"{unjudged} not judged (judge service unavailable; gate it with "
+                      "--fail-if 'judge_unavailable_windows>0'), ")
     print_wrapped(  # one line in a log; wrapped on a terminal (a trial saw it run past column 80)
         f"livejudge: {result['duration_s']:.1f}s · latency p50 {f(sm['latency_p50_s'], 's')} "
         f"p90 {f(sm['latency_p90_s'], 's')} (n={sm['latency_count']}) · barge-ins by the user "
         f"{sm.get('user_barge_in_count', sm['barge_in_count'])}{thr}, "
         f"{over}{flagged} "
-        f"· backchannels {bc} · mean P(human) {f(sm['mean_p_human'])} "
-        f"· windows {sm['judged_windows']} judged ({sm.get('no_evidence_windows') or 0} without evidence), "
+        f"· backchannels {bc} · mean P(human) {f(sm['mean_p_human'])}{over_n} "
+        f"· windows {sm['judged_windows']} judged ({no_ev} without evidence), {not_judged}"
         f"{sm['dropped_windows']} dropped")
     ji = result.get("judge_info") or {}
     if validity:

@@ -7,43 +7,98 @@ The flags are parsed here, in the commands room; the service module takes plain 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+import threading
 import time
 
-from livejudge.commands.runner import HelpFormatter
+from livejudge.commands.runner import STOP_SIGNALS, HelpFormatter, print_validity, raise_on_terminate
 from livejudge.config import DEFAULT_QWEN_MODEL
-from livejudge.distributed.service import DEFAULT_BATCH_WAIT_S, DEFAULT_MAX_BATCH, DEFAULT_PORT, start_service
+from livejudge.distributed.service import (
+    DEFAULT_BATCH_WAIT_S,
+    DEFAULT_MAX_BATCH,
+    DEFAULT_PORT,
+    start_ray,
+    start_service,
+    stop_service,
+)
 from livejudge.errors import CLIError
 
 
+def wait_for_stop() -> None:
+    """Block until a stop signal interrupts (KeyboardInterrupt, or ``SignalExit`` for SIGTERM/SIGHUP)."""
+    while True:
+        time.sleep(3600)
+
+
+def service_info(url: str) -> dict:
+    """The served judge's ``info()`` (GET ``<url>/info``), or ``{}`` when the service does not answer."""
+    from livejudge.distributed.remote import JudgeUnavailable, RemoteJudge
+
+    try:
+        return RemoteJudge(url).fetch_info(timeout_s=10.0)
+    except JudgeUnavailable:
+        return {}
+
+
+def _ignore_while_stopping() -> dict:
+    """Further stop signals while Serve and Ray shut down: one line, and the shutdown goes on
+    (a second SIGTERM cut it short and left Ray's agents running). Async-signal safe (``os.write``).
+    Returns the previous handlers (restore them with ``signal.signal``)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    told: list[int] = []
+
+    def handler(signum, frame):
+        if not told:
+            told.append(signum)
+            os.write(2, b"livejudge: still stopping the judge service (Serve, then Ray); please wait\n")
+
+    return {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
+
+
 def cmd_serve_judge(args: argparse.Namespace) -> int:
-    """``livejudge serve-judge``: start the service and keep it up until Ctrl-C / SIGTERM."""
+    """``livejudge serve-judge``: start the service and keep it up until Ctrl-C, SIGTERM or SIGHUP.
+
+    Each of them shuts down Serve, then Ray (its raylet, GCS and agents: nothing is left running),
+    and exits 0 (Ctrl-C), 143 (SIGTERM) or 129 (SIGHUP; ``livejudge.errors``). Ray's own SIGTERM
+    handler, which aborts the process without that shutdown, is replaced once Ray has started.
+
+    Raises:
+        CLIError: a flag out of range, or Ray Serve missing (install hint).
+        SignalExit: SIGTERM or SIGHUP, after the shutdown (``cli.main`` turns it into 143 or 129).
+    """
     if args.max_batch < 1:
         raise CLIError(f"--max-batch must be at least 1, got {args.max_batch}")
     if args.batch_wait_ms < 0:
         raise CLIError(f"--batch-wait-ms must be ≥ 0, got {args.batch_wait_ms}")
     try:
+        try:
+            start_ray(args.ray_address)
+        except ImportError as exc:
+            raise CLIError(str(exc)) from None
+        raise_on_terminate()  # Ray's handler aborts on SIGTERM, leaving its agents running: take it back
         url = start_service(port=args.port, host=args.host, kind=args.judge, head=args.head, device=args.device,
                             model=args.qwen_model if args.judge == "qwen-omni" else None,
                             max_batch_size=args.max_batch, batch_wait_timeout_s=args.batch_wait_ms / 1000.0,
                             num_cpus=args.replica_cpus, num_gpus=args.replica_gpus, num_replicas=args.replicas,
                             ray_address=args.ray_address)
-    except ImportError as exc:
-        raise CLIError(str(exc)) from None
-    print(f"livejudge: judge service ({args.judge}) at {url} — sessions: --judge-url {url}; Ctrl-C stops it",
-          file=sys.stderr, flush=True)
-    try:
-        while True:
-            time.sleep(3600)
+        info = service_info(url)
+        who = f"{info['head']} {info.get('head_version') or ''}".strip() if info.get("head") else args.judge
+        print(f"livejudge: judge service ({who}) at {url} — sessions: --judge-url {url}; "
+              "Ctrl-C or SIGTERM stops it", file=sys.stderr, flush=True)
+        print_validity(info)
+        wait_for_stop()
     except KeyboardInterrupt:
         pass
     finally:
-        from ray import serve
-
-        serve.shutdown()
-        import ray
-
-        ray.shutdown()
+        old = _ignore_while_stopping()
+        try:
+            stop_service()
+        finally:
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
     return 0
 
 
@@ -55,16 +110,21 @@ def register(sub) -> None:
                                    "many sessions are judged in shared batches. Sessions use it with "
                                    "--judge-url http://127.0.0.1:PORT/judge (attach, replay, score) or "
                                    "judge_url= (Pipecat observer).",
-                       epilog="exit codes: 0 stopped with Ctrl-C · 2 bad input or usage (one line says what: "
-                              "a flag out of range, Ray missing) · 1 anything else that stops the service")
+                       epilog="exit codes: 0 stopped with Ctrl-C · 143 stopped by SIGTERM · 129 by SIGHUP (each "
+                              "after shutting down Serve, then the Ray it started: no Ray process is left "
+                              "behind) · 2 bad input or usage (one line says what: a flag out of range, Ray "
+                              "missing) · 1 anything else that stops the service")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port of the Serve proxy")
     p.add_argument("--host", default="127.0.0.1", help="address the proxy listens on (0.0.0.0 exposes it)")
     from livejudge.judge.model.head import head_label
-    from livejudge.judge.model.judge import DEFAULT_WHISPER_HEAD
+    from livejudge.judge.model.judge import DEFAULT_ACOUSTIC_HEAD, DEFAULT_WHISPER_HEAD
 
     p.add_argument("--judge", default="auto", choices=("auto", "acoustic", "whisper", "qwen-omni"),
-                   help="judge backbone (auto: as livejudge score picks it, whisper with livejudge[asr], else "
-                        f"acoustic; whisper: the shipped head {head_label(DEFAULT_WHISPER_HEAD)})")
+                   help="judge backbone. auto: the whisper judge (from the core install, as livejudge score "
+                        "picks it; no livejudge[asr] needed), or the kind of --head's backbone; where it cannot "
+                        "load, the service does not start. whisper: the shipped head "
+                        f"{head_label(DEFAULT_WHISPER_HEAD)}; acoustic: {head_label(DEFAULT_ACOUSTIC_HEAD)}, NOT "
+                        "valid on neural TTS")
     p.add_argument("--head", default=None, metavar="HEAD_DIR", help="head checkpoint (default: the backbone's shipped head)")
     p.add_argument("--device", default="cpu", help="torch device of the backbone in each replica (cuda for qwen-omni)")
     p.add_argument("--qwen-model", default=DEFAULT_QWEN_MODEL, help="model id or path (--judge qwen-omni)")

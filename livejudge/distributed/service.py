@@ -116,6 +116,45 @@ def judge_deployment(max_batch_size: int = DEFAULT_MAX_BATCH, batch_wait_timeout
     return JudgeService
 
 
+def start_ray(ray_address: str | None = None) -> None:
+    """Start a local Ray (``ray_address`` None) or join the cluster at ``ray_address`` (``auto``,
+    ``ray://host:port``), unless this process is already connected. Ray then holds SIGTERM in
+    this process (its handler aborts the driver without stopping Serve or its agents): a caller
+    that must shut down cleanly on SIGTERM installs its own handlers after this returns.
+
+    Raises:
+        ImportError: Ray Serve missing (install hint). Ray's own errors (no cluster at the address).
+    """
+    import_serve()
+    import ray
+
+    if ray.is_initialized():
+        return
+    if ray_address:
+        ray.init(address=ray_address, log_to_driver=False, logging_level="ERROR")
+    else:
+        ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+
+
+def stop_service() -> None:
+    """Shut down Serve (its applications, proxy and controller), then disconnect from Ray and stop
+    the local Ray that ``start_ray`` started (its raylet, GCS and agents). Nothing happens when this
+    process is not connected to Ray. Serve failing to shut down (its controller already gone) does
+    not keep Ray running: Ray is stopped all the same."""
+    try:
+        import ray
+        from ray import serve
+    except ImportError:
+        return
+    if not ray.is_initialized():
+        return
+    try:
+        serve.shutdown()
+    except Exception:  # noqa: BLE001  (Serve half-gone: still stop Ray and its agents)
+        pass
+    ray.shutdown()
+
+
 def start_service(*, port: int = DEFAULT_PORT, host: str = "127.0.0.1", kind: str = "auto",
                   head: str | None = None, device: str = "cpu", model: str | None = None,
                   max_batch_size: int = DEFAULT_MAX_BATCH, batch_wait_timeout_s: float = DEFAULT_BATCH_WAIT_S,
@@ -130,13 +169,7 @@ def start_service(*, port: int = DEFAULT_PORT, host: str = "127.0.0.1", kind: st
         as a Ray deployment error naming it.
     """
     serve = import_serve()
-    import ray
-
-    if not ray.is_initialized():
-        if ray_address:
-            ray.init(address=ray_address, log_to_driver=False, logging_level="ERROR")
-        else:
-            ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    start_ray(ray_address)
     serve.start(http_options={"host": host, "port": port})
     cls = judge_deployment(max_batch_size, batch_wait_timeout_s, num_cpus, num_gpus, num_replicas)
     serve.run(cls.bind(kind, head, device, model), name=name, route_prefix=route, blocking=False)

@@ -30,7 +30,8 @@ Keys (all times in seconds on the session clock unless the name says otherwise):
   user's barge-ins), overlap ratio, backchannels (``backchannel_count``, both sides;
   ``user_backchannel_count``, ``agent_backchannel_count``), talk ratio, ``mean_p_human`` (over EVERY window
   with evidence: nothing else is left out), ``evidence_coverage`` (share of judged windows with
-  evidence), dropped_windows
+  evidence), dropped_windows, ``judge_unavailable_windows`` (windows a judge service could not
+  judge: it was gone, slow or failing; 0 for an in-process judge; also in ``judge_info``)
 * ``judge_info``: backbone, head name/version, provenance ("prior" or "trained"), ``validated``:
   one line saying what P(human) was validated against (from the head's config)
 * ``framework_events``: what a framework/protocol reported, for comparison only
@@ -136,6 +137,8 @@ def build_result(session: Any) -> dict:
             "no_evidence_windows": sum(1 for r in results if not r.has_evidence),
             "evidence_coverage": _r(len(p) / len(results), 3) if results else None,
             "dropped_windows": session.dropped_windows,
+            # windows a judge service (--judge-url) could not judge: gone, slow or failing (0 in-process)
+            "judge_unavailable_windows": int((judge_info or {}).get("judge_unavailable_windows") or 0),
             # a gate can fail a call whose channels look wrong (a swap reads the caller as the agent)
             "input_health_warning_count": len(session.info.get("input_health") or []),
             **summarize_verdicts(vs),
