@@ -131,6 +131,8 @@ def test_replay_at_max_speed_judges_every_window_like_score(tmp_path, capsys):
     assert [j["window_end_s"] for j in outs["replay"]["judge"]] == [j["window_end_s"] for j in outs["score"]["judge"]]
     err = capsys.readouterr().err
     assert err.count("latency p50") == 2  # both print the one-line summary on stderr
+    # the result (and the meter's title) names the command run: replay --speed max said "score" (a trial)
+    assert outs["replay"]["source"]["kind"] == "replay" and outs["score"]["source"]["kind"] == "score"
 
 
 def test_usage_errors_are_one_line(capsys):

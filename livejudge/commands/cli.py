@@ -103,7 +103,8 @@ def _parse_speed(text: str) -> float | None:
     return v
 
 
-def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str, progress: bool) -> int:
+def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str, progress: bool,
+              kind: str = "score") -> int:
     """Parse the flags once into configs, then run the call from the file they name."""
     from livejudge.audio import AudioFormatError
     from livejudge.commands.gates import parse_gates
@@ -125,20 +126,21 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
             raise CLIError(f"{call_cfg.file or call_cfg.user}: {refuse}")
         call, gate_info = gate_source(reader, call_cfg.echo_gate)
         return _run_call(call_cfg, session_cfg, judge_cfg, output, call, gate_info,
-                         speed=speed, progress=progress, failure=AudioFormatError, reader=reader, health=health)
+                         speed=speed, progress=progress, failure=AudioFormatError, reader=reader, health=health,
+                         kind=kind)
     finally:
         reader.close()
 
 
 def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfig, output: OutputConfig, call,
               gate_info: dict, *, speed: float | None, progress: bool, failure: type[BaseException],
-              reader=None, health=()) -> int:
+              reader=None, health=(), kind: str = "score") -> int:
     from livejudge.session import Session, stream_call
 
     judge = judge_from_config(judge_cfg)
     sinks = [s for s in (events_sink(output),) if s is not None]
     info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels,
-            "kind": "replay" if speed is not None else "score",
+            "kind": kind,  # the command: replay --speed max was titled "score" on its meter (a trial)
             "file": call_cfg.file, "file_resolved": str(Path(call_cfg.file).resolve()) if call_cfg.file else None,
             "speed": "max" if speed is None else speed, "echo_gate": gate_info}
     transcriber = transcriber_from_config(judge_cfg, output.report) if judge is not None else None
@@ -171,7 +173,7 @@ def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfi
 def cmd_replay(args: argparse.Namespace) -> int:
     # unpaced (--speed max) there is no live audio to protect: judge every window, as score does
     mode = "every" if args.speed is None else "live"
-    return _run_file(args, speed=args.speed, judge_mode=mode, progress=False)
+    return _run_file(args, speed=args.speed, judge_mode=mode, progress=False, kind="replay")
 
 
 def cmd_score(args: argparse.Namespace) -> int:
