@@ -210,3 +210,17 @@ def test_the_meter_is_told_whether_a_report_is_written(monkeypatch, tmp_path):
         run_session(s, lambda stop: None, title="t", output=OutputConfig(display="rich", report=report))
     assert seen == [None, str(tmp_path / "call.html")]
     assert meter_mod.Meter(Session(SessionConfig(judge_mode="off")), report="r.html").report == "r.html"
+
+
+def test_the_meter_says_when_a_judge_service_left_windows_unjudged():
+    """A judge service that stopped answering left windows unjudged; the meter's judge row says
+    how many (it said only the windows judged), whole inside its column."""
+    import types
+
+    d = example_dialogue(seed=0)
+    s = Session(SessionConfig())
+    stream_call(s, d.call)
+    s.close()
+    s.judge = types.SimpleNamespace(unavailable_windows=16)  # RemoteJudge's count
+    row = next(line for line in render_text(s, "x").splitlines() if "judge:" in line)
+    assert "judge: 0 windows · 16 not judged" in row and "…" not in row

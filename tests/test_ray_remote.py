@@ -166,3 +166,7 @@ def test_a_service_dying_mid_call_is_counted_in_the_summary_and_gated(tmp_path, 
     assert f"FAIL judge_unavailable_windows>0: judge_unavailable_windows = {n - 6} (> 0)" in err
     assert f"FAIL p_human_mean>2: p_human_mean was not measured: the judge service could not judge {n - 6}" in err
     assert "FAIL latency_p90_s" not in err and len([e for e in doc["errors"] if "unavailable" in e]) == 1
+    # the report's card says it too
+    from livejudge.outputs.html_report import render_html
+
+    assert f"{n - 6} not judged (judge service unavailable)" in render_html(doc)

@@ -417,7 +417,9 @@ def _summary_html(doc: dict) -> str:
                   f" ({sm.get('verdict_count', '–')} verdicts: {JOINED_MOMENT_WORDS})")),
         _card("agent share of talk", "–" if sm.get("talk_ratio") is None else f"{sm['talk_ratio'] * 100:.0f} %"),
         _card("judged windows", str(sm.get("judged_windows", "–")),
-              f"{sm.get('no_evidence_windows', 0)} without evidence, {sm.get('dropped_windows', 0)} dropped"),
+              f"{sm.get('no_evidence_windows', 0)} without evidence, {sm.get('dropped_windows', 0)} dropped"
+              + (f", {sm['judge_unavailable_windows']} not judged (judge service unavailable)"
+                 if sm.get("judge_unavailable_windows") else "")),
     ]
     return '<div class="cards">' + "".join(cards) + "</div>"
 

@@ -389,9 +389,11 @@ class Meter:
         ms = f"{latest.compute_s * 1000:.0f} ms" if latest else "–"
         # one row (the validity line below needs the frame's lines): windows judged, the judge's
         # compute per window, and windows dropped under load only when there are some
-        tim.add_row(Text(f"judge: {len(res)} window{'' if len(res) == 1 else 's'} · {ms} each"
+        lost = int(getattr(s.judge, "unavailable_windows", 0) or 0)  # a judge service that stopped answering
+        tim.add_row(Text(f"judge: {len(res)} window{'' if len(res) == 1 else 's'} · "
+                         + (f"{lost} not judged" if lost else f"{ms} each")  # the column holds one of them
                          + (f" · {s.dropped_windows} dropped" if s.dropped_windows else ""),
-                         style="yellow" if s.dropped_windows else "dim"))
+                         style="yellow" if s.dropped_windows or lost else "dim"))
         foot = self._footer(info, any_gated)
         # the frame fits the terminal (``height``): the turn log gets what the rest leaves
         fixed = len(lines) + len(foot)
