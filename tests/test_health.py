@@ -36,7 +36,9 @@ def test_each_problem_is_named(clean):
     assert [(x.code, x.unmeasurable) for x in w] == [("identical_channels", True)]
     hot = np.clip(u * 100, -1, 1)  # speech driven 40 dB into full scale
     w = check_input(hot, a)
-    assert [(x.code, x.channel) for x in w] == [("clipping", "user")] and w[0].value > CLIP_SHARE
+    # (40 dB of gain lifts the noise floor too, out of the measured range: noisy_line as well)
+    assert [(x.code, x.channel) for x in w if x.code != "noisy_line"] == [("clipping", "user")]
+    assert next(x for x in w if x.code == "clipping").value > CLIP_SHARE
     assert check_input(u * 0.5, a) == []  # loud is not clipped
     w = check_input(u, a + np.float32(0.05))
     assert [(x.code, x.channel) for x in w] == [("dc_offset", "agent")] and w[0].value == pytest.approx(0.05, abs=1e-3)
@@ -382,3 +384,21 @@ def test_a_channel_with_sound_but_no_speech_says_so(tmp_path, capsys):
     said = [{"code": "silent_channel", "channel": "agent"}]
     assert [w.channel for w in no_speech_warnings({"user"}, 40.0, said)] == []
     assert [w.channel for w in no_speech_warnings(set(), 40.0, said)] == ["user"]
+
+
+@pytest.mark.parametrize("noise_dbfs,warned", [(-50.0, False), (-42.0, False), (-35.0, True), (-25.0, True)])
+def test_a_noise_floor_louder_than_the_measured_range_is_a_warning(noise_dbfs, warned):
+    """A trial added white noise to a call: at −30 dBFS a 0.70 s reply read 1.02 s, at −20 dBFS an
+    espeak agent read P(human) 0.63, and no warning said the call was outside what was measured
+    (timing error to −40 dBFS). A floor above NOISY_FLOOR_DBFS is now noisy_line, per channel."""
+    from livejudge.timing.health import NOISY_FLOOR_DBFS
+
+    d = example_dialogue(seed=0)
+    rng = np.random.default_rng(3)
+    n = (10 ** (noise_dbfs / 20) * rng.standard_normal(len(d.call.agent))).astype(np.float32)
+    w = check_input(d.call.user, d.call.agent + n)
+    noisy = [x for x in w if x.code == "noisy_line"]
+    assert [x.channel for x in noisy] == (["agent"] if warned else [])
+    if warned:
+        assert abs(noisy[0].value - noise_dbfs) < 2.0 and noisy[0].value > NOISY_FLOOR_DBFS
+        assert "timing error was measured on (to -40 dBFS" in noisy[0].message

@@ -80,6 +80,14 @@ NOISE_FLOOR_PERCENTILE = 10.0
 talks less than 90 % of the time shows its floor there), percent."""
 NOISIER_AGENT_DB = 20.0
 """HEURISTIC: an "agent" noise floor at least this far above the "user" one suggests a swap, dB."""
+MEASURED_FLOOR_DBFS = -40.0
+"""The loudest noise floor the timing error was measured on (``benchmarks/vad_bounds.py --sets
+target``: −55…−40 dBFS; docs/cli.md, the generated timing-tolerance figure), dBFS."""
+NOISY_FLOOR_DBFS = -38.0
+"""HEURISTIC: a channel whose noise floor (``_noise_floor_dbfs``) is above this is outside the
+measured range (``MEASURED_FLOOR_DBFS`` plus 2 dB for the floor estimate's spread): ``noisy_line``
+(a trial's −30 dBFS white noise moved a 0.70 s reply to 1.02 s, and at −20 dBFS an espeak agent
+read P(human) 0.63, with no warning), dBFS."""
 NOISE_FLOOR_MIN_DBFS = -70.0
 """HEURISTIC: a noise floor above this is room or line noise, not a clean digital source, dBFS."""
 MIN_CALL_S = 1.0
@@ -96,7 +104,7 @@ class HealthWarning:
         code: "too_short", "silent_channel", "identical_channels", "channel_swap", "clipping", "dc_offset",
             "length_mismatch", "extra_channels" (a file of more than two channels: which two are read),
             "no_speech" (a channel with sound but no VAD speech, found at the end of the call:
-            ``no_speech_warnings``).
+            ``no_speech_warnings``), "noisy_line" (a noise floor above ``NOISY_FLOOR_DBFS``).
         channel: "user", "agent" or None (both).
         message: one line: the problem and the fix.
         value: the measured figure (seconds, dBFS, correlation, share, offset; see code), or None.
@@ -259,7 +267,17 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
                             f"channel's ({fu:.0f} dBFS): a caller's microphone is usually the noisier side, unless "
                             f"the caller is synthetic or the agent comes through a noisy line: {fix}",
                             fa - fu, NOISIER_AGENT_DB))
+    n_probe = min(u.size, int(SWAP_PROBE_S * SAMPLE_RATE))
     for c, x in (("user", u), ("agent", a)):
+        if c not in silent and n_probe >= 2 * SAMPLE_RATE:
+            floor = _noise_floor_dbfs(_frame_rms(x[:n_probe]))
+            if floor > NOISY_FLOOR_DBFS:
+                out.append(HealthWarning(
+                    "noisy_line", c,
+                    f"the {c} channel's noise floor is {floor:.0f} dBFS, louder than the floors livejudge's timing "
+                    f"error was measured on (to {MEASURED_FLOOR_DBFS:.0f} dBFS, benchmarks/vad_bounds.py): expect "
+                    "offsets found late or early, replies and barge-ins missed, and P(human) outside what it was "
+                    "validated on; denoise or record closer to the source", floor, NOISY_FLOOR_DBFS))
         share = _clip_share(x)
         if share > CLIP_SHARE:
             out.append(HealthWarning(
