@@ -158,6 +158,38 @@ def test_runner_flag_picks_eval_route(bot, tmp_path, capsys):
     assert "using eval wire (/ws)" in capsys.readouterr().err
 
 
+def test_a_runner_nobody_answers_writes_a_failed_result_and_exits_1(tmp_path, capsys):
+    """`attach --runner` (or --webrtc) to a port nobody serves exited 2 and wrote nothing, while an
+    unreachable --ws-url exits 1 with the result saying so (a trial: a CI job lost its JSON). Now
+    both write the result, the event log and the report with ended "failed: unreachable"."""
+    port = free_port()
+    for flag in ("--runner", "--webrtc"):
+        out, events = tmp_path / f"{flag[2:]}.json", tmp_path / f"{flag[2:]}.jsonl"
+        code = main(["attach", flag, f"http://127.0.0.1:{port}", "--input-wav", write_turns(tmp_path)[0],
+                     "--no-playback", "--judge", "none", "--display", "none", "--json", str(out),
+                     "--events", str(events)])
+        err = capsys.readouterr().err
+        assert code == 1, err
+        doc = json.loads(out.read_text())
+        assert doc["source"]["ended"] == "failed: unreachable"
+        assert any("no Pipecat development runner answers" in e for e in doc["errors"])
+        assert events.read_text().strip() and "no Pipecat development runner answers" in err
+
+
+@pytest.mark.slow
+def test_a_route_the_bot_cannot_build_names_the_cause_and_the_route_to_try(bot, tmp_path, capsys):
+    """`--runner URL --route ws-client` against a bot whose bot() has no 'websocket' entry said
+    only "closed at once (close code 1006)" and exited 2 with no result (a trial); docs/attach.md
+    promises the cause and the route to try."""
+    out = tmp_path / "r.json"
+    code = main(["attach", "--runner", f"http://127.0.0.1:{bot['port']}", "--route", "ws-client",
+                 "--input-wav", write_turns(tmp_path)[0], "--no-playback", "--judge", "none",
+                 "--display", "none", "--json", str(out)])
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 1 and json.loads(out.read_text())["source"]["ended"] == "failed: unreachable"
+    assert "could not build a transport" in err and "try --route eval" in err
+
+
 # ------------------------------------------------------------------------------ diagnoses
 def _fail(argv, capsys) -> str:
     code = main(argv + ["--no-playback", "--judge", "none", "--display", "none", "--duration-s", "5"])

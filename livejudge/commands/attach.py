@@ -344,22 +344,45 @@ def cmd_attach(args: argparse.Namespace) -> int:
     return _run_call(call, src.ws_url, source, title=f"attach {redact_url(src.ws_url)}")
 
 
+def _unreachable(call: _Call, url_shown: str, reason: str, *, title: str, extra_info: dict | None = None) -> int:
+    """A call that could not start (no runner, no route into the bot): the result, event log and
+    report are written with ``ended: "failed: unreachable"`` and the reason, and it exits 1, as
+    an unreachable ``--ws-url`` does (a trial: ``--runner`` to nothing exited 2 and wrote nothing,
+    so a CI job lost the JSON it reads)."""
+    from livejudge.session import Session
+    from livejudge.sources.ws import AttachError
+
+    info = {"channels": {"user": "sent (microphone or --input-wav)", "agent": "received from the runner's bot"},
+            "kind": "attach", "url": url_shown, "runner": {"url": url_shown, "route": None}, **(extra_info or {})}
+    sinks = [s for s in (events_sink(call.output),) if s is not None]
+    session = Session(call.session, judge=None, sinks=sinks, info=info)
+
+    def body(stop) -> None:
+        raise AttachError(reason, "unreachable")
+
+    return run_session(session, body, title=title, output=call.output, interrupt_code=EXIT_OK, failure=AttachError)
+
+
 def _with_protocol(call: _Call, protocol: str) -> _Call:
     return dataclasses.replace(call, source=dataclasses.replace(call.source, protocol=protocol))
 
 
 def _attach_runner(call: _Call, source, extra_info: dict | None = None, title: str | None = None) -> int:
     """--runner: pick a route into the runner-served bot and call it (see sources/runner_probe.py)."""
-    from livejudge.sources.runner_probe import pick_route
+    from livejudge.sources.runner_probe import RouteError, pick_route
+    from livejudge.sources.ws import redact_url
 
     src = call.source
     if src.ws_url:
         raise CLIError("give either --runner or --ws-url, not both")
+    check_outputs(call.output, tuple(src.input_wav), {"--record": src.record})  # exit 2 before dialling
     try:
         route = pick_route(src.runner, None if src.route == "auto" else src.route, origin=src.origin)
+    except RouteError as exc:  # the line failed, as an unreachable --ws-url: a result saying so, exit 1
+        return _unreachable(call, redact_url(src.runner), str(exc),
+                            title=title or f"attach --runner {redact_url(src.runner)}", extra_info=extra_info)
     except (ValueError, ImportError) as exc:
         raise CLIError(str(exc)) from None
-    from livejudge.sources.ws import redact_url
 
     shown = redact_url(route.url)
     runner = redact_url(src.runner)  # a ?token=… in the URL is a credential: never printed or stored

@@ -97,7 +97,8 @@ async def _try_ws_client(url: str, timeout_s: float, origin: str | None = None) 
                 return None  # still open: a transport was built
             except ConnectionClosed as exc:
                 rcvd = getattr(exc, "rcvd", None)
-                return f"closed at once (close code {rcvd.code if rcvd else 1006})"
+                return (f"closed at once (close code {rcvd.code if rcvd else 1006}): the bot could not build a "
+                        "transport for it (its bot() has no 'websocket' entry? the runner's log says); try --route eval")
             return None
     except Exception as exc:
         return f"{type(exc).__name__}: {exc}"
@@ -109,6 +110,11 @@ def _has_webrtc_client() -> bool:
     return importlib.util.find_spec("aiortc") is not None
 
 
+class RouteError(ValueError):
+    """No runner answers, or no route into its bot worked: the call could not start (a fault of
+    the line, exit 1 with a result saying so, as an unreachable ``--ws-url``), not a usage error."""
+
+
 def pick_route(runner_url: str, prefer: str | None = None, timeout_s: float = 15.0,
                origin: str | None = None) -> Route:
     """Probe the runner at ``runner_url`` and return the first route that works.
@@ -118,11 +124,11 @@ def pick_route(runner_url: str, prefer: str | None = None, timeout_s: float = 15
         timeout_s: per-try handshake timeout, seconds (a bot's first session loads its models).
         origin: Origin header for the test connections (runners with --allowed-origins).
     Raises:
-        ValueError: no runner there, or no route worked (the message lists each try and why).
+        RouteError: no runner there, or no route worked (the message lists each try and why).
     """
     runner = probe_runner(runner_url)
     if runner is None:
-        raise ValueError(f"no Pipecat development runner answers GET {http_base(runner_url)}/status: is the bot "
+        raise RouteError(f"no Pipecat development runner answers GET {http_base(runner_url)}/status: is the bot "
                          "running (python bot.py, which listens on http://localhost:7860)?")
     tried = []
     order = (prefer,) if prefer else ROUTE_ORDER
@@ -148,7 +154,7 @@ def pick_route(runner_url: str, prefer: str | None = None, timeout_s: float = 15
             proto = "pipecat-eval" if name == "eval" else "pipecat"
             return Route(name, url, proto, "eval wire (/ws)" if name == "eval" else "protobuf frames (/ws-client)")
         tried.append(f"{name}: {fail}")
-    raise ValueError(f"no route into the bot at {runner.base_url} worked: " + "; ".join(tried))
+    raise RouteError(f"no route into the bot at {runner.base_url} worked: " + "; ".join(tried))
 
 
 # ------------------------------------------------------------------------------ example bot
