@@ -412,4 +412,5 @@ def test_sigterm_still_writes_the_result_and_the_event_log(tmp_path):
         p.kill()
     doc = json.loads((tmp_path / "call.json").read_text())
     assert doc["duration_s"] >= 4.9
+    assert doc["source"]["ended"] == "interrupted (SIGTERM)"  # as attach records it (a trial found none)
     assert (tmp_path / "events.jsonl").read_text().strip()

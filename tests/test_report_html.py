@@ -523,3 +523,21 @@ def test_report_cites_the_paper_by_name_not_by_an_internal_seed_number(result):
     text = render_html(result)
     assert "scale of the Turing-test paper (“Human or Machine?”, App. D.2)" in text
     assert not re.search(r"seed ?00\d", text, re.IGNORECASE)
+
+
+def test_the_header_names_an_embedding_and_a_live_calls_route(result):
+    """An embedding's report was titled "call" with an empty kind, and two reports of one bot over
+    the eval wire and WebRTC differed by the WebRTC delay with nothing saying so (a trial)."""
+    import copy
+
+    lk = copy.deepcopy(result)
+    lk["source"] = {"source": "livekit", "ended": "interrupted (SIGTERM)"}
+    text = render_html(lk)
+    assert "<h1>livejudge report · LiveKit tap</h1>" in text and "· LiveKit tap · ended: interrupted (SIGTERM)" in text
+    assert "This call was cut short (interrupted (SIGTERM))" in text
+    rtc = copy.deepcopy(result)
+    rtc["source"] = {"kind": "attach", "url": "http://127.0.0.1:7860", "protocol": "pipecat",
+                     "runner": {"url": "http://127.0.0.1:7860", "route": "webrtc"},
+                     "webrtc": {"added_delay_ms": 101.7}, "playback": False}
+    assert ("· attach · http://127.0.0.1:7860 (pipecat, runner route webrtc, WebRTC adds 102 ms to each latency, "
+            "no playback)") in render_html(rtc)

@@ -25,6 +25,7 @@ def _close_taps_on_signal(signum: int, frame: Any) -> None:
     default action would have."""
     for tap in list(_OPEN_TAPS):
         try:
+            tap.session.info.setdefault("ended", f"interrupted ({signal.Signals(signum).name})")  # as attach says it
             tap.close_blocking(timeout_s=SIGNAL_CLOSE_TIMEOUT_S)
         except Exception:  # a tap that cannot finish must not keep the process alive
             pass

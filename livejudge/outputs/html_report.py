@@ -702,6 +702,29 @@ def _transcripts_html(doc: dict) -> str:
     return "".join(rows)
 
 
+_EMBEDDED = {"pipecat": "Pipecat observer", "livekit": "LiveKit tap"}
+"""An embedding's ``source.source``, as the report names it."""
+
+
+def _route_text(src: dict) -> str:
+    """How a live call was reached, for the report's header: " · ws://… (pipecat-eval, runner route
+    eval, WebRTC adds 102 ms to each latency, no playback)" ('' for a recording). Two reports of one
+    bot over two routes differed by the WebRTC delay with nothing saying so (a trial). Pure."""
+    if src.get("kind") != "attach" or not src.get("url"):
+        return ""
+    bits = [str(src.get("protocol") or "")]
+    runner = src.get("runner") or {}
+    if runner.get("route"):
+        bits.append(f"runner route {runner['route']}")
+    rtc = src.get("webrtc") or {}
+    if isinstance(rtc.get("added_delay_ms"), (int, float)):
+        bits.append(f"WebRTC adds {rtc['added_delay_ms']:.0f} ms to each latency")
+    if src.get("playback") is False:
+        bits.append("no playback")
+    bits = [b for b in bits if b]
+    return f" · {src['url']}" + (f" ({', '.join(bits)})" if bits else "")
+
+
 def render_html(doc: dict, *, title: str | None = None) -> str:
     """The report as one HTML string (UTF-8, no external resources, no script).
 
@@ -714,7 +737,8 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
     doc = check_result(doc)
     require_matplotlib()  # fail early with the install hint
     src = doc.get("source") or {}
-    kind = "demo" if src.get("demo_agent") else src.get("kind")  # a demo report read "attach" (a trial)
+    # a demo report read "attach"; an embedding's read "call", its kind empty (trials)
+    kind = "demo" if src.get("demo_agent") else src.get("kind") or _EMBEDDED.get(str(src.get("source")))
     name = title or (Path(str(src["file"])).name if src.get("file") else None) or kind or "call"
     ended = str(src.get("ended") or "")
     # a call cut short says so at the top (a trial: the JSON said "interrupted (Ctrl-C)", the page nothing)
@@ -736,8 +760,8 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         f"<title>livejudge report · {_esc(name)}</title><style>{CSS}</style></head><body>",
         f"<h1>livejudge report · {_esc(name)}</h1>",
         f'<p class="muted">livejudge {_esc(doc.get("livejudge_version"))} · created {_esc(doc.get("created_utc"))} '
-        f'· {_esc(kind or "")}{" · ended: " + _esc(ended) if ended else ""} · all times in seconds from the start '
-        "of the call</p>",
+        f'· {_esc(kind or "")}{_esc(_route_text(src))}{" · ended: " + _esc(ended) if ended else ""} · all times in '
+        "seconds from the start of the call</p>",
         cut,
         _summary_html(doc),
         _health_html(doc),
