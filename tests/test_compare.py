@@ -537,3 +537,21 @@ def test_a_batch_shows_its_dimensions_as_a_call_does(tmp_path):
     assert "dim_accent" not in rows and "dim_pronunciation_instability" not in rows
     assert "+2 sharing its score" in rows["dim_micro_physiological_noise"]["label"]
     assert rows["dim_textual_sentiment"]["label"].endswith(NOT_MEASURED_SUFFIX)
+
+
+def test_calls_over_different_routes_are_noted(tmp_path):
+    """One bot over the eval wire and over WebRTC read "+0.23 s, worse" with no note, although
+    WebRTC's jitter buffer and Opus add about 0.1 s to every latency (a trial)."""
+    def doc(route, delay=None):
+        src = {"kind": "attach", "url": "http://127.0.0.1:7860", "protocol": "pipecat",
+               "runner": {"url": "http://127.0.0.1:7860", "route": route}}
+        if delay is not None:
+            src["webrtc"] = {"added_delay_ms": delay}
+        return {"summary": {"latency_p50_s": 1.8 if delay is None else 2.0}, "source": src}
+    paths = []
+    for name, d in (("eval", doc("eval")), ("rtc", doc("webrtc", 101.7)), ("eval2", doc("eval"))):
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(d))
+        paths.append(p)
+    assert compare(paths[:2])["settings_differ"] == ["route"]
+    assert compare([paths[0], paths[2]])["settings_differ"] == []

@@ -158,7 +158,22 @@ def _settings(doc: dict) -> dict:
     # and compare called it "worse" without a note (a new user's trial)
     return {"pipeline config": doc.get("config"), "verdict thresholds": doc.get("verdict_config"),
             "transcripts (--asr)": src.get("asr"),
-            "judge": None if not ji else f"{ji.get('backbone')} / {ji.get('head')}{version}"}
+            "judge": None if not ji else f"{ji.get('backbone')} / {ji.get('head')}{version}",
+            # how a live call reached the bot: WebRTC's jitter buffer and Opus add to every latency, so
+            # one bot over the eval wire and over WebRTC read "+0.23 s, worse" with no note (a trial)
+            "route": _route(src)}
+
+
+def _route(src: dict) -> str | None:
+    """A live call's route ("pipecat-eval", "webrtc (+102 ms)"; the runner's route where known);
+    None for a recording or an embedding (no route to differ on)."""
+    if src.get("kind") != "attach":
+        return None
+    rtc = src.get("webrtc") or {}
+    route = ((src.get("runner") or {}).get("route") or src.get("protocol") or "websocket")
+    if isinstance(rtc.get("added_delay_ms"), (int, float)):
+        route += f" (+{rtc['added_delay_ms']:.0f} ms)"
+    return route
 
 
 def reads_text(views: list[dict], n_columns: int) -> bool:
@@ -250,7 +265,7 @@ def compare(paths: list[str | Path]) -> dict:
                      "changes": changes, "verdicts": verdicts, "rule": rule.text, "rule_short": rule.short})
     # calls measured with different settings: the changes mix the agent's and the settings' effects
     differ = []
-    for key in ("pipeline config", "verdict thresholds", "transcripts (--asr)", "judge"):
+    for key in ("pipeline config", "verdict thresholds", "transcripts (--asr)", "judge", "route"):
         seen = [c[3].get(key) for c in cols if c[3] and c[2] == "call"]
         if len(seen) > 1 and any(v != seen[0] for v in seen[1:]):
             differ.append(key)
