@@ -92,8 +92,9 @@ def main() -> int:
         lk = "n/a" if r["livekit_latency_s"] is None else f"{r['livekit_latency_s'] * 1000:.0f} ms"
         au = "n/a" if r["audio_latency_s"] is None else f"{r['audio_latency_s'] * 1000:.0f} ms"
         diff = "" if r["difference_s"] is None else f"  difference {r['difference_s'] * 1000:+.0f} ms"
+        e2e = "" if r["livekit_e2e_latency_s"] is None else f", e2e_latency {r['livekit_e2e_latency_s'] * 1000:.0f} ms"
         print(f"  LiveKit {lk} (eou {r['end_of_utterance_delay_s']} s + ttft {r['llm_ttft_s']} s + "
-              f"ttfb {r['tts_ttfb_s']} s)   audio {au}{diff}")
+              f"ttfb {r['tts_ttfb_s']} s{e2e})   audio {au}{diff}")
     print(fc["text"])
     for b in doc["framework_comparison"]["barge_ins"]:
         print(f"barge-in at {b['audio_onset_s']:.2f} s: the agent's audio stopped {b['audio_yield_s']} s later "
