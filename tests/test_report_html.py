@@ -503,6 +503,9 @@ def test_one_long_gap_is_flagged_once(tmp_path):
     nums = sorted(i for i, v in enumerate(r["verdicts"]) if not v["ok"])
     assert red[0][0] == ", ".join(map(str, nums)) and "dead air" in red[0][1]
     assert "flagged moments<b>1 of 2</b>" in text
+    # the card's note says the 2 are moments and gives their verdicts ("8 per-event verdicts" beside
+    # "(11 verdicts)" read as a contradiction; a trial)
+    assert f"moments; 2 of their {len(r['verdicts'])} verdicts flagged (" in text
 
 
 def test_contributions_heat_map_marks_not_measured_rows(result):

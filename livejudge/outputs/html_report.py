@@ -410,11 +410,13 @@ def _summary_html(doc: dict) -> str:
               # the caller's and the agent's apart (older results have no per-channel counts)
               "" if sm.get("agent_backchannel_count") is None else
               f"user {sm.get('user_backchannel_count', '–')} · agent {sm['agent_backchannel_count']}"),
+        # "4 of 8" then "per-event verdicts ... (11 verdicts)" read as 8 verdicts and 11 (a trial): the
+        # 8 are moments, said so, with the verdicts they hold, as the meter words it
         _card("flagged moments", f"{sm.get('verdict_flagged_count', '–')} of {sm.get('verdict_count', '–')}"
               if moments is None else f"{moments[0]} of {moments[1]}",
-              "per-event verdicts: see Verdicts" + (
-                  "" if moments is None or moments[1] == sm.get("verdict_count") else
-                  f" ({sm.get('verdict_count', '–')} verdicts: {JOINED_MOMENT_WORDS})")),
+              "per-event verdicts: see Verdicts" if moments is None or moments[1] == sm.get("verdict_count") else
+              f"moments; {sm.get('verdict_flagged_count', '–')} of their {sm.get('verdict_count', '–')} verdicts "
+              f"flagged ({JOINED_MOMENT_WORDS}): see Verdicts"),
         _card("agent share of talk", "–" if sm.get("talk_ratio") is None else f"{sm['talk_ratio'] * 100:.0f} %"),
         _card("judged windows", str(sm.get("judged_windows", "–")),
               f"{sm.get('no_evidence_windows', 0)} without evidence, {sm.get('dropped_windows', 0)} dropped"
