@@ -23,6 +23,8 @@ def _doc(**summary):
 def test_parse_gate_forms_and_errors():
     assert parse_gate("latency_p90_s>1.2") == Gate("latency_p90_s", ">", 1.2)
     assert parse_gate(" p_human_mean <= 0.3 ") == Gate("p_human_mean", "<=", 0.3)
+    # echoed as written: 'latency_p50_s>1.0' came back as 'FAIL latency_p50_s>1' (a trial)
+    assert parse_gate("latency_p50_s>1.0").text == "latency_p50_s>1.0" and Gate("x", ">", 1.0).text == "x>1"
     assert parse_gate("dim_rhythm<2.5e0").threshold == 2.5
     with pytest.raises(ValueError, match="METRIC OP NUMBER"):
         parse_gate("latency_p90_s > fast")

@@ -36,7 +36,7 @@ import operator
 import re
 import statistics
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
@@ -131,10 +131,11 @@ class Gate:
     metric: str
     op: str
     threshold: float
+    written: str = field(default="", compare=False)  # the number as written ("1.0"), echoed back as given
 
     @property
     def text(self) -> str:
-        return f"{self.metric}{self.op}{self.threshold:g}"
+        return f"{self.metric}{self.op}{self.written or format(self.threshold, 'g')}"
 
 
 @dataclass(frozen=True)
@@ -163,7 +164,7 @@ def parse_gate(text: str) -> Gate:
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise ValueError(f"bad --fail-if {text!r}: unknown metric {name!r}{hint} "
                          "(metrics: the keys of the result's summary, p_human_mean, dim_<dimension id>)")
-    return Gate(name, op, float(num))
+    return Gate(name, op, float(num), num)
 
 
 def evaluate(gates: Iterable[Gate], metrics: dict[str, float | None]) -> list[GateResult]:
