@@ -255,6 +255,10 @@ def test_gate_each_fails_a_batch_on_one_call_the_median_passes(calls, tmp_path, 
     err = " ".join(capsys.readouterr().err.split())
     assert code == 3, err
     assert "1 of 2 gate(s) failed (each of 3 scored calls)" in err
+    kept = json.loads((tmp_path / "each" / "summary.json").read_text())["gates"]  # in summary.json too (a trial)
+    assert kept["scope"] == "each of 3 scored calls"
+    assert [(g["gate"], g["failed"]) for g in kept["results"]] == [("input_health_warning_count>0", True),
+                                                                  ("latency_p90_s>30", False)]
     assert f"FAIL input_health_warning_count>0: failed on 1 of 3 scored calls: c1.wav ({per_call['c1.wav']})" in err
     assert "latency_p90_s>30" not in err.split("FAIL", 1)[1]
     root = ET.fromstring(junit.read_text().split("\n", 1)[1])

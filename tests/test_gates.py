@@ -92,6 +92,8 @@ def test_score_gate_exit_code_3_and_junit(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "1 of 2 gate(s) failed" in err and "FAIL latency_p90_s>0.1" in err
     r = json.loads((tmp_path / "r.json").read_text())  # the result is written whatever the gate says
+    # and it keeps the gate outcomes (a trial found them only on stderr and in JUnit)
+    assert [(g["gate"], g["failed"]) for g in r["gates"]] == [("latency_p90_s>0.1", True), ("latency_count<1", False)]
     root = ET.parse(tmp_path / "j.xml").getroot()
     assert root.find("testsuite").get("failures") == "1"
     p90 = r["summary"]["latency_p90_s"]

@@ -656,6 +656,11 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     else:
         scope = f"medians over {summary['n_scored']} scored calls"
         results = explain_unmeasured(evaluate_batch(gates, scored), dimension_view(summary))
+    if gates:  # the gate outcomes in summary.json too (a trial found them only on stderr and in JUnit)
+        from livejudge.commands.gates import gate_dicts
+
+        summary["gates"] = {"scope": scope, "results": gate_dicts(results)}
+        (Path(out_dir) / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     if output.junit:
         p = write_junit(output.junit, results, suite=scope, calls=summary["calls"],
                         unmeasured=unmeasured_by_call(gates, scored),

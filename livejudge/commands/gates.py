@@ -303,6 +303,12 @@ def evaluate_each(gates: Iterable[Gate], rows: list[dict]) -> tuple[list[GateRes
     return out, failed_by_call
 
 
+def gate_dicts(results: list[GateResult]) -> list[dict]:
+    """The gate outcomes as a result document or ``summary.json`` keeps them (``"gates"``):
+    ``[{"gate", "value", "failed", "reason"}]``."""
+    return [{"gate": r.gate.text, "value": r.value, "failed": r.failed, "reason": r.reason} for r in results]
+
+
 def format_passed(results: list[GateResult], scope: str) -> str:
     """One line for stderr when every gate passed ('' when there is no gate or one failed): a CI log
     then shows that the gates ran (a passing gate printed nothing; a new user's trial)."""

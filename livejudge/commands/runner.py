@@ -395,6 +395,11 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
             failed = code == EXIT_FAILED and message is not None
             if message and not failed:
                 print(f"livejudge: {clean(message)}", file=sys.stderr)
+            if output.fail_if:  # the gate outcomes in the result too, as the LiveKit tap writes them (a trial
+                # found them only on stderr and in JUnit)
+                from livejudge.commands.gates import gate_call, gate_dicts, parse_gates
+
+                result["gates"] = gate_dicts(gate_call(parse_gates(output.fail_if), result))
             write_code = write_outputs(result, output)
             code = code or write_code
         if result.get("duration_s") or not failed:  # a call that never started: its error alone

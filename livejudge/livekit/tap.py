@@ -363,11 +363,10 @@ class LiveKitTap(EmbeddedOutputs):
         try:
             doc = self.result()
             if self.gates or self.junit_path is not None:
-                from livejudge.commands.gates import format_failures, gate_call, write_junit
+                from livejudge.commands.gates import format_failures, gate_call, gate_dicts, write_junit
 
                 self.gate_results = gate_call(self.gates, doc)
-                doc["gates"] = [{"gate": r.gate.text, "value": r.value, "failed": r.failed, "reason": r.reason}
-                                for r in self.gate_results]
+                doc["gates"] = gate_dicts(self.gate_results)
                 msg = format_failures(self.gate_results, "livekit session")
                 if msg:
                     print(msg, file=sys.stderr)
