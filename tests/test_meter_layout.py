@@ -224,3 +224,14 @@ def test_the_meter_says_when_a_judge_service_left_windows_unjudged():
     s.judge = types.SimpleNamespace(unavailable_windows=16)  # RemoteJudge's count
     row = next(line for line in render_text(s, "x").splitlines() if "judge:" in line)
     assert "judge: 0 windows · 16 not judged" in row and "…" not in row
+
+
+def test_dimension_notes_are_cut_between_notes_not_inside_one():
+    """At 80×24 the shared-score note was cut after its first line ("breathing/mouth+2: 2 more
+    sharing its" then "… (more with --report)"; a trial): notes now go whole or not at all."""
+    from livejudge.outputs.meter import whole_notes
+
+    notes = ["a: 2 more sharing its", "  score (x, y)", "not measured, why: p, q", "  r, s", "z: one line"]
+    assert whole_notes(notes, 1) == []
+    assert whole_notes(notes, 3) == notes[:2]
+    assert whole_notes(notes, 4) == notes[:4] and whole_notes(notes, 9) == notes

@@ -486,7 +486,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     proc = start_demo_agent(port, think_s=args.think_s, never_yield=args.never_yield, log=args.agent_log,
                             extra=["--behaviour", args.behaviour])
     try:
-        return _run_call(call, f"ws://127.0.0.1:{port}", source, title="demo · example Pipecat agent",
+        return _run_call(call, f"ws://127.0.0.1:{port}", source, title=f"demo ({agent['behaviour']} agent)",
                          extra_info={"demo_agent": agent})
     finally:
         stop_agent(proc)

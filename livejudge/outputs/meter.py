@@ -94,7 +94,17 @@ def sparkline(values: list[float], width: int = 16) -> str:
 UNIT_SHORT = {"words": "w", "word": "w", "turns": "t", "turn": "t"}
 
 LEGEND = "··3·· gated · 4s<min = 4 s heard, below the minimum · s/w/t = sec/words/turns"
-"""The meter's legend line: the gated marker, the evidence column's "<min" and its units."""
+"""The meter's legend line: the gated marker, the evidence column's "<min" and its units (``legend``
+names only the units the rows show)."""
+_UNIT_WORDS = {"s": "sec", "w": "words", "t": "turns"}
+
+
+def legend(units: set[str] | None = None) -> str:
+    """``LEGEND`` with only the evidence units the rows show ("s = sec" where every row is in
+    seconds: "s/w/t" named units no row used; a trial). Pure."""
+    shown = [u for u in _UNIT_WORDS if units is None or u in units] or ["s"]
+    return (f"··3·· gated · 4{shown[0]}<min = 4 {_UNIT_WORDS[shown[0]]} heard, below the minimum · "
+            f"{'/'.join(shown)} = {'/'.join(_UNIT_WORDS[u] for u in shown)}")
 
 CONTRIBUTION_UNIT = " (log-odds)"
 """Unit of the contributions on the "pulls towards" line: z × classifier weight, added to the logit."""
@@ -229,7 +239,7 @@ class Meter:
         from rich.text import Text
 
         # the legend of "··3··" and "4s<min" when a row shows them (a line the validity line may need)
-        out = [Text(LEGEND[:self.width], style="dim")] if gated else []
+        out = [Text(legend(getattr(self, "_units_shown", None))[:self.width], style="dim")] if gated else []
         if info and str(info.get("provenance", "")).lower() == "prior":
             out.append(Text("PRIOR head (set from published human figures, not trained)", style="yellow"))
         elif info and info.get("validated"):
@@ -331,15 +341,19 @@ class Meter:
         dims.add_column(width=3, justify="right")
         dims.add_column(width=8, no_wrap=True, style="dim")
         n_dim_lines, any_gated = 0, False
+        self._units_shown: set[str] = set()  # the evidence units the rows show, for the legend
         for cat, dim_id, name in dimension_rows(self._dims, view):
             d = latest.dimensions.get(dim_id) if latest else None
             n_dim_lines += 1
+            if d is not None and d.evidence > 0:
+                self._units_shown.add(UNIT_SHORT.get(d.evidence_unit, d.evidence_unit))
             if d is None:
                 dims.add_row(cat, Text(name, style="dim"), Text("·····", style="dim"), "", "")
             elif d.gated:
                 any_gated = True
                 ev = "no data" if d.evidence <= 0 else fmt_evidence(d.evidence, d.evidence_unit) + "<min"
-                dims.add_row(cat, Text(name, style="dim"), Text("··3··", style="dim"), Text("3", style="dim"),
+                # no score beside the gated marker ("··3··   3" read as a score twice; a trial)
+                dims.add_row(cat, Text(name, style="dim"), Text("··3··", style="dim"), Text("–", style="dim"),
                              Text(ev[:8], style="dim"))
             else:
                 lvl = int(round(d.score))
@@ -351,7 +365,7 @@ class Meter:
         room = self.height - len(lines) - len(self._footer(info, any_gated)) - n_dim_lines
         if len(notes) > room:  # keep the frame inside the terminal: cut the notes, say so
             more = "  … (more in the report)" if self.report else "  … (more with --report)"
-            notes = notes[:max(0, room - 1)] + ([more] if room >= 1 else [])
+            notes = whole_notes(notes, max(0, room - 1)) + ([more] if room >= 1 else [])
         left = Group(dims, *(Text(line, style="dim", no_wrap=True) for line in notes))
 
         tim = Table.grid(padding=(0, 1))
@@ -504,6 +518,23 @@ def group_label(group: list[str]) -> str:
     "micro-physiological noise (+2 sharing its score)")."""
     suffix = f"+{len(group) - 1}" if len(group) > 1 else ""
     return SHORT_NAMES.get(group[0], group[0])[:17 - len(suffix)] + suffix
+
+
+def whole_notes(lines: list[str], room: int) -> list[str]:
+    """The first notes of ``lines`` (a note: a line and its "  "-indented continuations) that fit
+    ``room`` lines whole: a note cut mid-sentence ("breathing/mouth+2: 2 more sharing its") read as
+    broken (a trial). Pure."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        j = i + 1
+        while j < len(lines) and lines[j].startswith("  "):
+            j += 1
+        if len(out) + (j - i) > room:
+            break
+        out += lines[i:j]
+        i = j
+    return out
 
 
 def dimension_notes(view: dict | None, width: int) -> list[str]:
