@@ -49,6 +49,10 @@ def test_compare_two_calls_and_a_batch(tmp_path):
     assert all(r["rule"] for r in doc["rows"])
     html = render_html(doc)
     assert "<script" not in html and "better" in html and "b.json" in html
+    # a batch that could not score some calls says so beside its medians (a trial)
+    (batch / "summary.json").write_text(json.dumps({"n_scored": 3, "n_skipped": 2, "n_calls": 5, "calls": [],
+                                                    "medians": {"latency_p50_s": 0.8}}))
+    assert compare([a, batch])["columns"][1]["kind"] == "batch: medians over 3 calls (2 of 5 not scored)"
 
 
 def test_compare_cli_table_json_html_and_errors(tmp_path, capsys):

@@ -218,8 +218,10 @@ def load_column(path: str | Path) -> tuple[str, dict, str, dict, dict | None]:
         mc = doc.get("measured_calls")
         if isinstance(n, int) and isinstance(mc, dict):  # medians over fewer calls than were scored
             settings = {"measured_calls": {k: v for k, v in mc.items() if isinstance(v, int) and v < n}, "n_scored": n}
-        return (name, dict(doc["medians"]), f"batch: medians over {n if isinstance(n, int) else '?'} calls", settings,
-                dimension_view(doc))
+        skipped = doc.get("n_skipped")  # "medians over 3 calls" hid that 2 of 5 were not scored (a trial)
+        lost = f" ({skipped} of {doc.get('n_calls', '?')} not scored)" if isinstance(skipped, int) and skipped else ""
+        return (name, dict(doc["medians"]), f"batch: medians over {n if isinstance(n, int) else '?'} calls{lost}",
+                settings, dimension_view(doc))
     if isinstance(doc, dict) and "summary" in doc:
         check_result_document(doc, str(p))
         return str(path), call_metrics(doc), "call", _settings(doc), dimension_view(doc)
