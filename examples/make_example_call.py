@@ -7,6 +7,7 @@ backchannel on each side. Writes the stereo WAV (user = channel 0, agent = chann
 ground truth it was built from.
 
     python examples/make_example_call.py [--out examples/example_call.wav] [--human-agent]
+    python examples/make_example_call.py --out slow.wav --agent-delay-s 0.5 --noise-dbfs -47
 """
 
 import argparse
@@ -28,11 +29,20 @@ def main() -> None:
     ap.add_argument("--rate", type=int, default=16000, help="sample rate of the written file, Hz")
     ap.add_argument("--seed", type=int, default=0,
                     help="redraws the line's noise, room and breaths (the timeline stays the same); default 0, the shipped call")
+    ap.add_argument("--agent-delay-s", type=float, default=0.0,
+                    help="start every agent reply this much later: a slower agent (each response latency grows "
+                         "by it; the truth file says where everything lands), seconds")
+    ap.add_argument("--noise-dbfs", type=float, default=None,
+                    help="the line's noise floor, dBFS (e.g. -47 for an ordinary room, -35 for a noisy line; "
+                         "default: the quiet example line)")
+    ap.add_argument("--noise-kind", default=None, choices=("white", "room", "babble"),
+                    help="what the noise is (with --noise-dbfs)")
     args = ap.parse_args()
     if not Path(args.out).parent.is_dir():  # one line, no usage block (livejudge's own errors read alike)
         sys.exit(f"make_example_call.py: --out {args.out}: folder {Path(args.out).parent} does not exist; "
                  "create it or pick another path")
-    d = example_dialogue(seed=args.seed, machine_agent=not args.human_agent)
+    line = {k: v for k, v in (("noise_dbfs", args.noise_dbfs), ("noise_kind", args.noise_kind)) if v is not None}
+    d = example_dialogue(seed=args.seed, machine_agent=not args.human_agent, agent_delay_s=args.agent_delay_s, **line)
     out = d.write(args.out, args.rate)
     truth = {
         "placed": [p.__dict__ for p in d.truth.placed],

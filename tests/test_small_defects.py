@@ -369,3 +369,29 @@ def test_the_python_docs_first_snippet_runs_and_matches_score(tmp_path, capsys, 
     for k in ("latency_p50_s", "latency_p90_s", "latency_count", "user_barge_in_count", "yield_mean_s"):
         assert got[k] == pytest.approx(want[k], abs=1e-6), k
     assert got["mean_p_human"] == pytest.approx(want["mean_p_human"], abs=1e-4)
+
+
+def test_make_example_call_makes_a_slower_agent_and_a_noisier_line(tmp_path):
+    """A trial had to write its own script to make a slower agent and a noisier line for compare
+    and batches; make_example_call.py takes --agent-delay-s and --noise-dbfs, and every reply's
+    latency in the truth file grows by exactly the delay (the default call is unchanged)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from livejudge.testing.dialogues import example_dialogue
+
+    base, slow = example_dialogue(seed=0), example_dialogue(seed=0, agent_delay_s=0.5)
+    gaps = [[t.gap_s for t in d.truth.transitions if t.from_channel == "user" and t.to_channel == "agent"]
+            for d in (base, slow)]
+    assert len(gaps[0]) == len(gaps[1]) >= 4
+    assert all(abs((b + 0.5) - s) < 1e-6 for b, s in zip(*gaps))
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "slow.wav"
+    r = subprocess.run([sys.executable, str(root / "examples" / "make_example_call.py"), "--out", str(out),
+                        "--agent-delay-s", "0.5", "--noise-dbfs", "-47", "--noise-kind", "room"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    truth = json.loads(out.with_suffix(".truth.json").read_text())
+    got = [t["gap_s"] for t in truth["transitions"] if t["from"] == "user" and t["to"] == "agent"]
+    assert got == [round(g, 4) for g in gaps[1]]

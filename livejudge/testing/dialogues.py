@@ -638,27 +638,29 @@ class DialogueBuilder:
         return Dialogue(call=call, truth=truth)
 
 
-def example_dialogue(seed: int = 0, machine_agent: bool = True, **line) -> Dialogue:
+def example_dialogue(seed: int = 0, machine_agent: bool = True, agent_delay_s: float = 0.0, **line) -> Dialogue:
     """A call of about 45 s (43.5 s at seed 0) with every phenomenon: varied gaps (100–2500 ms), an
     agent start 0.3 s before the caller ends (scored as an early start), user barge-ins (one
     yielded, one talked through), backchannels on both sides. The clips and timeline are fixed;
     ``seed`` draws only the line's random parts (noise, room, breaths), so every seed gives the same
-    timing (seed 0 is examples/example_call.wav). ``line``: DialogueBuilder's line conditions
-    (noise_dbfs, noise_kind, room_rt60_s, breath_dbfs…)."""
+    timing (seed 0 is examples/example_call.wav). ``agent_delay_s`` starts every agent reply that
+    much later (a slower agent: each user→agent gap grows by it, seconds). ``line``:
+    DialogueBuilder's line conditions (noise_dbfs, noise_kind, room_rt60_s, breath_dbfs…)."""
     b = DialogueBuilder(seed=seed, **line)
+    d = float(agent_delay_s)
     A = (lambda i: f"espeak_reply_0{i}") if machine_agent else (lambda i: ["librivox_austen_0870", "librivox_austen_0890", "librivox_austen_0920", "librivox_austen_0930", "librivox_austen_0880"][i - 1])
     b.user("cmu_cards_005")
-    b.agent(A(1), gap_s=0.7)
+    b.agent(A(1), gap_s=0.7 + d)
     b.backchannel("user", "cmu_cards_004", after_onset_s=2.0, max_s=0.4)
     b.user("librivox_austen_0930", gap_s=0.25)
-    b.agent(A(2), gap_s=1.2)
+    b.agent(A(2), gap_s=1.2 + d)
     b.user("cmu_cards_002", barge_in_after_s=2.0, agent_yield_s=0.45)
-    b.agent(A(3), gap_s=0.1)
+    b.agent(A(3), gap_s=0.1 + d)
     b.user("cmu_numbers", gap_s=0.6)
     b.backchannel("agent", "espeak_reply_02", after_onset_s=1.2, max_s=0.35)
-    b.agent(A(4), gap_s=2.5)
+    b.agent(A(4), gap_s=2.5 + d)
     b.user("cmu_cards_003", barge_in_after_s=1.5, agent_yield_s=None)
     b.user("cmu_something", gap_s=0.9)
-    b.agent(A(5), gap_s=-0.3)
+    b.agent(A(5), gap_s=-0.3 + d)
     b.user("librivox_austen_0880", gap_s=0.4)
     return b.build()
