@@ -30,14 +30,19 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0,
                     help="redraws the line's noise, room and breaths (the timeline stays the same); default 0, the shipped call")
     ap.add_argument("--agent-delay-s", type=float, default=0.0,
-                    help="start every agent reply this much later: a slower agent (each response latency grows "
-                         "by it; the truth file says where everything lands), seconds")
+                    help="start every agent reply this much later, 0–3 s: a slower agent (each response latency "
+                         "grows by it; the built early start becomes an ordinary reply from 0.3 s; the truth file "
+                         "says where everything lands), seconds")
     ap.add_argument("--noise-dbfs", type=float, default=None,
-                    help="the line's noise floor, dBFS (e.g. -47 for an ordinary room, -35 for a noisy line; "
-                         "default: the quiet example line)")
+                    help="the line's noise floor, -80 to -20 dBFS (e.g. -47 for an ordinary room, -35 for a noisy "
+                         "line; default: the quiet example line)")
     ap.add_argument("--noise-kind", default=None, choices=("white", "room", "babble"),
-                    help="what the noise is (with --noise-dbfs)")
+                    help="what the noise is (with --noise-dbfs; default white)")
     args = ap.parse_args()
+    if not 0.0 <= args.agent_delay_s <= 3.0:  # one line, as the other errors (a trial got a traceback at -5)
+        sys.exit(f"make_example_call.py: --agent-delay-s {args.agent_delay_s:g}: give 0 to 3 seconds (a slower agent)")
+    if args.noise_dbfs is not None and not -80.0 <= args.noise_dbfs <= -20.0:
+        sys.exit(f"make_example_call.py: --noise-dbfs {args.noise_dbfs:g}: give -80 to -20 dBFS (louder clips the call)")
     if not Path(args.out).parent.is_dir():  # one line, no usage block (livejudge's own errors read alike)
         sys.exit(f"make_example_call.py: --out {args.out}: folder {Path(args.out).parent} does not exist; "
                  "create it or pick another path")

@@ -276,7 +276,8 @@ def check_one_side(data: np.ndarray, path: str | Path, role: str) -> None:
             raise AudioFormatError(
                 f"--{role} {path} has {data.shape[1]} channels carrying different signals (channels {live[0]} and {c} "
                 f"correlate {round(corr, 2) + 0.0:.2f}): --user/--agent take one side each; for a two-channel call pass it as FILE "
-                "(with --user-channel/--agent-channel), or extract one side (e.g. sox IN.wav OUT.wav remix 1)")
+                "(with --user-channel/--agent-channel), or extract one side (sox IN.wav OUT.wav remix 1 takes channel 0, "
+                "remix 2 channel 1)")
 
 
 _COMMON_FORMATS = ("WAV", "FLAC", "OGG", "MP3", "AIFF")

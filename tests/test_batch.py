@@ -259,6 +259,9 @@ def test_gate_each_fails_a_batch_on_one_call_the_median_passes(calls, tmp_path, 
     assert kept["scope"] == "each of 3 scored calls"
     assert [(g["gate"], g["failed"]) for g in kept["results"]] == [("input_health_warning_count>0", True),
                                                                   ("latency_p90_s>30", False)]
+    # the calls each gate failed on, with their own values (the value beside it is the median)
+    assert [(Path(f["file"]).name, f["value"]) for f in kept["results"][0]["failed_on"]] == [("c1.wav", per_call["c1.wav"])]
+    assert kept["results"][0]["value"] == 0 and kept["results"][1]["failed_on"] == []
     assert f"FAIL input_health_warning_count>0: failed on 1 of 3 scored calls: c1.wav ({per_call['c1.wav']})" in err
     assert "latency_p90_s>30" not in err.split("FAIL", 1)[1]
     root = ET.fromstring(junit.read_text().split("\n", 1)[1])

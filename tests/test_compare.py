@@ -559,3 +559,15 @@ def test_calls_over_different_routes_are_noted(tmp_path):
         paths.append(p)
     assert compare(paths[:2])["settings_differ"] == ["route"]
     assert compare([paths[0], paths[2]])["settings_differ"] == []
+
+
+def test_a_column_with_input_warnings_gets_a_note(tmp_path):
+    """A trial compared a call on a −32 dBFS line: "worse" and "better" verdicts, no word of its two
+    noisy_line warnings. A column whose input carried warnings now gets a note; a clean one none."""
+    paths = []
+    for name, n in (("base", 0), ("noisy", 2)):
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps({"summary": {"latency_p50_s": 1.0, "input_health_warning_count": n}}))
+        paths.append(p)
+    notes = compare(paths)["notes"]
+    assert len(notes) == 1 and notes[0].startswith("B (noisy.json): its input carries 2 input-health warning(s)")

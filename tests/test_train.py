@@ -324,7 +324,7 @@ def test_training_overlap_counts_the_rows_the_head_was_fitted_and_calibrated_on(
     ov = training_overlap(tr, ["c1"], hint=hint)
     assert ov["note"] == "in-sample: 1 of 1 rows was calibrated on; for a held-out figure run --split test"
     ov = training_overlap(tr, ["t1", "t2"], hint=hint)
-    assert ov["in_sample"] is False and ov["note"] == "held-out: none of the 2 rows was fitted on or calibrated on"
+    assert ov["in_sample"] is False and ov["note"] == "held-out by audio content: none of the 2 rows was fitted on or calibrated on"
     # a two-stage head: its 'val' rows chose the epoch
     ov = training_overlap({"rows": {"fit": ["f1"], "validation": ["v1"]}}, ["f1", "v1", "t1"])
     assert ov["note"] == "in-sample: 1 of 3 rows was fitted on, 1 used for early stopping"
@@ -367,7 +367,7 @@ def test_render_labels_in_sample_figures_and_names_the_paper():
     assert "overall (in-sample)" in out and "rating accuracy (the Turing-test paper, Table 21) (in-sample)" in out
     doc["training_overlap"] = training_overlap({"rows": {"fit": ["a"]}}, ["z", "y"])
     out = text(doc)
-    assert "ROC-AUC: 1.000 (held-out: none of the 2 rows was fitted on)" in out and "(in-sample)" not in out
+    assert "ROC-AUC: 1.000 (held-out by audio content: none of the 2 rows was fitted on)" in out and "(in-sample)" not in out
 
 
 def test_whisper_label_only_errors_say_which_rows_are_missing_in_words():
@@ -455,7 +455,7 @@ def test_eval_says_how_many_scored_rows_were_fitted_on(whisper_trial, capsys):
     cap = capsys.readouterr()
     err = flat(cap.out + cap.err)  # eval prints to stdout unless --json -
     assert "scoring the 2 'test' rows of 10" in err
-    assert "(held-out: none of the 2 rows was fitted on or calibrated on)" in err and "in-sample" not in err
+    assert "(held-out by audio content: none of the 2 rows was fitted on or calibrated on)" in err and "in-sample" not in err
     doc = json.loads((m.parent / "d.json").read_text())
     assert doc["split"] == "test" and doc["split_asked"] == "auto" and doc["binary"]["n"] == 2
     assert doc["training_overlap"]["in_sample"] is False

@@ -659,7 +659,16 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     if gates:  # the gate outcomes in summary.json too (a trial found them only on stderr and in JUnit)
         from livejudge.commands.gates import gate_dicts
 
-        summary["gates"] = {"scope": scope, "results": gate_dicts(results)}
+        kept = gate_dicts(results)
+        for g, d in zip(gates, kept):  # "value" is the median; the calls a gate failed on, with their values
+            d["value_is"] = "the median over the scored calls"
+            if failed_each is not None:  # --gate-each (a trial read the median 0 as the failing value)
+                from livejudge.commands.gates import ALIASES, evaluate
+
+                d["failed_on"] = [{"file": str(r.get("file")),
+                                   "value": (r.get("metrics") or {}).get(ALIASES.get(g.metric, g.metric))}
+                                  for r in scored if evaluate([g], r.get("metrics") or {})[0].failed]
+        summary["gates"] = {"scope": scope, "results": kept}
         (Path(out_dir) / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     if output.junit:
         p = write_junit(output.junit, results, suite=scope, calls=summary["calls"],

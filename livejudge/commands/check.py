@@ -322,7 +322,8 @@ def unpinned_flagged(vs: list[Verdict]) -> str | None:
                 f"the {len(fm)} flagged moments are all agent-side ({what})")
     else:
         head = f"{len(out)} of the {len(fm)} flagged moments not pinned: agent-side ({what})"
-    return (f"{head}, which cannot be pinned as caller expectations; gate them with {gates} "
+    it = "it" if len(out) == 1 else "them"
+    return (f"{head}, which cannot be pinned as caller expectations; gate {it} with {gates} "
             "(see docs/ci-gates.md)")
 
 

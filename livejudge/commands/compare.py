@@ -286,8 +286,25 @@ def compare(paths: list[str | Path]) -> dict:
     out = {"columns": [{"name": c[0], "kind": c[2], "settings": c[3]} for c in cols], "rows": rows,
            "settings_differ": differ, "timing_tolerance_s": dict(TIMING_TOLERANCE_S),
            "judge_tolerance": {m: judge_tol[m] for m in metrics if m in judge_tol}}
-    out["notes"] = tradeoff_notes(out) + flagged_mix_notes(out, [c[1] for c in cols]) + subset_notes(out)
+    out["notes"] = (tradeoff_notes(out) + flagged_mix_notes(out, [c[1] for c in cols]) + subset_notes(out)
+                    + health_notes(out, [c[1] for c in cols]))
     return out
+
+
+def health_notes(doc: dict, metrics: list[dict]) -> list[str]:
+    """One line per column whose input carried warnings (``input_health_warning_count``; a batch:
+    the median): its changes may come from the line, not the agent (a trial compared a call on a
+    −32 dBFS line, "worse" and "better" with no word of its two noisy_line warnings). Pure."""
+    notes = []
+    for i, m in enumerate(metrics):
+        n = m.get("input_health_warning_count")
+        if isinstance(n, (int, float)) and n > 0:
+            name = f"{chr(ord('A') + i)} ({Path(doc['columns'][i]['name']).name})"
+            what = "its calls' input carries" if doc["columns"][i]["kind"] != "call" else "its input carries"
+            notes.append(f"{name}: {what} {n:g} input-health warning(s) (source.input_health: a noisy line, a "
+                         "swap, clipping…): its figures may be off by more than the timing error, and its changes "
+                         "may come from the line, not the agent")
+    return notes
 
 
 def flagged_mix(metrics: dict) -> dict[str, float]:

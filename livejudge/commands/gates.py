@@ -393,7 +393,8 @@ def add_gate_args(p) -> None:
     g = p.add_argument_group("CI gates")
     g.add_argument("--fail-if", action="append", default=[], metavar="'METRIC>X'",
                    help="exit 3 when this holds, e.g. 'latency_p90_s>1.2' or 'p_human_mean<0.3' (repeatable); "
-                        "any summary metric, p_human_mean, dim_<id>; a batch is gated on its medians. A P(human) gate "
+                        "any summary metric, p_human_mean, dim_<id>; a batch is gated on its medians (--gate-each: on every "
+                        "call). A P(human) gate "
                         "is only as good as the head on your agent's voice: docs/ci-gates.md. With --judge-url, "
                         "'judge_unavailable_windows>0' fails a call with windows the service could not judge")
     g.add_argument("--junit", default=None, metavar="OUT.xml", help="write the gate results as JUnit XML here")

@@ -242,7 +242,8 @@ def training_overlap(training: Mapping[str, Any] | None, digests: Sequence[str],
                 + "".join(f", {c} {w}" for c, w in rest) + (f"; {hint}" if hint else ""))
     else:
         words = " or ".join(SEEN_AS[k] for k in groups)
-        note = f"held-out: none of the {n} rows was {words}"
+        # by content: a re-rendering of a fitted call (other noise, the same clips) counts as held-out (a trial)
+        note = f"held-out by audio content: none of the {n} rows was {words}"
     return {"n_scored": n, **counts, "known_from": known, "in_sample": bool(seen_n), "note": note}
 
 
