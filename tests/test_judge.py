@@ -108,19 +108,7 @@ def test_load_judge_errors(tmp_path):
 AUDIO = __import__("pathlib").Path(__file__).resolve().parents[1] / "livejudge" / "data" / "audio"
 
 
-def run_cli(*argv):
-    """Parse with the subcommands ``register`` adds and run, returning the exit code."""
-    import argparse
-
-    from livejudge.commands import train as commands
-
-    parser = argparse.ArgumentParser(prog="livejudge")
-    commands.register(parser.add_subparsers())
-    args = parser.parse_args([str(a) for a in argv])
-    try:
-        return args.func(args)
-    except commands.CommandError as exc:
-        return exc.code, str(exc)
+from livejudge.testing.train_cli import run_train_cli as run_cli  # noqa: E402
 
 
 def clip_manifest(tmp_path):

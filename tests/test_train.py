@@ -387,19 +387,7 @@ def test_whisper_label_only_errors_say_which_rows_are_missing_in_words():
 AUDIO = __import__("pathlib").Path(__file__).resolve().parents[1] / "livejudge" / "data" / "audio"
 
 
-def run_cli(*argv):
-    """Parse with the subcommands ``register`` adds and run: the exit code, or (code, message)."""
-    import argparse
-
-    from livejudge.commands import train as commands
-
-    parser = argparse.ArgumentParser(prog="livejudge")
-    commands.register(parser.add_subparsers())
-    args = parser.parse_args([str(a) for a in argv])
-    try:
-        return args.func(args)
-    except commands.CommandError as exc:
-        return exc.code, str(exc)
+from livejudge.testing.train_cli import run_train_cli as run_cli  # noqa: E402
 
 
 def trial_manifest(tmp_path, splits=("train", "train", "train", "val", "test")):
