@@ -592,8 +592,8 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     scored; 3 a ``--fail-if`` gate failed on the medians over the scored calls, or on any scored
     call with ``--gate-each`` (before 1).
     """
-    from livejudge.commands.gates import (EXIT_GATE, evaluate_batch, evaluate_each, explain_unmeasured, format_failures,
-                                          format_passed, parse_gates, unmeasured_by_call, write_junit)
+    from livejudge.commands.gates import (EXIT_GATE, evaluate_batch, evaluate_each, explain_unmeasured, failed_by_call,
+                                          format_failures, format_passed, parse_gates, unmeasured_by_call, write_junit)
     from livejudge.outputs.report import dimension_view
     from livejudge.commands.runner import output_config, print_validity, print_wrapped
     from livejudge.errors import EXIT_FAILED, CLIError
@@ -648,10 +648,10 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
                   f"summary in {Path(out_dir) / 'summary.json'} and summary.csv")
     print_validity(summary.get("judge_info") or {})
     scored = [r for r in summary["calls"] if r.get("status") == "ok"]
-    failed_each = None
+    failed_on = None
     if getattr(args, "gate_each", False):
         scope = f"each of {summary['n_scored']} scored calls"
-        results, failed_each = evaluate_each(gates, scored)
+        results, failed_on = evaluate_each(gates, scored)
         results = explain_unmeasured(results, dimension_view(summary))
     else:
         scope = f"medians over {summary['n_scored']} scored calls"
@@ -660,20 +660,17 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
         from livejudge.commands.gates import gate_dicts
 
         kept = gate_dicts(results)
-        for g, d in zip(gates, kept):  # "value" is the median; the calls a gate failed on, with their values
-            d["value_is"] = "the median over the scored calls"
-            if failed_each is not None:  # --gate-each (a trial read the median 0 as the failing value)
-                from livejudge.commands.gates import ALIASES, evaluate
-
-                d["failed_on"] = [{"file": str(r.get("file")),
-                                   "value": (r.get("metrics") or {}).get(ALIASES.get(g.metric, g.metric))}
-                                  for r in scored if evaluate([g], r.get("metrics") or {})[0].failed]
+        for g, d in zip(gates, kept):  # "value" is the median; with --gate-each, the calls a gate failed on
+            d["value_is"] = "the median over the scored calls"  # (a trial read the median 0 as the failing value)
+            if failed_on is not None:
+                d["failed_on"] = failed_on[g.text]
         summary["gates"] = {"scope": scope, "results": kept}
         (Path(out_dir) / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     if output.junit:
         p = write_junit(output.junit, results, suite=scope, calls=summary["calls"],
                         unmeasured=unmeasured_by_call(gates, scored),
-                        skipped_is_error=not getattr(args, "allow_skipped", False), failed_each=failed_each)
+                        skipped_is_error=not getattr(args, "allow_skipped", False),
+                        failed_each=None if failed_on is None else failed_by_call(failed_on))
         print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
     if summary["n_scored"] == 0:
         raise CLIError("no call could be scored (reasons above)")

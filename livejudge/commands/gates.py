@@ -269,38 +269,49 @@ def evaluate_batch(gates: Iterable[Gate], rows: list[dict]) -> list[GateResult]:
     return out
 
 
-def evaluate_each(gates: Iterable[Gate], rows: list[dict]) -> tuple[list[GateResult], dict[str, list[str]]]:
+def evaluate_each(gates: Iterable[Gate], rows: list[dict]) -> tuple[list[GateResult], dict[str, list[dict]]]:
     """Each gate on every scored batch row (``{"file", "metrics"}``) on its own (``--gate-each``):
     a gate fails the batch when it fails on any call, not only on the medians. A median passes a
     warning or a flag that most calls lack (a trial's ``input_health_warning_count>0`` passed a
     batch where one call of three had its channels swapped). Pure.
 
     Returns:
-        (results, failed_by_call): one ``GateResult`` per gate (``value``: the median over the
-        calls that measured it, as ``evaluate_batch``; ``reason`` names the calls it failed on and
-        their values), and ``{file: [gate texts that failed on that call]}``.
+        (results, failed_on): one ``GateResult`` per gate (``value``: the median over the calls
+        that measured it, as ``evaluate_batch``; ``reason`` names the calls it failed on and
+        their values), and ``{gate text: [{"file", "value"}, ...]}``, the calls each gate failed
+        on with their own values (None: not measured); ``failed_by_call`` inverts it.
     """
     gates = list(gates)
     rows = list(rows)
     medians = batch_metrics(r.get("metrics") or {} for r in rows)
-    failed_by_call: dict[str, list[str]] = {}
+    failed_on: dict[str, list[dict]] = {}
     out = []
     for g in gates:
-        key = ALIASES.get(g.metric, g.metric)
         bad = []
         for r in rows:
             res = evaluate([g], r.get("metrics") or {})[0]
             if res.failed:
-                name = Path(str(r.get("file"))).name
-                bad.append(f"{name} ({'not measured' if res.value is None else f'{res.value:g}'})")
-                failed_by_call.setdefault(str(r.get("file")), []).append(g.text)
-        med = medians.get(key)
+                bad.append({"file": str(r.get("file")), "value": res.value})
+        failed_on[g.text] = bad
+        med = medians.get(ALIASES.get(g.metric, g.metric))
         if not bad:
             out.append(GateResult(g, med, False, f"{g.metric}: held on none of {len(rows)} scored calls"))
             continue
-        shown = ", ".join(bad[:3]) + (f", … {len(bad) - 3} more" if len(bad) > 3 else "")
+        named = [f"{Path(b['file']).name} ({'not measured' if b['value'] is None else format(b['value'], 'g')})"
+                 for b in bad]
+        shown = ", ".join(named[:3]) + (f", … {len(named) - 3} more" if len(named) > 3 else "")
         out.append(GateResult(g, med, True, f"failed on {len(bad)} of {len(rows)} scored calls: {shown}"))
-    return out, failed_by_call
+    return out, failed_on
+
+
+def failed_by_call(failed_on: dict[str, list[dict]]) -> dict[str, list[str]]:
+    """``evaluate_each``'s ``failed_on`` per call: ``{file: [gate texts that failed on it]}`` (JUnit's
+    per-call failures). Pure."""
+    out: dict[str, list[str]] = {}
+    for gate, bad in failed_on.items():
+        for b in bad:
+            out.setdefault(b["file"], []).append(gate)
+    return out
 
 
 def gate_dicts(results: list[GateResult]) -> list[dict]:
@@ -341,8 +352,8 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
         suite: name of the gate suite (e.g. the call's file, or "medians over 48 calls").
         calls: batch rows ``{"file", "status": "ok"|"skipped", "reason"}``, or None.
         unmeasured: ``unmeasured_by_call``: file → gated metrics that call did not measure.
-        failed_each: ``evaluate_each``'s second value (``--gate-each``): file → gates that failed
-            on that call, each call's ``failure``.
+        failed_each: ``failed_by_call`` of ``evaluate_each`` (``--gate-each``): file → gates that
+            failed on that call, each call's ``failure``.
     """
     root = ET.Element("testsuites", name="livejudge")
     s = ET.SubElement(root, "testsuite", name=f"livejudge gates: {suite}", tests=str(len(results)),
