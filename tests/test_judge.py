@@ -108,7 +108,7 @@ def test_load_judge_errors(tmp_path):
 AUDIO = __import__("pathlib").Path(__file__).resolve().parents[1] / "livejudge" / "data" / "audio"
 
 
-from livejudge.testing.train_cli import run_train_cli as run_cli  # noqa: E402
+from livejudge.commands.train import run_in_process as run_cli  # noqa: E402
 
 
 def clip_manifest(tmp_path):

@@ -387,7 +387,7 @@ def test_whisper_label_only_errors_say_which_rows_are_missing_in_words():
 AUDIO = __import__("pathlib").Path(__file__).resolve().parents[1] / "livejudge" / "data" / "audio"
 
 
-from livejudge.testing.train_cli import run_train_cli as run_cli  # noqa: E402
+from livejudge.commands.train import run_in_process as run_cli  # noqa: E402
 
 
 def trial_manifest(tmp_path, splits=("train", "train", "train", "val", "test")):

@@ -437,3 +437,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
             Path(args.json_out).write_text(text + "\n", encoding="utf-8")
             con.print(f"wrote {args.json_out}")
     return 0
+
+
+def run_in_process(*argv) -> int | tuple[int, str]:
+    """Run ``livejudge train``/``eval`` in-process (the tests of these commands do): parse ``argv``
+    with the subcommands ``register`` adds and run it. Returns the exit code, or (code, message)
+    for a ``CommandError`` (a one-line user-facing error)."""
+    parser = argparse.ArgumentParser(prog="livejudge")
+    register(parser.add_subparsers())
+    args = parser.parse_args([str(a) for a in argv])
+    try:
+        return args.func(args)
+    except CommandError as exc:
+        return exc.code, str(exc)
