@@ -253,7 +253,7 @@ def compare(paths: list[str | Path]) -> dict:
         if views and all(d.id in v["not_measured"] for v in views):
             names[f"dim_{d.id}"] += NOT_MEASURED_SUFFIX
     metrics = ROWS + [f"dim_{d.id}" for d in DIMENSIONS if f"dim_{d.id}" not in dropped
-                      # no column judged: 18 rows of "–" (a trial) say less than the note below
+                      # no column judged: 18 rows of "–" said nothing (a trial); mean P(human) stays
                       and (views or any(c[1].get(f"dim_{d.id}") is not None for c in cols))]
     judge_tol = judge_tolerance(cols)
     rows = []
@@ -332,6 +332,9 @@ def flagged_mix_notes(doc: dict, metrics: list[dict]) -> list[str]:
     flagged = rows.get("verdict_flagged_moment_count")
     if flagged is None:
         return []
+    def words(m):
+        return ", ".join(f"{k} {_fmt(v, 'verdict_flagged_count')}" for k, v in m.items()) or "none"
+
     notes = []
     base = flagged_mix(metrics[0])
     for i in range(1, len(doc["columns"])):
@@ -340,8 +343,6 @@ def flagged_mix_notes(doc: dict, metrics: list[dict]) -> list[str]:
         mix = flagged_mix(metrics[i])
         if mix == base or not (mix or base):
             continue
-        def words(m):
-            return ", ".join(f"{k} {_fmt(v, 'verdict_flagged_count')}" for k, v in m.items()) or "none"
         a, b = (f"{chr(ord('A') + j)} ({Path(doc['columns'][j]['name']).name})" for j in (0, i))
         notes.append(f"{a} and {b} flag as many moments but different ones (flagged verdicts): "
                      f"{a[0]} {words(base)}; {b[0]} {words(mix)}")
