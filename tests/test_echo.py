@@ -141,6 +141,22 @@ def test_no_leakage_is_unchanged(dialogue):
     assert gate_call(d.call.user, d.call.agent, "off") == (d.call.user, {"mode": "off", "applied": False})
 
 
+@pytest.mark.parametrize("dc", [0.005, 0.03, 0.1])
+def test_a_dc_offset_on_the_user_channel_is_not_echo(dialogue, dc):
+    """A trial put a DC offset on the user channel alone (a cheap headset): the raw channel's fit
+    read it as agent leakage (correlation 0.66, no echo at all; +7 dB at 0.1 full scale), the
+    gate cut the caller's words and the call read 7 barge-ins for 2. The path is now fitted on
+    the front end's high-passed channels: no leakage found, and real leakage under the offset
+    is measured as without it."""
+    d, ref = dialogue
+    user, info = gate_call(d.call.user + np.float32(dc), d.call.agent, "auto")
+    assert not info["applied"] and info["correlation"] < DETECT_CORRELATION, info
+    mic = add_leakage(d.call.user, d.call.agent, gain_db=-20, delay_s=0.03) + np.float32(dc)
+    user, info = gate_call(mic, d.call.agent, "auto")
+    assert info["applied"] and abs(info["gain_db"] + 20) <= 0.5 and abs(info["delay_ms"] - 30) <= 0.1, info
+    _assert_same(_user_view(_score(replace(d.call, user=user))), ref, f"echo under DC {dc}")
+
+
 def test_bad_input():
     x = np.zeros(SAMPLE_RATE * 2, np.float32)
     with pytest.raises(ValueError, match="differ in length"):

@@ -339,6 +339,17 @@ class EchoPath:
                 "blocks": self.blocks, "path_taps": int(self.taps.size)}
 
 
+def _clean(x: np.ndarray) -> np.ndarray:
+    """``x`` through the front end's high-pass (``livejudge.timing.frontend``, 70 Hz): float64,
+    same shape. The estimate and the gate work on what the VAD will hear. On the raw channel a DC
+    offset of 0.005 full scale on the user side alone (a cheap headset) was fitted as agent
+    leakage (correlation 0.66 with no echo at all) and the gate, on, cut the caller's words; the
+    offset also set the noise floor the gate attenuates to (a new user's trial)."""
+    from livejudge.timing.frontend import highpass
+
+    return highpass(np.asarray(x, dtype=np.float32)).astype(np.float64)
+
+
 def _frame_energy(x: np.ndarray, n: int = FRAME) -> np.ndarray:
     m = x.size // n
     return np.mean(x[: m * n].astype(np.float64).reshape(m, n) ** 2, axis=1)
@@ -414,6 +425,7 @@ def estimate_echo_path(user: np.ndarray, agent: np.ndarray, *, max_delay_s: floa
         raise ValueError(f"user and agent channels differ in length ({u.size} vs {a.size} samples)")
     if u.size < SAMPLE_RATE:
         raise ValueError("the echo gate needs at least 1 s of audio")
+    u, a = _clean(u), _clean(a)
     max_lag = int(max_delay_s * SAMPLE_RATE)
     lag, _ = _gcc_phat_delay(u, a, max_lag)
     lo = max(0, lag - int(pre_s * SAMPLE_RATE))
@@ -471,7 +483,8 @@ class GateResult:
     """``echo_gate``'s output: the cleaned user channel and what it did.
 
     Attributes:
-        user: float32, shape (n_samples,), 16 kHz: the user channel with the echo removed.
+        user: float32, shape (n_samples,), 16 kHz: the user channel through the front end's 70 Hz
+            high-pass (as the path was fitted), with the echo removed.
         gated_s: total length of the 10 ms frames attenuated to the noise floor, seconds.
         echo_frames_s: total length of frames where the predicted echo stood above the floor.
         cancellation_db: median reduction, in those echo frames, of the level of the echo
@@ -528,7 +541,8 @@ def echo_gate(user: np.ndarray, agent: np.ndarray, path: EchoPath, *, margin_db:
     u = np.asarray(user, dtype=np.float32).reshape(-1)
     if u.size != np.asarray(agent).size:
         raise ValueError("user and agent channels differ in length")
-    e = predicted_echo(agent, path)
+    u = _clean(u).astype(np.float32)  # as the path was fitted (``_clean``); the front end's high-pass follows anyway
+    e = predicted_echo(_clean(np.asarray(agent)).astype(np.float32), path)
     r = u - e
     m = u.size // FRAME
     er, ee = _frame_energy(r), _frame_energy(e)
@@ -646,9 +660,14 @@ def _gate_whole(call: Any, mode: str, log: bool) -> tuple[Any, dict]:
 
     user, info = gate_call(call.user, call.agent, mode)
     if log and info.get("applied"):
-        print(f"livejudge: echo gate on: agent leakage in the user channel at {info['delay_ms']:.0f} ms, "
-              f"{info['gain_db']:.1f} dB (correlation {info['correlation']:.2f}); {info['gated_s']:.1f} s gated",
-              file=sys.stderr)
+        if info.get("correlation", 0.0) >= info.get("threshold", DETECT_CORRELATION):
+            print(f"livejudge: echo gate on: agent leakage in the user channel at {info['delay_ms']:.0f} ms, "
+                  f"{info['gain_db']:.1f} dB (correlation {info['correlation']:.2f}); {info['gated_s']:.1f} s gated",
+                  file=sys.stderr)
+        else:  # --echo-gate on where nothing leaks: it printed "-231.4 dB" as if a path were measured
+            print(f"livejudge: echo gate on (as asked): no agent leakage found in the user channel (correlation "
+                  f"{info['correlation']:.2f}, below {info.get('threshold', DETECT_CORRELATION):g}); "
+                  f"{info['gated_s']:.1f} s gated", file=sys.stderr)
     return replace(call, user=user), info
 
 
