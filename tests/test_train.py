@@ -434,6 +434,14 @@ def test_whisper_train_prints_the_held_out_test_rows_and_records_its_rows(whispe
     assert len(cfg.training["rows"]["fit"]) == 6 and len(cfg.training["rows"]["calibration"]) == 2
     # the notes point at keys the config has
     assert "training.test" in cfg.notes and "see training.validity" not in cfg.notes and "validity" not in cfg.training
+    # its validity line states that held-out figure and what it was measured on (it said "none")
+    from livejudge.judge.model.head import validity_line
+
+    t = cfg.training["test"]
+    line = validity_line(cfg)
+    assert line.startswith(f"validity: ROC-AUC {t['roc_auc']:.2f}, accuracy {t['binary_accuracy']:.2f} "
+                           f"on the 2 'test' rows of {m.name} (never fitted on;"), line
+    assert "leave-one-family-out" in line and "no held-out validity" not in line
 
 
 def test_eval_says_how_many_scored_rows_were_fitted_on(whisper_trial, capsys):
@@ -473,6 +481,9 @@ def test_whisper_train_without_test_rows_says_it_has_no_held_out_figure(tmp_path
     _, cfg = load_head(tmp_path / "h")
     assert cfg.version == "2.0" and "test" not in cfg.training
     assert "no held-out figures: the manifest had no 'test' rows" in cfg.notes
+    from livejudge.judge.model.head import validity_line
+
+    assert validity_line(cfg).startswith("validity: no held-out validity recorded")
 
 
 @pytest.mark.parametrize("splits, message", [

@@ -499,7 +499,28 @@ def validity_line(cfg: HeadConfig) -> str:
     text = validity_text(v)
     if text is not None:
         return f"validity: {text}"
+    test = cfg.training.get("test") if isinstance(cfg.training, Mapping) else None
+    held = _held_out_test_text(test, cfg.training.get("manifest"))
+    if held is not None:  # a head fresh from `livejudge train`: said "none" though it had these
+        return f"validity: {held}"
     return "validity: no held-out validity recorded in this head (see livejudge/judge/heads/README.md)"
+
+
+def _held_out_test_text(test: Any, manifest: Any) -> str | None:
+    """The held-out figure ``livejudge train`` records (``training["test"]``: the manifest's
+    'test' rows, never fitted on) as words that say what it was measured on; None without one."""
+    if not isinstance(test, Mapping):
+        return None
+    try:
+        n = int(test["n"])
+        auc = test.get("roc_auc")
+        acc = float(test["binary_accuracy"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    where = Path(str(manifest["path"])).name if isinstance(manifest, Mapping) and manifest.get("path") else "the training manifest"
+    auc_text = f"ROC-AUC {float(auc):.2f}, " if isinstance(auc, (int, float)) and auc == auc else ""
+    return (f"{auc_text}accuracy {acc:.2f} on the {n} 'test' rows of {where} (never fitted on; whether their "
+            "voices and speakers are also in the fitted rows is not recorded, nor is a leave-one-family-out study)")
 
 
 def new_config(backbone: Any, *, name: str, version: str = "0.1.0", provenance: str = "trained",
