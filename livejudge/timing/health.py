@@ -30,6 +30,10 @@
   bad sound card is known).
 * ``length_mismatch``: two files (``--user``/``--agent``) whose lengths differ by more than
   ``LENGTH_MISMATCH_SHARE`` and 1 s: one file's rate header is wrong, or one side was cut.
+* ``noisy_line``: a channel's noise floor above ``NOISY_FLOOR_DBFS``, or a speech-like floor
+  (babble, a television: ``SPEECHLIKE_SPREAD_DB``) above ``SPEECHLIKE_FLOOR_DBFS``: outside the
+  floors on which the timing error stays within the stated figures (docs/verdicts.md, the
+  louder-floors table from ``benchmarks/vad_bounds.py --sets loud``).
 
 Every threshold is HEURISTIC (no published figure fixes them). Warnings go to the result
 (``source.input_health``), stderr, the event log and the report. Only a recording from which
@@ -88,6 +92,17 @@ NOISY_FLOOR_DBFS = -38.0
 measured range (``MEASURED_FLOOR_DBFS`` plus 2 dB for the floor estimate's spread): ``noisy_line``
 (a trial's −30 dBFS white noise moved a 0.70 s reply to 1.02 s, and at −20 dBFS an espeak agent
 read P(human) 0.63, with no warning), dBFS."""
+SPEECHLIKE_SPREAD_DB = 2.0
+"""HEURISTIC: a noise floor whose quiet frames vary this much or more (20th minus 5th percentile
+of the 30 ms frame levels) is speech-like (babble, a television): it fluctuates as speech does.
+On built calls (``benchmarks/vad_bounds.py``'s dialogues, 10 seeds, −50…−38 dBFS) white noise
+varied by 0.24–0.36 dB, room (pink) noise by 0.60–0.90 dB, six-talker babble by 2.37–3.67 dB; a
+crowd of many more talkers is steadier and may read below this, dB."""
+SPEECHLIKE_FLOOR_DBFS = -44.0
+"""HEURISTIC: a speech-like floor (``SPEECHLIKE_SPREAD_DB``) above this is ``noisy_line`` too:
+babble at −40 dBFS RMS reads about −43 dBFS as a floor and already moves latencies (median error
++26 ms, p95 468 ms; ``benchmarks/vad_bounds.py --sets loud``, docs/verdicts.md), while the same
+rule gave no warning on 300 channels of built calls at −65…−45 dBFS, dBFS."""
 NOISE_FLOOR_MIN_DBFS = -70.0
 """HEURISTIC: a noise floor above this is room or line noise, not a clean digital source, dBFS."""
 MIN_CALL_S = 1.0
@@ -104,7 +119,8 @@ class HealthWarning:
         code: "too_short", "silent_channel", "identical_channels", "channel_swap", "clipping", "dc_offset",
             "length_mismatch", "extra_channels" (a file of more than two channels: which two are read),
             "no_speech" (a channel with sound but no VAD speech, found at the end of the call:
-            ``no_speech_warnings``), "noisy_line" (a noise floor above ``NOISY_FLOOR_DBFS``).
+            ``no_speech_warnings``), "noisy_line" (a noise floor above ``NOISY_FLOOR_DBFS``, or a
+            speech-like one above ``SPEECHLIKE_FLOOR_DBFS``).
         channel: "user", "agent" or None (both).
         message: one line: the problem and the fix.
         value: the measured figure (seconds, dBFS, correlation, share, offset; see code), or None.
@@ -152,6 +168,31 @@ def _noise_floor_dbfs(rms: np.ndarray) -> float:
     if not rms.size:
         return -120.0
     return float(20 * np.log10(max(float(np.percentile(rms, NOISE_FLOOR_PERCENTILE)), 1e-6)))
+
+
+def _floor_spread_db(rms: np.ndarray) -> float:
+    """How much a channel's quiet 30 ms frames vary: the 20th minus the 5th percentile of their
+    levels (``_frame_rms``), dB; 0.0 without frames. Frames of digital silence (below
+    ``DIGITAL_SILENCE_DBFS``) are left out: a zero-padded agent is not a fluctuating floor."""
+    db = 20 * np.log10(np.maximum(rms, 1e-6))
+    db = db[db > DIGITAL_SILENCE_DBFS]
+    if db.size < 10:
+        return 0.0
+    p5, p20 = np.percentile(db, [5.0, 20.0])
+    return float(p20 - p5)
+
+
+def channel_noise_floor_dbfs(x: np.ndarray) -> float:
+    """The noise floor ``check_input`` compares with ``NOISY_FLOOR_DBFS`` for one channel: the
+    ``NOISE_FLOOR_PERCENTILE`` percentile of its 30 ms frame RMS levels (DC removed), dBFS.
+
+    Args:
+        x: float32 mono 16 kHz samples, full scale ±1, any length.
+    Returns:
+        dBFS (−120.0 for digital silence or less than one 30 ms frame). HEURISTIC (see the
+        percentile's note); speech-like noise (babble) reads about 3 dB below its RMS level
+        (``benchmarks/vad_bounds.py --sets loud``, its ``floor_med_dbfs``)."""
+    return _noise_floor_dbfs(_frame_rms(x))
 
 
 def _clip_share(x: np.ndarray) -> float:
@@ -270,8 +311,18 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
     n_probe = min(u.size, int(SWAP_PROBE_S * SAMPLE_RATE))
     for c, x in (("user", u), ("agent", a)):
         if c not in silent and n_probe >= 2 * SAMPLE_RATE:
-            floor = _noise_floor_dbfs(_frame_rms(x[:n_probe]))
-            if floor > NOISY_FLOOR_DBFS:
+            rms = _frame_rms(x[:n_probe])
+            floor = _noise_floor_dbfs(rms)
+            spread = _floor_spread_db(rms)
+            if floor <= NOISY_FLOOR_DBFS and floor > SPEECHLIKE_FLOOR_DBFS and spread >= SPEECHLIKE_SPREAD_DB:
+                out.append(HealthWarning(
+                    "noisy_line", c,
+                    f"the {c} channel's background is speech-like (babble or a television: its quiet frames vary by "
+                    f"{spread:.0f} dB) with a floor of {floor:.0f} dBFS; on such noise livejudge's timing error grows "
+                    f"from a floor of about {SPEECHLIKE_FLOOR_DBFS:.0f} dBFS (benchmarks/vad_bounds.py --sets loud): "
+                    "expect offsets found late, and replies and barge-ins missed; record closer to the source",
+                    floor, SPEECHLIKE_FLOOR_DBFS))
+            elif floor > NOISY_FLOOR_DBFS:
                 out.append(HealthWarning(
                     "noisy_line", c,
                     f"the {c} channel's noise floor is {floor:.0f} dBFS, louder than the floors livejudge's timing "
