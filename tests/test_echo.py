@@ -287,3 +287,47 @@ def test_speaker_reports_what_it_played_at_dac_time(monkeypatch):
     assert t_s == pytest.approx(5.04)  # DAC time mapped onto the session clock
     assert np.array_equal(x[:100], np.full(100, 0.5, np.float32)) and not x[100:].any()
     assert np.array_equal(out[:, 0], x)  # exactly what went to the device
+
+
+def test_the_echo_gate_is_said_in_the_summary_the_report_and_a_batch(tmp_path, dialogue, capsys):
+    """A trial: the gate attenuated 16.9 s of the caller's channel and only the JSON's
+    source.echo_gate said so; the HTML report and a batch's output and summary.csv said nothing.
+    Now the summary holds echo_gated_s (a gate metric: 0.0 when it looked and found nothing, None
+    when off), the report says what the gate did, and a batch says it per call."""
+    import csv
+    import json
+
+    import soundfile as sf
+
+    from livejudge.commands.cli import main
+    from livejudge.commands.gates import known_metrics
+
+    d, _ = dialogue
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    mic = add_leakage(d.call.user, d.call.agent, gain_db=-18, delay_s=0.05)
+    sf.write(str(calls / "echo.wav"), np.stack([mic, d.call.agent], axis=1), SAMPLE_RATE)
+    sf.write(str(calls / "clean.wav"), np.stack([d.call.user, d.call.agent], axis=1), SAMPLE_RATE)
+    assert "echo_gated_s" in known_metrics()
+    got = {}
+    for name, gate in (("echo", "auto"), ("clean", "auto"), ("clean", "off")):
+        out = tmp_path / f"{name}_{gate}.json"
+        assert main(["score", str(calls / f"{name}.wav"), "--judge", "none", "--asr", "off", "--echo-gate", gate,
+                     "--json", str(out), "--report", str(tmp_path / f"{name}_{gate}.html")]) == 0
+        doc = json.loads(out.read_text())
+        html = (tmp_path / f"{name}_{gate}.html").read_text()
+        got[(name, gate)] = (doc["summary"]["echo_gated_s"], "Echo gate:" in html, doc["source"]["echo_gate"])
+    gated, said, info = got[("echo", "auto")]
+    assert info["applied"] and gated == info["gated_s"] and gated > 5.0 and said
+    html = (tmp_path / "echo_auto.html").read_text()
+    assert f"{info['delay_ms']:.0f} ms, {info['gain_db']:.1f} dB" in html and f"{gated:.1f} s of the user channel" in html
+    assert got[("clean", "auto")][:2] == (0.0, False) and got[("clean", "off")][:2] == (None, False)
+    capsys.readouterr()
+    outdir = tmp_path / "batch"
+    assert main(["score", str(calls), "--out-dir", str(outdir), "--judge", "none", "--asr", "off"]) == 0
+    err = capsys.readouterr().err
+    assert any("echo.wav: echo gate on: agent leakage in the user channel at 50 ms" in x for x in err.splitlines()), err
+    assert not any("clean.wav: echo gate" in x for x in err.splitlines())
+    with open(outdir / "summary.csv", newline="") as f:
+        rows = {r["file"].rsplit("/", 1)[-1]: r for r in csv.DictReader(f)}
+    assert float(rows["echo.wav"]["echo_gated_s"]) == gated and float(rows["clean.wav"]["echo_gated_s"]) == 0.0

@@ -313,6 +313,13 @@ def health_messages(doc: dict) -> list[str]:
     return [str(w.get("message", w)) for w in (doc.get("source") or {}).get("input_health") or []]
 
 
+def _echo_note(doc: dict) -> str | None:
+    """What the echo gate did to a call's user channel, in words, or None (not applied)."""
+    from livejudge.timing.echo import echo_gate_text
+
+    return echo_gate_text((doc.get("source") or {}).get("echo_gate"))
+
+
 def _score_one(path: str, options: ScoreOptions, out_path: str) -> dict:
     """Worker: score, write the result, return a small row (never raises)."""
     from livejudge.commands.gates import call_metrics
@@ -325,7 +332,7 @@ def _score_one(path: str, options: ScoreOptions, out_path: str) -> dict:
         write_json(doc, out_path)
         row.update(status="ok", result=out_path, metrics=call_metrics(doc),
                    errors=list(doc.get("errors") or []),
-                   input_health=health_messages(doc))
+                   input_health=health_messages(doc), echo_gate=_echo_note(doc))
     except CallError as exc:
         row["reason"] = str(exc)
     except Exception as exc:  # a bug or a fault in one call must not end the batch
@@ -445,7 +452,8 @@ def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions,
                 out_path = str(out / names[i])
                 write_json(doc, out_path)
                 row.update(status="ok", result=out_path, metrics=call_metrics(doc),
-                           errors=list(doc.get("errors") or []), input_health=health_messages(doc))
+                           errors=list(doc.get("errors") or []), input_health=health_messages(doc),
+                           echo_gate=_echo_note(doc))
             row["wall_s"] = round(got["wall_s"], 3)
         rows[i] = row
         _report_row(row, bar)
@@ -561,6 +569,8 @@ def _report_row(row: dict, bar) -> None:
 
     msgs = [] if row["status"] == "ok" else [f"livejudge: skipped {row['file']}: {row['reason']}"]
     msgs += [f"livejudge: warning: {row['file']}: {m}" for m in row.get("input_health") or ()]
+    if row.get("echo_gate"):  # the gate rewrote the caller's channel: said per call, as score says it
+        msgs.append(f"livejudge: {row['file']}: echo gate on: {row['echo_gate']}")
     for msg in msgs:
         msg = clean(msg)
         if bar is not None and bar[2].is_terminal:

@@ -499,10 +499,20 @@ def _thresholds_text(cfg: Any) -> str:
 
 
 def _health_html(doc: dict) -> str:
-    """Input-health warnings (swapped, silent or identical channels, clipping...), if any."""
-    ws = (doc.get("source") or {}).get("input_health") or []
-    return "".join(f'<p class="validity"><b>Input health:</b> {_esc(w.get("message", w))} '
-                   '<span class="heuristic">HEURISTIC</span></p>' for w in ws if isinstance(w, dict))
+    """Input-health warnings (swapped, silent or identical channels, clipping...), if any, and what
+    the echo gate did to the user channel when it was applied (a trial: 16.9 s of the caller's
+    channel gated, and the report said nothing)."""
+    src = doc.get("source") or {}
+    ws = src.get("input_health") or []
+    out = "".join(f'<p class="validity"><b>Input health:</b> {_esc(w.get("message", w))} '
+                  '<span class="heuristic">HEURISTIC</span></p>' for w in ws if isinstance(w, dict))
+    from livejudge.timing.echo import echo_gate_text
+
+    text = echo_gate_text(src.get("echo_gate"))
+    if text:
+        out += f'<p><b>Echo gate:</b> {_esc(text)} <span class="heuristic">HEURISTIC</span></p>'
+    return out
+
 
 
 def _judge_html(doc: dict) -> str:

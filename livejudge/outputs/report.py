@@ -141,6 +141,9 @@ def build_result(session: Any) -> dict:
             "judge_unavailable_windows": int((judge_info or {}).get("judge_unavailable_windows") or 0),
             # a gate can fail a call whose channels look wrong (a swap reads the caller as the agent)
             "input_health_warning_count": len(session.info.get("input_health") or []),
+            # seconds of the user channel the echo gate attenuated before timing (None: the gate was
+            # off or not run; a trial found it applied with nothing saying so outside the JSON)
+            "echo_gated_s": _echo_gated_s(session.info.get("echo_gate")),
             **summarize_verdicts(vs),
         },
         "judge_info": judge_info,
@@ -148,6 +151,17 @@ def build_result(session: Any) -> dict:
         "errors": list(session.errors),
     }
     return doc
+
+
+def _echo_gated_s(gate: object) -> float | None:
+    """Seconds of the user channel the echo gate attenuated (``source.echo_gate``): its
+    ``gated_s`` when applied, 0.0 when it looked and found no leakage, None when off or absent."""
+    if not isinstance(gate, dict) or gate.get("mode") in (None, "off"):
+        return None
+    if gate.get("applied"):
+        v = gate.get("gated_s")
+        return float(v) if isinstance(v, (int, float)) else None
+    return 0.0
 
 
 def dimension_view(doc: dict) -> dict | None:

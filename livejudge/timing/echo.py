@@ -595,6 +595,23 @@ def gate_call(user: np.ndarray, agent: np.ndarray, mode: str = "auto",
     return user, info
 
 
+def echo_gate_text(gate: object) -> str | None:
+    """What the echo gate did, in words (``source.echo_gate``), or None when it was not applied.
+    Pure; the HTML report and a batch's per-call notes say the same."""
+    if not isinstance(gate, dict) or not gate.get("applied"):
+        return None
+    gated = gate.get("gated_s")
+    tail = f"{gated:.1f} s of the user channel attenuated before timing" if isinstance(gated, (int, float)) else ""
+    corr, thr = gate.get("correlation"), gate.get("threshold")
+    if isinstance(corr, (int, float)) and isinstance(thr, (int, float)) and corr < thr:
+        return f"on as asked, no agent leakage found (correlation {corr:.2f}); {tail}".rstrip("; ")
+    where = (f"agent leakage in the user channel at {gate['delay_ms']:.0f} ms, {gate['gain_db']:.1f} dB "
+             f"(correlation {corr:.2f})" if all(isinstance(gate.get(k), (int, float))
+                                                 for k in ("delay_ms", "gain_db", "correlation"))
+             else "agent leakage in the user channel")
+    return f"{where}; {tail}".rstrip("; ")
+
+
 # ------------------------------------------------------------------------ test signals
 def room_impulse_response(rt60_s: float = 0.2, length_s: float = 0.05, seed: int = 0) -> np.ndarray:
     """A short synthetic room response: a unit direct path then exponentially decaying noise
