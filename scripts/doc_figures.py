@@ -322,6 +322,30 @@ def fig_telephone_timing() -> str:
             f"per row, room tails and breaths; error = measured − truth). {_src('vad_bounds_telephone')}")
 
 
+def fig_loud_timing() -> str:
+    """Timing error on noise floors above the range the timing figures were measured on, beside
+    what ``noisy_line`` says (``benchmarks/vad_bounds.py --sets loud``): the ground for
+    ``livejudge.timing.health.NOISY_FLOOR_DBFS``."""
+    r = _result("vad_bounds_loud")
+    if r is None:
+        return "No stored run (`python scripts/doc_figures.py --produce vad_bounds_loud`)."
+    res = r["result"]
+    f = lambda v: "–" if v is None else "±0" if round(v) == 0 else f"{v:+.0f}"  # noqa: E731
+    g = lambda v: "–" if v is None else f"{v:.0f}"  # noqa: E731
+    h = lambda v: "–" if v is None else f"{v:.2f}"  # noqa: E731
+    lines = ["| noise | level (dBFS RMS) | floor as measured (dBFS) | `noisy_line` warned (share of channels) "
+             "| latency error median (ms) | p95 \\|error\\| (ms) | replies missed | barge-in recall "
+             "| backchannels right |", "|---|---|---|---|---|---|---|---|---|"]
+    for row in res["rows"]:
+        lines.append(f"| {row['kind']} | {row['noise_dbfs']} | {g(row.get('floor_med_dbfs'))} | "
+                     f"{h(row.get('noisy_line_share'))} | {f(row['latency_med_ms'])} | {g(row['latency_p95_abs_ms'])} | "
+                     f"{row['latency_missed']} of {row['latency_missed'] + row['n_latency']} | "
+                     f"{h(row['barge_in_recall'])} | {h(row['backchannels_right'])} |")
+    return ("\n".join(lines) + f"\n\nFrom `{r['command']}` ({res.get('calls_per_condition', '?')} random calls "
+            f"per row, 16 kHz, room tails and breaths; error = measured − truth; `noisy_line` warns above a "
+            f"measured floor of −38 dBFS, or −44 dBFS when the floor is speech-like). {_src('vad_bounds_loud')}")
+
+
 def fig_judge_spread() -> str:
     """compare's "same" tolerance for the judge rows (``livejudge/data/judge_spread.json``), from
     ``benchmarks/results/judge_repeatability.json``."""
@@ -1253,6 +1277,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "benchmarks_table": fig_benchmarks_table,
     "timing_tolerance": fig_timing_tolerance,
     "telephone_timing": fig_telephone_timing,
+    "loud_timing": fig_loud_timing,
     "judge_spread": fig_judge_spread,
     "verdict_settle": fig_verdict_settle,
     "data_batch2": fig_data_batch2,
@@ -1425,6 +1450,8 @@ PRODUCE: dict[str, Callable[[], None]] = {
     "vad_bounds": lambda: _produce_json_benchmark("vad_bounds", ["--sets", "target"]),
     "vad_bounds_telephone": lambda: _produce_json_benchmark(
         "vad_bounds", ["--sets", "ulaw,ulaw-rec,8k-rec", "--calls", "4"], store_as="vad_bounds_telephone"),
+    "vad_bounds_loud": lambda: _produce_json_benchmark(
+        "vad_bounds", ["--sets", "loud", "--calls", "6"], store_as="vad_bounds_loud"),
 }
 
 
