@@ -391,6 +391,20 @@ class Session:
         self.info["input_health"] = report_warnings(list(warnings), self, say=say)
         return self.info["input_health"]
 
+    def set_line(self, line: dict, *, say: bool = True) -> None:
+        """Record that a recording came over a narrowband line (``livejudge.timing.health.check_line``):
+        said on stderr as a note (unless ``say`` is False), kept as the result's ``source.line`` and
+        as a ``line`` note in the event log."""
+        self.info["line"] = line
+        if say:
+            try:
+                from livejudge.outputs.guard import clean
+
+                print(f"livejudge: note: {clean(line['note'])}", file=sys.stderr)
+            except (OSError, ValueError):
+                pass
+        self.note("line", band=line.get("band"), channels=line.get("channels"), message=line.get("note"))
+
     def _check_health_live(self, user: np.ndarray, agent: np.ndarray) -> None:
         """Worker: the live input-health check (off the audio path), said as soon as found."""
         from livejudge.timing.health import check_input, report_warnings

@@ -424,3 +424,42 @@ def test_speech_like_noise_is_a_noisy_line_below_the_white_noise_threshold(kind,
     for x in noisy:
         assert SPEECHLIKE_FLOOR_DBFS < x.value <= NOISY_FLOOR_DBFS and x.threshold == SPEECHLIKE_FLOOR_DBFS
         assert "speech-like (babble or a television" in x.message and "--sets loud" in x.message
+
+
+def test_a_telephone_band_call_gets_a_line_note_not_a_warning(tmp_path, capsys):
+    """A trial scored the same call wideband and through an 8 kHz μ-law line: a 0.60 s reply read
+    0.86 s on the line, flagged with "within timing error" false, and nothing said the line was
+    narrowband. A channel with no speech above the telephone band now gets a note (stderr, the
+    result's source.line, the event log, the report), not an input-health warning: the file is
+    fine, and gates on input_health_warning_count must not fail every telephone call."""
+    import soundfile as sf
+
+    from livejudge.audio import resample
+    from livejudge.commands.cli import main
+    from livejudge.timing.health import NARROWBAND_HIGH_DB, check_line, high_band_db
+
+    wide = example_dialogue(seed=0, noise_dbfs=-50.0)
+    tel = example_dialogue(seed=0, noise_dbfs=-50.0, telephone_line=True, line_rate=8000)
+    for x in (wide.call.user, wide.call.agent):
+        assert high_band_db(x) > NARROWBAND_HIGH_DB + 10
+    for x in (tel.call.user, tel.call.agent):
+        assert high_band_db(x) < NARROWBAND_HIGH_DB - 10
+    assert check_line(wide.call) is None and check_line(tel.call)["channels"] == ["user", "agent"]
+    assert high_band_db(np.zeros(16000, np.float32)) is None
+    # as a user has it: an 8 kHz file
+    st = np.stack([resample(tel.call.user, 16000, 8000), resample(tel.call.agent, 16000, 8000)], axis=1)
+    sf.write(str(tmp_path / "tel.wav"), st, 8000, subtype="PCM_16")
+    wide.write(tmp_path / "wide.wav")
+    for name, narrow in (("tel", True), ("wide", False)):
+        out, rep, ev = tmp_path / f"{name}.json", tmp_path / f"{name}.html", tmp_path / f"{name}.jsonl"
+        assert main(["score", str(tmp_path / f"{name}.wav"), "--judge", "none", "--asr", "off", "--json", str(out),
+                     "--report", str(rep), "--events", str(ev)]) == 0
+        err = capsys.readouterr().err
+        doc = json.loads(out.read_text())
+        line = doc["source"].get("line")
+        said = [x for x in err.splitlines() if x.startswith("livejudge: note: the user and agent channels are narrowband")]
+        assert (line is not None, len(said), "<b>Line:</b>" in rep.read_text(), '"line"' in ev.read_text()) == (
+            (True, 1, True, True) if narrow else (False, 0, False, False))
+        assert doc["summary"]["input_health_warning_count"] == 0
+        if narrow:
+            assert "docs/verdicts.md, the telephone table" in line["note"] and line["band"] == "narrowband"

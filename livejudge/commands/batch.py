@@ -114,7 +114,7 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
         raise CallError(str(exc)) from None
     try:
         try:
-            from livejudge.timing.health import check_call, unmeasurable
+            from livejudge.timing.health import check_call, check_line, unmeasurable
 
             health = check_call(reader)  # the same input-health check as a single score (issue 20)
             refuse = unmeasurable(health)
@@ -130,6 +130,9 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
                 "asr": transcriber is not None, "echo_gate": gate_info}
         session = Session(options.config, judge=judge, info=info, transcriber=transcriber)
         session.set_input_health(health, say=False)  # a batch says them per call in its summary
+        line = check_line(reader)
+        if line is not None:  # a telephone band: a note per call, not a warning
+            session.set_line(line, say=False)
         try:
             stream_call(session, call, speed=None)
             for msg in reader.truncated:  # a cut-off file is scored, and its result says so
@@ -313,6 +316,12 @@ def health_messages(doc: dict) -> list[str]:
     return [str(w.get("message", w)) for w in (doc.get("source") or {}).get("input_health") or []]
 
 
+def _line_note(doc: dict) -> str | None:
+    """A call's narrowband-line note (``source.line``), or None."""
+    line = (doc.get("source") or {}).get("line")
+    return str(line["note"]) if isinstance(line, dict) and line.get("note") else None
+
+
 def _echo_note(doc: dict) -> str | None:
     """What the echo gate did to a call's user channel, in words, or None (not applied)."""
     from livejudge.timing.echo import echo_gate_text
@@ -332,7 +341,7 @@ def _score_one(path: str, options: ScoreOptions, out_path: str) -> dict:
         write_json(doc, out_path)
         row.update(status="ok", result=out_path, metrics=call_metrics(doc),
                    errors=list(doc.get("errors") or []),
-                   input_health=health_messages(doc), echo_gate=_echo_note(doc))
+                   input_health=health_messages(doc), echo_gate=_echo_note(doc), line=_line_note(doc))
     except CallError as exc:
         row["reason"] = str(exc)
     except Exception as exc:  # a bug or a fault in one call must not end the batch
@@ -453,7 +462,7 @@ def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions,
                 write_json(doc, out_path)
                 row.update(status="ok", result=out_path, metrics=call_metrics(doc),
                            errors=list(doc.get("errors") or []), input_health=health_messages(doc),
-                           echo_gate=_echo_note(doc))
+                           echo_gate=_echo_note(doc), line=_line_note(doc))
             row["wall_s"] = round(got["wall_s"], 3)
         rows[i] = row
         _report_row(row, bar)
@@ -571,6 +580,8 @@ def _report_row(row: dict, bar) -> None:
     msgs += [f"livejudge: warning: {row['file']}: {m}" for m in row.get("input_health") or ()]
     if row.get("echo_gate"):  # the gate rewrote the caller's channel: said per call, as score says it
         msgs.append(f"livejudge: {row['file']}: echo gate on: {row['echo_gate']}")
+    if row.get("line"):
+        msgs.append(f"livejudge: note: {row['file']}: {row['line']}")
     for msg in msgs:
         msg = clean(msg)
         if bar is not None and bar[2].is_terminal:

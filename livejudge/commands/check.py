@@ -393,17 +393,20 @@ def _verdicts_of(args: argparse.Namespace, call_path: str | None, vcfg: VerdictC
     except AudioFormatError as exc:
         raise CLIError(str(exc)) from exc
     try:
-        from livejudge.timing.health import check_call, unmeasurable
+        from livejudge.timing.health import check_call, check_line, unmeasurable
 
         health = check_call(reader)
         refuse = unmeasurable(health)
         if refuse:
             raise CLIError(f"{call_path or args.user}: {refuse}")
+        line = check_line(reader)
         call, gate_info = gate_source(reader, args.echo_gate)
         info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels, "kind": "check",
                 "file": call_path, "file_resolved": _resolved(call_path), "echo_gate": gate_info}
         session = Session(config, judge=None, info=info)
         session.set_input_health(health)
+        if line is not None:
+            session.set_line(line)
         try:
             stream_call(session, call)
         except AudioFormatError as exc:

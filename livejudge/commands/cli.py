@@ -118,23 +118,24 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
     reader = _open_call(call_cfg)  # read block by block: memory does not grow with the file
     try:
         from livejudge.timing.echo import gate_source
-        from livejudge.timing.health import check_call, unmeasurable
+        from livejudge.timing.health import check_call, check_line, unmeasurable
 
         health = check_call(reader)  # swapped, silent or identical channels, clipping, DC (issue 20)
         refuse = unmeasurable(health)
         if refuse:  # nothing can be measured: one line, exit 2, no result that would pretend otherwise
             raise CLIError(f"{call_cfg.file or call_cfg.user}: {refuse}")
+        line = check_line(reader)  # a telephone band: a note, not a warning
         call, gate_info = gate_source(reader, call_cfg.echo_gate)
         return _run_call(call_cfg, session_cfg, judge_cfg, output, call, gate_info,
                          speed=speed, progress=progress, failure=AudioFormatError, reader=reader, health=health,
-                         kind=kind)
+                         kind=kind, line=line)
     finally:
         reader.close()
 
 
 def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfig, output: OutputConfig, call,
               gate_info: dict, *, speed: float | None, progress: bool, failure: type[BaseException],
-              reader=None, health=(), kind: str = "score") -> int:
+              reader=None, health=(), kind: str = "score", line: dict | None = None) -> int:
     from livejudge.session import Session, stream_call
 
     judge = judge_from_config(judge_cfg)
@@ -147,6 +148,8 @@ def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfi
     info["asr"] = transcriber is not None
     session = Session(config, judge=judge, sinks=sinks, info=info, transcriber=transcriber)
     session.set_input_health(list(health))
+    if line is not None:
+        session.set_line(line)
     name = Path(call_cfg.file).name if call_cfg.file else f"{Path(call_cfg.user).name} + {Path(call_cfg.agent).name}"
     title = f"{info['kind']} {name}"
 

@@ -511,6 +511,9 @@ def _health_html(doc: dict) -> str:
     text = echo_gate_text(src.get("echo_gate"))
     if text:
         out += f'<p><b>Echo gate:</b> {_esc(text)} <span class="heuristic">HEURISTIC</span></p>'
+    line = src.get("line")
+    if isinstance(line, dict) and line.get("note"):  # a telephone band (health.check_line)
+        out += f'<p><b>Line:</b> {_esc(line["note"])} <span class="heuristic">HEURISTIC</span></p>'
     return out
 
 

@@ -419,6 +419,68 @@ def report_warnings(warnings: list[HealthWarning], session=None, stream=None, *,
     return [w.to_dict() for w in warnings]
 
 
+NARROWBAND_HIGH_DB = -30.0
+"""HEURISTIC: a channel whose loud frames hold less energy at 4.2–7 kHz than this, relative to
+300–3400 Hz, carries a telephone band (``high_band_db``), dB. On built calls
+(``benchmarks/vad_bounds.py``'s dialogues) wideband speech read −19…−5 dB at every noise kind
+and 16/48 kHz, calls through 8 kHz −45…−40 dB, through a G.711 μ-law telephone line −64…−58 dB."""
+
+
+def high_band_db(x: np.ndarray) -> float | None:
+    """How much of a channel's speech lies above the telephone band: the mean power at 4.2–7 kHz
+    over the mean power at 300–3400 Hz, dB, in the 32 ms frames within 20 dB of its loudest
+    (its speech). Pure.
+
+    Args:
+        x: float32 mono 16 kHz samples.
+    Returns:
+        dB (about −19…−5 for wideband speech, below ``NARROWBAND_HIGH_DB`` for a telephone or
+        8 kHz line), or None when the channel has no frame above digital silence."""
+    n = 512
+    m = x.size // n
+    if m == 0:
+        return None
+    fr = np.asarray(x[: m * n], dtype=np.float64).reshape(m, n)
+    fr = fr - fr.mean(axis=1, keepdims=True)
+    e = np.mean(fr**2, axis=1)
+    if not e.max() > 10 ** (DIGITAL_SILENCE_DBFS / 10):
+        return None
+    loud = fr[e > e.max() * 1e-2]
+    p = np.mean(np.abs(np.fft.rfft(loud * np.hanning(n), axis=1)) ** 2, axis=0)
+    f = np.fft.rfftfreq(n, 1 / SAMPLE_RATE)
+    hi, lo = float(p[(f >= 4200) & (f <= 7000)].mean()), float(p[(f >= 300) & (f <= 3400)].mean())
+    return float(10 * np.log10((hi + 1e-30) / (lo + 1e-30)))
+
+
+def check_line(call) -> dict | None:
+    """The line a recorded call came over, when it is narrowband: ``{"band": "narrowband",
+    "channels": [...], "sample_rate_in": Hz, "high_band_db": {channel: dB}, "note": one line}``,
+    or None (wideband, or nothing to read). A channel is narrowband when its speech holds no energy
+    above the telephone band (``NARROWBAND_HIGH_DB``): an 8 kHz input, or an 8 kHz call resampled
+    before it was saved. Not an input-health warning: a telephone
+    line is what many agents run on, and nothing is wrong with the file; the note says that the
+    timing error there is larger than the figure ``within_timing_error`` uses (a trial's 0.60 s
+    reply read 0.86 s and was flagged, "within timing error" false, on a μ-law line).
+
+    Args:
+        call: a ``TwoChannelAudio`` or ``livejudge.audio.CallReader`` (its first
+            ``LEVEL_PROBE_S`` seconds are read)."""
+    audio = call.head(LEVEL_PROBE_S) if hasattr(call, "head") else call
+    rate = getattr(call, "sample_rate_in", None)
+    db = {c: high_band_db(x) for c, x in (("user", audio.user), ("agent", audio.agent))}
+    narrow = [c for c, v in db.items() if v is not None and v < NARROWBAND_HIGH_DB]
+    if not narrow:
+        return None
+    which = " and ".join(narrow) + (" channels are" if len(narrow) > 1 else " channel is")
+    note = (f"the {which} narrowband (a telephone or 8 kHz line: no speech above 4 kHz): word-final sounds above "
+            "the band are not on the line, so latencies can read longer than the timing error 'within timing "
+            "error' uses (docs/verdicts.md, the telephone table); read flags near the human band's edge as "
+            "upper bounds")
+    return {"band": "narrowband", "channels": narrow, "sample_rate_in": rate,
+            "high_band_db": {c: None if v is None else round(v, 1) for c, v in db.items()},
+            "threshold_db": NARROWBAND_HIGH_DB, "note": note}
+
+
 NO_SPEECH_MIN_S = 10.0
 """HEURISTIC: a channel that is not silent but in which the VAD found no speech over at least
 this much of the call gets a ``no_speech`` warning, seconds (a shorter call may hold one side's
