@@ -391,6 +391,17 @@ class Session:
         self.info["input_health"] = report_warnings(list(warnings), self, say=say)
         return self.info["input_health"]
 
+    def add_input_health(self, warnings: list, *, say: bool = True) -> list[dict]:
+        """Add input-health warnings found after the check before streaming (a file that turned out
+        truncated, samples clipped or zeroed: ``livejudge.timing.health.reader_warnings``): said as
+        ``set_input_health`` says them and appended to the result's ``source.input_health``."""
+        from livejudge.timing.health import report_warnings
+
+        said = self.info.get("input_health")
+        said = said if isinstance(said, list) else []
+        self.info["input_health"] = said + report_warnings(list(warnings), self, say=say)
+        return self.info["input_health"]
+
     def set_line(self, line: dict, *, say: bool = True) -> None:
         """Record that a recording came over a narrowband line (``livejudge.timing.health.check_line``):
         said on stderr as a note (unless ``say`` is False), kept as the result's ``source.line`` and

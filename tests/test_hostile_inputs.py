@@ -164,7 +164,8 @@ def test_huge_samples_in_a_float_file_are_clipped_and_said(call, tmp_path, capsy
     out = tmp_path / "huge.json"
     assert main(["score", str(wav), "--json", str(out), "--asr", "off", "--interval-s", "5"]) == 0
     doc = _strict(out.read_text())
-    assert any("clipped" in e and "huge.wav" in e for e in doc["errors"])
+    assert any("clipped" in w["message"] and "huge.wav" in w["message"] and w["code"] == "bad_samples"
+               for w in doc["source"]["input_health"])
     assert sum(w["p_human"] is not None for w in doc["judge"]) >= 3
 
 
@@ -184,7 +185,10 @@ def test_nan_and_inf_samples_in_a_float_file_are_zeroed_and_counted_once(call, t
     assert err.count("nan.wav holds 307 samples that are not numbers (NaN or ±inf), set to 0") == 1, err
     assert err.count("nan.wav holds 11 samples beyond ±4") == 1, err
     doc = _strict(out.read_text())
-    assert sum("not numbers" in e for e in doc["errors"]) == 1
+    # input-health warnings (a gate on their count passed such a file: a trial), not errors
+    assert sum("not numbers" in w["message"] for w in doc["source"]["input_health"]) == 1
+    assert doc["summary"]["input_health_warning_count"] == 2 and not doc["errors"]
+    assert "livejudge: warning: nan.wav holds 307 samples" in err
     assert main(["score", str(call[0]), "--json", str(clean), "--judge", "none", "--asr", "off"]) == 0
     ref = _strict(clean.read_text())
     assert doc["summary"]["latency_count"] == ref["summary"]["latency_count"]

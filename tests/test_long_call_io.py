@@ -175,7 +175,8 @@ def test_echo_gate_on_a_long_call_probes_its_start_and_streams_when_clean(tmp_pa
 
 def test_truncated_file_is_scored_and_says_so(tmp_path, capsys):
     """New-user defect: a WAV cut short (header says 43.8 s, bytes hold half) was scored as a
-    complete call with no word of it. Now the result's errors and stderr say so."""
+    complete call with no word of it. Now an input-health warning says so (stderr, the result),
+    and a gate on their count fails it (a later trial: it passed `input_health_warning_count>0`)."""
     import json
 
     from livejudge.commands.cli import main
@@ -188,9 +189,12 @@ def test_truncated_file_is_scored_and_says_so(tmp_path, capsys):
     assert main(["score", str(cut), "--judge", "none", "--json", str(out)]) == 0
     doc = json.loads(out.read_text())
     full_s = sf.info(str(src)).duration
-    assert any("cut.wav is truncated" in e and f"{full_s:.1f} s" in e for e in doc["errors"]), doc["errors"]
-    assert doc["source"]["truncated"] is True
-    assert "is truncated" in capsys.readouterr().err
+    ws = doc["source"]["input_health"]
+    assert any(w["code"] == "truncated_file" and "cut.wav is truncated" in w["message"]
+               and f"{full_s:.1f} s" in w["message"] for w in ws), ws
+    assert doc["source"]["truncated"] is True and doc["summary"]["input_health_warning_count"] >= 1
+    assert "livejudge: warning: cut.wav is truncated" in capsys.readouterr().err
+    assert main(["score", str(cut), "--judge", "none", "--fail-if", "input_health_warning_count>0"]) == 3  # a gate failed
     whole = tmp_path / "whole.json"
     assert main(["score", str(src), "--judge", "none", "--json", str(whole)]) == 0
     assert json.loads(whole.read_text())["errors"] == []

@@ -135,11 +135,13 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
             session.set_line(line, say=False)
         try:
             stream_call(session, call, speed=None)
-            for msg in reader.truncated:  # a cut-off file is scored, and its result says so
-                session._on_error(msg)
+            # a cut-off file is scored, and its result says so; as samples clipped or zeroed: both
+            # are input-health warnings (the batch's input_health column, the gate count)
+            from livejudge.timing.health import reader_warnings
+
+            if reader.truncated:
                 session.info["truncated"] = True
-            for msg in reader.warnings:  # samples clipped (1e30 in a float file)
-                session._on_error(msg)
+            session.add_input_health(reader_warnings(reader), say=False)
         except AudioFormatError as exc:
             session.errors.append(str(exc))
             session.info["ended"] = "failed: audio"

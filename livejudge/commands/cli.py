@@ -164,11 +164,13 @@ def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfi
                             on_progress=lambda t: bar.update(task, completed=t))
         else:
             stream_call(session, call, speed=speed, stop=stop)
-        for msg in getattr(reader, "truncated", ()):  # a cut-off file: say so, the result stays valid
-            session._on_error(msg)
+        # a cut-off file, samples clipped or zeroed: input-health warnings (a gate on their count
+        # passed a file cut to a third: a trial), the result stays valid
+        from livejudge.timing.health import reader_warnings
+
+        if getattr(reader, "truncated", ()):
             session.info["truncated"] = True
-        for msg in getattr(reader, "warnings", ()):  # samples clipped (1e30 in a float file)
-            session._on_error(msg)
+        session.add_input_health(reader_warnings(reader))
 
     return run_session(session, body, title=title, output=output, failure=failure)
 

@@ -118,6 +118,7 @@ class HealthWarning:
     Attributes:
         code: "too_short", "silent_channel", "identical_channels", "channel_swap", "clipping", "dc_offset",
             "length_mismatch", "extra_channels" (a file of more than two channels: which two are read),
+            "truncated_file", "bad_samples" (found while the file was read: ``reader_warnings``),
             "no_speech" (a channel with sound but no VAD speech, found at the end of the call:
             ``no_speech_warnings``), "noisy_line" (a noise floor above ``NOISY_FLOOR_DBFS``, or a
             speech-like one above ``SPEECHLIKE_FLOOR_DBFS``).
@@ -479,6 +480,17 @@ def check_line(call) -> dict | None:
     return {"band": "narrowband", "channels": narrow, "sample_rate_in": rate,
             "high_band_db": {c: None if v is None else round(v, 1) for c, v in db.items()},
             "threshold_db": NARROWBAND_HIGH_DB, "note": note}
+
+
+def reader_warnings(reader) -> list[HealthWarning]:
+    """The problems a ``livejudge.audio.CallReader`` found while the call was read, as input-health
+    warnings: ``truncated_file`` (a file that ended before its header said: its missing end read as
+    silence) and ``bad_samples`` (samples beyond full scale clipped, NaN or ±inf set to 0). They
+    used to go only to the result's ``errors``, so a gate on ``input_health_warning_count`` passed
+    a file cut to a third of its length (a new user's trial). Each message as the reader wrote it."""
+    out = [HealthWarning("truncated_file", None, msg, None, None) for msg in getattr(reader, "truncated", ())]
+    out += [HealthWarning("bad_samples", None, msg, None, None) for msg in getattr(reader, "warnings", ())]
+    return out
 
 
 NO_SPEECH_MIN_S = 10.0
