@@ -356,7 +356,10 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
 
     stop = threading.Event()
     with StopSignals(stop) as signals:
-        display = make_display(session, title, output.display, report=output.report)
+        # with --json - stdout carries the result alone: the display goes to stderr (its plain lines
+        # came before the JSON on stdout, and `| jq` failed: a trial)
+        display = make_display(session, title, output.display, report=output.report,
+                               stream=sys.stderr if output.json_out == "-" else None)
         if display is not None:
             session.add_sink(display)
             display.start()
@@ -476,7 +479,18 @@ def write_outputs(result: dict, output: OutputConfig) -> int:
     code = EXIT_OK
     out = output.json_out
     if out == "-":
-        sys.stdout.write(json_text(result) + "\n")
+        try:
+            sys.stdout.write(json_text(result) + "\n")
+            sys.stdout.flush()
+        except OSError as exc:  # a full disk behind `> out.json`: it exited 0 with half a document (a trial)
+            code = EXIT_FAILED
+            try:
+                fb = write_json(result, fallback_path("result.json"))
+                print(f"livejudge: cannot write the result to stdout ({exc.strerror or exc}); written to {fb} "
+                      "instead", file=sys.stderr)
+            except OSError:
+                print(f"livejudge: cannot write the result to stdout ({exc.strerror or exc}), nor to a "
+                      "fallback file: the result is lost", file=sys.stderr)
     elif out:
         try:
             p = write_json(result, out)

@@ -71,22 +71,31 @@ def _same_file(a: str | Path, b: str | Path) -> bool:
     return os.path.realpath(a) == os.path.realpath(b)
 
 
+STDOUT_FLAGS = ("--json",)
+"""The output flags for which "-" means stdout (``check_output_paths`` refuses "-" for the others)."""
+
+
 def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[str | Path | None] = (),
                        what: str = "recording") -> None:
     """Refuse, before any work, output paths that would fail or do harm when written.
 
     Args:
-        outputs: flag → path (``{"--json": "r.json", "--events": None}``); None and "-"
-            (stdout) are skipped.
+        outputs: flag → path (``{"--json": "r.json", "--events": None}``); None is skipped, and
+            "-" (stdout) for the flags in ``STDOUT_FLAGS``.
         inputs: the input files (the recording), which no output may be.
         what: what the inputs are, for the message: "recording" (score, replay, attach) or "result
             document" (report, compare).
     Raises:
-        OutputPathError: an output is an input, two outputs are one file, a directory, a name
+        OutputPathError: "-" for a flag that writes only files, an output is an input, two
+            outputs are one file, a directory, a name
             over the file system's limit, or in a directory where no file can be created
             (read-only, ``/proc``, missing permissions).
     """
     ins = [str(i) for i in inputs if i is not None and str(i) != "-"]
+    for flag, p in outputs.items():  # only --json writes to stdout; elsewhere "-" made a file named "-" (a trial)
+        if p is not None and str(p) == "-" and flag not in STDOUT_FLAGS:
+            raise OutputPathError(f"{flag} - is not supported ({flag} writes a file; only --json - writes to "
+                                  f"stdout): give a file path")
     given = [(flag, str(p)) for flag, p in outputs.items() if p is not None and str(p) != "-"]
     for i, (flag, path) in enumerate(given):
         p = Path(path)
@@ -124,8 +133,17 @@ def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[s
 def write_text_atomic(path: str | Path, text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` via a uniquely named temp file in the same directory
     and a rename: a crash never leaves half a file, and concurrent writers never share a temp
-    file. Raises OSError (the temp file is removed)."""
+    file. An existing path that is not a regular file (a device, a FIFO) is written in place.
+    Raises OSError (the temp file is removed)."""
     p = Path(path)
+    if p.exists() and not p.is_file() and not p.is_dir():
+        # a device or a pipe (/dev/stdout, /dev/full, a FIFO): written in place, never renamed over
+        # (as root, a trial's --json /dev/full replaced the device node with a regular file and
+        # said "result written"); a write error (ENOSPC) is raised
+        with open(p, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+        return p
     if not p.parent.exists():
         p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name[:100]}.", suffix=".tmp", dir=p.parent)

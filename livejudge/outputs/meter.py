@@ -675,14 +675,21 @@ class PlainLines:
         pass
 
 
-def make_display(session: "Session", title: str = "", mode: str = "auto", report: str | None = None):
+def make_display(session: "Session", title: str = "", mode: str = "auto", report: str | None = None,
+                 stream: TextIO | None = None):
     """The meter for a TTY, plain lines otherwise. mode: "auto", "rich", "plain" or "none";
-    report: the HTML report the call writes, or None (``Meter``)."""
+    report: the HTML report the call writes, or None (``Meter``); stream: where the display goes
+    (default stdout; stderr when stdout carries the result, ``--json -``)."""
     if mode == "none":
         return None
-    if mode == "rich" or (mode == "auto" and sys.stdout.isatty()):
-        return Meter(session, title, report=report)
-    return PlainLines(session)
+    out = stream if stream is not None else sys.stdout
+    if mode == "rich" or (mode == "auto" and out.isatty()):
+        if stream is None:
+            return Meter(session, title, report=report)
+        from rich.console import Console
+
+        return Meter(session, title, console=Console(file=stream), report=report)
+    return PlainLines(session, stream=out)
 
 
 def render_text(session: "Session", title: str = "", width: int = 80, height: int = 24,
