@@ -660,8 +660,11 @@ __all__ = ["AEC_INSTALL_HINT", "DETECT_CORRELATION", "EchoCanceller", "EchoError
            "room_impulse_response", "webrtc_highpass"]
 
 
-ECHO_WHOLE_MAX_S = 600.0
-"""Calls up to this long (seconds) get the echo gate's whole-call check, as before streaming."""
+ECHO_WHOLE_MAX_S = 2 * 60.0
+"""Calls up to this long (seconds) get the echo gate's whole-call check, as before streaming;
+longer ones are probed on their first ``ECHO_PROBE_S``. HEURISTIC: it was 600 s, and a trial's
+10-minute call without echo peaked at 1073 MB (the whole call and the estimator's buffers in
+memory) against 338 MB for 20 and 60 minutes, streamed."""
 
 ECHO_PROBE_S = 60.0
 """HEURISTIC: ``--echo-gate auto`` on a longer call looks for agent leakage in its first minute
