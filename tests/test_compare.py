@@ -571,3 +571,23 @@ def test_a_column_with_input_warnings_gets_a_note(tmp_path):
         paths.append(p)
     notes = compare(paths)["notes"]
     assert len(notes) == 1 and notes[0].startswith("B (noisy.json): its input carries 2 input-health warning(s)")
+
+
+def test_a_call_cut_short_is_said_not_read_as_better(tmp_path, capsys):
+    """A trial compared a 20-minute call with a run of it stopped at 86.6 s: "flagged moments
+    107 → 7 (-100, better)", and nothing said the second call was cut short."""
+    full, cut = _doc(0.8, 1.5, 0.3, 0.4, 2.0), _doc(0.8, 1.5, 0.3, 0.4, 2.0)
+    full["source"] = {"kind": "score", "ended": "end of input"}
+    cut["source"] = {"kind": "score", "ended": "interrupted (Ctrl-C)"}
+    cut["duration_s"] = 86.6
+    a, b = tmp_path / "full.json", tmp_path / "cut.json"
+    a.write_text(json.dumps(full))
+    b.write_text(json.dumps(cut))
+    notes = compare([a, b])["notes"]
+    said = [n for n in notes if "cut short" in n]
+    assert said == ["B (cut.json): the call was cut short (interrupted (Ctrl-C)) after 86.6 s: its counts cover "
+                    "only that part, so fewer flags or barge-ins there are not an improvement; compare rates, or "
+                    "calls that ran to their end"], notes
+    assert not any("cut short" in n for n in compare([a, a])["notes"])
+    assert main(["compare", str(a), str(b)]) == 0
+    assert "B (cut.json): the call was cut short" in capsys.readouterr().out.replace("\n", " ").replace("  ", " ")

@@ -161,7 +161,28 @@ def _settings(doc: dict) -> dict:
             "judge": None if not ji else f"{ji.get('backbone')} / {ji.get('head')}{version}",
             # how a live call reached the bot: WebRTC's jitter buffer and Opus add to every latency, so
             # one bot over the eval wire and over WebRTC read "+0.23 s, worse" with no note (a trial)
-            "route": _route(src)}
+            "route": _route(src),
+            # how the call ended ("end of input", "interrupted (Ctrl-C)", "failed: …"): not a setting
+            # that differs, read by cut_short_notes
+            "ended": src.get("ended")}
+
+
+def cut_short_notes(doc: dict, cols: list) -> list[str]:
+    """One line per call column whose call was cut short (``source.ended`` interrupted or failed):
+    its counts cover only the part before the cut, so fewer flags read "better" (a trial compared a
+    20-minute call with a run of it stopped at 86.6 s: "flagged moments 107 → 7 (-100, better)").
+    ``cols``: ``load_column``'s tuples, in column order. Pure."""
+    notes = []
+    for i, c in enumerate(cols):
+        ended = (c[3] or {}).get("ended") if c[2] == "call" else None
+        if isinstance(ended, str) and (ended.startswith("interrupted") or ended.startswith("failed")):
+            name = f"{chr(ord('A') + i)} ({Path(doc['columns'][i]['name']).name})"
+            dur = c[1].get("duration_s")
+            at = f" after {dur:.1f} s" if isinstance(dur, (int, float)) else ""
+            notes.append(f"{name}: the call was cut short ({ended}){at}: its counts cover only that part, so "
+                         "fewer flags or barge-ins there are not an improvement; compare rates, or calls that ran "
+                         "to their end")
+    return notes
 
 
 def _route(src: dict) -> str | None:
@@ -286,8 +307,8 @@ def compare(paths: list[str | Path]) -> dict:
     out = {"columns": [{"name": c[0], "kind": c[2], "settings": c[3]} for c in cols], "rows": rows,
            "settings_differ": differ, "timing_tolerance_s": dict(TIMING_TOLERANCE_S),
            "judge_tolerance": {m: judge_tol[m] for m in metrics if m in judge_tol}}
-    out["notes"] = (tradeoff_notes(out) + flagged_mix_notes(out, [c[1] for c in cols]) + subset_notes(out)
-                    + health_notes(out, [c[1] for c in cols]))
+    out["notes"] = (cut_short_notes(out, cols) + tradeoff_notes(out) + flagged_mix_notes(out, [c[1] for c in cols])
+                    + subset_notes(out) + health_notes(out, [c[1] for c in cols]))
     return out
 
 
