@@ -144,6 +144,12 @@ class SessionConfig:
 MAX_ERRORS = 100
 """Most entries ``Session.errors`` (the result's ``errors``) holds; the last one counts the rest."""
 
+MAX_NOTES = 10_000
+"""Most framework/protocol notes a session keeps (the result's ``framework_events``) and publishes
+(the event log); the rest are counted per kind in one ``notes_dropped`` note at close. HEURISTIC
+bound: a real call sends a few per turn; a trial's agent sent 200,000 text frames and the result
+grew to 38 MB, the event log to 35 MB, memory to 474 MB."""
+
 
 class Session:
     """One judged conversation. Thread-safe: sources may push from different threads.
@@ -197,6 +203,7 @@ class Session:
         self._verdict_lo_s = -float("inf")  # verdicts of moments before this are not looked for live
         self._verdict_cache: tuple[Any, list[Verdict]] | None = None
         self._notes: list[Note] = []
+        self._notes_dropped: dict[str, int] = {}  # kind → notes beyond MAX_NOTES
         self._results: list[JudgeResult] = []
         self._resamplers: dict[tuple[Channel, int], StreamResampler] = {}
         self._next_judge_s = self.config.interval_s
@@ -374,6 +381,9 @@ class Session:
         with self._lock:
             if self._closed_result is not None:
                 raise ValueError(f"session is closed; note {kind!r} was not recorded (start a new Session)")
+            if len(self._notes) >= MAX_NOTES:  # bounded: counted, said once at close
+                self._notes_dropped[kind] = self._notes_dropped.get(kind, 0) + 1
+                return n
             self._notes.append(n)
         self._publish(n)
         return n
@@ -801,6 +811,10 @@ class Session:
                     self._publish(s)
             self._warn_no_speech()
             self._publish_settled(final=True)
+            if self._notes_dropped:  # one line for what the bound left out (never silently)
+                n = Note("notes_dropped", self.now_s, {"max_notes": MAX_NOTES, "by_kind": dict(self._notes_dropped)})
+                self._notes.append(n)
+                self._publish(n)
         if self.transcriber is not None:
             self.transcriber.close(wait=drain_judge)  # the last turns' text joins the final window
         if self._scheduler is not None:

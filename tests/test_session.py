@@ -353,3 +353,26 @@ def test_every_mode_depth_drops_every_queued_window_when_stopped_without_drainin
 def test_a_sessions_judge_depth_is_checked():
     with pytest.raises(ValueError, match="judge_depth must be at least 1"):
         SessionConfig(judge_depth=0).validate()
+
+
+def test_framework_notes_are_bounded_and_what_is_left_out_is_counted(monkeypatch, tmp_path):
+    """A trial's agent sent 200,000 text frames: framework_events held 200,004 entries (a 38 MB
+    result, a 35 MB event log). Notes beyond MAX_NOTES are counted per kind in one note at close,
+    in the result and the event log alike."""
+    import livejudge.session as session_mod
+    from livejudge.outputs.sinks import JsonlSink
+    from livejudge.session import Session
+
+    monkeypatch.setattr(session_mod, "MAX_NOTES", 50)
+    log = tmp_path / "e.jsonl"
+    s = Session(sinks=[JsonlSink(log)])
+    for i in range(120):
+        s.note("bot_text", text=f"frame {i}")
+    s.note("interruption")
+    doc = s.close()
+    ev = doc["framework_events"]
+    assert [e["kind"] for e in ev[:50]] == ["bot_text"] * 50 and len(ev) == 51
+    assert ev[-1]["kind"] == "notes_dropped" and ev[-1]["by_kind"] == {"bot_text": 70, "interruption": 1}
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    kinds = [x.get("kind") for x in lines if x.get("type") == "note" or "by_kind" in x or x.get("kind") == "bot_text"]
+    assert kinds.count("bot_text") == 50 and "notes_dropped" in kinds, kinds[-3:]
