@@ -318,12 +318,15 @@ def _bad_docs(good: dict) -> dict[str, str]:
     far = json.loads(json.dumps(good))
     far["transitions"][0]["gap_s"] = 1e12
     nan = json.dumps(good).replace('"duration_s": ' + json.dumps(good["duration_s"]), '"duration_s": NaN', 1)
+    listed = json.loads(json.dumps(good))
+    listed["summary"]["mean_p_human"] = [1]  # a hand edit: `report` crashed with a traceback (a trial)
     return {"deep": deep, "wrong_summary": json.dumps(wrong), "wrong_segments": json.dumps(segs),
-            "gap_1e12": json.dumps(far), "nan": nan}
+            "gap_1e12": json.dumps(far), "nan": nan, "summary_value_a_list": json.dumps(listed)}
 
 
 @pytest.mark.parametrize("command", ["compare", "report"])
-@pytest.mark.parametrize("case", ["deep", "wrong_summary", "wrong_segments", "gap_1e12", "nan"])
+@pytest.mark.parametrize("case", ["deep", "wrong_summary", "wrong_segments", "gap_1e12", "nan",
+                                  "summary_value_a_list"])
 def test_malformed_documents_are_one_line_errors(good_doc, tmp_path, capsys, command, case):
     bad = tmp_path / "bad.json"
     bad.write_text(_bad_docs(good_doc)[case])
@@ -337,7 +340,8 @@ def test_malformed_documents_are_one_line_errors(good_doc, tmp_path, capsys, com
     assert len(err.strip().splitlines()) == 1 and "bad.json" in err
     assert {"deep": "nested too deeply", "wrong_summary": "summary must be an object",
             "wrong_segments": "segments must be a list", "gap_1e12": "gap_s = 1e+12 is outside",
-            "nan": "NaN is not a JSON number"}[case] in err
+            "nan": "NaN is not a JSON number",
+            "summary_value_a_list": "summary.mean_p_human must be a number, got list"}[case] in err
 
 
 # ------------------------------------------------------------------ escape sequences
