@@ -742,17 +742,36 @@ def _wav_declared_frames(path: str | Path) -> int | None:
     return None
 
 
+MAX_SPOOL_BYTES = 8 << 30
+"""Most bytes read from a pipe before decoding (``_spool``): 8 GiB, over 6 hours of 48 kHz stereo
+float32; more is a stream without end, refused rather than left to fill the disk."""
+
+
 def _spool(p: Path) -> Path:
     """Copy a pipe or FIFO (``score <(cat call.wav)``, ``/dev/stdin``) to a temp file, block by
     block, so the decoder can seek in it; the caller opens it and removes the name. Disk, not
-    memory, holds the copy. Raises AudioFormatError (empty, unreadable, no space)."""
-    import shutil
+    memory, holds the copy. Raises AudioFormatError (a device such as /dev/zero, empty, more than
+    ``MAX_SPOOL_BYTES``, unreadable, no space)."""
+    import stat
     import tempfile
 
+    try:
+        mode = os.stat(p).st_mode
+    except OSError:
+        mode = 0
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):  # /dev/zero was copied to /tmp without end (a trial)
+        raise AudioFormatError(f"{p} is a device, not an audio file or a pipe: give a file, or pipe one in "
+                               "(cat call.wav | livejudge score /dev/stdin)")
     fd, tmp = tempfile.mkstemp(prefix="livejudge-pipe-", suffix=p.suffix[:10] or ".audio")
     try:
         with open(p, "rb") as src, os.fdopen(fd, "wb") as dst:
-            shutil.copyfileobj(src, dst, 1 << 20)
+            got = 0
+            while block := src.read(1 << 20):
+                got += len(block)
+                if got > MAX_SPOOL_BYTES:
+                    raise AudioFormatError(f"{p} gave more than {MAX_SPOOL_BYTES >> 20} MiB: more than any call "
+                                           "livejudge reads (a stream without end?); save the call to a file first")
+                dst.write(block)
         if os.path.getsize(tmp) == 0:
             raise AudioFormatError(f"{p} gave no bytes (an empty pipe): check the command that feeds it")
     except OSError as exc:

@@ -404,3 +404,36 @@ def test_an_agents_close_reason_reaches_the_terminal_escaped(tmp_path, capsys):
     assert "busy" in err and "\x1b" not in err and "\x07" not in err
     assert "\\x1b[2J" in err
     assert np.isfinite(_strict((tmp_path / "o.json").read_text())["duration_s"])
+
+
+def test_a_device_or_an_endless_pipe_is_refused_not_copied_without_end(tmp_path, capsys, monkeypatch):
+    """`score /dev/zero` copied the device to a temp file without end (a trial: it hung until a
+    timeout, the copy growing in /tmp). A device is refused; a pipe is read to MAX_SPOOL_BYTES."""
+    import os
+    import threading
+
+    import livejudge.audio as audio
+
+    assert main(["score", "/dev/zero", "--judge", "none", "--json", str(tmp_path / "r.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "/dev/zero is a device, not an audio file or a pipe" in err[0], err
+    monkeypatch.setattr(audio, "MAX_SPOOL_BYTES", 1 << 20)
+    fifo = tmp_path / "endless.wav"
+    os.mkfifo(fifo)
+
+    def feed():
+        try:
+            with open(fifo, "wb") as f:
+                for _ in range(3):
+                    f.write(b"\0" * (1 << 20))
+        except BrokenPipeError:
+            pass
+
+    t = threading.Thread(target=feed, daemon=True)
+    t.start()
+    assert main(["score", str(fifo), "--judge", "none", "--json", str(tmp_path / "r.json")]) == 2
+    t.join(timeout=10)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "gave more than 1 MiB" in err[0] and "a stream without end" in err[0], err
+    assert not [p for p in os.listdir(__import__("tempfile").gettempdir()) if p.startswith("livejudge-pipe-")
+                and os.path.getsize(os.path.join(__import__("tempfile").gettempdir(), p)) >= 1 << 20]
