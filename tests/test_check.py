@@ -71,7 +71,10 @@ def test_pass_and_fail_at_planted_moments(calls, capsys):
 
 @pytest.mark.parametrize("args, needle", [
     (["--at", 3.0], "go together"),
-    (["--at", 3.0, "--expect", "hold", "--within", 0.5], "within_s goes with expect 'yield'"),
+    # the flags' names, not the expectation file's keys (a trial read "at_s must be …")
+    (["--at", 3.0, "--expect", "hold", "--within", 0.5], "--within goes with --expect 'yield'"),
+    (["--at", -3.0, "--expect", "yield"], "livejudge: --at must be a time ≥ 0 seconds, got -3.0"),
+    (["--at", 3.0, "--expect", "yield", "--within", -1.0], "livejudge: --within must be ≥ 0 seconds, got -1.0"),
     (["--expectations", "missing.json"], "cannot read expectations file"),
     (["--yield-max-s", -1, "--at", 3.0, "--expect", "yield"], "--yield-max-s"),
     (["--event", 1], "--event goes with --pin-from"),

@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import textwrap
 import xml.etree.ElementTree as ET
@@ -441,8 +442,11 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise CLIError("--at T and --expect yield|hold go together (--within S optional, with yield)")
         try:
             exps.append(Expectation(args.at, args.expect, args.within))
-        except ValueError as exc:
-            raise CLIError(f"--at/--expect/--within: {exc}") from None
+        except ValueError as exc:  # the flags' names, not the expectation file's keys (a trial read "at_s")
+            msg = str(exc)
+            for key, flag in (("at_s", "--at"), ("within_s", "--within"), ("expect", "--expect")):
+                msg = re.sub(rf"\b{key}\b", flag, msg)
+            raise CLIError(msg) from None
     tolerance = TOLERANCE_S if tolerance is None else float(tolerance)
     if tolerance < 0:
         raise CLIError(f"--tolerance-s must be ≥ 0 seconds, got {tolerance}")
