@@ -284,6 +284,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write-caveat", default=None, metavar="HEAD_DIR",
                     help="with --from-json: write the stored measurement into HEAD_DIR's config as its validity caveat")
     ap.add_argument("--from-json", type=Path, default=None, help="a stored result of this script (no scoring)")
+    ap.add_argument("--people-from", type=Path, default=None, metavar="RESULT.json",
+                    help="a stored result of this script, of the same head (checked by its weights digest): its "
+                         "people dialogues join this run's per condition, so a batch of machines alone gets a "
+                         "ROC-AUC against them (a two-run figure: each people dialogue keeps 'people_from')")
     ap.add_argument("--corpus-table", action="store_true",
                     help="print the sources table of docs/corpus.md from the manifest and stop")
     a = ap.parse_args(argv)
@@ -349,6 +353,22 @@ def main(argv: list[str] | None = None) -> int:
         frame_file = Path(head_dir) / "frame_cnn.safetensors"
         if frame_file.is_file():  # which frame readout (v12's networks differ from 0.3.0's, its linear weights do not)
             results["frame_readout_sha256_16"] = hashlib.sha256(frame_file.read_bytes()).hexdigest()[:16]
+    people_from = None
+    if a.people_from is not None:  # people of a stored run of this very head (same protocol and settings)
+        people_from = json.loads(a.people_from.read_text())
+        for key in ("head_weights_sha256_16", "frame_readout_sha256_16"):
+            if people_from.get(key) != results.get(key):
+                raise SystemExit(f"--people-from {a.people_from}: its {key} is {people_from.get(key)}, this head's "
+                                 f"{results.get(key)}: people dialogues of another head cannot be pooled")
+        missing = [c for c in conditions if c not in people_from.get("conditions", {})]
+        if missing:
+            raise SystemExit(f"--people-from {a.people_from}: no {', '.join(missing)} condition stored")
+        for key in ("agent_speech_s", "user_max_s", "seed", "unit"):
+            if people_from.get(key) != results.get(key):
+                raise SystemExit(f"--people-from {a.people_from}: its {key} differs ({people_from.get(key)!r} vs "
+                                 f"{results.get(key)!r}): not the same protocol")
+        results["people_from"] = {"file": str(a.people_from), "command": people_from.get("command"),
+                                  "commit": people_from.get("commit")}
     t_all = time.perf_counter()
     for cond, (telephone, mp3_kbps) in conditions.items():
         dialogues = []
@@ -365,6 +385,9 @@ def main(argv: list[str] | None = None) -> int:
                               "agent_talk_s": s["agent_talk_s"], "p": s["mean_p_human"],
                               "coverage": s["evidence_coverage"], "windows": s["judged_windows"]})
         dt = time.perf_counter() - t0
+        if people_from is not None:
+            dialogues += [dict(d, people_from=a.people_from.name) for d in people_from["conditions"][cond]["dialogues"]
+                          if d["label"] == "human"]
         by_sys: dict = defaultdict(list)
         by_fam: dict = defaultdict(list)
         for d in dialogues:
