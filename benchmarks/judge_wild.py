@@ -385,6 +385,7 @@ def main(argv: list[str] | None = None) -> int:
                               "agent_talk_s": s["agent_talk_s"], "p": s["mean_p_human"],
                               "coverage": s["evidence_coverage"], "windows": s["judged_windows"]})
         dt = time.perf_counter() - t0
+        n_scored_here = len(dialogues)
         if people_from is not None:
             dialogues += [dict(d, people_from=a.people_from.name) for d in people_from["conditions"][cond]["dialogues"]
                           if d["label"] == "human"]
@@ -419,7 +420,9 @@ def main(argv: list[str] | None = None) -> int:
             "seconds": round(dt, 1),
             "audio_seconds": round(sum(d["duration_s"] for d in dialogues), 1),
         }
-        print(f"[{cond}] {len(dialogues)} dialogues scored in {dt:.0f} s", file=sys.stderr)
+        print(f"[{cond}] {n_scored_here} dialogues scored in {dt:.0f} s"
+              + (f" (+{len(dialogues) - n_scored_here} people dialogues from {a.people_from.name})"
+                 if people_from is not None else ""), file=sys.stderr)
     results["seconds_total"] = round(time.perf_counter() - t_all, 1)
     a.json.parent.mkdir(parents=True, exist_ok=True)
     a.json.write_text(json.dumps(results, indent=1))
