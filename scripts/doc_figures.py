@@ -851,6 +851,63 @@ def fig_commercial_engines_030() -> str:
                          note=" The runs are v11's: the head shipped as 0.3.0 (the same weight files; its config differs in version and validity text).")
 
 
+def fig_wild_batch10_040() -> str:
+    """The shipped head (0.4.0) on the tenth wild batch: 7 systems no head has met, measure-only,
+    as fixed before the run in ``benchmarks/experiments/batch10/README.md`` (M1 machines, M2 ROC-AUC
+    against the stored people dialogues of the same head). Rounded DOWN (``_floor2``)."""
+    d = _floor2()
+    path = RESULTS / "judge_wild_measure_only_batch10_040.json"
+    if not path.exists():
+        return "No stored run (the command in `benchmarks/experiments/batch10/README.md`)."
+    r = json.loads(path.read_text())
+    conds = list(r["conditions"])
+    from collections import defaultdict
+
+    def machines(cond, keep=lambda x: True):
+        return [x for x in r["conditions"][cond]["dialogues"] if x["label"] == "machine" and x["p"] is not None
+                and keep(x)]
+
+    def called_human(xs):
+        return sum(x["p"] >= 0.5 for x in xs) / len(xs) if xs else None
+
+    def f(v):
+        return "–" if v is None else d(v)
+
+    systems = defaultdict(dict)
+    for c in conds:
+        for x in machines(c):
+            systems[(x["family"], x["system"])].setdefault(c, []).append(x)
+    head = f"| system (family) | dialogues scored ({' / '.join(conds)}) | " + " | ".join(
+        f"{c}: mean P(human) | {c}: called human" for c in conds) + " |"
+    lines = [head, "|" + "---|" * (2 + 2 * len(conds))]
+    order = sorted(systems, key=lambda k: -sum(x["p"] for x in systems[k][conds[0]]) / len(systems[k][conds[0]]))
+    for fam, sysn in order:
+        cells = []
+        for c in conds:
+            xs = systems[(fam, sysn)].get(c, [])
+            cells += [f(sum(x["p"] for x in xs) / len(xs) if xs else None), f(called_human(xs))]
+        n = " / ".join(str(len(systems[(fam, sysn)].get(c, []))) for c in conds)
+        lines.append(f"| {sysn} ({fam}) | {n} | " + " | ".join(cells) + " |")
+    pooled = []
+    for c in conds:
+        cs = r["conditions"][c]
+        ms = machines(c)
+        no_zh = machines(c, lambda x: x.get("english", True))
+        pooled.append(
+            f"{c}: machines' mean P(human) {f(cs['machines']['mean_p_human'])} (bar ≤ 0.3: "
+            f"{'met' if cs['machines']['mean_p_human'] <= 0.3 else 'not met'}), called human "
+            f"{f(called_human(ms))} of {len(ms)} dialogues; without the Mandarin FireRedTTS "
+            f"{f(sum(x['p'] for x in no_zh) / len(no_zh))}; ROC-AUC against the people {f(cs['pooled_auc_machines_vs_people'])} "
+            f"(bar ≥ 0.9: {'met' if cs['pooled_auc_machines_vs_people'] >= 0.9 else 'not met'}), people's mean P(human) "
+            f"{f(cs['people']['mean_p_human'])}")
+    pf = r.get("people_from", {}).get("file", "?")
+    return ("\n".join(lines) + "\n\n" + "; ".join(pooled) + ". The people are the "
+            f"{r['conditions'][conds[0]]['people']['n']} people dialogues of the stored run of the same head "
+            f"(`{pf}`, same weights, checked): a two-run figure. Head weights `{r.get('head_weights_sha256_16')}`, "
+            f"frame readout `{r.get('frame_readout_sha256_16')}`.\n\n(from `benchmarks/results/{path.name}`, "
+            f"written by `{r['command']}`, commit {str(r.get('commit'))[:10]})")
+
+
 def fig_commercial_engines_040() -> str:
     """whisper-fitted 0.4.0 per commercial engine (``_engine_table``), with 0.3.0's wideband figures
     on the same dialogues beside it."""
@@ -1278,6 +1335,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "timing_tolerance": fig_timing_tolerance,
     "telephone_timing": fig_telephone_timing,
     "loud_timing": fig_loud_timing,
+    "wild_batch10_040": fig_wild_batch10_040,
     "judge_spread": fig_judge_spread,
     "verdict_settle": fig_verdict_settle,
     "data_batch2": fig_data_batch2,
