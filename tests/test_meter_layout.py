@@ -204,7 +204,7 @@ def test_the_meter_is_told_whether_a_report_is_written(monkeypatch, tmp_path):
     from livejudge.config import OutputConfig
 
     seen = []
-    monkeypatch.setattr(meter_mod, "make_display", lambda session, title, mode, report=None: seen.append(report))
+    monkeypatch.setattr(meter_mod, "make_display", lambda session, title, mode, report=None, stream=None: seen.append(report))
     for report in (None, str(tmp_path / "call.html")):
         s = Session(SessionConfig(judge_mode="off"))
         run_session(s, lambda stop: None, title="t", output=OutputConfig(display="rich", report=report))
