@@ -276,8 +276,10 @@ def test_a_stopped_batch_writes_its_summary(call, tmp_path, capsys, monkeypatch)
     err = capsys.readouterr().err
     assert code == 130, err
     sm = json.loads((out / "summary.json").read_text())
-    assert sm["n_calls"] == 1 and sm["n_scored"] == 1 and "after 1 of 3 calls" in sm["stopped"]
-    assert (out / "summary.csv").read_text().count("\n") == 2  # header + the one call
+    # every call is listed: the one scored, the one in flight (interrupted), the one never started
+    assert sm["n_calls"] == 3 and sm["n_scored"] == 1 and "after 1 of 3 calls" in sm["stopped"]
+    assert [c["status"] for c in sm["calls"]] == ["ok", "interrupted", "not_started"]
+    assert (out / "summary.csv").read_text().count("\n") == 4  # header + every call
     assert "summary of those written" in err
 
 

@@ -11,20 +11,32 @@ module back). A file that cannot be scored is
 reported with its reason and skipped; it never aborts the batch, but the batch then exits 1
 (``--allow-skipped``: 0), so a CI job that scores a folder notices a call it lost.
 
-Outputs in ``--out-dir``: ``<name>.json`` per scored call, ``summary.json`` (every call with
-its status, reason or metrics, and the medians over the scored calls) and ``summary.csv``
-(one row per call).
+Outputs in ``--out-dir`` (checked before any call is scored: ``check_out_dir``): ``<name>.json``
+per scored call (a name cut to ``MAX_RESULT_NAME_BYTES`` with a hash), ``summary.json`` (every
+call with its status, reason or metrics, and the medians over the scored calls) and
+``summary.csv`` (one row per call). A file that cannot be written there (a full disk) goes to the
+temp directory instead, as a single ``score --json`` does, and the batch exits 1.
+
+A stop signal (Ctrl-C, SIGTERM, SIGHUP) stops a batch within seconds (``STOP_GRACE_S``): the calls
+in flight end early with partial results, workers are ended (none outlives the batch), the summary
+covers every call (``interrupted``, ``not_started``) and the exit code is 130, 143 or 129.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import glob
+import hashlib
+import io
 import json
 import os
+import signal
 import sys
+import threading
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +49,59 @@ MANIFEST_SUFFIXES = (".txt", ".lst", ".list", ".manifest", ".csv")
 
 class CallError(Exception):
     """One call could not be scored (one-line reason)."""
+
+
+STOP_GRACE_S = 4.0
+"""HEURISTIC: after a stop signal (Ctrl-C, SIGTERM, SIGHUP), how long a batch lets its calls in flight
+end early and write their partial results before it kills their workers, seconds. Well under the
+10 s Docker (30 s Kubernetes) leaves between SIGTERM and SIGKILL, so the summary is always written
+in time; a trial's batch waited 46 s for a 20-minute call in flight and was killed first."""
+
+MAX_RESULT_NAME_BYTES = 120
+"""Longest result file name a batch writes, bytes of UTF-8 with ``.json`` (longer call names are cut
+and given a hash: ``_out_names``). The temporary name used while writing adds about 15 bytes
+(``.NAME.XXXXXXXX.tmp``), so both fit the 255 bytes of ext4, XFS, APFS and NTFS, and the 143 of
+eCryptfs (a trial: a 251-character call name was scored, then lost to ENAMETOOLONG)."""
+
+
+class StopRequest:
+    """A request to end the calls in flight early, made by a stop signal during a batch.
+
+    ``event`` is what ``stream_call`` polls; ``signals`` holds the stop signals received, the first
+    naming the reason (``label``: "Ctrl-C", "SIGTERM", "SIGHUP"). Not frozen: a signal changes it.
+    """
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.signals: list[int] = []
+
+    def request(self, signum: int) -> None:
+        """Ask every call in flight in this process to stop (async-signal safe: no I/O)."""
+        self.signals.append(int(signum))
+        self.event.set()
+
+    def is_set(self) -> bool:
+        return self.event.is_set()
+
+    @property
+    def first(self) -> int | None:
+        return self.signals[0] if self.signals else None
+
+    @property
+    def label(self) -> str:
+        """The first signal as the single-file commands name it in ``source.ended``; "stopped" when none."""
+        return _signal_label(self.first) if self.first is not None else "stopped"
+
+
+def _signal_label(signum: int) -> str:
+    return "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+
+
+_PROCESS_STOP: StopRequest | None = None
+"""This process's batch stop (set by ``run_batch`` for the calls it scores itself, and by a worker's
+start for the calls it scores); ``score_call`` reads it when not given one."""
+_STARTED = None
+"""In a batch worker: the shared byte array in which ``_score_one`` marks the calls it started."""
 
 
 @dataclass(frozen=True)
@@ -90,12 +155,15 @@ def _judge_for(options: ScoreOptions):
     return _JUDGES[key]
 
 
-def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
+def score_call(path: str | Path, options: ScoreOptions | None = None, *, stop: StopRequest | None = None) -> dict:
     """Score one recorded call as ``livejudge score`` does and return its result document.
 
     Args:
         path: stereo audio file (user and agent on ``options.user_channel``/``agent_channel``).
         options: ScoreOptions (default: the auto judge, no ASR, default pipeline settings).
+        stop: when set while the call streams, the call ends early and the document covers the
+            audio up to then, with ``source.ended`` "interrupted (SIGTERM)" (as a single ``score``
+            stopped by a signal). None: this process's batch stop, if any.
     Returns:
         the result document (``livejudge.outputs.report``).
     Raises:
@@ -108,6 +176,7 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
     from livejudge.session import Session, stream_call
 
     options = options or ScoreOptions()
+    stop = stop if stop is not None else _PROCESS_STOP
     try:  # the same path as a single `livejudge score`: block by block, then the echo gate
         reader = open_call(path, user_channel=options.user_channel, agent_channel=options.agent_channel)
     except AudioFormatError as exc:
@@ -134,7 +203,10 @@ def score_call(path: str | Path, options: ScoreOptions | None = None) -> dict:
         if line is not None:  # a telephone band: a note per call, not a warning
             session.set_line(line, say=False)
         try:
-            stream_call(session, call, speed=None)
+            stream_call(session, call, speed=None, stop=None if stop is None else stop.event)
+            if stop is not None and stop.is_set():  # ended early: said as a single score says it
+                session.note("interrupted", reason=stop.label)
+                session.info["ended"] = f"interrupted ({stop.label})"
             # a cut-off file is scored, and its result says so; as samples clipped or zeroed: both
             # are input-health warnings (the batch's input_health column, the gate count)
             from livejudge.timing.health import reader_warnings
@@ -298,10 +370,13 @@ def is_batch_input(spec: str | None) -> bool:
 
 
 def _out_names(files: list[Path]) -> list[str]:
-    """Unique result file names: the stem, or the stem with its parent when stems repeat."""
+    """Unique result file names: the stem, or the stem with its parent when stems repeat; a name
+    longer than ``MAX_RESULT_NAME_BYTES`` keeps its start and ends in a hash of the whole name
+    (``_fit_name``), and ``summary`` is not a call's name (``summary.json`` is the batch's)."""
     stems = [f.stem for f in files]
     names = []
-    seen: dict[str, int] = {}
+    seen: dict[str, int] = {"summary": 0}
+    taken: set[str] = set()
     for f, stem in zip(files, stems):
         name = stem if stems.count(stem) == 1 else f"{f.parent.name}_{stem}"
         if name in seen:
@@ -309,8 +384,25 @@ def _out_names(files: list[Path]) -> list[str]:
             name = f"{name}_{seen[name]}"
         else:
             seen[name] = 0
-        names.append(name + ".json")
+        fitted = _fit_name(name)
+        while fitted in taken:  # two long names cut to one (never in practice: the hash differs)
+            seen[name] = seen.get(name, 0) + 1
+            fitted = _fit_name(f"{name}_{seen[name]}")
+        taken.add(fitted)
+        names.append(fitted + ".json")
     return names
+
+
+def _fit_name(name: str, limit_bytes: int = MAX_RESULT_NAME_BYTES) -> str:
+    """``name`` when ``name + ".json"`` fits ``limit_bytes`` of UTF-8, else its longest start that
+    does (cut at a character boundary) plus ``-`` and 12 hex digits of its SHA-1, so two long names
+    that share a start stay apart."""
+    if len(os.fsencode(name + ".json")) <= limit_bytes:
+        return name
+    digest = hashlib.sha1(os.fsencode(name)).hexdigest()[:12]
+    room = limit_bytes - len(".json") - len(digest) - 1
+    head = os.fsencode(name)[:room].decode("utf-8", "ignore").rstrip(" .")
+    return f"{head}-{digest}"
 
 
 def health_messages(doc: dict) -> list[str]:
@@ -331,19 +423,24 @@ def _echo_note(doc: dict) -> str | None:
     return echo_gate_text((doc.get("source") or {}).get("echo_gate"))
 
 
-def _score_one(path: str, options: ScoreOptions, out_path: str) -> dict:
-    """Worker: score, write the result, return a small row (never raises)."""
-    from livejudge.commands.gates import call_metrics
-    from livejudge.outputs.report import write_json
+def _score_one(path: str, options: ScoreOptions, out_path: str, index: int | None = None) -> dict:
+    """Score one call and write its result; return its summary row (never raises, but for
+    KeyboardInterrupt in the batch's own process).
 
+    A call reached after a stop request is not started (its row says so); a call stopped while
+    it streams writes its partial result (``status`` "interrupted"). In a worker, ``index`` is
+    marked in the shared ``_STARTED`` array first, so the batch knows which calls were in flight.
+    """
+    stop = _PROCESS_STOP
+    if stop is not None and stop.is_set():
+        return _not_started_row(path, stop.label)
+    if index is not None and _STARTED is not None:
+        _STARTED[index] = 1
     t0 = time.perf_counter()
     row = {"file": path, "status": "skipped", "reason": None, "result": None, "metrics": None}
     try:
         doc = score_call(path, options)
-        write_json(doc, out_path)
-        row.update(status="ok", result=out_path, metrics=call_metrics(doc),
-                   errors=list(doc.get("errors") or []),
-                   input_health=health_messages(doc), echo_gate=_echo_note(doc), line=_line_note(doc))
+        row.update(_row_of_doc(doc, *_write_result(doc, out_path)))
     except CallError as exc:
         row["reason"] = str(exc)
     except Exception as exc:  # a bug or a fault in one call must not end the batch
@@ -352,60 +449,385 @@ def _score_one(path: str, options: ScoreOptions, out_path: str) -> dict:
     return row
 
 
+def _row_of_doc(doc: dict, written: str | None, write_error: str | None = None) -> dict:
+    """The row fields of a scored (``status`` "ok") or interrupted call from its result document,
+    written to ``written`` (None: nowhere; ``write_error`` says why)."""
+    from livejudge.commands.gates import call_metrics
+
+    ended = str((doc.get("source") or {}).get("ended") or "")
+    extra = {"write_error": write_error} if write_error else {}
+    if ended.startswith("interrupted"):  # a partial result: not in the medians
+        covers = f"{float(doc.get('duration_s') or 0.0):.1f}"
+        return {"status": "interrupted", "result": written, "metrics": None, **extra,
+                "reason": f"{ended} before it finished; " + (f"its partial result covers the first {covers} s"
+                                                             if written else "its partial result was not written")}
+    return {"status": "ok", "result": written, "metrics": call_metrics(doc), "errors": list(doc.get("errors") or []),
+            "input_health": health_messages(doc), "echo_gate": _echo_note(doc), "line": _line_note(doc), **extra}
+
+
+def _not_started_row(path: str, label: str) -> dict:
+    return {"file": path, "status": "not_started", "reason": f"not started: the batch was stopped ({label}) first",
+            "result": None, "metrics": None}
+
+
+def _write_result(doc: dict, out_path: str | Path) -> tuple[str | None, str | None]:
+    """Write a call's result to ``out_path``; when that fails (a full disk), to a fallback file in
+    the temp directory, as a single ``score --json`` does. Returns (the path written or None,
+    a one-line error or None)."""
+    from livejudge.outputs.report import write_json
+
+    try:
+        return str(write_json(doc, out_path)), None
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+    fb_name = Path(out_path).name
+    if len(Path(out_path).stem) > 60:  # fallback_path keeps 60 characters of the stem: the hash first
+        fb_name = hashlib.sha1(os.fsencode(fb_name)).hexdigest()[:12] + "-" + fb_name
+    try:
+        from livejudge.outputs.guard import fallback_path
+
+        fb = write_json(doc, fallback_path(fb_name))
+        return str(fb), f"cannot write the result to {out_path} ({why}); written to {fb} instead"
+    except OSError:
+        return None, f"cannot write the result to {out_path} ({why}) nor to a temp file; its metrics are in the summary"
+
+
+def _row_after_stop(path: str, out_path: str, started: bool, label: str, since_wall: float) -> dict:
+    """The row of a call that had not reported back when the batch stopped (its worker killed past
+    the grace period, or cut short by a second signal): from its result file when that was written
+    during this batch (complete or partial; ``since_wall``: the batch's start, epoch seconds), else
+    interrupted (``started``) or not started."""
+    if not started:
+        return _not_started_row(path, label)
+    try:
+        p = Path(out_path)
+        if p.stat().st_mtime >= since_wall - 1.0:
+            doc = json.loads(p.read_text(encoding="utf-8"))
+            if isinstance(doc, dict) and isinstance(doc.get("source"), dict):
+                return {"file": path, "reason": None, **_row_of_doc(doc, out_path)}
+    except (OSError, ValueError):
+        pass
+    return {"file": path, "status": "interrupted", "result": None, "metrics": None,
+            "reason": f"interrupted ({label}) before it finished; no partial result was written (it had not ended "
+                      f"{STOP_GRACE_S:g} s after the signal, or a second signal cut it short)"}
+
+
+def _remove_temp_files(out: Path, names: list[str]) -> None:
+    """Remove the temporary files (``.NAME.*.tmp``, ``write_text_atomic``) a killed worker left."""
+    for name in names:
+        for tmp in out.glob(f".{glob.escape(name[:100])}.*.tmp"):
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
+
+
+class _BatchSignals:
+    """Ctrl-C, SIGTERM and SIGHUP during a batch (main thread only; restored on exit): the first
+    one says so on stderr and sets ``stop`` (the calls in flight end early and write their partial
+    results); a second one raises KeyboardInterrupt (stop waiting for them) until ``hold()``, after
+    which (ending the workers, writing the summary) further signals print one "please wait" line.
+
+    With ``deadline_s`` (calls scored in this process), a call that has not ended that long after
+    the first signal (it was loading a judge, or checking a long file) is cut by KeyboardInterrupt.
+    Handlers are async-signal safe (``os.write``; no ``print``)."""
+
+    def __init__(self, stop: StopRequest, deadline_s: float | None = None) -> None:
+        from livejudge.commands.runner import STOP_SIGNALS
+
+        self.stop = stop
+        self.writing = False
+        self.deadline_s = deadline_s
+        self._signals = STOP_SIGNALS
+        self._old: dict[int, object] = {}
+        self._told = False
+
+    def __enter__(self) -> "_BatchSignals":
+        if threading.current_thread() is threading.main_thread():
+            for sig in self._signals:
+                self._old[sig] = signal.signal(sig, self._handle)
+            if self.deadline_s and hasattr(signal, "setitimer"):
+                self._old[signal.SIGALRM] = signal.signal(signal.SIGALRM, self._late)
+        return self
+
+    def hold(self) -> None:
+        """From now on a signal interrupts nothing (the deadline too is off)."""
+        self.writing = True
+        if signal.SIGALRM in self._old:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    def __exit__(self, *exc) -> None:
+        if signal.SIGALRM in self._old:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        for sig, old in self._old.items():
+            signal.signal(sig, old)  # type: ignore[arg-type]
+        self._old.clear()
+
+    def _handle(self, signum: int, frame) -> None:
+        self.stop.request(signum)
+        if self.writing:
+            if not self._told:
+                self._told = True
+                os.write(2, b"livejudge: ending the workers and writing the batch summary; please wait\n")
+            return
+        if len(self.stop.signals) >= 2:
+            raise KeyboardInterrupt
+        os.write(2, f"livejudge: stopping ({_signal_label(signum)}): ending the calls in flight, then writing "
+                    f"the summary\n".encode())
+        if signal.SIGALRM in self._old:
+            signal.setitimer(signal.ITIMER_REAL, float(self.deadline_s or 0))
+
+    def _late(self, signum: int, frame) -> None:
+        if not self.writing:
+            raise KeyboardInterrupt
+
+
+@contextmanager
+def _terminal_signals_ignored():
+    """While worker processes start: SIGINT and SIGHUP blocked and ignored in this process, so a
+    spawned worker starts with them ignored (an ignored signal stays ignored across ``exec``) and
+    a Ctrl-C to the process group while it starts is no ``KeyboardInterrupt`` traceback from it;
+    here, one that arrives meanwhile stays pending (Linux keeps a blocked signal pending even when
+    ignored) and reaches the restored handler once unblocked."""
+    sigs = [s for s in (getattr(signal, "SIGINT", None), getattr(signal, "SIGHUP", None)) if s is not None]
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
+    old = {sig: signal.signal(sig, signal.SIG_IGN) for sig in sigs}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+
+
+def _worker_start(started, signum, parent_pid: int) -> None:
+    """A batch worker's start: Ctrl-C and SIGHUP ignored (the batch process gets them too and stops
+    its workers itself: no traceback from a worker); SIGTERM, which the batch process sends its
+    workers on a stop, ends the call in flight early with its partial result (``signum`` holds the
+    signal the batch process got, for the reason); the worker ends itself within 0.5 s once the
+    batch process is gone (killed outright: no orphan that scores on and writes 40 s later); one
+    torch thread."""
+    global _PROCESS_STOP, _STARTED
+    for name in ("SIGINT", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            signal.signal(sig, signal.SIG_IGN)
+            if hasattr(signal, "pthread_sigmask"):
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
+    _STARTED = started
+    stop = _PROCESS_STOP = StopRequest()
+
+    def on_term(sig: int, frame) -> None:
+        stop.request(signum.value or sig)
+
+    signal.signal(signal.SIGTERM, on_term)
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent_pid:
+                os._exit(1)
+            time.sleep(0.5)
+
+    threading.Thread(target=watch, name="exit-with-batch", daemon=True).start()
+    _one_thread_per_worker()
+
+
 def run_batch(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, jobs: int = 1,
               progress: bool = True) -> dict:
     """Score ``files`` into ``out_dir`` with ``jobs`` processes; write summary.json/.csv.
 
+    A stop signal (Ctrl-C, SIGTERM, SIGHUP) stops the batch within about ``STOP_GRACE_S``: the
+    calls in flight end early and write their partial results (or are killed with their workers
+    when they do not end in time), no call is started after it, the summary covers every call
+    (``ok``/``skipped`` as usual, ``interrupted`` or ``not_started``, and ``stopped`` says which
+    signal), and then the signal is raised: KeyboardInterrupt (Ctrl-C) or ``SignalExit``.
+
     Returns:
         the summary document: ``{"n_calls", "n_scored", "n_skipped", "calls": [rows in input
         order], "medians": {metric: median over scored calls}, "out_dir", "jobs", "wall_s"}``.
+    Raises:
+        KeyboardInterrupt, SignalExit: stopped by a signal, after the summary was written.
     """
+    from livejudge.commands.runner import SignalExit
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     names = _out_names(files)
     tasks = [(str(f), options, str(out / n)) for f, n in zip(files, names)]
     rows: list[dict | None] = [None] * len(tasks)
-    t0 = time.perf_counter()
+    started = [False] * len(tasks)
+    t0, t0_wall = time.perf_counter(), time.time()
     bar = _progress(len(tasks)) if progress else None
+    stop = StopRequest()
+    here = jobs <= 1
+    with _BatchSignals(stop, deadline_s=STOP_GRACE_S if here else None) as signals:
+        try:
+            if here:
+                _run_here(tasks, rows, started, signals, bar)
+            else:
+                _run_pool(tasks, rows, started, signals, bar, jobs)
+        except KeyboardInterrupt:  # a second signal just as the calls ended
+            if not stop.is_set():
+                stop.request(signal.SIGINT)
+        except SignalExit as exc:  # raised by a handler we did not install (not the main thread)
+            stop.request(exc.code - 128)
+        finally:
+            signals.hold()  # from here on a signal only says "please wait"
+            if bar is not None:
+                bar[0].stop()
+        if not stop.is_set():
+            summary = write_summary(rows, out, jobs=jobs, wall_s=time.perf_counter() - t0)
+            if not stop.is_set():
+                return summary
+            _raise_stop(stop)  # a signal while the complete summary was written: exit by it all the same
+        for i, (path, _, out_path) in enumerate(tasks):
+            if rows[i] is None:  # in flight when stopped, or never reached
+                rows[i] = _row_after_stop(path, out_path, started[i], stop.label, t0_wall)
+                _report_row(rows[i], None)
+        if not here:
+            _remove_temp_files(out, names)
+        n_int = sum(r["status"] == "interrupted" for r in rows)
+        n_not = sum(r["status"] == "not_started" for r in rows)
+        n_ended = len(rows) - n_int - n_not
+        summary = write_summary(rows, out, jobs=jobs, wall_s=time.perf_counter() - t0,
+                                stopped=f"{stop.label} after {n_ended} of {len(rows)} calls: {n_int} interrupted "
+                                        f"before it finished, {n_not} not started",
+                                n_interrupted=n_int, n_not_started=n_not)
+        where = (summary.get("fallback") or {}).get("summary.json") or out / "summary.json"
+        print(f"livejudge: batch stopped ({summary['stopped']}); summary of those written to {where}",
+              file=sys.stderr, flush=True)
+    _raise_stop(stop)
+
+
+def _raise_stop(stop: StopRequest):
+    """End the batch by its stop signal: KeyboardInterrupt for Ctrl-C (exit 130), else
+    ``SignalExit`` (143 SIGTERM, 129 SIGHUP; ``cli.main``)."""
     from livejudge.commands.runner import SignalExit
 
-    stopped: BaseException | None = None
-    ex = None
-    try:
-        if jobs <= 1:
-            for i, t in enumerate(tasks):
-                rows[i] = _score_one(*t)
-                _report_row(rows[i], bar)
-        else:
-            import multiprocessing as mp
+    if stop.first in (None, signal.SIGINT):
+        raise KeyboardInterrupt
+    raise SignalExit(stop.first)
 
-            # spawn: workers start clean (no inherited threads or torch state from this process)
-            ex = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"),
-                                     initializer=_one_thread_per_worker)
-            futs = {ex.submit(_score_one, *t): i for i, t in enumerate(tasks)}
-            for fut in as_completed(futs):
-                i = futs[fut]
-                try:
-                    rows[i] = fut.result()
-                except Exception as exc:  # the worker process itself died
-                    rows[i] = {"file": tasks[i][0], "status": "skipped", "result": None, "metrics": None,
-                               "reason": f"worker failed: {type(exc).__name__}: {exc}"}
-                _report_row(rows[i], bar)
-    except (KeyboardInterrupt, SignalExit) as exc:  # stopped: the calls done so far still get a summary
-        stopped = exc
+
+def _run_here(tasks: list[tuple], rows: list, started: list[bool], signals: _BatchSignals, bar) -> None:
+    """Score ``tasks`` one after another in this process; a stop ends the call in flight early
+    (``score_call`` reads ``_PROCESS_STOP``) and starts no other."""
+    global _PROCESS_STOP
+    stop = _PROCESS_STOP = signals.stop
+    try:
+        for i, t in enumerate(tasks):
+            if stop.is_set():
+                return
+            started[i] = True
+            rows[i] = _score_one(*t)
+            _report_row(rows[i], bar)
+    except KeyboardInterrupt:  # a second signal, the stop deadline, or Ctrl-C where no handler was ours
+        if not stop.is_set():
+            stop.request(signal.SIGINT)
     finally:
-        if ex is not None:  # on a stop, calls not yet started are cancelled, not run
-            ex.shutdown(wait=stopped is None, cancel_futures=True)
-        if bar is not None:
-            bar[0].stop()
-    if stopped is None:
-        return write_summary(rows, out, jobs=jobs, wall_s=time.perf_counter() - t0)
-    how = "Ctrl-C" if isinstance(stopped, KeyboardInterrupt) else str(stopped)
-    summary = write_summary(rows, out, jobs=jobs, wall_s=time.perf_counter() - t0,
-                            stopped=f"{how} after {sum(r is not None for r in rows)} of {len(rows)} calls")
-    print(f"livejudge: batch stopped ({summary['stopped']}); summary of those written to {out / 'summary.json'}",
-          file=sys.stderr)
-    raise stopped
+        signals.hold()
+        _PROCESS_STOP = None
+
+
+def _run_pool(tasks: list[tuple], rows: list, started_out: list[bool], signals: _BatchSignals, bar, jobs: int) -> None:
+    """Score ``tasks`` in ``jobs`` spawned worker processes. On a stop: calls not started are
+    cancelled, the workers get SIGTERM (their calls in flight end early and write partial
+    results), those not back within ``STOP_GRACE_S`` are killed, and every worker is ended and
+    reaped before this returns (no orphan)."""
+    import multiprocessing as mp
+
+    stop = signals.stop
+    ctx = mp.get_context("spawn")  # spawn: workers start clean (no inherited threads or torch state)
+    started = ctx.Array("b", len(tasks), lock=False)
+    signum = ctx.Value("i", 0, lock=False)
+    ex = None
+    futs: dict = {}
+    ended: tuple | None = None
+
+    def collect(fut) -> None:
+        i = futs[fut]
+        try:
+            row = fut.result()
+        except Exception as exc:  # the worker process itself died
+            if stop.is_set():
+                return  # decided after the stop (_row_after_stop)
+            row = {"file": tasks[i][0], "status": "skipped", "result": None, "metrics": None,
+                   "reason": f"worker failed: {type(exc).__name__}: {exc}"}
+        rows[i] = row
+        _report_row(row, bar)
+
+    try:
+        with _terminal_signals_ignored():
+            ex = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_start,
+                                     initargs=(started, signum, os.getpid()))
+            futs = {ex.submit(_score_one, *t, i): i for i, t in enumerate(tasks)}
+        pending = set(futs)
+        while pending and not stop.is_set():
+            done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+            for fut in done:
+                collect(fut)
+        if pending:  # stopped: the calls in flight end early, nothing new starts
+            ended = _stop_pool(ex, signum, stop)
+            deadline = time.monotonic() + STOP_GRACE_S
+            while (left := deadline - time.monotonic()) > 0:
+                for fut in [f for f in pending if f.done()]:  # a future the pool cancelled is done,
+                    pending.discard(fut)  # but ``wait`` never returns it
+                    collect(fut)
+                if not pending:
+                    break
+                done, pending = wait(pending, timeout=min(0.25, left), return_when=FIRST_COMPLETED)
+                for fut in done:
+                    collect(fut)
+    except KeyboardInterrupt:  # a second signal: stop waiting for the calls in flight
+        if not stop.is_set():
+            stop.request(signal.SIGINT)
+    finally:
+        if stop.is_set():
+            signals.hold()  # ending the workers is not cut short
+        if ex is not None:
+            if not stop.is_set():
+                ex.shutdown(wait=True)
+            else:
+                _end_pool(*(ended or _stop_pool(ex, signum, stop)))
+        for i in range(len(tasks)):
+            started_out[i] = bool(started[i])
+
+
+def _stop_pool(ex: ProcessPoolExecutor, signum, stop: StopRequest) -> tuple[list, threading.Thread | None]:
+    """On a stop: no call starts any more (the executor cancels what it has not handed to a worker;
+    a worker declines one it already holds), and every worker gets SIGTERM, which ends its call in
+    flight early with a partial result (``_worker_start``). Returns the worker processes and the
+    pool's manager thread (the pool forgets both on shutdown). Futures
+    are never cancelled here: CPython 3.11's pool raises InvalidStateError (a traceback from its
+    thread) on a future cancelled by hand when a worker then dies."""
+    signum.value = stop.first or signal.SIGTERM
+    procs = list((ex._processes or {}).values())
+    manager = getattr(ex, "_executor_manager_thread", None)
+    ex.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        try:
+            os.kill(p.pid, signal.SIGTERM)
+        except (OSError, TypeError):  # already gone, or never started
+            pass
+    return procs, manager
+
+
+def _end_pool(procs: list, manager: threading.Thread | None) -> None:
+    """After a stop: kill every worker still there (past the grace period, or idle), reap them and
+    the pool's manager thread, so nothing is left running when the batch exits."""
+    for p in procs:
+        try:
+            if p.is_alive():
+                p.kill()
+        except (OSError, ValueError):
+            pass
+    for p in procs:
+        p.join(timeout=5)
+    if manager is not None:
+        manager.join(timeout=5)
 
 
 def _attempt(score_fn, path: str, options: ScoreOptions) -> dict:
@@ -438,9 +860,7 @@ def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions,
     Raises:
         ImportError: Ray missing. ConnectionError: no cluster at ``address``.
     """
-    from livejudge.commands.gates import call_metrics
     from livejudge.distributed.ray_batch import RETRIES, failure_reason, import_ray, run_tasks_ray
-    from livejudge.outputs.report import write_json
 
     import_ray()  # the install hint before any directory is made
     score_fn = score_fn or score_call
@@ -460,11 +880,7 @@ def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions,
                 row["reason"] = got["call_error"]
             else:
                 doc = got["doc"]
-                out_path = str(out / names[i])
-                write_json(doc, out_path)
-                row.update(status="ok", result=out_path, metrics=call_metrics(doc),
-                           errors=list(doc.get("errors") or []), input_health=health_messages(doc),
-                           echo_gate=_echo_note(doc), line=_line_note(doc))
+                row.update(_row_of_doc(doc, *_write_result(doc, str(out / names[i]))))
             row["wall_s"] = round(got["wall_s"], 3)
         rows[i] = row
         _report_row(row, bar)
@@ -493,7 +909,14 @@ def _one_thread_per_worker() -> None:
 
 def write_summary(rows: list[dict | None], out: Path, *, jobs: int, wall_s: float, **extra) -> dict:
     """The batch summary of ``rows`` (input order; None = not done) written to ``out``
-    (summary.json, summary.csv) and returned; ``extra`` keys join the document (e.g. ``ray``)."""
+    (summary.csv, then summary.json) and returned; ``extra`` keys join the document (e.g. ``ray``).
+
+    ``n_skipped`` counts every call not scored (skipped, and on a stop interrupted or not started),
+    so ``n_calls == n_scored + n_skipped``. A file that cannot be written where asked (a full disk)
+    goes to a fallback file in the temp directory, as a single ``score --json`` does: its path is in
+    ``fallback`` (``{"summary.json": path, ...}``) and the reason in ``write_errors``, with the
+    results that could not be written (their rows' ``write_error``); when even that fails, the
+    summary is printed on stdout. Never raises OSError."""
     from livejudge.commands.gates import batch_metrics, measured_calls
 
     done = [r for r in rows if r is not None]
@@ -516,9 +939,49 @@ def write_summary(rows: list[dict | None], out: Path, *, jobs: int, wall_s: floa
         "measured_calls": measured_calls(r["metrics"] for r in scored),
         "calls": done,
     }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
-    write_summary_csv(out / "summary.csv", done)
+    unwritten = [r["write_error"] for r in done if r.get("write_error")]
+    if unwritten:
+        summary["write_errors"] = list(unwritten)
+    _write_with_fallback(summary, out / "summary.csv", _summary_csv_text(done))
+    write_summary_json(summary, out)
     return summary
+
+
+def write_summary_json(summary: dict, out: Path) -> Path | None:
+    """Write ``summary`` to ``out``/summary.json (or where it already fell back), with a fallback in
+    the temp directory and, when even that fails, on stdout. Returns the path written, or None."""
+    from livejudge.outputs.guard import json_text
+
+    target = Path((summary.get("fallback") or {}).get("summary.json") or out / "summary.json")
+    written = _write_with_fallback(summary, target, json_text(summary), key="summary.json")
+    if written is not None and written != target:  # the fallback copy names itself and why
+        written = _write_with_fallback(summary, written, json_text(summary), key="summary.json", record=False)
+    if written is None:
+        print(f"livejudge: {summary['write_errors'][-1]}; here it is on stdout", file=sys.stderr)
+        sys.stdout.write(json_text(summary) + "\n")
+    return written
+
+
+def _write_with_fallback(summary: dict, path: Path, text: str, key: str | None = None, record: bool = True) -> Path | None:
+    """Write ``text`` to ``path``; when that fails, to ``fallback_path(path)``. A failure is recorded
+    in ``summary["write_errors"]`` and the fallback in ``summary["fallback"][key or path.name]``
+    (unless ``record`` is False). Returns the path written, or None."""
+    from livejudge.outputs.guard import fallback_path, write_text_atomic
+
+    try:
+        return write_text_atomic(path, text)
+    except OSError as exc:
+        if not record:
+            return None
+        why = exc.strerror or str(exc)
+    try:
+        fb = write_text_atomic(fallback_path(path), text)
+    except OSError:
+        summary.setdefault("write_errors", []).append(f"cannot write {path} ({why}) nor to a temp file")
+        return None
+    summary.setdefault("write_errors", []).append(f"cannot write {path} ({why}); written to {fb} instead")
+    summary.setdefault("fallback", {})[key or path.name] = str(fb)
+    return fb
 
 
 def _judge_info_of(scored: list[dict]) -> dict | None:
@@ -539,16 +1002,22 @@ def _judge_info_of(scored: list[dict]) -> dict | None:
 
 def write_summary_csv(path: Path, rows: list[dict]) -> Path:
     """One row per call: file, status, reason, result path, input-health warnings (``; ``-joined),
-    then every metric."""
+    then every metric. Raises OSError."""
+    from livejudge.outputs.guard import write_text_atomic
+
+    return write_text_atomic(path, _summary_csv_text(rows))
+
+
+def _summary_csv_text(rows: list[dict]) -> str:
     keys = list(dict.fromkeys(k for r in rows for k in (r.get("metrics") or {})))
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["file", "status", "reason", "result", "wall_s", "input_health", *keys])
-        for r in rows:
-            m = r.get("metrics") or {}
-            w.writerow([r["file"], r["status"], r.get("reason") or "", r.get("result") or "", r.get("wall_s", ""),
-                        "; ".join(r.get("input_health") or ()), *[_csv_cell(k, m.get(k)) for k in keys]])
-    return path
+    f = io.StringIO(newline="")
+    w = csv.writer(f)
+    w.writerow(["file", "status", "reason", "result", "wall_s", "input_health", *keys])
+    for r in rows:
+        m = r.get("metrics") or {}
+        w.writerow([r["file"], r["status"], r.get("reason") or "", r.get("result") or "", r.get("wall_s", ""),
+                    "; ".join(r.get("input_health") or ()), *[_csv_cell(k, m.get(k)) for k in keys]])
+    return f.getvalue()
 
 
 def _csv_cell(key: str, v: float | None) -> object:
@@ -578,7 +1047,11 @@ def _progress(total: int):
 def _report_row(row: dict, bar) -> None:
     from livejudge.outputs.guard import clean
 
-    msgs = [] if row["status"] == "ok" else [f"livejudge: skipped {row['file']}: {row['reason']}"]
+    msgs = {"ok": [], "not_started": [],  # not started: counted in the stop line, not one line each
+            "interrupted": [f"livejudge: {row['file']}: {row['reason']}"]}.get(
+        row["status"], [f"livejudge: skipped {row['file']}: {row['reason']}"])
+    if row.get("write_error"):
+        msgs.append(f"livejudge: {row['file']}: {row['write_error']}")
     msgs += [f"livejudge: warning: {row['file']}: {m}" for m in row.get("input_health") or ()]
     if row.get("echo_gate"):  # the gate rewrote the caller's channel: said per call, as score says it
         msgs.append(f"livejudge: {row['file']}: echo gate on: {row['echo_gate']}")
@@ -611,9 +1084,11 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     """``livejudge score SPEC --out-dir DIR [--jobs N]``: see the module docstring.
 
     Exit codes: 0 every call scored; 1 some calls were skipped (each listed with its reason; the
-    rest are scored and written; 0 with ``--allow-skipped``); 2 no input or no call could be
-    scored; 3 a ``--fail-if`` gate failed on the medians over the scored calls, or on any scored
-    call with ``--gate-each`` (before 1).
+    rest are scored and written; 0 with ``--allow-skipped``), or a result or the summary could not
+    be written into ``--out-dir`` (written to the temp directory instead; before 3); 2 bad input
+    (no call, a bad ``--out-dir``) or no call could be scored; 3 a ``--fail-if`` gate failed on the
+    medians over the scored calls, or on any scored call with ``--gate-each`` (before a skipped
+    call's 1); 130/143/129 stopped by Ctrl-C/SIGTERM/SIGHUP (``run_batch``), after the summary.
     """
     from livejudge.commands.gates import (EXIT_GATE, evaluate_batch, evaluate_each, explain_unmeasured, failed_by_call,
                                           format_failures, format_passed, parse_gates, unmeasured_by_call, write_junit)
@@ -634,6 +1109,7 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     except CallError as exc:
         raise CLIError(str(exc)) from None
     out_dir = args.out_dir or "livejudge-results"
+    check_out_dir(out_dir, flag="--out-dir" if args.out_dir else "the default --out-dir")
     if Path(args.file).is_dir() and (nested := nested_audio_count(Path(args.file))):
         print(f"livejudge: {args.file}: {nested} audio file(s) in its subfolders are not scored (a folder is read "
               f"one level deep); to include them, pass a quoted glob: '{Path(args.file) / '**' / '*.wav'}'",
@@ -649,6 +1125,12 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     else:
         summary = run_batch(files, out_dir, options, jobs=min(args.jobs, len(files)), progress=True)
     sm = summary["medians"]
+    fallback = summary.get("fallback") or {}
+    summary_at = (f"summary in {fallback.get('summary.json') or Path(out_dir) / 'summary.json'} and "
+                  f"{fallback.get('summary.csv') or 'summary.csv'}")
+    if any(e.startswith(f"cannot write {Path(out_dir) / 'summary.json'} ") and "nor to a temp file" in e
+           for e in summary.get("write_errors") or ()):
+        summary_at = "summary on stdout (it could not be written)"
 
     def f(k, unit=""):
         v = sm.get(k)
@@ -668,7 +1150,7 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
                   f"in {summary['wall_s']:.1f} s · medians over calls: latency p50 {f('latency_p50_s', 's')} "
                   f"p90 {f('latency_p90_s', 's')}{over('latency_p50_s', 'latency_p90_s')} · the calls' mean P(human) "
                   f"{f('mean_p_human')}{p_range}{over('mean_p_human')} · "
-                  f"summary in {Path(out_dir) / 'summary.json'} and summary.csv")
+                  f"{summary_at}")
     print_validity(summary.get("judge_info") or {})
     scored = [r for r in summary["calls"] if r.get("status") == "ok"]
     failed_on = None
@@ -688,7 +1170,7 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
             if failed_on is not None:
                 d["failed_on"] = failed_on[g.text]
         summary["gates"] = {"scope": scope, "results": kept}
-        (Path(out_dir) / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        write_summary_json(summary, Path(out_dir))
     if output.junit:
         p = write_junit(output.junit, results, suite=scope, calls=summary["calls"],
                         unmeasured=unmeasured_by_call(gates, scored),
@@ -700,6 +1182,11 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     msg = format_failures(results, scope)
     if msg:
         print(msg, file=sys.stderr)
+    write_errors = summary.get("write_errors") or []
+    if write_errors:  # as a single score whose --json failed: 1, the files saved in the temp directory
+        print(write_failure_line(write_errors, out_dir), file=sys.stderr)
+        return EXIT_FAILED
+    if msg:
         return EXIT_GATE
     passed = format_passed(results, scope)
     if passed:
@@ -710,6 +1197,62 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
               f"summary.json); pass --allow-skipped to exit 0 when the scored calls are enough", file=sys.stderr)
         return EXIT_FAILED
     return 0
+
+
+def write_failure_line(write_errors: list[str], out_dir: str | Path) -> str:
+    """The batch's last line when files could not be written where asked (``write_errors`` of the
+    summary): how many, the first reason, where they went instead, and the fix."""
+    from livejudge.outputs.guard import clean
+
+    first = write_errors[0]
+    more = f" (and {len(write_errors) - 1} more, listed in the summary's write_errors)" if len(write_errors) > 1 else ""
+    return clean(f"livejudge: exit 1: {len(write_errors)} file(s) could not be written into {out_dir}: {first}{more}; "
+                 "free some space there or pass another --out-dir, then score the calls again")
+
+
+def check_out_dir(out_dir: str | Path, flag: str = "--out-dir") -> None:
+    """Before any call is scored: ``out_dir`` must be a directory (or a path where one can be made)
+    in which files can be created, as the single-file outputs are checked (``check_output_paths``).
+
+    Raises:
+        CLIError: (exit 2) it is a file, a folder on its path is a file, no file can be created
+            there (read-only, permissions, ``/proc``), or a name over the file system's limit.
+    """
+    import tempfile
+
+    from livejudge.errors import CLIError
+    from livejudge.outputs.guard import OutputPathError, check_output_paths, clean
+
+    p = Path(out_dir)
+    shown = clean(out_dir)
+
+    def guard_check() -> None:  # names over the file system's limit; summary.json made a directory
+        try:
+            check_output_paths({flag: p / "summary.json"})
+        except OutputPathError as exc:
+            raise CLIError(str(exc)) from None
+
+    try:
+        if p.exists() and not p.is_dir():
+            raise CLIError(f"{flag} {shown} is a file, not a directory: give a directory for the results "
+                           f"(it is made if missing), e.g. {clean(p.with_name(p.name + '-results'))}")
+        q = p.absolute()
+        while not q.exists() and q != q.parent:
+            q = q.parent
+    except OSError as exc:  # a name too long (said with its length), a loop of links
+        guard_check()
+        raise CLIError(f"{flag} {shown}: {exc.strerror or exc}: give another directory") from None
+    if not q.is_dir():
+        raise CLIError(f"{flag} {shown}: {clean(q)} is a file, not a directory: give another directory")
+    try:  # the only sure test: create (and remove) a file where the first new folder or result goes
+        fd, probe = tempfile.mkstemp(prefix=".livejudge-probe-", dir=q)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        where = "there" if q == p.absolute() else f"in {clean(q)}, where it would be made"
+        raise CLIError(f"{flag} {shown}: cannot create files {where} ({exc.strerror or exc}): "
+                       "give a directory you can write to") from None
+    guard_check()
 
 
 def add_batch_args(p: argparse.ArgumentParser) -> None:
