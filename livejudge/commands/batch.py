@@ -183,9 +183,9 @@ def score_call(path: str | Path, options: ScoreOptions | None = None, *, stop: S
         raise CallError(str(exc)) from None
     try:
         try:
-            from livejudge.timing.health import check_call, check_line, unmeasurable
+            from livejudge.timing.health import check_recording, unmeasurable
 
-            health = check_call(reader)  # the same input-health check as a single score (issue 20)
+            health, line = check_recording(reader)  # the same input-health check as a single score (issue 20)
             refuse = unmeasurable(health)
             if refuse:  # skipped with the reason, kept out of the medians
                 raise CallError(refuse)
@@ -199,7 +199,6 @@ def score_call(path: str | Path, options: ScoreOptions | None = None, *, stop: S
                 "asr": transcriber is not None, "echo_gate": gate_info}
         session = Session(options.config, judge=judge, info=info, transcriber=transcriber)
         session.set_input_health(health, say=False)  # a batch says them per call in its summary
-        line = check_line(reader)
         if line is not None:  # a telephone band: a note per call, not a warning
             session.set_line(line, say=False)
         try:

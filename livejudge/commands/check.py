@@ -394,13 +394,12 @@ def _verdicts_of(args: argparse.Namespace, call_path: str | None, vcfg: VerdictC
     except AudioFormatError as exc:
         raise CLIError(str(exc)) from exc
     try:
-        from livejudge.timing.health import check_call, check_line, unmeasurable
+        from livejudge.timing.health import check_recording, unmeasurable
 
-        health = check_call(reader)
+        health, line = check_recording(reader)
         refuse = unmeasurable(health)
         if refuse:
             raise CLIError(f"{call_path or args.user}: {refuse}")
-        line = check_line(reader)
         call, gate_info = gate_source(reader, args.echo_gate)
         info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels, "kind": "check",
                 "file": call_path, "file_resolved": _resolved(call_path), "echo_gate": gate_info}

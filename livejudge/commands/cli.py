@@ -118,13 +118,13 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
     reader = _open_call(call_cfg)  # read block by block: memory does not grow with the file
     try:
         from livejudge.timing.echo import gate_source
-        from livejudge.timing.health import check_call, check_line, unmeasurable
+        from livejudge.timing.health import check_recording, unmeasurable
 
-        health = check_call(reader)  # swapped, silent or identical channels, clipping, DC (issue 20)
+        # swapped, silent or identical channels, clipping, DC (issue 20); a telephone band: a note
+        health, line = check_recording(reader)
         refuse = unmeasurable(health)
         if refuse:  # nothing can be measured: one line, exit 2, no result that would pretend otherwise
             raise CLIError(f"{call_cfg.file or call_cfg.user}: {refuse}")
-        line = check_line(reader)  # a telephone band: a note, not a warning
         call, gate_info = gate_source(reader, call_cfg.echo_gate)
         return _run_call(call_cfg, session_cfg, judge_cfg, output, call, gate_info,
                          speed=speed, progress=progress, failure=AudioFormatError, reader=reader, health=health,

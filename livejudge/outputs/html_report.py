@@ -517,7 +517,6 @@ def _health_html(doc: dict) -> str:
     return out
 
 
-
 def _judge_html(doc: dict) -> str:
     info = doc.get("judge_info")
     parts = []

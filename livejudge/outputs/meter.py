@@ -684,11 +684,9 @@ def make_display(session: "Session", title: str = "", mode: str = "auto", report
         return None
     out = stream if stream is not None else sys.stdout
     if mode == "rich" or (mode == "auto" and out.isatty()):
-        if stream is None:
-            return Meter(session, title, report=report)
         from rich.console import Console
 
-        return Meter(session, title, console=Console(file=stream), report=report)
+        return Meter(session, title, console=Console(file=stream) if stream is not None else None, report=report)
     return PlainLines(session, stream=out)
 
 

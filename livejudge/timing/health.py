@@ -375,6 +375,13 @@ def _swap_fix(channels) -> str | None:
 def check_call(call, *, swap_test: bool = True) -> list[HealthWarning]:
     """``check_input`` of a ``TwoChannelAudio`` or a ``livejudge.audio.CallReader`` (its first
     ``LEVEL_PROBE_S`` seconds; for two files, each file's own length too)."""
+    return check_recording(call, swap_test=swap_test)[0]
+
+
+def check_recording(call, *, swap_test: bool = True) -> tuple[list[HealthWarning], dict | None]:
+    """``check_call``'s warnings and ``check_line``'s narrowband note of a recorded call, from one
+    read of its first ``LEVEL_PROBE_S`` seconds (what ``score``, ``replay``, ``check`` and a batch
+    run before streaming)."""
     lengths = getattr(call, "_lengths", None)  # CallReader: each side's length before padding
     two_files = isinstance(getattr(call, "channels", None), dict) and isinstance(call.channels.get("user"), str)
     probed = hasattr(call, "head") and call.duration_s > LEVEL_PROBE_S
@@ -396,7 +403,7 @@ def check_call(call, *, swap_test: bool = True) -> list[HealthWarning]:
             "extra_channels", None,
             f"the file has {n_ch} channels; only channel {ch['user']} (user) and {ch['agent']} (agent) are read: "
             f"if the call is on others, pass --user-channel and --agent-channel (0–{n_ch - 1})", float(n_ch), 2.0))
-    return ws
+    return ws, _line_of(audio, getattr(call, "sample_rate_in", None))
 
 
 def report_warnings(warnings: list[HealthWarning], session=None, stream=None, *, say: bool = True) -> list[dict]:
@@ -465,9 +472,13 @@ def check_line(call) -> dict | None:
 
     Args:
         call: a ``TwoChannelAudio`` or ``livejudge.audio.CallReader`` (its first
-            ``LEVEL_PROBE_S`` seconds are read)."""
+            ``LEVEL_PROBE_S`` seconds are read; ``check_recording`` reads them once for both)."""
     audio = call.head(LEVEL_PROBE_S) if hasattr(call, "head") else call
-    rate = getattr(call, "sample_rate_in", None)
+    return _line_of(audio, getattr(call, "sample_rate_in", None))
+
+
+def _line_of(audio, rate: int | None) -> dict | None:
+    """``check_line`` of audio already read (a ``TwoChannelAudio``), the input's rate beside it."""
     db = {c: high_band_db(x) for c, x in (("user", audio.user), ("agent", audio.agent))}
     narrow = [c for c, v in db.items() if v is not None and v < NARROWBAND_HIGH_DB]
     if not narrow:
