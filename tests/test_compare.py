@@ -583,11 +583,29 @@ def test_a_call_cut_short_is_said_not_read_as_better(tmp_path, capsys):
     a, b = tmp_path / "full.json", tmp_path / "cut.json"
     a.write_text(json.dumps(full))
     b.write_text(json.dumps(cut))
-    notes = compare([a, b])["notes"]
+    cut["summary"]["agent_talk_over_count"] = 0  # fewer over the part scored: no "better" for it
+    b.write_text(json.dumps(cut))
+    doc = compare([a, b])
+    notes = doc["notes"]
     said = [n for n in notes if "cut short" in n]
     assert said == ["B (cut.json): the call was cut short (interrupted (Ctrl-C)) after 86.6 s: its counts cover "
-                    "only that part, so fewer flags or barge-ins there are not an improvement; compare rates, or "
-                    "calls that ran to their end"], notes
+                    "only that part, so fewer flags or barge-ins there are not an improvement (its count rows have "
+                    "no verdict); compare rates, or calls that ran to their end"], notes
+    rows = {r["metric"]: r for r in doc["rows"]}
+    assert rows["agent_talk_over_count"]["values"] == [1, 0] and rows["agent_talk_over_count"]["verdicts"][1] == ""
+    assert rows["latency_p90_s"]["verdicts"][1] == "same"  # not a count: still read
+    full_rows = {r["metric"]: r for r in compare([a, a])["rows"]}
+    assert full_rows["agent_talk_over_count"]["verdicts"][1] == "same"
     assert not any("cut short" in n for n in compare([a, a])["notes"])
     assert main(["compare", str(a), str(b)]) == 0
     assert "B (cut.json): the call was cut short" in capsys.readouterr().out.replace("\n", " ").replace("  ", " ")
+    # a batch stopped by a signal says so beside its medians (a trial read "medians over 0 calls")
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    (batch / "summary.json").write_text(json.dumps({"n_scored": 1, "n_skipped": 2, "n_calls": 3, "calls": [],
+                                                    "stopped": "SIGTERM after 1 of 3 calls had finished: 1 "
+                                                               "interrupted (partial results), 1 not started",
+                                                    "medians": {"latency_p50_s": 0.8}}))
+    assert compare([a, batch])["columns"][1]["kind"] == (
+        "batch: medians over 1 calls (2 of 3 not scored); stopped: SIGTERM after 1 of 3 calls had finished: 1 "
+        "interrupted (partial results), 1 not started")

@@ -167,6 +167,13 @@ def _settings(doc: dict) -> dict:
             "ended": src.get("ended")}
 
 
+def _cut_short(col: tuple) -> str | None:
+    """How a call column's call was cut short (``source.ended`` "interrupted (…)" or "failed: …"), or
+    None (it ran to its end, or the column is a batch)."""
+    ended = (col[3] or {}).get("ended") if col[2] == "call" else None
+    return ended if isinstance(ended, str) and ended.startswith(("interrupted", "failed")) else None
+
+
 def cut_short_notes(doc: dict, cols: list) -> list[str]:
     """One line per call column whose call was cut short (``source.ended`` interrupted or failed):
     its counts cover only the part before the cut, so fewer flags read "better" (a trial compared a
@@ -174,14 +181,14 @@ def cut_short_notes(doc: dict, cols: list) -> list[str]:
     ``cols``: ``load_column``'s tuples, in column order. Pure."""
     notes = []
     for i, c in enumerate(cols):
-        ended = (c[3] or {}).get("ended") if c[2] == "call" else None
-        if isinstance(ended, str) and (ended.startswith("interrupted") or ended.startswith("failed")):
+        ended = _cut_short(c)
+        if ended:
             name = f"{chr(ord('A') + i)} ({Path(doc['columns'][i]['name']).name})"
             dur = c[1].get("duration_s")
             at = f" after {dur:.1f} s" if isinstance(dur, (int, float)) else ""
             notes.append(f"{name}: the call was cut short ({ended}){at}: its counts cover only that part, so "
-                         "fewer flags or barge-ins there are not an improvement; compare rates, or calls that ran "
-                         "to their end")
+                         "fewer flags or barge-ins there are not an improvement (its count rows have no verdict); "
+                         "compare rates, or calls that ran to their end")
     return notes
 
 
@@ -241,6 +248,8 @@ def load_column(path: str | Path) -> tuple[str, dict, str, dict, dict | None]:
             settings = {"measured_calls": {k: v for k, v in mc.items() if isinstance(v, int) and v < n}, "n_scored": n}
         skipped = doc.get("n_skipped")  # "medians over 3 calls" hid that 2 of 5 were not scored (a trial)
         lost = f" ({skipped} of {doc.get('n_calls', '?')} not scored)" if isinstance(skipped, int) and skipped else ""
+        if isinstance(doc.get("stopped"), str):  # a batch stopped by a signal said nothing of it (a trial)
+            lost += f"; stopped: {doc['stopped']}"
         return (name, dict(doc["medians"]), f"batch: medians over {n if isinstance(n, int) else '?'} calls{lost}",
                 settings, dimension_view(doc))
     if isinstance(doc, dict) and "summary" in doc:
@@ -278,12 +287,15 @@ def compare(paths: list[str | Path]) -> dict:
                       and (views or any(c[1].get(f"dim_{d.id}") is not None for c in cols))]
     judge_tol = judge_tolerance(cols)
     rows = []
+    cut = [_cut_short(c) is not None for c in cols]
     for m in metrics:
         values = [c[1].get(m) for c in cols]
         rule = rule_for(m)
         base = values[0]
         changes = [None if base is None or v is None else round(v - base, 6) for v in values]
         verdicts = [verdict(m, base, v, judge_tol) for v in values]
+        if m.endswith("_count") and any(cut):  # a count over part of a call is no change of the agent
+            verdicts = [v if i == 0 or not (cut[i] or cut[0]) else "" for i, v in enumerate(verdicts)]
         rows.append({"metric": m, "label": LABELS.get(m, names.get(m, m)), "values": values,
                      "changes": changes, "verdicts": verdicts, "rule": rule.text, "rule_short": rule.short})
     # calls measured with different settings: the changes mix the agent's and the settings' effects
