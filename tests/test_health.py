@@ -461,5 +461,7 @@ def test_a_telephone_band_call_gets_a_line_note_not_a_warning(tmp_path, capsys):
         assert (line is not None, len(said), "<b>Line:</b>" in rep.read_text(), '"line"' in ev.read_text()) == (
             (True, 1, True, True) if narrow else (False, 0, False, False))
         assert doc["summary"]["input_health_warning_count"] == 0
+        # a gate metric of its own (a trial: a telephone call could not be gated on)
+        assert doc["summary"]["narrowband_channel_count"] == (2 if narrow else 0)
         if narrow:
             assert "docs/verdicts.md, the telephone table" in line["note"] and line["band"] == "narrowband"

@@ -59,7 +59,7 @@ def known_metrics() -> list[str]:
     names = [f.name for f in dataclasses.fields(Summary)]
     names += ["duration_s", "mean_p_human", "last_p_human", "judged_windows", "no_evidence_windows",
               "dropped_windows", "judge_unavailable_windows", "user_barge_in_count", "input_health_warning_count",
-              "echo_gated_s",
+              "echo_gated_s", "narrowband_channel_count",
               *ALIASES]
     names += [f"dim_{d.id}" for d in DIMENSIONS]
     from livejudge.timing.verdicts import metric_names

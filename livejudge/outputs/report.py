@@ -144,6 +144,9 @@ def build_result(session: Any) -> dict:
             # seconds of the user channel the echo gate attenuated before timing (None: the gate was
             # off or not run; a trial found it applied with nothing saying so outside the JSON)
             "echo_gated_s": _echo_gated_s(session.info.get("echo_gate")),
+            # channels whose speech has no energy above the telephone band (source.line; None where the
+            # line was not checked: live calls), a gate metric though not an input-health warning
+            "narrowband_channel_count": _narrowband_count(session.info),
             **summarize_verdicts(vs),
         },
         "judge_info": judge_info,
@@ -162,6 +165,19 @@ def _echo_gated_s(gate: object) -> float | None:
         v = gate.get("gated_s")
         return float(v) if isinstance(v, (int, float)) else None
     return 0.0
+
+
+RECORDED_KINDS = ("score", "replay", "check")
+"""``source.kind`` of a recorded call: its line is checked before streaming (``health.check_recording``)."""
+
+
+def _narrowband_count(info: dict) -> int | None:
+    """How many channels ``source.line`` calls narrowband: 0 for a recording found wideband, None
+    where the line was not checked (a live call)."""
+    line = info.get("line")
+    if isinstance(line, dict):
+        return len(line.get("channels") or [])
+    return 0 if info.get("kind") in RECORDED_KINDS else None
 
 
 def dimension_view(doc: dict) -> dict | None:
