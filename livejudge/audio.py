@@ -515,7 +515,8 @@ class CallReader:
         channels: where each role came from, as in ``TwoChannelAudio``.
         n_samples: length of each role at 16 kHz, samples (from the file headers).
         truncated: after reading, one message per file that ended before its header said
-            (its missing end reads as silence).
+            (its missing end is not scored: a stereo file ends where its bytes do; of two
+            files, the cut one reads as silence to the other's end).
         warnings: after reading, one message per file with samples beyond ±``MAX_SAMPLE_ABS``
             (clipped), and one per file with NaN or ±inf samples (set to 0).
     Raises:

@@ -180,7 +180,7 @@ def test_sigterm_stops_a_two_job_batch_within_seconds_and_leaves_no_worker(clips
     b = rows["b_stalled.wav"]
     assert b["status"] == "interrupted" and b["result"] is None
     assert b["reason"].startswith("interrupted (SIGTERM) before it finished; no partial result"), b["reason"]
-    assert sm["stopped"].startswith(f"SIGTERM after {sm['n_scored']} of 3 calls: {sm['n_interrupted']} interrupted")
+    assert sm["stopped"].startswith(f"SIGTERM after {sm['n_scored']} of 3 calls had finished: {sm['n_interrupted']} interrupted")
     assert sm["medians"]["latency_p50_s"] is not None  # over the scored calls only
     _check_rows_cover_results(out, rows)
     assert (out / "summary.csv").read_text().count("\n") == 4  # header + every call
@@ -211,7 +211,7 @@ def test_ctrl_c_to_the_process_group_stops_idle_and_busy_workers_without_a_trace
     assert b["status"] == "interrupted" and b["reason"].startswith("interrupted (Ctrl-C) before it finished"), b
     assert b["result"] and json.loads(Path(b["result"]).read_text())["source"]["ended"] == "interrupted (Ctrl-C)"
     assert b["metrics"] is None and sm["n_scored"] == 1  # a partial call is not in the medians
-    assert sm["stopped"] == "Ctrl-C after 1 of 2 calls: 1 interrupted before it finished, 0 not started"
+    assert sm["stopped"] == "Ctrl-C after 1 of 2 calls had finished: 1 interrupted (partial results), 0 not started"
     _check_rows_cover_results(out, rows)
 
 
@@ -243,7 +243,7 @@ def test_sigterm_with_one_job_writes_the_call_in_flight_as_a_partial_result(clip
                                              f"covers the first {doc['duration_s']:.1f} s")
     assert rows["c_short.wav"]["reason"] == "not started: the batch was stopped (SIGTERM) first"
     assert (sm["n_calls"], sm["n_scored"], sm["n_interrupted"], sm["n_not_started"]) == (3, 1, 1, 1)
-    assert sm["stopped"] == "SIGTERM after 1 of 3 calls: 1 interrupted before it finished, 1 not started"
+    assert sm["stopped"] == "SIGTERM after 1 of 3 calls had finished: 1 interrupted (partial results), 1 not started"
     _check_rows_cover_results(out, rows)
 
 

@@ -280,7 +280,7 @@ def test_a_stopped_batch_writes_its_summary(call, tmp_path, capsys, monkeypatch)
     assert sm["n_calls"] == 3 and sm["n_scored"] == 1 and "after 1 of 3 calls" in sm["stopped"]
     assert [c["status"] for c in sm["calls"]] == ["ok", "interrupted", "not_started"]
     assert (out / "summary.csv").read_text().count("\n") == 4  # header + every call
-    assert "summary of those written" in err
+    assert "batch stopped (Ctrl-C after 1 of 3 calls had finished" in err and "summary written to" in err
 
 
 # ------------------------------------------------------------------ a pipe as input

@@ -692,11 +692,11 @@ def run_batch(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, 
         n_not = sum(r["status"] == "not_started" for r in rows)
         n_ended = len(rows) - n_int - n_not
         summary = write_summary(rows, out, jobs=jobs, wall_s=time.perf_counter() - t0,
-                                stopped=f"{stop.label} after {n_ended} of {len(rows)} calls: {n_int} interrupted "
-                                        f"before it finished, {n_not} not started",
+                                stopped=f"{stop.label} after {n_ended} of {len(rows)} calls had finished: {n_int} "
+                                        f"interrupted (partial results), {n_not} not started",
                                 n_interrupted=n_int, n_not_started=n_not)
         where = (summary.get("fallback") or {}).get("summary.json") or out / "summary.json"
-        print(f"livejudge: batch stopped ({summary['stopped']}); summary of those written to {where}",
+        print(f"livejudge: batch stopped ({summary['stopped']}); summary written to {where}",
               file=sys.stderr, flush=True)
     _raise_stop(stop)
 

@@ -102,7 +102,9 @@ SPEECHLIKE_FLOOR_DBFS = -44.0
 """HEURISTIC: a speech-like floor (``SPEECHLIKE_SPREAD_DB``) above this is ``noisy_line`` too:
 babble at −40 dBFS RMS reads about −43 dBFS as a floor and already moves latencies (median error
 +26 ms, p95 468 ms; ``benchmarks/vad_bounds.py --sets loud``, docs/verdicts.md), while the same
-rule gave no warning on 300 channels of built calls at −65…−45 dBFS, dBFS."""
+rule gave no warning on 300 channels of built calls at −65…−45 dBFS, dBFS. Babble whose talkers
+pause (a café) reads a floor 9–11 dB under its level and is not caught at −40 dBFS RMS though it
+moves the timing (a new user's trial; docs/verdicts.md, "Louder floors")."""
 NOISE_FLOOR_MIN_DBFS = -70.0
 """HEURISTIC: a noise floor above this is room or line noise, not a clean digital source, dBFS."""
 MIN_CALL_S = 1.0
@@ -495,8 +497,9 @@ def _line_of(audio, rate: int | None) -> dict | None:
 
 def reader_warnings(reader) -> list[HealthWarning]:
     """The problems a ``livejudge.audio.CallReader`` found while the call was read, as input-health
-    warnings: ``truncated_file`` (a file that ended before its header said: its missing end read as
-    silence) and ``bad_samples`` (samples beyond full scale clipped, NaN or ±inf set to 0). They
+    warnings: ``truncated_file`` (a file that ended before its header said: its missing end is not
+    scored; a stereo file ends where its bytes do, and of two files the cut one reads as silence
+    to the other's end) and ``bad_samples`` (samples beyond full scale clipped, NaN or ±inf set to 0). They
     used to go only to the result's ``errors``, so a gate on ``input_health_warning_count`` passed
     a file cut to a third of its length (a new user's trial). Each message as the reader wrote it."""
     out = [HealthWarning("truncated_file", None, msg, None, None) for msg in getattr(reader, "truncated", ())]
