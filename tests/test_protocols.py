@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -170,16 +171,58 @@ def test_caller_sends_exact_samples_and_continuous_mode():
 
 
 def test_recorder_places_on_session_clock(tmp_path):
-    r = Recorder()
+    r = Recorder(tmp_path / "c.wav")
     r.add("user", 0.0, np.ones(320, np.float32) * 0.5)
     r.add("agent", 1.0, np.ones(160, np.float32) * -0.5)
-    x = r.audio()
-    assert x.shape == (16160, 2)
-    assert x[16000, 1] == -0.5 and x[15999, 1] == 0 and x[0, 0] == 0.5
     import soundfile as sf
 
-    y, rate = sf.read(str(r.write(tmp_path / "c.wav")), dtype="float32")
-    assert rate == SAMPLE_RATE and np.allclose(y, x, atol=1 / 32768)
+    y, rate = sf.read(str(r.close()), dtype="float32")
+    assert rate == SAMPLE_RATE and y.shape == (16160, 2)
+    assert y[16000, 1] == -0.5 and y[15999, 1] == 0 and y[0, 0] == 0.5 and y[320, 0] == 0
+    assert r.late_s == 0.0
+
+
+def test_recorder_file_is_valid_mid_call_and_matches_the_whole_call(tmp_path):
+    """A call killed outright keeps what was written: the WAV on disk is readable while the
+    recorder is still open, holds all but the last HOLDBACK_S + FLUSH_EVERY_S seconds, and the
+    closed file equals the two channels placed on the session clock (PCM16: within 1/32768)."""
+    import soundfile as sf
+
+    rng = np.random.default_rng(0)
+    dur_s, chunk = 30.0, 320  # 20 ms blocks, as attach sends and plays them
+    truth = np.zeros((int(dur_s * SAMPLE_RATE), 2), np.float32)
+    r = Recorder(tmp_path / "call.wav")
+    for i in range(0, len(truth), chunk):
+        u = (rng.standard_normal(chunk) * 0.1).astype(np.float32)
+        truth[i:i + chunk, 0] = u
+        r.add("user", i / SAMPLE_RATE, u)
+        if 5 * SAMPLE_RATE <= i < 12 * SAMPLE_RATE:  # the agent talks 5-12 s, otherwise silent
+            a = (rng.standard_normal(chunk) * 0.2).astype(np.float32)
+            truth[i:i + chunk, 1] = a
+            r.add("agent", i / SAMPLE_RATE, a)
+        if i == 20 * SAMPLE_RATE:  # as if SIGKILLed here: what a reader finds on disk now
+            on_disk, rate = sf.read(str(tmp_path / "call.wav"), dtype="float32")
+            lag_s = 20.0 - len(on_disk) / SAMPLE_RATE
+            assert rate == SAMPLE_RATE and 0 < lag_s <= Recorder.HOLDBACK_S + Recorder.FLUSH_EVERY_S + 0.02
+            assert np.abs(on_disk - truth[:len(on_disk)]).max() <= 1 / 32768
+            assert len(r._buf) <= (Recorder.HOLDBACK_S + Recorder.FLUSH_EVERY_S) * SAMPLE_RATE + chunk
+    y, _ = sf.read(str(r.close()), dtype="float32")
+    assert y.shape == truth.shape and np.abs(y - truth).max() <= 1 / 32768
+
+
+def test_recorder_counts_late_audio_and_writes_a_jump_ahead_as_silence(tmp_path):
+    import soundfile as sf
+
+    r = Recorder(tmp_path / "c.wav")
+    r.add("user", 0.0, np.full(SAMPLE_RATE, 0.25, np.float32))
+    r.add("user", 600.0, np.full(160, 0.5, np.float32))  # ten minutes on: silence, written in blocks
+    assert len(r._buf) <= (Recorder.HOLDBACK_S + Recorder.FLUSH_EVERY_S) * SAMPLE_RATE + 160
+    r.add("agent", 1.0, np.full(1600, -0.5, np.float32))  # long since written: counted, not recorded
+    assert r.late_s == pytest.approx(0.1)
+    y, _ = sf.read(str(r.close()), dtype="float32")
+    assert len(y) == 600 * SAMPLE_RATE + 160
+    assert y[SAMPLE_RATE - 1, 0] == 0.25 and not y[SAMPLE_RATE:600 * SAMPLE_RATE].any() and y[-1, 0] == 0.5
+    assert r.close() == tmp_path / "c.wav"  # closing twice is harmless
 
 
 def test_config_errors_are_one_line():
@@ -258,3 +301,13 @@ def test_player_says_whether_voice_is_still_queued():
     assert p.buffered_voice()
     p.pump(1.0)  # everything released
     assert p.buffered_s == 0 and not p.buffered_voice()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux) to stand for a full disk")
+def test_recorder_on_a_full_disk_stops_recording_not_the_call():
+    r = Recorder("/dev/full")
+    for i in range(0, 10 * SAMPLE_RATE, 320):  # 10 s of 20 ms blocks: flushes start after ~4 s and fail
+        r.add("user", i / SAMPLE_RATE, np.full(320, 0.1, np.float32))
+    assert r.error is not None and "recording stopped at" in r.error and "No space" in r.error
+    assert len(r._buf) == 0  # nothing more is held in memory
+    assert r.close() == Path("/dev/full")

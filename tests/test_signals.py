@@ -148,6 +148,36 @@ def test_attach_signal_writes_result(tmp_path, sig, code, ended):
     assert doc["duration_s"] > 0.5 and doc["source"]["attach"]["connects"] == 1
 
 
+@pytest.mark.slow  # ~10 s: a subprocess that imports torch, connects, talks for 6 s
+def test_attach_sigkill_leaves_the_recording_and_event_log(tmp_path):
+    """SIGKILL cannot be caught, so nothing is written at the end: the recording and the event log
+    must already be on disk, valid, and hold the call up to a few seconds before the kill."""
+    pytest.importorskip("websockets")
+    from test_attach_faults import _agent_audio_then, _silent, _wav, fake_agent
+
+    from livejudge.sources.ws import Recorder
+
+    with fake_agent(_agent_audio_then(_silent)) as port:
+        ev, rec = tmp_path / "ev.jsonl", tmp_path / "call.wav"
+        user = _wav(tmp_path, "cmu_numbers")
+        proc = _start(["attach", "--ws-url", f"ws://127.0.0.1:{port}", "--protocol", "twilio", "--no-playback",
+                       "--input-wav", user, "--judge", "none", "--display", "none",
+                       "--events", str(ev), "--record", str(rec)])
+        _wait_for(ev, proc, '"ws.connected"')
+        t0 = time.monotonic()
+        time.sleep(6.0)
+        proc.kill()
+        elapsed_s = time.monotonic() - t0
+        proc.communicate(timeout=30)
+    recs = _events(ev)
+    assert recs[0]["type"] == "header" and any(r.get("kind") == "ws.connected" for r in recs)
+    y, rate = sf.read(str(rec), dtype="float32")  # a valid WAV although the process never closed it
+    assert rate == 16000 and y.shape[1] == 2
+    # all but the held-back tail: 6 s of call less at most HOLDBACK_S + FLUSH_EVERY_S (+ start-up slack)
+    assert 6.0 - Recorder.HOLDBACK_S - Recorder.FLUSH_EVERY_S - 0.5 <= len(y) / rate <= elapsed_s + 1.0
+    assert np.sqrt(np.mean(y[:, 0] ** 2)) > 1e-3, "the caller's speech is in channel 0"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("sig,code,ended", SIGNALS)
 def test_demo_signal_writes_result(tmp_path, sig, code, ended):

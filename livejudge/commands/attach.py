@@ -94,7 +94,8 @@ def _add_call_flags(p: argparse.ArgumentParser, demo: bool = False) -> None:
     g.add_argument("--silence-timeout-s", type=float, default=20.0,
                    help="fail when nobody has spoken for this long, seconds (0 = never)")
     g.add_argument("--record", default=None, metavar="CALL.wav",
-                   help="write both sides, aligned on the session clock (ch 0 user, ch 1 agent, 16 kHz)")
+                   help="write both sides, aligned on the session clock (ch 0 user, ch 1 agent, 16 kHz, PCM16), "
+                        "as the call goes: a killed call leaves a valid WAV")
     d = p.add_argument_group("audio devices")
     d.add_argument("--no-playback", action="store_true", help="do not play the agent (agent audio timed at arrival)")
     d.add_argument("--jitter-s", type=float, default=0.06, help="jitter buffer before agent audio plays, seconds")
@@ -287,7 +288,7 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
         raise CLIError(str(exc)) from None
     output = _speaker(src)
     echo, aec_info = _echo_canceller(src, source, output)
-    recorder = Recorder() if src.record else None
+    recorder = Recorder(src.record) if src.record else None  # written as the call goes
     judge = judge_from_config(call.judge)
     sinks = [s for s in (events_sink(call.output),) if s is not None]
     info = {"sample_rate_in": src.in_rate or (8000 if src.protocol == "twilio" else 16000),
@@ -316,8 +317,12 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
             if output is not None:
                 output.close()
             if recorder is not None:
-                p = recorder.write(src.record)
-                session.info["record"] = str(p)
+                session.info["record"] = str(recorder.close())
+                if recorder.error is not None:
+                    session.info["record_error"] = recorder.error
+                    print(f"livejudge: {recorder.error} (the call itself was measured to its end)", file=sys.stderr)
+                if recorder.late_s:
+                    session.info["record_late_s"] = round(recorder.late_s, 3)
         session.info["ended"] = reason
 
     try:

@@ -504,31 +504,122 @@ class ScriptedSource:
 
 # ---------------------------------------------------------------------------------- recording
 class Recorder:
-    """Keeps what was sent (user) and played/received (agent), placed on the session clock,
-    and writes a two-channel WAV (channel 0 user, channel 1 agent, 16 kHz)."""
+    """Writes what was sent (user) and played/received (agent), placed on the session clock, to a
+    two-channel WAV as the call goes: channel 0 user, channel 1 agent, 16 kHz, PCM16.
 
-    def __init__(self) -> None:
-        self._parts: dict[str, list[tuple[int, np.ndarray]]] = {"user": [], "agent": []}
+    The file is written while the call runs, not at its end, so a call cut off in any way (SIGKILL
+    and power cuts included) leaves a valid WAV of what came before: audio older than
+    ``HOLDBACK_S`` behind the newest placed sample goes to the file at least every
+    ``FLUSH_EVERY_S``, through an unbuffered file, and the header's lengths are rewritten after
+    every write (the standard library's ``wave.Wave_write.writeframes`` keeps ``nframes`` correct).
+    So a SIGKILL loses at most the last ``HOLDBACK_S + FLUSH_EVERY_S`` seconds, and memory stays
+    bounded (about ``HOLDBACK_S + FLUSH_EVERY_S`` seconds of both channels) however long the call.
+
+    A block placed more than ``HOLDBACK_S`` before the newest sample (the session clock never does
+    this in a live call) is written only from the end of the file on; the part that came too late
+    is counted in ``late_s`` and not recorded. Samples are clipped to [-1, 32767/32768]. A write
+    that fails (a full disk) stops the recording, not the call: ``error`` says where and why.
+
+    Args:
+        path: the WAV to write (created on the first block or on ``close``; parents are made).
+    """
+
+    HOLDBACK_S = 3.0  # how long a sample stays writable after a later one was placed
+    FLUSH_EVERY_S = 1.0
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.late_s = 0.0
+        self.error: str | None = None  # set when writing failed (a full disk): the call went on unrecorded
+        self._file: Any = None
+        self._wav: Any = None
+        self._written = 0  # samples already in the file
+        self._buf = np.zeros((0, 2), dtype=np.float32)  # samples from self._written on
+        self._newest = 0  # one past the newest placed sample
+
+    def _open(self) -> None:
+        import wave
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = self.path.open("wb", buffering=0)  # no Python buffer: a SIGKILL keeps each write
+        self._wav = wave.open(self._file, "wb")
+        self._wav.setnchannels(2)
+        self._wav.setsampwidth(2)
+        self._wav.setframerate(SAMPLE_RATE)
+
+    def _flush(self, upto: int) -> None:
+        """Write samples [written, upto) to the file: buffered ones, then silence."""
+        if upto <= self._written:
+            return
+        if self._wav is None:
+            self._open()
+        while self._written < upto:
+            n = min(upto - self._written, 10 * SAMPLE_RATE)
+            block = np.zeros((n, 2), dtype=np.float32)
+            k = min(n, len(self._buf))
+            block[:k] = self._buf[:k]
+            self._buf = self._buf[k:]
+            pcm = np.round(np.clip(block, -1.0, 32767 / 32768) * 32768).astype("<i2")
+            self._wav.writeframes(pcm.tobytes())  # rewrites the header's lengths too
+            self._written += n
 
     def add(self, channel: str, t_s: float, x: np.ndarray) -> None:
-        self._parts[channel].append((int(round(t_s * SAMPLE_RATE)), np.asarray(x, dtype=np.float32).copy()))
+        """Place float32 mono 16 kHz samples ``x`` of ``channel`` ("user" or "agent") at session time
+        ``t_s`` (seconds); a later block overwrites what an earlier one placed at the same samples."""
+        if self.error is not None:
+            return
+        try:
+            self._add(0 if channel == "user" else 1, t_s, x)
+        except OSError as exc:  # a full disk must not end the call: the recording stops, the call goes on
+            self._fail(exc)
 
-    def audio(self) -> np.ndarray:
-        """float32 (n_samples, 2) at 16 kHz: [:, 0] user, [:, 1] agent."""
-        end = max((s + len(x) for parts in self._parts.values() for s, x in parts), default=0)
-        out = np.zeros((end, 2), dtype=np.float32)
-        for col, ch in enumerate(("user", "agent")):
-            for s, x in self._parts[ch]:
-                out[s:s + len(x), col] = x
-        return out
+    def _fail(self, exc: OSError) -> None:
+        self.error = f"recording stopped at {self._written / SAMPLE_RATE:.1f} s: {exc}"
+        self._buf = np.zeros((0, 2), dtype=np.float32)
+        try:
+            if self._wav is not None:
+                self._wav.close()  # a last try at the header; what was written stays valid
+        except OSError:
+            pass
+        finally:
+            if self._file is not None:
+                self._file.close()
 
-    def write(self, path: str | Path) -> Path:
-        import soundfile as sf
+    def _add(self, col: int, t_s: float, x: np.ndarray) -> None:
+        x = np.asarray(x, dtype=np.float32).reshape(-1)
+        s = int(round(t_s * SAMPLE_RATE))
+        if s < self._written:
+            cut = min(self._written - s, len(x))
+            self.late_s += cut / SAMPLE_RATE
+            x, s = x[cut:], self._written
+        if not len(x):
+            return
+        end = s + len(x)
+        newest = max(self._newest, end)
+        hold = int(self.HOLDBACK_S * SAMPLE_RATE)
+        if newest - self._written > hold + int(self.FLUSH_EVERY_S * SAMPLE_RATE):
+            # never past this block's start; a jump ahead writes silence in blocks, not a buffer
+            self._flush(min(s, newest - hold))
+        if end - self._written > len(self._buf):
+            grown = np.zeros((end - self._written, 2), dtype=np.float32)
+            grown[:len(self._buf)] = self._buf
+            self._buf = grown
+        self._buf[s - self._written:end - self._written, col] = x
+        self._newest = newest
 
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        sf.write(str(p), np.clip(self.audio(), -1.0, 32767 / 32768), SAMPLE_RATE, subtype="PCM_16")
-        return p
+    def close(self) -> Path:
+        """Write what is left and close the file (an empty WAV when nothing was placed); returns the path."""
+        if self.error is not None or (self._file is not None and self._file.closed):
+            return self.path
+        try:
+            self._flush(self._newest)
+            if self._wav is None:
+                self._open()
+            self._wav.close()
+            self._file.close()
+        except OSError as exc:
+            self._fail(exc)
+        return self.path
 
 
 # ---------------------------------------------------------------------------------- client
