@@ -65,17 +65,17 @@ def test_unwritable_json_path_is_refused_before_the_call(call, tmp_path, capsys,
 
 
 def test_full_disk_after_the_call_writes_a_fallback_and_exits_1(call, tmp_path, capsys, monkeypatch):
-    from livejudge.outputs import report
+    from livejudge.outputs import guard
 
-    real = report.write_json
+    real = guard.write_text_atomic
     target = tmp_path / "r.json"
 
-    def full(doc, path):
+    def full(path, text):
         if Path(path) == target:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
-        return real(doc, path)
+        return real(path, text)
 
-    monkeypatch.setattr(report, "write_json", full)
+    monkeypatch.setattr(guard, "write_text_atomic", full)
     code = _score(str(call[0]), "--json", str(target))
     err = capsys.readouterr().err
     assert code == 1, err

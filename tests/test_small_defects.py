@@ -190,6 +190,34 @@ def test_outputs_get_the_usual_file_mode(tmp_path):
     assert stat.S_IMODE(p.stat().st_mode) == 0o644
 
 
+def test_write_or_fallback_keeps_the_text_and_long_names_do_not_collide(tmp_path, monkeypatch):
+    """The one fallback every late write goes through: the text lands in the temp directory with a
+    line naming both paths; two long names that share their first 60 characters (two calls of one
+    batch, written in the same second by one process) get two files, not one overwritten."""
+    import tempfile
+
+    from livejudge.outputs import guard
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    gone = tmp_path / "removed" / "sub"  # a parent that is a file: every write under it fails
+    (tmp_path / "removed").write_text("not a directory")
+    names = ["a" * 70 + "-call1.json", "a" * 70 + "-call2.json"]
+    written = []
+    for i, name in enumerate(names):
+        p, line = guard.write_or_fallback(gone / name, f'{{"call": {i}}}', what="the result to ")
+        assert p is not None and p.parent == tmp_path / "tmp" and p.read_text() == f'{{"call": {i}}}'
+        assert line.startswith(f"cannot write the result to {gone / name} (") and line.endswith(f"written to {p} instead")
+        written.append(p)
+    assert written[0] != written[1] and len(written[0].name) < 120
+    ok, line = guard.write_or_fallback(tmp_path / "fine.json", "{}")
+    assert ok == tmp_path / "fine.json" and line is None
+    # the same short name twice in one second: the second gets its own file
+    first = guard.write_text_atomic(guard.fallback_path("r.json"), "{}")
+    second = guard.fallback_path("r.json")
+    assert second != first and not second.exists() and second.suffix == ".json"
+
+
 def test_a_directory_given_as_report_suggests_an_html_name(tmp_path):
     from livejudge.outputs.guard import OutputPathError, check_output_paths
 

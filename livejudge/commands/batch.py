@@ -471,24 +471,14 @@ def _not_started_row(path: str, label: str) -> dict:
 
 def _write_result(doc: dict, out_path: str | Path) -> tuple[str | None, str | None]:
     """Write a call's result to ``out_path``; when that fails (a full disk), to a fallback file in
-    the temp directory, as a single ``score --json`` does. Returns (the path written or None,
-    a one-line error or None)."""
-    from livejudge.outputs.report import write_json
+    the temp directory, as a single ``score --json`` does (``guard.write_or_fallback``). Returns
+    (the path written or None, a one-line error or None)."""
+    from livejudge.outputs.guard import json_text, write_or_fallback
 
-    try:
-        return str(write_json(doc, out_path)), None
-    except OSError as exc:
-        why = exc.strerror or str(exc)
-    fb_name = Path(out_path).name
-    if len(Path(out_path).stem) > 60:  # fallback_path keeps 60 characters of the stem: the hash first
-        fb_name = hashlib.sha1(os.fsencode(fb_name)).hexdigest()[:12] + "-" + fb_name
-    try:
-        from livejudge.outputs.guard import fallback_path
-
-        fb = write_json(doc, fallback_path(fb_name))
-        return str(fb), f"cannot write the result to {out_path} ({why}); written to {fb} instead"
-    except OSError:
-        return None, f"cannot write the result to {out_path} ({why}) nor to a temp file; its metrics are in the summary"
+    written, error = write_or_fallback(out_path, json_text(doc), what="the result to ")
+    if written is None:
+        error += "; its metrics are in the summary"
+    return (None if written is None else str(written)), error
 
 
 def _row_after_stop(path: str, out_path: str, started: bool, label: str, since_wall: float) -> dict:
@@ -962,25 +952,23 @@ def write_summary_json(summary: dict, out: Path) -> Path | None:
 
 
 def _write_with_fallback(summary: dict, path: Path, text: str, key: str | None = None, record: bool = True) -> Path | None:
-    """Write ``text`` to ``path``; when that fails, to ``fallback_path(path)``. A failure is recorded
-    in ``summary["write_errors"]`` and the fallback in ``summary["fallback"][key or path.name]``
-    (unless ``record`` is False). Returns the path written, or None."""
-    from livejudge.outputs.guard import fallback_path, write_text_atomic
+    """Write ``text`` to ``path``; when that fails, to a fallback (``guard.write_or_fallback``). A
+    failure is recorded in ``summary["write_errors"]`` and the fallback in
+    ``summary["fallback"][key or path.name]``; with ``record`` False, only ``path`` is tried and
+    nothing is recorded. Returns the path written, or None."""
+    from livejudge.outputs.guard import write_or_fallback, write_text_atomic
 
-    try:
-        return write_text_atomic(path, text)
-    except OSError as exc:
-        if not record:
+    if not record:
+        try:
+            return write_text_atomic(path, text)
+        except OSError:
             return None
-        why = exc.strerror or str(exc)
-    try:
-        fb = write_text_atomic(fallback_path(path), text)
-    except OSError:
-        summary.setdefault("write_errors", []).append(f"cannot write {path} ({why}) nor to a temp file")
-        return None
-    summary.setdefault("write_errors", []).append(f"cannot write {path} ({why}); written to {fb} instead")
-    summary.setdefault("fallback", {})[key or path.name] = str(fb)
-    return fb
+    written, error = write_or_fallback(path, text)
+    if error is not None:
+        summary.setdefault("write_errors", []).append(error)
+        if written is not None:
+            summary.setdefault("fallback", {})[key or path.name] = str(written)
+    return written
 
 
 def _judge_info_of(scored: list[dict]) -> dict | None:

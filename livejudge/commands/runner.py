@@ -473,40 +473,36 @@ def write_outputs(result: dict, output: OutputConfig) -> int:
     (a full disk, a directory removed meanwhile), does not lose the result: it goes to a
     fallback file in the temp directory (or stdout when even that fails), with one line on
     stderr. Returns EXIT_OK, or EXIT_FAILED when an output could not be written where asked."""
-    from livejudge.outputs.guard import clean, fallback_path, json_text
-    from livejudge.outputs.report import write_json
+    from livejudge.outputs.guard import clean, fallback_path, json_text, write_or_fallback, write_text_atomic
 
     code = EXIT_OK
     out = output.json_out
     if out == "-":
+        text = json_text(result) + "\n"
         try:
-            sys.stdout.write(json_text(result) + "\n")
+            sys.stdout.write(text)
             sys.stdout.flush()
         except OSError as exc:  # a full disk behind `> out.json`: it exited 0 with half a document (a trial)
             code = EXIT_FAILED
-            try:
-                fb = write_json(result, fallback_path("result.json"))
-                print(f"livejudge: cannot write the result to stdout ({exc.strerror or exc}); written to {fb} "
-                      "instead", file=sys.stderr)
-            except OSError:
-                print(f"livejudge: cannot write the result to stdout ({exc.strerror or exc}), nor to a "
-                      "fallback file: the result is lost", file=sys.stderr)
-    elif out:
-        try:
-            p = write_json(result, out)
-            if output.announce_json:
-                print(f"livejudge: result written to {clean(p)}", file=sys.stderr)
-        except OSError as exc:
-            code = EXIT_FAILED
             why = exc.strerror or str(exc)
             try:
-                fb = write_json(result, fallback_path(out))
-                print(f"livejudge: cannot write the result to {clean(out)} ({why}); written to {fb} instead",
-                      file=sys.stderr)
+                fb = write_text_atomic(fallback_path("result.json"), text)
+                print(f"livejudge: cannot write the result to stdout ({why}); written to {fb} instead", file=sys.stderr)
             except OSError:
-                print(f"livejudge: cannot write the result to {clean(out)} ({why}) nor to a temp file; "
-                      "here it is on stdout", file=sys.stderr)
-                sys.stdout.write(json_text(result) + "\n")
+                print(f"livejudge: cannot write the result to stdout ({why}), nor to a fallback file: "
+                      "the result is lost", file=sys.stderr)
+    elif out:
+        text = json_text(result)
+        written, error = write_or_fallback(out, text, what="the result to ")
+        if error is not None:
+            code = EXIT_FAILED
+            if written is None:
+                print(f"livejudge: {error}; here it is on stdout", file=sys.stderr)
+                sys.stdout.write(text + "\n")
+            else:
+                print(f"livejudge: {error}", file=sys.stderr)
+        elif output.announce_json:
+            print(f"livejudge: result written to {clean(written)}", file=sys.stderr)
     if output.report and write_report(result, output.report) is None:
         code = EXIT_FAILED
     return code

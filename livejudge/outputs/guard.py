@@ -6,7 +6,8 @@
   a one-line usage error, not a traceback after the whole call was scored;
 * ``write_text_atomic``: temp file + rename with a unique temp name, so two writers of one
   path never trip over each other's temp file (the last rename wins; both files are whole);
-* ``fallback_path``: where a result goes when its own path fails late (a full disk);
+* ``write_or_fallback`` and ``fallback_path``: where a result goes when its own path fails
+  late (a full disk);
 * ``json_text``: strict JSON (no NaN/Infinity, which ``json.loads`` elsewhere rejects): a
   non-finite number is written as null and the document's ``errors`` says where;
 * ``clean``: text from outside (a file name, an agent's close reason) with control characters
@@ -15,6 +16,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -165,10 +167,44 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
 
 def fallback_path(path: str | Path) -> Path:
     """Where to save an output whose own path failed: the system temp directory, named after
-    the intended file, the process and the time (never an existing file)."""
+    the intended file, the process and the time, never an existing file. A name stem over 60
+    characters is cut to a hash of the whole stem and its first 47 characters, so two long
+    names that share a beginning (two calls of one batch) get different fallbacks."""
     p = Path(str(path))
-    stem = (p.stem or "result")[:60]
-    return Path(tempfile.gettempdir()) / f"livejudge-{stem}-{os.getpid()}-{time.strftime('%Y%m%dT%H%M%S')}{p.suffix[:10]}"
+    stem = p.stem or "result"
+    if len(stem) > 60:
+        stem = hashlib.sha1(os.fsencode(stem)).hexdigest()[:12] + "-" + stem[:47]
+    base = Path(tempfile.gettempdir()) / f"livejudge-{stem}-{os.getpid()}-{time.strftime('%Y%m%dT%H%M%S')}"
+    suffix = p.suffix[:10]
+    candidate, n = Path(f"{base}{suffix}"), 1
+    while os.path.lexists(candidate):
+        candidate, n = Path(f"{base}-{n}{suffix}"), n + 1
+    return candidate
+
+
+def write_or_fallback(path: str | Path, text: str, what: str = "") -> tuple[Path | None, str | None]:
+    """Write ``text`` to ``path`` (``write_text_atomic``); when that fails (OSError: a full disk, a
+    directory removed meanwhile), to ``fallback_path(path)``, so an output that fails late does
+    not lose what was measured. The one place every command's late writes fall back through.
+
+    Args:
+        path: where the output was asked for.
+        text: the whole document.
+        what: words before the path in the error line, e.g. "the result to ".
+
+    Returns:
+        (the path written, or None when even the fallback failed; None when ``path`` took it,
+        else one line saying what failed and where the text went instead).
+    """
+    try:
+        return write_text_atomic(path, text), None
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+    try:
+        fb = write_text_atomic(fallback_path(path), text)
+    except OSError:
+        return None, f"cannot write {what}{clean(path)} ({why}) nor to a temp file"
+    return fb, f"cannot write {what}{clean(path)} ({why}); written to {fb} instead"
 
 
 def _finite(obj: Any, where: str, bad: list[str]) -> Any:
