@@ -198,3 +198,17 @@ def test_truncated_file_is_scored_and_says_so(tmp_path, capsys):
     whole = tmp_path / "whole.json"
     assert main(["score", str(src), "--judge", "none", "--json", str(whole)]) == 0
     assert json.loads(whole.read_text())["errors"] == []
+
+
+def test_check_warns_a_truncated_file_as_score_does(tmp_path, capsys):
+    """`check` ran its own copy of score's preparation and missed the last step: a file cut to
+    half its length was checked with no word of it. All recorded-call commands now share
+    livejudge/sources/recording.py."""
+    from livejudge.commands.cli import main
+
+    src = Path(__file__).resolve().parents[1] / "examples" / "example_call.wav"
+    data = src.read_bytes()
+    cut = tmp_path / "cut.wav"
+    cut.write_bytes(data[: len(data) // 2])
+    main(["check", str(cut), "--at", "16.1", "--expect", "yield", "--within", "0.5"])
+    assert "livejudge: warning: cut.wav is truncated" in capsys.readouterr().err

@@ -170,7 +170,6 @@ def score_call(path: str | Path, options: ScoreOptions | None = None, *, stop: S
         CallError: the file is missing, empty, undecodable or mono, or the judge cannot load.
     """
     from livejudge.audio import AudioFormatError, open_call
-    from livejudge.timing.echo import gate_source
     from livejudge.commands.runner import transcriber_from_config
     from livejudge.errors import CLIError
     from livejudge.session import Session, stream_call
@@ -183,13 +182,13 @@ def score_call(path: str | Path, options: ScoreOptions | None = None, *, stop: S
         raise CallError(str(exc)) from None
     try:
         try:
-            from livejudge.timing.health import check_recording, unmeasurable
+            from livejudge.sources.recording import UnmeasurableRecording, prepare_recording
 
-            health, line = check_recording(reader)  # the same input-health check as a single score (issue 20)
-            refuse = unmeasurable(health)
-            if refuse:  # skipped with the reason, kept out of the medians
-                raise CallError(refuse)
-            call, gate_info = gate_source(reader, options.echo_gate, log=False)
+            try:  # the same steps as a single score (livejudge/sources/recording.py)
+                prepared = prepare_recording(reader, options.echo_gate, log=False)
+            except UnmeasurableRecording as exc:  # skipped with the reason, kept out of the medians
+                raise CallError(str(exc)) from None
+            call, gate_info = prepared.call, prepared.gate_info
             judge = _judge_for(options)
             transcriber = transcriber_from_config(options.judge_config)
         except (CLIError, AudioFormatError) as exc:
@@ -198,21 +197,15 @@ def score_call(path: str | Path, options: ScoreOptions | None = None, *, stop: S
                 "file": str(path), "file_resolved": str(Path(path).resolve()), "speed": "max",
                 "asr": transcriber is not None, "echo_gate": gate_info}
         session = Session(options.config, judge=judge, info=info, transcriber=transcriber)
-        session.set_input_health(health, say=False)  # a batch says them per call in its summary
-        if line is not None:  # a telephone band: a note per call, not a warning
-            session.set_line(line, say=False)
+        prepared.start(session, say=False)  # a batch says them per call in its summary
         try:
             stream_call(session, call, speed=None, stop=None if stop is None else stop.event)
             if stop is not None and stop.is_set():  # ended early: said as a single score says it
                 session.note("interrupted", reason=stop.label)
                 session.info["ended"] = f"interrupted ({stop.label})"
-            # a cut-off file is scored, and its result says so; as samples clipped or zeroed: both
-            # are input-health warnings (the batch's input_health column, the gate count)
-            from livejudge.timing.health import reader_warnings
-
-            if reader.truncated:
-                session.info["truncated"] = True
-            session.add_input_health(reader_warnings(reader), say=False)
+            # a cut-off file, samples clipped or zeroed: input-health warnings (the batch's
+            # input_health column, the gate count)
+            prepared.finish(session, say=False)
         except AudioFormatError as exc:
             session.errors.append(str(exc))
             session.info["ended"] = "failed: audio"

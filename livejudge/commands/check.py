@@ -382,7 +382,6 @@ def _verdicts_of(args: argparse.Namespace, call_path: str | None, vcfg: VerdictC
             raise CLIError(f"{call_path}: {exc}") from None
     from livejudge.audio import AudioFormatError, open_call
     from livejudge.session import Session, stream_call
-    from livejudge.timing.echo import gate_source
 
     if call_path is None and args.user is None and args.agent is None:
         raise CLIError("no call: give a recording (or a result .json), or --user A.wav --agent B.wav, "
@@ -394,23 +393,22 @@ def _verdicts_of(args: argparse.Namespace, call_path: str | None, vcfg: VerdictC
     except AudioFormatError as exc:
         raise CLIError(str(exc)) from exc
     try:
-        from livejudge.timing.health import check_recording, unmeasurable
+        from livejudge.sources.recording import UnmeasurableRecording, prepare_recording
 
-        health, line = check_recording(reader)
-        refuse = unmeasurable(health)
-        if refuse:
-            raise CLIError(f"{call_path or args.user}: {refuse}")
-        call, gate_info = gate_source(reader, args.echo_gate)
+        try:  # the same steps as score: livejudge/sources/recording.py
+            prepared = prepare_recording(reader, args.echo_gate)
+        except UnmeasurableRecording as exc:
+            raise CLIError(f"{call_path or args.user}: {exc}") from None
+        call = prepared.call
         info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels, "kind": "check",
-                "file": call_path, "file_resolved": _resolved(call_path), "echo_gate": gate_info}
+                "file": call_path, "file_resolved": _resolved(call_path), "echo_gate": prepared.gate_info}
         session = Session(config, judge=None, info=info)
-        session.set_input_health(health)
-        if line is not None:
-            session.set_line(line)
+        prepared.start(session)
         try:
             stream_call(session, call)
         except AudioFormatError as exc:
             raise CLIError(str(exc)) from exc
+        prepared.finish(session)  # a truncated file, clipped samples: warned as score warns them
         doc = session.close()
         return session.verdicts, doc
     finally:

@@ -117,27 +117,23 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
     session_cfg, judge_cfg = session_config(args, judge_mode), judge_config(args)  # flag errors before input ones
     reader = _open_call(call_cfg)  # read block by block: memory does not grow with the file
     try:
-        from livejudge.timing.echo import gate_source
-        from livejudge.timing.health import check_recording, unmeasurable
+        from livejudge.sources.recording import UnmeasurableRecording, prepare_recording
 
-        # swapped, silent or identical channels, clipping, DC (issue 20); a telephone band: a note
-        health, line = check_recording(reader)
-        refuse = unmeasurable(health)
-        if refuse:  # nothing can be measured: one line, exit 2, no result that would pretend otherwise
-            raise CLIError(f"{call_cfg.file or call_cfg.user}: {refuse}")
-        call, gate_info = gate_source(reader, call_cfg.echo_gate)
-        return _run_call(call_cfg, session_cfg, judge_cfg, output, call, gate_info,
-                         speed=speed, progress=progress, failure=AudioFormatError, reader=reader, health=health,
-                         kind=kind, line=line)
+        try:  # input health (issue 20), refusal, echo gate: livejudge/sources/recording.py
+            prepared = prepare_recording(reader, call_cfg.echo_gate)
+        except UnmeasurableRecording as exc:  # one line, exit 2, no result that would pretend otherwise
+            raise CLIError(f"{call_cfg.file or call_cfg.user}: {exc}") from None
+        return _run_call(call_cfg, session_cfg, judge_cfg, output, prepared,
+                         speed=speed, progress=progress, failure=AudioFormatError, kind=kind)
     finally:
         reader.close()
 
 
-def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfig, output: OutputConfig, call,
-              gate_info: dict, *, speed: float | None, progress: bool, failure: type[BaseException],
-              reader=None, health=(), kind: str = "score", line: dict | None = None) -> int:
+def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfig, output: OutputConfig, prepared,
+              *, speed: float | None, progress: bool, failure: type[BaseException], kind: str = "score") -> int:
     from livejudge.session import Session, stream_call
 
+    call, gate_info = prepared.call, prepared.gate_info
     judge = judge_from_config(judge_cfg)
     sinks = [s for s in (events_sink(output),) if s is not None]
     info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels,
@@ -147,9 +143,7 @@ def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfi
     transcriber = transcriber_from_config(judge_cfg, output.report) if judge is not None else None
     info["asr"] = transcriber is not None
     session = Session(config, judge=judge, sinks=sinks, info=info, transcriber=transcriber)
-    session.set_input_health(list(health))
-    if line is not None:
-        session.set_line(line)
+    prepared.start(session)
     name = Path(call_cfg.file).name if call_cfg.file else f"{Path(call_cfg.user).name} + {Path(call_cfg.agent).name}"
     title = f"{info['kind']} {name}"
 
@@ -164,13 +158,7 @@ def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfi
                             on_progress=lambda t: bar.update(task, completed=t))
         else:
             stream_call(session, call, speed=speed, stop=stop)
-        # a cut-off file, samples clipped or zeroed: input-health warnings (a gate on their count
-        # passed a file cut to a third: a trial), the result stays valid
-        from livejudge.timing.health import reader_warnings
-
-        if getattr(reader, "truncated", ()):
-            session.info["truncated"] = True
-        session.add_input_health(reader_warnings(reader))
+        prepared.finish(session)  # a cut-off file, samples clipped or zeroed: input-health warnings
 
     return run_session(session, body, title=title, output=output, failure=failure)
 

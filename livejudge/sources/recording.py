@@ -1,0 +1,85 @@
+"""A recorded call made ready to stream: the steps every recorded call takes, in one place.
+
+``livejudge score``, ``replay``, ``check`` and each call of a batch open a recording with
+``livejudge.audio.open_call`` (read block by block), then:
+
+1. check the input's health from its first seconds (``timing.health.check_recording``: swapped,
+   silent or identical channels, clipping, DC offset, a noisy line; a telephone band as a note);
+2. refuse a recording in which nothing can be measured (``timing.health.unmeasurable``);
+3. apply the echo gate (``timing.echo.gate_source``, ``--echo-gate``);
+4. after streaming, add what the reader found on the way (a file cut short, clipped or NaN
+   samples: ``timing.health.reader_warnings``).
+
+``prepare_recording`` does 1–3 and returns a ``PreparedRecording``; its ``start`` and ``finish``
+put the findings on the ``Session`` before and after ``stream_call``. One path, so every command
+gives the same warnings for the same file (``check`` had given no warning for a truncated file).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+class UnmeasurableRecording(ValueError):
+    """Nothing can be measured in the recording (both channels silent, one signal on both); the
+    message is the one-line reason, without the file name."""
+
+
+@dataclass(frozen=True)
+class PreparedRecording:
+    """A recorded call ready for ``livejudge.session.stream_call``.
+
+    Attributes:
+        call: what to stream: the reader itself, or the call in memory with its user channel gated.
+        reader: the ``livejudge.audio.CallReader`` it was read from (close it when done).
+        gate_info: the echo gate's record, the result's ``source.echo_gate``.
+        health: the input-health warnings found before streaming (``HealthWarning``s).
+        line: the narrowband-line note (``timing.health.check_line``), or None.
+    """
+
+    call: Any
+    reader: Any
+    gate_info: dict
+    health: tuple
+    line: dict | None
+
+    def start(self, session: Any, say: bool = True) -> None:
+        """Put the warnings and the line note on ``session`` before streaming (``say``: one line each
+        on stderr now; a batch says them per call in its summary instead)."""
+        session.set_input_health(list(self.health), say=say)
+        if self.line is not None:  # a telephone band: a note, not a warning
+            session.set_line(self.line, say=say)
+
+    def finish(self, session: Any, say: bool = True) -> None:
+        """After streaming: a file cut short, samples clipped or NaN become input-health warnings
+        (a gate on their count had passed a file cut to a third: a trial); the result stays valid."""
+        from livejudge.timing.health import reader_warnings
+
+        if getattr(self.reader, "truncated", ()):
+            session.info["truncated"] = True
+        session.add_input_health(reader_warnings(self.reader), say=say)
+
+
+def prepare_recording(reader: Any, echo_gate: str, *, log: bool = True) -> PreparedRecording:
+    """Steps 1–3 of the module docstring on an open recording.
+
+    Args:
+        reader: a ``livejudge.audio.CallReader`` (``open_call``), 16 kHz float32 blocks of two channels.
+        echo_gate: ``--echo-gate``: "auto", "on" or "off".
+        log: say on stderr when the echo gate is applied (a batch says it per call instead).
+    Returns:
+        the ``PreparedRecording``.
+    Raises:
+        UnmeasurableRecording: nothing can be measured (the reason in one line).
+        livejudge.audio.AudioFormatError: the file cannot be decoded while it is read.
+    """
+    from livejudge.timing.echo import gate_source
+    from livejudge.timing.health import check_recording, unmeasurable
+
+    health, line = check_recording(reader)  # issue 20's input-health check, from the first seconds
+    refuse = unmeasurable(health)
+    if refuse:  # one line, no result that would pretend otherwise
+        raise UnmeasurableRecording(refuse)
+    call, gate_info = gate_source(reader, echo_gate, log=log)
+    return PreparedRecording(call=call, reader=reader, gate_info=gate_info, health=tuple(health), line=line)
