@@ -437,6 +437,27 @@ class Session:
             return
         self._health_early = ws
         report_warnings(ws, self)
+        self._say_line_live(user, agent)
+
+    def _say_line_live(self, user: np.ndarray, agent: np.ndarray) -> None:
+        """A narrowband line found in a live stream (``health.check_line_live``): said once, as
+        ``set_line`` says a recording's (a trial: attach over a μ-law line gave no word of it)."""
+        from livejudge.timing.health import check_line_live
+
+        if self.info.get("line") is not None:
+            return
+        try:
+            rate = self.info.get("sample_rate_in")
+            line = check_line_live(user, agent, rate if isinstance(rate, int) else None)
+        except Exception as exc:  # a fault in a check must not end the call
+            self._on_error(f"line check failed: {type(exc).__name__}: {exc}")
+            return
+        self.info["line_checked"] = True  # summary.narrowband_channel_count: 0, not null, when wideband
+        if line is not None:
+            try:
+                self.set_line(line)
+            except ValueError:  # the session closed meanwhile (the live check racing the end of the call)
+                pass
 
     def _warn_no_speech(self) -> None:
         """At close, under the lock: a channel with sound but no speech found says so
@@ -468,6 +489,8 @@ class Session:
         except Exception as exc:
             self._on_error(f"input-health check failed: {type(exc).__name__}: {exc}")
             ws = []
+        if probe.held_s >= 1.0:  # a line the live check had too little speech for (or a short call)
+            self._say_line_live(*probe.audio())
         if str(self.info.get("ended", "")).startswith("interrupted") and probe.held_s < probe.early_s:
             # stopped by hand before the live check was due: a silent agent may not have had its
             # turn yet (a trial's demo stopped at 4.5 s read "is the agent sending audio (--protocol)?")

@@ -465,3 +465,26 @@ def test_a_telephone_band_call_gets_a_line_note_not_a_warning(tmp_path, capsys):
         assert doc["summary"]["narrowband_channel_count"] == (2 if narrow else 0)
         if narrow:
             assert "docs/verdicts.md, the telephone table" in line["note"] and line["band"] == "narrowband"
+
+
+@pytest.mark.parametrize("line,narrow", [(dict(noise_dbfs=-50.0, telephone_line=True, line_rate=8000), True),
+                                         (dict(noise_dbfs=-50.0), False)])
+def test_a_live_telephone_line_gets_the_line_note(line, narrow, capsys):
+    """A trial attached over a μ-law line (--protocol twilio) and nothing said the line was
+    narrowband, though score says it of the same call recorded. The live check now says it (once,
+    on stderr, in the event log and the result's source.line), a wideband live call gets none."""
+    from livejudge.session import Session
+
+    d = example_dialogue(seed=0, **line)
+    s = Session()
+    _push_live(s, d.call.user, d.call.agent)
+    doc = s.close()
+    said = [x for x in capsys.readouterr().err.splitlines() if "narrowband" in x]
+    if narrow:
+        assert doc["source"]["line"]["channels"] == ["user", "agent"] and len(said) == 1
+        assert [e for e in doc["framework_events"] if e["kind"] == "line"]
+        assert doc["summary"]["narrowband_channel_count"] == 2
+    else:
+        assert doc["source"].get("line") is None and said == []
+        assert doc["summary"]["narrowband_channel_count"] == 0  # checked and wideband, not "not checked"
+    assert doc["source"]["input_health"] == []

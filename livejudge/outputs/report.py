@@ -172,12 +172,12 @@ RECORDED_KINDS = ("score", "replay", "check")
 
 
 def _narrowband_count(info: dict) -> int | None:
-    """How many channels ``source.line`` calls narrowband: 0 for a recording found wideband, None
-    where the line was not checked (a live call)."""
+    """How many channels ``source.line`` calls narrowband: 0 for a recording or a live call found
+    wideband, None where the line was not checked (a live call that held under 1 s of both channels)."""
     line = info.get("line")
     if isinstance(line, dict):
         return len(line.get("channels") or [])
-    return 0 if info.get("kind") in RECORDED_KINDS else None
+    return 0 if info.get("kind") in RECORDED_KINDS or info.get("line_checked") else None
 
 
 def dimension_view(doc: dict) -> dict | None:

@@ -405,7 +405,7 @@ def check_recording(call, *, swap_test: bool = True) -> tuple[list[HealthWarning
             "extra_channels", None,
             f"the file has {n_ch} channels; only channel {ch['user']} (user) and {ch['agent']} (agent) are read: "
             f"if the call is on others, pass --user-channel and --agent-channel (0–{n_ch - 1})", float(n_ch), 2.0))
-    return ws, _line_of(audio, getattr(call, "sample_rate_in", None))
+    return ws, _line_of(audio.user, audio.agent, getattr(call, "sample_rate_in", None))
 
 
 def report_warnings(warnings: list[HealthWarning], session=None, stream=None, *, say: bool = True) -> list[dict]:
@@ -476,12 +476,20 @@ def check_line(call) -> dict | None:
         call: a ``TwoChannelAudio`` or ``livejudge.audio.CallReader`` (its first
             ``LEVEL_PROBE_S`` seconds are read; ``check_recording`` reads them once for both)."""
     audio = call.head(LEVEL_PROBE_S) if hasattr(call, "head") else call
-    return _line_of(audio, getattr(call, "sample_rate_in", None))
+    return _line_of(audio.user, audio.agent, getattr(call, "sample_rate_in", None))
 
 
-def _line_of(audio, rate: int | None) -> dict | None:
-    """``check_line`` of audio already read (a ``TwoChannelAudio``), the input's rate beside it."""
-    db = {c: high_band_db(x) for c, x in (("user", audio.user), ("agent", audio.agent))}
+def check_line_live(user: np.ndarray, agent: np.ndarray, rate: int | None = None) -> dict | None:
+    """``check_line`` of a live stream's held audio (``HealthProbe.audio``: float32 mono 16 kHz,
+    both channels as received), ``rate`` the source's own sample rate (Hz) or None. The Session
+    runs it with the live input-health check and again at close, so attach and the Pipecat
+    observer say a narrowband line as a recorded call's score does."""
+    return _line_of(np.asarray(user, np.float32), np.asarray(agent, np.float32), rate)
+
+
+def _line_of(user: np.ndarray, agent: np.ndarray, rate: int | None) -> dict | None:
+    """``check_line`` of audio already read (float32 mono 16 kHz per channel), the input's rate beside it."""
+    db = {c: high_band_db(x) for c, x in (("user", user), ("agent", agent))}
     narrow = [c for c, v in db.items() if v is not None and v < NARROWBAND_HIGH_DB]
     if not narrow:
         return None
@@ -611,5 +619,6 @@ class HealthProbe:
         return check_input(u, a, live=self.source)
 
 
-__all__ = ["HealthProbe", "HealthWarning", "LIVE_CHECK_S", "check_call", "check_input", "report_warnings",
+__all__ = ["HealthProbe", "HealthWarning", "LIVE_CHECK_S", "check_call", "check_input", "check_line", "check_line_live",
+           "report_warnings",
            "unmeasurable"]
