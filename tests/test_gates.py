@@ -4,6 +4,7 @@ parsers accept."""
 import json
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
 
 from livejudge.commands.gates import (EXIT_GATE, Gate, batch_metrics, call_metrics, evaluate, junit_xml,
@@ -105,6 +106,79 @@ def test_score_gate_exit_code_3_and_junit(tmp_path, capsys):
     assert main(args + ["--fail-if", "latency_p99_s>1"]) == 2  # a typo is a usage error
 
 
+def test_gates_on_a_call_cut_short_are_no_pass(tmp_path, capsys, monkeypatch):
+    """A trial's `timeout -s TERM 4 livejudge score long.wav --junit j.xml --fail-if ...` stopped
+    after 24 s of 635 s and wrote a JUnit file with 0 failures, 0 errors, and stderr said "1 of 1
+    gate(s) passed": a CI page showed the stopped call green. Now the JUnit file holds an error
+    and stderr says the gates held only on the part measured."""
+    from livejudge import session as session_mod
+    from livejudge.commands.cli import main
+    from livejudge.commands.gates import cut_short
+    from livejudge.testing.dialogues import example_dialogue
+
+    wav = example_dialogue(seed=0).write(tmp_path / "call.wav")
+    real = session_mod.stream_call
+
+    def stopped_half_way(session, call, **kw):  # as Ctrl-C in the middle of the call
+        kw["stop"] = None
+        half = type(call)(call.user[: len(call.user) // 2], call.agent[: len(call.agent) // 2],
+                          call.sample_rate_in, call.channels) if hasattr(call, "user") else call
+        real(session, half, **kw)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(session_mod, "stream_call", stopped_half_way)
+    j = tmp_path / "j.xml"
+    code = main(["score", str(wav), "--judge", "none", "--asr", "off", "--echo-gate", "on", "--fail-if", "latency_p90_s>5",
+                 "--junit", str(j), "--json", str(tmp_path / "r.json")])
+    err = capsys.readouterr().err
+    assert code == 130, err
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["source"]["ended"] == "interrupted (Ctrl-C)" and doc["duration_s"] < 30
+    suite = ET.parse(j).getroot().find("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("2", "0", "1")
+    case = suite.find("testcase[@name='the call was measured to its end']")
+    assert case.find("error").get("type") == "CallCutShort" and "interrupted (Ctrl-C) after" in case.find("error").get("message")
+    assert "gate(s) passed" not in err and "which is not a pass" in err
+    # a live call ended by Ctrl-C is a call's normal end; a failed one is cut short
+    assert cut_short({"source": {"kind": "attach", "ended": "interrupted (Ctrl-C)"}, "duration_s": 40.0}) is None
+    assert "failed: agent" in cut_short({"source": {"kind": "attach", "ended": "failed: agent"}, "duration_s": 4.0})
+    assert cut_short({"source": {"kind": "score", "ended": "end of input"}}) is None
+
+
+def test_a_gate_says_why_a_metric_was_not_measured_and_if_measured_lets_it_pass(tmp_path, capsys):
+    """A trial's batch gate 'yield_mean_s>0.5' failed "not measured on 3 of 4 scored calls" and
+    --gate-each failed a call with no barge-in at all, with nothing saying why, and no way to let a
+    call without a barge-in pass. The reason now names the cause; 'if measured' passes such calls."""
+    from livejudge.commands.cli import main
+    from livejudge.commands.gates import parse_gate
+    from livejudge.testing.dialogues import example_dialogue
+
+    g = parse_gate("yield_mean_s>0.5 if measured")
+    assert g.if_measured and g.text == "yield_mean_s>0.5 if measured" and not parse_gate("yield_mean_s>0.5").if_measured
+    r = evaluate([parse_gate("yield_mean_s>0.5"), g], {"user_barge_in_count": 0, "verdict_barge_in_talked_through_count": 0})
+    assert r[0].failed and r[0].reason == ("yield_mean_s was not measured: no caller barge-in that the agent yielded "
+                                           "to (user_barge_in_count 0, talked through 0) (to let such a call pass: "
+                                           "'yield_mean_s>0.5 if measured')")
+    assert not r[1].failed and "passes ('if measured')" in r[1].reason
+    assert evaluate([g], {"yield_mean_s": 0.7})[0].failed  # measured: gated as ever
+    # a latency gate stays strict and gets no such hint: a silent agent must fail it
+    lat = evaluate([parse_gate("latency_p90_s>1")], {"latency_count": 0})[0]
+    assert lat.failed and "no reply to the caller to time (latency_count 0)" in lat.reason and "if measured" not in lat.reason
+    # a batch: two calls, one with a yielded-to barge-in (seed 0 of the built dialogues has one), one without
+    d = tmp_path / "calls"
+    d.mkdir()
+    example_dialogue(seed=0).write(d / "a.wav")
+    x = example_dialogue(seed=0)
+    cut = int(6.0 * 16000)  # the first 6 s: replies, no barge-in
+    import soundfile as sf
+    sf.write(str(d / "b.wav"), np.stack([x.call.user[:cut], x.call.agent[:cut]], axis=1), 16000)
+    base = ["score", str(d), "--out-dir", str(tmp_path / "out"), "--judge", "none", "--asr", "off", "--gate-each"]
+    assert main(base + ["--fail-if", "yield_mean_s>5"]) == EXIT_GATE
+    err = capsys.readouterr().err
+    assert "failed on 1 of 2 scored calls: b.wav (not measured)" in err  # a.wav measured its yield
+    assert main(base + ["--fail-if", "yield_mean_s>5 if measured"]) == 0, capsys.readouterr().err
+
+
 def test_unknown_metric_hint_puts_the_nearest_name_first():
     """'latency_p90' listed six 'latency…' names (a new user's trial); the nearest spelling comes
     first, and a name held whole inside others ('p_human') finds them instead of every 'p…'."""
@@ -116,6 +190,28 @@ def test_unknown_metric_hint_puts_the_nearest_name_first():
         parse_gate("p_human<0.5")
     hint = str(exc.value).split("did you mean ")[1].split("?")[0].split(", ")
     assert hint and all("p_human" in k for k in hint), hint
+
+
+def test_a_misspelt_dimension_gate_finds_the_dimension_and_the_docs_list_every_id():
+    """A trial gated 'dim_breathing<3' (the meter shows "breathing/mouth") and was offered the first
+    six dimensions. The hint now finds the dimension by its label; with no match it lists every id,
+    and docs/ci-gates.md lists them all (read here, so the list cannot drift)."""
+    import re
+    from pathlib import Path
+
+    from livejudge.commands.gates import parse_gate
+    from livejudge.judge.model.dimensions import DIMENSIONS
+
+    with pytest.raises(ValueError, match=r"did you mean dim_micro_physiological_noise\?"):
+        parse_gate("dim_breathing<3")
+    with pytest.raises(ValueError, match=r"did you mean dim_sycophant_behavior\?"):
+        parse_gate("dim_sycophancy>4")
+    with pytest.raises(ValueError) as exc:
+        parse_gate("dim_xyz<1")
+    assert all(d.id in str(exc.value) for d in DIMENSIONS) and "\n" not in str(exc.value)
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "ci-gates.md").read_text()
+    para = doc[doc.index("`dim_<id>` (mean score"):doc.index("shipped head measures")]
+    assert re.findall(r"`([a-z_]+)`", para.replace("`dim_<id>`", "")) == [d.id for d in DIMENSIONS]
 
 
 def test_every_command_help_ends_with_its_exit_codes(capsys):
@@ -155,7 +251,7 @@ def test_a_gate_on_a_dimension_the_head_never_measures_says_it_can_never_pass():
     res = gate_call([parse_gate("dim_memory_consistency<2"), parse_gate("dim_stress<2"), parse_gate("dim_rhythm<2")], doc)
     assert [r.failed for r in res] == [True, True, False]
     assert "never measured by this judge's head (the head reads no text), so this gate can never pass" in res[0].reason
-    assert res[1].reason == "dim_stress was not measured"  # measured by the head, gated in this call's windows
+    assert res[1].reason.startswith("dim_stress was not measured: no judged window scored this dimension")  # measured by the head, gated in this call's windows
 
 
 def test_a_gate_can_fail_a_call_whose_channels_look_wrong(tmp_path, capsys):

@@ -65,10 +65,12 @@ def _add_call_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent", default=None, metavar="B.wav", help="the agent's side as its own file (with --user)")
     p.add_argument("--user-channel", type=int, default=0, help="channel index of the user in FILE")
     p.add_argument("--agent-channel", type=int, default=1, help="channel index of the agent in FILE")
+    from livejudge.timing.echo import ECHO_PROBE_S, ECHO_WHOLE_MAX_S  # the help says what the code does
+
     p.add_argument("--echo-gate", default="auto", choices=("auto", "on", "off"),
                    help="remove the agent's voice leaking into the user channel (speakerphone echo), using the "
                         "agent channel as reference; auto = when leakage is detected (correlation ≥ 0.4; "
-                        "in the first minute of calls over 10 minutes)")
+                        f"in the first {ECHO_PROBE_S:g} s of calls over {ECHO_WHOLE_MAX_S:g} s)")
 
 
 def call_config(args: argparse.Namespace) -> CallConfig:

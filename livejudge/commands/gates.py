@@ -3,7 +3,9 @@
 A gate names a metric, a comparison and a threshold; it *fails* when the comparison is true
 for the measured value (``latency_p90_s>1.2`` fails a call whose p90 latency exceeds 1.2 s).
 A gate on a metric the call did not measure (no user→agent transition, judge off) also fails,
-with the reason "not measured": a CI gate that cannot be checked must not pass silently.
+with the reason "not measured" and why (``why_not_measured``): a CI gate that cannot be checked
+must not pass silently. A gate written ``'yield_mean_s>0.5 if measured'`` passes such a call
+instead (a call without a barge-in has no yield time to hold to a bound).
 
 Metrics (``call_metrics``): every number in the result's ``summary`` (``latency_p90_s``,
 ``mean_p_human``, ``barge_in_count``, ``overlap_ratio``...), ``duration_s``, and ``dim_<id>``:
@@ -48,7 +50,8 @@ OPS = {"<=": operator.le, ">=": operator.ge, "==": operator.eq, "!=": operator.n
 
 ALIASES = {"p_human_mean": "mean_p_human", "p_human_last": "last_p_human"}
 
-_GATE_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(<=|>=|==|!=|<|>)\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*$")
+_GATE_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(<=|>=|==|!=|<|>)\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
+                      r"(\s+if\s+measured)?\s*$")
 
 
 def known_metrics() -> list[str]:
@@ -133,10 +136,11 @@ class Gate:
     op: str
     threshold: float
     written: str = field(default="", compare=False)  # the number as written ("1.0"), echoed back as given
+    if_measured: bool = False  # "... if measured": a call that did not measure the metric passes
 
     @property
     def text(self) -> str:
-        return f"{self.metric}{self.op}{self.written or format(self.threshold, 'g')}"
+        return f"{self.metric}{self.op}{self.written or format(self.threshold, 'g')}" + (" if measured" if self.if_measured else "")
 
 
 @dataclass(frozen=True)
@@ -152,29 +156,91 @@ def parse_gate(text: str) -> Gate:
     m = _GATE_RE.match(text)
     if not m:
         raise ValueError(f"bad --fail-if {text!r}: write METRIC OP NUMBER, e.g. 'latency_p90_s>1.2' "
-                         f"(OP one of {' '.join(OPS)})")
-    name, op, num = m.groups()
+                         f"(OP one of {' '.join(OPS)}), optionally followed by 'if measured'")
+    name, op, num, if_measured = m.groups()
     if name not in known_metrics():
         import difflib
 
         # the nearest names first ('latency_p90' → latency_p90_s alone); then same-prefix ones
         known = known_metrics()
-        close = difflib.get_close_matches(name, known, n=3, cutoff=0.8)
+        close = _dimension_matches(name) if name.startswith("dim_") else []
+        close = close or difflib.get_close_matches(name, known, n=3, cutoff=0.8)
+        if not close and name.startswith("dim_"):  # no dimension means it: every id, not the first six
+            from livejudge.judge.model.dimensions import DIMENSIONS
+
+            raise ValueError(f"bad --fail-if {text!r}: no dimension {name[4:]!r}; the ids (dim_<id>): "
+                             + ", ".join(d.id for d in DIMENSIONS) + " (docs/ci-gates.md)")
         if not close:  # names holding it whole ('p_human' → mean_p_human), then its first word
             close = ([k for k in known if name in k] or [k for k in known if name.split("_")[0] in k.split("_")])[:6]
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise ValueError(f"bad --fail-if {text!r}: unknown metric {name!r}{hint} "
                          "(metrics: the keys of the result's summary, p_human_mean, dim_<dimension id>)")
-    return Gate(name, op, float(num), num)
+    return Gate(name, op, float(num), num, if_measured=bool(if_measured))
+
+
+def why_not_measured(metric: str, metrics: dict[str, float | None]) -> str:
+    """Why a call has no value of ``metric``, from its other metrics, for a gate's reason: a
+    ``yield_mean_s`` gate failed "not measured" on a call with no barge-in, and nothing said so (a
+    trial). '' where no reason is known. Pure."""
+    def n(key: str) -> str:
+        v = metrics.get(key)
+        return "0" if v is None else format(v, "g")  # a count the summary does not hold counted nothing
+
+    if metric.startswith("latency_"):
+        return f"no reply to the caller to time (latency_count {n('latency_count')})"
+    if metric == "yield_mean_s":
+        return (f"no caller barge-in that the agent yielded to (user_barge_in_count {n('user_barge_in_count')}, "
+                f"talked through {n('verdict_barge_in_talked_through_count')})")
+    if metric == "gap_mean_s":
+        return f"no change of speaker (gap_count {n('gap_count')})"
+    if metric.startswith("dim_"):
+        return f"no judged window scored this dimension (judged_windows {n('judged_windows')})"
+    if _is_p_human_metric(metric):
+        return (f"no judged window with evidence (judged_windows {n('judged_windows')}, "
+                f"no_evidence_windows {n('no_evidence_windows')}; is the judge off?)")
+    if metric.startswith("verdict_") and metric.endswith("_rate"):
+        return "no verdict of that kind in the call"
+    return ""
+
+
+def key_optional(metric: str) -> bool:
+    """A metric that a call with nothing wrong may lack: the mean yield time (no caller barge-in)
+    and the per-kind verdict rates (no moment of that kind). Pure."""
+    return metric == "yield_mean_s" or (metric.startswith("verdict_") and metric.endswith("_rate"))
+
+
+def _dimension_matches(name: str) -> list[str]:
+    """``dim_<id>`` names whose dimension a misspelt ``dim_<word>`` means, found by the word in its
+    id, display name, meter label or human-like end ("dim_breathing" → dim_micro_physiological_noise,
+    shown on the meter as "breathing/mouth": a trial was offered the first six dimensions). Pure."""
+    from livejudge.judge.model.dimensions import DIMENSIONS
+    from livejudge.outputs.meter import SHORT_NAMES
+
+    words = [w for w in re.split(r"[_\W]+", name[4:].lower()) if len(w) >= 3]
+    out = []
+    for d in DIMENSIONS:
+        text = " ".join((d.id, d.name, SHORT_NAMES.get(d.id, ""), d.high)).lower()
+        if words and all(w in text for w in words):
+            out.append(f"dim_{d.id}")
+    return out[:4]
 
 
 def evaluate(gates: Iterable[Gate], metrics: dict[str, float | None]) -> list[GateResult]:
-    """Check each gate against ``metrics`` (pure)."""
+    """Check each gate against ``metrics`` (pure). A metric the call did not measure fails its gate
+    with the reason (``why_not_measured``), unless the gate says "if measured": then it passes."""
     out = []
     for g in gates:
         v = metrics.get(ALIASES.get(g.metric, g.metric))
         if v is None:
-            out.append(GateResult(g, None, True, f"{g.metric} was not measured"))
+            why = why_not_measured(ALIASES.get(g.metric, g.metric), metrics)
+            why = f": {why}" if why else ""
+            if g.if_measured:
+                out.append(GateResult(g, None, False, f"{g.metric} was not measured{why}; passes ('if measured')"))
+            else:
+                # a metric a good call may lack (no barge-in, no verdict of a kind): how to let it pass
+                hint = (f" (to let such a call pass: '{g.text} if measured')"
+                        if key_optional(ALIASES.get(g.metric, g.metric)) else "")
+                out.append(GateResult(g, None, True, f"{g.metric} was not measured{why}{hint}"))
         elif OPS[g.op](v, g.threshold):
             out.append(GateResult(g, v, True, f"{g.metric} = {v:g} ({g.op} {g.threshold:g})"))
         else:
@@ -242,7 +308,7 @@ def unmeasured_by_call(gates: Iterable[Gate], rows: list[dict]) -> dict[str, lis
     out: dict[str, list[str]] = {}
     for r in rows:
         m = r.get("metrics") or {}
-        miss = [g.metric for g in gates if m.get(ALIASES.get(g.metric, g.metric)) is None]
+        miss = [g.metric for g in gates if not g.if_measured and m.get(ALIASES.get(g.metric, g.metric)) is None]
         if miss:
             out[str(r.get("file"))] = list(dict.fromkeys(miss))
     return out
@@ -260,7 +326,7 @@ def evaluate_batch(gates: Iterable[Gate], rows: list[dict]) -> list[GateResult]:
     for g, res in zip(gates, evaluate(gates, medians)):
         key = ALIASES.get(g.metric, g.metric)
         missing = [Path(str(r.get("file"))).name for r in rows if (r.get("metrics") or {}).get(key) is None]
-        if res.value is None or not missing:
+        if res.value is None or not missing or g.if_measured:  # 'if measured': the median of those that did
             out.append(res)
             continue
         shown = ", ".join(missing[:3]) + (f", … {len(missing) - 3} more" if len(missing) > 3 else "")
@@ -321,13 +387,36 @@ def gate_dicts(results: list[GateResult]) -> list[dict]:
     return [{"gate": r.gate.text, "value": r.value, "failed": r.failed, "reason": r.reason} for r in results]
 
 
-def format_passed(results: list[GateResult], scope: str) -> str:
+def cut_short(doc: dict) -> str | None:
+    """Why a call's result covers only part of the call, or None: a recording (``score``, ``replay``,
+    ``check``) stopped before its end (``source.ended`` "interrupted (…)"), or any call that failed
+    mid-way ("failed: …"). A live call ended by Ctrl-C is a call's normal end, not cut short. Its
+    gates read only the part measured, so passing them is no pass: a trial's call killed by a CI
+    timeout after 24 s of 635 s wrote a green JUnit file. Pure."""
+    from livejudge.outputs.report import RECORDED_KINDS
+
+    src = doc.get("source") or {}
+    ended = src.get("ended")
+    if not isinstance(ended, str):
+        return None
+    if ended.startswith("failed") or (ended.startswith("interrupted") and src.get("kind") in RECORDED_KINDS):
+        dur = doc.get("duration_s")
+        at = f" after {dur:.1f} s" if isinstance(dur, (int, float)) else ""
+        return f"the call was cut short ({ended}{at}): the gates read only the part before it"
+    return None
+
+
+def format_passed(results: list[GateResult], scope: str, cut: str | None = None) -> str:
     """One line for stderr when every gate passed ('' when there is no gate or one failed): a CI log
-    then shows that the gates ran (a passing gate printed nothing; a new user's trial)."""
+    then shows that the gates ran (a passing gate printed nothing; a new user's trial). With ``cut``
+    (``cut_short``), the line says the gates held on part of the call only, not that they passed."""
     if not results or any(r.failed for r in results):
         return ""
-    return (f"livejudge: {len(results)} of {len(results)} gate(s) passed ({scope}): none of "
-            + ", ".join(f"--fail-if {r.gate.text}" for r in results) + " held")
+    gates = ", ".join(f"--fail-if {r.gate.text}" for r in results)
+    if cut:
+        return (f"livejudge: {cut}; none of {gates} held on that part, which is not a pass ({scope}; "
+                "JUnit: an error)")
+    return f"livejudge: {len(results)} of {len(results)} gate(s) passed ({scope}): none of {gates} held"
 
 
 def format_failures(results: list[GateResult], scope: str) -> str:
@@ -342,7 +431,7 @@ def format_failures(results: list[GateResult], scope: str) -> str:
 
 def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None = None,
               unmeasured: dict[str, list[str]] | None = None, skipped_is_error: bool = False,
-              failed_each: dict[str, list[str]] | None = None) -> str:
+              failed_each: dict[str, list[str]] | None = None, cut: str | None = None) -> str:
     """JUnit XML: one ``testsuite`` of gates (``failure`` per failed gate) and, for a batch, one
     of calls (``skipped`` with the reason for each file that could not be scored, or ``error``
     with ``skipped_is_error``: the batch then exits 1, and CI pages show a skipped case grey, not
@@ -355,10 +444,15 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
         unmeasured: ``unmeasured_by_call``: file → gated metrics that call did not measure.
         failed_each: ``failed_by_call`` of ``evaluate_each`` (``--gate-each``): file → gates that
             failed on that call, each call's ``failure``.
+        cut: ``cut_short``'s reason, or None: one more test case, "the call was measured to its
+            end", with an ``error``, so a CI page shows a stopped call red, not green.
     """
     root = ET.Element("testsuites", name="livejudge")
-    s = ET.SubElement(root, "testsuite", name=f"livejudge gates: {suite}", tests=str(len(results)),
-                      failures=str(sum(r.failed for r in results)), errors="0", skipped="0")
+    s = ET.SubElement(root, "testsuite", name=f"livejudge gates: {suite}", tests=str(len(results) + bool(cut)),
+                      failures=str(sum(r.failed for r in results)), errors=str(int(bool(cut))), skipped="0")
+    if cut:
+        tc = ET.SubElement(s, "testcase", classname="livejudge.commands.gates", name="the call was measured to its end")
+        ET.SubElement(tc, "error", message=cut, type="CallCutShort").text = cut
     for r in results:
         tc = ET.SubElement(s, "testcase", classname="livejudge.commands.gates", name=r.gate.text)
         if r.failed:
@@ -392,11 +486,12 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
 
 def write_junit(path: str | Path, results: list[GateResult], *, suite: str, calls: list[dict] | None = None,
                 unmeasured: dict[str, list[str]] | None = None, skipped_is_error: bool = False,
-                failed_each: dict[str, list[str]] | None = None) -> Path:
+                failed_each: dict[str, list[str]] | None = None, cut: str | None = None) -> Path:
+    """``junit_xml`` written to ``path`` (parents made). Raises OSError."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(junit_xml(results, suite=suite, calls=calls, unmeasured=unmeasured,
-                           skipped_is_error=skipped_is_error, failed_each=failed_each), encoding="utf-8")
+                           skipped_is_error=skipped_is_error, failed_each=failed_each, cut=cut), encoding="utf-8")
     return p
 
 
@@ -404,7 +499,9 @@ def add_gate_args(p) -> None:
     """``--fail-if`` and ``--junit`` (argparse)."""
     g = p.add_argument_group("CI gates")
     g.add_argument("--fail-if", action="append", default=[], metavar="'METRIC>X'",
-                   help="exit 3 when this holds, e.g. 'latency_p90_s>1.2' or 'p_human_mean<0.3' (repeatable); "
+                   help="exit 3 when this holds, e.g. 'latency_p90_s>1.2' or 'p_human_mean<0.3' (repeatable); a call "
+                        "that did not measure the metric fails, unless the gate ends 'if measured' "
+                        "('yield_mean_s>0.5 if measured'); "
                         "any summary metric, p_human_mean, dim_<id>; a batch is gated on its medians (--gate-each: on every "
                         "call). A P(human) gate "
                         "is only as good as the head on your agent's voice: docs/ci-gates.md. With --judge-url, "

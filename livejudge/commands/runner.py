@@ -421,16 +421,18 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
 def apply_gates(result: dict, output: OutputConfig) -> int:
     """Check ``--fail-if`` gates on one call's result, write ``--junit``; EXIT_GATE (3) when one
     fails (the list goes to stderr), else 0."""
-    from livejudge.commands.gates import EXIT_GATE, format_failures, format_passed, gate_call, parse_gates, write_junit
+    from livejudge.commands.gates import (EXIT_GATE, cut_short, format_failures, format_passed, gate_call, parse_gates,
+                                          write_junit)
 
     gates = parse_gates(output.fail_if)
     if not gates and not output.junit:
         return EXIT_OK
     results = gate_call(gates, result)
     name = str((result.get("source") or {}).get("file") or (result.get("source") or {}).get("kind") or "call")
+    cut = cut_short(result)  # a stopped recording: its gates held on part of it only (JUnit: an error)
     if output.junit:
         try:
-            p = write_junit(output.junit, results, suite=name)
+            p = write_junit(output.junit, results, suite=name, cut=cut)
             print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
         except OSError as exc:
             print(f"livejudge: cannot write the JUnit XML to {output.junit}: {exc.strerror or exc}", file=sys.stderr)
@@ -438,7 +440,7 @@ def apply_gates(result: dict, output: OutputConfig) -> int:
     if msg:
         print(msg, file=sys.stderr)
         return EXIT_GATE
-    passed = format_passed(results, name)
+    passed = format_passed(results, name, cut)
     if passed:
         print(passed, file=sys.stderr)
     return EXIT_OK

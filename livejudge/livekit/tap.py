@@ -363,7 +363,7 @@ class LiveKitTap(EmbeddedOutputs):
         try:
             doc = self.result()
             if self.gates or self.junit_path is not None:
-                from livejudge.commands.gates import format_failures, gate_call, gate_dicts, write_junit
+                from livejudge.commands.gates import cut_short, format_failures, gate_call, gate_dicts, write_junit
 
                 self.gate_results = gate_call(self.gates, doc)
                 doc["gates"] = gate_dicts(self.gate_results)
@@ -371,7 +371,7 @@ class LiveKitTap(EmbeddedOutputs):
                 if msg:
                     print(msg, file=sys.stderr)
                 if self.junit_path is not None:
-                    write_junit(self.junit_path, self.gate_results, suite="livejudge livekit")
+                    write_junit(self.junit_path, self.gate_results, suite="livejudge livekit", cut=cut_short(doc))
         finally:
             self._finish_outputs(doc)
 
