@@ -30,7 +30,9 @@ backchannels right ≥ 0.95.
 Sets: ``noise`` (−65…−35 dBFS, clean phrases), ``target`` (the targets' conditions), ``ulaw``
 (telephone line); not run by default: ``ulaw-rec`` and ``8k-rec`` (truth as recorded, not as
 the line carries it) and ``loud`` (−40…−25 dBFS at 16 kHz, beside what the ``noisy_line``
-warning says: the ground for ``livejudge.timing.health.NOISY_FLOOR_DBFS``).
+warning says: the ground for ``livejudge.timing.health.NOISY_FLOOR_DBFS``) and ``telephone``
+(the target set's floors, kinds, tails and breaths through 8 kHz μ-law, truth as recorded: the
+ground for ``livejudge.timing.metrics.MEASURED_TIMING_ERROR_NARROWBAND``).
 
 ``--baseline`` also runs the plain frame VAD (fixed −50 dBFS gate, no refinement) to compare;
 ``--vad webrtc,silero`` runs the adaptive VAD with each frame detector (Silero: the ONNX model
@@ -255,6 +257,14 @@ def grid(quick: bool) -> list[dict]:
                     "truth": "recorded"})
         out.append({"set": "8k-rec", "kind": "white", "noise_dbfs": nd, "rate": 8000, "tails": True, "ulaw": False,
                     "truth": "recorded"})
+    # the target set's floors, kinds, tails and breaths through a G.711 μ-law telephone line at
+    # 8 kHz, against the speech as recorded (what the caller said, fricatives above the band
+    # included): the timing error a verdict on a narrowband call is within
+    # (timing.metrics.MEASURED_TIMING_ERROR_NARROWBAND); not run by default
+    for kind in ("white", "babble", "room"):
+        for nd in realistic:
+            out.append({"set": "telephone", "kind": kind, "noise_dbfs": nd, "rate": 8000, "tails": True, "ulaw": True,
+                        "truth": "recorded"})
     # above the target range: where the timing error grows past what verdicts.md states, the
     # ground for health.NOISY_FLOOR_DBFS (a noisy_line warning); not run by default
     for kind in ("white", "babble", "room"):
@@ -282,7 +292,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="fewer noise levels")
     ap.add_argument("--baseline", action="store_true", help="also run the plain frame VAD")
     ap.add_argument("--sets", default="noise,target,ulaw",
-                    help="condition sets to run, comma-separated: noise, target, ulaw, ulaw-rec, 8k-rec, loud")
+                    help="condition sets to run, comma-separated: noise, target, ulaw, ulaw-rec, 8k-rec, loud, "
+                         "telephone")
     ap.add_argument("--vad", default="webrtc", help="frame detectors behind the adaptive VAD, comma-separated: "
                     "webrtc (row name 'adaptive'), silero")
     ap.add_argument("--seed", type=int, default=0, help="seed of the first random call (a second seed checks for overfitting)")
@@ -297,6 +308,7 @@ def main() -> None:
     if args.baseline:
         vads["plain"] = replace(VADConfig(), adaptive=False, highpass_hz=None)
     rows, target = [], {v: [] for v in vads}
+    pooled_sets = {"target": target, "telephone": {v: [] for v in vads}}  # summarised over their rows
     hdr = (f"{'vad':9s} {'set':6s} {'noise':6s} {'dBFS':>5s} {'rate':>6s} | {'on med':>6s} {'on p95':>6s} "
            f"{'off med':>7s} {'off p95':>7s} | {'lat med':>7s} {'lat p95':>7s} {'yld med':>7s} | "
            f"{'barge':>5s} {'bc ok':>5s} {'bc fp':>5s} {'lat miss':>8s} | {'floor':>5s} {'warned':>6s}")
@@ -307,8 +319,8 @@ def main() -> None:
         for name, vad in vads.items():
             tot = run_condition(args.calls, c["rate"], vad, seed0=args.seed, **line_options(c))
             st = stats(tot)
-            if c["set"] == "target":
-                target[name].append(tot)
+            if c["set"] in pooled_sets:
+                pooled_sets[c["set"]][name].append(tot)
             rows.append({"vad": name, **c, **st})
             f = lambda v: "–" if v is None else f"{v:.0f}"  # noqa: E731
             g = lambda v: "–" if v is None else f"{v:.2f}"  # noqa: E731
@@ -342,10 +354,22 @@ def main() -> None:
         tot = merge(target[name])
         print(f"  cost: {1000 * tot['cpu_s'] / tot['audio_s']:.1f} ms of CPU per second of audio per channel "
               "(front end + VAD + turns, whole-call path)")
+    telephone = {}
+    for name, tots in pooled_sets["telephone"].items():
+        if not tots:
+            continue
+        st = stats(merge(tots))
+        telephone[name] = st
+        print(f"\n{name}: telephone set (the target set's floors, kinds, tails and breaths through 8 kHz G.711 μ-law, "
+              "truth as recorded)")
+        print(f"  response-latency error median {st['latency_med_ms']} ms, p95 |err| {st['latency_p95_abs_ms']} ms over "
+              f"{st['n_latency']} latencies, {st['latency_missed']} missed")
+        print(f"  yield-time error median {st['yield_med_ms']} ms, p95 |err| {st['yield_p95_abs_ms']} ms over {st['n_yield']}")
     print(f"\n{time.perf_counter() - t0:.0f} s")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"rows": rows, "summary": summary, "calls_per_condition": args.calls}, f, indent=2)
+            json.dump({"rows": rows, "summary": summary, **({"telephone": telephone} if telephone else {}),
+                       "calls_per_condition": args.calls}, f, indent=2)
 
 
 if __name__ == "__main__":

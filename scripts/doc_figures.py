@@ -301,6 +301,19 @@ def fig_timing_tolerance() -> str:
             f"`{r['command']}`: noise −55…−40 dBFS, room tails and breaths, 8/16/48 kHz). {_src('vad_bounds')}")
 
 
+def fig_timing_tolerance_narrowband() -> str:
+    """The timing error ``within_timing_error`` uses on a narrowband call
+    (``livejudge.timing.metrics.MEASURED_TIMING_ERROR_NARROWBAND``)."""
+    r = _result("vad_bounds_narrowband")
+    if r is None:
+        return "No stored run (`python scripts/doc_figures.py --produce vad_bounds_narrowband`)."
+    st = r["result"]["telephone"]["adaptive"]
+    return (f"On a narrowband call: p95 |error| of one latency {st['latency_p95_abs_ms']:.0f} ms (median error "
+            f"{st['latency_med_ms']:+.0f} ms: latencies read long), of one yield {st['yield_p95_abs_ms']:.0f} ms "
+            f"({st['n_latency']} latencies and {st['n_yield']} yields of `{r['command']}`: the same floors, kinds, "
+            f"tails and breaths through 8 kHz G.711 μ-law, against the speech as recorded). {_src('vad_bounds_narrowband')}")
+
+
 def fig_telephone_timing() -> str:
     """Response-latency error on 8 kHz and telephone lines, against the speech as the line carries
     it and as it was recorded (``benchmarks/vad_bounds.py --sets ulaw,ulaw-rec,8k-rec``)."""
@@ -1333,6 +1346,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "meter_example": fig_meter_example,
     "benchmarks_table": fig_benchmarks_table,
     "timing_tolerance": fig_timing_tolerance,
+    "timing_tolerance_narrowband": fig_timing_tolerance_narrowband,
     "telephone_timing": fig_telephone_timing,
     "loud_timing": fig_loud_timing,
     "wild_batch10_040": fig_wild_batch10_040,
@@ -1510,6 +1524,8 @@ PRODUCE: dict[str, Callable[[], None]] = {
         "vad_bounds", ["--sets", "ulaw,ulaw-rec,8k-rec", "--calls", "4"], store_as="vad_bounds_telephone"),
     "vad_bounds_loud": lambda: _produce_json_benchmark(
         "vad_bounds", ["--sets", "loud", "--calls", "6"], store_as="vad_bounds_loud"),
+    "vad_bounds_narrowband": lambda: _produce_json_benchmark(
+        "vad_bounds", ["--sets", "telephone", "--calls", "4"], store_as="vad_bounds_narrowband"),
 }
 
 
