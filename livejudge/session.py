@@ -48,7 +48,7 @@ from livejudge.events import (
 from livejudge.timing.metrics import Summary, summarize
 from livejudge.timing.timeline import IncrementalTimeline, event_key_s, settle_items
 from livejudge.timing.turns import Timeline, TurnConfig, analyze
-from livejudge.timing.verdicts import Verdict, VerdictConfig, verdicts as find_verdicts
+from livejudge.timing.verdicts import Verdict, VerdictConfig, on_line, verdicts as find_verdicts
 from livejudge.timing.frontend import StreamingHighPass
 from livejudge.timing.vad import StreamingVAD, VADConfig
 from livejudge.timing.window import RollingWindow, WindowSnapshot
@@ -415,8 +415,11 @@ class Session:
     def set_line(self, line: dict, *, say: bool = True) -> None:
         """Record that a recording came over a narrowband line (``livejudge.timing.health.check_line``):
         said on stderr as a note (unless ``say`` is False), kept as the result's ``source.line`` and
-        as a ``line`` note in the event log."""
-        self.info["line"] = line
+        as a ``line`` note in the event log. Verdicts found after it (and every verdict of the final
+        result) use the narrowband timing error (``Verdict.line``)."""
+        with self._lock:
+            self.info["line"] = line
+            self._verdict_cache = self._summary_cache = None  # verdicts from here on use the line's timing error
         if say:
             try:
                 from livejudge.outputs.guard import clean
@@ -665,8 +668,15 @@ class Session:
     def _verdicts_of(self, tl: Timeline) -> list[Verdict]:
         """The verdicts of timeline ``tl`` (the session's config), cached per timeline; call under the lock."""
         if self._verdict_cache is None or self._verdict_cache[0] is not tl:
-            self._verdict_cache = (tl, find_verdicts(tl, self.config.verdicts))
+            self._verdict_cache = (tl, self._find_verdicts(tl))
         return self._verdict_cache[1]
+
+    def _find_verdicts(self, tl: Timeline) -> list[Verdict]:
+        """``timing.verdicts.verdicts`` of ``tl`` with the session's thresholds, on the call's line:
+        a narrowband one (``set_line``) gives each its measured timing error there."""
+        line = self.info.get("line")
+        band = "narrowband" if isinstance(line, dict) and line.get("band") == "narrowband" else "wideband"
+        return on_line(find_verdicts(tl, self.config.verdicts), band)
 
     @property
     def verdicts(self) -> list[Verdict]:
@@ -758,14 +768,14 @@ class Session:
     def _publish_verdicts(self, horizon: float, final: bool) -> None:
         """Publish each verdict once, when its ``settle_s`` is behind ``horizon`` (under the lock)."""
         if final:
-            found = find_verdicts(self._timeline.timeline(), self.config.verdicts)
+            found = self._find_verdicts(self._timeline.timeline())
         else:
             lo = self._verdict_lo_s
             if horizon <= lo or horizon == -float("inf"):
                 return
             start = max(lo, horizon - 2 * self.VERDICT_CONTEXT_S)  # the earliest moment looked for
             w = self._timeline.window(start - self.VERDICT_CONTEXT_S, horizon, self._open_segments())
-            found = [v for v in find_verdicts(Timeline(**w), self.config.verdicts)
+            found = [v for v in self._find_verdicts(Timeline(**w))
                      if v.settle_s <= horizon and v.t_s >= start]
             self._verdict_lo_s = max(lo, horizon - self.VERDICT_CONTEXT_S)
         for v in found:

@@ -435,6 +435,23 @@ def test_the_timing_error_is_the_stored_benchmark_run():
             in cli)
 
 
+def test_the_narrowband_timing_error_is_the_stored_benchmark_run():
+    """MEASURED_TIMING_ERROR_NARROWBAND (what within_timing_error uses on a telephone call) and the
+    docs' figure come from the stored vad_bounds --sets telephone run."""
+    from pathlib import Path
+
+    from livejudge.timing.metrics import MEASURED_TIMING_ERROR_NARROWBAND as E
+
+    root = Path(__file__).resolve().parents[1]
+    run = json.loads((root / "benchmarks/results/vad_bounds_narrowband.json").read_text())
+    st = run["result"]["telephone"]["adaptive"]
+    assert E.latency_p95_abs_s == pytest.approx(st["latency_p95_abs_ms"] / 1000, abs=5e-5)
+    assert E.yield_p95_abs_s == pytest.approx(st["yield_p95_abs_ms"] / 1000, abs=5e-5)
+    assert "--sets telephone" in run["command"] and run["commit"]
+    assert f"{st['n_latency']} latencies, {st['n_yield']} yields" in E.source
+    assert f"of one latency {st['latency_p95_abs_ms']:.0f} ms" in (root / "docs/verdicts.md").read_text()
+
+
 def test_a_quicker_yield_that_talks_through_more_barge_ins_gets_a_note(tmp_path):
     """rude's yield time 0.79 → 0.64 s read "better" while it talked through 3 of its 5 barge-ins
     (a new user's trial): the yield time counts only the barge-ins yielded to, so a note says so.

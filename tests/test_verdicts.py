@@ -330,3 +330,26 @@ def test_a_late_start_into_a_pause_is_judged_by_its_latency_alone():
     vl = [(v.kind, v.outcome) for v in verdicts(analyze(late)) if v.kind in ("pause", "latency")]
     assert ve == [("pause", "cut_in"), ("latency", "human")]
     assert vl == [("latency", "s2s")]
+
+
+def test_within_timing_error_uses_the_lines_measured_error():
+    """A 0.86 s reply on a telephone line, 118 ms above the 0.742 s human edge: outside the wideband
+    47 ms p95 error, inside the narrowband 298 ms (the line carries no word-final fricative, so
+    latencies read long); the verdict's line round-trips through its dict."""
+    from livejudge.timing.metrics import MEASURED_TIMING_ERROR, MEASURED_TIMING_ERROR_NARROWBAND
+    from livejudge.timing.verdicts import Verdict, on_line, verdict_text
+
+    v = Verdict("latency", "s2s", False, 10.0, 0.86, 10.9, 0.742, "SPEARBench")
+    assert v.line == "wideband" and not v.within_timing_error
+    assert v.timing_error_s == MEASURED_TIMING_ERROR.latency_p95_abs_s
+    (n,) = on_line([v], "narrowband")
+    assert n.within_timing_error and n.timing_error_s == MEASURED_TIMING_ERROR_NARROWBAND.latency_p95_abs_s
+    assert "inside the 298 ms p95 timing error of a narrowband line" in verdict_text(n)
+    d = n.to_dict()
+    assert d["line"] == "narrowband" and d["within_timing_error"] is True
+    assert Verdict.from_dict(d).line == "narrowband" and "line" not in v.to_dict()
+    assert Verdict.from_dict(v.to_dict()).line == "wideband"
+    with pytest.raises(ValueError, match="unknown line"):
+        Verdict.from_dict({**d, "line": "satellite"})
+    y = Verdict("barge_in", "slow_yield", False, 5.0, 1.1, 6.0, 1.0, "HEURISTIC")
+    assert on_line([y], "narrowband")[0].timing_error_s == MEASURED_TIMING_ERROR_NARROWBAND.yield_p95_abs_s

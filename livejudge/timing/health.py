@@ -468,9 +468,9 @@ def check_line(call) -> dict | None:
     or None (wideband, or nothing to read). A channel is narrowband when its speech holds no energy
     above the telephone band (``NARROWBAND_HIGH_DB``): an 8 kHz input, or an 8 kHz call resampled
     before it was saved. Not an input-health warning: a telephone
-    line is what many agents run on, and nothing is wrong with the file; the note says that the
-    timing error there is larger than the figure ``within_timing_error`` uses (a trial's 0.60 s
-    reply read 0.86 s and was flagged, "within timing error" false, on a μ-law line).
+    line is what many agents run on, and nothing is wrong with the file. The timing error there is
+    larger (a trial's 0.60 s reply read 0.86 s on a μ-law line), so the verdicts of such a call use
+    the narrowband timing error (``Verdict.line``, ``timing.metrics.MEASURED_TIMING_ERROR_NARROWBAND``).
 
     Args:
         call: a ``TwoChannelAudio`` or ``livejudge.audio.CallReader`` (its first
@@ -495,9 +495,9 @@ def _line_of(user: np.ndarray, agent: np.ndarray, rate: int | None) -> dict | No
         return None
     which = " and ".join(narrow) + (" channels are" if len(narrow) > 1 else " channel is")
     note = (f"the {which} narrowband (a telephone or 8 kHz line: no speech above 4 kHz): word-final sounds above "
-            "the band are not on the line, so latencies can read longer than the timing error 'within timing "
-            "error' uses (docs/verdicts.md, the telephone table); read flags near the human band's edge as "
-            "upper bounds")
+            "the band are not on the line, so latencies read long, and 'within timing error' uses the timing "
+            "error measured on such lines (docs/verdicts.md, the telephone table); read flags near the human "
+            "band's edge as upper bounds")
     return {"band": "narrowband", "channels": narrow, "sample_rate_in": rate,
             "high_band_db": {c: None if v is None else round(v, 1) for c, v in db.items()},
             "threshold_db": NARROWBAND_HIGH_DB, "note": note}

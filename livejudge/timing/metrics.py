@@ -66,6 +66,17 @@ MEASURED_TIMING_ERROR = TimingError(
 compare`` calls a change of a latency percentile or the mean yield time no larger than this "same"
 (HEURISTIC: one measurement's p95 error as the tolerance of a difference of two)."""
 
+MEASURED_TIMING_ERROR_NARROWBAND = TimingError(
+    0.2985, 0.0983,
+    "benchmarks/results/vad_bounds_narrowband.json (python scripts/doc_figures.py --produce vad_bounds_narrowband: "
+    "benchmarks/vad_bounds.py --sets telephone --calls 4): 333 latencies, 138 yields",
+)
+"""The timing error on a narrowband call (``TimingError``): the target set's floors (−55…−40 dBFS
+white, babble, room), room tails and breaths, through an 8 kHz G.711 μ-law line, against the speech
+as recorded (what the caller said: a word-final fricative above 3.4 kHz is not on the line, so
+latencies read long, median error +41.5 ms). ``Verdict.within_timing_error`` uses it on a call whose line
+``timing.health.check_line`` finds narrowband (``Verdict.line``)."""
+
 
 def percentile(values: list[float], q: float) -> float | None:
     """q-th percentile (0–100, linear interpolation, numpy's default); None when empty."""

@@ -70,11 +70,12 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Iterable, Protocol, Sequence, TypeVar
 
 from livejudge.events import SpeechSegment, Turn
-from livejudge.timing.metrics import MEASURED_TIMING_ERROR, RESPONSE_LATENCY_HUMAN, S2S_LATENCY_RANGE
+from livejudge.timing.metrics import (MEASURED_TIMING_ERROR, MEASURED_TIMING_ERROR_NARROWBAND, RESPONSE_LATENCY_HUMAN,
+                                      S2S_LATENCY_RANGE, TimingError)
 from livejudge.timing.turns import Timeline
 
 OUTCOMES: dict[str, tuple[str, ...]] = {
@@ -169,6 +170,12 @@ class Verdict:
             window (the value counts from its onset); ``threshold_text`` says what it bounds and which
             side is flagged.
         basis: where the threshold comes from: "HEURISTIC ..." or the source.
+        line: "wideband", or "narrowband" on a call whose line ``timing.health.check_line`` finds
+            narrowband (a telephone or 8 kHz line): which measured timing error
+            ``within_timing_error`` uses (``timing.metrics.MEASURED_TIMING_ERROR`` or
+            ``MEASURED_TIMING_ERROR_NARROWBAND``). A live call's line is found on its first 30 s,
+            so verdicts published live before then carry "wideband"; the final result's carry the
+            line. Not compared: the same moment's verdict is equal on either line.
     """
 
     kind: str
@@ -179,6 +186,8 @@ class Verdict:
     settle_s: float
     threshold_s: float | None = None
     basis: str = ""
+    line: str = field(default="wideband", compare=False)  # the call's, not the moment's: equal verdicts of one
+    # moment stay equal when a live call's line is found after some were published (first 30 s)
 
     @property
     def key(self) -> tuple[str, float]:
@@ -204,15 +213,20 @@ class Verdict:
         return None
 
     @property
+    def timing_error_s(self) -> float | None:
+        """The measured timing error of ``value_s`` on this call's line, seconds (p95 |measured −
+        truth| on noisy built calls, ``benchmarks/vad_bounds.py``): a latency's
+        ``latency_p95_abs_s`` (47 ms wideband, 298 ms narrowband), a yield time's
+        ``yield_p95_abs_s`` (107 ms, 98 ms); None for kinds without a measured error."""
+        return _TIMING_ERROR_S[self.line if self.line in _TIMING_ERROR_S else "wideband"].get((self.kind, self.outcome))
+
+    @property
     def within_timing_error(self) -> bool:
-        """The value lies within the measured timing error of the threshold that decided the
-        outcome, so the true time may fall on the other side: a latency within
-        ``MEASURED_TIMING_ERROR.latency_p95_abs_s`` (47 ms) of its band edge, a yield time within
-        ``yield_p95_abs_s`` (107 ms) of ``yield_max_s`` (p95 |measured − truth| on noisy built
-        calls, ``benchmarks/vad_bounds.py``). The outcome is kept: the latency edge is itself a
-        mean, not a sharp line, and ``yield_max_s`` is HEURISTIC; this says how close it was. False
-        for kinds without a measured error."""
-        err = _TIMING_ERROR_S.get((self.kind, self.outcome))
+        """The value lies within the measured timing error (``timing_error_s``) of the threshold
+        that decided the outcome, so the true time may fall on the other side. The outcome is kept:
+        the latency edge is itself a mean, not a sharp line, and ``yield_max_s`` is HEURISTIC; this
+        says how close it was. False for kinds without a measured error."""
+        err = self.timing_error_s
         if err is None or self.value_s is None or self.threshold_s is None:
             return False
         return abs(self.value_s - self.threshold_s) <= err
@@ -223,6 +237,7 @@ class Verdict:
                 "settle_s": round(self.settle_s, 4),
                 "threshold_s": None if self.threshold_s is None else round(self.threshold_s, 4),
                 "within_timing_error": self.within_timing_error,
+                **({"line": self.line} if self.line != "wideband" else {}),
                 "basis": self.basis, "text": verdict_text(self)}
 
     @staticmethod
@@ -234,9 +249,12 @@ class Verdict:
                 raise ValueError(f"unknown verdict {kind}/{outcome}")
             v = d.get("value_s")
             th = d.get("threshold_s")
+            line = str(d.get("line", "wideband"))
+            if line not in _TIMING_ERROR_S:
+                raise ValueError(f"unknown line {line!r}")
             return Verdict(kind, outcome, outcome in OK_OUTCOMES[kind], float(d["t_s"]),
                            None if v is None else float(v), float(d.get("settle_s", d["t_s"])),
-                           None if th is None else float(th), str(d.get("basis", "")))
+                           None if th is None else float(th), str(d.get("basis", "")), line)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"bad verdict record {d!r}: {exc}") from None
 
@@ -459,13 +477,26 @@ def threshold_text(kind: str, outcome: str, threshold_s: float | None) -> str:
                        h=f"{RESPONSE_LATENCY_HUMAN.high_s:.2f}")
 
 
-_TIMING_ERROR_S: dict[tuple[str, str], float] = {
-    **{("latency", o): MEASURED_TIMING_ERROR.latency_p95_abs_s for o in ("human", "s2s", "early", "overlapped")},
-    **{("barge_in", o): MEASURED_TIMING_ERROR.yield_p95_abs_s for o in ("yielded", "slow_yield")},
+def _error_table(e: TimingError) -> dict[tuple[str, str], float]:
+    return {**{("latency", o): e.latency_p95_abs_s for o in ("human", "s2s", "early", "overlapped")},
+            **{("barge_in", o): e.yield_p95_abs_s for o in ("yielded", "slow_yield")}}
+
+
+_TIMING_ERROR_S: dict[str, dict[tuple[str, str], float]] = {
+    "wideband": _error_table(MEASURED_TIMING_ERROR),
+    "narrowband": _error_table(MEASURED_TIMING_ERROR_NARROWBAND),
 }
-"""The measured timing error of the value each (kind, outcome) compares with its threshold,
-seconds (``Verdict.within_timing_error``); a ``beyond_s2s`` latency is flagged from the human
-edge far below its threshold, so it has none here."""
+"""Per line, the measured timing error of the value each (kind, outcome) compares with its
+threshold, seconds (``Verdict.within_timing_error``); a ``beyond_s2s`` latency is flagged from
+the human edge far below its threshold, so it has none here."""
+
+
+def on_line(found: list[Verdict], line: str) -> list[Verdict]:
+    """``found`` with each verdict's ``line`` set ("wideband" or "narrowband"), so that its
+    ``within_timing_error`` uses that line's measured error. Pure."""
+    if line == "wideband":
+        return found
+    return [replace(v, line=line) for v in found]
 
 
 def _above_human_mean(gap_s: float | None) -> str:
@@ -505,12 +536,12 @@ def verdict_text(v: Verdict) -> str:
     }
     near = ""
     if v.within_timing_error and v.threshold_s is not None:  # a flag that noise could flip (a noted defect)
-        err = _TIMING_ERROR_S[(v.kind, v.outcome)]
+        err = v.timing_error_s
         # the distance itself, then the error it is inside ("within 47 ms … of the edge" read as
         # the distance; a trial)
         gap_ms = abs(float(v.value_s) - v.threshold_s) * 1000 if v.value_s is not None else 0.0
         near = (f" ({gap_ms:.0f} ms from the {v.threshold_s:.2f} s edge, inside the {err * 1000:.0f} ms p95 "
-                "timing error)")
+                + ("timing error of a narrowband line)" if v.line == "narrowband" else "timing error)"))
     return f"{v.t_s:6.1f} {words.get((v.kind, v.outcome), v.kind + ' ' + v.outcome)}{near} [{mark}]"
 
 
