@@ -3,11 +3,12 @@
 ``register(subparsers)`` adds both subcommands to the top-level parser (livejudge.commands.cli);
 the fitting and scoring themselves live in ``livejudge.judge.training``.
 
-    livejudge train calls.jsonl --backbone acoustic --out heads/mine [--init-head DIR]
+    livejudge train calls.jsonl --backbone acoustic --out heads/mine [--init-head DIR] [--force]
     livejudge eval calls.jsonl --head heads/mine --json eval.json
 
 Manifest format: see ``livejudge.judge.training.train.read_manifest``. Bad input exits with code 2 and
-one line naming the problem.
+one line naming the problem; output paths and every row's input health
+(``livejudge.judge.training.inputs``) are checked before any work.
 """
 
 from __future__ import annotations
@@ -39,10 +40,16 @@ MANIFEST_HELP = """manifest (JSONL, one call per line; paths relative to the man
   {"user": "b_user.wav", "agent": "b_agent.wav", "label": "human", "split": "val", "kind": "hh"}
   audio: stereo file (channels as given, default 0/1) or mono file (the responder's side alone);
   ratings: dimension id -> 1..5 (any subset; missing = not rated); label: human | machine;
-  split: train | val | test (default train); kind: free tag for per-kind accuracy."""
+  split: train | val | test (default train); kind: free tag for per-kind accuracy;
+  family: the voice's TTS family or human source group (docs/corpus.md names), which eval compares
+  with the families a head's config says it was fitted on.
+  Every row is checked first as score checks a recording: a row with a silent channel, under 1 s,
+  or nothing measurable stops the command (one line: manifest line, file, problem) unless
+  --skip-bad-rows leaves such rows out; rows with other warnings are used and listed."""
 
 TRAIN_EXIT_CODES = ("exit codes: 0 done · 1 failed mid-way · 2 bad input or usage (one line says what: "
-                    "a manifest line, a missing file, a head for another backbone)")
+                    "a manifest line, a missing file, a row that cannot be measured, a head for another backbone, "
+                    "an output path that cannot be written, an --out that holds a head without --force)")
 """What ``train`` and ``eval`` exit with (docs/result.md, "Exit codes")."""
 
 
@@ -94,6 +101,12 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--asr-model", default=None, metavar="DIR", help="local faster-whisper model directory")
 
 
+def _add_skip_bad_rows(p: argparse.ArgumentParser, doing: str) -> None:
+    p.add_argument("--skip-bad-rows", action="store_true",
+                   help=f"leave out rows that cannot be measured (a silent channel, under 1 s, both channels alike) "
+                        f"and say how many and why, instead of stopping before {doing} (exit 2)")
+
+
 def register(subparsers: Any, formatter_class: type[argparse.HelpFormatter] = argparse.HelpFormatter) -> None:
     """Add ``train`` and ``eval`` to an argparse subparsers object."""
     from livejudge.judge.model.numpy_head import READOUTS, SCALE_INIT, SYMMETRY_LAMBDA
@@ -112,7 +125,10 @@ def register(subparsers: Any, formatter_class: type[argparse.HelpFormatter] = ar
                     "--init-head livejudge/judge/heads/acoustic-prior --odl-lr 1e-3")
     p.add_argument("manifest", metavar="MANIFEST", help="JSONL, one call per line (format below)")
     p.add_argument("--backbone", default="acoustic", choices=BACKBONE_KINDS, help="backbone to embed the calls")
-    p.add_argument("--out", required=True, metavar="HEAD_DIR", help="directory to write the trained head to")
+    p.add_argument("--out", required=True, metavar="HEAD_DIR",
+                   help="directory to write the trained head to (made if missing; checked before any work)")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite the head --out already holds (default: refuse, exit 2)")
     p.add_argument("--init-head", default=None, metavar="DIR",
                    help="start from this head (kept as is for stage 1 when there are too few ratings)")
     p.add_argument("--readout", default=None, choices=READOUTS,
@@ -133,6 +149,7 @@ def register(subparsers: Any, formatter_class: type[argparse.HelpFormatter] = ar
     p.add_argument("--min-rated", type=int, default=d.min_rated,
                    help="fewest rated training calls to fit stage 1 (else keep --init-head's ODL)")
     p.add_argument("--seed", type=int, default=d.seed, help="random seed")
+    _add_skip_bad_rows(p, "fitting")
     _add_common(p)
     p.set_defaults(func=cmd_train)
 
@@ -150,6 +167,7 @@ def register(subparsers: Any, formatter_class: type[argparse.HelpFormatter] = ar
                         "rows train keeps out), else all rows. The output says how many scored rows the head "
                         "was fitted or calibrated on")
     p.add_argument("--json", dest="json_out", default=None, metavar="OUT", help="write the metrics here ('-' = stdout)")
+    _add_skip_bad_rows(p, "scoring")
     _add_common(p)
     p.set_defaults(func=cmd_eval)
 
@@ -164,9 +182,26 @@ def _load_entries(path: str):
         raise _cli_error(str(exc)) from exc
 
 
+def _screen(entries, args, con, done: str):
+    """Every row's input health (``livejudge.judge.training.inputs.screen_rows``) before any work:
+    refuses a row that cannot be measured (CommandError, exit 2) unless --skip-bad-rows, prints
+    the rows left out and the rows used with warnings. Returns the ``RowScreen``."""
+    from livejudge.judge.training.inputs import screen_rows
+    from livejudge.judge.training.train import ManifestError
+
+    try:
+        screen = screen_rows(entries, args.manifest, skip_bad=getattr(args, "skip_bad_rows", False))
+    except ManifestError as exc:
+        raise _cli_error(str(exc)) from exc
+    for line in screen.lines(done):
+        con.print(line, markup=False, highlight=False, soft_wrap=True)
+    return screen
+
+
 def _embed(entries, backbone, args) -> list:
     from livejudge.audio import AudioFormatError
-    from livejudge.judge.training.train import EmbeddingCache, embed_entries
+    from livejudge.judge.training.inputs import manifest_words
+    from livejudge.judge.training.train import EmbeddingCache, EntryAudioError, embed_entries
 
     transcriber = None
     if getattr(args, "asr", "off") == "on":
@@ -179,6 +214,8 @@ def _embed(entries, backbone, args) -> list:
     try:
         return embed_entries(entries, backbone, EmbeddingCache(args.cache_dir), progress=not args.no_progress,
                              transcriber=transcriber)
+    except EntryAudioError as exc:
+        raise _cli_error(f"{args.manifest} line {exc.entry.line}: {manifest_words(str(exc))}") from exc
     except AudioFormatError as exc:
         raise _cli_error(str(exc)) from exc
     finally:
@@ -203,13 +240,17 @@ def cmd_train(args: argparse.Namespace) -> int:
     _require_torch("train")
     from rich.console import Console
 
-    from livejudge.judge.model.head import HeadError, load_head, new_config, save_head
+    from livejudge.judge.model.head import HeadError, load_head, new_config
+    from livejudge.judge.training.head_files import check_head_out
     from livejudge.judge.training.train import (
         TrainConfig, TrainError, call_digest, manifest_arrays, rows_record, stack_embeddings, train_head,
     )
 
     con = Console(stderr=True)
+    check_head_out(args.out, force=args.force)  # before any work: a bad --out used to fail after it
     entries = _load_entries(args.manifest)
+    screen = _screen(entries, args, con, "fitted")
+    entries = screen.kept
     init_head, init_cfg = None, None
     if args.init_head is not None:
         try:
@@ -225,6 +266,11 @@ def cmd_train(args: argparse.Namespace) -> int:
                              f"{args.backbone} is {expected}: pass a matching --init-head or --backbone")
     R, labels, split, kinds = manifest_arrays(entries)
     n_rated = int(((R > 0).any(axis=1) & (split == "train")).sum())
+    n_train = int((split == "train").sum())
+    if n_rated < args.min_rated and n_train and not (labels[split == "train"] >= 0).any():
+        raise _cli_error(f"none of the {n_train} 'train' rows of {args.manifest} has a 'label' (and only {n_rated} "
+                         f"have 'ratings', {args.min_rated} needed to fit the ODL), so there is nothing to fit: "
+                         "add \"label\": \"human\" or \"machine\" to each row (or 'ratings')")
     if init_head is None and n_rated < args.min_rated and args.backbone == "acoustic":
         # labels without ratings: keep the shipped head's ODL and fit the classifier (first-run defect:
         # this used to refuse until --init-head was given)
@@ -235,6 +281,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         con.print(f"only {n_rated} training calls have ratings (need {args.min_rated} to fit the ODL): keeping "
                   f"the shipped head's ODL ({init_cfg.name} {init_cfg.version}, {DEFAULT_ACOUSTIC_HEAD}) and "
                   "fitting the classifier on the labels; pass --init-head DIR to start from another head")
+    if n_rated < args.min_rated and init_head is not None:
+        _check_label_classes(labels, split, args.manifest)  # else stage 1 and stage 2 both keep: nothing fitted
     labels_only_whisper = args.backbone == "whisper" and init_head is None and n_rated < args.min_rated
     if init_head is None and n_rated < args.min_rated and not labels_only_whisper:  # fail before embedding anything
         raise _cli_error(f"only {n_rated} training calls have ratings (need {args.min_rated} to fit the ODL): "
@@ -251,7 +299,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     vectors = stack_embeddings(embs)
     digests = [call_digest(e) for e in entries]
     if labels_only_whisper:
-        return _train_whisper_labels(args, backbone, embs, vectors, R, labels, split, kinds, digests, con)
+        return _train_whisper_labels(args, backbone, embs, vectors, R, labels, split, kinds, digests, con, screen)
     cfg = TrainConfig(
         seed=args.seed, odl_lr=args.odl_lr, odl_batch_size=args.odl_batch_size,
         odl_epochs=args.epochs or args.odl_epochs, dropout=args.dropout, scale_init=args.scale,
@@ -278,6 +326,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     s["init_head"] = (f"{init_cfg.name} {init_cfg.version} ({init_cfg.provenance}) from {args.init_head}"
                       if init_cfg is not None else None)
     s["rows"] = rows_record(digests, fit=split == "train", validation=split == "val")
+    s["input_health"] = screen.record()
     evidence_min = dict(getattr(backbone, "evidence_min", {}) or {})
     if init_cfg is not None:
         evidence_min.update(init_cfg.evidence_min)
@@ -295,11 +344,27 @@ def cmd_train(args: argparse.Namespace) -> int:
             notes=(f"Trained {_dt.date.today().isoformat()} with livejudge train (two-stage ODL + linear "
                    f"classifier, the Turing-test paper §6.2.1); {_test_pointer(test)}."),
         )
-        out = save_head(args.out, res.head, hcfg)
+        out = _save(args.out, res.head, hcfg)
     except HeadError as exc:
         raise _cli_error(str(exc)) from exc
     con.print(f"wrote head {name} to {out}")
     return 0
+
+
+def _save(out: str, head, cfg) -> Path:
+    """``head.save_head``, then the weights get the umask's permissions (safetensors writes 0600:
+    another user or a CI container could not load the head). Raises HeadError, CommandError (the
+    permissions cannot be set)."""
+    from livejudge.judge.model.head import save_head
+    from livejudge.judge.training.head_files import share_head_files
+
+    path = save_head(out, head, cfg)
+    try:
+        share_head_files(path)
+    except OSError as exc:
+        raise CommandError(f"wrote the head to {path} but cannot set its weights' permissions "
+                           f"({exc.strerror or exc}): chmod a+r {path}/*.safetensors", 1) from exc
+    return path
 
 
 def _test_pointer(test: dict | None) -> str:
@@ -326,6 +391,21 @@ def _held_out_test(head, vectors, R, labels, split, kinds, embs, evidence_min, b
             "n": doc["binary"]["n"], "dimensions_pooled": doc["dimensions_pooled"]}
 
 
+def _check_label_classes(labels, split, manifest) -> None:
+    """Before embedding, when too few rows are rated to fit the ODL: the classifier is all there is
+    to fit, so the labelled 'train' rows must hold both classes (else the head written would be the
+    starting head, called trained). Raises CommandError naming the label to add."""
+    from livejudge.judge.training.whisper_head import class_gap
+
+    y = labels[(split == "train") & (labels >= 0)]
+    gap = class_gap(y)
+    if gap is None:
+        return
+    missing = "human" if (y == 0).any() else "machine"
+    raise _cli_error(f"the labelled 'train' rows of {manifest} {gap}, and too few rows have 'ratings' to fit the "
+                     f"ODL, so nothing would be fitted: add {missing} rows with \"split\": \"train\"")
+
+
 def _check_whisper_splits(labels, split) -> None:
     """Before embedding: the whisper label-only fit needs human and machine calls in the 'train'
     rows (fitted on) and in the 'val' rows (calibrate); say what is missing and how to add it."""
@@ -333,20 +413,27 @@ def _check_whisper_splits(labels, split) -> None:
 
     for name, role in (("train", "fit"), ("val", "calibration")):
         y = labels[(split == name) & (labels >= 0)]
+        n_rows = int((split == name).sum())
+        if n_rows and not len(y):  # a trial: 12 unlabelled 'train' rows read "has no rows"
+            raise _cli_error(f"the {role} split's {n_rows} '{name}' rows have no 'label': add \"label\": \"human\" or "
+                             "\"machine\" to each (the whisper label-only fit fits on labelled 'train' rows and "
+                             "calibrates on labelled 'val' rows, and needs both labels in each)")
         gap = class_gap(y)
         if gap is None:
             continue
         missing = "human" if (y == 0).any() else "machine" if (y == 1).any() else "human and machine"
+        unlabelled = n_rows - len(y)
         raise _cli_error(f"the {role} split (labelled '{name}' rows) {gap}: add {missing} rows with "
                          f"\"split\": \"{name}\" (the whisper label-only fit fits on 'train' rows and calibrates on "
-                         "'val' rows, and needs both labels in each)")
+                         "'val' rows, and needs both labels in each)"
+                         + (f"; {unlabelled} '{name}' rows have no 'label'" if unlabelled else ""))
 
 
-def _train_whisper_labels(args, backbone, embs, vectors, R, labels, split, kinds, digests, con) -> int:
+def _train_whisper_labels(args, backbone, embs, vectors, R, labels, split, kinds, digests, con, screen) -> int:
     """``--backbone whisper`` without ratings: the label-only fit of
     ``livejudge.judge.training.whisper_head`` (labelled train rows fit, labelled val rows calibrate),
     then the held-out test rows' figures, as the two-stage path prints them."""
-    from livejudge.judge.model.head import HeadError, save_head
+    from livejudge.judge.model.head import HeadError
     from livejudge.judge.training.train import rows_record
     from livejudge.judge.training.whisper_head import fit_whisper_head, window_gates
 
@@ -360,7 +447,8 @@ def _train_whisper_labels(args, backbone, embs, vectors, R, labels, split, kinds
                                training={"manifest": {"path": str(Path(args.manifest)),
                                                       "sha256": _file_sha256(args.manifest)},
                                          "rows": rows_record(digests, fit=(split == "train") & labelled,
-                                                             calibration=(split == "val") & labelled)},
+                                                             calibration=(split == "val") & labelled),
+                                         "input_health": screen.record()},
                                sources=[f"livejudge train on {args.manifest}"])
     except ValueError as exc:  # _check_whisper_splits said what the splits lack before embedding
         raise _cli_error(f"whisper label-only fit: {exc}") from exc
@@ -369,7 +457,7 @@ def _train_whisper_labels(args, backbone, embs, vectors, R, labels, split, kinds
     cfg = fit.config.with_(training={**fit.config.training, **({"test": test} if test is not None else {})},
                            notes=f"{fit.config.notes}; {_test_pointer(test)}")
     try:
-        out = save_head(args.out, fit.head, cfg)
+        out = _save(args.out, fit.head, cfg)
     except HeadError as exc:
         raise _cli_error(str(exc)) from exc
     con.print(f"label-only whisper fit: {int((~calib).sum())} calls fitted, {int(calib.sum())} calibrate; "
@@ -385,8 +473,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from livejudge.judge.model.head import HeadError, head_summary, load_head
     from livejudge.judge.model.judge import JudgeError, load_judge
     from livejudge.judge.training.train import call_digest, manifest_arrays, stack_embeddings
+    from livejudge.outputs.guard import OutputPathError, check_output_paths
 
     con = Console(stderr=args.json_out == "-")
+    try:  # before any work: a bad --json path used to fail after it, with a traceback
+        check_output_paths({"--json": args.json_out}, [args.manifest], what="manifest")
+    except OutputPathError as exc:
+        raise _cli_error(str(exc)) from None
     try:
         torch_head, cfg = load_head(args.head)  # evaluate_head runs the torch head
     except HeadError as exc:
@@ -402,6 +495,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         con.print(f"scoring the {len(entries)} 'test' rows of {len(all_entries)} (default when the manifest has "
                   "test rows; --split all scores every row)" if has_test else
                   f"scoring all {len(entries)} rows (the manifest has no 'test' rows)")
+    screen = _screen(entries, args, con, "scored")
+    entries = screen.kept
     kind = kind_of_backbone(cfg.backbone.name)
     try:
         judge = load_judge(kind, head=args.head, device=args.device,
@@ -421,11 +516,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     hint = ("for a held-out figure run --split test" if has_test and split != "test" else
             "for a held-out figure score calls the head was not fitted on (\"split\": \"test\" rows are kept out)")
     overlap = training_overlap(cfg.training, [call_digest(e) for e in entries], splits.tolist(),
-                               _file_sha256(args.manifest), hint)
+                               _file_sha256(args.manifest), hint, families=[e.family for e in entries],
+                               labels=labels.tolist())
     doc = {"head": {"path": str(args.head), "name": cfg.name, "version": cfg.version,
                     "provenance": cfg.provenance, "backbone": cfg.backbone.name, "readout": cfg.readout},
            "manifest": str(args.manifest), "split": split, "split_asked": args.split,
-           "training_overlap": overlap, **doc}
+           "training_overlap": overlap, "input_health": screen.record(), **doc}
     con.print(f"head: {head_summary(cfg)}" + ("  [yellow](prior: hand-set, not trained)[/yellow]"
                                                if cfg.provenance == "prior" else ""))
     render(doc, con)
@@ -434,7 +530,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if args.json_out == "-":
             sys.stdout.write(text + "\n")
         else:
-            Path(args.json_out).write_text(text + "\n", encoding="utf-8")
+            from livejudge.outputs.guard import write_text_atomic
+
+            try:
+                write_text_atomic(args.json_out, text + "\n")
+            except OSError as exc:  # checked before the work; lost since (a full disk, a folder removed)
+                raise CommandError(f"--json {args.json_out}: cannot write ({exc.strerror or exc}); the metrics "
+                                   "are printed above: give another path", 1) from exc
             con.print(f"wrote {args.json_out}")
     return 0
 

@@ -190,8 +190,78 @@ SEEN_AS = {"fit": "fitted on", "calibration": "calibrated on", "validation": "us
 """What a head's training did with a row, by its ``training["rows"]`` group, in the words eval prints."""
 
 
+def _names(values: Any, split_plus: bool = False) -> set[str]:
+    """A config list of families or groups as a set of names; with ``split_plus`` each
+    '+'-joined entry (a leave-one-out fold's union of human groups) also gives its parts."""
+    out: set[str] = set()
+    for v in values if isinstance(values, (list, tuple)) else ():
+        out.add(str(v))
+        if split_plus:
+            out.update(x for x in str(v).split("+") if x)
+    return out
+
+
+def family_overlap(training: Mapping[str, Any] | None, families: Sequence[str],
+                   labels: Sequence[int] | None = None) -> dict | None:
+    """Whether the scored rows' voices are of families the head was fitted on, by the names in
+    its config (the shipped heads record them; ``livejudge train`` heads do not).
+
+    Args:
+        training: the head config's ``training`` mapping: ``families`` (TTS families fitted on),
+            ``human_groups`` (human source groups fitted on; '+'-joined entries count by their
+            parts) and ``sealed_never_used`` ({"families", "groups"}: never fitted on).
+        families: each scored row's manifest ``family`` ("" when the row names none).
+        labels: each row's label (1 human, 0 machine, −1 unknown): a human row is looked up in the
+            human groups, a machine row in the TTS families, an unlabelled row in both.
+    Returns:
+        None when the head records no families or groups or no scored row names one; else
+        {"named": rows naming a family, "seen": rows of a family or group the head was fitted on,
+        "unseen": rows of one it was not (sealed or not listed), "seen_families",
+        "unseen_families": {name: rows}, "note": one line}.
+    """
+    tr = training if isinstance(training, Mapping) else {}
+    tts, people = _names(tr.get("families")), _names(tr.get("human_groups"), split_plus=True)
+    if not tts and not people:
+        return None
+    sealed = tr.get("sealed_never_used") if isinstance(tr.get("sealed_never_used"), Mapping) else {}
+    never = _names(sealed.get("families")) | _names(sealed.get("groups"))  # a blend's excluded_families may
+    # have been fitted on through another member: only the lists above count
+    labs = list(labels) if labels is not None else [-1] * len(families)
+    seen: dict[str, int] = {}
+    unseen: dict[str, int] = {}
+    for fam, lab in zip(families, labs):
+        if not fam:
+            continue
+        pool = people if lab == 1 else tts if lab == 0 else tts | people
+        hit = fam in pool and fam not in never
+        (seen if hit else unseen)[fam] = (seen if hit else unseen).get(fam, 0) + 1
+    named = sum(seen.values()) + sum(unseen.values())
+    if not named:
+        return None
+    n = len(families)
+    k = sum(seen.values())
+
+    def listing(d: dict[str, int]) -> str:
+        return ", ".join(f"{f} {c}" for f, c in sorted(d.items()))
+
+    parts = []
+    if k:
+        parts.append(f"{k} of {n} rows {'is' if k == 1 else 'are'} of families or groups the head's config names "
+                     f"as fitted on ({listing(seen)}): a seen-family figure, not a held-out one (the head may not "
+                     "have met these very clips)")
+    if unseen:
+        u = sum(unseen.values())
+        parts.append(f"{u} of {n} {'is' if u == 1 else 'are'} of families or groups it was not fitted on "
+                     f"({listing(unseen)})")
+    if named < n:
+        parts.append(f"{n - named} {'names' if n - named == 1 else 'name'} no 'family'")
+    return {"named": named, "seen": k, "unseen": named - k, "seen_families": seen, "unseen_families": unseen,
+            "note": "by family: " + "; ".join(parts)}
+
+
 def training_overlap(training: Mapping[str, Any] | None, digests: Sequence[str], splits: Sequence[str] | None = None,
-                     manifest_sha256: str | None = None, hint: str = "") -> dict:
+                     manifest_sha256: str | None = None, hint: str = "", families: Sequence[str] | None = None,
+                     labels: Sequence[int] | None = None) -> dict:
     """How many of the scored rows the head was fitted on or tuned on, so an in-sample figure never
     reads as validity.
 
@@ -204,13 +274,30 @@ def training_overlap(training: Mapping[str, Any] | None, digests: Sequence[str],
             is this manifest's, its 'train' rows count as fitted on and its 'val' rows as calibrated
             on (whisper label-only heads, which record ``platt``) or used for early stopping.
         hint: how to get a held-out figure, appended to an in-sample note.
+        families, labels: each scored row's manifest ``family`` and label, for ``family_overlap``
+            (heads whose config names the families and groups they were fitted on).
     Returns:
         {"n_scored", "fit", "calibration", "validation": counts (None when unknown; a row counts in
         its first group only), "known_from": "row digests" | "the manifest's splits" | None,
         "in_sample": True when any scored row was fitted or tuned on, None when unknown, "note":
         one line, e.g. "in-sample: 6 of 10 rows were fitted on, 2 calibrated on; for a held-out
-        figure run --split test"}.
+        figure run --split test"}; with a ``family_overlap``, its dict under "family" and its note
+        after the line's own.
     """
+    fam = family_overlap(training, families, labels) if families is not None else None
+    out = _row_overlap(training, digests, splits, manifest_sha256, hint)
+    if fam is not None:
+        out["family"] = fam
+        if out["known_from"] is None:
+            out["note"] = ("in-sample or held-out: unknown by row, this head records no fit rows; "
+                           + fam["note"])
+        else:
+            out["note"] = f"{out['note']}; {fam['note']}"
+    return out
+
+
+def _row_overlap(training: Mapping[str, Any] | None, digests: Sequence[str], splits: Sequence[str] | None,
+                 manifest_sha256: str | None, hint: str) -> dict:
     tr = training if isinstance(training, Mapping) else {}
     n = len(digests)
     rows, man = tr.get("rows"), tr.get("manifest")
@@ -259,7 +346,8 @@ def render(doc: Mapping[str, Any], console: Any = None, title: str = "livejudge 
     con = console or Console()
     b = doc["binary"]
     ov = doc.get("training_overlap")  # eval: which scored rows the head has seen (``training_overlap``)
-    tag = " (in-sample)" if ov and ov.get("in_sample") else ""
+    seen_family = bool(ov and not ov.get("in_sample") and (ov.get("family") or {}).get("seen"))
+    tag = " (in-sample)" if ov and ov.get("in_sample") else " (seen families)" if seen_family else ""
     t = Table(title=f"{title}: human vs machine (P(human) ≥ {b.get('threshold', THRESHOLD)}){tag}")
     t.add_column("kind")
     t.add_column("accuracy", justify="right")

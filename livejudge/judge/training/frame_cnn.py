@@ -169,5 +169,8 @@ def export(checkpoints: list[dict], out_dir, stage: int, weight: float = 0.5) ->
         tensors[f"m{i}.sd"] = np.asarray(ck["sd"], np.float32)
         tensors[f"m{i}.platt"] = np.array([ck["a"], ck["c"]], np.float32)
     save_file(tensors, str(Path(out_dir) / FILE))
+    from livejudge.judge.training.head_files import share_head_files
+
+    share_head_files(out_dir, (FILE,))  # safetensors writes 0600: readable by others as config.json is
     return {"kind": "temporal-cnn", "stage": int(stage), "weight": float(weight), "members": len(checkpoints),
             "keep_db": 35.0}

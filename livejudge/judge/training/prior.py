@@ -216,9 +216,15 @@ def prior_head() -> tuple[JudgeHead, HeadConfig]:
 
 
 def write_prior(out_dir: str | Path = DEFAULT_DIR) -> Path:
-    """Build the prior head and save it with ``save_head`` to ``out_dir``; returns the path."""
+    """Build the prior head and save it with ``save_head`` to ``out_dir``, its weights with the
+    umask's permissions (``head_files.share_head_files``: safetensors writes 0600); returns the path.
+    Raises HeadError, OSError."""
+    from livejudge.judge.training.head_files import share_head_files
+
     head, cfg = prior_head()
-    return save_head(out_dir, head, cfg)
+    path = save_head(out_dir, head, cfg)
+    share_head_files(path)
+    return path
 
 
 # --------------------------------------------------------------------------- fitted variant (issue 6, item 4)

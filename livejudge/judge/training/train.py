@@ -33,6 +33,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import torch
 
+from livejudge.audio import AudioFormatError
 from livejudge.judge.model.dimensions import BY_ID, DIMENSION_IDS, RATING_LEVELS
 from livejudge.judge.model.odl import READOUT_SOURCES, JudgeHead, classifier_loss
 from livejudge.judge.training.config import TrainConfig, TrainError  # noqa: F401  (torch-free, so `livejudge --help` needs no torch)
@@ -45,6 +46,15 @@ DEFAULT_CACHE_DIR = Path("~/.cache/livejudge/embeddings")
 
 class ManifestError(ValueError):
     """A bad manifest line; the message starts with 'FILE line N:'."""
+
+
+class EntryAudioError(AudioFormatError):
+    """A manifest row's audio failed while it was embedded (``embed_entries``): an
+    ``AudioFormatError`` with its message, and ``entry``, the row (its ``line`` for the message)."""
+
+    def __init__(self, message: str, entry: "ManifestEntry") -> None:
+        super().__init__(message)
+        self.entry = entry
 
 
 # --------------------------------------------------------------------------- configuration
@@ -347,6 +357,9 @@ class ManifestEntry:
         split: train / val / test.
         kind: free tag for per-kind accuracy (hh, hm, ph, ...); "" when absent.
         id: the line's "id" or the audio file's stem.
+        family: the voice's family as the corpus names it (docs/corpus.md: a TTS family such as
+            "espeak-ng" for a machine row, a source group such as "librivox" for a human row), so
+            ``eval`` can say whether a head's config names it among those fitted on; "" when absent.
     """
 
     line: int
@@ -360,9 +373,11 @@ class ManifestEntry:
     split: str
     kind: str
     id: str
+    family: str = ""
 
 
-_KNOWN_KEYS = {"audio", "user", "agent", "user_channel", "agent_channel", "ratings", "label", "split", "kind", "id"}
+_KNOWN_KEYS = {"audio", "user", "agent", "user_channel", "agent_channel", "ratings", "label", "split", "kind", "id",
+               "family"}
 
 
 def read_manifest(path: str | Path) -> list[ManifestEntry]:
@@ -371,7 +386,8 @@ def read_manifest(path: str | Path) -> list[ManifestEntry]:
     Each line: ``audio`` (path) or ``user`` + ``agent`` (paths), relative to the manifest's
     folder; optional ``user_channel``/``agent_channel`` (ints, default 0/1), ``ratings``
     ({dimension id: 1–5}), ``label`` ("human" / "machine"), ``split`` (train / val / test,
-    default train), ``kind`` (string), ``id`` (string).
+    default train), ``kind`` (string), ``id`` (string), ``family`` (string: the voice's TTS family
+    or human source group, as the corpus names it).
 
     Raises:
         ManifestError: "MANIFEST line N: problem (fix)" for the first bad line; missing file.
@@ -444,9 +460,12 @@ def read_manifest(path: str | Path) -> list[ManifestEntry]:
         kind = obj.get("kind", "")
         if not isinstance(kind, str):
             raise bad(f"'kind' must be a string, got {kind!r}")
+        family = obj.get("family", "")
+        if not isinstance(family, str):
+            raise bad(f"'family' must be a string (a TTS family or human source group), got {family!r}")
         ident = obj.get("id") or (audio or agent).stem  # type: ignore[union-attr]
         entries.append(ManifestEntry(no, audio, user, agent, chans[0], chans[1], dict(ratings),
-                                     LABELS[label] if label is not None else -1, split, kind, str(ident)))
+                                     LABELS[label] if label is not None else -1, split, kind, str(ident), family))
     if not entries:
         raise ManifestError(f"{p}: no calls (one JSON object per line)")
     return entries
@@ -585,7 +604,8 @@ def embed_entries(entries: Sequence[ManifestEntry], backbone: Any, cache: Embedd
     ("<backbone>+asr") from those made without transcripts.
 
     Raises:
-        audio.AudioFormatError: an unreadable audio file (the message names the file).
+        EntryAudioError: an unreadable audio file (an ``audio.AudioFormatError`` whose message names
+            the file; its ``entry`` is the row, for the manifest line).
     """
     cache = cache or EmbeddingCache()
     out: list = [None] * len(entries)
@@ -602,7 +622,13 @@ def embed_entries(entries: Sequence[ManifestEntry], backbone: Any, cache: Embedd
                              info=f"{hits} cached")
         for a in range(0, len(todo), max(1, batch_size)):
             idx = todo[a:a + max(1, batch_size)]
-            embs = backbone.embed([snapshot_of_entry(entries[i], transcriber) for i in idx])
+            snaps = []
+            for i in idx:
+                try:
+                    snaps.append(snapshot_of_entry(entries[i], transcriber))
+                except AudioFormatError as exc:
+                    raise EntryAudioError(str(exc), entries[i]) from exc
+            embs = backbone.embed(snaps)
             if len(embs) != len(idx):
                 raise RuntimeError(f"backbone {backbone.name} returned {len(embs)} embeddings for {len(idx)} calls")
             for i, emb in zip(idx, embs):
