@@ -1,6 +1,7 @@
 """Head checkpoints: exact save → load round trip, and one clear message per mismatch."""
 
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -106,3 +107,23 @@ def test_messages_are_one_line(tmp_path):
     with pytest.raises(HeadError) as e:
         load_head(path)
     assert "\n" not in str(e.value)
+
+
+def test_a_shipped_head_by_name_from_any_directory(tmp_path, monkeypatch):
+    """`--head livejudge/judge/heads/whisper-fitted` worked only inside a clone (a trial); a shipped
+    head's bare name now finds it in the installed package, a path is still a path, and an unknown
+    name lists the shipped ones."""
+    from livejudge.judge.model.head import SHIPPED_HEADS_DIR, HeadError, shipped_head_path
+
+    monkeypatch.chdir(tmp_path)
+    assert shipped_head_path("whisper-fitted") == SHIPPED_HEADS_DIR / "whisper-fitted"
+    (tmp_path / "whisper-fitted").mkdir()  # a directory of that name here wins: a path is a path
+    assert shipped_head_path("whisper-fitted") == Path("whisper-fitted")
+    assert shipped_head_path("nope") == Path("nope")
+    from livejudge.judge.model.head import read_checkpoint
+
+    with pytest.raises(HeadError, match="or the name of a head livejudge ships: acoustic-fitted, acoustic-prior, whisper-fitted"):
+        read_checkpoint("nope")
+    (tmp_path / "whisper-fitted").rmdir()
+    cfg = read_checkpoint("whisper-fitted")[0]  # by name, from a directory outside the clone
+    assert cfg.name == "whisper-fitted"

@@ -347,6 +347,22 @@ def _parse_normalisation(norm: Any, cfg: HeadConfig, where: str
     return inputs, zm, zs
 
 
+
+SHIPPED_HEADS_DIR = Path(__file__).resolve().parents[1] / "heads"
+"""Where the heads livejudge ships live (``livejudge/judge/heads/<name>``)."""
+
+
+def shipped_head_path(path: str | Path) -> Path:
+    """``path`` itself, or, when it does not exist and is a bare name of a shipped head
+    (``whisper-fitted``, ``acoustic-fitted``, ``acoustic-prior``), that head's directory inside the
+    installed package: ``--head whisper-fitted`` works from any directory (a trial's
+    ``--head livejudge/judge/heads/whisper-fitted`` worked only inside a clone)."""
+    p = Path(path)
+    if not p.exists() and len(p.parts) == 1 and (SHIPPED_HEADS_DIR / p.name / CONFIG_FILE).is_file():
+        return SHIPPED_HEADS_DIR / p.name
+    return p
+
+
 def read_checkpoint(path: str | Path, expected_backbone: str | None = None, expected_dim: int | None = None
                     ) -> tuple[HeadConfig, dict[str, np.ndarray], dict[str, tuple[np.ndarray, np.ndarray]],
                                np.ndarray, np.ndarray]:
@@ -363,10 +379,12 @@ def read_checkpoint(path: str | Path, expected_backbone: str | None = None, expe
     from safetensors import SafetensorError
     from safetensors.numpy import load_file
 
-    p = Path(path)
+    p = shipped_head_path(path)
     where = f"head {p}"
     if not p.exists():
-        _fail(f"head directory not found: {p} (pass --head DIR, a directory with {WEIGHTS_FILE} and {CONFIG_FILE})")
+        names = ", ".join(sorted(d.name for d in SHIPPED_HEADS_DIR.iterdir() if (d / CONFIG_FILE).is_file()))
+        _fail(f"head directory not found: {p} (pass --head DIR, a directory with {WEIGHTS_FILE} and {CONFIG_FILE}, "
+              f"or the name of a head livejudge ships: {names})")
     if not p.is_dir():
         _fail(f"{p} is a file; --head takes the head directory holding {WEIGHTS_FILE} and {CONFIG_FILE}")
     for fname in (CONFIG_FILE, WEIGHTS_FILE):
