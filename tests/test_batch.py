@@ -227,7 +227,7 @@ def test_a_gate_fails_when_a_scored_call_did_not_measure_its_metric(calls, tmp_p
     doc = compare([out / "good.json", out])
     assert any(n.startswith("B (res): medians over fewer than its 3 calls") and "response latency p90 (s) 1 of 3" in n
                for n in doc["notes"]), doc["notes"]
-    assert doc["settings_differ"] == []  # a batch column carries no settings to differ on
+    assert doc["settings_differ"] == []  # the batch records its settings: the same as the call's
 
 
 def test_gate_each_fails_a_batch_on_one_call_the_median_passes(calls, tmp_path, capsys):
@@ -295,3 +295,35 @@ def test_a_folder_batch_names_the_calls_in_its_subfolders_it_leaves_out(calls, t
     with pytest.raises(CallError, match=r"its subfolders hold 1: score them with a quoted glob"):
         discover_calls(only)
     assert main(["score", f"{only}/**/*.wav", "--out-dir", str(tmp_path / "o2"), "--judge", "none", "--asr", "off"]) == 0
+
+
+def test_a_reused_out_dir_names_the_results_this_batch_did_not_write(calls, tmp_path, capsys):
+    """Reusing an --out-dir left the earlier batch's per-call results beside a new summary that
+    does not list them, without a word (a trial). One stderr line and the summary's
+    ``stale_results`` now name them; they are kept. Scoring the same calls again names none."""
+    import shutil
+
+    d, _ = calls
+    first, second = tmp_path / "v1", tmp_path / "v2"
+    first.mkdir()
+    second.mkdir()
+    for i in (0, 1):
+        shutil.copy(d / f"call_{i}.wav", first / f"call_{i}.wav")
+    shutil.copy(d / "call_2.wav", second / "call_2.wav")
+    out = tmp_path / "out"
+    (tmp_path / "out").mkdir()
+    (out / "notes.json").write_text('{"mine": true}')  # not a result: not spoken of
+    common = ["--out-dir", str(out), "--judge", "none", "--asr", "off"]
+    assert main(["score", str(first), *common]) == 0
+    assert "this batch did not write" not in capsys.readouterr().err
+    assert main(["score", str(first), *common]) == 0  # the same calls again: each result rewritten
+    assert "this batch did not write" not in capsys.readouterr().err
+    assert "stale_results" not in json.loads((out / "summary.json").read_text())
+    assert main(["score", str(second), *common]) == 0
+    err = [line for line in capsys.readouterr().err.splitlines() if "did not write" in line]
+    assert err == [f"livejudge: note: {out} holds 2 earlier result(s) this batch did not write (call_0.json, "
+                   "call_1.json): kept, but not its calls (summary.json lists them under stale_results); remove "
+                   "them or use a new --out-dir"]
+    sm = json.loads((out / "summary.json").read_text())
+    assert sm["stale_results"] == ["call_0.json", "call_1.json"] and [Path(r["file"]).name for r in sm["calls"]] == ["call_2.wav"]
+    assert (out / "call_0.json").exists() and (out / "call_1.json").exists() and (out / "notes.json").exists()

@@ -13,7 +13,9 @@ reported with its reason and skipped; it never aborts the batch, but the batch t
 
 Outputs in ``--out-dir`` (checked before any call is scored: ``check_out_dir``): ``<name>.json``
 per scored call (a name cut to ``MAX_RESULT_NAME_BYTES`` with a hash), ``summary.json`` (every
-call with its status, reason or metrics, and the medians over the scored calls) and
+call with its status, reason or metrics, the medians over the scored calls, the ``settings`` every
+scored call shared, for ``compare``, and ``stale_results``: result files of an earlier run left in
+``--out-dir``, kept and named) and
 ``summary.csv`` (one row per call). A file that cannot be written there (a full disk) goes to the
 temp directory instead, as a single ``score --json`` does, and the batch exits 1.
 
@@ -453,8 +455,12 @@ def _row_of_doc(doc: dict, written: str | None, write_error: str | None = None) 
         return {"status": "interrupted", "result": written, "metrics": None, **extra,
                 "reason": f"{ended} before it finished; " + (f"its partial result covers the first {covers} s"
                                                              if written else "its partial result was not written")}
+    from livejudge.commands.compare import recorded_settings
+
     return {"status": "ok", "result": written, "metrics": call_metrics(doc), "errors": list(doc.get("errors") or []),
-            "input_health": health_messages(doc), "echo_gate": _echo_note(doc), "line": _line_note(doc), **extra}
+            "input_health": health_messages(doc), "echo_gate": _echo_note(doc), "line": _line_note(doc), **extra,
+            # what it was measured with: write_summary keeps those every call shared, and drops this
+            "settings": recorded_settings(doc)}
 
 
 def _not_started_row(path: str, label: str) -> dict:
@@ -637,6 +643,7 @@ def run_batch(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, 
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    earlier = earlier_results(out)
     names = _out_names(files)
     tasks = [(str(f), options, str(out / n)) for f, n in zip(files, names)]
     rows: list[dict | None] = [None] * len(tasks)
@@ -661,7 +668,7 @@ def run_batch(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, 
             if bar is not None:
                 bar[0].stop()
         if not stop.is_set():
-            summary = write_summary(rows, out, jobs=jobs, wall_s=time.perf_counter() - t0)
+            summary = write_summary(rows, out, jobs=jobs, wall_s=time.perf_counter() - t0, earlier=earlier)
             if not stop.is_set():
                 return summary
             _raise_stop(stop)  # a signal while the complete summary was written: exit by it all the same
@@ -674,7 +681,7 @@ def run_batch(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, 
         n_int = sum(r["status"] == "interrupted" for r in rows)
         n_not = sum(r["status"] == "not_started" for r in rows)
         n_ended = len(rows) - n_int - n_not
-        summary = write_summary(rows, out, jobs=jobs, wall_s=time.perf_counter() - t0,
+        summary = write_summary(rows, out, jobs=jobs, wall_s=time.perf_counter() - t0, earlier=earlier,
                                 stopped=f"{stop.label} after {n_ended} of {len(rows)} calls had finished: {n_int} "
                                         f"interrupted (partial results), {n_not} not started",
                                 n_interrupted=n_int, n_not_started=n_not)
@@ -848,6 +855,7 @@ def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions,
     score_fn = score_fn or score_call
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    earlier = earlier_results(out)
     names = _out_names(files)
     t0 = time.perf_counter()
     rows: list[dict | None] = [None] * len(files)
@@ -873,7 +881,7 @@ def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions,
     finally:
         if bar is not None:
             bar[0].stop()
-    return write_summary(rows, out, jobs=cpus, wall_s=time.perf_counter() - t0,
+    return write_summary(rows, out, jobs=cpus, wall_s=time.perf_counter() - t0, earlier=earlier,
                          ray={"address": address or "local", "retries": RETRIES})
 
 
@@ -889,9 +897,17 @@ def _one_thread_per_worker() -> None:
         pass
 
 
-def write_summary(rows: list[dict | None], out: Path, *, jobs: int, wall_s: float, **extra) -> dict:
+def write_summary(rows: list[dict | None], out: Path, *, jobs: int, wall_s: float,
+                  earlier: set[str] | None = None, **extra) -> dict:
     """The batch summary of ``rows`` (input order; None = not done) written to ``out``
     (summary.csv, then summary.json) and returned; ``extra`` keys join the document (e.g. ``ray``).
+
+    ``settings`` holds what every scored call was measured with (``compare.recorded_settings``:
+    pipeline config, verdict thresholds, ``--asr``, the judge with its weights' digest, the echo
+    gate's mode), and ``settings_mixed`` the keys its calls did not share, so ``compare`` can say
+    when two batches were scored alike or not; each row's own ``settings`` is dropped.
+    ``earlier`` (``earlier_results``: the result files in ``out`` before the batch): those this
+    batch did not write are listed in ``stale_results`` and said in one stderr line (they are kept).
 
     ``n_skipped`` counts every call not scored (skipped, and on a stop interrupted or not started),
     so ``n_calls == n_scored + n_skipped``. A file that cannot be written where asked (a full disk)
@@ -906,7 +922,13 @@ def write_summary(rows: list[dict | None], out: Path, *, jobs: int, wall_s: floa
         note = _NOT_FOUND_NOTE.get(str(r["file"]))
         if r["status"] != "ok" and note and note not in (r.get("reason") or ""):
             r["reason"] = f"{r.get('reason') or 'audio file not found'}; {note}"
+    recs = [r.pop("settings", None) for r in done]
+    recs = [rec for r, rec in zip(done, recs) if r["status"] == "ok" and isinstance(rec, dict)]
+    shared = {k: recs[0][k] for k in (recs[0] if recs else ()) if all(rec.get(k) == recs[0][k] for rec in recs)}
+    mixed = [k for k in (recs[0] if recs else ()) if k not in shared]
     scored = [r for r in done if r["status"] == "ok"]
+    written = {str(r["result"]) for r in done if r.get("result")}
+    stale = sorted(n for n in earlier or () if str(out / n) not in written)
     summary = {
         "n_calls": len(done),
         "n_scored": len(scored),
@@ -916,6 +938,12 @@ def write_summary(rows: list[dict | None], out: Path, *, jobs: int, wall_s: floa
         "out_dir": str(out),
         **extra,
         **({"judge_info": ji} if (ji := _judge_info_of(scored)) else {}),
+        # what every scored call was measured with (compare read no settings of a batch: a trial's
+        # batches scored with --hangover-s 0.6, or without a judge, compared with no note)
+        "settings": shared,
+        **({"settings_mixed": mixed} if mixed else {}),
+        # result files of an earlier run left in --out-dir: kept, but not this batch's (a trial)
+        **({"stale_results": stale} if stale else {}),
         "medians": batch_metrics(r["metrics"] for r in scored),
         # how many scored calls each median is over (a silent agent measures no latency)
         "measured_calls": measured_calls(r["metrics"] for r in scored),
@@ -926,7 +954,42 @@ def write_summary(rows: list[dict | None], out: Path, *, jobs: int, wall_s: floa
         summary["write_errors"] = list(unwritten)
     _write_with_fallback(summary, out / "summary.csv", _summary_csv_text(done))
     write_summary_json(summary, out)
+    if stale:
+        print(stale_results_line(stale, out), file=sys.stderr, flush=True)
     return summary
+
+
+def earlier_results(out: Path) -> set[str]:
+    """The names of the result documents in ``out`` (``*.json`` but summary.json, whose text starts
+    as a result does, with ``livejudge_version``), before a batch writes there; empty when it cannot
+    be listed. A reused ``--out-dir`` kept an earlier batch's results beside a summary that does not
+    list them, without a word (a new user's trial); ``write_summary`` names those it did not write."""
+    names = set()
+    try:
+        entries = list(out.iterdir())
+    except OSError:
+        return names
+    for f in entries:
+        if f.suffix != ".json" or f.name == "summary.json":
+            continue
+        try:
+            with open(f, "rb") as fh:
+                head = fh.read(256)
+        except OSError:  # a folder named x.json, no permission: not a result to speak of
+            continue
+        if b'"livejudge_version"' in head:
+            names.add(f.name)
+    return names
+
+
+def stale_results_line(stale: list[str], out: Path) -> str:
+    """The one stderr line naming the result files in ``out`` this batch did not write."""
+    from livejudge.outputs.guard import clean
+
+    shown = ", ".join(stale[:3]) + (f" and {len(stale) - 3} more" if len(stale) > 3 else "")
+    return clean(f"livejudge: note: {out} holds {len(stale)} earlier result(s) this batch did not write ({shown}): "
+                 "kept, but not its calls (summary.json lists them under stale_results); remove them or use a new "
+                 "--out-dir")
 
 
 def write_summary_json(summary: dict, out: Path) -> Path | None:
@@ -976,7 +1039,8 @@ def _judge_info_of(scored: list[dict]) -> dict | None:
             continue
         # with the dimension view, so compare shows a batch's dimensions as it shows a call's
         # (a trial: 18 rows, the shared-score three apart, beside a call's merged row)
-        return {k: ji[k] for k in ("head", "head_version", "summary", "validated", "dimensions") if ji.get(k)} or None
+        return {k: ji[k] for k in ("backbone", "head", "head_version", "head_digest", "summary", "validated", "dimensions")
+                if ji.get(k)} or None
     return None
 
 

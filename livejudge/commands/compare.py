@@ -148,23 +148,134 @@ def rule_for(metric: str) -> Rule:
     return _DIM_RULE if metric.startswith("dim_") else RULES.get(metric, _NONE)
 
 
-def _settings(doc: dict) -> dict:
-    """What a result was measured with, for spotting comparisons of unlike settings."""
+SETTING_LABELS: dict[str, str] = {
+    "config": "pipeline config", "verdict_config": "verdict thresholds", "asr": "transcripts (--asr)",
+    "judge": "judge", "judge_weights": "judge weights", "echo_gate": "echo gate (--echo-gate)",
+}
+"""What a result was measured with (``recorded_settings``' keys, as a batch's summary.json records
+them under ``settings``) → the name compare's note gives it."""
+
+_WEIGHTS = "judge weights"
+_UNKNOWN_WHEN_MISSING = (_WEIGHTS, "echo gate (--echo-gate)")
+"""Settings that results written before livejudge recorded them lack: a missing value is unknown,
+not a difference (the other settings have been in every result for long)."""
+
+
+def judge_weights(ji: dict) -> str | None:
+    """The judge's weights as its ``judge_info`` names them: the head's digest (``head_digest``,
+    sha256 of its weights file, first 16 hex digits) and, for a head with a frame readout, that
+    file's ("4ae6423b0f8afc7d + frame readout e7c3a6fe4e68aa34"); None where the judge names no
+    digest (no judge, a head built in memory, a result from before livejudge recorded it)."""
+    if not isinstance(ji, dict) or not ji.get("head_digest"):
+        return None
+    fr = ji.get("frame_readout") if isinstance(ji.get("frame_readout"), dict) else {}
+    return str(ji["head_digest"]) + (f" + frame readout {fr['digest']}" if fr.get("digest") else "")
+
+
+def recorded_settings(doc: dict) -> dict:
+    """What one result document was measured with, keyed as ``SETTING_LABELS``: the pipeline config,
+    the verdict thresholds, whether transcripts were made (``--asr``), the judge ("backbone / head
+    version", None without one), its weights (``judge_weights``) and the echo gate's mode. A batch
+    records those its calls shared in its summary's ``settings`` (``batch.write_summary``). Pure."""
     ji = doc.get("judge_info") or {}
     src = doc.get("source") or {}
     # the head's version too: 0.2.0 and 0.3.0 of one head score the same call differently
     version = f" {ji['head_version']}" if ji.get("head_version") else ""
+    gate = src.get("echo_gate")
     # the verdict thresholds too: --yield-max-s 0.3 made one more flagged moment of the same audio,
     # and compare called it "worse" without a note (a new user's trial)
-    return {"pipeline config": doc.get("config"), "verdict thresholds": doc.get("verdict_config"),
-            "transcripts (--asr)": src.get("asr"),
+    return {"config": doc.get("config"), "verdict_config": doc.get("verdict_config"), "asr": src.get("asr"),
             "judge": None if not ji else f"{ji.get('backbone')} / {ji.get('head')}{version}",
+            # a head retrained into the same --out keeps its name and version (a trial: two heads read
+            # "mine 0.1.0", and compare called P(human) 0.63 → 0.74 "better" on the same audio)
+            "judge_weights": judge_weights(ji),
+            "echo_gate": gate.get("mode") if isinstance(gate, dict) else None}
+
+
+def _settings(doc: dict) -> dict:
+    """What a result was measured with, for spotting comparisons of unlike settings: the
+    ``recorded_settings`` under their ``SETTING_LABELS``, the route and how the call ended."""
+    src = doc.get("source") or {}
+    return {**{SETTING_LABELS[k]: v for k, v in recorded_settings(doc).items()},
             # how a live call reached the bot: WebRTC's jitter buffer and Opus add to every latency, so
             # one bot over the eval wire and over WebRTC read "+0.23 s, worse" with no note (a trial)
             "route": _route(src),
             # how the call ended ("end of input", "interrupted (Ctrl-C)", "failed: …"): not a setting
             # that differs, read by cut_short_notes
             "ended": src.get("ended")}
+
+
+def _batch_settings(doc: dict, name: str) -> dict:
+    """A batch column's settings from its summary.json (``settings``: those its calls shared, under
+    ``SETTING_LABELS``; one its calls did not share reads "mixed within NAME", so it differs from any
+    other column), or ``{"settings_unknown": True}`` for a summary written before batches recorded
+    them. Pure."""
+    rec = doc.get("settings")
+    if not isinstance(rec, dict):
+        return {"settings_unknown": True}
+    out = {label: rec.get(k) for k, label in SETTING_LABELS.items()}
+    for k in doc.get("settings_mixed") or ():
+        if k in SETTING_LABELS:
+            out[SETTING_LABELS[k]] = f"mixed within {name}"
+    return out
+
+
+def _known(col: tuple) -> bool:
+    """Whether a column's settings are known: a call's always; a batch's where its summary recorded them."""
+    return col[2] == "call" or (bool(col[3]) and not col[3].get("settings_unknown"))
+
+
+def settings_differ(cols: list[tuple], views: list[dict]) -> list[str]:
+    """The settings (``SETTING_LABELS``' names, and the route) the columns with known settings
+    (``_known``) were not all measured with, each with what sets it apart where a name alone would
+    not say it: "judge (a different head: weights differ under one name, mine 0.1.0: A 4ae6…,
+    B 9c01…)", "judge (B scored without one: …)", "transcripts (--asr) (not the same for every
+    call of B)". ``cols``: ``load_column``'s tuples; ``views``: their dimension views. Pure."""
+    known = [(i, c) for i, c in enumerate(cols) if _known(c)]
+    letter = {i: chr(ord("A") + i) for i, _ in known}
+    differ = []
+    for key in ("pipeline config", "verdict thresholds", "transcripts (--asr)", "judge", "echo gate (--echo-gate)",
+                "route"):
+        seen = [(i, c[3].get(key)) for i, c in known]
+        if key in _UNKNOWN_WHEN_MISSING:
+            seen = [(i, v) for i, v in seen if v is not None]
+        mixed = [letter[i] for i, v in seen if isinstance(v, str) and v.startswith("mixed within ")]
+        if len(seen) > 1 and any(v != seen[0][1] for _, v in seen[1:]):
+            differ.append(key + (f" (not the same for every call of {', '.join(mixed)})" if mixed else ""))
+    # one judge name, other weights: a head retrained into its folder, or another head's copy
+    if not any(d.startswith("judge") for d in differ):
+        weights = [(i, c[3].get(_WEIGHTS)) for i, c in known if c[3].get(_WEIGHTS) and c[3].get("judge")]
+        if len(weights) > 1 and any(w != weights[0][1] for _, w in weights[1:]):
+            shown = ", ".join(f"{letter[i]} {w}" for i, w in weights)
+            name = str(cols[weights[0][0]][3].get("judge")).split(" / ")[-1]
+            differ.append(f"judge (a different head: weights differ under one name, {name}: {shown})")
+    # a column scored without a judge has no row that transcripts could move: only the judged
+    # columns' views decide (a trial: check --json beside score --json blamed "transcripts")
+    n_judged = sum(1 for c in cols if not _known(c) or c[3].get("judge"))
+    if "transcripts (--asr)" in differ and not reads_text(views, n_judged):
+        # no row depends on transcripts: timing never reads them, and no column's head measures a
+        # text dimension (a new user's trial: --report turned ASR on for one call, and the note
+        # blamed "part of each change" on it)
+        differ.remove("transcripts (--asr)")
+    unjudged = [letter[i] for i, c in known if not c[3].get("judge")]
+    if "judge" in differ and unjudged:  # say which column has none, and what it lacks
+        differ[differ.index("judge")] = (f"judge ({', '.join(unjudged)} scored without one: no P(human) or "
+                                         "dimensions there)")
+    return differ
+
+
+def unknown_settings_notes(doc: dict, cols: list[tuple]) -> list[str]:
+    """One line per batch column whose summary.json records no settings (written before batches
+    recorded them): whether it was measured as the others were is unknown, said rather than
+    nothing (a trial compared batches scored with other VAD settings and saw no note). Pure."""
+    notes = []
+    for i, c in enumerate(cols):
+        if not _known(c):
+            name = f"{chr(ord('A') + i)} ({Path(doc['columns'][i]['name']).name})"
+            notes.append(f"{name}: its summary.json records no settings (written before livejudge recorded them), "
+                         "so whether its calls were measured with the same pipeline config, verdict thresholds and "
+                         "judge as the other columns is unknown; score them again to record them")
+    return notes
 
 
 def _cut_short(col: tuple) -> str | None:
@@ -242,10 +353,13 @@ def load_column(path: str | Path) -> tuple[str, dict, str, dict, dict | None]:
         for k, v in doc["medians"].items():
             _number(v, f"{p}: medians.{k}", -1e12, 1e12)
         n = doc.get("n_scored", "?")
-        settings = {}
+        # what its calls were measured with (a trial: batches scored with other VAD settings, and
+        # another judge, compared with no note)
+        settings = _batch_settings(doc, Path(name).name)
         mc = doc.get("measured_calls")
         if isinstance(n, int) and isinstance(mc, dict):  # medians over fewer calls than were scored
-            settings = {"measured_calls": {k: v for k, v in mc.items() if isinstance(v, int) and v < n}, "n_scored": n}
+            settings.update({"measured_calls": {k: v for k, v in mc.items() if isinstance(v, int) and v < n},
+                             "n_scored": n})
         skipped = doc.get("n_skipped")  # "medians over 3 calls" hid that 2 of 5 were not scored (a trial)
         lost = f" ({skipped} of {doc.get('n_calls', '?')} not scored)" if isinstance(skipped, int) and skipped else ""
         if isinstance(doc.get("stopped"), str):  # a batch stopped by a signal said nothing of it (a trial)
@@ -299,28 +413,14 @@ def compare(paths: list[str | Path]) -> dict:
         rows.append({"metric": m, "label": LABELS.get(m, names.get(m, m)), "values": values,
                      "changes": changes, "verdicts": verdicts, "rule": rule.text, "rule_short": rule.short})
     # calls measured with different settings: the changes mix the agent's and the settings' effects
-    differ = []
-    for key in ("pipeline config", "verdict thresholds", "transcripts (--asr)", "judge", "route"):
-        seen = [c[3].get(key) for c in cols if c[3] and c[2] == "call"]
-        if len(seen) > 1 and any(v != seen[0] for v in seen[1:]):
-            differ.append(key)
-    # a column scored without a judge has no row that transcripts could move: only the judged
-    # columns' views decide (a trial: check --json beside score --json blamed "transcripts")
-    n_judged = sum(1 for c in cols if c[2] != "call" or c[3].get("judge"))
-    if "transcripts (--asr)" in differ and not reads_text(views, n_judged):
-        # no row depends on transcripts: timing never reads them, and no column's head measures a
-        # text dimension (a new user's trial: --report turned ASR on for one call, and the note
-        # blamed "part of each change" on it)
-        differ.remove("transcripts (--asr)")
-    unjudged = [chr(ord("A") + i) for i, c in enumerate(cols) if c[2] == "call" and not c[3].get("judge")]
-    if "judge" in differ and unjudged:  # say which column has none, and what it lacks
-        differ[differ.index("judge")] = (f"judge ({', '.join(unjudged)} scored without one: no P(human) or "
-                                         "dimensions there)")
+    differ = settings_differ(cols, views)
     out = {"columns": [{"name": c[0], "kind": c[2], "settings": c[3]} for c in cols], "rows": rows,
            "settings_differ": differ, "timing_tolerance_s": dict(TIMING_TOLERANCE_S),
            "judge_tolerance": {m: judge_tol[m] for m in metrics if m in judge_tol}}
-    out["notes"] = (cut_short_notes(out, cols) + tradeoff_notes(out) + flagged_mix_notes(out, [c[1] for c in cols])
-                    + subset_notes(out) + health_notes(out, [c[1] for c in cols]))
+    out["settings_unknown"] = [c[0] for c in cols if not _known(c)]
+    out["notes"] = (unknown_settings_notes(out, cols) + cut_short_notes(out, cols) + tradeoff_notes(out)
+                    + flagged_mix_notes(out, [c[1] for c in cols]) + subset_notes(out)
+                    + health_notes(out, [c[1] for c in cols]))
     return out
 
 
@@ -478,12 +578,15 @@ def judge_spread() -> dict | None:
 def judge_tolerance(columns: list[tuple]) -> dict[str, float]:
     """``{metric: change}`` within which a judge row (mean P(human), a dimension) of these columns
     reads "same": the stored spread (``judge_spread``) when every column is one call scored by the
-    head it was measured on (backbone, head and version as ``_settings`` names them), else empty
+    head it was measured on (backbone, head and version as ``_settings`` names them, and where the
+    columns name their weights, one set of them), else empty
     (a batch's median moves less than one call; another head's spread is not measured). Pure
     but for reading the stored file."""
     spread = judge_spread()
     if not spread or not columns or any(c[2] != "call" or c[3].get("judge") != spread["judge"] for c in columns):
         return {}
+    if len({c[3].get(_WEIGHTS) for c in columns if c[3].get(_WEIGHTS)}) > 1:
+        return {}  # one name, other weights: not one head, whose spread alone was measured
     return {k: float(v) for k, v in spread["tolerance"].items()}
 
 
@@ -742,11 +845,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if twice:  # every change reads "same" against itself (a trial compared x.json with x.json unwarned)
         print(f"livejudge: warning: {', '.join(twice)} given more than once: its columns compare a result with "
               "itself", file=sys.stderr)
-    if args.json_out == "-":
-        json.dump(doc, sys.stdout, indent=2)
-        print()
-    else:
-        print_table(doc)
+    # the files first: a reader that closes stdout early (`| head -3`) must not cost them (a trial:
+    # exit 1, no word, neither file written); each "written" line follows the table, as before
+    written, failed = [], None
     for path, text, what in ((args.json_out if args.json_out != "-" else None, lambda: json.dumps(doc, indent=2), "comparison"),
                              (args.html, lambda: render_html(doc), "HTML table")):
         if not path:
@@ -754,6 +855,23 @@ def cmd_compare(args: argparse.Namespace) -> int:
         try:
             Path(path).write_text(text(), encoding="utf-8")
         except OSError as exc:
-            raise CLIError(f"cannot write {path}: {exc.strerror or exc}", code=1) from None
-        print(f"livejudge: {what} written to {path}", file=sys.stderr)
+            failed = CLIError(f"cannot write {path}: {exc.strerror or exc}", code=1)
+            break
+        written.append(f"livejudge: {what} written to {path}")
+    from livejudge.outputs.guard import is_closed_pipe, stdout_closed, stdout_console
+
+    try:
+        if args.json_out == "-":
+            json.dump(doc, sys.stdout, indent=2)
+            print(flush=True)
+        else:
+            print_table(doc, console=stdout_console())  # a closed stdout ends the table quietly
+    except (OSError, ValueError) as exc:
+        if not is_closed_pipe(exc):
+            raise
+        stdout_closed()  # its reader has what it wanted: nothing more to say there
+    for line in written:
+        print(line, file=sys.stderr)
+    if failed is not None:
+        raise failed
     return 0

@@ -11,7 +11,9 @@
 * ``json_text``: strict JSON (no NaN/Infinity, which ``json.loads`` elsewhere rejects): a
   non-finite number is written as null and the document's ``errors`` says where;
 * ``clean``: text from outside (a file name, an agent's close reason) with control characters
-  shown as escapes, so it cannot move the cursor, recolour or retitle the terminal.
+  shown as escapes, so it cannot move the cursor, recolour or retitle the terminal;
+* ``stdout_closed`` and ``stdout_console``: a stdout closed by its reader (``| head``) ends what
+  is printed there quietly, as that idiom expects, with no traceback and no error per line.
 """
 
 from __future__ import annotations
@@ -77,8 +79,13 @@ STDOUT_FLAGS = ("--json",)
 """The output flags for which "-" means stdout (``check_output_paths`` refuses "-" for the others)."""
 
 
+OUTPUT_EXAMPLES: dict[str, str] = {"--report": "report.html", "--html": "compare.html", "--events": "events.jsonl",
+                                   "--junit": "gates.xml", "--record": "call.wav"}
+"""The file name a "is a directory" message suggests inside it, by flag (else "result.json")."""
+
+
 def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[str | Path | None] = (),
-                       what: str = "recording") -> None:
+                       what: str = "recording", examples: dict[str, str] | None = None) -> None:
     """Refuse, before any work, output paths that would fail or do harm when written.
 
     Args:
@@ -87,6 +94,9 @@ def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[s
         inputs: the input files (the recording), which no output may be.
         what: what the inputs are, for the message: "recording" (score, replay, attach) or "result
             document" (report, compare).
+        examples: flag → the file name a message suggests for a directory given as that flag's path,
+            where ``OUTPUT_EXAMPLES`` would not say it (``report -o DIR``: an .html name, not
+            "result.json"; a new user's trial).
     Raises:
         OutputPathError: "-" for a flag that writes only files, an output is an input, two
             outputs are one file, a directory, a name
@@ -115,8 +125,7 @@ def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[s
                 raise OutputPathError(f"{flag}: the name {clean(part[:40])}… is {len(os.fsencode(part))} bytes; "
                                       f"this file system allows {limit}: give a shorter name")
         if p.is_dir():
-            example = {"--report": "report.html", "--events": "events.jsonl", "--junit": "gates.xml",
-                       "--record": "call.wav"}.get(flag, "result.json")
+            example = (examples or {}).get(flag) or OUTPUT_EXAMPLES.get(flag, "result.json")
             raise OutputPathError(f"{flag} {clean(path)} is a directory: give a file path inside it, "
                                   f"e.g. {clean(p / example)}")
         if not parent.is_dir():
@@ -234,3 +243,47 @@ def json_text(doc: Any, indent: int | None = 2) -> str:
         safe["errors"].append(f"{len(bad)} non-finite number(s) (NaN/inf) written as null: "
                               f"{', '.join(bad[:3])}{more}")
     return json.dumps(safe, indent=indent, allow_nan=False)
+
+
+def is_closed_pipe(exc: BaseException) -> bool:
+    """Whether ``exc`` says the reader of a stream went away: BrokenPipeError (EPIPE, ``| head``
+    having exited), or ValueError "I/O operation on closed file"."""
+    import errno
+
+    if isinstance(exc, BrokenPipeError) or (isinstance(exc, OSError) and exc.errno == errno.EPIPE):
+        return True
+    return isinstance(exc, ValueError) and "closed file" in str(exc)
+
+
+def stdout_closed() -> None:
+    """After a write to stdout failed because its reader went away (``is_closed_pipe``): point file
+    descriptor 1 at /dev/null, so what is still buffered, or printed later, goes nowhere quietly
+    instead of failing again at each line and at exit (Python's documented way: the "Note on
+    SIGPIPE" in the ``signal`` module's docs). A stdout with no file descriptor (a test's capture)
+    is left as it is."""
+    import sys
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+    except OSError:
+        pass
+
+
+def stdout_console():
+    """A rich Console on stdout that, when its reader goes away (``| head``), stops printing
+    quietly (``stdout_closed``; later prints are dropped) where rich's own exits with status 1 and
+    no word (a trial: ``compare a b --json c.json | head -3`` exited 1)."""
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            stdout_closed()
+
+    return _Console()

@@ -609,10 +609,16 @@ class PlainLines:
         self.width = width if width is not None else (shutil.get_terminal_size((80, 24)).columns if isatty() else 0)
         self._lock = threading.Lock()
         self._said_validity = False
+        self.closed = False
+        """True once the stream's reader went away (``| head`` exited): nothing more is printed."""
 
     def _print(self, text: str) -> None:
         import textwrap
 
+        from livejudge.outputs.guard import is_closed_pipe, stdout_closed
+
+        if self.closed:
+            return
         # wrap between fields (never inside a word); continuation lines are indented
         if not self.width:
             lines = [text]
@@ -620,7 +626,17 @@ class PlainLines:
             lines = textwrap.wrap(text, width=max(self.width, 40), subsequent_indent="    ",
                                   break_long_words=False, break_on_hyphens=False)
         with self._lock:
-            print("\n".join(lines), file=self.stream, flush=True)
+            try:
+                print("\n".join(lines), file=self.stream, flush=True)
+            except (OSError, ValueError) as exc:
+                if not is_closed_pipe(exc):
+                    raise
+                # its reader has what it wanted (`score --display plain | head`): the display stops
+                # here, quietly, and the call goes on to write its results (a trial: "sink PlainLines
+                # failed: [Errno 32] Broken pipe" three times)
+                self.closed = True
+                if self.stream is sys.stdout:
+                    stdout_closed()
 
     def on_event(self, event: object) -> None:
         if isinstance(event, JudgeResult):

@@ -28,7 +28,9 @@ import numpy as np
 from livejudge.events import DimensionScore, JudgeResult
 from livejudge.timing.window import WindowSnapshot
 from livejudge.judge.model.dimensions import NEUTRAL_SCORE
+from livejudge.judge.model.head import WEIGHTS_FILE as HEAD_WEIGHTS_FILE
 from livejudge.judge.model.head import HeadConfig, HeadError, head_summary, mismatch_message, validity_line
+from livejudge.judge.model.frame_cnn import FILE as FRAME_READOUT_FILE
 from livejudge.judge.model.frame_cnn import blend as frame_blend
 from livejudge.judge.model.frame_cnn import log_odds as frame_log_odds
 from livejudge.judge.model.numpy_head import READOUT_SOURCES, TOP_K, NumpyHead, top_contributions
@@ -109,6 +111,18 @@ def dimension_view(dimensions: Sequence[str], proj_weight: np.ndarray) -> dict:
                 placed.add(j)
         groups.append(group)
     return {"groups": groups, "not_measured": not_measured}
+
+
+def file_digest(path: str | Path) -> str | None:
+    """sha256 of a file's bytes, first 16 hex digits (as ``training.blend.weights_digest`` and
+    benchmarks/judge_wild.py's ``head_weights_sha256_16`` name a head), or None when it cannot be
+    read (the loader reports a missing file itself)."""
+    import hashlib
+
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    except OSError:
+        return None
 
 
 class JudgeError(ValueError):
@@ -218,13 +232,22 @@ class Judge:
             judging needs no torch (the head is tiny; the backbone may still use a GPU).
         head_config: its HeadConfig (from ``read_checkpoint``/``load_head``).
         device: kept for compatibility; the head always runs on the CPU.
+        head_dir: the head directory it was loaded from, or None (a head built in memory): its
+            weights' digest (``head_digest``) is read from there, once.
     Raises:
         HeadError: the head does not fit the backbone (one line, names the fix).
     """
 
     def __init__(self, backbone: Any, head: NumpyHead | JudgeHead, head_config: HeadConfig,
-                 device: str = "cpu", frame_readout: Any = None) -> None:
+                 device: str = "cpu", frame_readout: Any = None, head_dir: str | Path | None = None) -> None:
         check_compatible(backbone, head_config)
+        self.head_digest = file_digest(Path(head_dir) / HEAD_WEIGHTS_FILE) if head_dir is not None else None
+        """sha256 (first 16 hex digits) of the head's weights file, or None (a head built in memory):
+        two heads retrained into one directory keep its name and version, so only this tells them
+        apart (a new user's trial: compare called a retrained head's P(human) "better" unnoted)."""
+        self.frame_readout_digest = (file_digest(Path(head_dir) / FRAME_READOUT_FILE)
+                                     if head_dir is not None and frame_readout is not None else None)
+        """The same digest of the head's frame readout file (``frame_cnn.safetensors``), or None."""
         self.frame_readout = frame_readout
         """The head's ``FrameCNN`` (``livejudge.judge.model.frame_cnn``) or None. With one, P(human)
         is the log-odds blend of the linear head's and the readout's (the backbone must compute its
@@ -253,11 +276,13 @@ class Judge:
                 **({} if set(fr.config.encoders) == {"shared"} else {
                     "member_frames": [{"encoder": e, "encoder_blocks": k} for e, k in zip(fr.config.encoders, fr.config.stages)]}),
                 "weight": fr.config.weight,
+                **({} if self.frame_readout_digest is None else {"digest": self.frame_readout_digest}),
                 "note": f"P(human) = log-odds blend, {1 - fr.config.weight:g} linear head + {fr.config.weight:g} "
                         f"frame CNN over {fr.config.describe()} (no dimension reads it)"}}),
             "backbone": self.backbone.name,
             "head": self.config.name,
             "head_version": self.config.version,
+            **({} if self.head_digest is None else {"head_digest": self.head_digest}),
             "provenance": self.config.provenance,
             "readout": self.config.readout,
             "summary": head_summary(self.config),
@@ -425,6 +450,10 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
             (ctranslate2 or the model missing; the message names the fix).
         HeadError: the head is missing, invalid or built for another backbone.
     """
+    if head is not None:  # a shipped head's bare name ("whisper-fitted") is its directory in the package
+        from livejudge.judge.model.head import shipped_head_path
+
+        head = shipped_head_path(head)
     if kind == "auto":
         kind = resolve_kind(kind, head)
     if kind not in KINDS:
@@ -454,12 +483,13 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
                                        frame_readout=frame)
         except EncoderError as exc:
             raise JudgeError(str(exc)) from exc
-        return Judge(backbone, head_obj, cfg, device="cpu", frame_readout=frame)
+        return Judge(backbone, head_obj, cfg, device="cpu", frame_readout=frame, head_dir=head_path)
     else:
         if head is None:
             raise JudgeError("--judge qwen-omni needs --head DIR: a head trained with `livejudge train "
                              "--backbone qwen-omni` (no pretrained qwen head ships with livejudge)")
-        head_obj = NumpyHead.from_checkpoint(head)  # cheap checks before loading a 7B model
+        head_path = Path(head)
+        head_obj = NumpyHead.from_checkpoint(head_path)  # cheap checks before loading a 7B model
         cfg = head_obj.config
         from livejudge.judge.features.backbones.qwen_omni import QwenOmniBackbone
 
@@ -471,4 +501,4 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
             kwargs["model"] = model
         backbone = QwenOmniBackbone(**kwargs)
     # the head is tiny: it runs on the CPU whatever device the backbone uses
-    return Judge(backbone, head_obj, cfg, device="cpu")
+    return Judge(backbone, head_obj, cfg, device="cpu", head_dir=head_path)
