@@ -115,3 +115,47 @@ def test_missing_ray_gives_install_hint(monkeypatch, calls, tmp_path, capsys):
         ray_batch.import_ray()
     assert main(["score", str(calls), "--out-dir", str(tmp_path / "o"), "--ray", "--asr", "off"]) == 2
     assert "livejudge[ray]" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # a local Ray cluster (subprocesses)
+def test_a_stop_signal_cancels_the_ray_tasks_and_writes_the_summary(local_ray, calls, tmp_path):
+    """A --ray batch stopped by SIGTERM (a CI timeout) died with no summary and left its tasks
+    running; now the tasks not back are cancelled within seconds, the summary lists every call
+    (the cancelled ones as interrupted, with why) and the batch ends by its signal (exit 143)."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from livejudge.commands.batch import run_batch_ray
+    from livejudge.commands.runner import SignalExit
+
+    files = sorted(calls.glob("call_*.wav"))
+    out = tmp_path / "out"
+    sent = []
+
+    def stop_when_first_is_back():
+        deadline = time.monotonic() + 120
+        while not (out / "call_0.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    def slow_but_first(path, options):  # a closure: Ray ships it by value; every call but call_0 hangs
+        if not path.endswith("call_0.wav"):
+            time.sleep(300)
+        return score_call(path, options)
+
+    threading.Thread(target=stop_when_first_is_back, daemon=True).start()
+    opts = ScoreOptions(config=SessionConfig(judge_mode="every"), judge="none", asr="off")
+    with pytest.raises(SignalExit) as exc:
+        run_batch_ray(files, out, opts, progress=False, score_fn=slow_but_first)
+    assert exc.value.code == 143
+    assert time.monotonic() - sent[0] < 20  # not the 300 s the hanging calls would take
+    s = json.loads((out / "summary.json").read_text())
+    assert s["n_calls"] == 4 and [Path(r["file"]).name for r in s["calls"]] == [f.name for f in files]
+    status = {Path(r["file"]).name: r["status"] for r in s["calls"]}
+    assert status == {"call_0.wav": "ok", "call_1.wav": "interrupted", "call_2.wav": "interrupted",
+                      "call_3.wav": "interrupted"}
+    assert s["stopped"].startswith("SIGTERM after 1 of 4 calls had finished: 3 Ray task(s) cancelled")
+    assert all("its Ray task was cancelled" in r["reason"] for r in s["calls"] if r["status"] == "interrupted")

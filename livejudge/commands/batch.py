@@ -846,8 +846,13 @@ def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions,
         the summary document of ``run_batch`` with ``jobs`` = the CPUs Ray offered and
         ``ray`` = {"address", "retries"}; each row as ``run_batch``'s, plus ``attempts`` for a
         call whose task failed (retried once).
+    A stop signal (Ctrl-C, SIGTERM, SIGHUP) cancels the tasks not yet back within about a second
+    (their workers killed; no partial results), writes the summary of every call (``interrupted``
+    rows for the cancelled ones; ``stopped`` says which signal) and shuts a local Ray down.
+
     Raises:
         ImportError: Ray missing. ConnectionError: no cluster at ``address``.
+        KeyboardInterrupt, SignalExit: stopped by a signal, after the summary was written.
     """
     from livejudge.distributed.ray_batch import RETRIES, failure_reason, import_ray, run_tasks_ray
 
@@ -875,14 +880,38 @@ def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions,
         rows[i] = row
         _report_row(row, bar)
 
-    try:
-        cpus = run_tasks_ray(_attempt, [(score_fn, str(f), options) for f in files], on_done=on_done,
-                             address=address, num_cpus=num_cpus)
-    finally:
-        if bar is not None:
-            bar[0].stop()
-    return write_summary(rows, out, jobs=cpus, wall_s=time.perf_counter() - t0, earlier=earlier,
-                         ray={"address": address or "local", "retries": RETRIES})
+    stop = StopRequest()
+    cpus = 0
+    # a stop signal cancels the tasks not yet back and writes the summary of every call, as a local
+    # batch does (it had died on SIGTERM with no summary and its local Ray left running)
+    with _BatchSignals(stop) as signals:
+        try:
+            cpus = run_tasks_ray(_attempt, [(score_fn, str(f), options) for f in files], on_done=on_done,
+                                 address=address, num_cpus=num_cpus, should_stop=stop.is_set)
+        except KeyboardInterrupt:  # a second signal while Ray was being stopped
+            if not stop.is_set():
+                stop.request(signal.SIGINT)
+        finally:
+            signals.hold()
+            if bar is not None:
+                bar[0].stop()
+        ray_info = {"address": address or "local", "retries": RETRIES}
+        if not stop.is_set():
+            return write_summary(rows, out, jobs=cpus, wall_s=time.perf_counter() - t0, earlier=earlier, ray=ray_info)
+        for i, f in enumerate(files):
+            if rows[i] is None:  # its task cancelled: Ray tasks write no partial result
+                rows[i] = {"file": str(f), "status": "interrupted", "result": None, "metrics": None,
+                           "reason": f"stopped ({stop.label}): its Ray task was cancelled, running or still queued "
+                                     "(a Ray task writes no partial result)"}
+        n_cut = sum(r["status"] == "interrupted" for r in rows)
+        summary = write_summary(rows, out, jobs=cpus, wall_s=time.perf_counter() - t0, earlier=earlier, ray=ray_info,
+                                stopped=f"{stop.label} after {len(rows) - n_cut} of {len(rows)} calls had finished: "
+                                        f"{n_cut} Ray task(s) cancelled, running or queued (no partial results)",
+                                n_interrupted=n_cut, n_not_started=0)
+        where = (summary.get("fallback") or {}).get("summary.json") or out / "summary.json"
+        print(f"livejudge: batch stopped ({summary['stopped']}); summary written to {where}",
+              file=sys.stderr, flush=True)
+    _raise_stop(stop)
 
 
 def _one_thread_per_worker() -> None:

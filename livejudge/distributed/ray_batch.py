@@ -62,7 +62,8 @@ def init_ray(address: str | None, num_cpus: int | None = None) -> bool:
 
 def run_tasks_ray(fn: Callable[..., Any], items: Sequence[tuple], *,
                   on_done: Callable[[int, Any, BaseException | None], None],
-                  address: str | None = None, num_cpus: int | None = None) -> int:
+                  address: str | None = None, num_cpus: int | None = None,
+                  should_stop: Callable[[], bool] | None = None) -> int:
     """Run ``fn(*item)`` for every item as a Ray task (1 CPU each, retried ``RETRIES`` times
     after an exception or a dead worker); call ``on_done(index, value, None)`` as each one
     finishes, or ``on_done(index, None, error)`` when it failed on its last attempt too.
@@ -73,6 +74,9 @@ def run_tasks_ray(fn: Callable[..., Any], items: Sequence[tuple], *,
         address: None for a local Ray started for the run (and shut down after), else "auto"
             or "ray://host:port".
         num_cpus: CPUs of the local Ray (None: all); ignored with an address.
+        should_stop: polled at least once a second; when it returns True the tasks not yet back
+            (running or queued) are cancelled (``ray.cancel(force=True)``: their workers are killed)
+            and it returns at once, those tasks never reported to ``on_done``.
     Returns:
         the CPUs the Ray cluster offered.
     Raises:
@@ -96,6 +100,13 @@ def run_tasks_ray(fn: Callable[..., Any], items: Sequence[tuple], *,
                 refs.append(shared[id(arg)])
             pending[task.remote(*refs)] = i
         while pending:
+            if should_stop is not None and should_stop():
+                for ref in pending:
+                    try:
+                        ray.cancel(ref, force=True)
+                    except Exception:  # already finished, or the cluster is going: nothing left to stop
+                        pass
+                break
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=1.0)
             for ref in ready:
                 i = pending.pop(ref)
