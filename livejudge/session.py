@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import numbers
 import sys
 import threading
 import time
@@ -110,7 +111,10 @@ class SessionConfig:
             (``JudgeScheduler``'s ``depth``; default 1, each window judged before the next is
             submitted; the CLI uses ``scheduler.EVERY_DEPTH`` for recorded calls). Results and
             their order do not depend on it.
-        max_lag_s: how far one channel may trail the other before silence is filled in.
+        max_lag_s: how far one channel may trail the other before silence is filled in, seconds.
+            Audio that arrives later for time already filled is dropped (counted in the result's
+            ``source.dropped_audio_s``, said once in ``errors``) and the wait is raised to cover the
+            lateness seen, up to ``MAX_LAG_CAP_S`` (``source.max_lag_s``).
         max_jump_s: largest step ahead of the session clock one ``push`` may take, seconds
             (the gap is filled with silence; a larger jump is refused with ValueError, since
             a wrong timestamp would otherwise fill hours of silence: 10 h is 2.3 GB). Default
@@ -189,6 +193,12 @@ class Session:
         hp = self.config.vad.highpass_hz  # front end: DC and rumble out before VAD and window
         self._highpass = {c: StreamingHighPass(hp) for c in CHANNELS} if hp is not None else None
         self._end = {c: 0 for c in CHANNELS}  # samples received per channel (absolute index)
+        # a channel's audio that arrived after the session had filled its time with silence
+        # (``max_lag_s``) is dropped: counted, said once, and the wait raised to cover it
+        self._max_lag_s = float(self.config.max_lag_s)
+        self._fill_start: dict[str, int | None] = {c: None for c in CHANNELS}  # current run of filled silence
+        self._dropped_s = {c: 0.0 for c in CHANNELS}
+        self._late_said = {c: False for c in CHANNELS}
         self._window = RollingWindow(self.config.window_s)
         self._segments: list[SpeechSegment] = []  # closed, not yet handed to self._timeline
         self._spoke: set[str] = set()  # channels with a closed speech segment (the no-speech check)
@@ -273,8 +283,10 @@ class Session:
                 while start > self._end[channel]:
                     self._feed(channel, _silence(min(int(SILENCE_BLOCK_S * SAMPLE_RATE), start - self._end[channel])))
             elif start < end:
+                self._count_late(channel, start, end, len(x))
                 x = x[end - start:]
             if x.size:
+                self._fill_start[channel] = None
                 self._feed(channel, x)
             self._fill_lagging()
             due = self._due_windows()
@@ -357,15 +369,15 @@ class Session:
         memory stays bounded however far the clock jumps (``advance(36000)`` once took 4 GB).
         Raises ValueError for a NaN/inf or non-numeric ``now_s``."""
         now_s = _checked_time(now_s)
-        target = int(round((now_s - self.config.max_lag_s) * SAMPLE_RATE))
         step = int(SILENCE_BLOCK_S * SAMPLE_RATE)
         while True:
             with self._lock:
                 if self._closed_result is not None:
                     return
+                target = int(round((now_s - self._max_lag_s) * SAMPLE_RATE))
                 behind = [c for c in CHANNELS if target > self._end[c]]
                 for c in behind:
-                    self._feed(c, _silence(min(step, target - self._end[c])))
+                    self._fill(c, min(step, target - self._end[c]))
                 due = self._due_windows()
             self._submit(due)
             if not behind:
@@ -533,11 +545,46 @@ class Session:
 
     def _fill_lagging(self) -> None:
         lead = max(self._end.values())
-        lag = int(self.config.max_lag_s * SAMPLE_RATE)
+        lag = int(self._max_lag_s * SAMPLE_RATE)
         step = int(SILENCE_BLOCK_S * SAMPLE_RATE)
         for c in CHANNELS:
             while lead - self._end[c] > lag:
-                self._feed(c, _silence(min(step, lead - lag - self._end[c])))
+                self._fill(c, min(step, lead - lag - self._end[c]))
+
+    def _fill(self, channel: Channel, n: int) -> None:
+        """Feed ``n`` samples of silence the source did not send (a channel trailing the other by
+        more than the lag allowed, or the clock moved on), remembering where the run began."""
+        if self._fill_start[channel] is None:
+            self._fill_start[channel] = self._end[channel]
+        self._feed(channel, _silence(n))
+
+    def _count_late(self, channel: Channel, start: int, end: int, n: int) -> None:
+        """A push whose first ``end - start`` samples the channel already holds: count them as
+        dropped; audio that lands on silence the session filled in came late (the channel trails the
+        other by more than the wait, ``max_lag_s``): say it once, and wait longer from now on, up
+        to ``MAX_LAG_CAP_S`` (a trial's own transport fed the user 0.5 s behind the agent: the whole
+        user turn was lost with ``errors`` empty). Under the lock."""
+        dropped = min(n, end - start)
+        self._dropped_s[channel] += dropped / SAMPLE_RATE
+        if self._dropped_s[channel] * SAMPLE_RATE > LATE_TOLERANCE_SAMPLES:  # not a rounded timestamp's sample
+            self.info["dropped_audio_s"] = {c: round(v, 3) for c, v in self._dropped_s.items() if v}
+        fill = self._fill_start[channel]
+        late = fill is not None and start >= fill - LATE_TOLERANCE_SAMPLES
+        if late and (end - start) > LATE_TOLERANCE_SAMPLES:
+            trail_s = (max(self._end.values()) - (start + n)) / SAMPLE_RATE  # behind the leading channel
+            raised = min(MAX_LAG_CAP_S, trail_s + LATE_MARGIN_S)
+            if raised > self._max_lag_s:
+                self._max_lag_s = raised
+                self.info["max_lag_s"] = round(raised, 3)
+        if not self._late_said[channel] and self._dropped_s[channel] >= LATE_SAY_S:
+            self._late_said[channel] = True
+            other = "agent" if channel == "user" else "user"
+            self._on_error(
+                f"{channel} audio arrived after the session had filled its time with silence (it trails the "
+                f"{other} channel by more than the wait, SessionConfig.max_lag_s {self.config.max_lag_s:g} s): "
+                f"{self._dropped_s[channel]:.2f} s of it dropped so far; the wait is now {self._max_lag_s:g} s "
+                f"(at most {MAX_LAG_CAP_S:g} s): set max_lag_s to your transport's buffering to lose none; the "
+                "total is in source.dropped_audio_s")
 
     @property
     def now_s(self) -> float:
@@ -868,6 +915,17 @@ class Session:
         return self._closed_result
 
 
+LATE_TOLERANCE_SAMPLES = int(0.005 * SAMPLE_RATE)
+"""A push overlapping what a channel holds by up to this many samples (5 ms: timestamps rounded or
+jittering) is not read as late audio; its overlap is still dropped and counted."""
+LATE_SAY_S = 0.1
+"""Dropped audio of a channel, seconds, past which the session says so once (in ``errors``)."""
+LATE_MARGIN_S = 0.1
+"""Added to the lateness seen when the wait (``max_lag_s``) is raised to cover it, seconds."""
+MAX_LAG_CAP_S = 5.0
+"""HEURISTIC: the longest the session waits for a trailing channel, seconds; segments, verdicts and
+the meter run that much behind the leading channel at most."""
+
 SILENCE_BLOCK_S = 10.0
 """Longest block of silence fed at once when a channel's clock jumps, seconds (bounds memory)."""
 
@@ -891,7 +949,8 @@ def _checked_time(t_s: Any) -> float:
     """A finite session time in seconds, or ValueError naming the value."""
     if type(t_s) is float and -MAX_ABS_TIME_S <= t_s <= MAX_ABS_TIME_S:  # common case (NaN fails the test)
         return t_s
-    if isinstance(t_s, bool):
+    if isinstance(t_s, (bool, str, bytes)) or not isinstance(t_s, (numbers.Real, np.generic)):
+        # a string "0.02" was read as 0.02 (a trial): docs/python.md says non-numeric times are refused
         raise ValueError(f"t_s must be a number of seconds, got {t_s!r}")
     try:
         t = float(t_s)

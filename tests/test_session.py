@@ -376,3 +376,47 @@ def test_framework_notes_are_bounded_and_what_is_left_out_is_counted(monkeypatch
     lines = [json.loads(x) for x in log.read_text().splitlines()]
     kinds = [x.get("kind") for x in lines if x.get("type") == "note" or "by_kind" in x or x.get("kind") == "bot_text"]
     assert kinds.count("bot_text") == 50 and "notes_dropped" in kinds, kinds[-3:]
+
+
+@pytest.mark.parametrize("lag_s", [0.5, 1.0, 2.0])
+def test_a_channel_pushed_behind_the_other_is_not_lost_in_silence(lag_s):
+    """A trial's own transport pushed the user channel 0.5 s or more behind the agent: the session
+    filled the user's time with silence (max_lag_s 0.5 s) and dropped the real audio when it came,
+    so the whole user turn was lost, the latencies gone, and errors empty. Now it loses at most the
+    first late stretch, says so once, and waits longer from then on: the timing equals the call
+    pushed in step (the built dialogue's truth) within 10 ms."""
+    from livejudge.session import MAX_LAG_CAP_S
+    from livejudge.testing.dialogues import example_dialogue
+
+    d = example_dialogue(seed=0)
+    u, a = d.call.user, d.call.agent
+
+    def run(lag):
+        s = Session()
+        n, L = 320, int(lag * 16000)
+        for i in range(0, len(a) + L, n):
+            if i < len(a):
+                s.push("agent", a[i:i + n], i / 16000)
+            j = i - L
+            if 0 <= j < len(u):
+                s.push("user", u[j:j + n], j / 16000)
+        return s.close()
+
+    ref, got = run(0.0), run(lag_s)
+    assert ref["errors"] == [] and "dropped_audio_s" not in ref["source"]
+    lat = lambda doc: [t["gap_s"] for t in doc["transitions"] if (t["from"], t["to"]) == ("user", "agent")]  # noqa: E731
+    assert len(lat(got)) == len(lat(ref)) == len(d.truth.response_latencies_s)
+    assert np.allclose(lat(got), lat(ref), atol=0.01)
+    dropped = got["source"]["dropped_audio_s"]["user"]
+    assert dropped <= lag_s  # the first late stretch at most, not the call
+    assert lag_s <= got["source"]["max_lag_s"] <= min(MAX_LAG_CAP_S, lag_s + 0.2)
+    if dropped >= 0.1:
+        assert len(got["errors"]) == 1 and "user audio arrived after the session had filled" in got["errors"][0]
+
+
+def test_a_time_given_as_text_is_refused():
+    s = Session()
+    with pytest.raises(ValueError, match="t_s must be a number of seconds, got '0.02'"):
+        s.push_audio("user", np.zeros(160, np.float32), 8000, "0.02")
+    s.push("user", np.zeros(160, np.float32), np.float64(0.0))  # numpy numbers are numbers
+    s.close()
