@@ -170,3 +170,20 @@ def test_turn_config_rejects_negative_times_and_caps_the_utterance_pause():
     segs = [S("agent", 0.0, 5.0), S("user", 2.0, 2.7), S("user", 2.95, 3.2)]
     tl = analyze(segs, TurnConfig(merge_pause_s=0.2))
     assert [(b.onset_s, b.offset_s) for b in tl.backchannels] == [(2.0, 2.7), (2.95, 3.2)]
+
+
+def test_a_phrase_break_too_soon_after_a_barge_in_to_be_a_reaction_is_no_yield():
+    """A trial's call (built: the agent cut 0.9 s after the caller's onset at 6.22 s): the agent's
+    TTS paused 6.40–6.75 s, 0.18 s after the onset, then said the rest of its phrase to 7.12 s.
+    That stop came too soon to be a reaction (reaction_s 0.2 s), yet it read as a yield: the rest
+    of the phrase became an agent "backchannel" and the barge-in vanished. It is one agent turn,
+    cut at 7.12 s: a barge-in with yield 0.9 s."""
+    segs = [S("agent", 4.02, 4.74), S("agent", 5.05, 6.40), S("user", 6.22, 7.77), S("agent", 6.75, 7.12)]
+    tl = analyze(segs)
+    assert tl.backchannels == ()
+    assert tl.barge_ins == (BargeIn("user", 6.22, 0.9),)
+    assert [(t.channel, t.onset_s, t.offset_s) for t in tl.turns] == [("agent", 4.02, 7.12), ("user", 6.22, 7.77)]
+    # a stop 0.3 s after the onset (≥ reaction_s) may be a reaction: the yield and the agent's
+    # short utterance after it stay as before (ambiguous by timing alone; docs/verdicts.md)
+    tl = analyze([S("agent", 4.02, 4.74), S("agent", 5.05, 6.40), S("user", 6.10, 7.65), S("agent", 6.75, 7.03)])
+    assert tl.barge_ins == (BargeIn("user", 6.10, 0.3),) and [b.channel for b in tl.backchannels] == ["agent"]

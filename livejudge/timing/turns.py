@@ -14,8 +14,9 @@ Definitions (Full-Duplex-Bench v1/v1.5, summarised in reference.md):
   other speaker's turn while that turn goes on past it. It does not take the floor and is not
   a barge-in. An utterance that resumes the speaker's own turn is never a backchannel: it
   starts less than ``merge_pause_s`` after the end of their previous non-backchannel segment,
-  and the other speaker's turn around it began inside that pause (a user who pauses, the
-  agent starts, and the user goes on: a barge-in). If the other speaker was already talking
+  and the other speaker's turn around it began inside that pause, or less than ``reaction_s``
+  before it (a user who pauses, the agent starts, and the user goes on: a barge-in; a stop that
+  soon after the other's onset is no reaction to it). If the other speaker was already talking
   when the speaker stopped, the speaker had yielded, and a short utterance is a backchannel,
   unless the speaker never stopped long enough to yield: they spoke less than
   ``merge_pause_s`` before it, and less than ``merge_pause_s`` after it they go on with an
@@ -215,8 +216,12 @@ def analyze(segments: Iterable[SpeechSegment], config: TurnConfig | None = None)
             host = [t for t in others if t.onset_s < on and t.offset_s > off]
             near_before = last_floor_end is not None and on - last_floor_end < cfg.merge_pause_s
             # resuming one's own turn: back within merge_pause_s, and the other speaker only
-            # started in that pause (had they been talking already, the speaker had yielded)
-            resumes = near_before and all(t.onset_s >= last_floor_end for t in host)
+            # started in that pause (had they been talking already, the speaker had yielded), or
+            # less than reaction_s before it: a stop that soon after the other's onset cannot be
+            # a reaction to it, so it is a phrase break, not a yield (a trial: an agent's phrase
+            # break 0.18 s into a barge-in made the rest of its phrase a "backchannel" and the
+            # barge-in vanish; the agent was cut 0.9 s in)
+            resumes = near_before and all(t.onset_s > last_floor_end - cfg.reaction_s for t in host)
             # talking on: short pauses on both sides, and a long utterance follows
             nxt = utts[k + 1] if k + 1 < len(utts) else None
             goes_on = (near_before and nxt is not None and nxt[0].onset_s - off < cfg.merge_pause_s
