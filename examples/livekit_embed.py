@@ -8,6 +8,8 @@ with STT, LLM, TTS and VAD, ``session.start``), with offline stand-ins from
 ``livejudge.testing.livekit``: a scripted caller speaking real human clips (it interrupts the
 first reply), a scripted VAD/STT/LLM, a TTS that speaks real clips, and a real-time playout
 clock in place of the room or the speakers. No server, no keys, no network; about 22 s.
+Ctrl-C ends the call early: the result, report and event log cover what was measured
+(``source.ended``: "interrupted (Ctrl-C)"), exit code 130.
 
 In your own app, the line goes after ``await session.start(agent=..., room=ctx.room)`` (or in
 console mode, ``python my_agent.py console``, where ``display=True`` shows the meter in the
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import signal
 import sys
 
 try:
@@ -67,12 +70,31 @@ async def entrypoint(args: argparse.Namespace) -> dict:
                                      result_path=args.result, events_path=args.events, report_path=args.report,
                                      fail_if=args.fail_if)
 
-    await caller.play()  # the scripted caller speaks in real time
-    await asyncio.sleep(1.0)
-    with contextlib.suppress(RuntimeError):
-        await session.drain()
-    await session.aclose()  # livejudge finishes with the session
-    doc = await judge.aclose()
+    async def call() -> None:
+        await caller.play()  # the scripted caller speaks in real time
+        await asyncio.sleep(1.0)
+        with contextlib.suppress(RuntimeError):
+            await session.drain()
+
+    # Ctrl-C ends the call as a LiveKit worker's shutdown does: livejudge is told why, the call
+    # stops and the session closes, so the result, report and event log cover what was measured
+    # (without this, asyncio.run's KeyboardInterrupt would end the process mid-call)
+    task = asyncio.ensure_future(call())
+    loop = asyncio.get_running_loop()
+
+    def on_ctrl_c() -> None:
+        if not task.done():  # a second Ctrl-C, or one while the result is written, waits for the write
+            judge.mark_ended(livejudge.livekit.interrupted(signal.SIGINT))
+            task.cancel()
+
+    loop.add_signal_handler(signal.SIGINT, on_ctrl_c)
+    try:
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await session.aclose()  # livejudge finishes with the session
+        doc = await judge.aclose()
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
     return doc
 
 
@@ -85,7 +107,11 @@ def main() -> int:
     ap.add_argument("--fail-if", action="append", default=[], help="gate, e.g. 'latency_p90_s>1.2' (exit 3)")
     ap.add_argument("--plain", action="store_true", help="plain lines instead of the live meter")
     args = ap.parse_args()
-    doc = asyncio.run(entrypoint(args))
+    try:
+        doc = asyncio.run(entrypoint(args))
+    except KeyboardInterrupt:  # Ctrl-C before the call began (starting the session, loading the judge)
+        print("interrupted (Ctrl-C) before the call began: nothing to write", file=sys.stderr)
+        return 130
     fc = doc["framework_comparison"]["response_latency"]
     print("\nLiveKit metrics vs audio-true response latency, per reply:")
     for r in fc["rows"]:
@@ -99,6 +125,10 @@ def main() -> int:
     for b in doc["framework_comparison"]["barge_ins"]:
         print(f"barge-in at {b['audio_onset_s']:.2f} s: the agent's audio stopped {b['audio_yield_s']} s later "
               f"(LiveKit's playback cut {b['playback_interrupted_after_s']} s after onset)")
+    ended = doc["source"].get("ended") or ""
+    if ended.startswith("interrupted"):
+        print(f"{ended}: result written for what was measured so far", file=sys.stderr)
+        return 130
     return 3 if any(g["failed"] for g in doc.get("gates", [])) else 0
 
 

@@ -26,6 +26,9 @@ Run::
 
     HF_HUB_OFFLINE=1 python examples/pipecat_embed.py                 # live meter in this terminal
     HF_HUB_OFFLINE=1 python examples/pipecat_embed.py --display plain --result call.json
+
+Ctrl-C ends the call early (Pipecat's runner cancels the pipeline): the result and event log
+cover what was measured (``source.ended``: "interrupted (Ctrl-C)"), exit code 130.
 """
 
 from __future__ import annotations
@@ -197,7 +200,24 @@ async def run(args, livejudge: bool = True, observers: tuple = ()) -> dict | Non
                                                   audio_out_sample_rate=args.out_rate))
     runner = WorkerRunner(handle_sigint=True)
     await runner.add_workers(worker)
-    await asyncio.gather(runner.run(), caller(inp, out, clock, args.in_rate, worker))
+
+    async def scripted_caller() -> None:
+        try:
+            await caller(inp, out, clock, args.in_rate, worker)
+        except Exception:
+            await runner.cancel(reason="the scripted caller failed")
+            raise
+
+    # the caller is part of the call: it ends with the runner (Ctrl-C cancels the runner; a
+    # trial's caller went on alone to its 90 s cap)
+    caller_task = asyncio.ensure_future(scripted_caller())
+    try:
+        await runner.run()
+    finally:
+        caller_task.cancel()
+        await asyncio.gather(caller_task, return_exceptions=True)
+    if not caller_task.cancelled() and caller_task.exception() is not None:
+        raise caller_task.exception()
     return observers[0].result() if livejudge else None
 
 
@@ -221,7 +241,11 @@ def main(argv=None) -> int:
     if not args.verbose:
         logger.remove()
         logger.add(sys.stderr, level="WARNING")
-    r = asyncio.run(run(args))
+    try:
+        r = asyncio.run(run(args))
+    except KeyboardInterrupt:  # Ctrl-C before the runner handles it (imports, loading the judge)
+        print("interrupted (Ctrl-C) before the call began: nothing to write", file=sys.stderr)
+        return 130
     c = r["framework_comparison"]
     print("\nresponse latency, per answer (framework = Pipecat's events; audio = livejudge):")
     for row in c["response_latency"]["rows"]:
@@ -256,6 +280,10 @@ def main(argv=None) -> int:
           f"{s['barge_in_count']}, mean yield {ms(s['yield_mean_s'])}; mean P(human) {mp}")
     if args.result:
         print(f"  result written to {args.result}")
+    ended = r["source"].get("ended") or ""
+    if ended.startswith("interrupted"):  # Ctrl-C: Pipecat's runner cancelled the call
+        print(f"{ended}: result written for what was measured so far", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -156,9 +156,42 @@ def test_attach_refuses_a_session_without_audio_io_and_a_second_attach():
             lj.attach(session, judge="none")
         with pytest.raises(ValueError, match="unknown metric"):
             lj.attach(build_session(_short_script())[0], judge="none", fail_if=["latency_p99x>1"])
-        await tap.aclose()
+        doc = await tap.aclose()
+        assert doc["source"]["ended"] == "closed"  # closed by the app before the session closed
 
     asyncio.run(main())
+
+
+def test_source_ended_says_how_the_session_ended():
+    """A result cut short and a complete one looked alike: ``source.ended`` was set only by a
+    signal (a trial). The session's close says why; an app's Ctrl-C, recorded first, wins."""
+    import signal
+
+    from livekit.agents.llm import LLMError
+    from livekit.agents.voice.events import CloseEvent, CloseReason
+
+    from livejudge.livekit.tap import ended_by_close
+    from livejudge.testing.livekit import ScriptedAgent
+
+    async def call(ctrl_c: bool) -> dict:
+        session, _, _ = build_session(_short_script())
+        await session.start(ScriptedAgent())
+        tap = lj.attach(session, judge="none")
+        if ctrl_c:
+            assert tap.mark_ended(lj.interrupted(signal.SIGINT))
+            assert not tap.mark_ended("closed")  # the first reason wins
+        await session.aclose()  # the tap finishes with the session
+        return await tap.aclose()
+
+    async def both() -> list[dict]:
+        return await asyncio.gather(call(False), call(True))  # each close waits ~2 s: side by side
+
+    normal, ctrl_c = asyncio.run(both())
+    assert normal["source"]["ended"] == "session closed (user_initiated)"
+    assert ctrl_c["source"]["ended"] == "interrupted (Ctrl-C)"
+    assert ended_by_close(CloseEvent(reason=CloseReason.JOB_SHUTDOWN)) == "session closed (job_shutdown)"
+    err = LLMError(timestamp=0.0, label="llm", error=RuntimeError("quota"), recoverable=False)
+    assert ended_by_close(CloseEvent(reason=CloseReason.ERROR, error=err)) == "failed: llm_error (RuntimeError: quota)"
 
 
 def test_comparison_pairs_each_reply_by_speech_id_and_user_stop():

@@ -414,3 +414,80 @@ def test_sigterm_still_writes_the_result_and_the_event_log(tmp_path):
     assert doc["duration_s"] >= 4.9
     assert doc["source"]["ended"] == "interrupted (SIGTERM)"  # as attach records it (a trial found none)
     assert (tmp_path / "events.jsonl").read_text().strip()
+
+
+def test_source_ended_says_how_the_pipeline_ended():
+    """A result cut short and a complete one looked alike: ``source.ended`` was set only by a
+    signal (a trial). The first EndFrame/CancelFrame now says why, as attach does."""
+    from pipecat.frames.frames import CancelFrame, EndFrame
+
+    from livejudge.pipecat.observer import ended_by_frame
+
+    _, _, r = run("tts", 16000)
+    assert r["source"]["ended"] == "end of pipeline"
+    assert ended_by_frame(EndFrame()) == "end of pipeline"
+    # Pipecat's WorkerRunner cancels with "interrupt signal" on Ctrl-C (SIGTERM here is at its default)
+    assert ended_by_frame(CancelFrame(reason="interrupt signal")) == "interrupted (Ctrl-C)"
+    import signal
+
+    old = signal.signal(signal.SIGTERM, lambda *a: None)  # as WorkerRunner(handle_sigterm=True): either
+    try:
+        assert ended_by_frame(CancelFrame(reason="interrupt signal")) == "interrupted (Ctrl-C or SIGTERM)"
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    assert ended_by_frame(CancelFrame(reason="fatal error: stt down")) == "failed: stt down"
+    assert ended_by_frame(CancelFrame(reason="idle timeout")) == "cancelled (idle timeout)"
+    assert ended_by_frame(CancelFrame()) == "cancelled"
+
+
+def test_ctrl_c_ending_in_keyboard_interrupt_still_writes_the_result(tmp_path):
+    """An app whose Ctrl-C ends in KeyboardInterrupt (no runner handling SIGINT; asyncio.run)
+    wrote nothing: the trial's LiveKit example. An observer/tap still open when the interpreter
+    exits is finished then, and ``source.ended`` says why."""
+    import signal
+    import textwrap
+
+    out = {}
+    for how in ("ctrl-c", "error", "exit"):
+        d = tmp_path / how
+        d.mkdir()
+        script = d / "agent.py"
+        script.write_text(textwrap.dedent(f"""
+            import sys, time
+            import numpy as np
+            from livejudge.audio import float32_to_pcm16
+            from livejudge.pipecat.observer import LiveJudgeCore
+
+            class F:  # the fields of an audio frame the core reads
+                def __init__(self, x): self.audio, self.sample_rate, self.num_channels = float32_to_pcm16(x), 16000, 1
+
+            core = LiveJudgeCore(judge="none", result_path={str(d / 'call.json')!r},
+                                 events_path={str(d / 'events.jsonl')!r}, asr="off")
+            rng = np.random.default_rng(0)
+            for k in range(30):  # 3 s of both channels, 100 ms frames
+                x = (0.01 * rng.standard_normal(1600)).astype(np.float32)
+                core.put_audio("user", F(x), int(k * 0.1e9))
+                core.put_audio("agent", F(x * 0), int(k * 0.1e9))
+            print("ready", flush=True)
+            if {how!r} == "ctrl-c":
+                time.sleep(60)
+            elif {how!r} == "error":
+                raise RuntimeError("the app crashed")
+        """))
+        p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert p.stdout.readline().strip() == "ready"
+            if how == "ctrl-c":
+                p.send_signal(signal.SIGINT)
+            p.wait(timeout=60)
+        finally:
+            p.kill()
+        out[how] = p.returncode
+        doc = json.loads((d / "call.json").read_text())
+        assert doc["duration_s"] >= 2.9
+        ended = {"ctrl-c": "interrupted (Ctrl-C)", "error": "failed: RuntimeError",
+                 "exit": "process exit (never closed)"}[how]
+        assert doc["source"]["ended"] == ended
+        lines = (d / "events.jsonl").read_text().splitlines()
+        assert json.loads(lines[-1])["type"] == "summary"  # the event log is closed
+    assert out == {"ctrl-c": -signal.SIGINT, "error": 1, "exit": 0}  # the app's own exit, unchanged

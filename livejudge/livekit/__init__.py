@@ -10,6 +10,7 @@ Needs ``pip install 'livejudge[livekit]'`` (livekit-agents). See ``livejudge.liv
 """
 
 from livejudge.livekit.compare import livekit_comparison
+from livejudge.outputs.embedded import interrupted
 
 try:
     from livejudge.livekit.tap import NOTE_EVENTS, LiveKitTap, TapOptions, attach
@@ -22,4 +23,4 @@ except ImportError as exc:  # pragma: no cover - the [livekit] extra is missing
     LiveKitTap = TapOptions = None  # type: ignore[assignment,misc]
     NOTE_EVENTS = ()
 
-__all__ = ["NOTE_EVENTS", "LiveKitTap", "TapOptions", "attach", "livekit_comparison"]
+__all__ = ["NOTE_EVENTS", "LiveKitTap", "TapOptions", "attach", "interrupted", "livekit_comparison"]

@@ -18,6 +18,13 @@ What it taps (LiveKit Agents 1.8):
   ``agent_false_interruption``, and the sink's playback events, as framework notes
   (``livekit.<event>``) for comparison only, never for timing.
 
+Why the call ended (the result's ``source.ended``): "session closed (<CloseReason>)" when the
+AgentSession closes ("session closed (user_initiated)", "(job_shutdown)"...), "failed: <error
+type>" when it closed on an error, "interrupted (SIGTERM)" where livejudge's own SIGTERM handler
+finished the call, "closed" for an ``aclose()`` before the session closed; an app that stops on
+Ctrl-C says so first with ``handle.mark_ended(interrupted(signal.SIGINT))`` (see
+``examples/livekit_embed.py``).
+
 Clock: ``time.time()`` (the clock LiveKit stamps its events and playback with) minus the
 moment of ``attach``, in seconds.
 
@@ -207,7 +214,8 @@ class LiveKitTap(EmbeddedOutputs):
             rtc.EventEmitter.on(s, name, fn)
             self._handlers.append((name, fn))
         if close_with_session:
-            def on_close(_ev: Any) -> None:
+            def on_close(ev: Any) -> None:
+                self.mark_ended(ended_by_close(ev))
                 if self._close_task is None:
                     self._close_task = asyncio.ensure_future(self.aclose())
 
@@ -358,6 +366,7 @@ class LiveKitTap(EmbeddedOutputs):
         self.session.advance(now)
 
     def _finish(self) -> None:
+        self.mark_ended("closed")  # closed by the app (aclose) before the session closed
         self._close_session(self._catch_up)
         doc = None
         try:
@@ -424,6 +433,21 @@ class LiveKitTap(EmbeddedOutputs):
     async def aclose(self) -> dict:
         """``close_blocking`` in a thread, so the event loop keeps running."""
         return await asyncio.to_thread(self.close_blocking)
+
+
+def ended_by_close(ev: Any) -> str:
+    """``source.ended`` for the AgentSession's ``close`` event (``CloseEvent``): "session closed
+    (<reason>)" ("user_initiated", "job_shutdown", "participant_disconnected",
+    "task_completed"), or "failed: <error type>" when it closed on an error (an ``llm_error``,
+    ``stt_error``...)."""
+    reason = getattr(ev, "reason", None)
+    reason = str(getattr(reason, "value", reason) or "")
+    err = getattr(ev, "error", None)
+    if err is not None or reason == "error":
+        kind = getattr(err, "type", None) or (type(err).__name__ if err is not None else "error")
+        inner = getattr(err, "error", None)
+        return f"failed: {kind}" + (f" ({type(inner).__name__}: {str(inner)[:160]})" if inner is not None else "")
+    return f"session closed ({reason})" if reason else "session closed"
 
 
 def _scalars(d: dict, keys: tuple[str, ...]) -> dict:

@@ -4,8 +4,10 @@ nothing already measured is lost (a failed write is recorded, never raised)."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
+import sys
 import threading
 import weakref
 from pathlib import Path
@@ -17,6 +19,29 @@ ends, seconds (HEURISTIC: the last window's judge and the report take a few seco
 
 _OPEN_TAPS: "weakref.WeakSet[EmbeddedOutputs]" = weakref.WeakSet()
 _ARMED: dict[int, bool] = {}  # signal number -> our handler is installed
+_AT_EXIT: list[bool] = []  # [True] once the exit hook is registered
+
+
+def signal_label(signum: int) -> str:
+    """How ``source.ended`` names a signal: "Ctrl-C" for SIGINT, else its name ("SIGTERM")."""
+    return "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+
+
+def interrupted(signum: int) -> str:
+    """``source.ended`` of a call stopped by ``signum``: "interrupted (Ctrl-C)",
+    "interrupted (SIGTERM)"... (as ``livejudge attach``/``replay`` say it)."""
+    return f"interrupted ({signal_label(signum)})"
+
+
+def sigterm_handled_by_app() -> bool:
+    """Whether SIGTERM has a handler other than the default, SIG_IGN or livejudge's own (which
+    records "interrupted (SIGTERM)" itself): then a framework's "interrupt signal" may be a
+    SIGTERM as well as a Ctrl-C. Any thread."""
+    try:
+        h = signal.getsignal(signal.SIGTERM)
+    except (ValueError, OSError):
+        return False
+    return callable(h) and h is not _close_taps_on_signal
 
 
 def _close_taps_on_signal(signum: int, frame: Any) -> None:
@@ -25,7 +50,7 @@ def _close_taps_on_signal(signum: int, frame: Any) -> None:
     default action would have."""
     for tap in list(_OPEN_TAPS):
         try:
-            tap.session.info.setdefault("ended", f"interrupted ({signal.Signals(signum).name})")  # as attach says it
+            tap.mark_ended(interrupted(signum))
             tap.close_blocking(timeout_s=SIGNAL_CLOSE_TIMEOUT_S)
         except Exception:  # a tap that cannot finish must not keep the process alive
             pass
@@ -34,14 +59,47 @@ def _close_taps_on_signal(signum: int, frame: Any) -> None:
     os.kill(os.getpid(), signum)
 
 
+def _close_taps_at_exit() -> None:
+    """At interpreter exit, finish every tap still open that has a file to write. An app whose
+    Ctrl-C ends in ``KeyboardInterrupt`` (``asyncio.run`` without a SIGINT handler of its own)
+    wrote nothing: a trial's ``examples/livekit_embed.py``; design: a call cut off in any way
+    still writes its result. ``source.ended`` says why: "interrupted (Ctrl-C)" after a
+    KeyboardInterrupt, "failed: <exception type>" after another uncaught exception, else
+    "process exit (never closed)"."""
+    taps = [t for t in list(_OPEN_TAPS) if not t.closed
+            and any(p is not None for p in (t.result_path, t.report_path, t._events_path))]
+    if not taps:
+        return
+    exc = None
+    if not hasattr(sys, "ps1"):  # in a REPL, the last exception shown is not why the process exits
+        exc = getattr(sys, "last_exc", None) or getattr(sys, "last_value", None)  # the uncaught one, if any
+    if isinstance(exc, KeyboardInterrupt):
+        reason = interrupted(signal.SIGINT)
+    elif isinstance(exc, BaseException) and not isinstance(exc, SystemExit):
+        reason = f"failed: {type(exc).__name__}"
+    else:
+        reason = "process exit (never closed)"
+    for tap in taps:
+        try:
+            tap.mark_ended(reason)
+            tap.close_blocking(timeout_s=SIGNAL_CLOSE_TIMEOUT_S)
+        except Exception:  # a tap that cannot finish must not keep the process alive
+            pass
+
+
 def arm_signal_close(tap: "EmbeddedOutputs") -> None:
     """Write ``tap``'s outputs on SIGTERM/SIGHUP where nothing else would: a Pipecat worker
     runner handles SIGINT only unless ``handle_sigterm=True``, so a ``kill`` or a container stop
     ended the process with nothing written (a trial; design: a call cut off in any way still
     writes its result). Installs the handler only from the main thread and only for a signal
     whose handler is the default (an application's own handler, asyncio's included, is left
-    alone: it cancels the pipeline, and the tap finishes on the CancelFrame)."""
+    alone: it cancels the pipeline, and the tap finishes on the CancelFrame). Also registers,
+    once, an exit hook that finishes any tap still open when the interpreter exits (a Ctrl-C
+    that ended in ``KeyboardInterrupt``: ``_close_taps_at_exit``)."""
     _OPEN_TAPS.add(tap)
+    if not _AT_EXIT:
+        atexit.register(_close_taps_at_exit)
+        _AT_EXIT.append(True)
     if threading.current_thread() is not threading.main_thread():
         return
     for name in ("SIGTERM", "SIGHUP"):
@@ -96,6 +154,7 @@ class EmbeddedOutputs:
             from livejudge.outputs.sinks import JsonlSink
 
             all_sinks.append(JsonlSink(events_path))
+        self._events_path = events_path
         self._display = None
         self._display_mode = display
         self._title = title
@@ -103,6 +162,18 @@ class EmbeddedOutputs:
         self._closed = threading.Event()
         arm_signal_close(self)
         return all_sinks
+
+    def mark_ended(self, reason: str) -> bool:
+        """Record why the call ended (the result's ``source.ended``): "end of pipeline",
+        "session closed (job_shutdown)", ``interrupted(signal.SIGINT)`` ("interrupted (Ctrl-C)"),
+        "failed: ...". The first reason recorded wins (a Ctrl-C's "interrupted (Ctrl-C)" is not
+        overwritten by the session close that follows it); call it before closing. Any thread.
+
+        Returns:
+            bool: True when this reason was recorded, False when one was already.
+        """
+        reason = str(reason)
+        return self.session.info.setdefault("ended", reason) is reason
 
     def _drain(self, q, close_item: int, label: str) -> bool:
         """Handle every queued item in order (``self._handle``); a bad item is one error line,

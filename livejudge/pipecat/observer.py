@@ -50,6 +50,12 @@ Never slows the agent: ``on_push_frame`` does a few ``isinstance`` checks and ap
 reference to the frame's bytes and the timestamp to a bounded deque (a full deque drops the
 item and counts it); conversion, resampling, VAD and turn analysis run in one worker thread,
 and judging runs in the Session's own judge thread. See ``benchmarks/observer_overhead.py``.
+
+Why the call ended (the result's ``source.ended``): the first ``EndFrame`` or ``CancelFrame``
+pushed says it (``ended_by_frame``): "end of pipeline", "interrupted (Ctrl-C)" (Pipecat's
+runner cancels with reason "interrupt signal"), "failed: <error>" (a fatal ``ErrorFrame``),
+"cancelled (<reason>)"; "interrupted (SIGTERM)" where livejudge's own SIGTERM handler finished
+the call, "closed" for an ``await observer.close()`` with neither frame seen.
 """
 
 from __future__ import annotations
@@ -57,6 +63,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import signal
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,7 +91,7 @@ from pipecat.processors.frame_processor import FrameDirection
 from pipecat.transports.base_output import BaseOutputTransport
 
 from livejudge.audio import pcm16_chunk_to_mono
-from livejudge.outputs.embedded import EmbeddedOutputs
+from livejudge.outputs.embedded import EmbeddedOutputs, interrupted, sigterm_handled_by_app
 from livejudge.events import Backchannel, BargeIn, JudgeResult, Transition, Turn
 from livejudge.session import Session, SessionConfig
 
@@ -156,6 +163,30 @@ class TapConfig:
 
 # queue item kinds
 _AUDIO, _NOTE, _CLOSE = 0, 1, 3
+
+RUNNER_SIGNAL_REASON = "interrupt signal"
+"""The reason Pipecat's ``WorkerRunner`` cancels with on SIGINT (and on SIGTERM with
+``handle_sigterm=True``): ``_sig_cancel``, pipecat 1.14."""
+
+
+def _runner_signal() -> str:
+    """``source.ended`` for a runner cancelled by a signal: Ctrl-C, unless SIGTERM could have
+    reached the runner too (``handle_sigterm=True`` or another handler of the app's own)."""
+    return "interrupted (Ctrl-C or SIGTERM)" if sigterm_handled_by_app() else interrupted(signal.SIGINT)
+
+
+def ended_by_frame(frame: Any) -> str:
+    """``source.ended`` for the ``EndFrame``/``CancelFrame`` that ended a pipeline: "end of
+    pipeline"; for a cancel, "interrupted (Ctrl-C)" (the runner's signal handler), "failed:
+    <error>" (a fatal error), or "cancelled (<reason>)" ("cancelled" with no reason)."""
+    if not isinstance(frame, CancelFrame):
+        return "end of pipeline"
+    reason = str(getattr(frame, "reason", None) or "")
+    if reason == RUNNER_SIGNAL_REASON:
+        return _runner_signal()
+    if reason.startswith("fatal error: "):
+        return "failed: " + reason[len("fatal error: "):][:200]
+    return f"cancelled ({reason[:200]})" if reason else "cancelled"
 
 
 pcm16_chunk_to_float32 = pcm16_chunk_to_mono  # the name this module exported before
@@ -369,6 +400,7 @@ class LiveJudgeCore(EmbeddedOutputs):
             self.session.advance(t_ns * _NS)
 
     def _finish(self) -> None:
+        self.mark_ended("closed")  # no EndFrame/CancelFrame seen: closed by the app
         self._close_session()
         doc = None
         try:
@@ -661,6 +693,8 @@ class LiveJudgeObserver(BaseObserver):
             if data.first_push and (frame.broadcast_sibling_id is None or data.direction is _DOWN):
                 self.core.put_note(frame, data.timestamp)
         elif isinstance(frame, (EndFrame, CancelFrame)):
+            if data.first_push:
+                self.core.mark_ended(ended_by_frame(frame))  # the first one says why
             if isinstance(data.source, BaseOutputTransport) and data.direction is _DOWN:
                 self._schedule_close()
         if self._agent_from is None and (isinstance(data.destination, BaseOutputTransport)
@@ -692,6 +726,7 @@ class LiveJudgeObserver(BaseObserver):
         if self._close_task is not None:
             await self._close_task
         else:
+            self.core.mark_ended("end of pipeline")  # the worker is done (no End/Cancel seen)
             await self.close()
 
     def result(self) -> dict:

@@ -54,7 +54,9 @@ from pipecat.transports.base_output import BaseOutputTransport
 from livejudge.events import event_to_dict
 from livejudge.session import Session, SessionConfig
 from livejudge.pipecat.frames import LiveJudgeResultFrame
-from livejudge.pipecat.observer import EVENTS, NOTE_FRAMES, LiveJudgeCore, LiveJudgeObserver, TapConfig, _LoopBridge
+from livejudge.pipecat.observer import (
+    EVENTS, NOTE_FRAMES, LiveJudgeCore, LiveJudgeObserver, TapConfig, _LoopBridge, ended_by_frame,
+)
 
 _DOWN = FrameDirection.DOWNSTREAM
 KINDS = {"on_judge_result": "judge", "on_turn": "turn", "on_transition": "transition",
@@ -121,6 +123,8 @@ class LiveJudgeProcessor(FrameProcessor):
     # ------------------------------------------------------------ frames
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
+        if self._tapping and isinstance(frame, (EndFrame, CancelFrame)):
+            self.core.mark_ended(ended_by_frame(frame))  # source.ended: the first one says why
         if isinstance(frame, EndFrame) and self._running and direction is _DOWN:
             await self._drain_before_end()
         await self.push_frame(frame, direction)  # first, unchanged: never delay the agent (EndFrame: above)
@@ -236,4 +240,5 @@ class LiveJudgeProcessor(FrameProcessor):
             if self._close_task is not None:
                 await self._close_task
             else:
+                self.core.mark_ended("end of pipeline")
                 await self.close()
