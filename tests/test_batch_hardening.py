@@ -222,7 +222,8 @@ def test_sigterm_with_one_job_writes_the_call_in_flight_as_a_partial_result(clip
     did not start."""
     d = _folder(tmp_path, clips, "abc")
     out = tmp_path / "out"
-    proc = _start([str(d), "--out-dir", str(out), "--jobs", "1"])
+    junit = tmp_path / "gates.xml"
+    proc = _start([str(d), "--out-dir", str(out), "--jobs", "1", "--junit", str(junit), "--fail-if", "latency_p90_s>30"])
     _wait_for_result(out, proc)
     time.sleep(3.0)  # the long call is past its input-health check (~2 s), streaming
     t0 = time.monotonic()
@@ -245,6 +246,14 @@ def test_sigterm_with_one_job_writes_the_call_in_flight_as_a_partial_result(clip
     assert (sm["n_calls"], sm["n_scored"], sm["n_interrupted"], sm["n_not_started"]) == (3, 1, 1, 1)
     assert sm["stopped"] == "SIGTERM after 1 of 3 calls had finished: 1 interrupted (partial results), 1 not started"
     _check_rows_cover_results(out, rows)
+    # the JUnit file says the batch was stopped (a trial's stopped batch wrote none; a stopped single
+    # call's read green): an error case, red on a CI page
+    import xml.etree.ElementTree as ET
+
+    gates = ET.parse(junit).getroot().find("testsuite")
+    case = gates.find("testcase[@name='the batch ran to its end']")
+    assert gates.get("errors") == "1" and case.find("error").get("type") == "CallCutShort"
+    assert "the batch was stopped (SIGTERM after 1 of 3 calls had finished" in case.find("error").get("message")
 
 
 @pytest.mark.slow  # a subprocess held the 4 s grace period

@@ -1188,15 +1188,22 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
               f"one level deep); to include them, pass a quoted glob: '{Path(args.file) / '**' / '*.wav'}'",
               file=sys.stderr)
     options = options_from_args(args)
-    if getattr(args, "ray", None) is not None:  # the same per-call function as Ray tasks
-        address = None if args.ray == "local" else args.ray
-        num_cpus = int(args.jobs) if isinstance(args.jobs, _Jobs) else None
-        try:
-            summary = run_batch_ray(files, out_dir, options, address=address, num_cpus=num_cpus, progress=True)
-        except (ImportError, ConnectionError) as exc:
-            raise CLIError(str(exc)) from None
-    else:
-        summary = run_batch(files, out_dir, options, jobs=min(args.jobs, len(files)), progress=True)
+    from livejudge.commands.runner import SignalExit
+
+    try:
+        if getattr(args, "ray", None) is not None:  # the same per-call function as Ray tasks
+            address = None if args.ray == "local" else args.ray
+            num_cpus = int(args.jobs) if isinstance(args.jobs, _Jobs) else None
+            try:
+                summary = run_batch_ray(files, out_dir, options, address=address, num_cpus=num_cpus, progress=True)
+            except (ImportError, ConnectionError) as exc:
+                raise CLIError(str(exc)) from None
+        else:
+            summary = run_batch(files, out_dir, options, jobs=min(args.jobs, len(files)), progress=True)
+    except (KeyboardInterrupt, SignalExit):
+        if output.junit:  # a stopped batch: a JUnit file that says so, red (it had written none)
+            _junit_after_stop(output.junit, gates, Path(out_dir))
+        raise
     sm = summary["medians"]
     fallback = summary.get("fallback") or {}
     summary_at = (f"summary in {fallback.get('summary.json') or Path(out_dir) / 'summary.json'} and "
@@ -1270,6 +1277,28 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
               f"summary.json); pass --allow-skipped to exit 0 when the scored calls are enough", file=sys.stderr)
         return EXIT_FAILED
     return 0
+
+
+def _junit_after_stop(path: str, gates: list, out_dir: Path) -> None:
+    """The JUnit file of a batch stopped by a signal: its gates on the calls scored before the stop
+    (from the summary it wrote), its calls, and one error test case saying the batch was stopped
+    (``gates.cut_short``'s counterpart), so a CI page shows a stopped batch red. Never raises."""
+    from livejudge.commands.gates import evaluate_batch, write_junit
+
+    try:
+        summary = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        summary = {}
+    calls = summary.get("calls") if isinstance(summary.get("calls"), list) else None
+    scored = [r for r in calls or () if r.get("status") == "ok"]
+    cut = (f"the batch was stopped ({summary.get('stopped') or 'by a signal'}): its gates read only the calls "
+           "scored before it")
+    try:
+        p = write_junit(path, evaluate_batch(gates, scored) if scored else [], suite=f"stopped batch in {out_dir}",
+                        calls=calls, cut=cut, cut_case="the batch ran to its end")
+        print(f"livejudge: JUnit XML written to {p} (the batch was stopped: an error)", file=sys.stderr)
+    except OSError as exc:
+        print(f"livejudge: cannot write the JUnit XML to {path}: {exc.strerror or exc}", file=sys.stderr)
 
 
 def write_failure_line(write_errors: list[str], out_dir: str | Path) -> str:

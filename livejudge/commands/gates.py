@@ -431,7 +431,8 @@ def format_failures(results: list[GateResult], scope: str) -> str:
 
 def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None = None,
               unmeasured: dict[str, list[str]] | None = None, skipped_is_error: bool = False,
-              failed_each: dict[str, list[str]] | None = None, cut: str | None = None) -> str:
+              failed_each: dict[str, list[str]] | None = None, cut: str | None = None,
+              cut_case: str = "the call was measured to its end") -> str:
     """JUnit XML: one ``testsuite`` of gates (``failure`` per failed gate) and, for a batch, one
     of calls (``skipped`` with the reason for each file that could not be scored, or ``error``
     with ``skipped_is_error``: the batch then exits 1, and CI pages show a skipped case grey, not
@@ -444,14 +445,15 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
         unmeasured: ``unmeasured_by_call``: file → gated metrics that call did not measure.
         failed_each: ``failed_by_call`` of ``evaluate_each`` (``--gate-each``): file → gates that
             failed on that call, each call's ``failure``.
-        cut: ``cut_short``'s reason, or None: one more test case, "the call was measured to its
-            end", with an ``error``, so a CI page shows a stopped call red, not green.
+        cut: ``cut_short``'s reason, or None: one more test case (``cut_case``: "the call was
+            measured to its end"; a stopped batch's, "the batch ran to its end") with an ``error``,
+            so a CI page shows a stopped call red, not green.
     """
     root = ET.Element("testsuites", name="livejudge")
     s = ET.SubElement(root, "testsuite", name=f"livejudge gates: {suite}", tests=str(len(results) + bool(cut)),
                       failures=str(sum(r.failed for r in results)), errors=str(int(bool(cut))), skipped="0")
     if cut:
-        tc = ET.SubElement(s, "testcase", classname="livejudge.commands.gates", name="the call was measured to its end")
+        tc = ET.SubElement(s, "testcase", classname="livejudge.commands.gates", name=cut_case)
         ET.SubElement(tc, "error", message=cut, type="CallCutShort").text = cut
     for r in results:
         tc = ET.SubElement(s, "testcase", classname="livejudge.commands.gates", name=r.gate.text)
@@ -486,12 +488,14 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
 
 def write_junit(path: str | Path, results: list[GateResult], *, suite: str, calls: list[dict] | None = None,
                 unmeasured: dict[str, list[str]] | None = None, skipped_is_error: bool = False,
-                failed_each: dict[str, list[str]] | None = None, cut: str | None = None) -> Path:
+                failed_each: dict[str, list[str]] | None = None, cut: str | None = None,
+                cut_case: str = "the call was measured to its end") -> Path:
     """``junit_xml`` written to ``path`` (parents made). Raises OSError."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(junit_xml(results, suite=suite, calls=calls, unmeasured=unmeasured,
-                           skipped_is_error=skipped_is_error, failed_each=failed_each, cut=cut), encoding="utf-8")
+                           skipped_is_error=skipped_is_error, failed_each=failed_each, cut=cut, cut_case=cut_case),
+                 encoding="utf-8")
     return p
 
 
