@@ -251,3 +251,95 @@ def test_scorecard_words_a_pause_as_waiting_and_a_call_that_never_started_once()
     out = io.StringIO()
     print_scorecard(card, out)
     assert "expect wait" in out.getvalue() and "expect yield within" in out.getvalue()
+
+
+# ------------------------------------------------------------------ an agent that never speaks
+def _dead_agent_result(moments, placed, agent_onsets=()):
+    """A call's result where every pause moment reads "waited" (nobody cut in) and the agent spoke
+    only at ``agent_onsets`` (0.5 s each)."""
+    from livejudge.timing.verdicts import Verdict
+
+    vs = [Verdict(kind="pause", outcome="waited", ok=True, t_s=placed[m.turn]["start_s"] + m.offset_s,
+                  value_s=0.7, settle_s=0.0).to_dict() for m in moments if m.kind == "pause"]
+    segs = [{"channel": "user", "onset_s": p["start_s"], "offset_s": p["start_s"] + 1.0} for p in placed]
+    segs += [{"channel": "agent", "onset_s": t, "offset_s": t + 0.5} for t in agent_onsets]
+    return {"verdicts": vs, "segments": segs}
+
+
+def test_pauses_an_agent_never_answered_are_not_passes():
+    """A trial: `probe` against an agent that never speaks showed PASS for filler start, pause
+    mid-sentence and self-correction ("agent waited"), JUnit failures="2" errors="0": a dead agent
+    read 3 of 5 green. Waiting cannot be told from not answering: those moments are errors."""
+    import io
+    import xml.etree.ElementTree as ET
+
+    from livejudge.commands.probe import NEVER_SPOKE, SILENT_AFTER, print_scorecard, probe_junit_xml, scorecard
+
+    _, moments = build_script()
+    placed = [{"start_s": 10.0 * i} for i in range(6)]
+    card = scorecard(moments, placed, _dead_agent_result(moments, placed), 0.5)
+    status = {r["name"]: r["status"] for r in card["moments"]}
+    assert status == {"filler start": "error", "backchannel": "fail", "pause mid-sentence": "error",
+                      "hard interruption": "fail", "self-correction": "error"}
+    assert (card["passed"], card["failed"], card["errors"]) == (0, 2, 3)
+    assert all(not r["passed"] for r in card["moments"])
+    assert all(r["error"] == NEVER_SPOKE for r in card["moments"] if r["status"] == "error")
+    out = io.StringIO()
+    print_scorecard(card, out)
+    text = out.getvalue()
+    assert "PASS" not in text and text.count("ERROR") == 3 and "waiting cannot be told from not answering" in text
+    assert "0 of 5 moment(s) passed (3 not measured" in text
+    results = [r.pop("_result") for r in card["moments"]]
+    suite = ET.fromstring(probe_junit_xml(card["moments"], results, "probe x")).find("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("5", "2", "3")
+    assert len(suite.findall("testcase/error")) == 3 and len(suite.findall("testcase/system-out")) == 0
+
+    # the agent answered the first turn only (at 2 s), then went silent: the first pause is measured
+    card = scorecard(moments, placed, _dead_agent_result(moments, placed, agent_onsets=[2.0]), 0.5)
+    rows = {r["name"]: r for r in card["moments"]}
+    assert rows["filler start"]["status"] == "pass" and rows["filler start"]["passed"]
+    assert rows["pause mid-sentence"]["error"] == SILENT_AFTER and rows["self-correction"]["error"] == SILENT_AFTER
+
+
+def test_probe_exits_3_and_writes_junit_errors_when_the_agent_never_spoke(tmp_path, capsys, monkeypatch):
+    """The command's wiring: the call itself (attach's) is replaced by one that places the turns and
+    writes a dead agent's result; the probe then exits 3, not 0, with JUnit errors."""
+    import xml.etree.ElementTree as ET
+
+    from livejudge.commands import attach as A
+
+    def fake_call(call, url, source, **kw):
+        turns, moments = build_script()
+        source.caller.placed.extend({"clip": t.name, "start_s": 10.0 * i} for i, t in enumerate(turns))
+        doc = _dead_agent_result(moments, source.caller.placed)
+        doc["source"] = {"ended": "script done"}
+        with open(call.output.json_out, "w") as f:
+            json.dump(doc, f)
+        return 0
+
+    monkeypatch.setattr(A, "_run_call", fake_call)
+    card, xml = tmp_path / "card.json", tmp_path / "probe.xml"
+    code = main(["probe", "--ws-url", "ws://127.0.0.1:9", "--display", "none", "--scorecard", str(card),
+                 "--junit", str(xml)])
+    assert code == 3
+    doc = json.loads(card.read_text())
+    assert (doc["passed"], doc["failed"], doc["errors"]) == (0, 2, 3)
+    suite = ET.parse(xml).getroot().find("testsuite")
+    assert (suite.get("failures"), suite.get("errors")) == ("2", "3")
+    assert "ERROR" in capsys.readouterr().out
+
+
+def test_probe_caller_reports_turns_not_played_and_moments_cut_off():
+    from livejudge.commands.probe import scorecard
+
+    turns, moments = build_script()
+    caller = ProbeCaller(turns)
+    assert caller.not_played() == list(range(len(turns))) and not caller.speaking
+    assert len(caller.turns) == len(turns)
+    # turn 0 placed, cut 0.3 s in: its pause moment (0.45 s in) was never played
+    caller.placed.append({"clip": "filler start", "start_s": 0.5, "speech_onset_s": 0.5, "speech_offset_s": 2.6})
+    caller._inner._i, caller._inner._cur = 1, (0, 8000)
+    assert caller.finish(0.8) == [t.name for t in turns[1:]]
+    assert caller.placed[0]["cut_at_s"] == 0.8 and caller.placed[0]["speech_offset_s"] is None
+    card = scorecard(moments, caller.placed, {"verdicts": []}, 0.5)
+    assert card["moments"] == [] and card["missed"] == [m.name for m in moments]

@@ -50,8 +50,11 @@ def _barge_spec(text: str) -> tuple[int, float]:
         t, a = int(turn), float(after)
     except ValueError:
         raise argparse.ArgumentTypeError(f"--barge-in wants TURN:SECONDS like 3:1.5, got {text!r}") from None
-    if t < 1 or a < 0:
-        raise argparse.ArgumentTypeError("--barge-in TURN counts from 1 and SECONDS must be ≥ 0")
+    if t < 2:  # turn 1 opens the call (ScriptedCaller starts it at its lead): nothing to barge into
+        raise argparse.ArgumentTypeError(f"{text}: TURN must be 2 or more (turn 1 opens the call, there is no "
+                                         "agent reply to barge into yet)")
+    if not a >= 0:
+        raise argparse.ArgumentTypeError(f"{text}: SECONDS must be ≥ 0")
     return t, a
 
 
@@ -264,7 +267,22 @@ def _parse(args: argparse.Namespace) -> _Call:
 
     call = _Call(source_config(args), session_config(args, "live"), judge_config(args), output_config(args))
     parse_gates(call.output.fail_if)
+    _check_call_flags(call.source)
     return call
+
+
+def _check_call_flags(src: SourceConfig) -> None:
+    """The call's numbers, before anything is dialled (``--runner`` opens a test connection first).
+    Raises CLIError (exit 2, one line in flag names)."""
+    checks = (("--pause-s", src.pause_s, "≥ 0 seconds"), ("--jitter-s", src.jitter_s, "≥ 0 seconds"),
+              ("--silence-timeout-s", src.silence_timeout_s, "≥ 0 seconds (0 = never)"),
+              ("--duration-s", src.duration_s, "positive, seconds"), ("--reconnect", src.reconnect, "≥ 0"))
+    for flag, value, want in checks:
+        if value is None:
+            continue
+        ok = value > 0 if flag == "--duration-s" else value >= 0  # NaN fails both
+        if not ok:
+            raise CLIError(f"{flag} must be {want}, got {value:g}")
 
 
 def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | None = None,
@@ -290,7 +308,8 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
     echo, aec_info = _echo_canceller(src, source, output)
     recorder = Recorder(src.record) if src.record else None  # written as the call goes
     judge = judge_from_config(call.judge)
-    sinks = [s for s in (events_sink(call.output),) if s is not None]
+    outages = OutageMarks()  # first: the result is marked before the event log's summary is written
+    sinks = [s for s in (outages, events_sink(call.output)) if s is not None]
     info = {"sample_rate_in": src.in_rate or (8000 if src.protocol == "twilio" else 16000),
             "channels": {"user": "sent (microphone or --input-wav)", "agent": "received from the websocket"},
             "kind": "attach", "url": url_shown or config.display_url, "protocol": src.protocol,
@@ -302,6 +321,7 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
     info["asr"] = transcriber is not None
     session = Session(call.session, judge=judge, sinks=sinks, info=info, transcriber=transcriber)
     client = client_cls(session, config, protocol_factory, source, output=output, recorder=recorder, echo=echo)
+    outages.stats = client.stats
 
     def body(stop) -> None:
         client.stop = stop
@@ -313,6 +333,8 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
         finally:
             caller = getattr(source, "caller", None)
             if caller is not None:
+                if hasattr(caller, "finish"):  # played or cut off; the turns never started
+                    session.info["caller_not_played"] = caller.finish(client.end_s)
                 session.info["caller"] = caller.placed
             if output is not None:
                 output.close()
@@ -331,6 +353,70 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
     finally:
         if recorder is not None and Path(src.record).exists():
             print(f"livejudge: call recorded to {src.record}", file=sys.stderr)
+
+
+class OutageMarks:
+    """A Session sink that marks, in the result, what a lost connection (``--reconnect``) did to
+    the timing: the silence of an outage is neither the agent's nor the caller's, yet the Session
+    sees only that nobody spoke. Each verdict and transition whose span overlaps an outage of
+    ``stats.outages`` (``AttachStats``) gets ``outage: {start_s, end_s}`` and a ``note`` (a
+    verdict's ``text`` says it too); ``line`` is the sentence said (stderr) before the summary. The timing
+    itself is left as measured (a gap across an outage is still that long on the session clock).
+    """
+
+    def __init__(self) -> None:
+        self.stats = None
+        self.line = ""
+
+    def on_event(self, event: object) -> None:
+        pass
+
+    def on_close(self, result: dict) -> None:
+        spans = [(a, b) for a, b, _ in (getattr(self.stats, "outages", None) or []) if b > a]
+        if not spans:
+            return
+        marked = mark_outages(result, spans)
+        total = sum(b - a for a, b in spans)
+        where = ", ".join(f"{a:.1f}–{b:.1f} s" for a, b in spans)
+        self.line = (f"the connection was down {total:.1f} s in all ({where}; source.attach.outages): "
+                     f"{marked} verdict(s) and gap(s) spanning it are marked 'outage' in the result, "
+                     "their silence is not the agent's or the caller's")
+        # said here, just before the summary line (runner.run_session prints it, and a failure last)
+        print(f"livejudge: {self.line}", file=sys.stderr)
+
+
+def mark_outages(result: dict, spans: list[tuple[float, float]]) -> int:
+    """Mark the result's verdicts and transitions overlapping an outage ``(start_s, end_s)`` (pure but
+    for mutating ``result``; see ``OutageMarks``). Returns how many were marked."""
+
+    def hit(a: float, b: float):
+        return next(((s, e) for s, e in spans if a < e and b > s), None)
+
+    n = 0
+    for v in result.get("verdicts") or []:
+        t = v.get("t_s")
+        if t is None:
+            continue
+        d = max(v.get("value_s") or 0.0, 0.0)
+        # a latency's t_s is the agent's onset and its value the gap before it; every other kind's
+        # t_s starts what its value measures (docs in timing/verdicts.py)
+        o = hit(t - d, t) if v.get("kind") == "latency" else hit(t, t + d)
+        if o is not None:
+            note = f"spans a connection outage ({o[0]:.2f}–{o[1]:.2f} s): not the agent's or the caller's timing"
+            v.update(outage={"start_s": round(o[0], 3), "end_s": round(o[1], 3)}, note=note)
+            if isinstance(v.get("text"), str):
+                v["text"] += f" (connection outage {o[0]:.1f}–{o[1]:.1f} s)"
+            n += 1
+    for tr in result.get("transitions") or []:
+        a, b = tr.get("from_offset_s"), tr.get("to_onset_s")
+        if a is None or b is None:
+            continue
+        o = hit(min(a, b), max(a, b))
+        if o is not None:
+            tr.update(outage={"start_s": round(o[0], 3), "end_s": round(o[1], 3)},
+                      note="the gap spans a connection outage: time without the agent, not a pause")
+            n += 1
+    return n
 
 
 def cmd_attach(args: argparse.Namespace) -> int:

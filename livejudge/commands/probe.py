@@ -22,8 +22,12 @@ out 1 s pauses without words answers slower than people do), and writes ``--scor
 FILE`` (the moments as an expectations file naming the ``--record``ed call, so
 ``livejudge check --expectations FILE`` re-checks the same recording offline).
 
-Exit codes: 0 every moment passed, 1 one failed (or the call failed), 2 usage or input error,
-3 a ``--fail-if`` gate failed.
+A pause moment passes when the agent waits, which an agent that never speaks again does too: a
+moment of "the agent waited" after which the agent never spoke is not measured (an ``ERROR`` in
+the scorecard, an ``error`` in JUnit), not a pass.
+
+Exit codes: 0 every moment passed, 1 the call failed, 2 usage or input error, 3 a moment failed or
+was not measured, or a ``--fail-if`` gate failed.
 """
 
 from __future__ import annotations
@@ -172,6 +176,14 @@ class ProbeCaller:
     placed = property(lambda self: self._inner.placed)
     done = property(lambda self: self._inner.done)
     last_end_s = property(lambda self: self._inner.last_end_s)
+    turns = property(lambda self: self._inner.turns)
+    speaking = property(lambda self: self._inner.speaking)
+
+    def not_played(self) -> list[int]:
+        return self._inner.not_played()
+
+    def finish(self, end_s: float) -> list[str]:
+        return self._inner.finish(end_s)
 
     def _due(self, now_s: float, agent) -> bool:
         c = self._inner
@@ -209,18 +221,29 @@ def moments_on_clock(moments: list[ProbeMoment], placed: list[dict]):
 
     out = []
     for m in moments:
-        if m.turn >= len(placed):
-            continue  # the call ended before this turn was played
+        if not _reached(m, placed):
+            continue  # the call ended before this moment was played
         at = placed[m.turn]["start_s"] + m.offset_s
         out.append(Expectation(round(at, 4), m.expect, m.within_s, m.kind, f"{m.name} at {at:.2f} s"))
     return out
 
 
+def _reached(m: ProbeMoment, placed: list[dict]) -> bool:
+    """Whether the call got to moment ``m``: its turn was placed and not cut off before it
+    (``ScriptedCaller.finish`` marks a cut turn with ``cut_at_s``)."""
+    if m.turn >= len(placed):
+        return False
+    cut = placed[m.turn].get("cut_at_s")
+    return cut is None or placed[m.turn]["start_s"] + m.offset_s < cut
+
+
 def scorecard(moments: list[ProbeMoment], placed: list[dict], result: dict, tolerance_s: float) -> dict:
     """The probe's scorecard from a live call's result document (pure).
 
-    Returns: {"moments": [{name, expect, at_s, verdict, passed, reason}], "missed": [names not
-    played], "latencies": [{t_s, gap_s, band}], "passed", "failed"}.
+    Returns: {"moments": [{name, expect, at_s, verdict, passed, status, error, reason}], "missed":
+    [names not played], "latencies": [{t_s, gap_s, band}], "passed", "failed", "errors"}. ``status``
+    is "pass", "fail" or "error" (not measured: a pause the agent "waited" out without speaking
+    after it, ``error`` says why; ``passed`` is then False).
     """
     from livejudge.commands.check import check
     from livejudge.timing.verdicts import Verdict, VerdictConfig
@@ -229,18 +252,38 @@ def scorecard(moments: list[ProbeMoment], placed: list[dict], result: dict, tole
     ymax = (result.get("verdict_config") or {}).get("yield_max_s", VerdictConfig().yield_max_s)
     exps = [dataclasses.replace(e, within_s=ymax) if e.kind == "barge_in" and e.within_s is None else e
             for e in moments_on_clock(moments, placed)]
+    agent_onsets = [s["onset_s"] for s in result.get("segments") or [] if s.get("channel") == "agent"]
     rows = []
     for e in exps:
         r = check(e, vs, tolerance_s)
+        error = _unmeasured(e, r.passed, agent_onsets)
         rows.append({"name": e.name.split(" at ")[0], "at_s": e.at_s, "expect": e.expect, "kind": e.kind,
-                     "within_s": e.within_s, "passed": r.passed, "reason": r.reason,
-                     "verdict": None if r.verdict is None else r.verdict.to_dict(), "_result": r})
+                     "within_s": e.within_s, "passed": r.passed and error is None,
+                     "status": "error" if error else ("pass" if r.passed else "fail"), "error": error,
+                     "reason": r.reason, "verdict": None if r.verdict is None else r.verdict.to_dict(), "_result": r})
     lat = [{"t_s": round(v.t_s, 3), "gap_s": v.value_s, "band": v.outcome, "human": v.ok}
            for v in vs if v.kind == "latency"]
-    played = {m.turn for m in moments if m.turn < len(placed)}
-    return {"moments": rows, "missed": [m.name for m in moments if m.turn not in played],
+    return {"moments": rows, "missed": [m.name for m in moments if not _reached(m, placed)],
             "latencies": lat, "expectations": exps,
-            "passed": sum(r["passed"] for r in rows), "failed": sum(not r["passed"] for r in rows)}
+            "passed": sum(r["status"] == "pass" for r in rows), "failed": sum(r["status"] == "fail" for r in rows),
+            "errors": sum(r["status"] == "error" for r in rows)}
+
+
+NEVER_SPOKE = "the agent never spoke in the call: waiting cannot be told from not answering"
+SILENT_AFTER = "the agent did not speak after this moment: waiting cannot be told from not answering"
+
+
+def _unmeasured(e, passed: bool, agent_onsets: list[float]) -> str | None:
+    """Why a moment that passed was not measured, or None. A pause passes when the agent waited, i.e.
+    did not start in it; an agent that never speaks again "waits" too (a trial: a dead agent read
+    3 of 5 green), so a pause is only judged once the agent has spoken after it."""
+    if not passed or e.kind != "pause" or e.expect != "yield":
+        return None
+    if not agent_onsets:
+        return NEVER_SPOKE
+    if not any(t > e.at_s for t in agent_onsets):
+        return SILENT_AFTER
+    return None
 
 
 def print_scorecard(card: dict, out=sys.stdout) -> None:
@@ -252,8 +295,10 @@ def print_scorecard(card: dict, out=sys.stdout) -> None:
               "turn (the reason is above)", file=out)
     for r in card["moments"]:
         exp = expect_words(r["expect"], r["kind"]) + (f" within {r['within_s']:g} s" if r["within_s"] is not None else "")
-        print(f"  {'PASS' if r['passed'] else 'FAIL'}  {r['name']:<20} at {r['at_s']:6.2f} s  expect {exp:<18} "
-              f"{r['reason']}", file=out)
+        status = r.get("status") or ("pass" if r["passed"] else "fail")  # older scorecards: no status
+        label = {"pass": "PASS", "fail": "FAIL", "error": "ERROR"}[status]
+        why = f"not measured: {r['error']} ({r['reason']})" if r.get("error") else r["reason"]
+        print(f"  {label:<5} {r['name']:<20} at {r['at_s']:6.2f} s  expect {exp:<18} {why}", file=out)
     for name in card["missed"] if card["moments"] else []:
         print(f"  FAIL  {name:<20} not played (the call ended first)", file=out)
     if card["latencies"]:
@@ -261,13 +306,15 @@ def print_scorecard(card: dict, out=sys.stdout) -> None:
         bands = ", ".join(f"{x['gap_s']:.2f} s {x['band']}" for x in card["latencies"] if x["gap_s"] is not None)
         print(f"  latency (reported against the human bands, not gated): median {np.median(gaps):.2f} s; {bands}",
               file=out)
-    print(f"livejudge probe: {card['passed']} of {card['passed'] + card['failed'] + len(card['missed'])} "
-          "moment(s) passed", file=out)
+    errors = card.get("errors", 0)
+    total = card["passed"] + card["failed"] + errors + len(card["missed"])
+    print(f"livejudge probe: {card['passed']} of {total} moment(s) passed"
+          + (f" ({errors} not measured: the agent did not speak after them)" if errors else ""), file=out)
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
     from livejudge.commands import attach as A
-    from livejudge.commands.check import FORMAT_VERSION, TOLERANCE_S, junit_xml
+    from livejudge.commands.check import FORMAT_VERSION, TOLERANCE_S
     from livejudge.sources.ws import ScriptedSource, redact_url
 
     if args.list_devices:
@@ -324,7 +371,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
         _write(args.scorecard, json.dumps({"livejudge_probe": 1, **card, "ended": result.get("source", {}).get("ended"),
                                            "call_exit_code": code}, indent=2) + "\n")
     if probe_junit:
-        _write(probe_junit, junit_xml(results, f"probe {src.ws_url or src.runner}"))
+        _write(probe_junit, probe_junit_xml(card["moments"], results, f"probe {src.ws_url or src.runner}"))
     if args.expectations_out:
         rec = Path(args.record).resolve()
         ef = Path(args.expectations_out).resolve()
@@ -342,7 +389,33 @@ def cmd_probe(args: argparse.Namespace) -> int:
               file=sys.stderr)
     if code != 0:
         return code
-    return EXIT_GATE if card["failed"] or card["missed"] else 0  # 3, as a gate: 1 is a call that failed
+    # 3, as a gate: 1 is a call that failed; a moment not measured is not a pass
+    return EXIT_GATE if card["failed"] or card["errors"] or card["missed"] else 0
+
+
+def probe_junit_xml(rows: list[dict], results: list, suite: str) -> str:
+    """JUnit XML of the probe's moments: ``check.junit_xml``'s, with a moment that could not be
+    measured (``rows[i]["error"]``) written as an ``error`` (not a pass, not a failure)."""
+    import xml.etree.ElementTree as ET
+
+    from livejudge.commands.check import junit_xml
+
+    root = ET.fromstring(junit_xml(results, suite))
+    suite_el = root.find("testsuite")
+    assert suite_el is not None
+    n_err = 0
+    for tc, row in zip(suite_el.findall("testcase"), rows):
+        if not row.get("error"):
+            continue
+        n_err += 1
+        for child in list(tc):
+            tc.remove(child)
+        msg = f"not measured: {row['error']} ({row['reason']})"
+        ET.SubElement(tc, "error", message=msg, type="NotMeasured").text = msg
+    suite_el.set("errors", str(n_err))
+    suite_el.set("failures", str(sum(tc.find("failure") is not None for tc in suite_el.findall("testcase"))))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
 def _write(path: str, text: str) -> None:

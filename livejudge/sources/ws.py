@@ -52,7 +52,8 @@ scripted caller's turn logic and the silence watchdog. A heuristic, not the judg
 class AttachError(Exception):
     """A fault that ends the call. ``kind`` names it for tests and the result's notes:
     "unreachable", "forbidden", "busy", "handshake", "tls", "dropped", "agent_silent", "protocol",
-    "too_big", "closed_early" (closed before any agent audio: the message names the likely cause)."""
+    "too_big", "closed_early" (closed before any agent audio: the message names the likely cause),
+    "closed_mid_script" (a clean close, 1000/1001, while scripted turns were left to play)."""
 
     def __init__(self, message: str, kind: str) -> None:
         super().__init__(message)
@@ -191,6 +192,10 @@ class AttachConfig:
             raise ValueError(f"--duration-s must be positive, got {self.duration_s}")
         if self.reconnect < 0:
             raise ValueError("--reconnect must be ≥ 0")
+        if not self.silence_timeout_s >= 0:  # NaN too
+            raise ValueError(f"--silence-timeout-s must be ≥ 0 seconds (0 = never), got {self.silence_timeout_s:g}")
+        if not self.jitter_s >= 0:
+            raise ValueError(f"--jitter-s must be ≥ 0 seconds, got {self.jitter_s:g}")
         return self
 
     def ssl_context(self):
@@ -387,8 +392,12 @@ class ScriptedCaller:
         if not turns:
             raise ValueError("a scripted caller needs at least one turn")
         from livejudge.testing.dialogues import speech_bounds  # noqa: F401  (imported now, not mid-call)
-        if pause_s < 0 or lead_s < 0 or max_wait_s <= 0:
-            raise ValueError("--pause-s and lead must be ≥ 0 and the wait positive")
+        if not pause_s >= 0:  # NaN too
+            raise ValueError(f"--pause-s must be ≥ 0 seconds, got {pause_s:g}")
+        if not lead_s >= 0:
+            raise ValueError(f"lead_s (when the first turn starts) must be ≥ 0 seconds, got {lead_s:g}")
+        if not max_wait_s > 0:
+            raise ValueError(f"max_wait_s (the longest wait for a reply) must be positive, got {max_wait_s:g}")
         self.turns = turns
         self.pause_s, self.lead_s, self.max_wait_s = pause_s, lead_s, max_wait_s
         if continuous:
@@ -406,6 +415,32 @@ class ScriptedCaller:
     @property
     def last_end_s(self) -> float | None:
         return self._last_end_s
+
+    @property
+    def speaking(self) -> bool:
+        """Whether a turn is being played now."""
+        return self._cur is not None
+
+    def not_played(self) -> list[int]:
+        """Indices of the turns not played to their end so far: the one being spoken, if any, and
+        every turn not yet started."""
+        cur = [] if self._cur is None else [self._cur[0]]
+        return cur + list(range(self._i, len(self.turns)))
+
+    def finish(self, end_s: float) -> list[str]:
+        """Mark ``placed`` at the end of the call (``end_s``, seconds on the session clock): each
+        entry gets ``played`` (True: the whole clip was sent); a turn cut off by the end gets
+        ``cut_at_s`` and its ``speech_onset_s``/``speech_offset_s`` set to None where they fall
+        after ``end_s`` (that speech was never sent). Returns the names of the turns never started."""
+        cut = None if self._cur is None else self._cur[0]
+        for j, p in enumerate(self.placed):
+            p["played"] = j != cut
+            if j == cut:
+                p["cut_at_s"] = round(end_s, 4)
+                for k in ("speech_onset_s", "speech_offset_s"):
+                    if p.get(k) is not None and p[k] > end_s:
+                        p[k] = None
+        return [t.name for t in self.turns[self._i:]]
 
     def _due(self, now_s: float, agent: AgentActivity) -> bool:
         if self._i == 0:
@@ -633,6 +668,18 @@ def _close_info(exc: Exception) -> tuple[int, str]:
     return 1006, "no close frame (connection lost)"
 
 
+def _say(message: str) -> None:
+    """One ``livejudge: …`` line on stderr, mid-call (a closed stderr or broken pipe is ignored)."""
+    import sys
+
+    try:
+        from livejudge.outputs.guard import clean
+
+        print(f"livejudge: {clean(message)}", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+
+
 @dataclass
 class AttachStats:
     """Measured by the client itself, reported in the result's ``source.attach``."""
@@ -647,6 +694,8 @@ class AttachStats:
     refused_audio_s: float = 0.0
     push_delay_s: list[float] = field(default_factory=list)  # agent message arrival → Session.push, wall
     t0_monotonic: float | None = None
+    # connection outages after the call began (--reconnect): [start_s, end_s, reconnected], session clock
+    outages: list[list] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         d = np.asarray(self.push_delay_s) * 1000
@@ -656,6 +705,8 @@ class AttachStats:
             "interruptions": self.interruptions, "flushed_audio_s": round(self.dropped_audio_s, 3),
             "dropped_messages": self.dropped_messages, "dropped_message_audio_s": round(self.refused_audio_s, 3),
             "t0_monotonic": self.t0_monotonic,
+            "outages": [{"start_s": round(a, 3), "end_s": round(b, 3), "s": round(b - a, 3), "reconnected": ok}
+                        for a, b, ok in self.outages],
             "arrival_to_session_ms": None if not d.size else {
                 "n": int(d.size), "p50": round(float(np.percentile(d, 50)), 3),
                 "p95": round(float(np.percentile(d, 95)), 3), "max": round(float(d.max()), 3)},
@@ -700,6 +751,9 @@ class AttachClient:
         self.stats = AttachStats()
         self._t0: float | None = None
         self._user_last_voice_s = 0.0
+        self._conn_t_s = 0.0  # when the current connection opened, session clock
+        self._conn_end_s: float | None = None  # when the last connection ended, session clock
+        self._in_outage = False  # the line went down mid-call and is not back yet
         self._resamplers: dict[int, StreamResampler] = {}
         self._out_resampler: StreamResampler | None = None
         # import scipy.signal now: done lazily on the first agent message it stalls the loop ~0.8 s
@@ -708,6 +762,11 @@ class AttachClient:
     # -- clock ------------------------------------------------------------------------------
     def now_s(self) -> float:
         return 0.0 if self._t0 is None else time.perf_counter() - self._t0
+
+    @property
+    def end_s(self) -> float:
+        """When the last connection ended (session clock, seconds): what the caller sent stops there."""
+        return self._conn_end_s if self._conn_end_s is not None else self.now_s()
 
     # -- public -----------------------------------------------------------------------------
     def run(self) -> str:
@@ -727,11 +786,23 @@ class AttachClient:
                         raise
                     delay = min(8.0, self.config.backoff_s * 2 ** tries)
                     tries += 1
-                    self._note("ws.reconnect", attempt=tries, after_s=delay, reason=str(exc))
+                    why = str(exc).replace("; result so far written", "")
+                    self._note("ws.reconnect", attempt=tries, after_s=delay, reason=why)
+                    if self._t0 is not None and not self._in_outage:
+                        # the line went down mid-call: said now, and timed, so the silence it leaves
+                        # is not read as the agent's or the caller's (source.attach.outages)
+                        start = self._conn_end_s if self._conn_end_s is not None else self.now_s()
+                        self.stats.outages.append([start, start, False])
+                        self._in_outage = True
+                        self.session._on_error(f"{why}; reconnecting (--reconnect {self.config.reconnect}, "
+                                               f"first try in {delay:g} s)")
                     await self._sleep_or_stop(delay)
                     if self.stop.is_set():
                         return "stopped"
         finally:
+            if self._in_outage:  # the call ended while the line was down
+                self.stats.outages[-1][1] = max(self.stats.outages[-1][0], self.now_s())
+                self._in_outage = False
             self.session.info["attach"] = self.stats.to_dict()
             if self.echo is not None:
                 self.session.info.setdefault("aec", {}).update(
@@ -840,6 +911,14 @@ class AttachClient:
         for it in hello:
             self._note(it.kind, **it.data)
         self._conn_audio_s, self._conn_t_s = self.stats.audio_in_s, self.now_s()
+        if self._in_outage:
+            out = self.stats.outages[-1]
+            out[1], out[2] = self._conn_t_s, True
+            self._in_outage = False
+            self._note("ws.reconnected", outage_start_s=round(out[0], 3), outage_s=round(out[1] - out[0], 3))
+            _say(f"reconnected at t={out[1]:.1f}s after {out[1] - out[0]:.1f} s without the agent "
+                 f"({out[0]:.1f}–{out[1]:.1f} s: recorded in source.attach.outages; the verdicts and gaps "
+                 "spanning it are marked, not the agent's or the caller's silence)")
         self._out_resampler = StreamResampler(SAMPLE_RATE, protocol.in_rate) if protocol.in_rate != SAMPLE_RATE else None
         done = asyncio.get_running_loop().create_future()
 
@@ -870,7 +949,7 @@ class AttachClient:
                     self.stats.messages_in)
                 raise AttachError(why.replace(self.config.url, self.config.display_url), "closed_early") from None
         finally:
-            end_s = self.now_s()
+            end_s = self._conn_end_s = self.now_s()
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -928,6 +1007,14 @@ class AttachClient:
             err.close_code = code  # type: ignore[attr-defined]
             return err
         if code in (1000, 1001):
+            caller = getattr(self.source, "caller", None)
+            left = caller.not_played() if hasattr(caller, "not_played") else []
+            if left:  # a scripted call the agent hung up on: not a normal end (a headless run must not pass)
+                n = len(caller.turns)
+                cut = " (the turn being spoken was cut off)" if getattr(caller, "speaking", False) else ""
+                return AttachError(f"the agent closed the call (close code {code}{': ' + reason if reason else ''}) "
+                                   f"after {t:.1f} s with {len(left)} of {n} scripted turns not played{cut}; "
+                                   "result so far written", "closed_mid_script")
             return "agent closed"
         return AttachError(f"connection dropped at t={t:.1f}s (close code {code}"
                            f"{': ' + reason if reason else ''}); result so far written"
@@ -1056,14 +1143,15 @@ class AttachClient:
                 # no voice left to play (not "nothing queued": a continuous stream's silence frames
                 # can stay queued; a CI run of the WebRTC probe waited out the silence timeout so)
                 if (replied and now - quiet_from >= cfg.end_quiet_s and not self.player.buffered_voice()) or \
-                        (not replied and cfg.silence_timeout_s and now - end_user >= cfg.silence_timeout_s):
+                        (not replied and cfg.silence_timeout_s
+                         and now - max(end_user, self._conn_t_s) >= cfg.silence_timeout_s):
                     if not replied:
-                        finish(self._silent_error(now - end_user))
+                        finish(self._silent_error(now - max(end_user, self._conn_t_s)))
                     else:
                         finish("script done")
                     return
-            if cfg.silence_timeout_s:
-                quiet = now - max(self.agent.last_voice_s or 0.0, self._user_last_voice_s)
+            if cfg.silence_timeout_s:  # from the (re)connection at the earliest: an outage is not silence
+                quiet = now - max(self.agent.last_voice_s or 0.0, self._user_last_voice_s, self._conn_t_s)
                 if quiet >= cfg.silence_timeout_s:
                     finish(self._silent_error(quiet))
                     return
@@ -1089,16 +1177,36 @@ def load_turns(paths: list[str], barge_in: dict[int, float] | None = None) -> li
     Args:
         barge_in: 1-based turn number → seconds after the agent's reply starts.
     Raises:
-        AudioFormatError: missing or undecodable file.
+        AudioFormatError: missing or undecodable file, a file with no samples, or a silent one (no
+            20 ms block above ``VOICE_DBFS``): the agent would have nothing to answer, and the call
+            would end blaming it ("the agent has said nothing for 20 s").
     """
-    from livejudge.audio import load_audio, to_mono
+    from livejudge.audio import AudioFormatError, load_audio, to_mono
 
     turns = []
     for i, p in enumerate(paths, 1):
         data, rate = load_audio(p)
-        x = resample(to_mono(data), rate)
-        turns.append(CallerTurn(x.astype(np.float32), Path(p).stem, (barge_in or {}).get(i)))
+        x = resample(to_mono(data), rate).astype(np.float32)
+        if not x.size:
+            raise AudioFormatError(f"--input-wav {p} holds no audio (0 samples)")
+        loudest = loudest_block_dbfs(x)
+        if loudest <= VOICE_DBFS:
+            level = "all zeros" if not np.any(x) else f"its loudest 20 ms is at {loudest:.0f} dBFS"
+            raise AudioFormatError(f"--input-wav {p} is silent ({level}; livejudge counts a caller as speaking above "
+                                   f"{VOICE_DBFS:.0f} dBFS): the agent would have nothing to answer")
+        turns.append(CallerTurn(x, Path(p).stem, (barge_in or {}).get(i)))
     return turns
+
+
+def loudest_block_dbfs(x: np.ndarray) -> float:
+    """RMS level of the loudest 20 ms block of float32 16 kHz samples ``x``, dB re full scale
+    (about -240 for digital silence)."""
+    step = SAMPLE_RATE // 50
+    n = -(-len(x) // step) * step
+    y = np.zeros(n, np.float64)
+    y[: len(x)] = x
+    rms = np.sqrt(np.mean(y.reshape(-1, step) ** 2, axis=1))
+    return float(20 * np.log10(rms.max() + 1e-12))
 
 
 __all__ = ["AgentActivity", "AttachClient", "AttachConfig", "AttachError", "AttachStats", "CallerTurn",
