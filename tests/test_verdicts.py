@@ -353,3 +353,19 @@ def test_within_timing_error_uses_the_lines_measured_error():
         Verdict.from_dict({**d, "line": "satellite"})
     y = Verdict("barge_in", "slow_yield", False, 5.0, 1.1, 6.0, 1.0, "HEURISTIC")
     assert on_line([y], "narrowband")[0].timing_error_s == MEASURED_TIMING_ERROR_NARROWBAND.yield_p95_abs_s
+
+
+def test_a_verdict_still_open_at_the_end_of_the_call_round_trips():
+    """A call that ended (an agent hanging up) while a barge-in's verdict could still change has
+    settle_s inf: written as NaN→null with an error note, and Verdict.from_dict then refused the
+    record (float(None)), so `check`/`probe` broke on that result (a helper's trial)."""
+    import json
+    import math
+
+    from livejudge.timing.verdicts import Verdict
+
+    v = Verdict("barge_in", "yielded", True, 5.0, 0.4, math.inf, 1.0, "HEURISTIC")
+    d = v.to_dict()
+    assert d["settle_s"] is None
+    w = Verdict.from_dict(json.loads(json.dumps(d)))
+    assert w.settle_s == math.inf and w == v

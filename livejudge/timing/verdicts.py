@@ -163,7 +163,8 @@ class Verdict:
         t_s: the moment: caller onset (barge_in, backchannel, restart), pause or silence start
             (pause, dead_air), agent onset (talk_over, latency), session seconds.
         value_s: the measured time of the kind, seconds, or None.
-        settle_s: session time from which later audio can no longer change the verdict.
+        settle_s: session time from which later audio can no longer change the verdict; inf
+            (null in the result) when later audio could still have changed it at the call's end.
         threshold_s: the threshold that decided the outcome, seconds (None when none did); for a
             flagged outcome, the bound the value crossed (an ``s2s`` latency: the human band's edge
             0.742 s, not the S2S range's end); a backchannel's, its length + the false-yield
@@ -234,7 +235,8 @@ class Verdict:
     def to_dict(self) -> dict:
         return {"kind": self.kind, "outcome": self.outcome, "ok": self.ok, "t_s": round(self.t_s, 4),
                 "value_s": None if self.value_s is None else round(self.value_s, 4),
-                "settle_s": round(self.settle_s, 4),
+                # inf: a moment later audio could still change when the call ended (null in JSON)
+                "settle_s": round(self.settle_s, 4) if math.isfinite(self.settle_s) else None,
                 "threshold_s": None if self.threshold_s is None else round(self.threshold_s, 4),
                 "within_timing_error": self.within_timing_error,
                 **({"line": self.line} if self.line != "wideband" else {}),
@@ -253,7 +255,8 @@ class Verdict:
             if line not in _TIMING_ERROR_S:
                 raise ValueError(f"unknown line {line!r}")
             return Verdict(kind, outcome, outcome in OK_OUTCOMES[kind], float(d["t_s"]),
-                           None if v is None else float(v), float(d.get("settle_s", d["t_s"])),
+                           None if v is None else float(v),
+                           math.inf if d.get("settle_s", d["t_s"]) is None else float(d.get("settle_s", d["t_s"])),
                            None if th is None else float(th), str(d.get("basis", "")), line)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"bad verdict record {d!r}: {exc}") from None
