@@ -1314,47 +1314,20 @@ def write_failure_line(write_errors: list[str], out_dir: str | Path) -> str:
 
 def check_out_dir(out_dir: str | Path, flag: str = "--out-dir") -> None:
     """Before any call is scored: ``out_dir`` must be a directory (or a path where one can be made)
-    in which files can be created, as the single-file outputs are checked (``check_output_paths``).
+    in which files can be created, as the single-file outputs are checked
+    (``guard.check_output_dir``).
 
     Raises:
         CLIError: (exit 2) it is a file, a folder on its path is a file, no file can be created
             there (read-only, permissions, ``/proc``), or a name over the file system's limit.
     """
-    import tempfile
-
     from livejudge.errors import CLIError
-    from livejudge.outputs.guard import OutputPathError, check_output_paths, clean
-
-    p = Path(out_dir)
-    shown = clean(out_dir)
-
-    def guard_check() -> None:  # names over the file system's limit; summary.json made a directory
-        try:
-            check_output_paths({flag: p / "summary.json"})
-        except OutputPathError as exc:
-            raise CLIError(str(exc)) from None
+    from livejudge.outputs.guard import OutputPathError, check_output_dir
 
     try:
-        if p.exists() and not p.is_dir():
-            raise CLIError(f"{flag} {shown} is a file, not a directory: give a directory for the results "
-                           f"(it is made if missing), e.g. {clean(p.with_name(p.name + '-results'))}")
-        q = p.absolute()
-        while not q.exists() and q != q.parent:
-            q = q.parent
-    except OSError as exc:  # a name too long (said with its length), a loop of links
-        guard_check()
-        raise CLIError(f"{flag} {shown}: {exc.strerror or exc}: give another directory") from None
-    if not q.is_dir():
-        raise CLIError(f"{flag} {shown}: {clean(q)} is a file, not a directory: give another directory")
-    try:  # the only sure test: create (and remove) a file where the first new folder or result goes
-        fd, probe = tempfile.mkstemp(prefix=".livejudge-probe-", dir=q)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        where = "there" if q == p.absolute() else f"in {clean(q)}, where it would be made"
-        raise CLIError(f"{flag} {shown}: cannot create files {where} ({exc.strerror or exc}): "
-                       "give a directory you can write to") from None
-    guard_check()
+        check_output_dir(out_dir, flag=flag, holds="results", files=("summary.json",))
+    except OutputPathError as exc:
+        raise CLIError(str(exc)) from None
 
 
 def add_batch_args(p: argparse.ArgumentParser) -> None:

@@ -141,6 +141,52 @@ def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[s
                                   f"({exc.strerror or exc}): give a writable path") from None
 
 
+def check_output_dir(out: str | Path, *, flag: str, holds: str, files: Iterable[str] = ()) -> None:
+    """Before any work: ``out`` must be a directory, or a path where one can be made, in which files
+    can be created, and each of ``files`` must be a name that can be written there
+    (``check_output_paths``). What ``score DIR --out-dir`` and ``train --out`` check.
+
+    Args:
+        out: the directory asked for.
+        flag: the flag that named it, for the message ("--out-dir", "--out").
+        holds: what it is for, for the message ("results", "head"): a file given as ``out``
+            is answered with e.g. ``NAME-results``.
+        files: names the command will write inside it.
+    Raises:
+        OutputPathError: (one line naming ``flag`` and the fix) ``out`` is a file, a folder on its
+            path is a file, no file can be created where it is or would be made (read-only,
+            permissions, ``/proc``), or a name over the file system's limit.
+    """
+    p = Path(out)
+    shown = clean(out)
+
+    def names_fit() -> None:  # names over the file system's limit, a file name that is a directory
+        for name in files:
+            check_output_paths({flag: p / name})
+
+    try:
+        if p.exists() and not p.is_dir():
+            raise OutputPathError(f"{flag} {shown} is a file, not a directory: give a directory for the {holds} "
+                                  f"(it is made if missing), e.g. {clean(p.with_name(p.name + '-' + holds))}")
+        q = p.absolute()
+        while not q.exists() and q != q.parent:
+            q = q.parent
+    except OSError as exc:  # a name too long (said with its length by names_fit), a loop of links
+        names_fit()
+        raise OutputPathError(f"{flag} {shown}: {exc.strerror or exc}: give another directory") from None
+    if not q.is_dir():
+        raise OutputPathError(f"{flag} {shown}: {clean(q)} is a file, not a directory: give another directory")
+    try:  # the only sure test: create (and remove) a file where the first new folder or file goes
+        fd, probe = tempfile.mkstemp(prefix=".livejudge-probe-", dir=q)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        where = "there" if q == p.absolute() else f"in {clean(q)}, where it would be made"
+        raise OutputPathError(f"{flag} {shown}: cannot create files {where} ({exc.strerror or exc}): "
+                              "give a directory you can write to") from None
+    names_fit()
+
+
 def write_text_atomic(path: str | Path, text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` via a uniquely named temp file in the same directory
     and a rename: a crash never leaves half a file, and concurrent writers never share a temp

@@ -15,7 +15,6 @@ config.json (0644) but not its weights.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from livejudge.errors import CLIError
@@ -40,32 +39,12 @@ def check_head_out(out: str | Path, *, force: bool = False, flag: str = "--out")
             permissions, ``/proc``), a name over the file system's limit, or it holds a head
             (config.json or weights.safetensors) and ``force`` is False.
     """
-    from livejudge.outputs.guard import OutputPathError, check_output_paths, clean
+    from livejudge.outputs.guard import OutputPathError, check_output_dir, clean
 
     p = Path(out)
     shown = clean(out)
-    try:
-        if p.exists() and not p.is_dir():
-            raise CLIError(f"{flag} {shown} is a file, not a directory: give a directory for the head "
-                           f"(it is made if missing), e.g. {clean(p.with_name(p.name + '-head'))}")
-        q = p.absolute()
-        while not q.exists() and q != q.parent:
-            q = q.parent
-    except OSError as exc:  # a name too long, a loop of links
-        raise CLIError(f"{flag} {shown}: {exc.strerror or exc}: give another directory") from None
-    if not q.is_dir():
-        raise CLIError(f"{flag} {shown}: {clean(q)} is a file, not a directory: give another directory")
-    try:  # the only sure test: create (and remove) a file where the head or its first new folder goes
-        fd, probe = tempfile.mkstemp(prefix=".livejudge-probe-", dir=q)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        where = "there" if q == p.absolute() else f"in {clean(q)}, where it would be made"
-        raise CLIError(f"{flag} {shown}: cannot create files {where} ({exc.strerror or exc}): "
-                       "give a directory you can write to") from None
-    try:  # names over the file system's limit, an unwritable config.json
-        for name in HEAD_FILES:
-            check_output_paths({flag: p / name})
+    try:  # as score's --out-dir is checked
+        check_output_dir(out, flag=flag, holds="head", files=HEAD_FILES)
     except OutputPathError as exc:
         raise CLIError(str(exc)) from None
     if p.is_dir() and holds_head(p) and not force:
