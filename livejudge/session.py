@@ -720,10 +720,11 @@ class Session:
 
     def _find_verdicts(self, tl: Timeline) -> list[Verdict]:
         """``timing.verdicts.verdicts`` of ``tl`` with the session's thresholds, on the call's line:
-        a narrowband one (``set_line``) gives each its measured timing error there."""
+        a verdict timed from a narrowband channel (``set_line``; ``verdicts.TIMED_FROM``) gets the
+        timing error measured on such lines."""
         line = self.info.get("line")
-        band = "narrowband" if isinstance(line, dict) and line.get("band") == "narrowband" else "wideband"
-        return on_line(find_verdicts(tl, self.config.verdicts), band)
+        narrow = line.get("channels") or () if isinstance(line, dict) and line.get("band") == "narrowband" else ()
+        return on_line(find_verdicts(tl, self.config.verdicts), narrow)
 
     @property
     def verdicts(self) -> list[Verdict]:

@@ -143,6 +143,16 @@ def test_gates_on_a_call_cut_short_are_no_pass(tmp_path, capsys, monkeypatch):
     assert cut_short({"source": {"kind": "attach", "ended": "interrupted (Ctrl-C)"}, "duration_s": 40.0}) is None
     assert "failed: agent" in cut_short({"source": {"kind": "attach", "ended": "failed: agent"}, "duration_s": 4.0})
     assert cut_short({"source": {"kind": "score", "ended": "end of input"}}) is None
+    # a later trial: attach stopped by a CI timeout's SIGTERM, and one whose --duration-s ended the
+    # script mid-turn, both wrote green JUnit files
+    assert "interrupted (SIGTERM) after 16.0 s" in cut_short(
+        {"source": {"kind": "attach", "ended": "interrupted (SIGTERM)"}, "duration_s": 16.0})
+    unfinished = {"source": {"kind": "attach", "ended": "duration", "caller": [{"played": True}, {"played": False}],
+                             "caller_not_played": ["cmu_numbers"]}, "duration_s": 12.0}
+    assert "the caller's script did not finish (duration after 12.0 s, 2 scripted turn(s)" in cut_short(unfinished)
+    assert cut_short({"source": {"kind": "attach", "ended": "script done", "caller": [{"played": True}]}}) is None
+    # inside a Pipecat pipeline the observer cannot tell Ctrl-C from SIGTERM: a normal stop
+    assert cut_short({"source": {"kind": "pipecat", "ended": "interrupted (Ctrl-C or SIGTERM)"}}) is None
 
 
 def test_a_gate_says_why_a_metric_was_not_measured_and_if_measured_lets_it_pass(tmp_path, capsys):
@@ -161,6 +171,14 @@ def test_a_gate_says_why_a_metric_was_not_measured_and_if_measured_lets_it_pass(
                                            "'yield_mean_s>0.5 if measured')")
     assert not r[1].failed and "passes ('if measured')" in r[1].reason
     assert evaluate([g], {"yield_mean_s": 0.7})[0].failed  # measured: gated as ever
+    # an agent that talked through every barge-in has no yield time either: not a pass (a later trial)
+    through = evaluate([g], {"user_barge_in_count": 1, "verdict_barge_in_talked_through_count": 1})[0]
+    assert through.failed and "the call had the moments, so 'if measured' does not pass it" in through.reason
+    # only for metrics a good call may lack: a missing latency or dimension is always a failure
+    for text in ("latency_p90_s>1 if measured", "dim_code_switching<2 if measured", "mean_p_human<0.5 if measured"):
+        with pytest.raises(ValueError, match="'if measured' is for metrics a good call may lack"):
+            parse_gate(text)
+    assert parse_gate("verdict_barge_in_flagged_rate>0.5 if measured").if_measured
     # a latency gate stays strict and gets no such hint: a silent agent must fail it
     lat = evaluate([parse_gate("latency_p90_s>1")], {"latency_count": 0})[0]
     assert lat.failed and "no reply to the caller to time (latency_count 0)" in lat.reason and "if measured" not in lat.reason

@@ -117,8 +117,11 @@ def test_a_shipped_head_by_name_from_any_directory(tmp_path, monkeypatch):
 
     monkeypatch.chdir(tmp_path)
     assert shipped_head_path("whisper-fitted") == SHIPPED_HEADS_DIR / "whisper-fitted"
-    (tmp_path / "whisper-fitted").mkdir()  # a directory of that name here wins: a path is a path
-    assert shipped_head_path("whisper-fitted") == Path("whisper-fitted")
+    (tmp_path / "whisper-fitted").mkdir()  # a folder of that name holding no head (an --out-dir) hides nothing
+    assert shipped_head_path("whisper-fitted") == SHIPPED_HEADS_DIR / "whisper-fitted"
+    (tmp_path / "whisper-fitted" / "config.json").write_text("{}")  # a head of that name here: used, and said
+    assert shipped_head_path("whisper-fitted") == tmp_path / "whisper-fitted"
+    (tmp_path / "whisper-fitted" / "config.json").unlink()
     assert shipped_head_path("nope") == Path("nope")
     from livejudge.judge.model.head import read_checkpoint
 

@@ -465,8 +465,8 @@ def test_a_telephone_band_call_gets_a_line_note_not_a_warning(tmp_path, capsys):
         assert doc["summary"]["narrowband_channel_count"] == (2 if narrow else 0)
         # each verdict carries the line, so within_timing_error uses the narrowband error (298 ms for
         # a latency, not the wideband 47 ms: a trial's 0.60 s reply read 0.86 s on a mu-law line)
-        lat = [v for v in doc["verdicts"] if v["kind"] == "latency"]
-        assert lat and all(v.get("line", "wideband") == ("narrowband" if narrow else "wideband") for v in doc["verdicts"])
+        lat = [v for v in doc["verdicts"] if v["kind"] in ("latency", "barge_in")]
+        assert lat and all(v.get("line", "wideband") == ("narrowband" if narrow else "wideband") for v in lat)
         if narrow:
             assert "docs/verdicts.md, the telephone table" in line["note"] and line["band"] == "narrowband"
 
@@ -492,3 +492,29 @@ def test_a_live_telephone_line_gets_the_line_note(line, narrow, capsys):
         assert doc["source"].get("line") is None and said == []
         assert doc["summary"]["narrowband_channel_count"] == 0  # checked and wideband, not "not checked"
     assert doc["source"]["input_health"] == []
+
+
+def test_an_agent_over_a_telephone_line_keeps_the_wideband_error_on_latencies(tmp_path, capsys):
+    """A trial's call: the caller recorded wideband, only the agent through an 8 kHz mu-law line (as
+    attach --protocol twilio measures its own caller). Every latency read "inside the 298 ms p95
+    timing error of a narrowband line" and the note said latencies read long, though they run from
+    the caller's wideband end (measured within 10 ms). Latencies now keep the wideband error; the
+    agent's yield times take the narrowband one; the note says which."""
+    from livejudge.commands.cli import main
+
+    wide = example_dialogue(seed=0, noise_dbfs=-50.0)
+    tel = example_dialogue(seed=0, noise_dbfs=-50.0, telephone_line=True, line_rate=8000)
+    mixed = tmp_path / "mixed.wav"
+    import soundfile as sf
+
+    n = min(len(wide.call.user), len(tel.call.agent))
+    sf.write(str(mixed), np.stack([wide.call.user[:n], tel.call.agent[:n]], axis=1), 16000, subtype="PCM_16")
+    out = tmp_path / "m.json"
+    assert main(["score", str(mixed), "--judge", "none", "--asr", "off", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["source"]["line"]["channels"] == ["agent"]
+    assert "the caller's side is wideband, so latencies keep the wideband timing error" in doc["source"]["line"]["note"]
+    by_kind = {}
+    for v in doc["verdicts"]:
+        by_kind.setdefault(v["kind"], set()).add(v.get("line", "wideband"))
+    assert by_kind["latency"] == {"wideband"} and by_kind.get("barge_in", {"narrowband"}) == {"narrowband"}

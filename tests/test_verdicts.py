@@ -342,7 +342,8 @@ def test_within_timing_error_uses_the_lines_measured_error():
     v = Verdict("latency", "s2s", False, 10.0, 0.86, 10.9, 0.742, "SPEARBench")
     assert v.line == "wideband" and not v.within_timing_error
     assert v.timing_error_s == MEASURED_TIMING_ERROR.latency_p95_abs_s
-    (n,) = on_line([v], "narrowband")
+    assert on_line([v], ["agent"])[0].line == "wideband"  # a latency runs from the caller's end
+    (n,) = on_line([v], ["user"])
     assert n.within_timing_error and n.timing_error_s == MEASURED_TIMING_ERROR_NARROWBAND.latency_p95_abs_s
     assert "inside the 298 ms p95 timing error of a narrowband line" in verdict_text(n)
     d = n.to_dict()
@@ -352,7 +353,8 @@ def test_within_timing_error_uses_the_lines_measured_error():
     with pytest.raises(ValueError, match="unknown line"):
         Verdict.from_dict({**d, "line": "satellite"})
     y = Verdict("barge_in", "slow_yield", False, 5.0, 1.1, 6.0, 1.0, "HEURISTIC")
-    assert on_line([y], "narrowband")[0].timing_error_s == MEASURED_TIMING_ERROR_NARROWBAND.yield_p95_abs_s
+    assert on_line([y], ["agent"])[0].timing_error_s == MEASURED_TIMING_ERROR_NARROWBAND.yield_p95_abs_s
+    assert on_line([y], ["user"])[0].line == "wideband"  # a yield runs to the agent's end
 
 
 def test_a_verdict_still_open_at_the_end_of_the_call_round_trips():

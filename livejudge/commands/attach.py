@@ -346,6 +346,14 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
                 if recorder.late_s:
                     session.info["record_late_s"] = round(recorder.late_s, 3)
         session.info["ended"] = reason
+        caller = getattr(source, "caller", None)
+        cut = [t for t in getattr(caller, "placed", ()) if t.get("played") is False]
+        left = len(session.info.get("caller_not_played") or ()) + len(cut)
+        if left and reason in ("duration", "script done"):  # a failure says it itself; a stop too
+            # --duration-s ending the script mid-turn exited 0 with no word of it (a trial); the gates
+            # of such a call are no pass (gates.cut_short)
+            print(f"livejudge: the call ended ({reason}) with {left} of {len(caller.turns)} scripted turn(s) not played "
+                  "to their end (source.caller); raise --duration-s to play the whole script", file=sys.stderr)
 
     try:
         return run_session(session, body, title=title, output=call.output, interrupt_code=EXIT_OK,

@@ -158,6 +158,10 @@ def parse_gate(text: str) -> Gate:
         raise ValueError(f"bad --fail-if {text!r}: write METRIC OP NUMBER, e.g. 'latency_p90_s>1.2' "
                          f"(OP one of {' '.join(OPS)}), optionally followed by 'if measured'")
     name, op, num, if_measured = m.groups()
+    if if_measured and name in known_metrics() and not key_optional(ALIASES.get(name, name)):
+        raise ValueError(f"bad --fail-if {text!r}: 'if measured' is for metrics a good call may lack (yield_mean_s: "
+                         f"no barge-in; verdict_<kind>_flagged_rate: no moment of the kind); {name} missing means "
+                         "the call or the judge gave nothing to measure, which a gate should fail: drop 'if measured'")
     if name not in known_metrics():
         import difflib
 
@@ -203,6 +207,17 @@ def why_not_measured(metric: str, metrics: dict[str, float | None]) -> str:
     return ""
 
 
+def moment_absent(metric: str, metrics: dict[str, float | None]) -> bool:
+    """Whether a ``key_optional`` metric is missing because the call had none of its moments (no
+    caller barge-in for ``yield_mean_s``; no verdict of the kind for a verdict rate), not because
+    of what the agent did there: an agent that talked through every barge-in has no yield time
+    either, and passed a 'yield_mean_s>0.5 if measured' gate (a trial). Pure."""
+    if metric == "yield_mean_s":
+        n = metrics.get("user_barge_in_count", metrics.get("barge_in_count"))
+        return not n
+    return key_optional(metric)
+
+
 def key_optional(metric: str) -> bool:
     """A metric that a call with nothing wrong may lack: the mean yield time (no caller barge-in)
     and the per-kind verdict rates (no moment of that kind). Pure."""
@@ -234,8 +249,11 @@ def evaluate(gates: Iterable[Gate], metrics: dict[str, float | None]) -> list[Ga
         if v is None:
             why = why_not_measured(ALIASES.get(g.metric, g.metric), metrics)
             why = f": {why}" if why else ""
-            if g.if_measured:
+            if g.if_measured and moment_absent(ALIASES.get(g.metric, g.metric), metrics):
                 out.append(GateResult(g, None, False, f"{g.metric} was not measured{why}; passes ('if measured')"))
+            elif g.if_measured:  # the moments were there; the agent's behaviour left nothing to time
+                out.append(GateResult(g, None, True, f"{g.metric} was not measured{why}: the call had the "
+                                                     "moments, so 'if measured' does not pass it"))
             else:
                 # a metric a good call may lack (no barge-in, no verdict of a kind): how to let it pass
                 hint = (f" (to let such a call pass: '{g.text} if measured')"
@@ -388,21 +406,32 @@ def gate_dicts(results: list[GateResult]) -> list[dict]:
 
 
 def cut_short(doc: dict) -> str | None:
-    """Why a call's result covers only part of the call, or None: a recording (``score``, ``replay``,
-    ``check``) stopped before its end (``source.ended`` "interrupted (…)"), or any call that failed
-    mid-way ("failed: …"). A live call ended by Ctrl-C is a call's normal end, not cut short. Its
-    gates read only the part measured, so passing them is no pass: a trial's call killed by a CI
-    timeout after 24 s of 635 s wrote a green JUnit file. Pure."""
+    """Why a call's result covers only part of the call, or None. Cut short: a recording (``score``,
+    ``replay``, ``check``) stopped before its end (``source.ended`` "interrupted (…)"); any call that
+    failed mid-way ("failed: …"); a live call stopped by SIGTERM or SIGHUP (a CI timeout), or one whose
+    scripted caller did not finish (``source.caller`` turns not ``played``, ``caller_not_played``:
+    ``--duration-s`` or a stop came first). A live call ended by Ctrl-C with its script done (or with
+    no script: a person at the microphone) is a call's normal end. Its gates read only the part
+    measured, so passing them is no pass: a trial's call killed by a CI timeout after 24 s of 635 s
+    wrote a green JUnit file, and a later one's SIGTERMed attach did too. Pure."""
     from livejudge.outputs.report import RECORDED_KINDS
 
     src = doc.get("source") or {}
     ended = src.get("ended")
     if not isinstance(ended, str):
         return None
-    if ended.startswith("failed") or (ended.startswith("interrupted") and src.get("kind") in RECORDED_KINDS):
-        dur = doc.get("duration_s")
-        at = f" after {dur:.1f} s" if isinstance(dur, (int, float)) else ""
+    dur = doc.get("duration_s")
+    at = f" after {dur:.1f} s" if isinstance(dur, (int, float)) else ""
+    caller = src.get("caller") if isinstance(src.get("caller"), list) else []
+    unplayed = len(src.get("caller_not_played") or ()) + sum(
+        1 for t in caller if isinstance(t, dict) and t.get("played") is False)
+    recorded = src.get("kind") in RECORDED_KINDS
+    if ended.startswith("failed") or (ended.startswith("interrupted")
+                                      and (recorded or not ended.startswith("interrupted (Ctrl-C"))):
         return f"the call was cut short ({ended}{at}): the gates read only the part before it"
+    if unplayed:
+        return (f"the caller's script did not finish ({ended}{at}, {unplayed} scripted turn(s) not played to "
+                "their end): the gates read only the part played")
     return None
 
 

@@ -494,10 +494,14 @@ def _line_of(user: np.ndarray, agent: np.ndarray, rate: int | None) -> dict | No
     if not narrow:
         return None
     which = " and ".join(narrow) + (" channels are" if len(narrow) > 1 else " channel is")
-    note = (f"the {which} narrowband (a telephone or 8 kHz line: no speech above 4 kHz): word-final sounds above "
-            "the band are not on the line, so latencies read long, and 'within timing error' uses the timing "
-            "error measured on such lines (docs/verdicts.md, the telephone table); read flags near the human "
-            "band's edge as upper bounds")
+    if "user" in narrow:  # latencies run from the caller's end: a word-final sound lost reads them long
+        effect = ("word-final sounds above the band are not on the line, so latencies read long, and 'within timing "
+                  "error' uses the timing error measured on such lines (docs/verdicts.md, the telephone table); read "
+                  "flags near the human band's edge as upper bounds")
+    else:  # the agent's side alone (an agent over a telephone line, the caller recorded wideband)
+        effect = ("the caller's side is wideband, so latencies keep the wideband timing error; yield times, timed to "
+                  "the agent's end, use the error measured on such lines (docs/verdicts.md, the telephone table)")
+    note = f"the {which} narrowband (a telephone or 8 kHz line: no speech above 4 kHz): {effect}"
     return {"band": "narrowband", "channels": narrow, "sample_rate_in": rate,
             "high_band_db": {c: None if v is None else round(v, 1) for c, v in db.items()},
             "threshold_db": NARROWBAND_HIGH_DB, "note": note}

@@ -494,12 +494,23 @@ threshold, seconds (``Verdict.within_timing_error``); a ``beyond_s2s`` latency i
 the human edge far below its threshold, so it has none here."""
 
 
-def on_line(found: list[Verdict], line: str) -> list[Verdict]:
-    """``found`` with each verdict's ``line`` set ("wideband" or "narrowband"), so that its
-    ``within_timing_error`` uses that line's measured error. Pure."""
-    if line == "wideband":
+TIMED_FROM: dict[str, str] = {"latency": "user", "barge_in": "agent"}
+"""The channel whose speech end a kind's measured value starts or ends at: a latency runs from the
+caller's offset (a word-final sound lost on a narrowband line reads it long), a yield time to the
+agent's offset. The other end is an onset, measured within milliseconds on either line."""
+
+
+def on_line(found: list[Verdict], narrow: Iterable[str]) -> list[Verdict]:
+    """``found`` with ``line`` "narrowband" on each verdict whose value is timed from a channel in
+    ``narrow`` (``TIMED_FROM``: the channels ``timing.health.check_line`` found narrowband), so its
+    ``within_timing_error`` uses that line's measured error; a caller recorded wideband keeps the
+    wideband error on latencies even when the agent comes over a telephone line (a trial's attach
+    over Twilio: every latency read "inside the 298 ms" error though the caller's end was wideband).
+    Pure."""
+    narrow = set(narrow)
+    if not narrow:
         return found
-    return [replace(v, line=line) for v in found]
+    return [replace(v, line="narrowband") if TIMED_FROM.get(v.kind) in narrow else v for v in found]
 
 
 def _above_human_mean(gap_s: float | None) -> str:

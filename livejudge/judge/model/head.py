@@ -353,14 +353,25 @@ SHIPPED_HEADS_DIR = Path(__file__).resolve().parents[1] / "heads"
 
 
 def shipped_head_path(path: str | Path) -> Path:
-    """``path`` itself, or, when it does not exist and is a bare name of a shipped head
-    (``whisper-fitted``, ``acoustic-fitted``, ``acoustic-prior``), that head's directory inside the
-    installed package: ``--head whisper-fitted`` works from any directory (a trial's
-    ``--head livejudge/judge/heads/whisper-fitted`` worked only inside a clone)."""
+    """``path`` itself, or, when it is a bare name of a shipped head (``whisper-fitted``,
+    ``acoustic-fitted``, ``acoustic-prior``) and no head of that name is in the current directory,
+    that head's directory inside the installed package: ``--head whisper-fitted`` works from any
+    directory (a trial's ``--head livejudge/judge/heads/whisper-fitted`` worked only inside a
+    clone), and a folder of that name that holds no head (a batch's ``--out-dir``) does not hide
+    it. A head of that name here is used, with a note on stderr."""
     p = Path(path)
-    if not p.exists() and len(p.parts) == 1 and (SHIPPED_HEADS_DIR / p.name / CONFIG_FILE).is_file():
-        return SHIPPED_HEADS_DIR / p.name
-    return p
+    shipped = SHIPPED_HEADS_DIR / p.name
+    if len(p.parts) != 1 or not (shipped / CONFIG_FILE).is_file():
+        return p
+    if not (p / CONFIG_FILE).is_file():  # nothing of that name here, or a folder that holds no head
+        return shipped
+    # a head of that name here (a trial trained --out whisper-fitted, then eval --head whisper-fitted
+    # silently read it): the local one, as a path is a path, and said so
+    import sys
+
+    print(f"livejudge: note: --head {p} is the head in ./{p} here, not the shipped head of that name "
+          f"({shipped}); pass that path for the shipped one", file=sys.stderr)
+    return p.absolute()  # resolved once: a second lookup of the same name says nothing again
 
 
 def read_checkpoint(path: str | Path, expected_backbone: str | None = None, expected_dim: int | None = None
