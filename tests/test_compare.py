@@ -95,7 +95,9 @@ def test_compare_says_when_calls_were_measured_with_different_settings(tmp_path)
     assert compare(paths[:2])["settings_differ"] == []
     doc = compare([paths[0], paths[2]])
     assert doc["settings_differ"] == ["pipeline config", "transcripts (--asr)"]
-    assert "measured with different pipeline config, transcripts (--asr)" in render_html(doc)
+    # which key of the config differs, named (a trial: "pipeline config" alone named no setting)
+    assert doc["settings_differ_keys"] == {"pipeline config": ["vad.aggressiveness"]}
+    assert "measured with different pipeline config (vad.aggressiveness), transcripts (--asr)" in render_html(doc)
     # one head at two versions (0.2.0 vs 0.3.0 score one call differently) is a different judge
     older, newer = copy.deepcopy(base), copy.deepcopy(base)
     older["judge_info"]["head_version"], newer["judge_info"]["head_version"] = "0.2.0", "0.3.0"
@@ -511,7 +513,9 @@ def test_a_judge_change_within_the_between_call_spread_is_the_same(tmp_path, mon
     other = compare([paths[0], paths[3]])  # another version of the head: its spread is not measured
     assert other["judge_tolerance"] == {} and C.same_text(other).startswith(C.SAME_TEXT[:-1])
     assert "the judge rows keep the shown-precision rule here" in C.same_text(other)  # said outright
-    assert {r["metric"]: r for r in other["rows"]}["dim_rhythm"]["verdicts"][1] == "better"
+    # and another version is another instrument: its judge rows get no better/worse at all (a later
+    # trial read "+1.00, better" between two heads named alike)
+    assert {r["metric"]: r for r in other["rows"]}["dim_rhythm"]["verdicts"][1] == ""
     batch = tmp_path / "batch"
     batch.mkdir()
     (batch / "summary.json").write_text(json.dumps({"n_scored": 3, "calls": [], "medians": {"mean_p_human": 0.5}}))

@@ -63,7 +63,8 @@ def test_batches_scored_with_different_settings_are_noted(calls, tmp_path, capsy
     assert alike["settings_differ"] == [] and alike["settings_unknown"] == []
     assert main(["compare", str(base), str(hang)]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "measured with different pipeline config, verdict thresholds; part of each change comes from the settings" in out
+    assert ("measured with different pipeline config (vad.hangover_s), verdict thresholds (dead_air_s); part of "
+            "each change comes from the settings") in out
 
     # a summary written before batches recorded their settings: said, not silently nothing
     old = tmp_path / "old"
@@ -134,6 +135,10 @@ def test_two_heads_of_one_name_are_told_apart_by_their_weights(tmp_path, monkeyp
                                       f"A {weights_digest(h1)}, B {weights_digest(h2)})"]
     p = {r["metric"]: r for r in got["rows"]}["mean_p_human"]
     assert p["values"][1] > p["values"][0]  # the moved bias shows; the note says whose doing it is
+    # and no better/worse between two instruments' readings (a later trial: "+1.00, better")
+    assert p["verdicts"][1] == "" and all(r["verdicts"][1] == "" for r in got["rows"] if r["metric"].startswith("dim_"))
+    timing = {r["metric"]: r for r in got["rows"]}["latency_p50_s"]
+    assert timing["verdicts"][1] != ""  # the timing rows are the same instrument: judged as ever
     assert compare([tmp_path / "one.json", tmp_path / "again.json"])["settings_differ"] == []
     assert main(["compare", str(tmp_path / "one.json"), str(tmp_path / "two.json")]) == 0
     assert "a different head: weights differ" in " ".join(capsys.readouterr().out.split())

@@ -264,6 +264,39 @@ def settings_differ(cols: list[tuple], views: list[dict]) -> list[str]:
     return differ
 
 
+def settings_differ_text(doc: dict) -> str:
+    """The settings a comparison's columns differ in, for its note: each name, with the keys that
+    differ where it is a config ("pipeline config (turns.merge_pause_s, vad.hangover_s)"). Pure."""
+    keys = doc.get("settings_differ_keys") or {}
+
+    def one(name: str) -> str:
+        which = keys.get(name) or []
+        return name + (f" ({', '.join(which[:6])}{', …' if len(which) > 6 else ''})" if which else "")
+
+    return ", ".join(one(n) for n in doc["settings_differ"])
+
+
+def _differing_keys(values: list) -> list[str]:
+    """The dotted keys whose values are not the same in every one of ``values`` (dicts, e.g. each
+    column's pipeline config: "vad.hangover_s", "turns.merge_pause_s"); [] when they are not all
+    dicts. Pure."""
+    if not values or not all(isinstance(v, dict) for v in values):
+        return []
+
+    def flat(d: dict, pre: str = "") -> dict:
+        out = {}
+        for k, v in d.items():
+            if isinstance(v, dict):
+                out.update(flat(v, f"{pre}{k}."))
+            else:
+                out[f"{pre}{k}"] = v
+        return out
+
+    flats = [flat(v) for v in values]
+    keys = sorted(set().union(*flats))
+    return [k for k in keys if any(f.get(k) != flats[0].get(k) for f in flats[1:])]
+
+
 def unknown_settings_notes(doc: dict, cols: list[tuple]) -> list[str]:
     """One line per batch column whose summary.json records no settings (written before batches
     recorded them): whether it was measured as the others were is unknown, said rather than
@@ -400,6 +433,12 @@ def compare(paths: list[str | Path]) -> dict:
                       # no column judged: 18 rows of "–" said nothing (a trial); mean P(human) stays
                       and (views or any(c[1].get(f"dim_{d.id}") is not None for c in cols))]
     judge_tol = judge_tolerance(cols)
+    # calls measured with different settings: the changes mix the agent's and the settings' effects
+    differ = settings_differ(cols, views)
+    # another judge (another head, version or weights): its P(human) and dimensions are another
+    # instrument's reading, so no better/worse between them (a trial: two heads named alike read
+    # "mean P(human) 0.00 → 1.00 (+1.00, better)" beside the note that their weights differ)
+    other_judge = any(d.startswith("judge") and "without one" not in d for d in differ)
     rows = []
     cut = [_cut_short(c) is not None for c in cols]
     for m in metrics:
@@ -410,12 +449,16 @@ def compare(paths: list[str | Path]) -> dict:
         verdicts = [verdict(m, base, v, judge_tol) for v in values]
         if m.endswith("_count") and any(cut):  # a count over part of a call is no change of the agent
             verdicts = [v if i == 0 or not (cut[i] or cut[0]) else "" for i, v in enumerate(verdicts)]
+        if other_judge and (m in ("mean_p_human", "last_p_human") or m.startswith("dim_")):
+            verdicts = [v if i == 0 else "" for i, v in enumerate(verdicts)]
         rows.append({"metric": m, "label": LABELS.get(m, names.get(m, m)), "values": values,
                      "changes": changes, "verdicts": verdicts, "rule": rule.text, "rule_short": rule.short})
-    # calls measured with different settings: the changes mix the agent's and the settings' effects
-    differ = settings_differ(cols, views)
+    # which keys of a config differ ("pipeline config" alone named no setting: a trial)
+    differ_keys = {key: keys for key in ("pipeline config", "verdict thresholds") if key in differ
+                   and (keys := _differing_keys([c[3].get(key) for c in cols if _known(c)]))}
     out = {"columns": [{"name": c[0], "kind": c[2], "settings": c[3]} for c in cols], "rows": rows,
-           "settings_differ": differ, "timing_tolerance_s": dict(TIMING_TOLERANCE_S),
+           "settings_differ": differ, "settings_differ_keys": differ_keys,
+           "timing_tolerance_s": dict(TIMING_TOLERANCE_S),
            "judge_tolerance": {m: judge_tol[m] for m in metrics if m in judge_tol}}
     out["settings_unknown"] = [c[0] for c in cols if not _known(c)]
     out["notes"] = (unknown_settings_notes(out, cols) + cut_short_notes(out, cols) + tradeoff_notes(out)
@@ -685,7 +728,7 @@ def print_table(doc: dict, console=None) -> None:
         console.print("not measured by the head (no value in any column): " + ", ".join(unmeasured), style="dim",
                       highlight=False)
     if doc.get("settings_differ"):
-        console.print("note: these calls were measured with different " + ", ".join(doc["settings_differ"])
+        console.print("note: these calls were measured with different " + settings_differ_text(doc)
                       + "; part of each change comes from the settings, not the agent", style="yellow",
                       highlight=False)
     for note in doc.get("notes") or []:
@@ -796,7 +839,7 @@ def render_html(doc: dict) -> str:
             "<h1>livejudge compare</h1><p>Change and verdict against the first column; the rule per metric "
             "says what counts as better.</p>"
             + (f"<p class='worse'>Note: these calls were measured with different "
-               f"{e(', '.join(doc['settings_differ']))}; part of each change comes from the settings, "
+               f"{e(settings_differ_text(doc))}; part of each change comes from the settings, "
                "not the agent.</p>" if doc.get("settings_differ") else "")
             + "".join(f"<p class='worse'>Note: {e(n)}.</p>" for n in doc.get("notes") or [])
             + f"<table><tr><th>metric</th>{head}<th>rule</th></tr>{''.join(body)}</table>"
