@@ -198,7 +198,7 @@ class Session:
         self._max_lag_s = float(self.config.max_lag_s)
         self._fill_start: dict[str, int | None] = {c: None for c in CHANNELS}  # current run of filled silence
         self._dropped_s = {c: 0.0 for c in CHANNELS}
-        self._late_said = {c: False for c in CHANNELS}
+        self._late_said: dict[str, int | None] = {c: None for c in CHANNELS}  # said: its index in errors
         self._window = RollingWindow(self.config.window_s)
         self._segments: list[SpeechSegment] = []  # closed, not yet handed to self._timeline
         self._spoke: set[str] = set()  # channels with a closed speech segment (the no-speech check)
@@ -558,6 +558,16 @@ class Session:
             self._fill_start[channel] = self._end[channel]
         self._feed(channel, _silence(n))
 
+    def _say_late_total(self) -> None:
+        """At close, under the lock: the "dropped so far" line of each channel says the call's total
+        (a trial read "0.10 s of it dropped so far" beside source.dropped_audio_s 0.52)."""
+        for c in CHANNELS:
+            i = self._late_said[c]
+            if i is not None and i < len(self.errors) and "dropped so far" in self.errors[i]:
+                head = self.errors[i].split(": ", 1)[0]
+                rest = self.errors[i].split("dropped so far", 1)[1]
+                self.errors[i] = f"{head}: {self._dropped_s[c]:.2f} s of it dropped in all{rest}"
+
     def _count_late(self, channel: Channel, start: int, end: int, n: int) -> None:
         """A push whose first ``end - start`` samples the channel already holds: count them as
         dropped; audio that lands on silence the session filled in came late (the channel trails the
@@ -576,8 +586,8 @@ class Session:
             if raised > self._max_lag_s:
                 self._max_lag_s = raised
                 self.info["max_lag_s"] = round(raised, 3)
-        if not self._late_said[channel] and self._dropped_s[channel] >= LATE_SAY_S:
-            self._late_said[channel] = True
+        if self._late_said[channel] is None and self._dropped_s[channel] >= LATE_SAY_S:
+            self._late_said[channel] = len(self.errors)  # its index: the total replaces "so far" at close
             other = "agent" if channel == "user" else "user"
             self._on_error(
                 f"{channel} audio arrived after the session had filled its time with silence (it trails the "
@@ -885,6 +895,7 @@ class Session:
             if self._closed_result is not None:
                 return self._closed_result
             self._finish_health()
+            self._say_late_total()
             for c in CHANNELS:
                 tail = self._vads[c].flush()
                 self._segments.extend(tail)

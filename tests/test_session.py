@@ -412,6 +412,7 @@ def test_a_channel_pushed_behind_the_other_is_not_lost_in_silence(lag_s):
     assert lag_s <= got["source"]["max_lag_s"] <= min(MAX_LAG_CAP_S, lag_s + 0.2)
     if dropped >= 0.1:
         assert len(got["errors"]) == 1 and "user audio arrived after the session had filled" in got["errors"][0]
+        assert f"{dropped:.2f} s of it dropped in all" in got["errors"][0]  # the total, not the first 0.1 s
 
 
 def test_a_time_given_as_text_is_refused():
