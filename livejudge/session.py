@@ -559,14 +559,23 @@ class Session:
         self._feed(channel, _silence(n))
 
     def _say_late_total(self) -> None:
-        """At close, under the lock: the "dropped so far" line of each channel says the call's total
+        """At close, under the lock: the late-audio line of each channel says the call's total
         (a trial read "0.10 s of it dropped so far" beside source.dropped_audio_s 0.52)."""
         for c in CHANNELS:
             i = self._late_said[c]
-            if i is not None and i < len(self.errors) and "dropped so far" in self.errors[i]:
-                head = self.errors[i].split(": ", 1)[0]
-                rest = self.errors[i].split("dropped so far", 1)[1]
-                self.errors[i] = f"{head}: {self._dropped_s[c]:.2f} s of it dropped in all{rest}"
+            # its own line (a full errors list may have cut it: MAX_ERRORS)
+            if i is not None and i < len(self.errors) and self.errors[i].startswith(f"{c} audio arrived after"):
+                self.errors[i] = self._late_message(c, "in all")
+
+    def _late_message(self, channel: Channel, how: str) -> str:
+        """The one line that says a channel's late audio was dropped: how much (``how``: "so far"
+        while the call runs, "in all" at its end), and the wait now."""
+        other = "agent" if channel == "user" else "user"
+        return (f"{channel} audio arrived after the session had filled its time with silence (it trails the "
+                f"{other} channel by more than the wait, SessionConfig.max_lag_s {self.config.max_lag_s:g} s): "
+                f"{self._dropped_s[channel]:.2f} s of it dropped {how}; the wait is now {self._max_lag_s:g} s "
+                f"(at most {MAX_LAG_CAP_S:g} s): set max_lag_s to your transport's buffering to lose none; the "
+                "total is in source.dropped_audio_s")
 
     def _count_late(self, channel: Channel, start: int, end: int, n: int) -> None:
         """A push whose first ``end - start`` samples the channel already holds: count them as
@@ -588,13 +597,7 @@ class Session:
                 self.info["max_lag_s"] = round(raised, 3)
         if self._late_said[channel] is None and self._dropped_s[channel] >= LATE_SAY_S:
             self._late_said[channel] = len(self.errors)  # its index: the total replaces "so far" at close
-            other = "agent" if channel == "user" else "user"
-            self._on_error(
-                f"{channel} audio arrived after the session had filled its time with silence (it trails the "
-                f"{other} channel by more than the wait, SessionConfig.max_lag_s {self.config.max_lag_s:g} s): "
-                f"{self._dropped_s[channel]:.2f} s of it dropped so far; the wait is now {self._max_lag_s:g} s "
-                f"(at most {MAX_LAG_CAP_S:g} s): set max_lag_s to your transport's buffering to lose none; the "
-                "total is in source.dropped_audio_s")
+            self._on_error(self._late_message(channel, "so far"))
 
     @property
     def now_s(self) -> float:
