@@ -310,3 +310,38 @@ def test_help_reads_without_doubled_words(capsys, monkeypatch):
     words = text.split()
     assert "the moments `check` can pin)" in " ".join(words)
     assert not [(a, b) for a, b in zip(words, words[1:]) if a.lower() == b.lower() and a.isalpha()]
+
+
+# ----------------------------------------------------------------------------- a hung agent
+def test_a_pause_the_agent_never_spoke_after_is_not_measured(tmp_path, capsys):
+    """A dead or hung agent "waits" through every caller pause: `check --expect yield` at a pause
+    passed on such a call (probe had the same fault, fixed before; check had not been). Built
+    from real clips: the agent answers once, then the caller pauses mid-turn and the agent never
+    speaks again. The same pause on a call where the agent answers afterwards still passes."""
+    from livejudge.testing.dialogues import DialogueBuilder
+
+    def call(agent_answers: bool) -> tuple[Path, float]:
+        b = DialogueBuilder(noise_dbfs=-55.0, seed=5)
+        b.user("cmu_cards_005")
+        b.agent("espeak_reply_01", gap_s=0.5)
+        u2 = b.user("cmu_cards_002", gap_s=0.7)
+        b.user("cmu_cards_003", at_s=u2.offset_s + 0.8)  # the caller pauses 0.8 s mid-turn
+        if agent_answers:
+            b.agent("espeak_reply_04", gap_s=0.5)
+        p = tmp_path / f"answers_{agent_answers}.wav"
+        b.build().write(p)
+        return p, u2.offset_s
+
+    hung, pause_at = call(False)
+    xml = tmp_path / "hung.xml"
+    code, out, err = run([hung, "--at", round(pause_at, 2), "--expect", "yield", "--junit", xml], capsys)
+    assert code == 3, (out, err)
+    assert out.startswith("ERROR") and "did not speak after this moment" in out, out
+    assert "0 of 1 expectation(s) passed (1 not measured" in err
+    suite = ET.parse(xml).getroot().find("testsuite")
+    assert (suite.get("failures"), suite.get("errors")) == ("0", "1")
+    assert suite.find("testcase").find("error").get("type") == "NotMeasured"
+
+    answered, pause_at = call(True)
+    code, out, _ = run([answered, "--at", round(pause_at, 2), "--expect", "yield"], capsys)
+    assert code == 0 and out.startswith("PASS") and "pause" in out, out

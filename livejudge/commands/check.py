@@ -32,7 +32,11 @@ fixed, and a passing one guards against regressions; or of what the agent did
 (``--pin observed``: a snapshot; a yield is pinned with ``within_s`` = its time +
 ``PIN_MARGIN_S``).
 
-Exit codes: 0 every expectation passed (or there were none), 3 one failed (``EXIT_GATE``, as a
+A pause expectation of ``yield`` that "passed" because the agent never spoke after it (a dead
+or hung agent waits through every pause) is not measured: printed ``ERROR``, a JUnit ``error``,
+and not a pass (exit 3).
+
+Exit codes: 0 every expectation passed (or there were none), 3 one failed or was not measured (``EXIT_GATE``, as a
 failed ``--fail-if`` gate: CI tells a failed expectation from a run that failed, 1), 2 usage or
 input error (one line says what): usage errors leave through ``CLIError`` (``runner.EXIT_USAGE``).
 """
@@ -139,10 +143,62 @@ class Expectation:
 
 @dataclass(frozen=True)
 class CheckResult:
+    """One expectation's outcome. ``error`` (a reason) marks a moment that could not be measured:
+    ``passed`` is then False, and the moment is neither a pass nor a failure (JUnit ``error``)."""
+
     expectation: Expectation
     passed: bool
     reason: str
     verdict: Verdict | None = None
+    error: str | None = None
+
+    @property
+    def status(self) -> str:
+        """"pass", "fail" or "error" (not measured)."""
+        return "error" if self.error else ("pass" if self.passed else "fail")
+
+
+NEVER_SPOKE = "the agent never spoke in the call: waiting cannot be told from not answering"
+SILENT_AFTER = "the agent did not speak after this moment: waiting cannot be told from not answering"
+
+
+def not_measured(e: Expectation, passed: bool, agent_onsets: list[float] | None) -> str | None:
+    """Why an expectation that passed was not measured, or None (pure). A pause passes "yield" when
+    the agent waited, i.e. did not start in it; an agent that never speaks again "waits" too (a
+    trial: a dead agent read 3 of 5 green), so a pause is only judged once the agent has spoken
+    after it. ``agent_onsets``: the agent's speech onsets, seconds on the call's clock (the
+    result's ``segments``); None when the result does not list them (then nothing is marked)."""
+    if not passed or e.expect != "yield" or agent_onsets is None:
+        return None
+    if e.kind not in ("pause", None):  # kind None: the caller passes only a pause's result
+        return None
+    if not agent_onsets:
+        return NEVER_SPOKE
+    if not any(t > e.at_s for t in agent_onsets):
+        return SILENT_AFTER
+    return None
+
+
+def agent_onsets_of(doc: dict) -> list[float] | None:
+    """The agent's speech onsets (s) of a result document's ``segments``, None when it has none."""
+    segs = doc.get("segments")
+    if not isinstance(segs, list):
+        return None
+    return [float(s["onset_s"]) for s in segs if isinstance(s, dict) and s.get("channel") == "agent"
+            and isinstance(s.get("onset_s"), (int, float))]
+
+
+def check_call(exps: list[Expectation], verdicts: list[Verdict], doc: dict,
+               tolerance_s: float = TOLERANCE_S) -> list[CheckResult]:
+    """Every expectation checked against a call's verdicts, a pause the agent "waited" out without
+    speaking after it marked not measured (``not_measured``). ``doc``: the call's result document."""
+    onsets = agent_onsets_of(doc)
+    out = []
+    for e in exps:
+        r = check(e, verdicts, tolerance_s)
+        why = not_measured(e, r.passed, onsets) if r.verdict is not None and r.verdict.kind == "pause" else None
+        out.append(replace(r, passed=False, error=why) if why else r)
+    return out
 
 
 def check(expectation: Expectation, verdicts: list[Verdict], tolerance_s: float = TOLERANCE_S) -> CheckResult:
@@ -349,13 +405,18 @@ def moment_lines(vs: list[Verdict]) -> list[str]:
 
 
 def junit_xml(results: list[CheckResult], suite: str) -> str:
-    """JUnit XML: one testsuite, one testcase per expectation (``failure`` with the reason)."""
+    """JUnit XML: one testsuite, one testcase per expectation (``failure`` with the reason; a moment
+    not measured, ``CheckResult.error``, is an ``error``: not a pass, not a failure)."""
     root = ET.Element("testsuites", name="livejudge")
     s = ET.SubElement(root, "testsuite", name=f"livejudge check: {suite}", tests=str(len(results)),
-                      failures=str(sum(not r.passed for r in results)), errors="0", skipped="0")
+                      failures=str(sum(r.status == "fail" for r in results)),
+                      errors=str(sum(r.status == "error" for r in results)), skipped="0")
     for r in results:
         tc = ET.SubElement(s, "testcase", classname="livejudge.commands.check", name=r.expectation.label)
-        if not r.passed:
+        if r.error:
+            msg = f"not measured: {r.error} ({r.reason})"
+            ET.SubElement(tc, "error", message=msg, type="NotMeasured").text = msg
+        elif not r.passed:
             f = ET.SubElement(tc, "failure", message=r.reason, type="ExpectationFailed")
             f.text = r.reason
         else:
@@ -485,14 +546,17 @@ def cmd_check(args: argparse.Namespace) -> int:
         more = f" (and {len(late) - 1} more)" if len(late) > 1 else ""
         raise CLIError(f"{late[0].label}{more}: {late[0].at_s:.2f} s is past the end of the recording "
                        f"({dur:.2f} s long): check the time, or whether the file holds the whole call")
-    results = [check(e, vs, tolerance) for e in exps]
+    results = check_call(exps, vs, doc, tolerance)
     out = sys.stderr if args.json_out == "-" else sys.stdout
     for r in results:
         reason = r.reason  # "backchannel at 6.22 s: backchannel at 6.22 s: held" said the moment twice (a trial)
         if reason.startswith(r.expectation.label + ": "):
             reason = reason[len(r.expectation.label) + 2:]
-        print(f"{'PASS' if r.passed else 'FAIL'}  {r.expectation.label}: {reason}", file=out)
+        if r.error:
+            reason = f"not measured: {r.error} ({reason})"
+        print(f"{r.status.upper():<5} {r.expectation.label}: {reason}", file=out)
     n_fail = sum(not r.passed for r in results)
+    n_err = sum(r.status == "error" for r in results)
     suite = str(call or (f"{args.user} + {args.agent}" if args.user else "call"))
     if args.junit:
         p = Path(args.junit)
@@ -502,7 +566,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise CLIError(f"cannot write --junit {p}: {exc.strerror or exc}") from None
         print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
-    print(f"livejudge: {len(results) - n_fail} of {len(results)} expectation(s) passed", file=sys.stderr)
+    print(f"livejudge: {len(results) - n_fail} of {len(results)} expectation(s) passed"
+          + (f" ({n_err} not measured: the agent did not speak after them, which is not a pass)" if n_err else ""),
+          file=sys.stderr)
     return EXIT_FAIL if n_fail else EXIT_PASS
 
 

@@ -43,6 +43,8 @@ from pathlib import Path
 
 import numpy as np
 
+from livejudge.commands.check import NEVER_SPOKE, SILENT_AFTER  # noqa: F401 (re-exported)
+from livejudge.commands.check import not_measured as _unmeasured  # one rule for check and probe
 from livejudge.commands.runner import EXIT_GATE, CLIError
 
 PAUSE_RANGE_S = (0.6, 1.0)
@@ -267,23 +269,6 @@ def scorecard(moments: list[ProbeMoment], placed: list[dict], result: dict, tole
             "latencies": lat, "expectations": exps,
             "passed": sum(r["status"] == "pass" for r in rows), "failed": sum(r["status"] == "fail" for r in rows),
             "errors": sum(r["status"] == "error" for r in rows)}
-
-
-NEVER_SPOKE = "the agent never spoke in the call: waiting cannot be told from not answering"
-SILENT_AFTER = "the agent did not speak after this moment: waiting cannot be told from not answering"
-
-
-def _unmeasured(e, passed: bool, agent_onsets: list[float]) -> str | None:
-    """Why a moment that passed was not measured, or None. A pause passes when the agent waited, i.e.
-    did not start in it; an agent that never speaks again "waits" too (a trial: a dead agent read
-    3 of 5 green), so a pause is only judged once the agent has spoken after it."""
-    if not passed or e.kind != "pause" or e.expect != "yield":
-        return None
-    if not agent_onsets:
-        return NEVER_SPOKE
-    if not any(t > e.at_s for t in agent_onsets):
-        return SILENT_AFTER
-    return None
 
 
 def print_scorecard(card: dict, out=sys.stdout) -> None:
