@@ -208,6 +208,8 @@ class Session:
         self._pending: list = []  # heap of settled events not yet published: (key, seq, event)
         self._pending_seq = 0
         self._summary_cache: tuple[Any, Summary] | None = None
+        self._end_s: float | None = None  # the call's end, set at close (``_ended``)
+        self._ended_cache: tuple[Timeline, Timeline] | None = None
         self._verdict_keys: set = set()  # keys of the verdicts published (live or at close)
         self._verdicts_settled: list[Verdict] = []  # those verdicts, in the order published
         self._verdict_lo_s = -float("inf")  # verdicts of moments before this are not looked for live
@@ -714,7 +716,17 @@ class Session:
         """
         with self._lock:
             self._absorb()
-            return self._timeline.timeline(self._open_segments())
+            return self._ended(self._timeline.timeline(self._open_segments()))
+
+    def _ended(self, tl: Timeline) -> Timeline:
+        """``tl`` with the call's end (``Timeline.end_s``) once the session is closing: a barge-in
+        the end cut is then neither a yield nor a talk-through. The same object for the same ``tl``
+        (the summary and verdict caches key on it)."""
+        if self._end_s is None:
+            return tl
+        if self._ended_cache is None or self._ended_cache[0] is not tl:
+            self._ended_cache = (tl, replace(tl, end_s=self._end_s))
+        return self._ended_cache[1]
 
     @property
     def summary(self) -> Summary:
@@ -829,7 +841,7 @@ class Session:
     def _publish_verdicts(self, horizon: float, final: bool) -> None:
         """Publish each verdict once, when its ``settle_s`` is behind ``horizon`` (under the lock)."""
         if final:
-            found = self._find_verdicts(self._timeline.timeline())
+            found = self._find_verdicts(self._ended(self._timeline.timeline()))
         else:
             lo = self._verdict_lo_s
             if horizon <= lo or horizon == -float("inf"):
@@ -905,7 +917,16 @@ class Session:
                 for s in tail:
                     self._publish(s)
             self._warn_no_speech()
+            self._end_s = self.now_s
             self._publish_settled(final=True)
+            tl = self.timeline
+            for b in tl.barge_ins:  # said, not silently left out (``Timeline.cut_by_end``)
+                if b.by == "user" and tl.cut_by_end(b):
+                    n = Note("barge_in_cut_by_end", b.onset_s, {
+                        "message": f"the call ended during the caller's barge-in at {b.onset_s:.2f} s: the agent's "
+                                   "answer to it (yield or talk-through) is not judged"})
+                    self._notes.append(n)
+                    self._publish(n)
             if self._notes_dropped:  # one line for what the bound left out (never silently)
                 n = Note("notes_dropped", self.now_s, {"max_notes": MAX_NOTES, "by_kind": dict(self._notes_dropped)})
                 self._notes.append(n)

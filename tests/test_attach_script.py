@@ -284,3 +284,24 @@ def test_mark_outages_marks_only_what_spans_the_outage():
     assert result["verdicts"][0]["outage"] == {"start_s": 3.1, "end_s": 6.0}
     assert result["verdicts"][0]["text"].endswith("(connection outage 3.1–6.0 s)")
     assert "outage" in result["transitions"][0] and "outage" not in result["transitions"][1]
+
+
+def test_agent_hanging_up_during_a_barge_in_is_not_read_as_a_yield(tmp_path, capsys):
+    """A trial: an agent that hung up mid-reply while the caller was barging in read as a slow
+    yield (its audio stopping with the call is not a yield). The call's end cut the barge-in
+    (``Timeline.cut_by_end``): no barge-in verdict, the yield stats leave it out, a
+    ``barge_in_cut_by_end`` note says so, and a ``yield_mean_s … if measured`` gate passes."""
+    wavs = [_wav(tmp_path, c) for c in ("cmu_cards_001", "cmu_numbers")]
+    # turn 1 0.5–1.25 s; the agent speaks 1.5–3.1 s; turn 2 (2.5 s) barges in 0.3 s into it; close at 3.1 s
+    with fake_agent(_agent(1.5, "say", "say", "close", "hold")) as port:
+        code, out, ev = _attach(tmp_path, port, "--input-wav", *wavs, "--barge-in", "2:0.3",
+                                "--fail-if", "yield_mean_s>0.8 if measured")
+    err = _err_lines(capsys)
+    doc = json.loads(out.read_text())
+    assert doc["source"]["ended"] == "failed: closed_mid_script", err  # the caller's turn 2 was cut
+    assert doc["summary"]["user_barge_in_count"] == 1, doc["barge_ins"]
+    assert [v for v in doc["verdicts"] if v["kind"] in ("barge_in", "restart")] == []
+    assert doc["summary"]["yield_mean_s"] is None and doc["summary"]["yield_none_count"] == 0
+    cut = [e for e in doc["framework_events"] if e["kind"] == "barge_in_cut_by_end"]
+    assert len(cut) == 1 and abs(cut[0]["t_s"] - doc["barge_ins"][0]["onset_s"]) < 1e-6
+    assert not any("yield_mean_s" in x and "FAIL" in x for x in err), err

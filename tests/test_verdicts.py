@@ -12,6 +12,8 @@ voiced 30 ms frame), a measured time (yield, pause, silence, latency) within ``V
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from livejudge.events import SpeechSegment as S
@@ -371,3 +373,29 @@ def test_a_verdict_still_open_at_the_end_of_the_call_round_trips():
     assert d["settle_s"] is None
     w = Verdict.from_dict(json.loads(json.dumps(d)))
     assert w.settle_s == math.inf and w == v
+
+
+@pytest.mark.parametrize("cut_after_s", [0.6, 1.2])
+def test_a_barge_in_the_recording_ends_inside_is_not_judged(cut_after_s):
+    """A caller says something over the agent and the recording ends with both still talking (a
+    hang-up mid-overlap): the agent had no chance to yield or to talk through the caller's turn.
+    It read "talked_through" (a flagged moment and ``yield_none_count`` 1). Built from real clips;
+    the same call recorded to its end is the control (the agent talks through: flagged)."""
+    from livejudge.testing.dialogues import DialogueBuilder
+
+    b = DialogueBuilder(noise_dbfs=-55.0, seed=5, tail_s=0.0)
+    b.user("cmu_cards_005")
+    b.agent("espeak_reply_02", gap_s=0.5)
+    bi = b.user("cmu_goforward", barge_in_after_s=1.0, agent_yield_s=None)  # the agent talks on
+    full = b.build().call
+    _, final, result = run_live(full)
+    assert [v.outcome for v in final if v.kind == "barge_in"] == ["talked_through"]
+    assert result["summary"]["yield_none_count"] == 1
+
+    n = int((bi.onset_s + cut_after_s) * 16000)
+    _, final, result = run_live(replace(full, user=full.user[:n], agent=full.agent[:n]))
+    assert [v for v in final if v.kind in ("barge_in", "restart")] == []
+    sm = result["summary"]
+    assert (sm["user_barge_in_count"], sm["yield_none_count"], sm["yield_mean_s"]) == (1, 0, None)
+    notes = [e for e in result["framework_events"] if e["kind"] == "barge_in_cut_by_end"]
+    assert len(notes) == 1 and abs(notes[0]["t_s"] - bi.onset_s) <= MOMENT_TOL_S, notes

@@ -194,7 +194,7 @@ def why_not_measured(metric: str, metrics: dict[str, float | None]) -> str:
         return f"no reply to the caller to time (latency_count {n('latency_count')})"
     if metric == "yield_mean_s":
         return (f"no caller barge-in that the agent yielded to (user_barge_in_count {n('user_barge_in_count')}, "
-                f"talked through {n('verdict_barge_in_talked_through_count')})")
+                f"talked through {n('verdict_barge_in_talked_through_count')}; one the call's end cut is not judged)")
     if metric == "gap_mean_s":
         return f"no change of speaker (gap_count {n('gap_count')})"
     if metric.startswith("dim_"):
@@ -214,7 +214,13 @@ def moment_absent(metric: str, metrics: dict[str, float | None]) -> bool:
     either, and passed a 'yield_mean_s>0.5 if measured' gate (a trial). Pure."""
     if metric == "yield_mean_s":
         n = metrics.get("user_barge_in_count", metrics.get("barge_in_count"))
-        return not n
+        if not n:
+            return True
+        # barge-ins the call's end cut (``Timeline.cut_by_end``) have no barge-in verdict: when
+        # none was decided either way, the moment was not measured, whatever the agent did
+        judged = [metrics.get(f"verdict_barge_in_{o}_count") for o in ("yielded", "slow_yield", "talked_through")]
+        return all(isinstance(j, (int, float)) for j in judged) and not any(judged) and \
+            not metrics.get("verdict_backchannel_yielded_count")
     return key_optional(metric)
 
 

@@ -98,7 +98,9 @@ class Summary:
             after the agent's onset; ``talk_over_counts``).
         agent_early_start_count: agent starts inside the caller's speech that the verdicts call
             an early start (the caller ended within ``talk_over_grace_s`` seconds: human-like).
-        yield_mean_s: mean agent yield time after user barge-ins (those where it yielded).
+        yield_mean_s: mean agent yield time after user barge-ins (those where it yielded; a
+            barge-in the call's end cut, ``Timeline.cut_by_end``, is counted in
+            ``barge_in_count`` only).
         yield_none_count: user barge-ins the agent talked through (did not yield).
         overlap_ratio: time both speak at once / time anyone speaks.
         backchannel_count: backchannels on both channels.
@@ -170,7 +172,8 @@ def summarize(timeline: Timeline, verdicts: Iterable) -> Summary:
     lat = timeline.response_latencies_s
     gaps = [t.gap_s for t in timeline.transitions]
     user_bi = [b for b in timeline.barge_ins if b.by == "user"]
-    yields = [b.yield_s for b in user_bi if b.yield_s is not None]
+    decided = [b for b in user_bi if not timeline.cut_by_end(b)]  # the call's end cut the rest
+    yields = [b.yield_s for b in decided if b.yield_s is not None]
     overlap_s = sum(o.duration_s for o in timeline.overlaps)
     speech_s = _union_s(timeline)
     u, a = timeline.talk_s["user"], timeline.talk_s["agent"]
@@ -185,7 +188,7 @@ def summarize(timeline: Timeline, verdicts: Iterable) -> Summary:
         agent_talk_over_count=talk_over,
         agent_early_start_count=early,
         yield_mean_s=float(np.mean(yields)) if yields else None,
-        yield_none_count=sum(1 for b in user_bi if b.yield_s is None),
+        yield_none_count=sum(1 for b in decided if b.yield_s is None),
         overlap_ratio=overlap_s / speech_s if speech_s > 0 else 0.0,
         overlap_s=overlap_s,
         backchannel_count=len(timeline.backchannels),

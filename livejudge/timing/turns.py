@@ -96,9 +96,15 @@ class TurnConfig:
                 raise ValueError(f"TurnConfig.{name} must be ≥ 0 seconds, got {v}")
 
 
+END_GRACE_S = 0.3
+"""HEURISTIC: speech that stops less than this before the call's end was still going when the
+call ended (the VAD's offset lags speech by up to its hangover, 0.2 s, plus a frame), seconds."""
+
+
 @dataclass(frozen=True)
 class Timeline:
-    """Everything ``analyze`` finds, each list sorted by onset."""
+    """Everything ``analyze`` finds, each list sorted by onset. ``end_s``: the call's end (seconds,
+    the session clock) once the call has ended, None while it goes on or when unknown."""
 
     segments: tuple[SpeechSegment, ...] = ()
     turns: tuple[Turn, ...] = ()
@@ -107,6 +113,23 @@ class Timeline:
     backchannels: tuple[Backchannel, ...] = ()
     overlaps: tuple[Overlap, ...] = ()
     talk_s: dict = field(default_factory=lambda: {"user": 0.0, "agent": 0.0})
+    end_s: float | None = None
+
+    def cut_by_end(self, b: BargeIn, grace_s: float = END_GRACE_S) -> bool:
+        """Whether the call ended before barge-in ``b`` was decided: the barge-in's turn and the
+        other side's speech both ran to within ``grace_s`` of ``end_s`` (a caller who says "bye"
+        over the agent and hangs up; an agent that hangs up mid-reply while the caller talks).
+        Whether the other side would have yielded or talked on is then unknown: a hang-up's
+        silence is not a yield, and ending together is not talking through. False when
+        ``end_s`` is None. Only the speaker's last turn can reach the end: found from the end of
+        ``turns`` (a few steps)."""
+        if self.end_s is None:
+            return False
+        edge = self.end_s - grace_s
+        last = next((t for t in reversed(self.turns) if t.channel == b.by), None)
+        if last is None or last.offset_s < edge or not last.onset_s - 1e-9 <= b.onset_s <= last.offset_s:
+            return False
+        return b.yield_s is None or b.onset_s + b.yield_s >= edge
 
     @property
     def response_latencies_s(self) -> list[float]:

@@ -317,8 +317,8 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
     # barge-ins by the caller, and what the agent did after yielding
     user_turn_at = {t.onset_s: t for t in turns["user"]}
     for b in timeline.barge_ins:
-        if b.by != "user":
-            continue
+        if b.by != "user" or timeline.cut_by_end(b):
+            continue  # cut by the call's end: neither a yield nor a talk-through (``Timeline.cut_by_end``)
         ut = user_turn_at.get(b.onset_s)  # the barge-in is the onset of the caller's turn
         settle = ut.offset_s if ut is not None else b.onset_s
         if b.yield_s is None:
