@@ -305,3 +305,28 @@ def test_agent_hanging_up_during_a_barge_in_is_not_read_as_a_yield(tmp_path, cap
     cut = [e for e in doc["framework_events"] if e["kind"] == "barge_in_cut_by_end"]
     assert len(cut) == 1 and abs(cut[0]["t_s"] - doc["barge_ins"][0]["onset_s"]) < 1e-6
     assert not any("yield_mean_s" in x and "FAIL" in x for x in err), err
+
+
+def test_an_agent_that_stops_reading_before_it_hangs_up_ends_the_call_at_its_close(tmp_path, capsys):
+    """A trial: an agent that stopped reading the caller's audio and then closed (1000) had its
+    hang-up seen 10 s late (websockets' close handshake waited its default ``close_timeout`` for
+    a reply the agent never read), and the call ran on meanwhile: duration 14.8 s for a close at
+    about 5.3 s. ``CLOSE_TIMEOUT_S`` bounds that wait (1 s)."""
+    from livejudge.sources.ws import CLOSE_TIMEOUT_S
+
+    async def handler(ws):  # never reads: websockets stops reading its socket once its queue is full
+        await asyncio.sleep(1.5)
+        await _say(ws)
+        await asyncio.sleep(3.0)
+        await ws.close(1000, "bye")  # about 5.3 s into the call
+
+    wavs = [_wav(tmp_path, c) for c in ("cmu_cards_001", "cmu_numbers", "cmu_cards_003")]
+    with fake_agent(handler) as port:
+        code, out, ev = _attach(tmp_path, port, "--input-wav", *wavs)
+    doc = json.loads(out.read_text())
+    assert code == 1 and doc["source"]["ended"] == "failed: closed_mid_script"
+    closed = [e for e in doc["framework_events"] if e["kind"] == "ws.closed"]
+    assert len(closed) == 1 and closed[0]["code"] == 1000
+    # the close handshake's bound, plus a second of scheduling slack on a loaded 2-core machine
+    assert closed[0]["t_s"] < 5.3 + CLOSE_TIMEOUT_S + 1.0, closed
+    assert doc["duration_s"] < 5.3 + CLOSE_TIMEOUT_S + 1.0

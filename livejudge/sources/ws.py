@@ -48,6 +48,11 @@ VOICE_DBFS = -40.0
 """RMS level (dB re full scale, per 20 ms) above which a chunk counts as voiced for the
 scripted caller's turn logic and the silence watchdog. A heuristic, not the judged VAD."""
 
+CLOSE_TIMEOUT_S = 1.0
+"""How long the websocket close handshake may wait for the agent, seconds (websockets'
+``close_timeout``, 10 s by default): an agent that stops reading before it closes had its hang-up
+seen, and the call ended, 10 s late (the caller's audio went on meanwhile)."""
+
 
 class AttachError(Exception):
     """A fault that ends the call. ``kind`` names it for tests and the result's notes:
@@ -831,7 +836,8 @@ class AttachClient:
         host = urlparse(url).hostname or ""
         local = host in ("localhost", "127.0.0.1", "::1")
         kwargs: dict[str, Any] = {"open_timeout": self.config.open_timeout_s, "compression": None,
-                                  "max_size": self.config.limits.max_message_bytes, "ping_interval": None}
+                                  "max_size": self.config.limits.max_message_bytes, "ping_interval": None,
+                                  "close_timeout": CLOSE_TIMEOUT_S}
         if local:
             kwargs["proxy"] = None
         if self.config.origin:
