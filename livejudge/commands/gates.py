@@ -194,7 +194,7 @@ def why_not_measured(metric: str, metrics: dict[str, float | None]) -> str:
         return f"no reply to the caller to time (latency_count {n('latency_count')})"
     if metric == "yield_mean_s":
         return (f"no caller barge-in that the agent yielded to (user_barge_in_count {n('user_barge_in_count')}, "
-                f"talked through {n('verdict_barge_in_talked_through_count')}; one the call's end cut is not judged)")
+                f"talked through {n('verdict_barge_in_talked_through_count')})")
     if metric == "gap_mean_s":
         return f"no change of speaker (gap_count {n('gap_count')})"
     if metric.startswith("dim_"):
