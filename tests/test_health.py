@@ -518,3 +518,35 @@ def test_an_agent_over_a_telephone_line_keeps_the_wideband_error_on_latencies(tm
     for v in doc["verdicts"]:
         by_kind.setdefault(v["kind"], set()).add(v.get("line", "wideband"))
     assert by_kind["latency"] == {"wideband"} and by_kind.get("barge_in", {"narrowband"}) == {"narrowband"}
+
+
+def test_a_call_that_starts_after_the_level_probe_is_scored_and_a_silent_one_refused(tmp_path, capsys):
+    """A trial: a call after 125 s of silence was refused ("both channels are silent"), though
+    100 s of lead silence scored: the level check read only the first ``LEVEL_PROBE_S`` (120 s).
+    It now reads on to the first sound and checks from there; a file silent to its end is still
+    refused. The call's latencies are those of the same call without the lead, 125 s later."""
+    import soundfile as sf
+
+    from livejudge.commands.cli import main
+    from livejudge.timing.health import LEVEL_PROBE_S
+
+    d = example_dialogue(seed=0)
+    lead = int((LEVEL_PROBE_S + 5.0) * 16000)
+    stereo = np.stack([d.call.user, d.call.agent], axis=1)
+    late = np.concatenate([np.zeros((lead, 2), np.float32), stereo])
+    sf.write(str(tmp_path / "late.wav"), late, 16000)
+    d.write(tmp_path / "plain.wav")
+    docs = {}
+    for name in ("plain", "late"):
+        out = tmp_path / f"{name}.json"
+        assert main(["score", str(tmp_path / f"{name}.wav"), "--judge", "none", "--json", str(out)]) == 0, \
+            capsys.readouterr().err
+        docs[name] = json.loads(out.read_text())
+    capsys.readouterr()
+    lat = {k: [t["gap_s"] for t in doc["transitions"] if t["from"] == "user"] for k, doc in docs.items()}
+    assert len(lat["late"]) == len(lat["plain"]) > 0
+    assert np.allclose(lat["late"], lat["plain"], atol=0.01), lat
+    # silent to its end (longer than the probe): refused, and said of the whole call
+    sf.write(str(tmp_path / "silent.wav"), np.zeros((lead + 16000 * 20, 2), np.float32), 16000)
+    assert main(["score", str(tmp_path / "silent.wav"), "--judge", "none"]) == 2
+    assert "both channels are silent" in capsys.readouterr().err

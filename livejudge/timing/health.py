@@ -393,11 +393,23 @@ def check_recording(call, *, swap_test: bool = True) -> tuple[list[HealthWarning
         audio = call
     ws = check_input(audio.user, audio.agent, lengths=lengths if two_files else None, swap_test=swap_test,
                      swap_fix=_swap_fix(getattr(call, "channels", None)))
+    where = f"in the first {LEVEL_PROBE_S:.0f} s"
+    if probed and unmeasurable(ws) and all(w.code == "silent_channel" for w in ws if w.unmeasurable):
+        # both channels silent in the first LEVEL_PROBE_S: a call that starts later (a trial: 125 s
+        # of lead silence was refused as "both channels are silent", 100 s was scored) is checked
+        # from its first sound; a call silent to its end is refused as the whole call
+        later = _from_first_sound(call, LEVEL_PROBE_S)
+        if later is None:
+            where = "in the whole call"
+        else:
+            start_s, audio = later
+            ws = check_input(audio.user, audio.agent, lengths=lengths if two_files else None, swap_test=swap_test,
+                             swap_fix=_swap_fix(getattr(call, "channels", None)))
+            where = f"in the {LEVEL_PROBE_S:.0f} s from {start_s:.0f} s, where the first sound is"
     if probed:
         from dataclasses import replace
 
-        ws = [replace(w, message=f"{w.message} (in the first {LEVEL_PROBE_S:.0f} s)")
-              if w.code != "length_mismatch" else w for w in ws]
+        ws = [replace(w, message=f"{w.message} ({where})") if w.code != "length_mismatch" else w for w in ws]
     n_ch = getattr(call, "file_channels", None)
     if isinstance(n_ch, int) and n_ch > 2:  # a trial's 3-channel file was scored on two of them, silently
         ch = call.channels
@@ -406,6 +418,34 @@ def check_recording(call, *, swap_test: bool = True) -> tuple[list[HealthWarning
             f"the file has {n_ch} channels; only channel {ch['user']} (user) and {ch['agent']} (agent) are read: "
             f"if the call is on others, pass --user-channel and --agent-channel (0–{n_ch - 1})", float(n_ch), 2.0))
     return ws, _line_of(audio.user, audio.agent, getattr(call, "sample_rate_in", None))
+
+
+def _from_first_sound(call, after_s: float):
+    """(start_s, audio): ``LEVEL_PROBE_S`` of ``call`` (a ``CallReader``) from the 10 s block holding
+    its first 30 ms frame above ``SILENT_PEAK_DBFS`` on either channel at or after ``after_s``, or
+    None when there is none (silent to the end). Reads the file once, block by block, and stops
+    once the probe is full: memory bounded by ``LEVEL_PROBE_S``."""
+    level = 10 ** (SILENT_PEAK_DBFS / 20)
+    n_probe = int(LEVEL_PROBE_S * SAMPLE_RATE)
+    pos, start, us, as_, got = 0, None, [], [], 0
+    for u, a in call.blocks():
+        if start is None and pos + len(u) > int(after_s * SAMPLE_RATE):
+            if max(_frame_rms(u).max(initial=0.0), _frame_rms(a).max(initial=0.0)) >= level:
+                start = pos
+        if start is not None:
+            us.append(u[: n_probe - got])
+            as_.append(a[: n_probe - got])
+            got += len(us[-1])
+            if got >= n_probe:
+                break
+        pos += len(u)
+    if start is None:
+        return None
+    from livejudge.audio import TwoChannelAudio
+
+    return start / SAMPLE_RATE, TwoChannelAudio(user=np.concatenate(us), agent=np.concatenate(as_),
+                                                sample_rate_in=getattr(call, "sample_rate_in", SAMPLE_RATE),
+                                                channels=getattr(call, "channels", {"user": 0, "agent": 1}))
 
 
 def report_warnings(warnings: list[HealthWarning], session=None, stream=None, *, say: bool = True) -> list[dict]:
