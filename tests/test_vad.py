@@ -82,3 +82,27 @@ def test_offsets_hold_when_the_noise_floor_is_above_the_old_fixed_gate(noise_dbf
     assert len(segs) == 1
     assert abs(segs[0].onset_s - on) <= 0.030
     assert abs(segs[0].offset_s - off) <= 0.030
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_channels_segments_never_overlap_on_a_quiet_recording(seed):
+    """A trial: a recording 25 dB under normal level gave user segments 14.67–15.60 s and
+    15.13–16.34 s (an onset refined back past the previous segment's offset), so the channel's
+    talk time was counted twice (17.17 s for 16.43 s of union). The example call at −25 dB gave
+    three such overlaps per seed; a segment now starts no earlier than the previous one ended."""
+    from dataclasses import replace
+
+    from livejudge.session import Session, SessionConfig, stream_call
+    from livejudge.testing import example_dialogue
+
+    d = example_dialogue(seed=seed, noise_dbfs=-65.0)
+    g = np.float32(10 ** (-25 / 20))
+    s = Session(SessionConfig())
+    stream_call(s, replace(d.call, user=d.call.user * g, agent=d.call.agent * g))
+    r = s.close()
+    for ch in ("user", "agent"):
+        segs = sorted((x for x in r["segments"] if x["channel"] == ch), key=lambda x: x["onset_s"])
+        assert segs
+        assert all(b["onset_s"] >= a["offset_s"] for a, b in zip(segs, segs[1:])), ch
+        union = sum(x["offset_s"] - x["onset_s"] for x in segs)
+        assert abs(r["summary"][f"{ch}_talk_s"] - union) < 0.02

@@ -376,6 +376,7 @@ class StreamingVAD:
         self._peak_db = -120.0
         self._peak_hb_db = -120.0
         self._onset_s: float | None = None
+        self._prev_offset_s = float("-inf")  # the last segment's offset: the next onset is not before it
         self._hi_sub = -1  # newest sub-frame whose levels are stored
 
     # ------------------------------------------------------------------ public state
@@ -645,7 +646,9 @@ class StreamingVAD:
                 if gap > self._bridge:
                     break
             j -= 1
-        return round(self._start_s + start * self._sub_s, 6)
+        # never before the previous segment's offset: a channel's segments do not overlap (a trial's
+        # quiet recording gave 14.67–15.60 s and 15.13–16.34 s, its talk time counted twice)
+        return max(round(self._start_s + start * self._sub_s, 6), self._prev_offset_s)
 
     def _refine_offset(self) -> float:
         """End of the active stretch holding the last periodic frame, session seconds."""
@@ -748,6 +751,7 @@ class StreamingVAD:
             onset = round(self._start_s + self._run_start * self.frame_s, 6)
             offset = round(self._start_s + (self._last_voiced + 1) * self.frame_s, 6)
         seg = SpeechSegment(channel=self.channel, onset_s=onset, offset_s=offset)
+        self._prev_offset_s = offset
         self._run_start = None
         self._last_voiced = None
         self._last_periodic = None
