@@ -550,3 +550,21 @@ def test_a_call_that_starts_after_the_level_probe_is_scored_and_a_silent_one_ref
     sf.write(str(tmp_path / "silent.wav"), np.zeros((lead + 16000 * 20, 2), np.float32), 16000)
     assert main(["score", str(tmp_path / "silent.wav"), "--judge", "none"]) == 2
     assert "both channels are silent" in capsys.readouterr().err
+
+
+def test_a_quiet_recording_is_warned():
+    """A trial: a call recorded 25 dB under normal level read a 0.35 s reply as 2.37 s and lost a
+    barge-in, with no warning (the VAD's gate never goes under -50 dBFS). Built from real clips:
+    the example call turned down by 25 dB warns on both channels, by 15 dB on neither."""
+    from livejudge.timing.health import QUIET_SPEECH_DBFS, speech_level_dbfs
+
+    d = example_dialogue(seed=0)
+    for gain_db, warned in ((-15.0, set()), (-25.0, {"user", "agent"})):
+        g = np.float32(10 ** (gain_db / 20))
+        ws = check_input(d.call.user * g, d.call.agent * g)
+        assert {w.channel for w in ws if w.code == "quiet_channel"} == warned, [w.message for w in ws]
+        for w in ws:
+            if w.code == "quiet_channel":
+                assert w.value < QUIET_SPEECH_DBFS and "normalise" in w.message
+    # the level is the loud speech's, not the call's average: the same for a side that talks little
+    assert abs(speech_level_dbfs(d.call.user) - speech_level_dbfs(d.call.user[: 16000 * 20])) < 3.0

@@ -30,6 +30,9 @@
   bad sound card is known).
 * ``length_mismatch``: two files (``--user``/``--agent``) whose lengths differ by more than
   ``LENGTH_MISMATCH_SHARE`` and 1 s: one file's rate header is wrong, or one side was cut.
+* ``quiet_channel``: a channel's speech level (``speech_level_dbfs``: its loudest 2 s) under
+  ``QUIET_SPEECH_DBFS``: the VAD's gate never goes under −50 dBFS, so quiet speech is found late
+  or missed (a recording's gain, a distant microphone).
 * ``noisy_line``: a channel's noise floor above ``NOISY_FLOOR_DBFS``, or a speech-like floor
   (babble, a television: ``SPEECHLIKE_SPREAD_DB``) above ``SPEECHLIKE_FLOOR_DBFS``: outside the
   floors on which the timing error stays within the stated figures (docs/verdicts.md, the
@@ -105,6 +108,14 @@ babble at −40 dBFS RMS reads about −43 dBFS as a floor and already moves lat
 rule gave no warning on 300 channels of built calls at −65…−45 dBFS, dBFS. Babble whose talkers
 pause (a café) reads a floor 9–11 dB under its level and is not caught at −40 dBFS RMS though it
 moves the timing (a new user's trial; docs/verdicts.md, "Louder floors")."""
+QUIET_SPEECH_DBFS = -32.0
+"""HEURISTIC: a channel whose speech level (``speech_level_dbfs``) is under this is ``quiet_channel``,
+dBFS. The VAD's energy gate never goes under ``VADConfig.energy_floor_dbfs`` (−50 dBFS). A trial's
+call turned down by 15 dB (speech level −29 dBFS) measured every value as at full level; by 20 dB
+(−34 dBFS) one reply 110 ms late; by 25 dB (−39 dBFS) a 0.35 s reply read 2.37 s and a barge-in
+was lost, with no warning. The example call at −39 dBFS read one latency 170 ms off."""
+QUIET_TOP_S = 2.0
+"""``speech_level_dbfs`` reads a channel's loudest this many seconds of 30 ms frames, seconds."""
 NOISE_FLOOR_MIN_DBFS = -70.0
 """HEURISTIC: a noise floor above this is room or line noise, not a clean digital source, dBFS."""
 MIN_CALL_S = 1.0
@@ -123,7 +134,8 @@ class HealthWarning:
             "truncated_file", "bad_samples" (found while the file was read: ``reader_warnings``),
             "no_speech" (a channel with sound but no VAD speech, found at the end of the call:
             ``no_speech_warnings``), "noisy_line" (a noise floor above ``NOISY_FLOOR_DBFS``, or a
-            speech-like one above ``SPEECHLIKE_FLOOR_DBFS``).
+            speech-like one above ``SPEECHLIKE_FLOOR_DBFS``), "quiet_channel" (speech under
+            ``QUIET_SPEECH_DBFS``).
         channel: "user", "agent" or None (both).
         message: one line: the problem and the fix.
         value: the measured figure (seconds, dBFS, correlation, share, offset; see code), or None.
@@ -183,6 +195,21 @@ def _floor_spread_db(rms: np.ndarray) -> float:
         return 0.0
     p5, p20 = np.percentile(db, [5.0, 20.0])
     return float(p20 - p5)
+
+
+def speech_level_dbfs(x: np.ndarray) -> float:
+    """A channel's speech level: the RMS of its loudest ``QUIET_TOP_S`` of 30 ms frames (each
+    frame's DC removed), dBFS (−120.0 without a frame). HEURISTIC: for a channel with at least that
+    much speech it is the level of its louder speech, whatever share of the call it talks.
+
+    Args:
+        x: float32 mono 16 kHz samples, full scale ±1."""
+    rms = _frame_rms(x)
+    if not rms.size:
+        return -120.0
+    k = max(1, int(round(QUIET_TOP_S / 0.03)))
+    top = np.partition(rms, max(0, rms.size - k))[-k:] if rms.size > k else rms
+    return float(10 * np.log10(max(float(np.mean(top**2)), 1e-12)))
 
 
 def channel_noise_floor_dbfs(x: np.ndarray) -> float:
@@ -332,6 +359,15 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
                     f"error was measured on (to {MEASURED_FLOOR_DBFS:.0f} dBFS, benchmarks/vad_bounds.py): expect "
                     "offsets found late or early, replies and barge-ins missed, and P(human) outside what it was "
                     "validated on; denoise or record closer to the source", floor, NOISY_FLOOR_DBFS))
+        if c not in silent and x.size:
+            level = speech_level_dbfs(x[:n_probe] if n_probe else x)
+            if level < QUIET_SPEECH_DBFS:
+                out.append(HealthWarning(
+                    "quiet_channel", c,
+                    f"the {c} channel is quiet (its loudest {QUIET_TOP_S:g} s of speech at {level:.0f} dBFS, under "
+                    f"{QUIET_SPEECH_DBFS:.0f}): the VAD's gate stays at or above -50 dBFS, so quiet speech is found "
+                    "late or missed; raise the recording gain, or normalise the file (e.g. sox in.wav out.wav norm -3)",
+                    level, QUIET_SPEECH_DBFS))
         share = _clip_share(x)
         if share > CLIP_SHARE:
             out.append(HealthWarning(
