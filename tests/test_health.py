@@ -568,3 +568,33 @@ def test_a_quiet_recording_is_warned():
                 assert w.value < QUIET_SPEECH_DBFS and "normalise" in w.message
     # the level is the loud speech's, not the call's average: the same for a side that talks little
     assert abs(speech_level_dbfs(d.call.user) - speech_level_dbfs(d.call.user[: 16000 * 20])) < 3.0
+
+
+def test_a_quiet_recording_is_scaled_up_and_measured_as_at_full_level(tmp_path, capsys):
+    """The trial's quiet call, built from real clips: the example call turned down by 25 dB read a
+    latency 170 ms off; score now scales each quiet channel up (``recording.QUIET_TARGET_DBFS``),
+    says so, records ``source.gain_db``, and measures the same latencies and barge-ins as at full
+    level (within 10 ms)."""
+    import soundfile as sf
+
+    from livejudge.commands.cli import main
+
+    d = example_dialogue(seed=0)
+    g = np.float32(10 ** (-25 / 20))
+    sf.write(str(tmp_path / "quiet.wav"), np.stack([d.call.user * g, d.call.agent * g], axis=1), 16000)
+    d.write(tmp_path / "full.wav")
+    docs = {}
+    for name in ("full", "quiet"):
+        out = tmp_path / f"{name}.json"
+        assert main(["score", str(tmp_path / f"{name}.wav"), "--judge", "none", "--json", str(out)]) == 0
+        docs[name] = json.loads(out.read_text())
+    err = capsys.readouterr().err
+    assert "the user channel is quiet" in err and "scaled up by 19 dB" in err
+    assert "gain_db" not in docs["full"]["source"]
+    assert docs["quiet"]["source"]["gain_db"] == {"user": pytest.approx(19, abs=1), "agent": pytest.approx(20, abs=1)}
+    lat = {k: [t["gap_s"] for t in doc["transitions"] if t["from"] == "user"] for k, doc in docs.items()}
+    assert len(lat["quiet"]) == len(lat["full"]) and np.allclose(lat["quiet"], lat["full"], atol=0.01), lat
+    bi = {k: [(b["onset_s"], b["yield_s"]) for b in doc["barge_ins"]] for k, doc in docs.items()}
+    assert len(bi["quiet"]) == len(bi["full"])
+    for (t0, y0), (t1, y1) in zip(bi["full"], bi["quiet"]):
+        assert abs(t0 - t1) <= 0.01 and (y0 is None) == (y1 is None) and (y0 is None or abs(y0 - y1) <= 0.01)

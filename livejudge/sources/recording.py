@@ -7,6 +7,9 @@
    silent or identical channels, clipping, DC offset, a noisy line; a telephone band as a note);
 2. refuse a recording in which nothing can be measured (``timing.health.unmeasurable``);
 3. apply the echo gate (``timing.echo.gate_source``, ``--echo-gate``);
+3b. scale a quiet channel (``quiet_channel``: speech under ``QUIET_SPEECH_DBFS``) up to
+   ``QUIET_TARGET_DBFS``, so the VAD's fixed −50 dBFS gate does not cut its speech (the warning
+   says by how much; ``source.gain_db`` in the result);
 4. after streaming, add what the reader found on the way (a file cut short, clipped or NaN
    samples: ``timing.health.reader_warnings``).
 
@@ -17,8 +20,18 @@ gives the same warnings for the same file (``check`` had given no warning for a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+import numpy as np
+
+QUIET_TARGET_DBFS = -20.0
+"""HEURISTIC: a quiet channel's speech level (``timing.health.speech_level_dbfs``) is scaled up to
+this, dBFS: the example call's channels read −14 to −15 dBFS and measure every value right from
+there down to −29 dBFS (``timing.health.QUIET_SPEECH_DBFS``)."""
+MAX_GAIN_DB = 30.0
+"""HEURISTIC: the most a quiet channel is scaled up, dB (more would lift a noise floor of −80
+dBFS into the range the VAD reads as sound)."""
 
 
 class UnmeasurableRecording(ValueError):
@@ -36,6 +49,7 @@ class PreparedRecording:
         gate_info: the echo gate's record, the result's ``source.echo_gate``.
         health: the input-health warnings found before streaming (``HealthWarning``s).
         line: the narrowband-line note (``timing.health.check_line``), or None.
+        gain_db: the gain applied to a quiet channel, {"user": dB, ...} (empty when none was).
     """
 
     call: Any
@@ -43,11 +57,14 @@ class PreparedRecording:
     gate_info: dict
     health: tuple
     line: dict | None
+    gain_db: dict = field(default_factory=dict)
 
     def start(self, session: Any, say: bool = True) -> None:
         """Put the warnings and the line note on ``session`` before streaming (``say``: one line each
         on stderr now; a batch says them per call in its summary instead)."""
         session.set_input_health(list(self.health), say=say)
+        if self.gain_db:
+            session.info["gain_db"] = dict(self.gain_db)
         if self.line is not None:  # a telephone band: a note, not a warning
             session.set_line(self.line, say=say)
 
@@ -82,4 +99,42 @@ def prepare_recording(reader: Any, echo_gate: str, *, log: bool = True) -> Prepa
     if refuse:  # one line, no result that would pretend otherwise
         raise UnmeasurableRecording(refuse)
     call, gate_info = gate_source(reader, echo_gate, log=log)
-    return PreparedRecording(call=call, reader=reader, gate_info=gate_info, health=tuple(health), line=line)
+    gains = {w.channel: min(MAX_GAIN_DB, QUIET_TARGET_DBFS - w.value) for w in health
+             if w.code == "quiet_channel" and w.channel in ("user", "agent") and w.value is not None}
+    if gains:
+        call = _scaled(call, gains)
+        health = [replace(w, message=f"{w.message} (scaled up by {gains[w.channel]:.0f} dB for this run: "
+                          "timing and judge read the scaled audio; source.gain_db)")
+                  if w.code == "quiet_channel" and w.channel in gains else w for w in health]
+    return PreparedRecording(call=call, reader=reader, gate_info=gate_info, health=tuple(health), line=line,
+                             gain_db={c: round(g, 1) for c, g in gains.items()})
+
+
+def _scaled(call: Any, gains_db: dict) -> Any:
+    """``call`` with each channel of ``gains_db`` scaled by that many dB (clipped to ±1)."""
+    from livejudge.audio import TwoChannelAudio
+
+    g = (float(10 ** (gains_db.get("user", 0.0) / 20)), float(10 ** (gains_db.get("agent", 0.0) / 20)))
+    if isinstance(call, TwoChannelAudio):
+        return replace(call, user=_gain(call.user, g[0]), agent=_gain(call.agent, g[1]))
+    return ScaledReader(call, g)
+
+
+def _gain(x: np.ndarray, g: float) -> np.ndarray:
+    return x if g == 1.0 else np.clip(x * np.float32(g), -1.0, 1.0).astype(np.float32, copy=False)
+
+
+class ScaledReader:
+    """A ``CallReader`` whose ``blocks()`` come scaled by a gain per channel (user, agent: linear);
+    every other attribute is the reader's."""
+
+    def __init__(self, reader: Any, gains: tuple[float, float]) -> None:
+        self._reader = reader
+        self._gains = gains
+
+    def blocks(self, block_s: float = 10.0):
+        for u, a in self._reader.blocks(block_s):
+            yield _gain(u, self._gains[0]), _gain(a, self._gains[1])
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._reader, name)
