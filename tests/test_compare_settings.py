@@ -149,6 +149,20 @@ def test_two_heads_of_one_name_are_told_apart_by_their_weights(tmp_path, monkeyp
     assert compare([tmp_path / "one.json", tmp_path / "again.json"])["judge_tolerance"] == {"mean_p_human": 0.5}
     assert compare([tmp_path / "one.json", tmp_path / "two.json"])["judge_tolerance"] == {}
 
+    # a column scored without a judge beside the two heads: still no better/worse between the heads
+    # (a trial: "A 0.00, B –, C 0.32 (+0.32, better)", the note naming only B's missing judge)
+    assert main(["score", str(EXAMPLE), "--judge", "none", *QUICK, "--display", "none",
+                 "--json", str(tmp_path / "none.json")]) == 0
+    capsys.readouterr()
+    for order in (["one", "none", "two"], ["none", "one", "two"]):
+        got = compare([tmp_path / f"{n}.json" for n in order])
+        rows = {r["metric"]: r for r in got["rows"]}
+        assert all(v == "" for r in rows.values() if r["metric"] == "mean_p_human" or r["metric"].startswith("dim_")
+                   for v in r["verdicts"][1:]), order
+        note = next(d for d in got["settings_differ"] if d.startswith("judge"))
+        assert "scored without one" in note and "the judged columns differ too" in note, note
+        assert rows["latency_p50_s"]["verdicts"][1:] != ["", ""]  # timing: judged as ever
+
 
 def test_the_default_whisper_head_names_its_weights_and_frame_readout():
     """The shipped whisper head's digest is its weights file's (as benchmarks/judge_wild.py's

@@ -243,12 +243,12 @@ def settings_differ(cols: list[tuple], views: list[dict]) -> list[str]:
         if len(seen) > 1 and any(v != seen[0][1] for _, v in seen[1:]):
             differ.append(key + (f" (not the same for every call of {', '.join(mixed)})" if mixed else ""))
     # one judge name, other weights: a head retrained into its folder, or another head's copy
-    if not any(d.startswith("judge") for d in differ):
+    same_name = judged_differ(cols) == "weights"
+    if not any(d.startswith("judge") for d in differ) and same_name:
         weights = [(i, c[3].get(_WEIGHTS)) for i, c in known if c[3].get(_WEIGHTS) and c[3].get("judge")]
-        if len(weights) > 1 and any(w != weights[0][1] for _, w in weights[1:]):
-            shown = ", ".join(f"{letter[i]} {w}" for i, w in weights)
-            name = str(cols[weights[0][0]][3].get("judge")).split(" / ")[-1]
-            differ.append(f"judge (a different head: weights differ under one name, {name}: {shown})")
+        shown = ", ".join(f"{letter[i]} {w}" for i, w in weights)
+        name = str(cols[weights[0][0]][3].get("judge")).split(" / ")[-1]
+        differ.append(f"judge (a different head: weights differ under one name, {name}: {shown})")
     # a column scored without a judge has no row that transcripts could move: only the judged
     # columns' views decide (a trial: check --json beside score --json blamed "transcripts")
     n_judged = sum(1 for c in cols if not _known(c) or c[3].get("judge"))
@@ -259,9 +259,29 @@ def settings_differ(cols: list[tuple], views: list[dict]) -> list[str]:
         differ.remove("transcripts (--asr)")
     unjudged = [letter[i] for i, c in known if not c[3].get("judge")]
     if "judge" in differ and unjudged:  # say which column has none, and what it lacks
+        also = ""
+        if judged_differ(cols):  # and that the judged ones differ too (a trial: "better" between two heads)
+            also = "; the judged columns differ too: " + ", ".join(
+                f"{letter[i]} {str(c[3].get('judge')).split(' / ')[-1]}"
+                + (f" {c[3].get(_WEIGHTS)}" if judged_differ(cols) == "weights" else "")
+                for i, c in known if c[3].get("judge"))
         differ[differ.index("judge")] = (f"judge ({', '.join(unjudged)} scored without one: no P(human) or "
-                                         "dimensions there)")
+                                         f"dimensions there{also})")
     return differ
+
+
+def judged_differ(cols: list[tuple]) -> str:
+    """Whether the columns with known settings that were judged were judged by different judges:
+    "name" (another head, version or backbone), "weights" (one name, other weights), "" (one
+    judge, or fewer than two judged columns). A column scored without a judge does not count: it
+    has no judge rows to compare (a trial: with one, two different heads read "better"). Pure."""
+    judged = [c[3] for c in cols if _known(c) and c[3].get("judge")]
+    if len(judged) < 2:
+        return ""
+    if len({str(j.get("judge")) for j in judged}) > 1:
+        return "name"
+    weights = [j.get(_WEIGHTS) for j in judged if j.get(_WEIGHTS)]
+    return "weights" if len(set(weights)) > 1 else ""
 
 
 def settings_differ_text(doc: dict) -> str:
@@ -438,7 +458,7 @@ def compare(paths: list[str | Path]) -> dict:
     # another judge (another head, version or weights): its P(human) and dimensions are another
     # instrument's reading, so no better/worse between them (a trial: two heads named alike read
     # "mean P(human) 0.00 → 1.00 (+1.00, better)" beside the note that their weights differ)
-    other_judge = any(d.startswith("judge") and "without one" not in d for d in differ)
+    other_judge = bool(judged_differ(cols))
     rows = []
     cut = [_cut_short(c) is not None for c in cols]
     for m in metrics:
