@@ -260,3 +260,38 @@ def test_a_child_started_by_livejudge_ends_with_it(tmp_path):
     while time.monotonic() < deadline and not gone(child):
         time.sleep(0.05)
     assert gone(child)
+
+
+def test_ctrl_c_while_the_command_line_loads_is_one_line_not_a_traceback():
+    """A trial: Ctrl-C in the first 1.5 s of `livejudge replay` printed a 16–49 line traceback
+    (inside ``from livejudge.commands.cli import entry``, or ``build_parser`` importing asyncio).
+    The console script (``livejudge.commands:entry``) imports the command line under a guard, and
+    ``cli.entry`` guards building the parser: exit 130, one line. The interrupt is raised where
+    the imports run, by a meta-path finder and a patched ``build_parser`` (no timing involved)."""
+    code = r'''
+import sys
+class Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name == "livejudge.commands.cli":
+            raise KeyboardInterrupt
+sys.meta_path.insert(0, Interrupt())
+from livejudge.commands import entry
+entry()
+'''
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 130 and p.stderr.strip() == "livejudge: interrupted", p.stderr
+    code = r'''
+import sys
+import livejudge.commands.cli as cli
+def interrupted():
+    raise KeyboardInterrupt
+cli.build_parser = interrupted
+sys.argv = ["livejudge", "--help"]
+cli.entry()
+'''
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 130 and p.stderr.strip() == "livejudge: interrupted", p.stderr
+    import tomllib
+
+    scripts = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["livejudge"] == "livejudge.commands:entry"

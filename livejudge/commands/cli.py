@@ -281,8 +281,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def entry() -> None:
     """Console entry point: ``main``, then exit ignoring further stop signals, so a late Ctrl-C
-    cannot interrupt the interpreter's own shutdown (library finalizers) with a traceback."""
-    code = main()
+    cannot interrupt the interpreter's own shutdown (library finalizers) with a traceback. A Ctrl-C
+    before ``main`` runs its command (building the parser imports each subcommand's modules) exits
+    130 with one line too."""
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        print("livejudge: interrupted", file=sys.stderr)
+        code = 130
     from livejudge.commands.runner import STOP_SIGNALS
 
     for sig in STOP_SIGNALS:
