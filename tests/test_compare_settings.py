@@ -260,3 +260,22 @@ def test_a_directory_given_for_an_html_output_suggests_an_html_name(results, tmp
     assert f"give a file path inside it, e.g. {out / 'r1.html'}" in err and "result.json" not in err
     assert main(["compare", str(results / "r1.json"), str(results / "r2.json"), "--html", str(out)]) == 2
     assert f"e.g. {out / 'compare.html'}" in capsys.readouterr().err
+
+
+def test_batches_over_other_calls_are_noted(calls, tmp_path, capsys):
+    """A trial compared a batch of three calls with one of two of them: "latency p50 +0.28, worse"
+    with no note that the medians were over other calls. compare now names the calls one batch
+    has and the other lacks; batches of the same calls get no such note."""
+    full = _batch(calls, tmp_path / "full", "--judge", "none")
+    fewer_calls = tmp_path / "fewer"
+    fewer_calls.mkdir()
+    shutil.copy(calls / "a.wav", fewer_calls / "a.wav")
+    fewer = _batch(fewer_calls, tmp_path / "fewer_out", "--judge", "none")
+    again = _batch(calls, tmp_path / "again", "--judge", "none")
+    capsys.readouterr()
+    got = compare([full, fewer])
+    notes = [n for n in got["notes"] if "other calls" in n]
+    assert len(notes) == 1 and "1 of A's 2 not in it (b.wav)" in notes[0], got["notes"]
+    assert all("_call_files" not in c["settings"] for c in got["columns"])
+    assert not [n for n in compare([full, again])["notes"] if "other calls" in n]
+    assert compare([full, again])["settings_differ"] == []

@@ -222,7 +222,7 @@ def _batch_settings(doc: dict, name: str) -> dict:
 
 def _known(col: tuple) -> bool:
     """Whether a column's settings are known: a call's always; a batch's where its summary recorded them."""
-    return col[2] == "call" or (bool(col[3]) and not col[3].get("settings_unknown"))
+    return col[2] == "call" or (any(k != CALL_FILES for k in col[3]) and not col[3].get("settings_unknown"))
 
 
 def settings_differ(cols: list[tuple], views: list[dict]) -> list[str]:
@@ -413,6 +413,10 @@ def load_column(path: str | Path) -> tuple[str, dict, str, dict, dict | None]:
         if isinstance(n, int) and isinstance(mc, dict):  # medians over fewer calls than were scored
             settings.update({"measured_calls": {k: v for k, v in mc.items() if isinstance(v, int) and v < n},
                              "n_scored": n})
+        files = [Path(str(c.get("file"))).name for c in doc["calls"] if isinstance(c, dict)
+                 and c.get("status") == "ok" and c.get("file")] if isinstance(doc["calls"], list) else []
+        if files:  # which calls its medians are over, for call_set_notes (not shown as a setting)
+            settings[CALL_FILES] = sorted(files)
         skipped = doc.get("n_skipped")  # "medians over 3 calls" hid that 2 of 5 were not scored (a trial)
         lost = f" ({skipped} of {doc.get('n_calls', '?')} not scored)" if isinstance(skipped, int) and skipped else ""
         if isinstance(doc.get("stopped"), str):  # a batch stopped by a signal said nothing of it (a trial)
@@ -476,13 +480,14 @@ def compare(paths: list[str | Path]) -> dict:
     # which keys of a config differ ("pipeline config" alone named no setting: a trial)
     differ_keys = {key: keys for key in ("pipeline config", "verdict thresholds") if key in differ
                    and (keys := _differing_keys([c[3].get(key) for c in cols if _known(c)]))}
-    out = {"columns": [{"name": c[0], "kind": c[2], "settings": c[3]} for c in cols], "rows": rows,
+    out = {"columns": [{"name": c[0], "kind": c[2], "settings": {k: v for k, v in c[3].items() if k != CALL_FILES}}
+                       for c in cols], "rows": rows,
            "settings_differ": differ, "settings_differ_keys": differ_keys,
            "timing_tolerance_s": dict(TIMING_TOLERANCE_S),
            "judge_tolerance": {m: judge_tol[m] for m in metrics if m in judge_tol}}
     out["settings_unknown"] = [c[0] for c in cols if not _known(c)]
     out["notes"] = (unknown_settings_notes(out, cols) + cut_short_notes(out, cols) + tradeoff_notes(out)
-                    + flagged_mix_notes(out, [c[1] for c in cols]) + subset_notes(out)
+                    + flagged_mix_notes(out, [c[1] for c in cols]) + subset_notes(out) + call_set_notes(out, cols)
                     + health_notes(out, [c[1] for c in cols]))
     return out
 
@@ -542,6 +547,36 @@ def flagged_mix_notes(doc: dict, metrics: list[dict]) -> list[str]:
         a, b = (f"{chr(ord('A') + j)} ({Path(doc['columns'][j]['name']).name})" for j in (0, i))
         notes.append(f"{a} and {b} flag as many moments but different ones (flagged verdicts): "
                      f"{a[0]} {words(base)}; {b[0]} {words(mix)}")
+    return notes
+
+
+CALL_FILES = "_call_files"
+"""A batch column's settings key: the file names of the calls its medians are over (``call_set_notes``;
+left out of the comparison document's columns)."""
+
+
+def call_set_notes(doc: dict, cols: list[tuple]) -> list[str]:
+    """One line per batch column whose medians are over other calls than the first batch column's
+    (by file name): its medians then mix the agent's change with the calls' own (a trial compared
+    medians over 3 calls with medians over 2 of them, "+0.28, worse", with no note). Pure."""
+    sets = [(i, c[3].get(CALL_FILES)) for i, c in enumerate(cols) if c[2].startswith("batch")]
+    sets = [(i, set(f)) for i, f in sets if isinstance(f, list)]
+    if len(sets) < 2:
+        return []
+    (i0, base), notes = sets[0], []
+    for i, fs in sets[1:]:
+        if fs == base:
+            continue
+        gone, new = sorted(base - fs), sorted(fs - base)
+
+        def few(xs: list[str]) -> str:
+            return ", ".join(xs[:3]) + (f", … ({len(xs)} in all)" if len(xs) > 3 else "")
+
+        parts = ([f"{len(gone)} of {chr(ord('A') + i0)}'s {len(base)} not in it ({few(gone)})"] if gone else []) + \
+                ([f"{len(new)} not in {chr(ord('A') + i0)} ({few(new)})"] if new else [])
+        notes.append(f"{chr(ord('A') + i)} ({Path(doc['columns'][i]['name']).name}): its medians are over other calls "
+                     f"than {chr(ord('A') + i0)}'s: " + "; ".join(parts) + ": the changes mix the agent's and the "
+                     "calls' own (score the same calls to compare agents)")
     return notes
 
 
