@@ -284,6 +284,20 @@ _COMMON_FORMATS = ("WAV", "FLAC", "OGG", "MP3", "AIFF")
 """Formats a ``cannot decode`` message names, where this machine's libsndfile reads them."""
 
 
+def _what_it_is(p) -> str:
+    """What a file that is not audio holds, where its first bytes say: a JSON document (a result
+    given where a recording goes: "Format not recognised" alone sent a trial to ffmpeg); else ""."""
+    try:
+        with open(p, "rb") as f:
+            head = f.read(64).lstrip()
+    except OSError:
+        return ""
+    if head[:1] in (b"{", b"["):
+        return ("it is JSON text, not audio: a result document goes to livejudge report, compare or check; "
+                "score reads recordings")
+    return ""
+
+
 def decode_hint() -> str:
     """What the file readers here decode, for a ``cannot decode`` message: the common formats
     this machine's libsndfile reads (``soundfile.available_formats()``; MP3 from libsndfile 1.1
@@ -329,7 +343,7 @@ def load_audio(path: str | Path) -> tuple[np.ndarray, int]:
     try:
         info = sf.info(str(p))
     except Exception as exc:  # soundfile raises several types; re-raise as one clear error
-        raise AudioFormatError(f"cannot decode {p}: {exc} ({decode_hint()})") from exc
+        raise AudioFormatError(f"cannot decode {p}: {exc} ({_what_it_is(p) or decode_hint()})") from exc
     try:  # validated before decoding: a header claiming 1 Hz or 4 GHz must not cost memory
         check_rate(info.samplerate, f"{p}: sample rate")
     except AudioFormatError as exc:
@@ -796,7 +810,7 @@ def _open_sound(path: str | Path):
     except Exception as exc:
         if spooled is not None:
             os.unlink(spooled)
-        raise AudioFormatError(f"cannot decode {path}: {exc} ({decode_hint()})") from exc
+        raise AudioFormatError(f"cannot decode {path}: {exc} ({_what_it_is(p) or decode_hint()})") from exc
     declared = _wav_declared_frames(p)
     if spooled is not None:
         os.unlink(spooled)  # the open file stays readable; nothing is left behind

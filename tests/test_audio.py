@@ -141,3 +141,22 @@ def test_a_whole_call_given_as_one_side_is_refused_and_dual_mono_is_read(tmp_pat
         with CallReader(user=tmp_path / "u.wav", agent=tmp_path / ok) as r:  # rewound after the probe
             got = np.concatenate([b[1] for b in r.blocks()])
         assert len(got) == len(a) and abs(_peak_hz(got, 16000) - 900) <= 1
+
+
+def test_a_result_json_given_as_a_recording_says_what_it_is(tmp_path):
+    """A trial ran `score result.json`: "Format not recognised (livejudge reads WAV, FLAC, …)" sent
+    it to convert the file; the message now says it is JSON, and which commands read results."""
+    from livejudge.audio import CallReader
+
+    p = tmp_path / "call.json"
+    p.write_text('{"summary": {}}')
+    from livejudge.audio import load_audio
+
+    for read in (load_audio, CallReader):
+        with pytest.raises(AudioFormatError, match="it is JSON text, not audio: a result document goes to livejudge report"):
+            read(p)
+    q = tmp_path / "noise.bin"
+    q.write_bytes(b"\x01\x02garbage" * 10)
+    with pytest.raises(AudioFormatError) as err:
+        load_audio(q)
+    assert "JSON" not in str(err.value) and "livejudge reads" in str(err.value)
