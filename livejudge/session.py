@@ -720,12 +720,12 @@ class Session:
 
     def _ended(self, tl: Timeline) -> Timeline:
         """``tl`` with the call's end (``Timeline.end_s``) once the session is closing: a barge-in
-        the end cut is then neither a yield nor a talk-through. The same object for the same ``tl``
+        the end cut within ``yield_max_s`` of its onset is then neither a yield nor a talk-through. The same object for the same ``tl``
         (the summary and verdict caches key on it)."""
         if self._end_s is None:
             return tl
         if self._ended_cache is None or self._ended_cache[0] is not tl:
-            self._ended_cache = (tl, replace(tl, end_s=self._end_s))
+            self._ended_cache = (tl, replace(tl, end_s=self._end_s, end_decide_s=self.config.verdicts.yield_max_s))
         return self._ended_cache[1]
 
     @property

@@ -288,13 +288,15 @@ def test_mark_outages_marks_only_what_spans_the_outage():
 
 def test_agent_hanging_up_during_a_barge_in_is_not_read_as_a_yield(tmp_path, capsys):
     """A trial: an agent that hung up mid-reply while the caller was barging in read as a slow
-    yield (its audio stopping with the call is not a yield). The call's end cut the barge-in
+    yield (its audio stopping with the call is not a yield). The call's end, under
+    ``yield_max_s`` after the barge-in, cut it
     (``Timeline.cut_by_end``): no barge-in verdict, the yield stats leave it out, a
     ``barge_in_cut_by_end`` note says so, and a ``yield_mean_s … if measured`` gate passes."""
     wavs = [_wav(tmp_path, c) for c in ("cmu_cards_001", "cmu_numbers")]
-    # turn 1 0.5–1.25 s; the agent speaks 1.5–3.1 s; turn 2 (2.5 s) barges in 0.3 s into it; close at 3.1 s
+    # turn 1 0.5–1.25 s; the agent speaks 1.5–3.1 s; turn 2 (2.5 s) barges in 1.0 s into it and
+    # the agent closes at 3.1 s, under yield_max_s (1 s) after the barge-in
     with fake_agent(_agent(1.5, "say", "say", "close", "hold")) as port:
-        code, out, ev = _attach(tmp_path, port, "--input-wav", *wavs, "--barge-in", "2:0.3",
+        code, out, ev = _attach(tmp_path, port, "--input-wav", *wavs, "--barge-in", "2:1.0",
                                 "--fail-if", "yield_mean_s>0.8 if measured")
     err = _err_lines(capsys)
     doc = json.loads(out.read_text())

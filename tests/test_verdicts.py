@@ -375,12 +375,14 @@ def test_a_verdict_still_open_at_the_end_of_the_call_round_trips():
     assert w.settle_s == math.inf and w == v
 
 
-@pytest.mark.parametrize("cut_after_s", [0.6, 1.2])
+@pytest.mark.parametrize("cut_after_s", [0.4, 0.6])
 def test_a_barge_in_the_recording_ends_inside_is_not_judged(cut_after_s):
     """A caller says something over the agent and the recording ends with both still talking (a
-    hang-up mid-overlap): the agent had no chance to yield or to talk through the caller's turn.
-    It read "talked_through" (a flagged moment and ``yield_none_count`` 1). Built from real clips;
-    the same call recorded to its end is the control (the agent talks through: flagged)."""
+    hang-up mid-overlap), sooner than ``yield_max_s`` (1 s) after the barge-in: the agent had no
+    time to yield or to talk through the caller's turn. It read "talked_through" (a flagged moment
+    and ``yield_none_count`` 1). Built from real clips; the same call recorded to its end is the
+    control (the agent talks through: flagged), and so is the call cut 1.5 s into the overlap: an
+    agent still talking then had not yielded in time, which the end does not change."""
     from livejudge.testing.dialogues import DialogueBuilder
 
     b = DialogueBuilder(noise_dbfs=-55.0, seed=5, tail_s=0.0)
@@ -399,3 +401,9 @@ def test_a_barge_in_the_recording_ends_inside_is_not_judged(cut_after_s):
     assert (sm["user_barge_in_count"], sm["yield_none_count"], sm["yield_mean_s"]) == (1, 0, None)
     notes = [e for e in result["framework_events"] if e["kind"] == "barge_in_cut_by_end"]
     assert len(notes) == 1 and abs(notes[0]["t_s"] - bi.onset_s) <= MOMENT_TOL_S, notes
+
+    n = int((bi.onset_s + 1.5) * 16000)
+    _, final, result = run_live(replace(full, user=full.user[:n], agent=full.agent[:n]))
+    late = [v for v in final if v.kind == "barge_in"]  # both ended with the file: which one first is noise
+    assert len(late) == 1 and late[0].outcome in ("talked_through", "slow_yield") and not late[0].ok, late
+    assert not [e for e in result["framework_events"] if e["kind"] == "barge_in_cut_by_end"]

@@ -104,7 +104,10 @@ call ended (the VAD's offset lags speech by up to its hangover, 0.2 s, plus a fr
 @dataclass(frozen=True)
 class Timeline:
     """Everything ``analyze`` finds, each list sorted by onset. ``end_s``: the call's end (seconds,
-    the session clock) once the call has ended, None while it goes on or when unknown."""
+    the session clock) once the call has ended, None while it goes on or when unknown;
+    ``end_decide_s``: how long after a barge-in the other side must have had to yield for a call
+    that ended in the overlap to have decided it (``cut_by_end``; a Session sets it to
+    ``VerdictConfig.yield_max_s``), seconds."""
 
     segments: tuple[SpeechSegment, ...] = ()
     turns: tuple[Turn, ...] = ()
@@ -114,16 +117,19 @@ class Timeline:
     overlaps: tuple[Overlap, ...] = ()
     talk_s: dict = field(default_factory=lambda: {"user": 0.0, "agent": 0.0})
     end_s: float | None = None
+    end_decide_s: float = math.inf
 
     def cut_by_end(self, b: BargeIn, grace_s: float = END_GRACE_S) -> bool:
         """Whether the call ended before barge-in ``b`` was decided: the barge-in's turn and the
         other side's speech both ran to within ``grace_s`` of ``end_s`` (a caller who says "bye"
         over the agent and hangs up; an agent that hangs up mid-reply while the caller talks).
         Whether the other side would have yielded or talked on is then unknown: a hang-up's
-        silence is not a yield, and ending together is not talking through. False when
-        ``end_s`` is None. Only the speaker's last turn can reach the end: found from the end of
-        ``turns`` (a few steps)."""
-        if self.end_s is None:
+        silence is not a yield, and ending together is not talking through. Only while the call
+        ended within ``end_decide_s`` of the barge-in: an agent still talking that long after it
+        had not yielded in time, which the end does not change. False when ``end_s`` is None.
+        Only the speaker's last turn can reach the end: found from the end of ``turns`` (a few
+        steps)."""
+        if self.end_s is None or self.end_s - b.onset_s > self.end_decide_s:
             return False
         edge = self.end_s - grace_s
         last = next((t for t in reversed(self.turns) if t.channel == b.by), None)
