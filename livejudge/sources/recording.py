@@ -8,7 +8,7 @@
 2. refuse a recording in which nothing can be measured (``timing.health.unmeasurable``);
 3. apply the echo gate (``timing.echo.gate_source``, ``--echo-gate``);
 3b. scale a quiet channel (``quiet_channel``: speech under ``QUIET_SPEECH_DBFS``) up to
-   ``QUIET_TARGET_DBFS``, so the VAD's fixed −50 dBFS gate does not cut its speech (the warning
+   ``timing.health.QUIET_TARGET_DBFS`` (``quiet_gain_db``; its noise floor was checked at that level), so the VAD's fixed −50 dBFS gate does not cut its speech (the warning
    says by how much; ``source.gain_db`` in the result);
 4. after streaming, add what the reader found on the way (a file cut short, clipped or NaN
    samples: ``timing.health.reader_warnings``).
@@ -24,14 +24,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-
-QUIET_TARGET_DBFS = -20.0
-"""HEURISTIC: a quiet channel's speech level (``timing.health.speech_level_dbfs``) is scaled up to
-this, dBFS: the example call's channels read −14 to −15 dBFS and measure every value right from
-there down to −29 dBFS (``timing.health.QUIET_SPEECH_DBFS``)."""
-MAX_GAIN_DB = 30.0
-"""HEURISTIC: the most a quiet channel is scaled up, dB (more would lift a noise floor of −80
-dBFS into the range the VAD reads as sound)."""
 
 
 class UnmeasurableRecording(ValueError):
@@ -92,22 +84,22 @@ def prepare_recording(reader: Any, echo_gate: str, *, log: bool = True) -> Prepa
         livejudge.audio.AudioFormatError: the file cannot be decoded while it is read.
     """
     from livejudge.timing.echo import gate_source
-    from livejudge.timing.health import check_recording, unmeasurable
+    from livejudge.timing.health import check_recording, quiet_gain_db, unmeasurable
 
     health, line = check_recording(reader)  # issue 20's input-health check, from the first seconds
     refuse = unmeasurable(health)
     if refuse:  # one line, no result that would pretend otherwise
         raise UnmeasurableRecording(refuse)
     call, gate_info = gate_source(reader, echo_gate, log=log)
-    gains = {w.channel: min(MAX_GAIN_DB, QUIET_TARGET_DBFS - w.value) for w in health
+    gains = {w.channel: quiet_gain_db(w.value) for w in health  # the gain check_recording checked the floor at
              if w.code == "quiet_channel" and w.channel in ("user", "agent") and w.value is not None}
     if gains:
         call = _scaled(call, gains)
-        health = [replace(w, message=f"{w.message} (scaled up by {gains[w.channel]:.0f} dB for this run: "
+        health = [replace(w, message=f"{w.message} (scaled up by {gains[w.channel]:.1f} dB for this run: "
                           "timing and judge read the scaled audio; source.gain_db)")
                   if w.code == "quiet_channel" and w.channel in gains else w for w in health]
     return PreparedRecording(call=call, reader=reader, gate_info=gate_info, health=tuple(health), line=line,
-                             gain_db={c: round(g, 1) for c, g in gains.items()})
+                             gain_db=gains)
 
 
 def _scaled(call: Any, gains_db: dict) -> Any:

@@ -114,6 +114,13 @@ dBFS. The VAD's energy gate never goes under ``VADConfig.energy_floor_dbfs`` (�
 call turned down by 15 dB (speech level −29 dBFS) measured every value as at full level; by 20 dB
 (−34 dBFS) one reply 110 ms late; by 25 dB (−39 dBFS) a 0.35 s reply read 2.37 s and a barge-in
 was lost, with no warning. The example call at −39 dBFS read one latency 170 ms off."""
+QUIET_TARGET_DBFS = -20.0
+"""HEURISTIC: a recording's quiet channel is scaled so that its speech level reaches this
+(``quiet_gain_db``; ``sources.recording``), dBFS: the example call's channels read −14 to −15 dBFS
+and measure every value right from there down to −29 dBFS."""
+MAX_GAIN_DB = 30.0
+"""HEURISTIC: the most a quiet channel is scaled up, dB (more would lift a noise floor of −80
+dBFS into the range the VAD reads as sound)."""
 QUIET_TOP_S = 2.0
 """``speech_level_dbfs`` reads a channel's loudest this many seconds of 30 ms frames, seconds."""
 NOISE_FLOOR_MIN_DBFS = -70.0
@@ -197,6 +204,12 @@ def _floor_spread_db(rms: np.ndarray) -> float:
     return float(p20 - p5)
 
 
+def quiet_gain_db(level_dbfs: float) -> float:
+    """The gain a recording's quiet channel of speech level ``level_dbfs`` (``speech_level_dbfs``)
+    is scaled up by: to ``QUIET_TARGET_DBFS``, at most ``MAX_GAIN_DB``, rounded to 0.1 dB. dB."""
+    return round(min(MAX_GAIN_DB, max(0.0, QUIET_TARGET_DBFS - level_dbfs)), 1)
+
+
 def speech_level_dbfs(x: np.ndarray) -> float:
     """A channel's speech level: the RMS of its loudest ``QUIET_TOP_S`` of 30 ms frames (each
     frame's DC removed), dBFS (−120.0 without a frame). HEURISTIC: for a channel with at least that
@@ -251,7 +264,8 @@ trial: the Pipecat observer's hint named attach's command-line flags)."""
 
 
 def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int] | None = None,
-                swap_test: bool = True, live: bool | str = False, swap_fix: str | None = None) -> list[HealthWarning]:
+                swap_test: bool = True, live: bool | str = False, swap_fix: str | None = None,
+                scale_quiet: bool = False) -> list[HealthWarning]:
     """Input-health warnings of a call (see the module docstring).
 
     Args:
@@ -266,6 +280,10 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
         swap_fix: for a recording, the flags that read it the other way round (``check_call``
             derives them from the flags it was opened with: "--user-channel 0 --agent-channel 1",
             or swapping the ``--user``/``--agent`` files); None: the channel flags in general.
+        scale_quiet: a quiet channel will be scaled up by ``quiet_gain_db`` before timing (a
+            recording: ``sources.recording``): its noise floor is checked at that level (a trial:
+            a call 25 dB down with a −60 dBFS floor, scaled by 22 dB, read a 0.50 s reply as 0.96 s
+            with no ``noisy_line``, which the same call at full level gave).
     Returns:
         list of HealthWarning, most serious first.
     Raises:
@@ -340,34 +358,36 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
                             fa - fu, NOISIER_AGENT_DB))
     n_probe = min(u.size, int(SWAP_PROBE_S * SAMPLE_RATE))
     for c, x in (("user", u), ("agent", a)):
+        level = speech_level_dbfs(x[:n_probe] if n_probe else x) if c not in silent and x.size else None
+        quiet = level is not None and level < QUIET_SPEECH_DBFS
+        gain = quiet_gain_db(level) if quiet and scale_quiet else 0.0
+        scaled = f" (after scaling this quiet channel up {gain:.1f} dB)" if gain else ""
         if c not in silent and n_probe >= 2 * SAMPLE_RATE:
             rms = _frame_rms(x[:n_probe])
-            floor = _noise_floor_dbfs(rms)
+            floor = _noise_floor_dbfs(rms) + gain
             spread = _floor_spread_db(rms)
             if floor <= NOISY_FLOOR_DBFS and floor > SPEECHLIKE_FLOOR_DBFS and spread >= SPEECHLIKE_SPREAD_DB:
                 out.append(HealthWarning(
                     "noisy_line", c,
                     f"the {c} channel's background is speech-like (babble or a television: its quiet frames vary by "
-                    f"{spread:.0f} dB) with a floor of {floor:.0f} dBFS; on such noise livejudge's timing error grows "
+                    f"{spread:.0f} dB) with a floor of {floor:.0f} dBFS{scaled}; on such noise livejudge's timing error grows "
                     f"from a floor of about {SPEECHLIKE_FLOOR_DBFS:.0f} dBFS (benchmarks/vad_bounds.py --sets loud): "
                     "expect offsets found late, and replies and barge-ins missed; record closer to the source",
                     floor, SPEECHLIKE_FLOOR_DBFS))
             elif floor > NOISY_FLOOR_DBFS:
                 out.append(HealthWarning(
                     "noisy_line", c,
-                    f"the {c} channel's noise floor is {floor:.0f} dBFS, louder than the floors livejudge's timing "
+                    f"the {c} channel's noise floor is {floor:.0f} dBFS{scaled}, louder than the floors livejudge's timing "
                     f"error was measured on (to {MEASURED_FLOOR_DBFS:.0f} dBFS, benchmarks/vad_bounds.py): expect "
                     "offsets found late or early, replies and barge-ins missed, and P(human) outside what it was "
                     "validated on; denoise or record closer to the source", floor, NOISY_FLOOR_DBFS))
-        if c not in silent and x.size:
-            level = speech_level_dbfs(x[:n_probe] if n_probe else x)
-            if level < QUIET_SPEECH_DBFS:
-                out.append(HealthWarning(
-                    "quiet_channel", c,
-                    f"the {c} channel is quiet (its loudest {QUIET_TOP_S:g} s of speech at {level:.0f} dBFS, under "
-                    f"{QUIET_SPEECH_DBFS:.0f}): the VAD's gate stays at or above -50 dBFS, so quiet speech is found "
-                    "late or missed; raise the recording gain, or normalise the file (e.g. sox in.wav out.wav norm -3)",
-                    level, QUIET_SPEECH_DBFS))
+        if quiet:
+            out.append(HealthWarning(
+                "quiet_channel", c,
+                f"the {c} channel is quiet (its loudest {QUIET_TOP_S:g} s of speech at {level:.0f} dBFS, under "
+                f"{QUIET_SPEECH_DBFS:.0f}): the VAD's gate stays at or above -50 dBFS, so quiet speech is found "
+                "late or missed; raise the recording gain, or normalise the file (e.g. sox in.wav out.wav norm -3)",
+                level, QUIET_SPEECH_DBFS))
         share = _clip_share(x)
         if share > CLIP_SHARE:
             out.append(HealthWarning(
@@ -428,7 +448,7 @@ def check_recording(call, *, swap_test: bool = True) -> tuple[list[HealthWarning
     else:
         audio = call
     ws = check_input(audio.user, audio.agent, lengths=lengths if two_files else None, swap_test=swap_test,
-                     swap_fix=_swap_fix(getattr(call, "channels", None)))
+                     swap_fix=_swap_fix(getattr(call, "channels", None)), scale_quiet=True)
     where = f"in the first {LEVEL_PROBE_S:.0f} s"
     if probed and unmeasurable(ws) and all(w.code == "silent_channel" for w in ws if w.unmeasurable):
         # both channels silent in the first LEVEL_PROBE_S: a call that starts later (a trial: 125 s
@@ -440,7 +460,7 @@ def check_recording(call, *, swap_test: bool = True) -> tuple[list[HealthWarning
         else:
             start_s, audio = later
             ws = check_input(audio.user, audio.agent, lengths=lengths if two_files else None, swap_test=swap_test,
-                             swap_fix=_swap_fix(getattr(call, "channels", None)))
+                             swap_fix=_swap_fix(getattr(call, "channels", None)), scale_quiet=True)
             where = f"in the {LEVEL_PROBE_S:.0f} s from {start_s:.0f} s, where the first sound is"
     if probed:
         from dataclasses import replace
