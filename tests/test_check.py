@@ -345,3 +345,29 @@ def test_a_pause_the_agent_never_spoke_after_is_not_measured(tmp_path, capsys):
     answered, pause_at = call(True)
     code, out, _ = run([answered, "--at", round(pause_at, 2), "--expect", "yield"], capsys)
     assert code == 0 and out.startswith("PASS") and "pause" in out, out
+
+
+def test_a_barge_in_the_calls_end_cut_is_not_measured(tmp_path, capsys):
+    """A trial: `check --at T --expect yield` at a barge-in the recording's end cut (no verdict
+    there, a ``barge_in_cut_by_end`` note) read "FAIL … no caller moment within ±0.5 s". It is now
+    ERROR, not measured, a JUnit error, exit 3, from the recording and from its result JSON."""
+    from dataclasses import replace as dc_replace
+
+    from livejudge.testing.dialogues import DialogueBuilder
+
+    b = DialogueBuilder(noise_dbfs=-55.0, seed=5, tail_s=0.0)
+    b.user("cmu_cards_005")
+    b.agent("espeak_reply_02", gap_s=0.5)
+    bi = b.user("cmu_goforward", barge_in_after_s=1.0, agent_yield_s=None)
+    d = b.build()
+    n = int((bi.onset_s + 0.5) * 16000)  # the call ends 0.5 s into the overlap
+    cut = dc_replace(d, call=dc_replace(d.call, user=d.call.user[:n], agent=d.call.agent[:n]))
+    wav, js, xml = tmp_path / "cut.wav", tmp_path / "cut.json", tmp_path / "cut.xml"
+    cut.write(wav)
+    for call in (wav, js):
+        args = [call, "--at", round(bi.onset_s, 2), "--expect", "yield", "--junit", xml]
+        code, out, err = run(args + (["--json", js] if call == wav else []), capsys)
+        assert code == 3 and out.startswith("ERROR") and "the call ended during this barge-in" in out, (out, err)
+        assert "(1 not measured: cut by the call's end" in err
+        suite = ET.parse(xml).getroot().find("testsuite")
+        assert (suite.get("failures"), suite.get("errors")) == ("0", "1")

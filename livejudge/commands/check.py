@@ -34,7 +34,8 @@ fixed, and a passing one guards against regressions; or of what the agent did
 
 A pause expectation of ``yield`` that "passed" because the agent never spoke after it (a dead
 or hung agent waits through every pause) is not measured: printed ``ERROR``, a JUnit ``error``,
-and not a pass (exit 3).
+and not a pass (exit 3). So is an expectation at a barge-in the call's end cut (no verdict there;
+the result's ``barge_in_cut_by_end`` note).
 
 Exit codes: 0 every expectation passed (or there were none), 3 one failed or was not measured (``EXIT_GATE``, as a
 failed ``--fail-if`` gate: CI tells a failed expectation from a run that failed, 1), 2 usage or
@@ -188,15 +189,25 @@ def agent_onsets_of(doc: dict) -> list[float] | None:
             and isinstance(s.get("onset_s"), (int, float))]
 
 
+CUT_BY_END = ("the call ended during this barge-in, before the agent had yield_max_s to answer it "
+              "(barge_in_cut_by_end): its yield is not judged")
+
+
 def check_call(exps: list[Expectation], verdicts: list[Verdict], doc: dict,
                tolerance_s: float = TOLERANCE_S) -> list[CheckResult]:
-    """Every expectation checked against a call's verdicts, a pause the agent "waited" out without
-    speaking after it marked not measured (``not_measured``). ``doc``: the call's result document."""
+    """Every expectation checked against a call's verdicts, with two moments marked not measured:
+    a pause the agent "waited" out without speaking after it (``not_measured``), and a barge-in the
+    call's end cut (a ``barge_in_cut_by_end`` note in the result's ``framework_events``: no verdict
+    there, which read "FAIL … no caller moment" in a trial). ``doc``: the call's result document."""
     onsets = agent_onsets_of(doc)
+    cut = [float(n["t_s"]) for n in doc.get("framework_events") or []
+           if isinstance(n, dict) and n.get("kind") == "barge_in_cut_by_end" and isinstance(n.get("t_s"), (int, float))]
     out = []
     for e in exps:
         r = check(e, verdicts, tolerance_s)
         why = not_measured(e, r.passed, onsets) if r.verdict is not None and r.verdict.kind == "pause" else None
+        if r.verdict is None and e.kind in (None, "barge_in") and any(abs(t - e.at_s) <= tolerance_s for t in cut):
+            why = CUT_BY_END
         out.append(replace(r, passed=False, error=why) if why else r)
     return out
 
@@ -557,6 +568,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"{r.status.upper():<5} {r.expectation.label}: {reason}", file=out)
     n_fail = sum(not r.passed for r in results)
     n_err = sum(r.status == "error" for r in results)
+    n_cut = sum(r.error == CUT_BY_END for r in results)
     suite = str(call or (f"{args.user} + {args.agent}" if args.user else "call"))
     if args.junit:
         p = Path(args.junit)
@@ -567,7 +579,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise CLIError(f"cannot write --junit {p}: {exc.strerror or exc}") from None
         print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
     print(f"livejudge: {len(results) - n_fail} of {len(results)} expectation(s) passed"
-          + (f" ({n_err} not measured: the agent did not speak after them, which is not a pass)" if n_err else ""),
+          + (f" ({n_err} not measured: " + ("cut by the call's end" if n_cut == n_err else
+              "the agent did not speak after them" if not n_cut else "the agent did not speak after them, or the "
+              "call's end cut them") + ", which is not a pass)" if n_err else ""),
           file=sys.stderr)
     return EXIT_FAIL if n_fail else EXIT_PASS
 
