@@ -103,8 +103,18 @@ def test_compare_says_when_calls_were_measured_with_different_settings(tmp_path)
     older["judge_info"]["head_version"], newer["judge_info"]["head_version"] = "0.2.0", "0.3.0"
     for name, d in (("old", older), ("new", newer)):
         (tmp_path / f"{name}.json").write_text(json.dumps(d))
-    assert compare([tmp_path / "old.json", tmp_path / "new.json"])["settings_differ"] == ["judge"]
+    assert compare([tmp_path / "old.json", tmp_path / "new.json"])["settings_differ"] == [
+        "judge (A whisper-fitted 0.2.0, B whisper-fitted 0.3.0)"]  # named: "judge" alone said not which (a trial)
     assert compare([tmp_path / "new.json", tmp_path / "new.json"])["settings_differ"] == []
+    # A and C of one judge, B of another: C keeps its verdicts against A, B has none (a trial: C's
+    # "same" was blanked with B's)
+    for name, d, p_h in (("a", older, 0.40), ("b", newer, 0.60), ("c", older, 0.70)):
+        d = copy.deepcopy(d)
+        d["summary"]["mean_p_human"] = p_h
+        (tmp_path / f"{name}.json").write_text(json.dumps(d))
+    got = compare([tmp_path / f"{n}.json" for n in "abc"])
+    p = {r["metric"]: r for r in got["rows"]}["mean_p_human"]
+    assert p["values"] == [0.40, 0.60, 0.70] and p["verdicts"][1] == "" and p["verdicts"][2] == "better", p
 
 
 def test_compare_notes_a_quicker_agent_that_is_flagged_more(tmp_path, capsys):

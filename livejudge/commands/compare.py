@@ -267,7 +267,22 @@ def settings_differ(cols: list[tuple], views: list[dict]) -> list[str]:
                 for i, c in known if c[3].get("judge"))
         differ[differ.index("judge")] = (f"judge ({', '.join(unjudged)} scored without one: no P(human) or "
                                          f"dimensions there{also})")
+    elif "judge" in differ:  # name them: "different judge" alone said nothing of which (a trial)
+        differ[differ.index("judge")] = "judge (" + ", ".join(
+            f"{letter[i]} {str(c[3].get('judge')).split(' / ')[-1]}" for i, c in known) + ")"
     return differ
+
+
+def _judge_of(col: tuple) -> tuple[str, str | None] | None:
+    """(judge, weights digest or None) of a column with known settings that was judged, else None."""
+    if not _known(col) or not col[3].get("judge"):
+        return None
+    return str(col[3].get("judge")), col[3].get(_WEIGHTS)
+
+
+def _same_judge(a: tuple, b: tuple) -> bool:
+    """One judge: the same name, and the same weights where both record them."""
+    return a[0] == b[0] and (a[1] is None or b[1] is None or a[1] == b[1])
 
 
 def judged_differ(cols: list[tuple]) -> str:
@@ -462,7 +477,11 @@ def compare(paths: list[str | Path]) -> dict:
     # another judge (another head, version or weights): its P(human) and dimensions are another
     # instrument's reading, so no better/worse between them (a trial: two heads named alike read
     # "mean P(human) 0.00 → 1.00 (+1.00, better)" beside the note that their weights differ)
-    other_judge = bool(judged_differ(cols))
+    # per column: a judged column whose judge is not the first column's gets no better/worse on the
+    # judge rows; one judged as the first column keeps them (a trial: A and C of one head, B of
+    # another, blanked C's "same" as well)
+    other_judge = [i > 0 and _judge_of(cols[0]) is not None and _judge_of(c) is not None
+                   and not _same_judge(_judge_of(cols[0]), _judge_of(c)) for i, c in enumerate(cols)]
     rows = []
     cut = [_cut_short(c) is not None for c in cols]
     for m in metrics:
@@ -473,8 +492,8 @@ def compare(paths: list[str | Path]) -> dict:
         verdicts = [verdict(m, base, v, judge_tol) for v in values]
         if m.endswith("_count") and any(cut):  # a count over part of a call is no change of the agent
             verdicts = [v if i == 0 or not (cut[i] or cut[0]) else "" for i, v in enumerate(verdicts)]
-        if other_judge and (m in ("mean_p_human", "last_p_human") or m.startswith("dim_")):
-            verdicts = [v if i == 0 else "" for i, v in enumerate(verdicts)]
+        if m in ("mean_p_human", "last_p_human") or m.startswith("dim_"):
+            verdicts = ["" if other_judge[i] else v for i, v in enumerate(verdicts)]
         rows.append({"metric": m, "label": LABELS.get(m, names.get(m, m)), "values": values,
                      "changes": changes, "verdicts": verdicts, "rule": rule.text, "rule_short": rule.short})
     # which keys of a config differ ("pipeline config" alone named no setting: a trial)
