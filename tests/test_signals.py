@@ -295,3 +295,24 @@ cli.entry()
 
     scripts = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["livejudge"] == "livejudge.commands:entry"
+
+
+@pytest.mark.parametrize("json_out", [None, "out.json"])
+def test_an_interruption_says_a_result_was_written_only_where_one_was(tmp_path, capsys, json_out):
+    """A trial: Ctrl-C on `replay` without --json, --events or --report said "result written for
+    what was measured so far", and nothing was written. Run in-process: a body stopped by Ctrl-C."""
+    from livejudge.commands.runner import run_session
+    from livejudge.config import OutputConfig
+    from livejudge.session import Session, SessionConfig
+
+    def body(stop):
+        raise KeyboardInterrupt
+
+    out = OutputConfig(json_out=str(tmp_path / json_out) if json_out else None, display="none")
+    code = run_session(Session(SessionConfig()), body, title="t", output=out)
+    err = capsys.readouterr().err
+    assert code == 130
+    if json_out:
+        assert "result written for what was measured so far" in err and (tmp_path / json_out).exists()
+    else:
+        assert "result written" not in err and "the summary below is of what was measured so far" in err

@@ -386,7 +386,10 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
                 session.note("interrupted", reason=label)
                 session.info["ended"] = f"interrupted ({label})"
                 code = signal_exit_code(signals.first, interrupt_code)
-                message = f"interrupted ({label}): result written for what was measured so far"
+                # "result written" only where one is (a trial: said with no --json, --events or --report)
+                wrote = output.json_out or output.events or output.report or output.junit
+                message = (f"interrupted ({label}): result written for what was measured so far" if wrote else
+                           f"interrupted ({label}): the summary below is of what was measured so far")
             session.info.setdefault("ended", "end of input")
             result = session.close()
             if display is not None:
