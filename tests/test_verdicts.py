@@ -401,6 +401,7 @@ def test_a_barge_in_the_recording_ends_inside_is_not_judged(cut_after_s):
     assert (sm["user_barge_in_count"], sm["yield_none_count"], sm["yield_mean_s"]) == (1, 0, None)
     notes = [e for e in result["framework_events"] if e["kind"] == "barge_in_cut_by_end"]
     assert len(notes) == 1 and abs(notes[0]["t_s"] - bi.onset_s) <= MOMENT_TOL_S, notes
+    assert [b.get("cut_by_end") for b in result["barge_ins"]] == [True]
 
     n = int((bi.onset_s + 1.5) * 16000)
     _, final, result = run_live(replace(full, user=full.user[:n], agent=full.agent[:n]))
