@@ -520,8 +520,10 @@ def health_notes(doc: dict, metrics: list[dict]) -> list[str]:
         n = m.get("input_health_warning_count")
         if isinstance(n, (int, float)) and n > 0:
             name = f"{chr(ord('A') + i)} ({Path(doc['columns'][i]['name']).name})"
-            what = "its calls' input carries" if doc["columns"][i]["kind"] != "call" else "its input carries"
-            notes.append(f"{name}: {what} {n:g} input-health warning(s) (source.input_health: a noisy line, a "
+            # a batch's figure is the median per call ("2 warnings" read as the batch's total: a trial)
+            what = (f"its calls' input carries a median of {n:g} input-health warning(s) per call"
+                    if doc["columns"][i]["kind"] != "call" else f"its input carries {n:g} input-health warning(s)")
+            notes.append(f"{name}: {what} (source.input_health: a noisy line, a "
                          "swap, clipping…): its figures may be off by more than the timing error, and its changes "
                          "may come from the line, not the agent")
     return notes
