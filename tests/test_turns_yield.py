@@ -107,3 +107,24 @@ def test_a_start_just_before_the_other_ends_is_a_terminal_overlap_not_a_yield(ov
     if not is_barge_in:  # the agent→user transition with its negative gap, inside the timing tolerance
         t = next(t for t in snap.transitions if t.from_channel == "agent" and t.to_channel == "user")
         assert abs(t.gap_s + overlap_s) <= YIELD_TOL_S
+
+
+@pytest.mark.parametrize("noise_dbfs", [-60.0, -45.0])
+def test_a_caller_who_starts_early_in_the_agents_phrase_break_barges_in(noise_dbfs):
+    """A trial: the agent (espeak_reply_01) pauses 1.26–1.60 s into its reply; the caller starts
+    0.10 s into that pause, the agent says 0.26 s more and stops (a yield 0.5 s after the caller's
+    onset). It read "agent talked over the caller for 0.26 s", no barge-in, and `check --expect
+    yield` failed. A caller who starts sooner than ``reaction_s`` into a pause cannot be reacting
+    to it: the agent's turn goes on, and the caller's start is a barge-in into it."""
+    b = DialogueBuilder(seed=2, noise_dbfs=noise_dbfs)
+    b.user("cmu_cards_005")
+    b.agent("espeak_reply_01", gap_s=0.5)
+    b.user("librivox_austen_0870", barge_in_after_s=1.36, agent_yield_s=0.5)
+    snap = _check(b.build())
+    assert [bi.by for bi in snap.barge_ins] == ["user"]
+    # by hand: the same shape; and a caller 0.25 s into the pause (≥ reaction_s) is still a turn
+    # of its own that the agent resumed over (the rule above, unchanged)
+    tl = analyze([S("agent", 0.0, 1.0), S("user", 1.1, 3.0), S("agent", 1.34, 1.6)])
+    assert tl.barge_ins == (BargeIn("user", 1.1, 0.5),)
+    tl = analyze([S("agent", 0.0, 1.0), S("user", 1.25, 3.0), S("agent", 1.55, 1.8)])
+    assert [bi.by for bi in tl.barge_ins] == ["agent"]

@@ -23,8 +23,9 @@ Definitions (Full-Duplex-Bench v1/v1.5, summarised in reference.md):
   utterance of ``backchannel_max_s`` or longer (an agent talking on through a barge-in
   attempt with short phrase breaks).
 * turn: the remaining segments of one speaker merged across pauses shorter than
-  ``merge_pause_s`` unless the other speaker started a turn in between (and the speaker did
-  not resume within ``reaction_s`` of its onset: a phrase break the other barged into), or a
+  ``merge_pause_s`` unless the other speaker started a turn in between, at least ``reaction_s``
+  into the pause (sooner, the other was not reacting to it), and the speaker did not resume
+  within ``reaction_s`` of its onset (either way a phrase break the other barged into), or a
   turn of the other speaker ended in between, ≥ ``yielded_s`` after the speaker stopped (the
   speaker yielded and then answered: two turns, a yield and a transition, not one turn).
 * transition: a change of floor from turn A to turn B of the other speaker (B ends after A);
@@ -147,9 +148,11 @@ def _merge(segs: list[SpeechSegment], channel: Channel, pause_s: float,
            others: list[Turn], reaction_s: float = 0.0, yielded_s: float = 0.0) -> list[Turn]:
     """Merge one channel's segments into turns across pauses shorter than ``pause_s``.
 
-    ``others`` (the other speaker's turns) split a pause: one that starts in it, unless this
-    speaker resumes less than ``reaction_s`` after its onset (too soon to be a reaction: this
-    speaker's turn was in progress, with a phrase break, and the other barged in), or one that
+    ``others`` (the other speaker's turns) split a pause: one that starts in it, unless it starts
+    less than ``reaction_s`` into the pause or this speaker resumes less than ``reaction_s`` after
+    its onset (too soon to be a reaction to the pause, or to the other: this speaker's turn was in
+    progress, with a phrase break, and the other barged in; a trial's caller who started 0.10 s
+    into the agent's 0.34 s pause read as the agent talking over the caller), or one that
     ends in it at least ``yielded_s`` after this speaker stopped (this speaker yielded, the
     other held the floor alone and finished: what follows is an answer, not the yielded turn
     going on; a shorter stretch alone is the end of a barge-in the speaker talked through)."""
@@ -160,7 +163,7 @@ def _merge(segs: list[SpeechSegment], channel: Channel, pause_s: float,
             last = turns[-1]
             # only the other's turns with onset < s.onset and offset ≥ last.offset can split
             near = others[bisect_left(ends, last.offset_s):bisect_left(ons, s.onset_s)]
-            split = any((last.offset_s <= o.onset_s < s.onset_s and s.onset_s - o.onset_s >= reaction_s)
+            split = any((last.offset_s + reaction_s <= o.onset_s < s.onset_s and s.onset_s - o.onset_s >= reaction_s)
                         or (last.offset_s + yielded_s <= o.offset_s <= s.onset_s)
                         for o in near)
             if s.onset_s - last.offset_s < pause_s and not split:
