@@ -8,8 +8,9 @@
 2. refuse a recording in which nothing can be measured (``timing.health.unmeasurable``);
 3. apply the echo gate (``timing.echo.gate_source``, ``--echo-gate``);
 3b. scale a quiet channel (``quiet_channel``: speech under ``QUIET_SPEECH_DBFS``) up to
-   ``timing.health.QUIET_TARGET_DBFS`` (``quiet_gain_db``; its noise floor was checked at that level), so the VAD's fixed −50 dBFS gate does not cut its speech (the warning
-   says by how much; ``source.gain_db`` in the result);
+   ``timing.health.QUIET_TARGET_DBFS`` (``quiet_gain_db``; step 1 checked its noise floor at that
+   level), so the VAD's fixed −50 dBFS gate does not cut its speech (the warning says by how
+   much; ``source.gain_db`` in the result);
 4. after streaming, add what the reader found on the way (a file cut short, clipped or NaN
    samples: ``timing.health.reader_warnings``).
 
