@@ -259,11 +259,11 @@ def settings_differ(cols: list[tuple], views: list[dict]) -> list[str]:
         differ.remove("transcripts (--asr)")
     unjudged = [letter[i] for i, c in known if not c[3].get("judge")]
     if "judge" in differ and unjudged:  # say which column has none, and what it lacks
-        also = ""
-        if judged_differ(cols):  # and that the judged ones differ too (a trial: "better" between two heads)
+        also, how = "", judged_differ(cols)
+        if how:  # and that the judged ones differ too (a trial: "better" between two heads)
             also = "; the judged columns differ too: " + ", ".join(
                 f"{letter[i]} {str(c[3].get('judge')).split(' / ')[-1]}"
-                + (f" {c[3].get(_WEIGHTS)}" if judged_differ(cols) == "weights" else "")
+                + (f" {c[3].get(_WEIGHTS)}" if how == "weights" else "")
                 for i, c in known if c[3].get("judge"))
         differ[differ.index("judge")] = (f"judge ({', '.join(unjudged)} scored without one: no P(human) or "
                                          f"dimensions there{also})")
@@ -290,13 +290,12 @@ def judged_differ(cols: list[tuple]) -> str:
     "name" (another head, version or backbone), "weights" (one name, other weights), "" (one
     judge, or fewer than two judged columns). A column scored without a judge does not count: it
     has no judge rows to compare (a trial: with one, two different heads read "better"). Pure."""
-    judged = [c[3] for c in cols if _known(c) and c[3].get("judge")]
+    judged = [j for j in map(_judge_of, cols) if j is not None]
     if len(judged) < 2:
         return ""
-    if len({str(j.get("judge")) for j in judged}) > 1:
+    if len({name for name, _ in judged}) > 1:
         return "name"
-    weights = [j.get(_WEIGHTS) for j in judged if j.get(_WEIGHTS)]
-    return "weights" if len(set(weights)) > 1 else ""
+    return "weights" if len({w for _, w in judged if w}) > 1 else ""
 
 
 def settings_differ_text(doc: dict) -> str:
