@@ -114,10 +114,13 @@ dBFS. The VAD's energy gate never goes under ``VADConfig.energy_floor_dbfs`` (�
 call turned down by 15 dB (speech level −29 dBFS) measured every value as at full level; by 20 dB
 (−34 dBFS) one reply 110 ms late; by 25 dB (−39 dBFS) a 0.35 s reply read 2.37 s and a barge-in
 was lost, with no warning. The example call at −39 dBFS read one latency 170 ms off."""
-QUIET_TARGET_DBFS = -20.0
+QUIET_TARGET_DBFS = -15.0
 """HEURISTIC: a recording's quiet channel is scaled so that its speech level reaches this
-(``quiet_gain_db``; ``sources.recording``), dBFS: the example call's channels read −14 to −15 dBFS
-and measure every value right from there down to −29 dBFS."""
+(``quiet_gain_db``; ``sources.recording``), dBFS: the level of the built calls the noise-floor
+thresholds and the timing error were measured on (the example call's channels read −14 to −15
+dBFS; ``benchmarks/vad_bounds.py`` uses the same clips), so a scaled channel's floor is judged as
+theirs was. (At −20 dBFS a call 25 dB down with a −60 dBFS floor read a −41 dBFS floor, under
+``NOISY_FLOOR_DBFS``, where the same call at full level read −35 and was warned: a trial.)"""
 MAX_GAIN_DB = 30.0
 """HEURISTIC: the most a quiet channel is scaled up, dB (more would lift a noise floor of −80
 dBFS into the range the VAD reads as sound)."""
