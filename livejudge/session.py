@@ -920,13 +920,17 @@ class Session:
             self._end_s = self.now_s
             self._publish_settled(final=True)
             tl = self.timeline
-            for b in tl.barge_ins:  # said, not silently left out (``Timeline.cut_by_end``)
-                if b.by == "user" and tl.cut_by_end(b):
-                    n = Note("barge_in_cut_by_end", b.onset_s, {
-                        "message": f"the call ended during the caller's barge-in at {b.onset_s:.2f} s: the agent's "
-                                   "answer to it (yield or talk-through) is not judged"})
-                    self._notes.append(n)
-                    self._publish(n)
+            window = self.config.verdicts.backchannel_yield_window_s
+            cut = ([("barge_in", b.onset_s, "barge-in", "yield or talk-through") for b in tl.barge_ins
+                    if b.by == "user" and tl.cut_by_end(b)]
+                   + [("backchannel", b.onset_s, "backchannel", "held or stopped for") for b in tl.backchannels
+                      if b.channel == "user" and tl.backchannel_cut_by_end(b, window)])
+            for kind, t, name, what in sorted(cut, key=lambda c: c[1]):  # said, not silently left out
+                n = Note(f"{kind}_cut_by_end", t, {
+                    "message": f"the call ended during the caller's {name} at {t:.2f} s: the agent's answer to it "
+                               f"({what}) is not judged"})
+                self._notes.append(n)
+                self._publish(n)
             if self._notes_dropped:  # one line for what the bound left out (never silently)
                 n = Note("notes_dropped", self.now_s, {"max_notes": MAX_NOTES, "by_kind": dict(self._notes_dropped)})
                 self._notes.append(n)

@@ -367,7 +367,8 @@ def test_a_barge_in_the_calls_end_cut_is_not_measured(tmp_path, capsys):
     for call in (wav, js):
         args = [call, "--at", round(bi.onset_s, 2), "--expect", "yield", "--junit", xml]
         code, out, err = run(args + (["--json", js] if call == wav else []), capsys)
-        assert code == 3 and out.startswith("ERROR") and "the call ended during this barge-in" in out, (out, err)
+        assert code == 3 and out.startswith("ERROR") and "the call ended during this caller moment" in out, (out, err)
+        assert f"(barge-in at {bi.onset_s:.2f} s)" in out and "no caller moment" not in out, out  # not "nearest: …"
         assert "(1 not measured: cut by the call's end" in err
         suite = ET.parse(xml).getroot().find("testsuite")
         assert (suite.get("failures"), suite.get("errors")) == ("0", "1")

@@ -401,10 +401,28 @@ def test_a_barge_in_the_recording_ends_inside_is_not_judged(cut_after_s):
     assert (sm["user_barge_in_count"], sm["yield_none_count"], sm["yield_mean_s"]) == (1, 0, None)
     notes = [e for e in result["framework_events"] if e["kind"] == "barge_in_cut_by_end"]
     assert len(notes) == 1 and abs(notes[0]["t_s"] - bi.onset_s) <= MOMENT_TOL_S, notes
-    assert [b.get("cut_by_end") for b in result["barge_ins"]] == [True]
+    assert [(b.get("cut_by_end"), b["yield_s"]) for b in result["barge_ins"]] == [(True, None)]
 
     n = int((bi.onset_s + 1.5) * 16000)
     _, final, result = run_live(replace(full, user=full.user[:n], agent=full.agent[:n]))
     late = [v for v in final if v.kind == "barge_in"]  # both ended with the file: which one first is noise
     assert len(late) == 1 and late[0].outcome in ("talked_through", "slow_yield") and not late[0].ok, late
     assert not [e for e in result["framework_events"] if e["kind"] == "barge_in_cut_by_end"]
+
+
+@pytest.mark.parametrize("cut_after_s", [0.5, 0.6, 0.7])
+def test_a_short_caller_utterance_the_recording_ends_after_is_not_judged(cut_after_s):
+    """A trial cut the example call 0.5–0.7 s after the caller's barge-in at 30.36 s: the caller's
+    cut turn was short enough to be a backchannel inside the agent's, and the agent's speech
+    ending with the recording read "agent yielded to a backchannel" (flagged; `check --expect
+    yield` passed). A backchannel whose host turn ran to the end within the false-yield window of
+    it is not judged (``Timeline.backchannel_cut_by_end``), and a note says so."""
+    from livejudge.testing import example_dialogue
+
+    d = example_dialogue(seed=0)
+    n = int((30.36 + cut_after_s) * 16000)
+    _, final, result = run_live(replace(d.call, user=d.call.user[:n], agent=d.call.agent[:n]))
+    late = [v for v in final if v.t_s > 30.0 and v.kind in ("backchannel", "barge_in")]
+    assert late == [], late
+    notes = [e for e in result["framework_events"] if e["kind"].endswith("_cut_by_end")]
+    assert len(notes) == 1 and abs(notes[0]["t_s"] - 30.36) <= MOMENT_TOL_S, notes

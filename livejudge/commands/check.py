@@ -34,8 +34,8 @@ fixed, and a passing one guards against regressions; or of what the agent did
 
 A pause expectation of ``yield`` that "passed" because the agent never spoke after it (a dead
 or hung agent waits through every pause) is not measured: printed ``ERROR``, a JUnit ``error``,
-and not a pass (exit 3). So is an expectation at a barge-in the call's end cut (no verdict there;
-the result's ``barge_in_cut_by_end`` note).
+and not a pass (exit 3). So is an expectation at a barge-in or backchannel the call's end cut (no
+verdict there; the result's ``barge_in_cut_by_end`` / ``backchannel_cut_by_end`` note).
 
 Exit codes: 0 every expectation passed (or there were none), 3 one failed or was not measured (``EXIT_GATE``, as a
 failed ``--fail-if`` gate: CI tells a failed expectation from a run that failed, 1), 2 usage or
@@ -189,8 +189,8 @@ def agent_onsets_of(doc: dict) -> list[float] | None:
             and isinstance(s.get("onset_s"), (int, float))]
 
 
-CUT_BY_END = ("the call ended during this barge-in, before the agent had yield_max_s to answer it "
-              "(barge_in_cut_by_end): its yield is not judged")
+CUT_BY_END = ("the call ended during this caller moment, before the agent's answer to it was heard "
+              "(barge_in_cut_by_end / backchannel_cut_by_end): it is not judged")
 
 
 def check_call(exps: list[Expectation], verdicts: list[Verdict], doc: dict,
@@ -200,13 +200,17 @@ def check_call(exps: list[Expectation], verdicts: list[Verdict], doc: dict,
     call's end cut (a ``barge_in_cut_by_end`` note in the result's ``framework_events``: no verdict
     there, which read "FAIL … no caller moment" in a trial). ``doc``: the call's result document."""
     onsets = agent_onsets_of(doc)
-    cut = [float(n["t_s"]) for n in doc.get("framework_events") or []
-           if isinstance(n, dict) and n.get("kind") == "barge_in_cut_by_end" and isinstance(n.get("t_s"), (int, float))]
+    cut = [(str(n["kind"])[: -len("_cut_by_end")], float(n["t_s"])) for n in doc.get("framework_events") or []
+           if isinstance(n, dict) and n.get("kind") in ("barge_in_cut_by_end", "backchannel_cut_by_end")
+           and isinstance(n.get("t_s"), (int, float))]
     out = []
     for e in exps:
         r = check(e, verdicts, tolerance_s)
         why = not_measured(e, r.passed, onsets) if r.verdict is not None and r.verdict.kind == "pause" else None
-        if r.verdict is None and e.kind in (None, "barge_in") and any(abs(t - e.at_s) <= tolerance_s for t in cut):
+        hit = [(k, t) for k, t in cut if e.kind in (None, k) and abs(t - e.at_s) <= tolerance_s]
+        if r.verdict is None and hit:  # its reason named the nearest other moment (a trial): name this one
+            k, t = min(hit, key=lambda kt: abs(kt[1] - e.at_s))
+            r = replace(r, reason=f"{k.replace('_', '-')} at {t:.2f} s")
             why = CUT_BY_END
         out.append(replace(r, passed=False, error=why) if why else r)
     return out
@@ -568,7 +572,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"{r.status.upper():<5} {r.expectation.label}: {reason}", file=out)
     n_fail = sum(not r.passed for r in results)
     n_err = sum(r.status == "error" for r in results)
-    n_cut = sum(r.error == CUT_BY_END for r in results)
+    n_cut = sum(r.error == CUT_BY_END for r in results)  # said as "cut by the call's end"
     suite = str(call or (f"{args.user} + {args.agent}" if args.user else "call"))
     if args.junit:
         p = Path(args.junit)

@@ -132,11 +132,32 @@ class Timeline:
         steps)."""
         if self.end_s is None or self.end_s - b.onset_s > self.end_decide_s:
             return False
-        edge = self.end_s - grace_s
-        last = next((t for t in reversed(self.turns) if t.channel == b.by), None)
-        if last is None or last.offset_s < edge or not last.onset_s - 1e-9 <= b.onset_s <= last.offset_s:
+        last = self._last_turn(b.by)
+        if last is None or not self.reaches_end(last.offset_s, grace_s) \
+                or not last.onset_s - 1e-9 <= b.onset_s <= last.offset_s:
             return False
-        return b.yield_s is None or b.onset_s + b.yield_s >= edge
+        return b.yield_s is None or self.reaches_end(b.onset_s + b.yield_s, grace_s)
+
+    def backchannel_cut_by_end(self, b: Backchannel, window_s: float, grace_s: float = END_GRACE_S) -> bool:
+        """Whether the call ended before backchannel ``b`` was decided: the other side's turn around
+        it ran to within ``grace_s`` of ``end_s``, and the call ended within ``window_s`` (the
+        false-yield window, ``VerdictConfig.backchannel_yield_window_s``) of the backchannel's end,
+        so whether the other side would have held or stopped is unknown (a trial: a caller's 0.6 s
+        over the agent, then the recording's end, read "agent yielded to a backchannel"). False
+        when ``end_s`` is None."""
+        if self.end_s is None or self.end_s > b.offset_s + window_s + grace_s:
+            return False
+        host = self._last_turn(other(b.channel))
+        return host is not None and host.onset_s <= b.onset_s < host.offset_s and self.reaches_end(host.offset_s, grace_s)
+
+    def reaches_end(self, t_s: float, grace_s: float = END_GRACE_S) -> bool:
+        """Whether speech that stopped at ``t_s`` was still going when the call ended (within
+        ``grace_s`` of ``end_s``); False when ``end_s`` is None."""
+        return self.end_s is not None and t_s >= self.end_s - grace_s
+
+    def _last_turn(self, channel: Channel) -> Turn | None:
+        """The channel's last turn (only it can reach the call's end): a few steps from the end."""
+        return next((t for t in reversed(self.turns) if t.channel == channel), None)
 
     @property
     def response_latencies_s(self) -> list[float]:

@@ -360,6 +360,8 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
         host = _containing(turns["agent"], starts["agent"], b.onset_s)
         if host is None or host.offset_s <= b.onset_s:
             continue
+        if timeline.backchannel_cut_by_end(b, cfg.backchannel_yield_window_s):
+            continue  # the agent's turn ended with the call: neither held nor a yield
         stop = host.offset_s - b.onset_s
         limit = b.offset_s + cfg.backchannel_yield_window_s
         # threshold_s in the value's units (from the backchannel's onset): its end + the window, so
