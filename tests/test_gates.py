@@ -175,6 +175,9 @@ def test_a_gate_says_why_a_metric_was_not_measured_and_if_measured_lets_it_pass(
     # the one barge-in was cut by the call's end (no barge-in verdict either way): not measured, passes
     cut = {"user_barge_in_count": 1, **{f"verdict_barge_in_{o}_count": 0 for o in ("yielded", "slow_yield", "talked_through")}}
     assert not evaluate([g], cut)[0].failed and evaluate([parse_gate("yield_mean_s>0.5")], cut)[0].failed
+    # the reason names the cut, from the result's count (it said only "talked through 0": the last note)
+    said = evaluate([parse_gate("yield_mean_s>0.5")], {**cut, "barge_in_cut_by_end_count": 1})[0].reason
+    assert "(user_barge_in_count 1, talked through 0, cut by the call's end before it was decided 1)" in said, said
     through = evaluate([g], {"user_barge_in_count": 1, "verdict_barge_in_talked_through_count": 1})[0]
     assert through.failed and "the call had the moments, so 'if measured' does not pass it" in through.reason
     # only for metrics a good call may lack: a missing latency or dimension is always a failure

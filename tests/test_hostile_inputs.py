@@ -194,6 +194,20 @@ def test_nan_and_inf_samples_in_a_float_file_are_zeroed_and_counted_once(call, t
     assert doc["summary"]["latency_count"] == ref["summary"]["latency_count"]
 
 
+@pytest.mark.parametrize("seconds", [5, 130])
+def test_an_all_nan_file_is_refused_naming_the_nan(tmp_path, capsys, seconds):
+    """A float file of NaN only was refused as "both channels are silent" (its samples set to 0
+    first), the NaN unnamed: now the one line names it, at a short length and past the 120 s
+    level probe (whose later search reads to the end)."""
+    wav = tmp_path / "allnan.wav"
+    sf.write(str(wav), np.full((16000 * seconds, 2), np.nan, dtype=np.float32), 16000, subtype="FLOAT")
+    assert main(["score", str(wav), "--judge", "none", "--asr", "off"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert f"allnan.wav holds {16000 * seconds * 2} samples that are not numbers (NaN or ±inf)" in err[0]
+    assert "both channels are silent: nothing can be measured" in err[0]
+
+
 def test_huge_pushed_samples_are_clipped_and_json_is_strict():
     from livejudge.judge.model.judge import load_judge
     from livejudge.outputs.guard import json_text

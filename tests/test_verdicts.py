@@ -392,13 +392,14 @@ def test_a_barge_in_the_recording_ends_inside_is_not_judged(cut_after_s):
     full = b.build().call
     _, final, result = run_live(full)
     assert [v.outcome for v in final if v.kind == "barge_in"] == ["talked_through"]
-    assert result["summary"]["yield_none_count"] == 1
+    assert result["summary"]["yield_none_count"] == 1 and result["summary"]["barge_in_cut_by_end_count"] == 0
 
     n = int((bi.onset_s + cut_after_s) * 16000)
     _, final, result = run_live(replace(full, user=full.user[:n], agent=full.agent[:n]))
     assert [v for v in final if v.kind in ("barge_in", "restart")] == []
     sm = result["summary"]
     assert (sm["user_barge_in_count"], sm["yield_none_count"], sm["yield_mean_s"]) == (1, 0, None)
+    assert sm["barge_in_cut_by_end_count"] == 1
     notes = [e for e in result["framework_events"] if e["kind"] == "barge_in_cut_by_end"]
     assert len(notes) == 1 and abs(notes[0]["t_s"] - bi.onset_s) <= MOMENT_TOL_S, notes
     assert [(b.get("cut_by_end"), b["yield_s"]) for b in result["barge_ins"]] == [(True, None)]

@@ -193,8 +193,11 @@ def why_not_measured(metric: str, metrics: dict[str, float | None]) -> str:
     if metric.startswith("latency_"):
         return f"no reply to the caller to time (latency_count {n('latency_count')})"
     if metric == "yield_mean_s":
+        cut = metrics.get("barge_in_cut_by_end_count")
         return (f"no caller barge-in that the agent yielded to (user_barge_in_count {n('user_barge_in_count')}, "
-                f"talked through {n('verdict_barge_in_talked_through_count')})")
+                f"talked through {n('verdict_barge_in_talked_through_count')}"
+                + (f", cut by the call's end before it was decided {n('barge_in_cut_by_end_count')}" if cut else "")
+                + ")")
     if metric == "gap_mean_s":
         return f"no change of speaker (gap_count {n('gap_count')})"
     if metric.startswith("dim_"):

@@ -129,6 +129,8 @@ def build_result(session: Any) -> dict:
             "agent_early_start_count": sm.agent_early_start_count,
             "yield_mean_s": _r(sm.yield_mean_s),
             "yield_none_count": sm.yield_none_count,
+            # barge-ins the call's end cut before they were decided: no verdict, in no yield stat
+            "barge_in_cut_by_end_count": sm.barge_in_cut_by_end_count,
             "overlap_ratio": _r(sm.overlap_ratio),
             "overlap_s": _r(sm.overlap_s, 3),
             "backchannel_count": sm.backchannel_count,

@@ -102,6 +102,8 @@ class Summary:
             barge-in the call's end cut, ``Timeline.cut_by_end``, is counted in
             ``barge_in_count`` only).
         yield_none_count: user barge-ins the agent talked through (did not yield).
+        barge_in_cut_by_end_count: user barge-ins the call's end cut before they were decided
+            (``Timeline.cut_by_end``): in ``barge_in_count``, in neither of the two above.
         overlap_ratio: time both speak at once / time anyone speaks.
         backchannel_count: backchannels on both channels.
         user_backchannel_count / agent_backchannel_count: the same, per channel (the caller's
@@ -128,6 +130,7 @@ class Summary:
     talk_ratio: float | None
     user_talk_s: float
     agent_talk_s: float
+    barge_in_cut_by_end_count: int = 0
 
 
 def _union_s(timeline: Timeline) -> float:
@@ -197,4 +200,5 @@ def summarize(timeline: Timeline, verdicts: Iterable) -> Summary:
         talk_ratio=a / (u + a) if (u + a) > 0 else None,
         user_talk_s=u,
         agent_talk_s=a,
+        barge_in_cut_by_end_count=len(user_bi) - len(decided),
     )
