@@ -683,17 +683,32 @@ class CallReader:
 
     def head(self, seconds: float) -> TwoChannelAudio:
         """The first ``seconds`` of the call in memory (float32 16 kHz, as ``load_call``)."""
+        return self.span(seconds)[1]  # type: ignore[index]  # from 0: always a span
+
+    def span(self, seconds: float, first=None, block_s: float = 10.0) -> tuple[float, TwoChannelAudio] | None:
+        """(start_s, audio): ``seconds`` of the call in memory (float32 16 kHz, as ``load_call``)
+        from the start of the first ``block_s`` block for which ``first(start_s, user, agent)`` is
+        True (the block's start, s, and its two float32 16 kHz arrays); from 0 when ``first`` is
+        None. None when no block is. Reads block by block and stops once ``seconds`` are held:
+        memory bounded by ``seconds``, time by where the span starts."""
         n = int(round(seconds * SAMPLE_RATE))
-        us, as_, got = [], [], 0
-        for u, a in self.blocks():
+        us, as_, got, pos, start = [], [], 0, 0, (0 if first is None else None)
+        for u, a in self.blocks(block_s):
+            if start is None and first(pos / SAMPLE_RATE, u, a):
+                start = pos
+            pos += len(u)
+            if start is None:
+                continue
             us.append(u[: n - got])
             as_.append(a[: n - got])
             got += len(us[-1])
             if got >= n:
                 break
+        if start is None:
+            return None
         cat = (lambda xs: np.concatenate(xs) if xs else np.zeros(0, dtype=np.float32))
-        return TwoChannelAudio(user=cat(us), agent=cat(as_), sample_rate_in=self.sample_rate_in,
-                               channels=self.channels)
+        return start / SAMPLE_RATE, TwoChannelAudio(user=cat(us), agent=cat(as_), sample_rate_in=self.sample_rate_in,
+                                                    channels=self.channels)
 
     def read_all(self) -> TwoChannelAudio:
         """The whole call in memory (for short calls and tests)."""

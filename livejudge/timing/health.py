@@ -482,29 +482,15 @@ def check_recording(call, *, swap_test: bool = True) -> tuple[list[HealthWarning
 def _from_first_sound(call, after_s: float):
     """(start_s, audio): ``LEVEL_PROBE_S`` of ``call`` (a ``CallReader``) from the 10 s block holding
     its first 30 ms frame above ``SILENT_PEAK_DBFS`` on either channel at or after ``after_s``, or
-    None when there is none (silent to the end). Reads the file once, block by block, and stops
-    once the probe is full: memory bounded by ``LEVEL_PROBE_S``."""
+    None when there is none (silent to the end). ``CallReader.span``: memory bounded by
+    ``LEVEL_PROBE_S``."""
     level = 10 ** (SILENT_PEAK_DBFS / 20)
-    n_probe = int(LEVEL_PROBE_S * SAMPLE_RATE)
-    pos, start, us, as_, got = 0, None, [], [], 0
-    for u, a in call.blocks():
-        if start is None and pos + len(u) > int(after_s * SAMPLE_RATE):
-            if max(_frame_rms(u).max(initial=0.0), _frame_rms(a).max(initial=0.0)) >= level:
-                start = pos
-        if start is not None:
-            us.append(u[: n_probe - got])
-            as_.append(a[: n_probe - got])
-            got += len(us[-1])
-            if got >= n_probe:
-                break
-        pos += len(u)
-    if start is None:
-        return None
-    from livejudge.audio import TwoChannelAudio
 
-    return start / SAMPLE_RATE, TwoChannelAudio(user=np.concatenate(us), agent=np.concatenate(as_),
-                                                sample_rate_in=getattr(call, "sample_rate_in", SAMPLE_RATE),
-                                                channels=getattr(call, "channels", {"user": 0, "agent": 1}))
+    def sounds(start_s: float, u: np.ndarray, a: np.ndarray) -> bool:
+        return start_s + len(u) / SAMPLE_RATE > after_s and \
+            max(_frame_rms(u).max(initial=0.0), _frame_rms(a).max(initial=0.0)) >= level
+
+    return call.span(LEVEL_PROBE_S, first=sounds)
 
 
 def report_warnings(warnings: list[HealthWarning], session=None, stream=None, *, say: bool = True) -> list[dict]:
