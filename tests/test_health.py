@@ -570,6 +570,21 @@ def test_a_quiet_recording_is_warned():
     assert abs(speech_level_dbfs(d.call.user) - speech_level_dbfs(d.call.user[: 16000 * 20])) < 3.0
 
 
+def test_speech_too_faint_to_scale_is_named_not_only_called_silent():
+    """Past the 30 dB gain cap a channel of speech read only as "silent" (the last note). Built
+    from real clips: the example call's caller turned down by 48 dB (loudest frame near -56 dBFS)
+    is still silent_channel, and the message says it may be faint speech and by how much to raise
+    it; digital silence (no sound at all) gets no such hint."""
+    d = example_dialogue(seed=0)
+    g = np.float32(10 ** (-48 / 20))
+    w = [w for w in check_input(d.call.user * g, d.call.agent) if w.code == "silent_channel"]
+    assert [x.channel for x in w] == ["user"] and -60 < w[0].value < -50, w
+    raise_db = float(w[0].message.split("raise its level by ")[1].split(" dB")[0])
+    assert abs(raise_db - (-15.0 - w[0].value)) <= 1.0, w[0].message  # to the level scaling aims at
+    zero = [w for w in check_input(np.zeros_like(d.call.user), d.call.agent) if w.code == "silent_channel"]
+    assert len(zero) == 1 and "too quietly" not in zero[0].message
+
+
 def test_a_quiet_recording_is_scaled_up_and_measured_as_at_full_level(tmp_path, capsys):
     """The trial's quiet call, built from real clips: the example call turned down by 25 dB read a
     latency 170 ms off; score now scales each quiet channel up (``health.QUIET_TARGET_DBFS``),
