@@ -104,3 +104,16 @@ def test_windows_a_judge_service_never_judged_are_said_with_how_to_gate_them(cap
         print_summary(_result(no_evidence_windows=1, **extra))
         line = capsys.readouterr().err.splitlines()[0]
         assert line.endswith("· mean P(human) 0.20 · windows 10 judged (1 without evidence), 0 dropped")
+
+
+def test_a_call_scored_without_a_judge_says_the_judge_was_off(capsys):
+    """`--judge none` (and probe's default) printed "mean P(human) –" alone, as a judge that found
+    nothing would (the last note): it now says the judge was off. A judge that ran and had no
+    evidence does not read so."""
+    off = _result(mean_p_human=None, judged_windows=0)
+    off["judge_info"] = None
+    print_summary(off)
+    assert "mean P(human) – (judge off: timing only) ·" in capsys.readouterr().err
+    print_summary(_result(mean_p_human=None, judged_windows=10, no_evidence_windows=10))
+    err = capsys.readouterr().err
+    assert "mean P(human) – ·" in err and "judge off" not in err

@@ -570,12 +570,14 @@ def print_summary(result: dict, validity: bool = True) -> None:
             "; most were not judged, so a --fail-if on P(human) fails)" if mostly_unjudged(sm) else ")")
         not_judged = (f"{unjudged} not judged (judge service unavailable; gate it with "
                       "--fail-if 'judge_unavailable_windows>0'), ")
+    # no judge at all (--judge none; probe's default): "–" alone read as a judge that found nothing
+    off = " (judge off: timing only)" if not result.get("judge_info") and not sm.get("judged_windows") else ""
     print_wrapped(  # one line in a log; wrapped on a terminal (a trial saw it run past column 80)
         f"livejudge: {result['duration_s']:.1f}s · latency p50 {f(sm['latency_p50_s'], 's')} "
         f"p90 {f(sm['latency_p90_s'], 's')} (n={sm['latency_count']}) · barge-ins by the user "
         f"{sm.get('user_barge_in_count', sm['barge_in_count'])}{thr}, "
         f"{over}{flagged} "
-        f"· backchannels {bc} · mean P(human) {f(sm['mean_p_human'])}{over_n} "
+        f"· backchannels {bc} · mean P(human) {f(sm['mean_p_human'])}{over_n}{off} "
         f"· windows {sm['judged_windows']} judged ({no_ev} without evidence), {not_judged}"
         f"{sm['dropped_windows']} dropped")
     ji = result.get("judge_info") or {}
