@@ -428,6 +428,40 @@ def test_a_timing_change_within_the_measured_error_is_the_same(tmp_path):
                if r["rule_short"] in ("lower", "higher") and not r["metric"].startswith("dim_"))
 
 
+def test_calls_over_a_telephone_line_use_the_narrowband_timing_error(tmp_path):
+    """compare read a latency change within 47 ms as "same" on telephone calls too, whose
+    measured timing error is several times larger (the last note): a column whose summary counts
+    a narrowband channel makes the timing rows use ``MEASURED_TIMING_ERROR_NARROWBAND``, and a
+    note and the footer say so; wideband columns keep the wideband error."""
+    from livejudge.commands.compare import TIMING_TOLERANCE_NARROWBAND_S, TIMING_TOLERANCE_S, same_text
+    from livejudge.timing.metrics import MEASURED_TIMING_ERROR_NARROWBAND as N
+
+    assert N.latency_p95_abs_s > TIMING_TOLERANCE_S["latency_p90_s"]
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    shift = (TIMING_TOLERANCE_S["latency_p90_s"] + N.latency_p95_abs_s) / 2  # between the two errors
+    # the caller's channel narrowband: latencies get the narrowband error; the agent's alone (attach
+    # --protocol twilio records its caller wideband) leaves latencies at the wideband one, as the verdicts do
+    for channels, want in (([], "better"), (["user", "agent"], "same"), (["agent"], "better")):
+        da, db = _doc(1.20, 1.80, 0.2, 0.5, 2.0), _doc(1.20, 1.80 - shift, 0.2, 0.5, 2.0)
+        db["summary"]["narrowband_channel_count"] = len(channels)
+        if channels:
+            db["source"] = {"kind": "score", "line": {"channels": channels, "note": "narrowband"}}
+        a.write_text(json.dumps(da))
+        b.write_text(json.dumps(db))
+        doc = compare([a, b])
+        rows = {r["metric"]: r for r in doc["rows"]}
+        assert rows["latency_p90_s"]["verdicts"][1] == want, (channels, rows["latency_p90_s"])
+        tol = doc["timing_tolerance_s"]
+        assert tol["latency_p90_s"] == (N.latency_p95_abs_s if "user" in channels else TIMING_TOLERANCE_S["latency_p90_s"])
+        assert tol["yield_mean_s"] == (TIMING_TOLERANCE_NARROWBAND_S if "agent" in channels else TIMING_TOLERANCE_S)[
+            "yield_mean_s"]
+        said = [n for n in doc["notes"] if "telephone line" in n]
+        assert len(said) == bool(channels) and (not channels or "b.json came over a telephone line" in said[0])
+        footer = same_text(doc)
+        assert f"latency {tol['latency_p50_s'] * 1000:.0f} ms" in footer, footer
+        assert ("--sets telephone" in footer) == bool(channels)
+
+
 def test_the_timing_error_is_the_stored_benchmark_run():
     """MEASURED_TIMING_ERROR and the docs' figures come from the stored vad_bounds run."""
     from pathlib import Path

@@ -48,7 +48,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from livejudge.timing.metrics import MEASURED_TIMING_ERROR, RESPONSE_LATENCY_HUMAN, TYPICAL_GAP_S
+from livejudge.timing.metrics import (
+    MEASURED_TIMING_ERROR, MEASURED_TIMING_ERROR_NARROWBAND, RESPONSE_LATENCY_HUMAN, TYPICAL_GAP_S,
+)
 
 
 @dataclass(frozen=True)
@@ -471,6 +473,13 @@ def compare(paths: list[str | Path]) -> dict:
                       # no column judged: 18 rows of "–" said nothing (a trial); mean P(human) stays
                       and (views or any(c[1].get(f"dim_{d.id}") is not None for c in cols))]
     judge_tol = judge_tolerance(cols)
+    # a column over a telephone line: its timing rows read "same" within the narrowband error, as
+    # the verdicts judge them: a latency where the caller's channel is narrowband, a yield the agent's
+    lines = [narrowband_channels(p, c) for p, c in zip(paths, cols)]
+    narrow = [c[0] for c, ch in zip(cols, lines) if ch]
+    timing_tol = {m: (TIMING_TOLERANCE_NARROWBAND_S[m] if any(("agent" if m == "yield_mean_s" else "user") in ch
+                                                             for ch in lines) else t)
+                  for m, t in TIMING_TOLERANCE_S.items()}
     # calls measured with different settings: the changes mix the agent's and the settings' effects
     differ = settings_differ(cols, views)
     # another judge (another head, version or weights): its P(human) and dimensions are another
@@ -488,7 +497,7 @@ def compare(paths: list[str | Path]) -> dict:
         rule = rule_for(m)
         base = values[0]
         changes = [None if base is None or v is None else round(v - base, 6) for v in values]
-        verdicts = [verdict(m, base, v, judge_tol) for v in values]
+        verdicts = [verdict(m, base, v, judge_tol, timing_tol) for v in values]
         if m.endswith("_count") and any(cut):  # a count over part of a call is no change of the agent
             verdicts = [v if i == 0 or not (cut[i] or cut[0]) else "" for i, v in enumerate(verdicts)]
         if m in ("mean_p_human", "last_p_human") or m.startswith("dim_"):
@@ -501,13 +510,36 @@ def compare(paths: list[str | Path]) -> dict:
     out = {"columns": [{"name": c[0], "kind": c[2], "settings": {k: v for k, v in c[3].items() if k != CALL_FILES}}
                        for c in cols], "rows": rows,
            "settings_differ": differ, "settings_differ_keys": differ_keys,
-           "timing_tolerance_s": dict(TIMING_TOLERANCE_S),
+           "timing_tolerance_s": dict(timing_tol),
            "judge_tolerance": {m: judge_tol[m] for m in metrics if m in judge_tol}}
     out["settings_unknown"] = [c[0] for c in cols if not _known(c)]
-    out["notes"] = (unknown_settings_notes(out, cols) + cut_short_notes(out, cols) + tradeoff_notes(out)
+    out["notes"] = ([narrowband_note(narrow)] if narrow else []) + (unknown_settings_notes(out, cols) + cut_short_notes(out, cols) + tradeoff_notes(out)
                     + flagged_mix_notes(out, [c[1] for c in cols]) + subset_notes(out) + call_set_notes(out, cols)
                     + health_notes(out, [c[1] for c in cols]))
     return out
+
+
+def narrowband_channels(path: str | Path, col: tuple) -> set[str]:
+    """The channels of a column's call that ``source.line`` calls narrowband (a telephone line):
+    read from the result document; a batch, whose summary holds only the median
+    ``narrowband_channel_count``, counts as both channels where that is above 0."""
+    if col[2] != "call":
+        return {"user", "agent"} if (col[1].get("narrowband_channel_count") or 0) > 0 else set()
+    from livejudge.outputs.report import load_json_document
+
+    line = (load_json_document(Path(path)).get("source") or {}).get("line")
+    return {c for c in (line.get("channels") or []) if c in ("user", "agent")} if isinstance(line, dict) else set()
+
+
+def narrowband_note(names: list[str]) -> str:
+    """The note of a comparison with calls over a telephone line (``names``: those columns). Pure."""
+    from livejudge.outputs.guard import clean
+
+    t = TIMING_TOLERANCE_NARROWBAND_S
+    return (f"{', '.join(clean(n) for n in names)} came over a telephone line (narrowband): latency changes "
+            f"(caller's channel narrowband) within {t['latency_p50_s'] * 1000:.0f} ms and yield changes (agent's) "
+            f"within {t['yield_mean_s'] * 1000:.0f} ms, the narrowband timing error (p95 |error|, "
+            "benchmarks/vad_bounds.py --sets telephone), read \"same\" (HEURISTIC)")
 
 
 def health_notes(doc: dict, metrics: list[dict]) -> list[str]:
@@ -673,6 +705,17 @@ TIMING_TOLERANCE_S: dict[str, float] = {
 ``benchmarks/vad_bounds.py``'s target set): a p90 of 1.26 → 1.23 s on the same agent was called
 "better" (a new user's trial), a change the detector cannot tell from its own error."""
 
+TIMING_TOLERANCE_NARROWBAND_S: dict[str, float] = {
+    "latency_p50_s": MEASURED_TIMING_ERROR_NARROWBAND.latency_p95_abs_s,
+    "latency_p90_s": MEASURED_TIMING_ERROR_NARROWBAND.latency_p95_abs_s,
+    "yield_mean_s": MEASURED_TIMING_ERROR_NARROWBAND.yield_p95_abs_s,
+}
+"""``TIMING_TOLERANCE_S`` where a column's call came over a telephone line (its summary's
+``narrowband_channel_count`` > 0): the narrowband timing error (``timing.metrics.
+MEASURED_TIMING_ERROR_NARROWBAND``, HEURISTIC as above; ``benchmarks/vad_bounds.py --sets
+telephone``), as the per-event verdicts use it; the wideband 47 ms had been applied to telephone
+calls as well (the last note)."""
+
 
 JUDGE_SPREAD_FILE = "judge_spread.json"
 """Under ``livejudge/data``: the measured between-call spread of one head's call-level scores
@@ -708,15 +751,19 @@ def judge_tolerance(columns: list[tuple]) -> dict[str, float]:
     return {k: float(v) for k, v in spread["tolerance"].items()}
 
 
-def verdict(metric: str, base: float | None, new: float | None, judge_tol: dict[str, float] | None = None) -> str:
+def verdict(metric: str, base: float | None, new: float | None, judge_tol: dict[str, float] | None = None,
+            timing_tol: dict[str, float] | None = None) -> str:
     """``rule_for(metric).verdict`` with the table's precision as tolerance: a change of the
     distance to the human reference within half a shown digit is "same", never "better" or
     "worse"; for the timing rows of ``TIMING_TOLERANCE_S`` a change within the measured timing
     error is "same" too, and for a judge row of ``judge_tol`` (``judge_tolerance``) a change within
     the measured between-call spread. The exact values decide, as the footer says: 3.151 → 3.249
     prints "3.2 → 3.2" but moved by nearly a shown digit (``_fmt_change`` then shows "+0.098"; a
-    new user's trial found such a change called "same" while the footer's rule called it more)."""
-    tol = max(display_step(metric) / 2, TIMING_TOLERANCE_S.get(metric, 0.0), (judge_tol or {}).get(metric, 0.0))
+    new user's trial found such a change called "same" while the footer's rule called it more).
+    ``timing_tol``: the timing rows' tolerance (default ``TIMING_TOLERANCE_S``; a telephone call's
+    ``TIMING_TOLERANCE_NARROWBAND_S``)."""
+    timing = TIMING_TOLERANCE_S if timing_tol is None else timing_tol
+    tol = max(display_step(metric) / 2, timing.get(metric, 0.0), (judge_tol or {}).get(metric, 0.0))
     return rule_for(metric).verdict(base, new, tol=tol)
 
 
@@ -812,9 +859,17 @@ def print_table(doc: dict, console=None) -> None:
                   + "; dimensions: mean score over ungated windows; " + same_text(doc), style="dim", highlight=False)
 
 
-SAME_TEXT = (f"changes within the shown precision (half the last digit), or within the measured timing error "
-             f"(latency {MEASURED_TIMING_ERROR.latency_p95_abs_s * 1000:.0f} ms, yield "
-             f"{MEASURED_TIMING_ERROR.yield_p95_abs_s * 1000:.0f} ms: p95 |error|, benchmarks/vad_bounds.py), are the same.")
+def _same_text(timing: dict[str, float]) -> str:
+    return (f"changes within the shown precision (half the last digit), or within the measured timing error "
+            f"(latency {timing['latency_p50_s'] * 1000:.0f} ms, yield "
+            f"{timing['yield_mean_s'] * 1000:.0f} ms: p95 |error|, benchmarks/vad_bounds.py"
+            + (" --sets telephone where a channel is narrowband"
+               if any(timing[m] == TIMING_TOLERANCE_NARROWBAND_S[m] != TIMING_TOLERANCE_S[m] for m in timing)
+               else "")
+            + "), are the same.")
+
+
+SAME_TEXT = _same_text(TIMING_TOLERANCE_S)
 """The tables' footer on "same" (terminal, markdown and HTML say it alike); ``same_text`` adds the
 judge rows' spread where it applies."""
 
@@ -825,13 +880,16 @@ def same_text(doc: dict) -> str:
     0.01–0.38 (by dimension) of each other are within the spread of two calls of one agent voice (95 %,
     benchmarks/judge_repeatability.py on 15 voices), the same." Pure."""
     tol = doc.get("judge_tolerance") or {}
+    timing = doc.get("timing_tolerance_s")
+    base = _same_text(timing) if isinstance(timing, dict) and {"latency_p50_s", "yield_mean_s"} <= set(timing) \
+        else SAME_TEXT
     if not tol:
         spread = judge_spread()
         judged = any(v is not None for r in doc.get("rows") or [] if r["metric"] == "mean_p_human" for v in r["values"])
         if spread and judged:  # say outright that the judge rows kept the digit rule here (a new user's trial)
-            return (SAME_TEXT[:-1] + f"; the judge rows keep the shown-precision rule here: their between-call spread "
+            return (base[:-1] + f"; the judge rows keep the shown-precision rule here: their between-call spread "
                     f"is measured only between single calls of {spread['judge'].split(' / ')[-1]}.")
-        return SAME_TEXT
+        return base
     parts = []
     if "mean_p_human" in tol:
         parts.append(f"mean P(human) within {tol['mean_p_human']:.3f}")
@@ -841,7 +899,7 @@ def same_text(doc: dict) -> str:
                      "better column as ±X same)"
                      if f"{dims[0]:.3f}" != f"{dims[-1]:.3f}" else f"dimension scores within {dims[0]:.3f}")
     spread = judge_spread() or {}
-    return (SAME_TEXT[:-1] + "; " + " and ".join(parts) + " of each other are within the spread of two calls of one "
+    return (base[:-1] + "; " + " and ".join(parts) + " of each other are within the spread of two calls of one "
             f"agent voice (95 %, benchmarks/judge_repeatability.py on {spread.get('n_voices', '?')} voices), the same.")
 
 NOT_MEASURED_SUFFIX = " (not measured by the head)"
