@@ -324,7 +324,7 @@ def test_training_overlap_counts_the_rows_the_head_was_fitted_and_calibrated_on(
     ov = training_overlap(tr, ["c1"], hint=hint)
     assert ov["note"] == "in-sample: 1 of 1 rows was calibrated on; for a held-out figure run --split test"
     ov = training_overlap(tr, ["t1", "t2"], hint=hint)
-    assert ov["in_sample"] is False and ov["note"] == "held-out by audio content: none of the 2 rows was fitted on or calibrated on"
+    assert ov["in_sample"] is False and ov["note"].startswith("held-out by audio content: none of the 2 rows was fitted on or calibrated on (matched by")
     # a two-stage head: its 'val' rows chose the epoch
     ov = training_overlap({"rows": {"fit": ["f1"], "validation": ["v1"]}}, ["f1", "v1", "t1"])
     assert ov["note"] == "in-sample: 1 of 3 rows was fitted on, 1 used for early stopping"
@@ -337,6 +337,24 @@ def test_training_overlap_counts_the_rows_the_head_was_fitted_and_calibrated_on(
     for ov in (training_overlap(old, ["x"], ["train"], "other"), training_overlap({}, ["x"])):
         assert ov["in_sample"] is None and ov["fit"] is None
         assert ov["note"].startswith("in-sample or held-out: unknown")
+
+
+def test_the_intervals_are_the_published_formulas():
+    """Wilson's interval (Wilson 1927) and Hanley & McNeil's (1982) AUC standard error, checked by
+    hand: 15 of 20 correct gives 0.531–0.888; AUC 0.86 on 10 + 10 has SE 0.0858 (eq. 1 with
+    Q1 = A/(2-A), Q2 = 2A^2/(1+A)), so 0.692–1.00 after clipping; no AUC interval at AUC 1."""
+    from livejudge.judge.training.evaluate import auc_ci95, binary_metrics, wilson_ci95
+
+    lo, hi = wilson_ci95(15, 20)
+    assert abs(lo - 0.5313) < 1e-3 and abs(hi - 0.8881) < 1e-3 and wilson_ci95(0, 0) is None
+    a = 0.86
+    q1, q2 = a / (2 - a), 2 * a * a / (1 + a)
+    se = ((a * (1 - a) + 9 * (q1 - a * a) + 9 * (q2 - a * a)) / 100) ** 0.5
+    lo, hi = auc_ci95(a, 10, 10)
+    assert abs(lo - (a - 1.96 * se)) < 1e-3 and hi == 1.0
+    assert auc_ci95(1.0, 3, 3) is None and auc_ci95(None, 3, 3) is None
+    b = binary_metrics([0.9, 0.8, 0.2, 0.6], [1, 1, 0, 0])
+    assert (b["n_human"], b["n_machine"], b["accuracy"]) == (2, 2, 0.75) and b["accuracy_ci95"][0] < 0.75 < b["accuracy_ci95"][1]
 
 
 def test_render_labels_in_sample_figures_and_names_the_paper():
@@ -357,7 +375,11 @@ def test_render_labels_in_sample_figures_and_names_the_paper():
         return flat(buf.getvalue())
 
     plain = text(doc)  # train's held-out table: no overlap record, no label
-    assert "in-sample" not in plain and "ROC-AUC: 1.000 per-dimension" in plain
+    assert "in-sample" not in plain and "ROC-AUC: 1.000 few rows" in plain
+    # two rows: the figure is said to say little, with its 95 % intervals (a trial: "ROC-AUC: 0.000"
+    # on 2 rows with no comment)
+    assert ("few rows (1 human, 1 machine; under 10 of a class): accuracy 95 % CI 0.34–1.00: a figure on so few "
+            "calls says little per-dimension") in plain
     assert "(the Turing-test paper, Table 21)" in plain and "seed 000" not in plain
     doc["training_overlap"] = training_overlap({"rows": {"fit": ["a"], "calibration": ["b"]}}, ["a", "b"],
                                                hint="for a held-out figure run --split test")
@@ -367,7 +389,7 @@ def test_render_labels_in_sample_figures_and_names_the_paper():
     assert "overall (in-sample)" in out and "rating accuracy (the Turing-test paper, Table 21) (in-sample)" in out
     doc["training_overlap"] = training_overlap({"rows": {"fit": ["a"]}}, ["z", "y"])
     out = text(doc)
-    assert "ROC-AUC: 1.000 (held-out by audio content: none of the 2 rows was fitted on)" in out and "(in-sample)" not in out
+    assert "ROC-AUC: 1.000 (held-out by audio content: none of the 2 rows was fitted on (matched by" in out and "(in-sample)" not in out
 
 
 def test_whisper_label_only_errors_say_which_rows_are_missing_in_words():
@@ -440,7 +462,8 @@ def test_whisper_train_prints_the_held_out_test_rows_and_records_its_rows(whispe
     t = cfg.training["test"]
     line = validity_line(cfg)
     assert line.startswith(f"validity: ROC-AUC {t['roc_auc']:.2f}, accuracy {t['binary_accuracy']:.2f} "
-                           f"on the 2 'test' rows of {m.name} (never fitted on;"), line
+                           f"(95 % CI 0.34–1.00) on the 2 'test' rows of {m.name} (never fitted on; too few calls "
+                           "to mean much;"), line
     assert "leave-one-family-out" in line and "no held-out validity" not in line
 
 
@@ -451,7 +474,7 @@ def test_eval_says_how_many_scored_rows_were_fitted_on(whisper_trial, capsys):
     cap = capsys.readouterr()
     err = flat(cap.out + cap.err)  # eval prints to stdout unless --json -
     assert "scoring the 2 'test' rows of 10" in err
-    assert "(held-out by audio content: none of the 2 rows was fitted on or calibrated on)" in err and "in-sample" not in err
+    assert "(held-out by audio content: none of the 2 rows was fitted on or calibrated on (matched by file bytes" in err and "in-sample" not in err
     doc = json.loads((m.parent / "d.json").read_text())
     assert doc["split"] == "test" and doc["split_asked"] == "auto" and doc["binary"]["n"] == 2
     assert doc["training_overlap"]["in_sample"] is False
@@ -526,3 +549,79 @@ def test_acoustic_train_uses_the_same_version_default_and_records_its_rows(tmp_p
     cap = capsys.readouterr()
     err = flat(cap.out + cap.err)
     assert "(in-sample: 6 of 6 rows were fitted on; for a held-out figure run --split test)" in err
+
+
+def test_a_head_fitted_without_transcripts_is_judged_without_them(tmp_path, capsys):
+    """A new user's trial: a head trained with `train`'s default (no transcripts) read P(human) 0.59
+    on a call, 0.48 once `score --report` turned transcripts on: the text dimensions had been
+    constant in training, so their classifier weights kept their random start, and the text
+    features were unlike anything the head was fitted on. Now those weights are 0 (named in the
+    config), the config records ``training.transcripts: false``, the judge embeds such a head's
+    windows without transcripts, and eval refuses --asr on for it. Built from real clips: the
+    same window with and without agent transcripts gives the same P(human)."""
+    import dataclasses
+
+    from livejudge.events import TurnTranscript
+    from livejudge.judge.features.text import count_words
+    from livejudge.judge.model.head import load_head
+    from livejudge.judge.model.judge import DEFAULT_ACOUSTIC_HEAD, load_judge
+    from livejudge.session import snapshot_of_call
+    from livejudge.testing.dialogues import example_dialogue
+
+    m = trial_manifest(tmp_path)
+    assert run_cli("train", m, "--out", tmp_path / "h", "--cache-dir", tmp_path / "c", "--no-progress") == 0
+    head, cfg = load_head(tmp_path / "h")
+    s2 = cfg.training["stage2"]
+    assert cfg.training["transcripts"] is False
+    unfitted = set(s2["unfitted_dimensions"])
+    # the text dimensions (and those with no signal at all without text), never the acoustic ones
+    assert {"sycophant_behavior", "textual_sentiment", "written_style_expression"} <= unfitted
+    assert not unfitted & {"rhythm", "intonation", "stress", "use_of_fillers", "acoustic_emotion"}
+    k = [cfg.dimensions.index(d) for d in unfitted]
+    assert float(head.classifier.weight.detach()[:, k].abs().sum()) == 0.0
+    # the config's train/val accuracy is eval's (gated); the fit's own view is kept apart
+    assert "train_accuracy_ungated" in s2 and "gated" in s2["accuracy_note"]
+
+    w = snapshot_of_call(example_dialogue(seed=0).call)
+    said = "Certainly! Thank you so much for asking. Furthermore, here are the three options you requested."
+    tr = tuple(TurnTranscript("agent", t.onset_s, t.offset_s, said, count_words(said), "en") for t in w.turns_of("agent"))
+    talked = dataclasses.replace(w, transcripts=tr)
+    mine = load_judge("acoustic", head=tmp_path / "h")
+    assert not mine.reads_transcripts
+    a, b = mine.judge([w])[0].p_human, mine.judge([talked])[0].p_human
+    assert a is not None and abs(a - b) < 1e-9, (a, b)
+    shipped = load_judge("acoustic", head=DEFAULT_ACOUSTIC_HEAD)  # control: a head fitted with them reads them
+    assert shipped.reads_transcripts
+    assert shipped.judge([w])[0].p_human != shipped.judge([talked])[0].p_human
+    code, said = run_cli("eval", m, "--head", tmp_path / "h", "--cache-dir", tmp_path / "c", "--no-progress",
+                         "--asr", "on")
+    assert code == 2 and "fitted on calls embedded without transcripts" in said
+
+
+def test_eval_counts_a_losslessly_re_encoded_training_row_as_seen(tmp_path, capsys):
+    """A trial converted its training WAVs to FLAC (the same samples) and eval called them
+    "held-out"; the row digest was of the file's bytes. A head now records each row's decoded
+    samples too, and eval counts a FLAC copy as fitted on; a copy at another gain still reads
+    held-out, and the note says that it would."""
+    import soundfile as sf
+
+    m = trial_manifest(tmp_path)
+    assert run_cli("train", m, "--out", tmp_path / "h", "--cache-dir", tmp_path / "c", "--no-progress") == 0
+    rows = [json.loads(x) for x in m.read_text().splitlines()]
+    for name, gain in (("flac", 1.0), ("gain", 0.9)):
+        out = []
+        for r in rows:
+            x, rate = sf.read(r["audio"], dtype="int16" if gain == 1.0 else "float32")
+            dst = tmp_path / name / (__import__("pathlib").Path(r["audio"]).stem + ".flac")
+            dst.parent.mkdir(exist_ok=True)
+            sf.write(str(dst), x if gain == 1.0 else x * gain, rate, format="FLAC", subtype="PCM_16")
+            out.append({**r, "audio": str(dst)})
+        man = write(tmp_path / name / "m.jsonl", out)
+        capsys.readouterr()
+        assert run_cli("eval", man, "--head", tmp_path / "h", "--cache-dir", tmp_path / "c", "--no-progress",
+                       "--split", "all") == 0
+        said = flat(capsys.readouterr().out + capsys.readouterr().err)
+        if gain == 1.0:
+            assert "in-sample: 6 of 10 rows were fitted on, 2 used for early stopping" in said, said
+        else:
+            assert "held-out by audio content" in said and "a copy at another gain" in said, said

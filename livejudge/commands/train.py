@@ -243,7 +243,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     from livejudge.judge.model.head import HeadError, load_head, new_config
     from livejudge.judge.training.head_files import check_head_out
     from livejudge.judge.training.train import (
-        TrainConfig, TrainError, call_digest, manifest_arrays, rows_record, stack_embeddings, train_head,
+        TrainConfig, TrainError, manifest_arrays, row_digests, rows_record, stack_embeddings, train_head,
     )
 
     con = Console(stderr=True)
@@ -297,7 +297,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise _cli_error(f"cannot load the {args.backbone} backbone: {exc}") from exc
     embs = _embed(entries, backbone, args)
     vectors = stack_embeddings(embs)
-    digests = [call_digest(e) for e in entries]
+    digests = [row_digests(e) for e in entries]
     if labels_only_whisper:
         return _train_whisper_labels(args, backbone, embs, vectors, R, labels, split, kinds, digests, con, screen)
     cfg = TrainConfig(
@@ -323,6 +323,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     s["manifest"] = {"path": str(Path(args.manifest)), "sha256": _file_sha256(args.manifest),
                      "kinds": {k or "unspecified": int((kinds == k).sum()) for k in sorted(set(kinds.tolist()))}}
     s["backbone"] = backbone.name
+    # whether its calls were embedded with transcripts: a head fitted without them is judged without
+    # them (``Judge.reads_transcripts``), so a report's transcripts do not move its P(human)
+    s["transcripts"] = getattr(args, "asr", "off") == "on"
     s["init_head"] = (f"{init_cfg.name} {init_cfg.version} ({init_cfg.provenance}) from {args.init_head}"
                       if init_cfg is not None else None)
     s["rows"] = rows_record(digests, fit=split == "train", validation=split == "val")
@@ -330,7 +333,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     evidence_min = dict(getattr(backbone, "evidence_min", {}) or {})
     if init_cfg is not None:
         evidence_min.update(init_cfg.evidence_min)
-    test = _held_out_test(res.head, vectors, R, labels, split, kinds, embs, evidence_min, backbone.name, con)
+    _gated_accuracies(s["stage2"], res.head, vectors, R, labels, split, kinds, embs, evidence_min, backbone.name)
+    test = _held_out_test(res.head, vectors, R, labels, split, kinds, embs, evidence_min, backbone.name, con,
+                          digests)
     if test is not None:
         s["test"] = test
     name = args.name or Path(args.out).name
@@ -374,10 +379,34 @@ def _test_pointer(test: dict | None) -> str:
     return "no held-out figures: the manifest had no 'test' rows"
 
 
-def _held_out_test(head, vectors, R, labels, split, kinds, embs, evidence_min, backbone_name, con) -> dict | None:
+def _gated_accuracies(s2: dict, head, vectors, R, labels, split, kinds, embs, evidence_min, backbone_name) -> None:
+    """The stage-2 record's train/val accuracy as ``eval`` and ``score`` measure it (dimensions short
+    of evidence gated), in place; the fit's own figures (every dimension ungated) kept as
+    ``*_ungated``: a trial read train_accuracy 1.0 in the config and 0.75 from eval on the same rows."""
+    from livejudge.judge.training.evaluate import evaluate_head
+
+    if s2.get("status") != "fitted":
+        return
+    for name, part in (("train_accuracy", "train"), ("val_accuracy", "val")):
+        rows = np.where((split == part) & (labels >= 0))[0]
+        if not len(rows) or name not in s2:
+            continue
+        doc = evaluate_head(head, {k: v[rows] for k, v in vectors.items()}, R[rows], labels[rows], kinds[rows],
+                            [embs[i].evidence for i in rows], evidence_min, backbone_name)
+        s2[f"{name}_ungated"] = s2[name]
+        s2[name] = round(float(doc["binary"]["accuracy"]), 4)
+    s2["accuracy_note"] = ("train_accuracy/val_accuracy as eval and score measure them (dimensions short of evidence "
+                           "gated); *_ungated: as the fit saw the rows, every dimension ungated")
+
+
+def _held_out_test(head, vectors, R, labels, split, kinds, embs, evidence_min, backbone_name, con,
+                   digests=None) -> dict | None:
     """Score the manifest's 'test' rows (never fitted on) with the new head and print the tables;
-    None, said in one line, when there are none. Returns the figures for ``training["test"]``."""
-    from livejudge.judge.training.evaluate import evaluate_head, render
+    None, said in one line, when there are none. Returns the figures for ``training["test"]``.
+    ``digests`` (per row, ``row_digests``): a 'test' row whose audio is also a 'train' or 'val' row
+    makes the figure in-sample, said here and recorded as ``in_sample_rows`` (a trial's duplicated
+    clip was called "never fitted on")."""
+    from livejudge.judge.training.evaluate import evaluate_head, few_rows_note, render
 
     rows = np.where(split == "test")[0]
     if not len(rows):
@@ -386,9 +415,20 @@ def _held_out_test(head, vectors, R, labels, split, kinds, embs, evidence_min, b
         return None
     doc = evaluate_head(head, {k: v[rows] for k, v in vectors.items()}, R[rows], labels[rows], kinds[rows],
                         [embs[i].evidence for i in rows], evidence_min, backbone_name)
+    seen = 0
+    if digests is not None:
+        tuned = {d for i in np.where(split != "test")[0] for d in digests[i]}
+        seen = sum(bool(set(digests[i]) & tuned) for i in rows)
+    if seen:
+        doc["training_overlap"] = {"in_sample": True, "note": f"in-sample: {seen} of {len(rows)} 'test' rows "
+                                   f"{'is also a' if seen == 1 else 'are also'} 'train' or 'val' row{'' if seen == 1 else 's'} of this manifest "
+                                   "(the same audio): not a held-out figure"}
     render(doc, con, title="held-out test rows")
-    return {"binary_accuracy": doc["binary"]["accuracy"], "roc_auc": doc["binary"]["roc_auc"],
-            "n": doc["binary"]["n"], "dimensions_pooled": doc["dimensions_pooled"]}
+    b = doc["binary"]
+    return {"binary_accuracy": b["accuracy"], "roc_auc": b["roc_auc"], "n": b["n"],
+            "n_human": b["n_human"], "n_machine": b["n_machine"], "accuracy_ci95": b["accuracy_ci95"],
+            "roc_auc_ci95": b["roc_auc_ci95"], "in_sample_rows": seen, "dimensions_pooled": doc["dimensions_pooled"],
+            **({"few_rows": few_rows_note(b)} if few_rows_note(b) else {})}
 
 
 def _check_label_classes(labels, split, manifest) -> None:
@@ -453,7 +493,7 @@ def _train_whisper_labels(args, backbone, embs, vectors, R, labels, split, kinds
     except ValueError as exc:  # _check_whisper_splits said what the splits lack before embedding
         raise _cli_error(f"whisper label-only fit: {exc}") from exc
     test = _held_out_test(fit.head, vectors, R, labels, split, kinds, embs, fit.config.evidence_min,
-                          backbone.name, con)
+                          backbone.name, con, digests)
     cfg = fit.config.with_(training={**fit.config.training, **({"test": test} if test is not None else {})},
                            notes=f"{fit.config.notes}; {_test_pointer(test)}")
     try:
@@ -469,10 +509,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     _require_torch("eval")
     from rich.console import Console
 
-    from livejudge.judge.training.evaluate import evaluate_head, render, training_overlap
+    from livejudge.judge.training.evaluate import evaluate_predictions, predict, render, training_overlap
     from livejudge.judge.model.head import HeadError, head_summary, load_head
     from livejudge.judge.model.judge import JudgeError, load_judge
-    from livejudge.judge.training.train import call_digest, manifest_arrays, stack_embeddings
+    from livejudge.judge.training.train import manifest_arrays, row_digests, stack_embeddings
     from livejudge.outputs.guard import OutputPathError, check_output_paths
 
     con = Console(stderr=args.json_out == "-")
@@ -484,6 +524,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         torch_head, cfg = load_head(args.head)  # evaluate_head runs the torch head
     except HeadError as exc:
         raise _cli_error(str(exc)) from exc
+    if (cfg.training or {}).get("transcripts") is False and getattr(args, "asr", "off") == "on":
+        raise _cli_error(f"--asr on: head {cfg.name} was fitted on calls embedded without transcripts (its config's "
+                         "training.transcripts is false), so it is scored without them: drop --asr on")
     all_entries = _load_entries(args.manifest)
     has_test = any(e.split == "test" for e in all_entries)
     split = ("test" if has_test else "all") if args.split == "auto" else args.split
@@ -511,11 +554,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
     embs = _embed(entries, backbone, args)
     vectors = stack_embeddings(embs)
     R, labels, splits, kinds = manifest_arrays(entries, cfg.dimensions)
-    doc = evaluate_head(head, vectors, R, labels, kinds, [e.evidence for e in embs], judge.evidence_min,
-                        backbone.name)
+    pred = predict(head, vectors, [e.evidence for e in embs], judge.evidence_min, backbone.name)
+    doc = evaluate_predictions(pred, R, labels, kinds, head.dimensions)
+    # which calls it got wrong: per row (a trial ran 20 one-row manifests to find its 4 misses)
+    doc["rows"] = [{"line": e.line, "id": e.id, "label": {1: "human", 0: "machine"}.get(int(y)),
+                    "p_human": round(float(ph), 4),
+                    "correct": None if y < 0 else bool((ph >= 0.5) == (y == 1))}
+                   for e, y, ph in zip(entries, labels.tolist(), pred["p_human"].tolist())]
     hint = ("for a held-out figure run --split test" if has_test and split != "test" else
             "for a held-out figure score calls the head was not fitted on (\"split\": \"test\" rows are kept out)")
-    overlap = training_overlap(cfg.training, [call_digest(e) for e in entries], splits.tolist(),
+    overlap = training_overlap(cfg.training, [row_digests(e) for e in entries], splits.tolist(),
                                _file_sha256(args.manifest), hint, families=[e.family for e in entries],
                                labels=labels.tolist())
     doc = {"head": {"path": str(args.head), "name": cfg.name, "version": cfg.version,

@@ -548,7 +548,17 @@ def _held_out_test_text(test: Any, manifest: Any) -> str | None:
         return None
     where = Path(str(manifest["path"])).name if isinstance(manifest, Mapping) and manifest.get("path") else "the training manifest"
     auc_text = f"ROC-AUC {float(auc):.2f}, " if isinstance(auc, (int, float)) and auc == auc else ""
-    return (f"{auc_text}accuracy {acc:.2f} on the {n} 'test' rows of {where} (never fitted on; whether their "
+    ci = test.get("accuracy_ci95")
+    ci_text = (f" (95 % CI {float(ci[0]):.2f}–{float(ci[1]):.2f})"
+               if isinstance(ci, (list, tuple)) and len(ci) == 2 else "")
+    seen = test.get("in_sample_rows")
+    if isinstance(seen, int) and seen > 0:  # a duplicated clip read "never fitted on" (a trial)
+        held = (f"IN-SAMPLE: {seen} of them {'is' if seen == 1 else 'are'} also a fitted or validation row, so "
+                "this is not a held-out figure")
+    else:
+        held = "never fitted on"
+    few = "; too few calls to mean much" if test.get("few_rows") else ""
+    return (f"{auc_text}accuracy {acc:.2f}{ci_text} on the {n} 'test' rows of {where} ({held}{few}; whether their "
             "voices and speakers are also in the fitted rows is not recorded, nor is a leave-one-family-out study)")
 
 

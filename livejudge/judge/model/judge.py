@@ -20,6 +20,7 @@ visible.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -266,6 +267,13 @@ class Judge:
         """Dimensions the head gives no weight (all-zero ODL row): always gated (module docstring)."""
         self.view = dimension_view(self.dimensions, np.asarray(self.head.proj_weight))
         """``dimension_view`` of the head: measured groups and not-measured dimensions with why."""
+        self.reads_transcripts = (head_config.training or {}).get("transcripts") is not False
+        """False for a head whose config says it was fitted on calls embedded without transcripts
+        (``livejudge train`` without ``--asr on`` records ``training.transcripts: false``): its
+        windows are embedded without them too, so transcripts a report asks for do not change
+        P(human) (a new user's trial: a head trained without them read 0.59 without ``--report``,
+        0.48 with, the text features unlike anything it was fitted on). True where the config
+        does not say (the shipped heads, older heads)."""
 
     def info(self) -> dict:
         """What the meter and result documents show about the judge."""
@@ -321,6 +329,8 @@ class Judge:
 
     def _judge(self, windows: Sequence[WindowSnapshot]) -> list[JudgeResult]:
         t0 = time.perf_counter()
+        if not self.reads_transcripts:  # embedded as the head was fitted: without transcripts
+            windows = [replace(w, transcripts=()) if w.transcripts else w for w in windows]
         embs = self.backbone.embed(list(windows))
         if len(embs) != len(windows):
             raise JudgeError(f"backbone {self.backbone.name} returned {len(embs)} embeddings for {len(windows)} windows")

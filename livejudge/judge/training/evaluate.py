@@ -13,6 +13,8 @@ Interaction"):
 
 from __future__ import annotations
 
+import math
+
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -102,6 +104,53 @@ def roc_auc(scores: Sequence[float], labels: Sequence[int]) -> float | None:
     return float((ranks[y == 1].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
 
 
+def wilson_ci95(correct: int, n: int) -> tuple[float, float] | None:
+    """The 95 % Wilson score interval of a proportion ``correct``/``n`` (Wilson 1927, JASA 22:209;
+    z = 1.96): (low, high) in [0, 1], None when n = 0. Pure."""
+    if n <= 0:
+        return None
+    z, ph = 1.959964, correct / n
+    mid = (ph + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(ph * (1 - ph) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, mid - half), min(1.0, mid + half)
+
+
+def auc_ci95(auc: float | None, n_pos: int, n_neg: int) -> tuple[float, float] | None:
+    """An approximate 95 % interval of a ROC-AUC from its standard error (Hanley & McNeil 1982,
+    Radiology 143:29, eq. 1; ±1.96 SE, clipped to [0, 1]). None without an AUC, and at an AUC of 0
+    or 1, where the formula's standard error is 0 whatever the sample size (no interval is better
+    than a point "1.00–1.00"). Pure."""
+    if auc is None or n_pos <= 0 or n_neg <= 0 or auc <= 0.0 or auc >= 1.0:
+        return None
+    q1, q2 = auc / (2 - auc), 2 * auc * auc / (1 + auc)
+    var = (auc * (1 - auc) + (n_pos - 1) * (q1 - auc * auc) + (n_neg - 1) * (q2 - auc * auc)) / (n_pos * n_neg)
+    se = math.sqrt(max(var, 0.0))
+    return max(0.0, auc - 1.959964 * se), min(1.0, auc + 1.959964 * se)
+
+
+FEW_ROWS_PER_CLASS = 10
+"""HEURISTIC: with fewer scored rows than this in either class, eval and train say the figure is
+on too few calls to mean much (the 95 % interval of an accuracy on 10 calls spans about ±0.3)."""
+
+
+def few_rows_note(b: Mapping[str, Any]) -> str:
+    """'' or one line saying a binary figure (``binary_metrics``) rests on too few rows, with its
+    95 % intervals (a new user's trial: "ROC-AUC: 0.000" on 2 rows, and a validity line "ROC-AUC 1.00,
+    accuracy 1.00 on the 4 'test' rows", printed with no comment). Pure."""
+    nh, nm = b.get("n_human"), b.get("n_machine")
+    if not isinstance(nh, int) or not isinstance(nm, int) or min(nh, nm) >= FEW_ROWS_PER_CLASS:
+        return ""
+    parts = []
+    if b.get("accuracy_ci95"):
+        lo, hi = b["accuracy_ci95"]
+        parts.append(f"accuracy 95 % CI {lo:.2f}–{hi:.2f}")
+    if b.get("roc_auc_ci95"):
+        lo, hi = b["roc_auc_ci95"]
+        parts.append(f"ROC-AUC 95 % CI {lo:.2f}–{hi:.2f}")
+    return (f"few rows ({nh} human, {nm} machine; under {FEW_ROWS_PER_CLASS} of a class): "
+            + ("; ".join(parts) + ": " if parts else "") + "a figure on so few calls says little")
+
+
 def binary_metrics(p_human: Sequence[float], labels: Sequence[int], kinds: Sequence[str] | None = None,
                    threshold: float = THRESHOLD) -> dict:
     """Human/machine accuracy overall and per kind, plus ROC-AUC (the Turing-test paper, Tables 3, 4).
@@ -110,8 +159,9 @@ def binary_metrics(p_human: Sequence[float], labels: Sequence[int], kinds: Seque
         p_human: P(human) per call. labels: 1 human, 0 machine, −1 unknown (skipped).
         kinds: data kind per call ("" → "unspecified").
     Returns:
-        {"accuracy", "roc_auc", "n", "threshold", "by_kind": {kind: {"accuracy", "n"}}};
-        accuracy None when n = 0.
+        {"accuracy", "roc_auc", "n", "n_human", "n_machine", "accuracy_ci95" ([low, high], Wilson),
+        "roc_auc_ci95" ([low, high], Hanley & McNeil), "threshold", "by_kind": {kind: {"accuracy",
+        "n"}}}; accuracy None when n = 0, each interval None where its figure is.
     """
     p = np.asarray(p_human, dtype=np.float64)
     y = np.asarray(labels)
@@ -124,8 +174,14 @@ def binary_metrics(p_human: Sequence[float], labels: Sequence[int], kinds: Seque
         mk = m & (k == kind)
         by_kind[kind or "unspecified"] = {"accuracy": float(correct[mk].mean()), "n": int(mk.sum())}
     n = int(m.sum())
-    return {"accuracy": float(correct[m].mean()) if n else None, "roc_auc": roc_auc(p[m], y[m]),
-            "n": n, "threshold": threshold, "by_kind": by_kind}
+    auc = roc_auc(p[m], y[m])
+    n_h, n_m = int((y == 1).sum()), int((y == 0).sum())
+    acc_ci, auc_ci = wilson_ci95(int(correct[m].sum()), n), auc_ci95(auc, n_h, n_m)
+    return {"accuracy": float(correct[m].mean()) if n else None, "roc_auc": auc,
+            "n": n, "n_human": n_h, "n_machine": n_m,
+            "accuracy_ci95": [round(v, 4) for v in acc_ci] if acc_ci else None,
+            "roc_auc_ci95": [round(v, 4) for v in auc_ci] if auc_ci else None,
+            "threshold": threshold, "by_kind": by_kind}
 
 
 def predict(head: JudgeHead, embeddings: Mapping[str, np.ndarray], evidence: Sequence[Mapping[str, Any]] | None = None,
@@ -259,7 +315,7 @@ def family_overlap(training: Mapping[str, Any] | None, families: Sequence[str],
             "note": "by family: " + "; ".join(parts)}
 
 
-def training_overlap(training: Mapping[str, Any] | None, digests: Sequence[str], splits: Sequence[str] | None = None,
+def training_overlap(training: Mapping[str, Any] | None, digests: Sequence[Any], splits: Sequence[str] | None = None,
                      manifest_sha256: str | None = None, hint: str = "", families: Sequence[str] | None = None,
                      labels: Sequence[int] | None = None) -> dict:
     """How many of the scored rows the head was fitted on or tuned on, so an in-sample figure never
@@ -268,7 +324,8 @@ def training_overlap(training: Mapping[str, Any] | None, digests: Sequence[str],
     Args:
         training: the head config's ``training`` mapping. Its ``rows`` record (``livejudge train``:
             ``train.rows_record``) lists the digests of the rows in each group of ``SEEN_AS``.
-        digests: ``train.call_digest`` of each scored row.
+        digests: each scored row's digest (``train.call_digest``) or digests (``train.row_digests``:
+            its bytes' and its decoded samples'); a row counts as seen when any of them is recorded.
         splits: each scored row's manifest split; with ``manifest_sha256``, the fallback for heads
             trained before rows were recorded: when the head's ``training["manifest"]["sha256"]``
             is this manifest's, its 'train' rows count as fitted on and its 'val' rows as calibrated
@@ -296,10 +353,11 @@ def training_overlap(training: Mapping[str, Any] | None, digests: Sequence[str],
     return out
 
 
-def _row_overlap(training: Mapping[str, Any] | None, digests: Sequence[str], splits: Sequence[str] | None,
+def _row_overlap(training: Mapping[str, Any] | None, digests: Sequence[Any], splits: Sequence[str] | None,
                  manifest_sha256: str | None, hint: str) -> dict:
     tr = training if isinstance(training, Mapping) else {}
     n = len(digests)
+    known_as = [{d} if isinstance(d, str) else set(d) for d in digests]
     rows, man = tr.get("rows"), tr.get("manifest")
     counts: dict[str, int | None] = {k: None for k in SEEN_AS}
     groups: tuple[str, ...] = ()
@@ -307,9 +365,10 @@ def _row_overlap(training: Mapping[str, Any] | None, digests: Sequence[str], spl
     if isinstance(rows, Mapping) and isinstance(rows.get("fit"), list):
         groups = tuple(k for k in SEEN_AS if isinstance(rows.get(k), list))
         seen: set = set()
+        by_samples = rows.get("samples") if isinstance(rows.get("samples"), Mapping) else {}
         for k in groups:
-            members = set(rows[k]) - seen
-            counts[k] = sum(d in members for d in digests)
+            members = (set(rows[k]) | set(by_samples.get(k) or ())) - seen
+            counts[k] = sum(bool(ds & members) for ds in known_as)
             seen |= members
         known = "row digests"
     elif (splits is not None and manifest_sha256 and isinstance(man, Mapping)
@@ -330,7 +389,10 @@ def _row_overlap(training: Mapping[str, Any] | None, digests: Sequence[str], spl
     else:
         words = " or ".join(SEEN_AS[k] for k in groups)
         # by content: a re-rendering of a fitted call (other noise, the same clips) counts as held-out (a trial)
-        note = f"held-out by audio content: none of the {n} rows was {words}"
+        # a lossless re-encoding (WAV → FLAC) of a fitted row counts as seen (``train.samples_digest``);
+        # a copy at another gain or rate, or through a lossy codec, cannot be told apart: say so
+        note = (f"held-out by audio content: none of the {n} rows was {words} (matched by file bytes and decoded "
+                "samples: a copy at another gain or sample rate, or through a lossy codec, would read as held-out)")
     return {"n_scored": n, **counts, "known_from": known, "in_sample": bool(seen_n), "note": note}
 
 
@@ -358,6 +420,9 @@ def render(doc: Mapping[str, Any], console: Any = None, title: str = "livejudge 
     con.print(t)
     con.print(f"ROC-AUC: {_fmt(b['roc_auc'])}" + ("" if b["roc_auc"] is not None else " (needs both classes)")
               + (f" ({ov['note']})" if ov else ""), markup=False)
+    few = few_rows_note(b)
+    if few:
+        con.print(f"[yellow]{few}[/yellow]", highlight=False)
     p = doc.get("dimensions_pooled")
     if p is not None and p["n"] == 0:
         con.print("per-dimension accuracy: no ratings in these rows")

@@ -92,10 +92,13 @@ def _as_split(split: Sequence[str] | np.ndarray | None, n: int) -> np.ndarray:
 
 
 def _progress(enabled: bool):
+    """A progress bar on stderr: on stdout it came before `eval --json -`'s JSON (a new user's trial)."""
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TextColumn("{task.fields[info]}"), TimeElapsedColumn(), disable=not enabled, transient=False)
+                    TextColumn("{task.fields[info]}"), TimeElapsedColumn(), disable=not enabled, transient=False,
+                    console=Console(stderr=True))
 
 
 def _fit(params: list[torch.nn.Parameter], loss_fn: Callable[[np.ndarray], torch.Tensor],
@@ -323,6 +326,17 @@ def train_head(embeddings: Mapping[str, np.ndarray], ratings: np.ndarray | None,
         s2["fitted_on"] = (f"labels of {len(tr_l)} training calls ({n_h} human, {len(tr_l) - n_h} machine), "
                            f"readout + ODL frozen; " + (f"early stopping on {len(va_l)} labelled validation calls"
                                                          if len(va_l) else "no validation split"))
+        # a dimension whose z did not vary over the training rows (text dimensions of calls embedded
+        # without transcripts: `train` reads no text by default) carried nothing to fit: its classifier
+        # weights stayed at their random start, and moved P(human) once `score --report` turned
+        # transcripts on (a new user's trial: 0.59 without --report, 0.48 with). Such weights are 0.
+        flat = [k for k in range(len(dims)) if float(zs[tr_l][:, k].std(unbiased=False)) <= 1e-6]
+        if flat:
+            with torch.no_grad():
+                head.classifier.weight[:, flat] = 0.0
+            s2["unfitted_dimensions"] = {dims[k]: "constant over the training rows (no evidence in them, e.g. a text "
+                                                  "dimension of calls embedded without transcripts): weight set to 0"
+                                         for k in flat}
         with torch.no_grad():
             for name, rows in (("train_accuracy", tr_l), ("val_accuracy", va_l)):
                 if len(rows):
@@ -543,13 +557,56 @@ def call_digest(entry: ManifestEntry) -> str:
     return cache_key(entry, "")[:DIGEST_HEX]
 
 
-def rows_record(digests: Sequence[str], **groups: np.ndarray) -> dict:
-    """The ``training["rows"]`` record: {"digest": how, group: sorted digests of the rows where the
-    group's bool mask (N,) is true}, e.g. ``fit=…, calibration=…`` or ``fit=…, validation=…``."""
-    d = np.asarray(list(digests), dtype=object)
+SAMPLES_PREFIX = "pcm:"
+"""Marks a ``samples_digest`` in a head's row record (the byte digests have no prefix)."""
+
+
+def samples_digest(entry: ManifestEntry) -> str | None:
+    """A manifest row's identity by its decoded samples: ``SAMPLES_PREFIX`` + the first
+    ``DIGEST_HEX`` hex digits of the sha256 over each file's samples as decoded (float32, every
+    channel, at the file's own rate), its sample rate and the channel choice. A lossless
+    re-encoding (WAV → FLAC) keeps it, where ``call_digest`` (the file's bytes) changes: a new
+    user's trial had `eval` call its training rows, converted to FLAC, "held-out". A gain change,
+    resampling or lossy coding still changes it. None when a file cannot be decoded. Reads the
+    files block by block (memory bounded)."""
+    import soundfile as sf
+
+    h = hashlib.sha256()
+    files = [entry.audio] if entry.audio is not None else [entry.user, entry.agent]
+    try:
+        for f in files:
+            with sf.SoundFile(str(f)) as fh:
+                h.update(f"{fh.samplerate}/{fh.channels}".encode())
+                for block in fh.blocks(blocksize=1 << 18, dtype="float32", always_2d=True):
+                    h.update(np.ascontiguousarray(block).tobytes())
+            h.update(b"\0")
+    except (OSError, RuntimeError, ValueError, sf.LibsndfileError):  # undecodable here: the byte digest remains
+        return None
+    h.update(f"{entry.user_channel}/{entry.agent_channel}/{'pair' if entry.audio is None else 'file'}".encode())
+    return SAMPLES_PREFIX + h.hexdigest()[:DIGEST_HEX]
+
+
+def row_digests(entry: ManifestEntry) -> tuple[str, ...]:
+    """Every digest a row is known by: ``call_digest`` (the files' bytes) and, where the files
+    decode, ``samples_digest`` (their samples). A head records both for each row it was fitted or
+    tuned on (``rows_record``); ``eval`` counts a scored row as seen when any of its digests is
+    recorded (heads trained before the sample digests hold byte digests only)."""
+    sd = samples_digest(entry)
+    return (call_digest(entry),) + ((sd,) if sd else ())
+
+
+def rows_record(digests: Sequence[str | Sequence[str]], **groups: np.ndarray) -> dict:
+    """The ``training["rows"]`` record: {"digest": how, group: sorted ``call_digest`` of the rows
+    where the group's bool mask (N,) is true, "samples": {group: their ``samples_digest``}}, e.g.
+    ``fit=…, calibration=…`` or ``fit=…, validation=…``. ``digests``: per row, its ``call_digest``
+    or all its digests (``row_digests``: the byte digest first)."""
+    rows = [(d,) if isinstance(d, str) else tuple(d) for d in digests]
+    masks = {k: np.asarray(m, dtype=bool).tolist() for k, m in groups.items()}
     return {"digest": f"sha256 of each call's audio bytes and channel choice, first {DIGEST_HEX} hex digits "
-                      "(livejudge.judge.training.train.call_digest)",
-            **{k: sorted(set(d[np.asarray(m, dtype=bool)].tolist())) for k, m in groups.items()}}
+                      "(livejudge.judge.training.train.call_digest); under 'samples', prefixed "
+                      f"'{SAMPLES_PREFIX}', of its decoded samples (samples_digest)",
+            **{k: sorted({r[0] for r, keep in zip(rows, m) if keep}) for k, m in masks.items()},
+            "samples": {k: sorted({x for r, keep in zip(rows, m) if keep for x in r[1:]}) for k, m in masks.items()}}
 
 
 class EmbeddingCache:
