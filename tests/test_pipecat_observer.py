@@ -244,6 +244,80 @@ def test_stitcher_absorbs_jitter_and_heals_late_anchors():
     assert s.stretches == 3                               # on a late push; re-anchored
 
 
+def test_stitcher_reopens_a_collapsed_gap_and_names_an_overlap():
+    """A pause with no frames shorter than the tolerance is laid end to end, so the stretch runs
+    early; once every push over ``heal_window_s`` of audio was at least ``heal_min_s`` later than
+    its placement, the stretch resumes where the pushes say. A re-anchor to an earlier push
+    reports the overlap for the caller to drop."""
+    s = _Stitcher(tolerance_s=0.25, max_ahead_s=0.005, heal_window_s=1.0, heal_min_s=0.02)
+    t = 0.0
+    for _ in range(50):  # 1 s of 20 ms chunks, on time
+        assert s.place(t, 0.02) == pytest.approx(t)
+        t += 0.02
+    t += 0.15  # 150 ms with no frames: collapsed
+    placed = [s.place(t + 0.02 * k, 0.02) for k in range(60)]
+    assert placed[0] == pytest.approx(1.0)  # laid end to end, 150 ms early
+    healed = [k for k in range(1, 60) if placed[k] - placed[k - 1] > 0.021]
+    assert len(healed) == 1 and placed[healed[0]] == pytest.approx(t + 0.02 * healed[0]) and s.heals == 1
+    assert placed[-1] == pytest.approx(t + 0.02 * 59)  # back on the pushes' clock
+    # jitter alone (some pushes on time) never heals
+    j = _Stitcher(tolerance_s=0.25, max_ahead_s=0.005, heal_window_s=1.0, heal_min_s=0.02)
+    for k in range(200):
+        j.place(0.02 * k + (0.08 if k % 5 else 0.0), 0.02)
+    assert j.heals == 0
+    r = _Stitcher(tolerance_s=0.25, max_ahead_s=0.005)
+    r.place(1.0, 0.02)
+    r.place(1.01, 0.02)  # anchored on a late push: 10 ms already placed
+    assert r.overlap_s == pytest.approx(0.01) and r.stretches == 2
+
+
+@pytest.mark.parametrize("bunch", [5, 10])
+def test_user_frames_in_bunches_of_a_network_keep_every_timing(bunch):
+    """A trial: user frames delivered five or ten at a time (a websocket under jitter) were each
+    re-anchored on the one before and overwritten: 15 of 19 s of caller audio lost, latencies off
+    by up to 0.5 s, the barge-in missed, and the only word of it blamed max_lag_s. With the user
+    channel's own stitch tolerance every timing stays on the truth, nothing is dropped by the
+    session, and only the first bunch's late-anchored frames are cut (counted)."""
+    obs = LiveJudgeObserver(judge=None)
+    asyncio.run(run_scripted(DIALOGUE, sample_rate=16000, mode="tts", observers=[obs], bunch=bunch))
+    r = obs.result()
+    truth = DIALOGUE.truth
+    lat = [t["gap_s"] for t in r["transitions"] if t["from"] == "user" and t["to"] == "agent"]
+    assert len(lat) == len(truth.response_latencies_s)
+    for got, w in zip(lat, truth.response_latencies_s):
+        assert abs(got - w) <= TOL_S, (lat, truth.response_latencies_s)
+    b = [x for x in r["barge_ins"] if x["by"] == "user"]
+    assert len(b) == 1 and abs(b[0]["onset_s"] - truth.barge_ins[0].onset_s) <= TOL_S
+    assert YIELD_LO_S <= b[0]["yield_s"] - truth.barge_ins[0].yield_s <= YIELD_HI_S
+    assert not (r["source"].get("dropped_audio_s") or {}).get("user")
+    assert 0 < r["pipecat"]["reanchor_dropped_s"]["user"] <= (bunch - 1) * 0.02 + 1e-6
+
+
+@pytest.mark.parametrize("buffer_s", [0.2, 1.0])
+@pytest.mark.parametrize("mode", ["tts", "continuous"])
+def test_an_output_transport_with_a_client_buffer_keeps_the_agent_timing(mode, buffer_s):
+    """A transport whose write returns while its client-side buffer has room (LiveKit's
+    AudioSource; Pipecat's LiveKitTransport buffers 1000 ms by default) pushes a reply's chunks up
+    to the buffer's length before they play. A trial's simulated 1 s buffer read a reply 1 s
+    short, dropped 2.9 s of agent audio and blamed the agent channel for trailing. Such chunks are
+    now laid end to end and held to the pipeline clock, and the barge-in's InterruptionFrame
+    drops what the transport's cleared buffer never played: every latency, the barge-in and its
+    yield stay on the truth, nothing is dropped."""
+    obs = LiveJudgeObserver(judge=None)
+    asyncio.run(run_scripted(DIALOGUE, sample_rate=16000, mode=mode, observers=[obs], out_buffer_s=buffer_s))
+    r = obs.result()
+    truth = DIALOGUE.truth
+    lat = [t["gap_s"] for t in r["transitions"] if t["from"] == "user" and t["to"] == "agent"]
+    assert len(lat) == 3 and all(abs(g - w) <= TOL_S for g, w in zip(lat, truth.response_latencies_s)), lat
+    b = [x for x in r["barge_ins"] if x["by"] == "user"]
+    assert len(b) == 1 and abs(b[0]["onset_s"] - truth.barge_ins[0].onset_s) <= TOL_S
+    assert YIELD_LO_S <= b[0]["yield_s"] - truth.barge_ins[0].yield_s <= YIELD_HI_S, b
+    agent = [(s["onset_s"], s["offset_s"]) for s in r["segments"] if s["channel"] == "agent"]
+    want = [(p.onset_s, p.offset_s) for p in truth.placed if p.channel == "agent"]
+    assert abs(agent[-1][1] - want[-1][1]) <= TOL_S, (agent, want)  # the last reply ends where it played
+    assert not r["source"].get("dropped_audio_s") and r["pipecat"]["reanchor_dropped_s"]["agent"] == 0.0
+
+
 @pytest.mark.parametrize("mode", ["tts", "continuous"])
 def test_jitter_bunching_and_a_stall_do_not_shift_the_timeline(mode):
     """User chunks arrive in bunches of 3 (up to 40 ms late), every output push is up to 12 ms
@@ -346,17 +420,27 @@ def test_metrics_and_speaking_frames_become_framework_events():
     assert r["framework_comparison"]["metrics"]["TTFBMetricsData.value [tts]"] == {"count": 1, "mean_s": 0.21}
 
 
-def test_agent_audio_pushed_by_a_processor_without_output_transport_is_measured(caplog):
+@pytest.mark.parametrize("mode", ["continuous", "tts"])
+def test_agent_audio_pushed_by_a_processor_without_output_transport_is_measured(caplog, mode):
     """A pipeline with no output transport: the agent's OutputAudioRawFrames, as its processor
     pushed them, are the agent's audio (they were silently ignored: no agent segment, no
     latency); one warning says so, and the result names the source. Paced (continuous) agent
-    audio, so the same ±45 ms tolerance as with a transport holds."""
+    audio, and TTS bursts (a whole reply pushed at once): a trial's first reply, pushed as one
+    burst, waited for the next reply's frames to be decided and was lost with 3 s of each side;
+    now it is decided by the pipeline clock and held to it, and the barge-in's InterruptionFrame
+    cuts what was not played. The same ±45 ms tolerance as with a transport holds."""
     import logging
 
     obs = LiveJudgeObserver(judge=None)
     with caplog.at_level(logging.WARNING, logger="livejudge.pipecat"):
-        asyncio.run(run_scripted(DIALOGUE, sample_rate=16000, mode="continuous", observers=[obs], output=False))
+        asyncio.run(run_scripted(DIALOGUE, sample_rate=16000, mode=mode, observers=[obs], output=False))
     r = obs.result()
+    assert not r["source"].get("dropped_audio_s"), r["source"].get("dropped_audio_s")
+    b = [x for x in r["barge_ins"] if x["by"] == "user"]
+    truth_b = DIALOGUE.truth.barge_ins[0]
+    assert len(b) == 1 and abs(b[0]["onset_s"] - truth_b.onset_s) <= TOL_S
+    assert YIELD_LO_S <= b[0]["yield_s"] - truth_b.yield_s <= YIELD_HI_S, b
+    assert (r["pipecat"]["agent_unplayed_s"] > 1.0) == (mode == "tts")
     warned = [rec for rec in caplog.records if "no output transport" in rec.getMessage()]
     assert len(warned) == 1, [rec.getMessage() for rec in caplog.records]
     assert "pushed by ScriptedAgent" in r["pipecat"]["agent_audio"]

@@ -16,9 +16,12 @@ What it taps (Pipecat 1.14 ``FramePushed``):
   Continuous full-duplex streams that include silence work too: livejudge's own VAD decides
   what is speech. A pipeline with **no output transport** (a processor pushes the agent's
   ``OutputAudioRawFrame`` to its own sink) is told apart within ``AGENT_DECIDE_S`` of its first
-  agent frame: then the frames as the processor first pushed them are the agent's audio
-  (laid end to end: generated, not played, so bursts are not paced), with one warning and
-  ``result["pipecat"]["agent_audio"]`` saying so.
+  agent frame (by the pipeline clock of any frame pushed): then the frames as the processor first
+  pushed them are the agent's audio, laid end to end and held until the pipeline clock reaches
+  them (``PACE_MARGIN_S``), so a reply generated as one burst does not run ahead of the caller;
+  an ``InterruptionFrame`` drops what was held past it, as a transport drops what it had not
+  played (``result["pipecat"]["agent_unplayed_s"]``). One warning and
+  ``result["pipecat"]["agent_audio"]`` say so.
 * **framework events** (for comparison only, never for timing) — ``VADUserStarted/Stopped
   SpeakingFrame`` (with ``start_secs``/``stop_secs``), ``UserStarted/StoppedSpeakingFrame``,
   ``BotStarted/StoppedSpeakingFrame``, ``InterruptionFrame`` and ``MetricsFrame`` values
@@ -38,7 +41,8 @@ start) is the session clock, in seconds. Which sample the timestamp belongs to:
   A transport that pushes after playout has *finished* (a blocking sound-card write) can
   say so with ``TapConfig(agent_push_marks="end")``.
 
-Consecutive chunks of one channel are laid end to end (``stitch_tolerance_s``) so event-loop
+Consecutive chunks of one channel are laid end to end (``stitch_tolerance_s``; the user
+channel's frames, off a network, arrive in bunches: ``user_stitch_tolerance_s``) so event-loop
 jitter and network bunching neither insert silence nor drop samples; a push later than that
 starts a new stretch at its own timestamp (the silence in between is filled). Pushes can be
 late but never early, so a chunk whose timestamp lies before the channel's end shows that
@@ -98,6 +102,16 @@ from livejudge.session import Session, SessionConfig
 _NS = 1e-9
 _DOWN = FrameDirection.DOWNSTREAM
 
+HOLD_AHEAD_S = 0.01
+"""An agent chunk placed more than this ahead of the pipeline clock (the latest push seen) is held
+(``LiveJudgeCore._held``), seconds: a paced transport's chunk is placed at its own push."""
+
+PACE_MARGIN_S = 0.1
+"""Agent audio a processor pushed with no output transport (``LiveJudgeCore.pace_agent``) is handed
+on this long after the pipeline clock passes it, seconds: an ``InterruptionFrame`` is queued behind
+user frames stamped up to tens of ms after it, and audio already handed on cannot be taken back
+(HEURISTIC; a scripted barge-in read its yield 80 ms long without it)."""
+
 AGENT_DECIDE_S = 0.5
 """How long agent frames pushed by a processor wait (pipeline seconds) for an output transport
 to show up before they are taken as the agent's audio (a pipeline without one)."""
@@ -135,6 +149,25 @@ class TapConfig:
         stitch_tolerance_s: a chunk pushed at most this much later than the end of the
             previous chunk of its channel continues it seamlessly (absorbs event-loop and
             network jitter); a later push starts a new stretch at its timestamp. Seconds.
+        user_stitch_tolerance_s: the same for the user channel, whose frames come off a network
+            and arrive in bunches (HEURISTIC: a websocket under jitter delivers five or ten 20 ms
+            frames at once; with 60 ms, each frame of such a bunch re-anchored the channel and
+            overwrote the one before, and a trial lost 15 of 19 s of caller audio with every user
+            timing wrong). The larger of this and ``stitch_tolerance_s`` applies. Seconds.
+        agent_max_ahead_s: ``max_ahead_s`` for the agent channel: an output transport with a
+            client-side buffer returns from each write while the buffer has room, so a reply's
+            chunks are pushed up to the buffer's length before they play (LiveKit's
+            ``AudioSource``; Pipecat's ``LiveKitTransport`` keeps 1000 ms by default). Such
+            chunks are laid end to end from the reply's first push and held until the pipeline
+            clock reaches them; an ``InterruptionFrame`` drops what was held past it, as the
+            transport clears its buffer (a trial's simulated 1 s buffer read a reply 1 s short
+            and dropped 2.9 s of agent audio). Seconds (HEURISTIC: the longest buffer expected).
+        heal_window_s, heal_min_s: a gap of no frames shorter than the tolerance (a transport
+            that sends nothing in a short pause) is laid end to end, so the rest of the stretch
+            sits that much early; when every push over ``heal_window_s`` of a stretch's audio
+            came at least ``heal_min_s`` later than where its chunk was placed, the stretch
+            resumes that much later (HEURISTIC: pushes are late, never early, so the smallest
+            lateness over a second of audio is the placement's own error). Seconds.
         max_ahead_s: a chunk whose timestamp puts it more than this *before* the channel's
             end re-anchors the channel to its timestamp; the overlap is dropped. Pushes are
             never early, only late, so an earlier one means the stretch was anchored on a late
@@ -147,6 +180,10 @@ class TapConfig:
     user_push_marks: Literal["start", "end"] = "end"
     agent_push_marks: Literal["start", "end"] = "start"
     stitch_tolerance_s: float = 0.06
+    user_stitch_tolerance_s: float = 0.25
+    agent_max_ahead_s: float = 1.5
+    heal_window_s: float = 1.0
+    heal_min_s: float = 0.02
     max_ahead_s: float = 0.005
     max_queue: int = 4000
 
@@ -154,8 +191,12 @@ class TapConfig:
         for name in ("user_push_marks", "agent_push_marks"):
             if getattr(self, name) not in ("start", "end"):
                 raise ValueError(f"TapConfig.{name} must be 'start' or 'end', got {getattr(self, name)!r}")
-        if self.stitch_tolerance_s < 0 or self.max_ahead_s < 0:
-            raise ValueError("TapConfig.stitch_tolerance_s and max_ahead_s must be ≥ 0 seconds")
+        if min(self.stitch_tolerance_s, self.user_stitch_tolerance_s, self.max_ahead_s, self.heal_min_s,
+               self.agent_max_ahead_s) < 0:
+            raise ValueError("TapConfig.stitch_tolerance_s, user_stitch_tolerance_s, max_ahead_s, agent_max_ahead_s "
+                             "and heal_min_s must be ≥ 0 seconds")
+        if not self.heal_window_s > 0:
+            raise ValueError(f"TapConfig.heal_window_s must be > 0 seconds, got {self.heal_window_s!r}")
         if self.max_queue < 1:
             raise ValueError(f"TapConfig.max_queue must be ≥ 1, got {self.max_queue}")
         return self
@@ -193,22 +234,48 @@ pcm16_chunk_to_float32 = pcm16_chunk_to_mono  # the name this module exported be
 
 
 class _Stitcher:
-    """Places consecutive chunks of one channel end to end (see ``TapConfig``)."""
+    """Places consecutive chunks of one channel end to end (see ``TapConfig``): ``place(t_s,
+    duration_s)`` takes a chunk's first sample's time by its push (s) and its length (s) and
+    returns where it goes on the session clock (s). ``stretches`` counts new anchors, ``heals``
+    the collapsed gaps reopened (``heal_window_s``/``heal_min_s``; 0 window: no healing)."""
 
-    def __init__(self, tolerance_s: float, max_ahead_s: float) -> None:
+    def __init__(self, tolerance_s: float, max_ahead_s: float, heal_window_s: float = 0.0,
+                 heal_min_s: float = 0.02) -> None:
         self.tol = tolerance_s
         self.ahead = max_ahead_s
+        self.heal_window_s = heal_window_s
+        self.heal_min_s = heal_min_s
         self.end_s: float | None = None
         self.stretches = 0
+        self.heals = 0
+        self._late_min = float("inf")
+        self._late_span = 0.0
 
     def place(self, t_s: float, duration_s: float) -> float:
         e = self.end_s
         if e is not None and -self.ahead <= t_s - e <= self.tol:
-            t_s = e
+            late = t_s - e  # how much later its push says it starts than where it goes
+            self._late_min = min(self._late_min, late)
+            self._late_span += duration_s
+            placed = e
+            if self.heal_window_s and self._late_span >= self.heal_window_s:
+                if self._late_min >= self.heal_min_s:  # every push a second long was late: a gap was collapsed
+                    placed = e + self._late_min
+                    self.heals += 1
+                self._late_min, self._late_span = float("inf"), 0.0
         else:
             self.stretches += 1
-        self.end_s = t_s + duration_s
-        return t_s
+            placed = t_s
+            self._late_min, self._late_span = float("inf"), 0.0
+            if e is not None and t_s < e:  # re-anchored earlier: its first e − t_s seconds are already placed
+                self.overlap_s = min(e - t_s, duration_s)
+        self.end_s = placed + duration_s
+        return placed
+
+    overlap_s = 0.0
+    """After ``place``: how much of the chunk's start lies before where the channel had got to (a
+    re-anchor to an earlier push, the first frames of a bunch having anchored the stretch late);
+    the caller drops that much (``_handle``). Reset by the caller."""
 
 
 def _metrics_data(frame: Any) -> list[dict]:
@@ -319,8 +386,20 @@ class LiveJudgeCore(EmbeddedOutputs):
         self.session.add_sink(self)
         self._q: collections.deque = collections.deque()
         self._wake = threading.Event()
-        self._stitch = {c: _Stitcher(self.tap.stitch_tolerance_s, self.tap.max_ahead_s) for c in ("user", "agent")}
+        tol = {"user": max(self.tap.stitch_tolerance_s, self.tap.user_stitch_tolerance_s),
+               "agent": self.tap.stitch_tolerance_s}
+        ahead = {"user": self.tap.max_ahead_s, "agent": max(self.tap.max_ahead_s, self.tap.agent_max_ahead_s)}
+        self._stitch = {c: _Stitcher(tol[c], ahead[c], self.tap.heal_window_s, self.tap.heal_min_s)
+                        for c in ("user", "agent")}
         self.dropped_items = 0
+        self.reanchor_dropped_s = {"user": 0.0, "agent": 0.0}
+        self.pace_agent = False
+        """True once agent audio is taken as a processor pushed it (no output transport): such chunks
+        are held until the pipeline clock (``_clock_s``, the latest push seen) reaches them."""
+        self._held: collections.deque = collections.deque()
+        self._clock_s = 0.0
+        self.unplayed_s = 0.0
+        """Seconds of held agent audio an interruption dropped (``pace_agent``)."""
         self.frames = {"user": 0, "agent": 0}
         self.sample_rates: dict[str, set] = {"user": set(), "agent": set()}
         self._listeners: list[Callable[[str, object], None]] = []
@@ -390,17 +469,67 @@ class LiveJudgeCore(EmbeddedOutputs):
             marks = self.tap.user_push_marks if channel == "user" else self.tap.agent_push_marks
             if marks == "end":
                 t -= d
-            t = self._stitch[channel].place(max(t, 0.0), d)
+            st = self._stitch[channel]
+            t = st.place(max(t, 0.0), d)
+            if st.overlap_s:  # the already placed part of a re-anchored chunk: dropped here, counted, not
+                # handed on for the session to drop with a warning that blames its wait (max_lag_s)
+                self.reanchor_dropped_s[channel] += st.overlap_s
+                t += st.overlap_s
+                x = x[int(round(st.overlap_s * rate)):]  # mono (downmixed above)
+                st.overlap_s = 0.0
+                if x.size == 0:
+                    self.frames[channel] += 1
+                    return
             self.frames[channel] += 1
             self.sample_rates[channel].add(int(rate))
-            self.session.push_audio(channel, x, int(rate), t)
+            if channel == "agent" and (self.pace_agent or self._held or t > self._clock_s + HOLD_AHEAD_S):
+                # ahead of the pipeline clock (generated with no output transport, or queued in a
+                # transport's client buffer): held until the clock gets there, so the agent channel
+                # never runs seconds ahead of the user's (a trial's burst of a 3.8 s reply led by that
+                # much; the session filled the user's side with silence and the first reply was
+                # lost), and an interruption can still drop what was never played
+                self._held.append((x, int(rate), t))
+            else:
+                self.session.push_audio(channel, x, int(rate), t)
+            self._clock_s = max(self._clock_s, t_ns * _NS)
+            self._release_held(self._clock_s)
         elif kind == _NOTE:
             _, name, data, t_ns = item
+            self._clock_s = max(self._clock_s, t_ns * _NS)
+            self._release_held(self._clock_s)
+            if name == "pipecat.InterruptionFrame" and self._held:
+                # an output transport would have dropped what it had not yet played at the
+                # interruption: so are the held chunks from then on, and the agent's next reply
+                # starts where its push says
+                t_i = t_ns * _NS
+                while self._held and self._held[0][2] + len(self._held[0][0]) / self._held[0][1] <= t_i:
+                    self._release_held(float("inf"), margin_s=0.0, one=True)
+                if self._held and self._held[0][2] < t_i:  # the chunk playing then: its head was played
+                    x, rate, t = self._held.popleft()
+                    k = int(round((t_i - t) * rate))
+                    self.session.push_audio("agent", x[:k], rate, t)
+                    self.unplayed_s += (len(x) - k) / rate
+                self.unplayed_s += sum(len(h[0]) / h[1] for h in self._held)
+                self._held.clear()
+                st = self._stitch["agent"]
+                if st.end_s is not None:
+                    st.end_s = min(st.end_s, t_i)
             self.session.note(name, t_ns * _NS, **data)
             self.session.advance(t_ns * _NS)
 
+    def _release_held(self, upto_s: float, margin_s: float = PACE_MARGIN_S, one: bool = False) -> None:
+        """Hand the held agent chunks that start by ``upto_s`` − ``margin_s`` (the pipeline clock,
+        s) to the session (``one``: at most one)."""
+        lim = upto_s - margin_s
+        while self._held and self._held[0][2] <= lim:
+            x, rate, t = self._held.popleft()
+            self.session.push_audio("agent", x, rate, t)
+            if one:
+                return
+
     def _finish(self) -> None:
         self.mark_ended("closed")  # no EndFrame/CancelFrame seen: closed by the app
+        self._release_held(float("inf"))
         self._close_session()
         doc = None
         try:
@@ -415,11 +544,16 @@ class LiveJudgeCore(EmbeddedOutputs):
             "frames": dict(self.frames),
             "sample_rates_hz": {c: sorted(v) for c, v in self.sample_rates.items()},
             "stretches": {c: s.stretches for c, s in self._stitch.items()},
+            "heals": {c: s.heals for c, s in self._stitch.items()},
+            # audio of a bunch's first frames, placed late by their push and overlapped when the channel
+            # re-anchored (at a call's start, or after a pause with no frames): seconds, not timed
+            "reanchor_dropped_s": {c: round(v, 3) for c, v in self.reanchor_dropped_s.items()},
+            **({"agent_unplayed_s": round(self.unplayed_s, 3)} if self.pace_agent else {}),
             "dropped_items": self.dropped_items,
             "agent_audio": getattr(self, "agent_audio", "output transport"),
             "user_push_marks": self.tap.user_push_marks,
             "agent_push_marks": self.tap.agent_push_marks,
-            "stitch_tolerance_s": self.tap.stitch_tolerance_s,
+            "stitch_tolerance_s": {c: s.tol for c, s in self._stitch.items()},
             "clock": "pipeline clock (FramePushed.timestamp), seconds since pipeline start",
         }
 
@@ -641,6 +775,7 @@ class LiveJudgeObserver(BaseObserver):
         self._close_task: asyncio.Future | None = None
         self._agent_from: str | None = None  # "transport", "pushed", or None = not known yet
         self._pending_agent: list[tuple[Any, int]] = []
+        self._pending_source: Any = None
         self.core.agent_audio = "output transport"
 
     @property
@@ -654,17 +789,20 @@ class LiveJudgeObserver(BaseObserver):
     def _agent_pushed(self, frame: Any, source: Any, t_ns: int) -> None:
         """An agent frame first pushed by a processor while no output transport has been seen."""
         self._pending_agent.append((frame, t_ns))
+        self._pending_source = source
         if t_ns - self._pending_agent[0][1] >= AGENT_DECIDE_S / _NS or len(self._pending_agent) > 500:
             self._take_pushed(type(source).__name__)
 
     def _take_pushed(self, who: str) -> None:
         self._agent_from = "pushed"
-        why = (f"agent audio as pushed by {who} (no output transport in the pipeline: generated, "
-               "not played; chunks laid end to end)")
+        why = (f"agent audio as pushed by {who} (no output transport in the pipeline: generated, not played; "
+               "chunks laid end to end, paced by the pipeline clock, cut at interruptions)")
         self.core.agent_audio = why
         _log.warning("livejudge: no output transport (BaseOutputTransport) in this pipeline; taking the %s", why)
-        # generated audio comes in bursts ahead of time: lay chunks end to end, never re-anchor back
+        # generated audio comes in bursts ahead of time: lay chunks end to end, never re-anchor back,
+        # and hold each until the pipeline clock reaches it (LiveJudgeCore.pace_agent)
         self.core._stitch["agent"] = _Stitcher(self.core.tap.stitch_tolerance_s, float("inf"))
+        self.core.pace_agent = True
         for frame, t_ns in self._pending_agent:
             self.core.put_audio("agent", frame, t_ns)
         self._pending_agent.clear()
@@ -674,6 +812,11 @@ class LiveJudgeObserver(BaseObserver):
         frame = data.frame
         if self._bridge.loop is None:  # added with worker.add_observer after setup
             self._bridge.bind()
+        if (self._agent_from is None and self._pending_agent
+                and data.timestamp - self._pending_agent[0][1] >= AGENT_DECIDE_S / _NS):
+            # decided by the pipeline clock, whatever frame shows it: a reply pushed as one burst
+            # waited for the next reply's frames, and was lost (a trial)
+            self._take_pushed(type(self._pending_source).__name__)
         if isinstance(frame, InputAudioRawFrame):
             if data.first_push:
                 self.core.put_audio("user", frame, data.timestamp)

@@ -134,10 +134,17 @@ class ScriptedInputTransport(BaseInputTransport):
 
 class PacedOutputTransport(BaseOutputTransport):
     """Output transport paced like Pipecat's websocket transports; ``played`` lists
-    (push time ns, s16le bytes) of every chunk it let through."""
+    (push time ns, s16le bytes) of every chunk it let through.
+
+    ``buffer_s`` > 0 models a transport with a client-side buffer instead (LiveKit's
+    ``AudioSource``: ``capture_frame`` returns while its queue, ``audio_out_queue_size_ms``, default
+    1000 ms in Pipecat's ``LiveKitTransport``, has room; an ``InterruptionFrame`` clears the queue):
+    ``write_audio_frame`` returns once the chunk is queued, and ``played`` lists when each chunk
+    starts playing, without what an interruption cleared."""
 
     def __init__(self, clock, sample_rate: int, chunk_10ms: int = 2, jitter_s: float = 0.0,
-                 stall: tuple[float, float] | None = None, seed: int = 0, **kwargs) -> None:
+                 stall: tuple[float, float] | None = None, seed: int = 0, buffer_s: float = 0.0,
+                 **kwargs) -> None:
         super().__init__(TransportParams(audio_out_enabled=True, audio_out_sample_rate=sample_rate,
                                          audio_out_10ms_chunks=chunk_10ms, audio_out_end_silence_secs=0),
                          **kwargs)
@@ -148,14 +155,33 @@ class PacedOutputTransport(BaseOutputTransport):
         self.jitter_ns = int(jitter_s * NS)
         self.stall = stall  # (at_s, for_s): one late push, then the pacing catches up
         self._rng = np.random.default_rng(seed)
+        self.buffer_ns = int(buffer_s * NS)
+        self._play_end_ns = 0
 
     async def start(self, frame: StartFrame) -> None:
         await super().start(frame)
         await self.set_transport_ready(frame)
 
+    async def process_frame(self, frame, direction) -> None:
+        if self.buffer_ns and isinstance(frame, InterruptionFrame):  # the client's queue is cleared
+            now = self.clock.get_time()
+            self.played = [p for p in self.played if p[0] < now]
+            if self.played and self.played[-1][0] + len(self.played[-1][1]) // 2 * NS // self.rate > now:
+                t0, audio = self.played[-1]  # the chunk playing now: its head was played
+                self.played[-1] = (t0, audio[: 2 * int((now - t0) * self.rate // NS)])
+            self._play_end_ns = min(self._play_end_ns, now)
+        await super().process_frame(frame, direction)
+
     async def write_audio_frame(self, frame: OutputAudioRawFrame) -> bool:
         interval = int(len(frame.audio) // 2 * NS // self.rate)
         now = self.clock.get_time()
+        if self.buffer_ns:  # queued on the client: plays when the queue before it has played
+            start = max(now, self._play_end_ns)
+            self._play_end_ns = start + interval
+            self.played.append((start, frame.audio))
+            if self._play_end_ns - self.buffer_ns > now:
+                await self.clock.sleep_until(self._play_end_ns - self.buffer_ns)
+            return True
         late = int(self._rng.integers(0, self.jitter_ns + 1)) if self.jitter_ns else 0
         if self.stall and now >= self.stall[0] * NS:
             late, self.stall = late + int(self.stall[1] * NS), None
@@ -293,7 +319,7 @@ async def run_scripted(dialogue: Dialogue, *, sample_rate: int = 16000, mode: st
                        tail_s: float = 0.6, extra: list | None = None,
                        consume_user_audio: bool = True, before_output: list | None = None,
                        bunch: int = 1, stall: tuple[float, float] | None = None,
-                       out_jitter_s: float = 0.0, output: bool = True) -> RunStats:
+                       out_jitter_s: float = 0.0, output: bool = True, out_buffer_s: float = 0.0) -> RunStats:
     """Run ``dialogue`` through a real ``PipelineWorker``: scripted input → ScriptedAgent →
     PacedOutputTransport (→ ``processors_after_output``), with ``observers`` attached.
 
@@ -305,7 +331,8 @@ async def run_scripted(dialogue: Dialogue, *, sample_rate: int = 16000, mode: st
     Network and event-loop trouble, to test robustness: ``bunch`` user chunks arrive together
     (each pushed up to (bunch−1)·chunk late); ``stall=(at_s, for_s)`` holds both the user's
     chunks and one output push that long, after which both catch up; ``out_jitter_s`` makes
-    every output push up to that much late (uniform). ``output=False`` leaves the output
+    every output push up to that much late (uniform); ``out_buffer_s`` gives the output transport
+    a client-side buffer that long (``PacedOutputTransport``). ``output=False`` leaves the output
     transport out: the agent's frames end at the pipeline's sink (as in a pipeline whose last
     processor consumes the audio itself).
     """
@@ -317,7 +344,7 @@ async def run_scripted(dialogue: Dialogue, *, sample_rate: int = 16000, mode: st
     inp = ScriptedInputTransport(sample_rate)
     agent = ScriptedAgent(clock, dialogue, sample_rate, mode=mode, chunk_s=chunk_s, tick_s=tick_s,
                           consume_user_audio=consume_user_audio)
-    out = PacedOutputTransport(clock, sample_rate, jitter_s=out_jitter_s, stall=stall)
+    out = PacedOutputTransport(clock, sample_rate, jitter_s=out_jitter_s, stall=stall, buffer_s=out_buffer_s)
     pipeline = Pipeline([inp, *(extra or []), agent, *(before_output or []), *([out] if output else []),
                          *(processors_after_output or [])])
     worker = PipelineWorker(pipeline, clock=clock, observers=list(observers or []), enable_rtvi=False,
