@@ -351,10 +351,21 @@ def test_transcripts_note_only_when_a_row_reads_text(tmp_path):
     nojudge = copy.deepcopy(no_asr)
     del nojudge["judge_info"]
     nojudge["source"]["asr"] = True
+    nojudge["summary"]["mean_p_human"], nojudge["judge"] = None, []  # as `score --judge none` writes it
     paths["nojudge"] = tmp_path / "nojudge.json"
     paths["nojudge"].write_text(json.dumps(nojudge))
     assert compare([paths["no_asr"], paths["nojudge"]])["settings_differ"] == [
         "judge (B scored without one: no P(human) or dimensions there)"]
+    # a P(human) whose judge the result does not name (judge_info deleted by hand) is not "scored
+    # without one" beside its row of P(human), and gets no better/worse there (a trial)
+    unnamed = copy.deepcopy(no_asr)
+    del unnamed["judge_info"]
+    paths["unnamed"] = tmp_path / "unnamed.json"
+    paths["unnamed"].write_text(json.dumps(unnamed))
+    doc = compare([paths["no_asr"], paths["unnamed"]])
+    assert doc["settings_differ"] == ["judge (B names no judge: its judge_info is missing, so its P(human) cannot "
+                                      "be traced to a head)"]
+    assert {r["metric"]: r for r in doc["rows"]}["mean_p_human"]["verdicts"][1] == ""
 
 
 def test_rules_footer_names_each_rule_once():
@@ -422,6 +433,10 @@ def test_a_timing_change_within_the_measured_error_is_the_same(tmp_path):
     line = next(x for x in buf.getvalue().splitlines() if "response latency p90" in x)
     assert "1.23 (-0.03, same)" in line  # a shown change the rules call none says so
     assert "(+0.0" not in line and "same)" in render_html(doc)
+    # the rules and tolerances are labelled HEURISTIC in the table, the page and the JSON (a trial
+    # found only docs/cli.md said so)
+    assert "better/worse rules (HEURISTIC):" in buf.getvalue() and "HEURISTIC" in render_html(doc)
+    assert doc["rules_are"].startswith("HEURISTIC")
     # one item per row in the rules line: no row label holds a comma of its own
     assert "inside it the same" in rules_text(doc["rows"])
     assert all("," not in r["label"] for r in doc["rows"]

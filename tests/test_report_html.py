@@ -96,6 +96,33 @@ def test_report_without_judge_still_renders(result):
     assert all(f'<svg id="{pid}"' in text for pid in PLOT_IDS) and "judge off" in text
 
 
+def test_hand_edited_results_are_refused_or_shown_for_what_they_hold(tmp_path, result, capsys):
+    """A trial's hand edits: a verdict time given as a string crashed `report` with a traceback; a
+    mean P(human) of 5 read "5.00 human-like"; an emptied summary read "kept talking 0×"; and with
+    judge_info deleted the page said "Judge: off" beside a P(human). Now the first two are one-line
+    refusals (exit 2), the summary's missing count shows "–", and the page says the P(human)
+    cannot be traced to a judge."""
+    from livejudge.commands.cli import main
+
+    def edited(name, fn):
+        doc = json.loads(json.dumps(result))
+        fn(doc)
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(doc))
+        return p
+
+    bad = {"t_str": lambda d: d["verdicts"][0].__setitem__("t_s", "4.2"),
+           "ph5": lambda d: d["summary"].__setitem__("mean_p_human", 5)}
+    for name, fn in bad.items():
+        assert main(["report", str(edited(name, fn)), "--out", str(tmp_path / f"{name}.html")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and ("must be a number" in err[0] or "outside 0…1" in err[0]), err
+    empty = render_html(json.loads(edited("empty", lambda d: d.__setitem__("summary", {})).read_text()))
+    assert "kept talking –×" in empty
+    gone = render_html(json.loads(edited("nojudge", lambda d: d.pop("judge_info")).read_text()))
+    assert "cannot be traced to a head" in gone and "off (timing only)" not in gone
+
+
 def test_report_command_and_bad_input(tmp_path, result):
     from livejudge.commands.cli import main
 

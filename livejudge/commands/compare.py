@@ -259,8 +259,15 @@ def settings_differ(cols: list[tuple], views: list[dict]) -> list[str]:
         # text dimension (a new user's trial: --report turned ASR on for one call, and the note
         # blamed "part of each change" on it)
         differ.remove("transcripts (--asr)")
-    unjudged = [letter[i] for i, c in known if not c[3].get("judge")]
-    if "judge" in differ and unjudged:  # say which column has none, and what it lacks
+    unjudged = [letter[i] for i, c in known if not c[3].get("judge") and c[1].get("mean_p_human") is None]
+    # a P(human) with no judge named (judge_info missing: a hand-edited or foreign result) is not
+    # "scored without one" (a trial saw that beside its row of 0.00)
+    unnamed = [letter[i] for i, c in known if not c[3].get("judge") and c[1].get("mean_p_human") is not None
+               and c[2] == "call"]
+    if "judge" in differ and unnamed:
+        differ[differ.index("judge")] = (f"judge ({', '.join(unnamed)} names no judge: its judge_info is missing, "
+                                         "so its P(human) cannot be traced to a head)")
+    elif "judge" in differ and unjudged:  # say which column has none, and what it lacks
         also, how = "", judged_differ(cols)
         if how:  # and that the judged ones differ too (a trial: "better" between two heads)
             also = "; the judged columns differ too: " + ", ".join(
@@ -488,8 +495,15 @@ def compare(paths: list[str | Path]) -> dict:
     # per column: a judged column whose judge is not the first column's gets no better/worse on the
     # judge rows; one judged as the first column keeps them (a trial: A and C of one head, B of
     # another, blanked C's "same" as well)
-    other_judge = [i > 0 and _judge_of(cols[0]) is not None and _judge_of(c) is not None
-                   and not _same_judge(_judge_of(cols[0]), _judge_of(c)) for i, c in enumerate(cols)]
+    named = any(_judge_of(c) is not None for c in cols)
+
+    def untraced(c: tuple) -> bool:  # beside a named judge, a P(human) whose judge the result does not name
+        # (a call's result names its judge whenever one ran; a batch summary before they recorded it does not)
+        return named and c[2] == "call" and _judge_of(c) is None and c[1].get("mean_p_human") is not None
+
+    other_judge = [i > 0 and (untraced(c) or untraced(cols[0]) or (
+                       _judge_of(cols[0]) is not None and _judge_of(c) is not None
+                       and not _same_judge(_judge_of(cols[0]), _judge_of(c)))) for i, c in enumerate(cols)]
     rows = []
     cut = [_cut_short(c) is not None for c in cols]
     for m in metrics:
@@ -511,6 +525,7 @@ def compare(paths: list[str | Path]) -> dict:
                        for c in cols], "rows": rows,
            "settings_differ": differ, "settings_differ_keys": differ_keys,
            "timing_tolerance_s": dict(timing_tol),
+           "rules_are": f"{HEURISTIC_TAG}: the better/worse rules and the tolerances of 'same' are livejudge's (docs/cli.md)",
            "judge_tolerance": {m: judge_tol[m] for m in metrics if m in judge_tol}}
     out["settings_unknown"] = [c[0] for c in cols if not _known(c)]
     out["notes"] = ([narrowband_note(narrow)] if narrow else []) + (unknown_settings_notes(out, cols) + cut_short_notes(out, cols) + tradeoff_notes(out)
@@ -855,7 +870,7 @@ def print_table(doc: dict, console=None) -> None:
                       highlight=False)
     for note in doc.get("notes") or []:
         console.print("note: " + rich_escape(clean(note)), style="yellow", highlight=False)
-    console.print("better/worse rules: " + rules_text(doc["rows"])
+    console.print(f"better/worse rules ({HEURISTIC_TAG}): " + rules_text(doc["rows"])
                   + "; dimensions: mean score over ungated windows; " + same_text(doc), style="dim", highlight=False)
 
 
@@ -921,6 +936,11 @@ def split_unmeasured(rows: list[dict]) -> tuple[list[dict], list[str]]:
     return shown, names
 
 
+HEURISTIC_TAG = "HEURISTIC"
+"""How compare labels its better/worse rules and "same" tolerances (docs/cli.md calls them
+HEURISTIC; a trial found the table, page and JSON never did)."""
+
+
 def rules_text(rows: list[dict]) -> str:
     """The table's better/worse rules in one line, each rule kind once: "lower is better: agent yield
     time (s), barge-ins talked through, ..." (the footer repeated "lower: lower is better (...)" five
@@ -970,7 +990,8 @@ def render_html(doc: dict) -> str:
             "text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}.better{color:#2ca02c}"
             ".worse{color:#d62728}.rule{color:#666;font-size:.85em}</style></head><body>"
             "<h1>livejudge compare</h1><p>Change and verdict against the first column; the rule per metric "
-            "says what counts as better.</p>"
+            f"says what counts as better ({HEURISTIC_TAG}: the rules and the tolerances of \"same\" are set by "
+            "livejudge, docs/cli.md).</p>"
             + (f"<p class='worse'>Note: these calls were measured with different "
                f"{e(settings_differ_text(doc))}; part of each change comes from the settings, "
                "not the agent.</p>" if doc.get("settings_differ") else "")

@@ -396,7 +396,7 @@ def _summary_html(doc: dict) -> str:
               f"human band {ref.get('low_s', 0):.2f}–{ref.get('high_s', RESPONSE_LATENCY_HUMAN.high_s):.2f} s"),
         _card("barge-ins by the user", str(user_bi if user_bi is not None else "–"),
               f"agent yielded in {_fmt(sm.get('yield_mean_s'), 2, ' s')} on average; "
-              f"kept talking {sm.get('yield_none_count', 0)}×"),
+              f"kept talking {sm.get('yield_none_count', '–')}×"),  # no count in the summary: not 0 (a trial)
         _card("agent talked over the user", str(sm.get("agent_talk_over_count", "–")),
               # early starts are the verdicts' human-like talk_over outcome: counted apart (older
               # results have no such count and counted them in)
@@ -526,6 +526,11 @@ def _judge_html(doc: dict) -> str:
         if str(info.get("provenance", "")).lower() == "prior":
             parts.append('<p class="validity">PRIOR head: set from published human figures, not trained on '
                          "rated calls. Read P(human) as a rough lean only.</p>")
+    elif (doc.get("summary") or {}).get("mean_p_human") is not None or any(
+            isinstance(w, dict) and w.get("p_human") is not None for w in doc.get("judge") or []):
+        # P(human) without the judge that gave it: "off" beside a P(human) read as a contradiction (a trial)
+        parts.append("<p><b>Judge:</b> not named in this result (its <code>judge_info</code> is missing): "
+                     "the P(human) below cannot be traced to a head or a validity line</p>")
     else:
         parts.append("<p><b>Judge:</b> off (timing only)</p>")
     v = validity_line(doc)

@@ -233,7 +233,8 @@ MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
 """Largest result/summary file ``load_json_document`` reads, bytes (a 10-hour call is ~20 MB)."""
 MAX_DURATION_S = 7 * 24 * 3600.0
 """Longest call duration a document may claim, seconds (a week; HEURISTIC bound against absurd values)."""
-_LISTS = ("segments", "turns", "transitions", "barge_ins", "backchannels", "overlaps", "transcripts", "judge")
+_LISTS = ("segments", "turns", "transitions", "barge_ins", "backchannels", "overlaps", "transcripts", "judge",
+          "verdicts")
 
 
 class DocumentError(ValueError):
@@ -329,7 +330,11 @@ def check_result_document(doc: object, name: str = "result") -> dict:
         # mean_p_human of [1] crashed `report` with a traceback: a trial)
         if k in SUMMARY_OBJECTS and isinstance(v, dict):
             continue
-        _number(v, f"{name}: summary.{k}", -1e12, 1e12)
+        # a hand-edited mean_p_human of 5 read "5.00 human-like" in the report (a trial): the
+        # summary's probabilities, shares and counts have ranges of their own
+        lo, hi = ((0.0, 1.0) if "p_human" in k or k.endswith(("_ratio", "_coverage", "_rate")) else
+                  (0.0, 1e12) if k.endswith(("_count", "_windows")) else (-1e12, 1e12))
+        _number(v, f"{name}: summary.{k}", lo, hi)
     for key in _LISTS:
         items = doc.get(key, [])
         if items is None:
