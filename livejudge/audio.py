@@ -789,6 +789,9 @@ def _spool(p: Path) -> Path:
         mode = os.stat(p).st_mode
     except OSError:
         mode = 0
+    if stat.S_ISDIR(mode):  # was "cannot read … (a pipe, copied to a temp file…): Is a directory" (a trial)
+        raise AudioFormatError(f"{p} is a directory, not a call's audio file: give one file (a batch of the "
+                               "directory's calls is `livejudge score DIR --out-dir OUT`)")
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):  # /dev/zero was copied to /tmp without end (a trial)
         raise AudioFormatError(f"{p} is a device, not an audio file or a pipe: give a file, or pipe one in "
                                "(cat call.wav | livejudge score /dev/stdin)")

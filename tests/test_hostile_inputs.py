@@ -453,3 +453,33 @@ def test_a_device_or_an_endless_pipe_is_refused_not_copied_without_end(tmp_path,
     assert len(err) == 1 and "gave more than 1 MiB" in err[0] and "a stream without end" in err[0], err
     assert not [p for p in os.listdir(__import__("tempfile").gettempdir()) if p.startswith("livejudge-pipe-")
                 and os.path.getsize(os.path.join(__import__("tempfile").gettempdir(), p)) >= 1 << 20]
+
+
+def test_a_directory_named_like_a_call_is_called_a_directory(tmp_path, capsys):
+    """A trial's `dir.wav` (a directory) read "cannot read … (a pipe, copied to a temp file …):
+    Is a directory" from check, "--json/--events are per call" from score, and "'audio' file not
+    found" from a manifest: each now says it is a directory, in one line, exit 2."""
+    from livejudge.commands.train import run_in_process
+
+    d = tmp_path / "dir.wav"
+    d.mkdir()
+    assert main(["check", str(d), "--at", "16.1", "--expect", "yield", "--within", "0.5"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "dir.wav is a directory, not a call's audio file" in err[0], err
+    assert main(["score", str(d), "--json", str(tmp_path / "x.json")]) == 2
+    assert "is a directory, so it is scored as a batch of its calls" in capsys.readouterr().err
+    m = tmp_path / "m.jsonl"
+    m.write_text(json.dumps({"audio": str(d), "label": "human"}) + "\n")
+    code, said = run_in_process("eval", m, "--head", "whisper-fitted")
+    assert code == 2 and "'audio' is a directory, not an audio file" in said
+
+
+def test_a_csv_manifest_is_told_the_format(tmp_path):
+    """A CSV manifest read "line 1: not valid JSON" with no word of the format (benchmarks ship CSV
+    manifests of another kind): the line now says a manifest is JSON Lines."""
+    from livejudge.commands.train import run_in_process
+
+    m = tmp_path / "m.csv"
+    m.write_text("audio,label\ncall.wav,human\n")
+    code, said = run_in_process("train", m, "--out", tmp_path / "h")
+    assert code == 2 and "a manifest is JSON Lines, one object per line" in said and "not CSV" in said

@@ -1174,7 +1174,9 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     if output.report:
         raise CLIError("--report writes one call's report; for a batch, run livejudge report on a result in --out-dir")
     if output.json_out or output.events:
-        raise CLIError("--json/--events are per call; a batch writes one result per call into --out-dir")
+        what = (f"{args.file} is a directory, so it is scored as a batch of its calls; "
+                if Path(args.file).is_dir() else "")  # a trial's dir.wav read only the second half
+        raise CLIError(f"{what}--json/--events are per call; a batch writes one result per call into --out-dir")
     if args.jobs < 1:
         raise CLIError(f"--jobs must be at least 1, got {args.jobs}")
     try:

@@ -422,7 +422,10 @@ def read_manifest(path: str | Path) -> list[ManifestEntry]:
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise bad(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+            csv = "," in text and not text.lstrip().startswith(("{", "["))
+            raise bad(f"not valid JSON ({exc.msg} at column {exc.colno})"
+                      + ("; a manifest is JSON Lines, one object per line, e.g. {\"audio\": \"call.wav\", "
+                         "\"label\": \"human\"}, not CSV" if csv else "")) from None
         if not isinstance(obj, dict):
             raise bad("each line must be a JSON object")
         unknown = sorted(set(obj) - _KNOWN_KEYS)
@@ -440,6 +443,8 @@ def read_manifest(path: str | Path) -> list[ManifestEntry]:
                 raise bad(f"'{key}' must be a file path string")
             f = Path(v).expanduser()
             f = f if f.is_absolute() else base / f
+            if f.is_dir():  # read "file not found" (a trial)
+                raise bad(f"'{key}' is a directory, not an audio file: {f}")
             if not f.is_file():
                 raise bad(f"'{key}' file not found: {f}")
             return f
