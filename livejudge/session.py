@@ -202,6 +202,7 @@ class Session:
         self._window = RollingWindow(self.config.window_s)
         self._segments: list[SpeechSegment] = []  # closed, not yet handed to self._timeline
         self._spoke: set[str] = set()  # channels with a closed speech segment (the no-speech check)
+        self._last_speech_end_s: float | None = None  # the latest segment offset seen (the silent-tail check)
         # turn-taking analysis at flat cost per segment: settled prefix + re-analysed tail
         self._timeline = IncrementalTimeline(self.config.turns)
         self._published: set = set()  # published events of the tail (settled ones leave it)
@@ -479,12 +480,19 @@ class Session:
     def _warn_no_speech(self) -> None:
         """At close, under the lock: a channel with sound but no speech found says so
         (``health.no_speech_warnings``), said and kept with the input-health warnings."""
-        from livejudge.timing.health import no_speech_warnings, report_warnings
+        from livejudge.timing.health import no_speech_warnings, report_warnings, silent_tail_warning
 
         said = self.info.get("input_health")
         said = said if isinstance(said, list) else []
         try:
             ws = no_speech_warnings(self._spoke | {g.channel for g in self._segments}, self.covered_s, said)
+            from livejudge.outputs.report import RECORDED_KINDS
+
+            if self.info.get("kind") in RECORDED_KINDS:  # a live call ends when it is hung up
+                last = max([g.offset_s for g in self._segments] + ([self._last_speech_end_s]
+                                                                   if self._last_speech_end_s is not None else []),
+                           default=None)
+                ws += silent_tail_warning(last, self.covered_s)
         except Exception as exc:  # a fault in a check must not lose the result
             self._on_error(f"no-speech check failed: {type(exc).__name__}: {exc}")
             return
@@ -541,6 +549,7 @@ class Session:
         if new:
             self._segments.extend(new)
             self._spoke.add(channel)
+            self._last_speech_end_s = max(self._last_speech_end_s or 0.0, max(g.offset_s for g in new))
             for s in new:
                 self._publish(s)
             self._publish_settled(final=False)

@@ -636,3 +636,32 @@ def test_a_quiet_channels_noise_floor_is_checked_at_the_level_it_is_scaled_to():
     assert 20 < gain < 30 and all("after scaling this quiet channel up" in w.message for w in rec)
     assert all(abs(w.value - (-60 + quiet_gain_db(speech_level_dbfs(x)))) < 2.0 for w, x in zip(
         sorted(rec, key=lambda w: w.channel), (a, u)))
+
+
+def test_a_long_silent_tail_is_warned(tmp_path):
+    """A trial's call followed by 59 minutes of zeros was scored without a word. Built from real
+    clips: the example call with 75 s of silence after it gets one ``silent_tail`` warning naming
+    where speech ends (within the VAD's offset of the call's last speech); with 30 s after it,
+    none. The timing is the same either way."""
+    import json
+
+    import soundfile as sf
+
+    from livejudge.commands.cli import main
+
+    d = example_dialogue(seed=0)
+    last = max(p.offset_s for p in d.truth.placed)
+    docs = {}
+    for tail_s in (30, 75):
+        wav = tmp_path / f"tail{tail_s}.wav"
+        z = np.zeros(16000 * tail_s, dtype=np.float32)
+        sf.write(str(wav), np.stack([np.concatenate([d.call.user, z]), np.concatenate([d.call.agent, z])], axis=1), 16000)
+        out = tmp_path / f"tail{tail_s}.json"
+        assert main(["score", str(wav), "--judge", "none", "--json", str(out)]) == 0
+        docs[tail_s] = json.loads(out.read_text())
+    assert [w["code"] for w in docs[30]["source"]["input_health"]] == []
+    w = [w for w in docs[75]["source"]["input_health"] if w["code"] == "silent_tail"]
+    assert len(w) == 1 and docs[75]["summary"]["input_health_warning_count"] == 1
+    ends = float(w[0]["message"].split("speech ends at ")[1].split(" s")[0])
+    assert abs(ends - last) <= 0.5, (ends, last)
+    assert docs[30]["summary"]["latency_p50_s"] == docs[75]["summary"]["latency_p50_s"]

@@ -571,3 +571,20 @@ def test_the_header_names_an_embedding_and_a_live_calls_route(result):
                      "webrtc": {"added_delay_ms": 101.7}, "playback": False}
     assert ("· attach · http://127.0.0.1:7860 (pipecat, runner route webrtc, WebRTC adds 102 ms to each latency, "
             "no playback)") in render_html(rtc)
+
+
+def test_windows_without_evidence_in_a_row_are_one_row(result):
+    """A trial's call with an hour of silence at its end listed 1773 windows without evidence,
+    one row each, under "Top contributors per window": a run of such windows for one reason is one
+    row naming how many; windows with evidence keep a row each."""
+    from livejudge.outputs.html_report import _contributors_html
+
+    doc = json.loads(json.dumps(result))
+    judged = [w for w in doc["judge"] if w.get("p_human") is not None]
+    silent = dict(judged[-1], p_human=None, dimensions={})
+    t0 = judged[-1]["t_s"]
+    doc["judge"] = judged + [dict(silent, t_s=t0 + 4.0 * (k + 1), window_start_s=t0 + 4.0 * (k + 1) - 30.0)
+                             for k in range(50)]
+    text = _contributors_html(doc)
+    assert text.count("<tr") == 1 + len(judged) + 1, text.count("<tr")
+    assert f"–{t0 + 200.0:.1f} (50 windows)" in text

@@ -684,12 +684,24 @@ def _contributors_html(doc: dict, top: int = 3) -> str:
     view = view if isinstance(view, dict) else None
     rows = ["<table><tr><th>window (s)</th><th>P(human)</th><th>top contributors "
             "(+ pushes towards machine, − towards human)</th></tr>"]
+    run: list = []  # consecutive windows without evidence for one reason: one row (a trial's call
+    # with 59 minutes of silence at its end listed 1773 such windows, one row each)
+
+    def flush() -> None:
+        if run:
+            n = f" ({len(run)} windows)" if len(run) > 1 else ""
+            rows.append(f'<tr class="gated"><td>{run[0].get("window_start_s", 0):.1f}–{run[-1]["t_s"]:.1f}{n}</td>'
+                        f"<td>–</td><td>{_esc(no_evidence_reason(run[0]))}</td></tr>")
+            run.clear()
+
     for w in _windows(doc):
         ph = w.get("p_human")
         if ph is None:
-            rows.append(f'<tr class="gated"><td>{w.get("window_start_s", 0):.1f}–{w["t_s"]:.1f}</td><td>–</td>'
-                        f"<td>{_esc(no_evidence_reason(w))}</td></tr>")
+            if run and no_evidence_reason(run[0]) != no_evidence_reason(w):
+                flush()
+            run.append(w)
             continue
+        flush()
         dims = merge_shared([(k, SimpleNamespace(contribution=float(v.get("contribution") or 0.0)))
                              for k, v in (w.get("dimensions") or {}).items() if not v.get("gated")], view)
         fr = w.get("frame_readout")
@@ -704,6 +716,7 @@ def _contributors_html(doc: dict, top: int = 3) -> str:
         cls = "human" if ph >= 0.5 else "machine"
         rows.append(f'<tr><td>{w.get("window_start_s", 0):.1f}–{w["t_s"]:.1f}</td>'
                     f'<td class="num {cls}">{ph:.2f}</td><td>{items or "–"}</td></tr>')
+    flush()
     rows.append("</table>")
     return "".join(rows)
 

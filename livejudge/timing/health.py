@@ -615,6 +615,26 @@ this much of the call gets a ``no_speech`` warning, seconds (a shorter call may 
 turn only)."""
 
 
+SILENT_TAIL_S = 60.0
+"""HEURISTIC: a recording whose last speech on either channel ends more than this before the call
+does gets a ``silent_tail`` warning, seconds (a trial's call followed by 59 minutes of silence was
+scored without a word, its report listing 1773 windows without evidence)."""
+
+
+def silent_tail_warning(last_speech_end_s: float | None, duration_s: float) -> list[HealthWarning]:
+    """``silent_tail`` when the call runs on more than ``SILENT_TAIL_S`` after the last speech of
+    either channel (``last_speech_end_s``, s; None: no speech, which ``no_speech`` and
+    ``silent_channel`` cover). Pure."""
+    if last_speech_end_s is None or duration_s - last_speech_end_s <= SILENT_TAIL_S:
+        return []
+    tail = duration_s - last_speech_end_s
+    return [HealthWarning(
+        "silent_tail", None,
+        f"the last {tail:.0f} s of the call hold no speech on either channel (speech ends at "
+        f"{last_speech_end_s:.1f} s of {duration_s:.0f} s): a recording left running? The timing is unaffected; "
+        "the judge's windows there have no evidence and count in no mean", tail, SILENT_TAIL_S)]
+
+
 def no_speech_warnings(spoke, duration_s: float, said: list[dict]) -> list[HealthWarning]:
     """``no_speech`` for each channel with no VAD speech segment over a call of at least
     ``NO_SPEECH_MIN_S``, unless a warning already said why (``silent_channel``, an unmeasurable
