@@ -4,6 +4,7 @@ purpose and must be named, and a clean call (any line condition) must give no wa
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -665,3 +666,25 @@ def test_a_long_silent_tail_is_warned(tmp_path):
     ends = float(w[0]["message"].split("speech ends at ")[1].split(" s")[0])
     assert abs(ends - last) <= 0.5, (ends, last)
     assert docs[30]["summary"]["latency_p50_s"] == docs[75]["summary"]["latency_p50_s"]
+
+
+def test_a_clean_tts_clip_is_not_called_a_noisy_line():
+    """A trial's train/eval warned "background is speech-like (babble or a television)" on a clean
+    espeak clip with digital silence at its ends: it is nearly all speech, so the 10th-percentile
+    "floor" fell on its own quiet phonemes. A channel that drops to digital silence on at least
+    ``CLEAN_SOURCE_SHARE`` of its frames has no floor to check; the same clip under continuous
+    noise at -38 dBFS is still warned."""
+    import soundfile as sf
+
+    from livejudge.timing.health import CLEAN_SOURCE_SHARE
+
+    x, rate = sf.read(str(Path(__file__).resolve().parents[1] / "livejudge/data/audio/machine/espeak_austen_0870.wav"),
+                      dtype="float32")
+    assert rate == 16000
+    from livejudge.timing.health import _frame_rms
+
+    db = 20 * np.log10(np.maximum(_frame_rms(x), 1e-6))
+    assert CLEAN_SOURCE_SHARE <= float(np.mean(db < -90)) < 0.1  # the trial's clip: a few % of zeros
+    assert [w.code for w in check_input(np.zeros_like(x), x)] == ["silent_channel"]
+    noisy = x + np.random.default_rng(0).normal(0, 10 ** (-35 / 20), x.size).astype(np.float32)
+    assert "noisy_line" in [w.code for w in check_input(np.zeros_like(x), noisy)]

@@ -82,6 +82,11 @@ between its speech (a recorded agent), share of 30 ms frames."""
 NEVER_DIGITAL_SHARE = 0.01
 """HEURISTIC: a channel with at most this share of digitally silent frames always carries noise
 (a microphone or a line), share of 30 ms frames."""
+CLEAN_SOURCE_SHARE = 0.05
+"""HEURISTIC: a channel with at least this share of digitally silent frames is a clean digital
+source (a TTS clip, a zero-padded agent), whose noise floor is not checked (``noisy_line``): its
+quietest sounding frames are speech. Above ``NEVER_DIGITAL_SHARE`` so that a noisy line with a few
+dropouts (packet loss filled with zeros) is still checked; share of 30 ms frames."""
 NOISE_FLOOR_PERCENTILE = 10.0
 """HEURISTIC: a channel's noise floor is this percentile of its 30 ms frame levels (a side that
 talks less than 90 % of the time shows its floor there), percent."""
@@ -370,8 +375,13 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
         quiet = level is not None and level < QUIET_SPEECH_DBFS
         gain = quiet_gain_db(level) if quiet and scale_quiet else 0.0
         scaled = f" (after scaling this quiet channel up {gain:.1f} dB)" if gain else ""
-        if c not in silent and n_probe >= 2 * SAMPLE_RATE:
-            rms = _frame_rms(x[:n_probe])
+        rms = _frame_rms(x[:n_probe]) if c not in silent and n_probe >= 2 * SAMPLE_RATE else None
+        # a channel that drops to digital silence carries no continuous background: its quietest
+        # sounding frames are its own speech (a dense 6.5 s TTS clip read "speech-like background at
+        # -41 dBFS": a trial), and a noisy line never falls to zero
+        if rms is not None and rms.size and float(np.mean(rms < 10 ** (DIGITAL_SILENCE_DBFS / 20))) >= CLEAN_SOURCE_SHARE:
+            rms = None
+        if rms is not None:
             floor = _noise_floor_dbfs(rms) + gain
             spread = _floor_spread_db(rms)
             if floor <= NOISY_FLOOR_DBFS and floor > SPEECHLIKE_FLOOR_DBFS and spread >= SPEECHLIKE_SPREAD_DB:
