@@ -482,6 +482,7 @@ class LiveJudgeCore(EmbeddedOutputs):
                     return
             self.frames[channel] += 1
             self.sample_rates[channel].add(int(rate))
+            self._clock_s = max(self._clock_s, t_ns * _NS)  # this push is on the pipeline clock too
             if channel == "agent" and (self.pace_agent or self._held or t > self._clock_s + HOLD_AHEAD_S):
                 # ahead of the pipeline clock (generated with no output transport, or queued in a
                 # transport's client buffer): held until the clock gets there, so the agent channel
