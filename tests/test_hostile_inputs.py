@@ -483,3 +483,13 @@ def test_a_csv_manifest_is_told_the_format(tmp_path):
     m.write_text("audio,label\ncall.wav,human\n")
     code, said = run_in_process("train", m, "--out", tmp_path / "h")
     assert code == 2 and "a manifest is JSON Lines, one object per line" in said and "not CSV" in said
+
+
+def test_a_wav_cut_to_its_first_bytes_is_called_truncated(tmp_path, capsys, call):
+    """A trial's WAV cut to 50 bytes read "the call lasts 0.00 s, under 1 s" only: the refusal
+    now names the cut, from the header's length (one line, exit 2)."""
+    wav = tmp_path / "cut.wav"
+    wav.write_bytes(Path(call[0]).read_bytes()[:2000])
+    assert main(["score", str(wav), "--judge", "none"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cut.wav is truncated: its header says" in err[0] and "under 1 s" in err[0], err

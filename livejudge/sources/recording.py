@@ -90,6 +90,9 @@ def prepare_recording(reader: Any, echo_gate: str, *, log: bool = True) -> Prepa
     health, line = check_recording(reader)  # issue 20's input-health check, from the first seconds
     refuse = unmeasurable(health)
     if refuse:  # one line, no result that would pretend otherwise
+        cut = list(getattr(reader, "truncated", ()))
+        if cut and refuse.startswith("the call lasts"):  # a file cut to 50 bytes read only "lasts 0.00 s" (a trial)
+            raise UnmeasurableRecording(f"{refuse.split(':')[0]}: {cut[0]}")
         bad = [w for w in getattr(reader, "warnings", ()) if "not numbers" in w]
         if bad and refuse.startswith("both channels are silent"):
             # an all-NaN float file was refused as silent, the NaN unnamed (the last note's leftover):
