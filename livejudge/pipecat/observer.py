@@ -399,7 +399,8 @@ class LiveJudgeCore(EmbeddedOutputs):
         self._held: collections.deque = collections.deque()
         self._clock_s = 0.0
         self.unplayed_s = 0.0
-        """Seconds of held agent audio an interruption dropped (``pace_agent``)."""
+        """Seconds of held agent audio an interruption dropped (no output transport, or a client
+        buffer the transport clears: ``agent_max_ahead_s``)."""
         self.frames = {"user": 0, "agent": 0}
         self.sample_rates: dict[str, set] = {"user": set(), "agent": set()}
         self._listeners: list[Callable[[str, object], None]] = []
@@ -492,7 +493,6 @@ class LiveJudgeCore(EmbeddedOutputs):
                 self._held.append((x, int(rate), t))
             else:
                 self.session.push_audio(channel, x, int(rate), t)
-            self._clock_s = max(self._clock_s, t_ns * _NS)
             self._release_held(self._clock_s)
         elif kind == _NOTE:
             _, name, data, t_ns = item
@@ -549,7 +549,7 @@ class LiveJudgeCore(EmbeddedOutputs):
             # audio of a bunch's first frames, placed late by their push and overlapped when the channel
             # re-anchored (at a call's start, or after a pause with no frames): seconds, not timed
             "reanchor_dropped_s": {c: round(v, 3) for c, v in self.reanchor_dropped_s.items()},
-            **({"agent_unplayed_s": round(self.unplayed_s, 3)} if self.pace_agent else {}),
+            **({"agent_unplayed_s": round(self.unplayed_s, 3)} if self.pace_agent or self.unplayed_s else {}),
             "dropped_items": self.dropped_items,
             "agent_audio": getattr(self, "agent_audio", "output transport"),
             "user_push_marks": self.tap.user_push_marks,
