@@ -325,6 +325,8 @@ def test_training_overlap_counts_the_rows_the_head_was_fitted_and_calibrated_on(
     assert ov["note"] == "in-sample: 1 of 1 rows was calibrated on; for a held-out figure run --split test"
     ov = training_overlap(tr, ["t1", "t2"], hint=hint)
     assert ov["in_sample"] is False and ov["note"].startswith("held-out by audio content: none of the 2 rows was fitted on or calibrated on (matched by")
+    # a head with byte digests only says so, not that samples were compared (a trial)
+    assert "file bytes only, as this head records no sample digests" in ov["note"]
     # a two-stage head: its 'val' rows chose the epoch
     ov = training_overlap({"rows": {"fit": ["f1"], "validation": ["v1"]}}, ["f1", "v1", "t1"])
     assert ov["note"] == "in-sample: 1 of 3 rows was fitted on, 1 used for early stopping"
@@ -587,9 +589,12 @@ def test_a_head_fitted_without_transcripts_is_judged_without_them(tmp_path, caps
     tr = tuple(TurnTranscript("agent", t.onset_s, t.offset_s, said, count_words(said), "en") for t in w.turns_of("agent"))
     talked = dataclasses.replace(w, transcripts=tr)
     mine = load_judge("acoustic", head=tmp_path / "h")
-    assert not mine.reads_transcripts
+    assert not mine.reads_transcripts and not mine.needs_transcripts
     a, b = mine.judge([w])[0].p_human, mine.judge([talked])[0].p_human
     assert a is not None and abs(a - b) < 1e-9, (a, b)
+    # and a text dimension says why it is not read, not "needs transcripts" beside them (a trial)
+    syc = mine.judge([talked])[0].dimensions["sycophant_behavior"]
+    assert syc.gated and syc.reason.startswith("not read: head h was fitted on calls without transcripts")
     shipped = load_judge("acoustic", head=DEFAULT_ACOUSTIC_HEAD)  # control: a head fitted with them reads them
     assert shipped.reads_transcripts
     assert shipped.judge([w])[0].p_human != shipped.judge([talked])[0].p_human
@@ -625,3 +630,38 @@ def test_eval_counts_a_losslessly_re_encoded_training_row_as_seen(tmp_path, caps
             assert "in-sample: 6 of 10 rows were fitted on, 2 used for early stopping" in said, said
         else:
             assert "held-out by audio content" in said and "a copy at another gain" in said, said
+
+
+def test_a_head_fitted_with_transcripts_gets_them_whether_or_not_a_report_is_asked(monkeypatch, capsys):
+    """A trial's head trained with `--asr on` read P(human) 0.59 without --report and 0.79 with:
+    `--asr auto` transcribed only for a report, and the head's text weights counted only then.
+    Such a head (``training.transcripts: true``) now makes `auto` transcribe whatever the report,
+    and where it cannot (no recogniser) or --asr off is asked, one line says its P(human) is not
+    read as it was fitted; a head without them keeps auto's report-only rule, unwarned."""
+    from types import SimpleNamespace
+
+    import livejudge.judge.features.asr as asr
+    from livejudge.commands.runner import transcriber_from_config
+    from livejudge.config import JudgeConfig
+
+    needs = SimpleNamespace(needs_transcripts=True, config=SimpleNamespace(name="hasr"))
+    plain = SimpleNamespace(needs_transcripts=False, config=SimpleNamespace(name="h"))
+    made = []
+
+    class Fake:
+        def __init__(self, model):
+            made.append(model)
+
+    monkeypatch.setattr(asr, "WhisperTranscriber", Fake)
+    monkeypatch.setattr(asr, "whisper_available", lambda: True)
+    monkeypatch.setattr("livejudge.judge.features.text.warm_up", lambda: None)
+    assert isinstance(transcriber_from_config(JudgeConfig(kind="auto", asr="auto"), None, needs), Fake)
+    assert transcriber_from_config(JudgeConfig(kind="auto", asr="auto"), None, plain) is None
+    assert capsys.readouterr().err == ""
+    assert transcriber_from_config(JudgeConfig(kind="auto", asr="off"), None, needs) is None
+    assert "head hasr was fitted on calls with transcripts" in capsys.readouterr().err
+    monkeypatch.setattr(asr, "whisper_available", lambda: False)
+    assert transcriber_from_config(JudgeConfig(kind="auto", asr="auto"), None, needs) is None
+    assert "faster-whisper is not installed" in capsys.readouterr().err
+    assert transcriber_from_config(JudgeConfig(kind="auto", asr="auto"), None, plain) is None
+    assert capsys.readouterr().err == "" and len(made) == 1

@@ -317,7 +317,7 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
             "tls": None if config.ssl_context() is None else
             ("unverified (--insecure)" if config.insecure else "verified"),
             **(extra_info or {})}
-    transcriber = transcriber_from_config(call.judge, call.output.report) if judge is not None else None
+    transcriber = transcriber_from_config(call.judge, call.output.report, judge) if judge is not None else None
     info["asr"] = transcriber is not None
     session = Session(call.session, judge=judge, sinks=sinks, info=info, transcriber=transcriber)
     client = client_cls(session, config, protocol_factory, source, output=output, recorder=recorder, echo=echo)

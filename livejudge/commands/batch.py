@@ -192,7 +192,7 @@ def score_call(path: str | Path, options: ScoreOptions | None = None, *, stop: S
                 raise CallError(str(exc)) from None
             call, gate_info = prepared.call, prepared.gate_info
             judge = _judge_for(options)
-            transcriber = transcriber_from_config(options.judge_config)
+            transcriber = transcriber_from_config(options.judge_config, judge=judge)
         except (CLIError, AudioFormatError) as exc:
             raise CallError(str(exc)) from None
         info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels, "kind": "score",

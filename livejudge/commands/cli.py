@@ -142,7 +142,7 @@ def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfi
             "kind": kind,  # the command: replay --speed max was titled "score" on its meter (a trial)
             "file": call_cfg.file, "file_resolved": str(Path(call_cfg.file).resolve()) if call_cfg.file else None,
             "speed": "max" if speed is None else speed, "echo_gate": gate_info}
-    transcriber = transcriber_from_config(judge_cfg, output.report) if judge is not None else None
+    transcriber = transcriber_from_config(judge_cfg, output.report, judge) if judge is not None else None
     info["asr"] = transcriber is not None
     session = Session(config, judge=judge, sinks=sinks, info=info, transcriber=transcriber)
     prepared.start(session)

@@ -310,24 +310,38 @@ def remote_judge(url: str):
     return judge
 
 
-def transcriber_from_config(cfg: JudgeConfig, report: str | None = None):
+def transcriber_from_config(cfg: JudgeConfig, report: str | None = None, judge=None):
     """A WhisperTranscriber when ``cfg.asr`` asks for one (and the judge is on), else None;
-    ``report`` is ``--report`` (``OutputConfig.report``).
+    ``report`` is ``--report`` (``OutputConfig.report``); ``judge``: the loaded judge, if known.
 
-    P(human) reads no text (the shipped heads' text weights are zero), so transcripts only feed
-    the text dimensions shown in the report: ``--asr auto`` transcribes only when ``--report`` is
-    asked, and quietly stays off when faster-whisper or a local model is missing; ``--asr on``
-    always transcribes and turns a missing recogniser into a one-line CLIError.
+    The shipped default head's P(human) reads no text, so transcripts only feed the text
+    dimensions shown in the report: ``--asr auto`` transcribes only when ``--report`` is asked,
+    and quietly stays off when faster-whisper or a local model is missing; ``--asr on`` always
+    transcribes and turns a missing recogniser into a one-line CLIError. A head fitted with
+    transcripts (``Judge.needs_transcripts``: ``train --asr on``) reads text in its P(human), so
+    ``--asr auto`` transcribes for it always, and where it cannot, or ``--asr off`` is asked, one
+    line on stderr says its P(human) is not read as it was fitted (a trial: 0.59 without a
+    report, 0.79 with, unwarned).
     """
+    needs = bool(getattr(judge, "needs_transcripts", False)) and cfg.kind != "none"
+    head = getattr(getattr(judge, "config", None), "name", "this head")
+    unread = (f"livejudge: warning: head {head} was fitted on calls with transcripts (train --asr on), "
+              "and this run has none{why}: its text dimensions are gated, so its P(human) is not read as it "
+              "was fitted")
     if cfg.asr == "off" or cfg.kind == "none":
+        if needs:
+            print(unread.format(why=" (--asr off)"), file=sys.stderr)
         return None
-    if cfg.asr == "auto" and not report:
+    if cfg.asr == "auto" and not report and not needs:
         return None
     from livejudge.judge.features.asr import ASRError, WhisperTranscriber, whisper_available
 
     if not whisper_available():
         if cfg.asr == "on":
             raise CLIError("--asr on needs faster-whisper: pip install 'livejudge[asr]'")
+        if needs:
+            print(unread.format(why=" (faster-whisper is not installed: pip install 'livejudge[asr]')"),
+                  file=sys.stderr)
         return None
     try:
         transcriber = WhisperTranscriber(cfg.asr_model)
@@ -338,6 +352,8 @@ def transcriber_from_config(cfg: JudgeConfig, report: str | None = None):
     except (ASRError, ImportError, OSError, RuntimeError) as exc:
         if cfg.asr == "on" or cfg.asr_model:
             raise CLIError(f"cannot start speech recognition: {exc}") from exc
+        if needs:
+            print(unread.format(why=f" (speech recognition could not start: {exc})"), file=sys.stderr)
         return None
 
 

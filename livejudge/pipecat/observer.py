@@ -321,7 +321,8 @@ def _transcriber(asr: Any, judge: Any, report: bool = False):
 
     try:
         # any judge but "none": the caller's judge is on (``judge`` checked above)
-        return transcriber_from_config(JudgeConfig(kind="auto", asr=asr), report="report" if report else None)
+        return transcriber_from_config(JudgeConfig(kind="auto", asr=asr), report="report" if report else None,
+                                       judge=judge)
     except CLIError as exc:
         raise ValueError(str(exc)) from None
 

@@ -200,6 +200,12 @@ def gate_dimensions(evidence: Mapping[str, Any], dimensions: Sequence[str], evid
     return gated, amounts, units, reasons
 
 
+def _text_dimensions() -> tuple:
+    from livejudge.judge.features.backbones.acoustic import TEXT_DIMENSIONS
+
+    return tuple(TEXT_DIMENSIONS)
+
+
 def _one_blas_thread():
     """BLAS limited to one thread while judging (threadpoolctl, BSD-3): the judge shares the machine
     with the audio path, and a float32 dot product's rounding depends on the thread count, so
@@ -268,6 +274,11 @@ class Judge:
         self.view = dimension_view(self.dimensions, np.asarray(self.head.proj_weight))
         """``dimension_view`` of the head: measured groups and not-measured dimensions with why."""
         self.reads_transcripts = (head_config.training or {}).get("transcripts") is not False
+        self.needs_transcripts = (head_config.training or {}).get("transcripts") is True
+        """True for a head fitted on calls embedded with transcripts (``livejudge train --asr on``):
+        its P(human) reads text, so ``--asr auto`` transcribes for it whether or not a report is
+        asked (``runner.transcriber_from_config``; a trial's such head read 0.59 without
+        ``--report``, 0.79 with)."""
         """False for a head whose config says it was fitted on calls embedded without transcripts
         (``livejudge train`` without ``--asr on`` records ``training.transcripts: false``): its
         windows are embedded without them too, so transcripts a report asks for do not change
@@ -312,6 +323,10 @@ class Judge:
             elif not gated[k] and d in self.unweighted:
                 gated[k] = True
                 reasons[k] = reasons[k] or f"head {self.config.name} gives this dimension no weight (zero ODL row)"
+            elif gated[k] and not self.reads_transcripts and d in _text_dimensions():
+                # "needs transcripts (livejudge[asr])" beside a report's transcripts misled (a trial)
+                reasons[k] = (f"not read: head {self.config.name} was fitted on calls without transcripts "
+                              "(train without --asr on), so it is judged without them")
         return gated, amounts, units, reasons
 
     def judge(self, windows: Sequence[WindowSnapshot]) -> list[JudgeResult]:

@@ -391,8 +391,11 @@ def _row_overlap(training: Mapping[str, Any] | None, digests: Sequence[Any], spl
         # by content: a re-rendering of a fitted call (other noise, the same clips) counts as held-out (a trial)
         # a lossless re-encoding (WAV → FLAC) of a fitted row counts as seen (``train.samples_digest``);
         # a copy at another gain or rate, or through a lossy codec, cannot be told apart: say so
-        note = (f"held-out by audio content: none of the {n} rows was {words} (matched by file bytes and decoded "
-                "samples: a copy at another gain or sample rate, or through a lossy codec, would read as held-out)")
+        by = ("file bytes and decoded samples: a copy at another gain or sample rate, or through a lossy codec"
+              if isinstance(rows, Mapping) and isinstance(rows.get("samples"), Mapping) else
+              # a head trained before the sample digests: only the bytes were compared (a trial)
+              "file bytes only, as this head records no sample digests: a re-encoded copy (WAV to FLAC)")
+        note = f"held-out by audio content: none of the {n} rows was {words} (matched by {by} would read as held-out)"
     return {"n_scored": n, **counts, "known_from": known, "in_sample": bool(seen_n), "note": note}
 
 
