@@ -74,6 +74,7 @@ def test_swapped_channels_without_echo_by_the_noise_floors(line):
     assert 0.2 <= w[0].value <= 1.0
     live = check_input(d.call.agent, d.call.user, live=True)
     assert [x.code for x in live] == ["channel_swap"] and "wrong way round" in live[0].message
+    assert "sends no audio while the caller is silent" in live[0].message  # live: a muted client leaves zeros too
     assert check_input(d.call.agent, d.call.user, swap_test=False) == []
     for both in (dict(noise_dbfs=None), dict(noise_dbfs=-60.0)):  # zeros on both sides, noise on both
         e = example_dialogue(seed=1, **both)

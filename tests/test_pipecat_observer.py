@@ -318,6 +318,39 @@ def test_an_output_transport_with_a_client_buffer_keeps_the_agent_timing(mode, b
     assert not r["source"].get("dropped_audio_s") and r["pipecat"]["reanchor_dropped_s"]["agent"] == 0.0
 
 
+@pytest.mark.parametrize("kw", [dict(), dict(out_buffer_s=1.0), dict(output=False), dict(bunch=5)])
+def test_a_caller_who_sends_no_frames_in_pauses_keeps_every_timing(kw):
+    """A client that sends nothing while the caller is silent (a muted microphone, push to talk):
+    a trial found the end of each agent reply lost with a client buffer or no output transport,
+    because held agent audio was handed on after the caller's next frame, when the session had
+    filled that time with silence. Held audio due by a push now goes first. Every latency, the
+    barge-in and its yield, and the last reply's end stay on the truth; nothing is dropped."""
+    obs = LiveJudgeObserver(judge=None)
+    asyncio.run(run_scripted(DIALOGUE, sample_rate=16000, mode="tts", observers=[obs], user_gaps=True, **kw))
+    r = obs.result()
+    truth = DIALOGUE.truth
+    lat = [t["gap_s"] for t in r["transitions"] if t["from"] == "user" and t["to"] == "agent"]
+    assert len(lat) == 3 and all(abs(g - w) <= TOL_S for g, w in zip(lat, truth.response_latencies_s)), lat
+    b = [x for x in r["barge_ins"] if x["by"] == "user"]
+    assert len(b) == 1 and YIELD_LO_S <= b[0]["yield_s"] - truth.barge_ins[0].yield_s <= YIELD_HI_S, b
+    agent = [s for s in r["segments"] if s["channel"] == "agent"]
+    last = [p for p in truth.placed if p.channel == "agent"][-1]
+    assert abs(agent[-1]["offset_s"] - last.offset_s) <= TOL_S
+    assert not r["source"].get("dropped_audio_s") and not r["errors"], (r["source"].get("dropped_audio_s"), r["errors"])
+
+
+def test_a_stall_past_the_tolerance_says_what_it_dropped():
+    """A 1 s stall of the caller's frames (past the 0.25 s tolerance) arrives as one bunch whose
+    frames overlap: a trial found the second of audio gone with only a count in
+    result["pipecat"]; now one error line says so and names the setting that keeps it."""
+    obs = LiveJudgeObserver(judge=None)
+    asyncio.run(run_scripted(DIALOGUE, sample_rate=16000, mode="tts", observers=[obs], stall=(6.0, 1.0)))
+    r = obs.result()
+    said = [e for e in r["errors"] if "stalled and then arrived in one bunch" in e]
+    assert len(said) == 1 and "user_stitch_tolerance_s" in said[0], r["errors"]
+    assert r["pipecat"]["reanchor_dropped_s"]["user"] >= 0.5
+
+
 @pytest.mark.parametrize("mode", ["tts", "continuous"])
 def test_jitter_bunching_and_a_stall_do_not_shift_the_timeline(mode):
     """User chunks arrive in bunches of 3 (up to 40 ms late), every output push is up to 12 ms

@@ -102,6 +102,11 @@ from livejudge.session import Session, SessionConfig
 _NS = 1e-9
 _DOWN = FrameDirection.DOWNSTREAM
 
+REANCHOR_SAY_S = 0.3
+"""Once re-anchors have dropped this much of a channel's audio (a stall past the stitch tolerance:
+each frame of its backlog re-anchors), it is said once per channel, in the result's ``errors`` and
+on stderr, seconds (HEURISTIC: above the first bunch of a call, at most ``user_stitch_tolerance_s``)."""
+
 HOLD_AHEAD_S = 0.01
 """An agent chunk placed more than this ahead of the pipeline clock (the latest push seen) is held
 (``LiveJudgeCore._held``), seconds: a paced transport's chunk is placed at its own push."""
@@ -394,6 +399,7 @@ class LiveJudgeCore(EmbeddedOutputs):
                         for c in ("user", "agent")}
         self.dropped_items = 0
         self.reanchor_dropped_s = {"user": 0.0, "agent": 0.0}
+        self._said_stall = {"user": False, "agent": False}
         self.pace_agent = False
         """True once agent audio is taken as a processor pushed it (no output transport): such chunks
         are held until the pipeline clock (``_clock_s``, the latest push seen) reaches them."""
@@ -476,6 +482,16 @@ class LiveJudgeCore(EmbeddedOutputs):
             if st.overlap_s:  # the already placed part of a re-anchored chunk: dropped here, counted, not
                 # handed on for the session to drop with a warning that blames its wait (max_lag_s)
                 self.reanchor_dropped_s[channel] += st.overlap_s
+                if self.reanchor_dropped_s[channel] >= REANCHOR_SAY_S and not self._said_stall[channel]:
+                    # a stall longer than the stitch tolerance: its backlog arrived in one bunch whose frames
+                    # each re-anchored (a trial: 1 s of caller speech went with only a count in result["pipecat"])
+                    self._said_stall[channel] = True
+                    self.session._on_error(
+                        f"pipecat tap: {channel} audio stalled and then arrived in one bunch near {t_ns * _NS:.2f} s; "
+                        f"{self.reanchor_dropped_s[channel]:.2f} s of it overlapped audio already placed and was "
+                        "dropped (the total is in result[\"pipecat\"][\"reanchor_dropped_s\"]): raise "
+                        f"TapConfig.{'user_stitch_tolerance_s' if channel == 'user' else 'stitch_tolerance_s'} "
+                        f"({st.tol:g} s) to the transport's longest stall to keep such audio")
                 t += st.overlap_s
                 x = x[int(round(st.overlap_s * rate)):]  # mono (downmixed above)
                 st.overlap_s = 0.0
@@ -485,6 +501,9 @@ class LiveJudgeCore(EmbeddedOutputs):
             self.frames[channel] += 1
             self.sample_rates[channel].add(int(rate))
             self._clock_s = max(self._clock_s, t_ns * _NS)  # this push is on the pipeline clock too
+            # held agent audio due by now goes first: pushed after this chunk, it found the session had
+            # filled its time with silence when the caller sends no frames in a pause (a trial)
+            self._release_held(self._clock_s)
             if channel == "agent" and (self.pace_agent or self._held or t > self._clock_s + HOLD_AHEAD_S):
                 # ahead of the pipeline clock (generated with no output transport, or queued in a
                 # transport's client buffer): held until the clock gets there, so the agent channel
@@ -494,7 +513,6 @@ class LiveJudgeCore(EmbeddedOutputs):
                 self._held.append((x, int(rate), t))
             else:
                 self.session.push_audio(channel, x, int(rate), t)
-            self._release_held(self._clock_s)
         elif kind == _NOTE:
             _, name, data, t_ns = item
             self._clock_s = max(self._clock_s, t_ns * _NS)

@@ -319,7 +319,8 @@ async def run_scripted(dialogue: Dialogue, *, sample_rate: int = 16000, mode: st
                        tail_s: float = 0.6, extra: list | None = None,
                        consume_user_audio: bool = True, before_output: list | None = None,
                        bunch: int = 1, stall: tuple[float, float] | None = None,
-                       out_jitter_s: float = 0.0, output: bool = True, out_buffer_s: float = 0.0) -> RunStats:
+                       out_jitter_s: float = 0.0, output: bool = True, out_buffer_s: float = 0.0,
+                       user_gaps: bool = False) -> RunStats:
     """Run ``dialogue`` through a real ``PipelineWorker``: scripted input → ScriptedAgent →
     PacedOutputTransport (→ ``processors_after_output``), with ``observers`` attached.
 
@@ -332,7 +333,9 @@ async def run_scripted(dialogue: Dialogue, *, sample_rate: int = 16000, mode: st
     (each pushed up to (bunch−1)·chunk late); ``stall=(at_s, for_s)`` holds both the user's
     chunks and one output push that long, after which both catch up; ``out_jitter_s`` makes
     every output push up to that much late (uniform); ``out_buffer_s`` gives the output transport
-    a client-side buffer that long (``PacedOutputTransport``). ``output=False`` leaves the output
+    a client-side buffer that long (``PacedOutputTransport``); ``user_gaps`` sends no user
+    chunk while the caller is silent (more than 0.1 s from the caller's scripted speech: a muted
+    microphone, push-to-talk, a client that sends no silence). ``output=False`` leaves the output
     transport out: the agent's frames end at the pipeline's sink (as in a pipeline whose last
     processor consumes the audio itself).
     """
@@ -356,6 +359,10 @@ async def run_scripted(dialogue: Dialogue, *, sample_rate: int = 16000, mode: st
     n = int(round(chunk_s * SAMPLE_RATE))
     n_chunks = len(user) // n
     end_s = len(user) / SAMPLE_RATE + tail_s
+    spoken = [(p.onset_s - 0.1, p.offset_s + 0.1) for p in dialogue.truth.placed if p.channel == "user"]
+
+    def sends(i: int) -> bool:  # user_gaps: only chunks near the caller's speech are sent
+        return not user_gaps or any(lo < (i + 1) * chunk_s and i * chunk_s < hi for lo, hi in spoken)
     per_chunk = max(1, int(round(chunk_s / tick_s)))
     sent = [0]
 
@@ -380,7 +387,8 @@ async def run_scripted(dialogue: Dialogue, *, sample_rate: int = 16000, mode: st
                 if (j + 1) % bunch == 0 and not held or j == n_chunks - 1:
                     while sent[0] <= j:  # deliver everything due so far
                         i = sent[0]
-                        await inp.feed(pcm(user[i * n:(i + 1) * n], sample_rate))
+                        if sends(i):
+                            await inp.feed(pcm(user[i * n:(i + 1) * n], sample_rate))
                         sent[0] += 1
                     if virtual:
                         await settle()

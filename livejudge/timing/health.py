@@ -359,7 +359,10 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
                         "channel_swap", None,
                         f"the user channel is digital silence between its speech ({du:.0%} of frames) while the agent "
                         f"channel always carries noise ({da:.0%}): a recorded agent is usually the zero-padded side "
-                        f"and a microphone never is, unless the caller is synthetic: {fix}", du, DIGITAL_SILENCE_SHARE))
+                        f"and a microphone never is, unless the caller is synthetic"
+                        # live: a client that sends nothing in the caller's pauses leaves zeros too (a trial)
+                        + (" or the caller's client sends no audio while the caller is silent (a muted microphone, "
+                           "push to talk)" if live else "") + f": {fix}", du, DIGITAL_SILENCE_SHARE))
                 else:
                     fu, fa = _noise_floor_dbfs(ru), _noise_floor_dbfs(ra)
                     if fa - fu >= NOISIER_AGENT_DB and fa > NOISE_FLOOR_MIN_DBFS:
