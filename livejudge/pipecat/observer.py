@@ -399,7 +399,7 @@ class LiveJudgeCore(EmbeddedOutputs):
                         for c in ("user", "agent")}
         self.dropped_items = 0
         self.reanchor_dropped_s = {"user": 0.0, "agent": 0.0}
-        self._said_stall = {"user": False, "agent": False}
+        self._said_stall: dict[str, float | bool] = {"user": False, "agent": False}  # False, or when it was said
         self.pace_agent = False
         """True once agent audio is taken as a processor pushed it (no output transport): such chunks
         are held until the pipeline clock (``_clock_s``, the latest push seen) reaches them."""
@@ -485,13 +485,8 @@ class LiveJudgeCore(EmbeddedOutputs):
                 if self.reanchor_dropped_s[channel] >= REANCHOR_SAY_S and not self._said_stall[channel]:
                     # a stall longer than the stitch tolerance: its backlog arrived in one bunch whose frames
                     # each re-anchored (a trial: 1 s of caller speech went with only a count in result["pipecat"])
-                    self._said_stall[channel] = True
-                    self.session._on_error(
-                        f"pipecat tap: {channel} audio stalled and then arrived in one bunch near {t_ns * _NS:.2f} s; "
-                        f"{self.reanchor_dropped_s[channel]:.2f} s of it overlapped audio already placed and was "
-                        "dropped (the total is in result[\"pipecat\"][\"reanchor_dropped_s\"]): raise "
-                        f"TapConfig.{'user_stitch_tolerance_s' if channel == 'user' else 'stitch_tolerance_s'} "
-                        f"({st.tol:g} s) to the transport's longest stall to keep such audio")
+                    self._said_stall[channel] = t_ns * _NS
+                    self.session._on_error(self._stall_text(channel, so_far=True))
                 t += st.overlap_s
                 x = x[int(round(st.overlap_s * rate)):]  # mono (downmixed above)
                 st.overlap_s = 0.0
@@ -537,6 +532,19 @@ class LiveJudgeCore(EmbeddedOutputs):
             self.session.note(name, t_ns * _NS, **data)
             self.session.advance(t_ns * _NS)
 
+    def _stall_text(self, channel: str, so_far: bool) -> str:
+        """The line a stall past the stitch tolerance gets (``REANCHOR_SAY_S``): said when its loss
+        passes that, and rewritten with the total when the call ends (a trial read "0.32 s" of a
+        1.0 s loss)."""
+        st = self._stitch[channel]
+        knob = "user_stitch_tolerance_s" if channel == "user" else "stitch_tolerance_s"
+        return (f"pipecat tap: {channel} audio stalled and then arrived in one bunch near "
+                f"{float(self._said_stall[channel]):.2f} s; {self.reanchor_dropped_s[channel]:.2f} s of it "
+                + ("so far " if so_far else "in all ")
+                + "overlapped audio already placed and was dropped, so the turns and the latencies around it are "
+                f"not reliable (result[\"pipecat\"][\"reanchor_dropped_s\"]): raise TapConfig.{knob} ({st.tol:g} s) "
+                "to the transport's longest stall to keep such audio")
+
     def _release_held(self, upto_s: float, margin_s: float = PACE_MARGIN_S, one: bool = False) -> None:
         """Hand the held agent chunks that start by ``upto_s`` − ``margin_s`` (the pipeline clock,
         s) to the session (``one``: at most one)."""
@@ -550,6 +558,11 @@ class LiveJudgeCore(EmbeddedOutputs):
     def _finish(self) -> None:
         self.mark_ended("closed")  # no EndFrame/CancelFrame seen: closed by the app
         self._release_held(float("inf"))
+        for c, when in self._said_stall.items():  # the stall line says the total, not its first 0.3 s
+            if when is not False:
+                first = f"pipecat tap: {c} audio stalled and then arrived in one bunch near {float(when):.2f} s;"
+                self.session.errors[:] = [self._stall_text(c, so_far=False) if e.startswith(first) else e
+                                          for e in self.session.errors]
         self._close_session()
         doc = None
         try:
