@@ -204,7 +204,10 @@ def _settings(doc: dict) -> dict:
             "route": _route(src),
             # how the call ended ("end of input", "interrupted (Ctrl-C)", "failed: …"): not a setting
             # that differs, read by cut_short_notes
-            "ended": src.get("ended")}
+            "ended": src.get("ended"),
+            # the channels its line is narrowband on, for the timing tolerance (narrowband_channels)
+            LINE_CHANNELS: sorted(c for c in ((src.get("line") or {}).get("channels") or []) if c in ("user", "agent"))
+            if isinstance(src.get("line"), dict) else []}
 
 
 def _batch_settings(doc: dict, name: str) -> dict:
@@ -482,7 +485,7 @@ def compare(paths: list[str | Path]) -> dict:
     judge_tol = judge_tolerance(cols)
     # a column over a telephone line: its timing rows read "same" within the narrowband error, as
     # the verdicts judge them: a latency where the caller's channel is narrowband, a yield the agent's
-    lines = [narrowband_channels(p, c) for p, c in zip(paths, cols)]
+    lines = [narrowband_channels(c) for c in cols]
     narrow = [c[0] for c, ch in zip(cols, lines) if ch]
     timing_tol = {m: (TIMING_TOLERANCE_NARROWBAND_S[m] if any(("agent" if m == "yield_mean_s" else "user") in ch
                                                              for ch in lines) else t)
@@ -521,7 +524,7 @@ def compare(paths: list[str | Path]) -> dict:
     # which keys of a config differ ("pipeline config" alone named no setting: a trial)
     differ_keys = {key: keys for key in ("pipeline config", "verdict thresholds") if key in differ
                    and (keys := _differing_keys([c[3].get(key) for c in cols if _known(c)]))}
-    out = {"columns": [{"name": c[0], "kind": c[2], "settings": {k: v for k, v in c[3].items() if k != CALL_FILES}}
+    out = {"columns": [{"name": c[0], "kind": c[2], "settings": {k: v for k, v in c[3].items() if not k.startswith("_")}}
                        for c in cols], "rows": rows,
            "settings_differ": differ, "settings_differ_keys": differ_keys,
            "timing_tolerance_s": dict(timing_tol),
@@ -534,16 +537,13 @@ def compare(paths: list[str | Path]) -> dict:
     return out
 
 
-def narrowband_channels(path: str | Path, col: tuple) -> set[str]:
-    """The channels of a column's call that ``source.line`` calls narrowband (a telephone line):
-    read from the result document; a batch, whose summary holds only the median
-    ``narrowband_channel_count``, counts as both channels where that is above 0."""
+def narrowband_channels(col: tuple) -> set[str]:
+    """The channels of a column's call that ``source.line`` calls narrowband (a telephone line),
+    as ``_settings`` kept them; a batch, whose summary holds only the median
+    ``narrowband_channel_count``, counts as both channels where that is above 0. Pure."""
     if col[2] != "call":
         return {"user", "agent"} if (col[1].get("narrowband_channel_count") or 0) > 0 else set()
-    from livejudge.outputs.report import load_json_document
-
-    line = (load_json_document(Path(path)).get("source") or {}).get("line")
-    return {c for c in (line.get("channels") or []) if c in ("user", "agent")} if isinstance(line, dict) else set()
+    return set(col[3].get(LINE_CHANNELS) or ())
 
 
 def narrowband_note(names: list[str]) -> str:
@@ -618,6 +618,8 @@ def flagged_mix_notes(doc: dict, metrics: list[dict]) -> list[str]:
 
 
 CALL_FILES = "_call_files"
+LINE_CHANNELS = "_line_channels"
+"""A call column's narrowband channels (``narrowband_channels``), kept with its settings, never shown."""
 """A batch column's settings key: the file names of the calls its medians are over (``call_set_notes``;
 left out of the comparison document's columns)."""
 
