@@ -665,3 +665,22 @@ def test_a_head_fitted_with_transcripts_gets_them_whether_or_not_a_report_is_ask
     assert "faster-whisper is not installed" in capsys.readouterr().err
     assert transcriber_from_config(JudgeConfig(kind="auto", asr="auto"), None, plain) is None
     assert capsys.readouterr().err == "" and len(made) == 1
+
+
+def test_a_test_row_that_is_also_a_training_row_makes_the_figure_in_sample(tmp_path, capsys):
+    """A trial's manifest held one clip as a 'train' row and again as a 'test' row, and train called
+    its test figure "never fitted on". The held-out table, the head's ``training.test`` and its
+    validity line now say the figure is in-sample."""
+    from livejudge.judge.model.head import load_head, validity_line
+
+    m = trial_manifest(tmp_path)
+    rows = [json.loads(x) for x in m.read_text().splitlines()]
+    dup = dict(next(r for r in rows if r["split"] == "train"), split="test")
+    m = write(tmp_path / "dupe.jsonl", rows + [dup])
+    assert run_cli("train", m, "--out", tmp_path / "h", "--cache-dir", tmp_path / "c", "--no-progress") == 0
+    err = flat(capsys.readouterr().err)
+    assert "test rows, some also fitted on: human vs machine" in err and "held-out test rows:" not in err
+    assert "in-sample: 1 of 3 'test' rows is also a 'train' or 'val' row of this manifest" in err
+    _, cfg = load_head(tmp_path / "h")
+    assert cfg.training["test"]["in_sample_rows"] == 1
+    assert "IN-SAMPLE: 1 of them is also a fitted or validation row" in validity_line(cfg)
