@@ -623,11 +623,15 @@ def test_eval_counts_a_losslessly_re_encoded_training_row_as_seen(tmp_path, caps
             out.append({**r, "audio": str(dst)})
         man = write(tmp_path / name / "m.jsonl", out)
         capsys.readouterr()
+        out_json = tmp_path / name / "eval.json"
         assert run_cli("eval", man, "--head", tmp_path / "h", "--cache-dir", tmp_path / "c", "--no-progress",
-                       "--split", "all") == 0
+                       "--split", "all", "--json", out_json) == 0
         said = flat(capsys.readouterr().out + capsys.readouterr().err)
+        seen = [r["seen"] for r in json.loads(out_json.read_text())["rows"]]
         if gain == 1.0:
             assert "in-sample: 6 of 10 rows were fitted on, 2 used for early stopping" in said, said
+            # and per row, which ones (a trial could not tell a mix of seen and unseen rows apart)
+            assert seen == [{"train": "fit", "val": "validation"}.get(r["split"]) for r in rows]
         else:
             assert "held-out by audio content" in said and "a copy at another gain" in said, said
 

@@ -567,6 +567,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     overlap = training_overlap(cfg.training, [row_digests(e) for e in entries], splits.tolist(),
                                _file_sha256(args.manifest), hint, families=[e.family for e in entries],
                                labels=labels.tolist())
+    # which rows the head was fitted or tuned on, per row (a trial could not tell a 16-and-4 mix apart)
+    for r, g in zip(doc["rows"], overlap.pop("rows_seen", [None] * len(doc["rows"]))):
+        r["seen"] = g
     doc = {"head": {"path": str(args.head), "name": cfg.name, "version": cfg.version,
                     "provenance": cfg.provenance, "backbone": cfg.backbone.name, "readout": cfg.readout},
            "manifest": str(args.manifest), "split": split, "split_asked": args.split,

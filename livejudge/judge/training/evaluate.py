@@ -335,7 +335,8 @@ def training_overlap(training: Mapping[str, Any] | None, digests: Sequence[Any],
             (heads whose config names the families and groups they were fitted on).
     Returns:
         {"n_scored", "fit", "calibration", "validation": counts (None when unknown; a row counts in
-        its first group only), "known_from": "row digests" | "the manifest's splits" | None,
+        its first group only), "rows_seen": per scored row its group or None (not seen, or
+        unknown), "known_from": "row digests" | "the manifest's splits" | None,
         "in_sample": True when any scored row was fitted or tuned on, None when unknown, "note":
         one line, e.g. "in-sample: 6 of 10 rows were fitted on, 2 calibrated on; for a held-out
         figure run --split test"}; with a ``family_overlap``, its dict under "family" and its note
@@ -362,25 +363,25 @@ def _row_overlap(training: Mapping[str, Any] | None, digests: Sequence[Any], spl
     counts: dict[str, int | None] = {k: None for k in SEEN_AS}
     groups: tuple[str, ...] = ()
     known: str | None = None
+    per_row: list[str | None] = [None] * n  # each row's group (its first), for eval's per-row output
     if isinstance(rows, Mapping) and isinstance(rows.get("fit"), list):
         groups = tuple(k for k in SEEN_AS if isinstance(rows.get(k), list))
-        seen: set = set()
         by_samples = rows.get("samples") if isinstance(rows.get("samples"), Mapping) else {}
         for k in groups:
-            members = (set(rows[k]) | set(by_samples.get(k) or ())) - seen
-            counts[k] = sum(bool(ds & members) for ds in known_as)
-            seen |= members
+            members = set(rows[k]) | set(by_samples.get(k) or ())
+            per_row = [g if g is not None or not (ds & members) else k for g, ds in zip(per_row, known_as)]
         known = "row digests"
     elif (splits is not None and manifest_sha256 and isinstance(man, Mapping)
           and man.get("sha256") == manifest_sha256):
         tuned = "calibration" if "platt" in tr else "validation"
         groups = ("fit", tuned)
-        sp = list(splits)
-        counts["fit"], counts[tuned] = sp.count("train"), sp.count("val")
+        per_row = [{"train": "fit", "val": tuned}.get(sp) for sp in splits]
         known = "the manifest's splits"
     if known is None:
         note = "in-sample or held-out: unknown, this head records no fit rows (livejudge train records them)"
-        return {"n_scored": n, **counts, "known_from": None, "in_sample": None, "note": note}
+        return {"n_scored": n, **counts, "known_from": None, "in_sample": None, "note": note, "rows_seen": per_row}
+    for k in groups:
+        counts[k] = per_row.count(k)
     seen_n = [(counts[k], SEEN_AS[k]) for k in groups if counts[k]]
     if seen_n:
         (c0, w0), rest = seen_n[0], seen_n[1:]
@@ -396,7 +397,7 @@ def _row_overlap(training: Mapping[str, Any] | None, digests: Sequence[Any], spl
               # a head trained before the sample digests: only the bytes were compared (a trial)
               "file bytes only, as this head records no sample digests: a re-encoded copy (WAV to FLAC)")
         note = f"held-out by audio content: none of the {n} rows was {words} (matched by {by} would read as held-out)"
-    return {"n_scored": n, **counts, "known_from": known, "in_sample": bool(seen_n), "note": note}
+    return {"n_scored": n, **counts, "known_from": known, "in_sample": bool(seen_n), "note": note, "rows_seen": per_row}
 
 
 def _fmt(v: float | None) -> str:
