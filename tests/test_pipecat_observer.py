@@ -236,11 +236,11 @@ def test_framework_comparison_arithmetic():
 
 def test_stitcher_absorbs_jitter_and_heals_late_anchors():
     s = _Stitcher(tolerance_s=0.06, max_ahead_s=0.005)
-    assert s.place(1.0, 0.02) == 1.0
-    assert s.place(1.045, 0.02) == pytest.approx(1.02)   # 25 ms late: continues seamlessly
-    assert s.place(1.038, 0.02) == pytest.approx(1.04)   # 2 ms early (rounding): continues
-    assert s.place(2.0, 0.02) == 2.0                      # a real gap: new stretch
-    assert s.place(1.99, 0.02) == 1.99                    # earlier than the stretch: it was anchored
+    assert s.place(1.0, 0.02)[0] == 1.0
+    assert s.place(1.045, 0.02)[0] == pytest.approx(1.02)   # 25 ms late: continues seamlessly
+    assert s.place(1.038, 0.02)[0] == pytest.approx(1.04)   # 2 ms early (rounding): continues
+    assert s.place(2.0, 0.02)[0] == 2.0                      # a real gap: new stretch
+    assert s.place(1.99, 0.02)[0] == 1.99                    # earlier than the stretch: it was anchored
     assert s.stretches == 3                               # on a late push; re-anchored
 
 
@@ -252,10 +252,10 @@ def test_stitcher_reopens_a_collapsed_gap_and_names_an_overlap():
     s = _Stitcher(tolerance_s=0.25, max_ahead_s=0.005, heal_window_s=1.0, heal_min_s=0.02)
     t = 0.0
     for _ in range(50):  # 1 s of 20 ms chunks, on time
-        assert s.place(t, 0.02) == pytest.approx(t)
+        assert s.place(t, 0.02)[0] == pytest.approx(t)
         t += 0.02
     t += 0.15  # 150 ms with no frames: collapsed
-    placed = [s.place(t + 0.02 * k, 0.02) for k in range(60)]
+    placed = [s.place(t + 0.02 * k, 0.02)[0] for k in range(60)]
     assert placed[0] == pytest.approx(1.0)  # laid end to end, 150 ms early
     healed = [k for k in range(1, 60) if placed[k] - placed[k - 1] > 0.021]
     assert len(healed) == 1 and placed[healed[0]] == pytest.approx(t + 0.02 * healed[0]) and s.heals == 1
@@ -266,9 +266,9 @@ def test_stitcher_reopens_a_collapsed_gap_and_names_an_overlap():
         j.place(0.02 * k + (0.08 if k % 5 else 0.0), 0.02)
     assert j.heals == 0
     r = _Stitcher(tolerance_s=0.25, max_ahead_s=0.005)
-    r.place(1.0, 0.02)
-    r.place(1.01, 0.02)  # anchored on a late push: 10 ms already placed
-    assert r.overlap_s == pytest.approx(0.01) and r.stretches == 2
+    assert r.place(1.0, 0.02) == (1.0, 0.0)
+    placed, overlap_s = r.place(1.01, 0.02)  # anchored on a late push: 10 ms already placed
+    assert placed == pytest.approx(1.01) and overlap_s == pytest.approx(0.01) and r.stretches == 2
 
 
 @pytest.mark.parametrize("bunch", [5, 10])

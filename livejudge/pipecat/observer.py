@@ -241,8 +241,9 @@ pcm16_chunk_to_float32 = pcm16_chunk_to_mono  # the name this module exported be
 class _Stitcher:
     """Places consecutive chunks of one channel end to end (see ``TapConfig``): ``place(t_s,
     duration_s)`` takes a chunk's first sample's time by its push (s) and its length (s) and
-    returns where it goes on the session clock (s). ``stretches`` counts new anchors, ``heals``
-    the collapsed gaps reopened (``heal_window_s``/``heal_min_s``; 0 window: no healing)."""
+    returns where it goes on the session clock (s) and how much of its start overlaps audio
+    already placed (s). ``stretches`` counts new anchors, ``heals`` the collapsed gaps reopened
+    (``heal_window_s``/``heal_min_s``; 0 window: no healing)."""
 
     def __init__(self, tolerance_s: float, max_ahead_s: float, heal_window_s: float = 0.0,
                  heal_min_s: float = 0.02) -> None:
@@ -256,8 +257,12 @@ class _Stitcher:
         self._late_min = float("inf")
         self._late_span = 0.0
 
-    def place(self, t_s: float, duration_s: float) -> float:
+    def place(self, t_s: float, duration_s: float) -> tuple[float, float]:
+        """(where the chunk starts on the session clock, s; how much of its start lies before where
+        the channel had got to, s: a re-anchor to an earlier push, the first frames of a bunch
+        having anchored the stretch late; the caller drops that much, ``_handle``)."""
         e = self.end_s
+        overlap_s = 0.0
         if e is not None and -self.ahead <= t_s - e <= self.tol:
             late = t_s - e  # how much later its push says it starts than where it goes
             self._late_min = min(self._late_min, late)
@@ -273,14 +278,9 @@ class _Stitcher:
             placed = t_s
             self._late_min, self._late_span = float("inf"), 0.0
             if e is not None and t_s < e:  # re-anchored earlier: its first e − t_s seconds are already placed
-                self.overlap_s = min(e - t_s, duration_s)
+                overlap_s = min(e - t_s, duration_s)
         self.end_s = placed + duration_s
-        return placed
-
-    overlap_s = 0.0
-    """After ``place``: how much of the chunk's start lies before where the channel had got to (a
-    re-anchor to an earlier push, the first frames of a bunch having anchored the stretch late);
-    the caller drops that much (``_handle``). Reset by the caller."""
+        return placed, overlap_s
 
 
 def _metrics_data(frame: Any) -> list[dict]:
@@ -399,7 +399,10 @@ class LiveJudgeCore(EmbeddedOutputs):
                         for c in ("user", "agent")}
         self.dropped_items = 0
         self.reanchor_dropped_s = {"user": 0.0, "agent": 0.0}
-        self._said_stall: dict[str, float | bool] = {"user": False, "agent": False}  # False, or when it was said
+        self._stall_at_s: dict[str, float] = {}
+        """Per channel, when its stall line was first said (pipeline clock, s)."""
+        self._stall_line: dict[str, int] = {}
+        """Per channel, the stall line's index in ``session.errors`` (when it was kept there)."""
         self.pace_agent = False
         """True once agent audio is taken as a processor pushed it (no output transport): such chunks
         are held until the pipeline clock (``_clock_s``, the latest push seen) reaches them."""
@@ -477,19 +480,17 @@ class LiveJudgeCore(EmbeddedOutputs):
             marks = self.tap.user_push_marks if channel == "user" else self.tap.agent_push_marks
             if marks == "end":
                 t -= d
-            st = self._stitch[channel]
-            t = st.place(max(t, 0.0), d)
-            if st.overlap_s:  # the already placed part of a re-anchored chunk: dropped here, counted, not
+            t, overlap_s = self._stitch[channel].place(max(t, 0.0), d)
+            if overlap_s:  # the already placed part of a re-anchored chunk: dropped here, counted, not
                 # handed on for the session to drop with a warning that blames its wait (max_lag_s)
-                self.reanchor_dropped_s[channel] += st.overlap_s
-                if self.reanchor_dropped_s[channel] >= REANCHOR_SAY_S and not self._said_stall[channel]:
+                self.reanchor_dropped_s[channel] += overlap_s
+                if self.reanchor_dropped_s[channel] >= REANCHOR_SAY_S and channel not in self._stall_at_s:
                     # a stall longer than the stitch tolerance: its backlog arrived in one bunch whose frames
                     # each re-anchored (a trial: 1 s of caller speech went with only a count in result["pipecat"])
-                    self._said_stall[channel] = t_ns * _NS
-                    self.session._on_error(self._stall_text(channel, so_far=True))
-                t += st.overlap_s
-                x = x[int(round(st.overlap_s * rate)):]  # mono (downmixed above)
-                st.overlap_s = 0.0
+                    self._stall_at_s[channel] = t_ns * _NS
+                    self._say_stall(channel)
+                t += overlap_s
+                x = x[int(round(overlap_s * rate)):]  # mono (downmixed above)
                 if x.size == 0:
                     self.frames[channel] += 1
                     return
@@ -513,24 +514,19 @@ class LiveJudgeCore(EmbeddedOutputs):
             self._clock_s = max(self._clock_s, t_ns * _NS)
             self._release_held(self._clock_s)
             if name == "pipecat.InterruptionFrame" and self._held:
-                # an output transport would have dropped what it had not yet played at the
-                # interruption: so are the held chunks from then on, and the agent's next reply
-                # starts where its push says
-                t_i = t_ns * _NS
-                while self._held and self._held[0][2] + len(self._held[0][0]) / self._held[0][1] <= t_i:
-                    self._release_held(float("inf"), margin_s=0.0, one=True)
-                if self._held and self._held[0][2] < t_i:  # the chunk playing then: its head was played
-                    x, rate, t = self._held.popleft()
-                    k = int(round((t_i - t) * rate))
-                    self.session.push_audio("agent", x[:k], rate, t)
-                    self.unplayed_s += (len(x) - k) / rate
-                self.unplayed_s += sum(len(h[0]) / h[1] for h in self._held)
-                self._held.clear()
-                st = self._stitch["agent"]
-                if st.end_s is not None:
-                    st.end_s = min(st.end_s, t_i)
+                self._cut_held_at(t_ns * _NS)
             self.session.note(name, t_ns * _NS, **data)
             self.session.advance(t_ns * _NS)
+
+    def _say_stall(self, channel: str) -> None:
+        """Say the stall line once (``session.errors`` and stderr) and remember where it went, so
+        that the end of the call can rewrite it with the total."""
+        errors = self.session.errors
+        n = len(errors)
+        line = self._stall_text(channel, so_far=True)
+        self.session._on_error(line)
+        if len(errors) == n + 1 and errors[n] == line:  # kept (the list is bounded: MAX_ERRORS)
+            self._stall_line[channel] = n
 
     def _stall_text(self, channel: str, so_far: bool) -> str:
         """The line a stall past the stitch tolerance gets (``REANCHOR_SAY_S``): said when its loss
@@ -539,30 +535,47 @@ class LiveJudgeCore(EmbeddedOutputs):
         st = self._stitch[channel]
         knob = "user_stitch_tolerance_s" if channel == "user" else "stitch_tolerance_s"
         return (f"pipecat tap: {channel} audio stalled and then arrived in one bunch near "
-                f"{float(self._said_stall[channel]):.2f} s; {self.reanchor_dropped_s[channel]:.2f} s of it "
+                f"{self._stall_at_s[channel]:.2f} s; {self.reanchor_dropped_s[channel]:.2f} s of it "
                 + ("so far " if so_far else "in all ")
                 + "overlapped audio already placed and was dropped, so the turns and the latencies around it are "
                 f"not reliable (result[\"pipecat\"][\"reanchor_dropped_s\"]): raise TapConfig.{knob} ({st.tol:g} s) "
                 "to the transport's longest stall to keep such audio")
 
-    def _release_held(self, upto_s: float, margin_s: float = PACE_MARGIN_S, one: bool = False) -> None:
+    def _release_held(self, upto_s: float, margin_s: float = PACE_MARGIN_S) -> None:
         """Hand the held agent chunks that start by ``upto_s`` − ``margin_s`` (the pipeline clock,
-        s) to the session (``one``: at most one)."""
+        s) to the session."""
         lim = upto_s - margin_s
         while self._held and self._held[0][2] <= lim:
             x, rate, t = self._held.popleft()
             self.session.push_audio("agent", x, rate, t)
-            if one:
-                return
+
+    def _cut_held_at(self, t_s: float) -> None:
+        """An interruption at ``t_s`` (pipeline clock, s): an output transport would have dropped
+        what it had not yet played then, so the held chunks that ended by ``t_s`` go to the session,
+        the one playing then goes up to ``t_s``, and the rest are dropped and counted in
+        ``unplayed_s``; the agent's next reply starts where its push says."""
+        while self._held:
+            x, rate, t = self._held[0]
+            if t + len(x) / rate > t_s:
+                break
+            self._held.popleft()
+            self.session.push_audio("agent", x, rate, t)
+        if self._held and self._held[0][2] < t_s:  # the chunk playing then: its head was played
+            x, rate, t = self._held.popleft()
+            k = int(round((t_s - t) * rate))
+            self.session.push_audio("agent", x[:k], rate, t)
+            self.unplayed_s += (len(x) - k) / rate
+        self.unplayed_s += sum(len(h[0]) / h[1] for h in self._held)
+        self._held.clear()
+        st = self._stitch["agent"]
+        if st.end_s is not None:
+            st.end_s = min(st.end_s, t_s)
 
     def _finish(self) -> None:
         self.mark_ended("closed")  # no EndFrame/CancelFrame seen: closed by the app
         self._release_held(float("inf"))
-        for c, when in self._said_stall.items():  # the stall line says the total, not its first 0.3 s
-            if when is not False:
-                first = f"pipecat tap: {c} audio stalled and then arrived in one bunch near {float(when):.2f} s;"
-                self.session.errors[:] = [self._stall_text(c, so_far=False) if e.startswith(first) else e
-                                          for e in self.session.errors]
+        for c, i in self._stall_line.items():  # the stall line says the total, not its first 0.3 s
+            self.session.errors[i] = self._stall_text(c, so_far=False)
         self._close_session()
         doc = None
         try:
