@@ -545,6 +545,7 @@ class CallReader:
         self._files: list = []
         self.truncated: list[str] = []  # one line per file that ended before its header said
         self.warnings: list[str] = []  # one line per file whose samples had to be clipped or zeroed
+        self.not_numbers: list[str] = []  # those of ``warnings`` whose samples were NaN/±inf (set to 0)
         try:
             if path is not None:
                 f = _open_sound(path)
@@ -643,6 +644,9 @@ class CallReader:
                 u, a = _take(queues[0], m, held, 0), _take(queues[1], m, held, 1)
                 emitted += m
                 yield u, a
+        for r in (0, 1):  # run each file's reader to its end, where _checked_blocks notes what it found:
+            for _ in its[r]:  # a pair of NaN files read "silent", the NaN unnamed
+                pass
 
     def _role_stream(self, f, block_s: float):
         rs = BlockResampler(int(f.samplerate))
@@ -666,14 +670,16 @@ class CallReader:
             yield data
         name = Path(f.name).name
         # NaN/inf were set to 0 without a word (a note from a previous session's probing)
-        for n, prefix, rest in (
+        for n, prefix, rest, nonfinite in (
                 (n_clip, f"{name} holds ", f"samples beyond ±{MAX_SAMPLE_ABS:g} (full scale is ±1), clipped: "
-                                           "check how it was written (float audio belongs in [-1, 1])"),
+                                           "check how it was written (float audio belongs in [-1, 1])", False),
                 (n_bad, f"{name} holds ", "samples that are not numbers (NaN or ±inf), set to 0: check how it "
-                                          "was written (a float file from a failed computation)")):
+                                          "was written (a float file from a failed computation)", True)):
             msg = f"{prefix}{n} {rest}"
             if n and not any(w.startswith(prefix) and w.endswith(rest) for w in self.warnings):
                 self.warnings.append(msg)
+                if nonfinite:
+                    self.not_numbers.append(msg)
         declared = max(int(f.frames), int(getattr(f, "livejudge_declared_frames", None) or 0))
         if done < declared:
             msg = (f"{Path(f.name).name} is truncated: its header says {declared / f.samplerate:.1f} s but only "

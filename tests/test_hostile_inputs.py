@@ -208,6 +208,19 @@ def test_an_all_nan_file_is_refused_naming_the_nan(tmp_path, capsys, seconds):
     assert "both channels are silent: nothing can be measured" in err[0]
 
 
+def test_a_pair_of_nan_files_is_refused_naming_the_nan(tmp_path, capsys):
+    """Given as --user/--agent files, the NaN went unnamed even where the stereo file's was named:
+    the pair's readers stopped at the call's length and never reached the end, where the count is
+    taken."""
+    for name in ("u.wav", "a.wav"):
+        sf.write(str(tmp_path / name), np.full(16000 * 5, np.nan, dtype=np.float32), 16000, subtype="FLOAT")
+    assert main(["score", "--user", str(tmp_path / "u.wav"), "--agent", str(tmp_path / "a.wav"),
+                 "--judge", "none", "--asr", "off"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "u.wav holds 80000 samples that are not numbers (NaN or ±inf)" in err[0], err
+    assert "both channels are silent: nothing can be measured" in err[0]
+
+
 def test_huge_pushed_samples_are_clipped_and_json_is_strict():
     from livejudge.judge.model.judge import load_judge
     from livejudge.outputs.guard import json_text

@@ -167,6 +167,24 @@ def test_a_mono_row_is_the_agent_side_and_is_refused_only_when_that_is_silent(tm
                                    "agent's side alone")
 
 
+
+def test_a_row_of_nan_is_refused_naming_the_nan_not_as_silent(tmp_path):
+    """NaN samples are set to 0 as they are read, so a row of NaN only read "silent", the NaN
+    unnamed (the refusal of ``score`` named it; a manifest row did not)."""
+    from livejudge.judge.training.inputs import check_entry
+    from livejudge.judge.training.train import read_manifest
+
+    sf.write(tmp_path / "nan2.wav", np.full((16000 * 3, 2), np.nan, dtype=np.float32), 16000, subtype="FLOAT")
+    sf.write(tmp_path / "nan1.wav", np.full(16000 * 3, np.nan, dtype=np.float32), 16000, subtype="FLOAT")
+    m = tmp_path / "m.jsonl"
+    m.write_text(json.dumps({"audio": "nan2.wav"}) + "\n" + json.dumps({"audio": "nan1.wav"}) + "\n")
+    stereo, mono = (check_entry(e) for e in read_manifest(m))
+    assert "nan2.wav holds 96000 samples that are not numbers (NaN or ±inf)" in stereo.problem
+    assert "both channels are silent: nothing can be measured" in stereo.problem
+    assert "nan1.wav holds 48000 samples that are not numbers (NaN or ±inf)" in mono.problem
+    assert "the file is silent: nothing can be measured" in mono.problem
+
+
 # --------------------------------------------------------------------------- 2–4. where the head goes
 
 

@@ -88,16 +88,9 @@ def prepare_recording(reader: Any, echo_gate: str, *, log: bool = True) -> Prepa
     from livejudge.timing.health import check_recording, quiet_gain_db, unmeasurable
 
     health, line = check_recording(reader)  # issue 20's input-health check, from the first seconds
-    refuse = unmeasurable(health)
+    refuse = unmeasurable(health, truncated=getattr(reader, "truncated", ()),
+                          not_numbers=getattr(reader, "not_numbers", ()))
     if refuse:  # one line, no result that would pretend otherwise
-        cut = list(getattr(reader, "truncated", ()))
-        if cut and refuse.startswith("the call lasts"):  # a file cut to 50 bytes read only "lasts 0.00 s" (a trial)
-            raise UnmeasurableRecording(f"{refuse.split(':')[0]}: {cut[0]}")
-        bad = [w for w in getattr(reader, "warnings", ()) if "not numbers" in w]
-        if bad and refuse.startswith("both channels are silent"):
-            # an all-NaN float file was refused as silent, the NaN unnamed (the last note's leftover):
-            # its samples were set to 0, so say that first
-            raise UnmeasurableRecording(f"{bad[0]}; with them set to 0 both channels are silent: nothing can be measured")
         raise UnmeasurableRecording(refuse)
     call, gate_info = gate_source(reader, echo_gate, log=log)
     gains = {w.channel: quiet_gain_db(w.value) for w in health  # the gain check_recording checked the floor at

@@ -53,6 +53,7 @@ the call (the result's ``source.input_health``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -675,13 +676,29 @@ def no_speech_warnings(spoke, duration_s: float, said: list[dict]) -> list[Healt
     return out
 
 
-def unmeasurable(warnings: list[HealthWarning]) -> str | None:
+def unmeasurable(warnings: list[HealthWarning], *, truncated: Sequence[str] = (),
+                 not_numbers: Sequence[str] = ()) -> str | None:
     """The one-line reason to refuse a recording, or None when something can be measured:
-    both channels silent, or one signal on both (``HealthWarning.unmeasurable``)."""
+    too short, both channels silent, or one signal on both (``HealthWarning.unmeasurable``).
+
+    Args:
+        warnings: ``check_recording``'s warnings.
+        truncated: the reader's lines for files that end before their header says
+            (``CallReader.truncated``): a call too short because it was cut names the cut (a trial's
+            WAV cut to 50 bytes read only "lasts 0.00 s").
+        not_numbers: the reader's lines for samples that were NaN/±inf and set to 0
+            (``CallReader.not_numbers``): channels silent because they were NaN name the NaN (an
+            all-NaN file was refused as silent).
+    """
     bad = [w for w in warnings if w.unmeasurable]
     if not bad:
         return None
+    short = next((w for w in bad if w.code == "too_short"), None)
+    if short is not None and truncated:
+        return f"the call lasts {short.value:.2f} s, under {MIN_CALL_S:.0f} s: {truncated[0]}"
     if all(w.code == "silent_channel" for w in bad):
+        if not_numbers:
+            return f"{not_numbers[0]}; with them set to 0 both channels are silent: nothing can be measured"
         return ("both channels are silent (loudest frames "
                 + " and ".join(f"{w.value:.0f} dBFS" for w in bad if w.value is not None)
                 + "): nothing can be measured; check --user-channel/--agent-channel, or whether the call was recorded")

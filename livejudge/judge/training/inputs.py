@@ -108,11 +108,15 @@ def check_entry(entry: Any) -> RowHealth:
         with open_call(user=entry.audio, agent=entry.audio) as reader:
             agent = (reader.head(LEVEL_PROBE_S) if reader.duration_s > LEVEL_PROBE_S else reader.read_all()).agent
             rate = reader.sample_rate_in
+            nan = list(reader.not_numbers)
         call = TwoChannelAudio(user=np.zeros_like(agent), agent=agent, sample_rate_in=rate,
                                channels={"user": None, "agent": str(entry.audio)})
         ws = [w for w in check_recording(call, swap_test=False)[0] if w.channel != "user"]
         problem = None
         for w in ws:
+            if w.code == "silent_channel" and nan:  # NaN set to 0 reads silent: name the NaN
+                problem = f"{nan[0]}; with them set to 0 the file is silent: nothing can be measured"
+                break
             if w.code == "silent_channel":
                 problem = (f"the file is silent (loudest frame {w.value:.0f} dBFS): a mono 'audio' file is the "
                            "agent's side alone, so nothing can be measured; check the file, or give the call as a "
@@ -128,7 +132,7 @@ def check_entry(entry: Any) -> RowHealth:
         reader = open_call(user=entry.user, agent=entry.agent)
     with reader:
         ws = check_recording(reader, swap_test=False)[0]
-    problem = unmeasurable(ws)
+    problem = unmeasurable(ws, truncated=reader.truncated, not_numbers=reader.not_numbers)
     if problem is None:
         problem = next((w.message for w in ws if w.code in REFUSED_CODES), None)
     return RowHealth(entry.line, where, tuple(ws), manifest_words(problem) if problem else None)
