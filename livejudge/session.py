@@ -365,19 +365,26 @@ class Session:
             samples = rs(x)
         self.push(channel, samples, t_s)
 
-    def advance(self, now_s: float) -> None:
+    def advance(self, now_s: float, *, final: bool = False) -> None:
         """Tell the session the clock reached ``now_s`` (fills silent channels, runs the judge).
+
+        A channel is filled with silence up to ``now_s`` − ``max_lag_s`` (its audio may still be
+        on its way); ``final=True``, at the end of a stream when nothing more will arrive for the
+        time before ``now_s`` (a pipeline's ``EndFrame``), fills both channels to ``now_s`` itself,
+        so the call lasts until then (a pipeline whose caller sent no frames at the end read as
+        ending at its last frame, seconds early).
 
         The silence is fed in blocks of ``SILENCE_BLOCK_S`` (windows judged block by block), so
         memory stays bounded however far the clock jumps (``advance(36000)`` once took 4 GB).
         Raises ValueError for a NaN/inf or non-numeric ``now_s``."""
         now_s = _checked_time(now_s)
         step = int(SILENCE_BLOCK_S * SAMPLE_RATE)
+        lag_s = 0.0 if final else self._max_lag_s
         while True:
             with self._lock:
                 if self._closed_result is not None:
                     return
-                target = int(round((now_s - self._max_lag_s) * SAMPLE_RATE))
+                target = int(round((now_s - lag_s) * SAMPLE_RATE))
                 behind = [c for c in CHANNELS if target > self._end[c]]
                 for c in behind:
                     self._fill(c, min(step, target - self._end[c]))

@@ -339,6 +339,22 @@ def test_a_caller_who_sends_no_frames_in_pauses_keeps_every_timing(kw):
     assert not r["source"].get("dropped_audio_s") and not r["errors"], (r["source"].get("dropped_audio_s"), r["errors"])
 
 
+@pytest.mark.parametrize("kw", [{}, {"user_gaps": True}, {"user_gaps": True, "output": False}])
+def test_the_call_lasts_until_the_pipeline_ends(kw):
+    """Nothing came for 3 s before the EndFrame (the caller sends no frames, the agent had
+    finished): the call read as ending at its last frame (13.4 s of a 17.4 s pipeline; 14.4 s
+    with a caller who sends silence), the last seconds of silence missing from the talk shares
+    and from any dead air at the end. It now lasts until the pipeline's end."""
+    obs = LiveJudgeObserver(judge=None)
+    asyncio.run(run_scripted(DIALOGUE, sample_rate=16000, mode="tts", observers=[obs], tail_s=3.0, **kw))
+    r = obs.result()
+    end_s = len(DIALOGUE.call.user) / 16000 + 3.0  # when run_scripted queues the EndFrame
+    assert abs(r["duration_s"] - end_s) <= 0.05, (r["duration_s"], end_s)
+    last = [p for p in DIALOGUE.truth.placed if p.channel == "agent"][-1]
+    agent = [x for x in r["segments"] if x["channel"] == "agent"]
+    assert abs(agent[-1]["offset_s"] - last.offset_s) <= TOL_S  # the fill adds no speech
+
+
 def test_a_stall_past_the_tolerance_says_what_it_dropped():
     """A 1 s stall of the caller's frames (past the 0.25 s tolerance) arrives as one bunch whose
     frames overlap: a trial found the second of audio gone with only a count in

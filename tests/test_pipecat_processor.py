@@ -148,6 +148,16 @@ def test_with_an_observer_it_only_emits():
     assert len(r["transitions"]) >= 3
 
 
+def test_the_call_lasts_until_the_pipeline_ends():
+    """As the observer (test_pipecat_observer): 3 s with no frames before the EndFrame, the
+    caller sending none in pauses, are part of the call."""
+    proc = LiveJudgeProcessor(judge=None, emit=())
+    asyncio.run(run_scripted(DIALOGUE, sample_rate=16000, mode="tts", observers=[], tail_s=3.0, user_gaps=True,
+                             processors_after_output=[proc], consume_user_audio=False))
+    end_s = len(DIALOGUE.call.user) / 16000 + 3.0
+    assert abs(proc.result()["duration_s"] - end_s) <= 0.05, (proc.result()["duration_s"], end_s)
+
+
 def test_placed_before_the_output_transport_it_says_so():
     proc = LiveJudgeProcessor(judge=None, emit=())
     asyncio.run(run_scripted(DIALOGUE, sample_rate=16000, mode="tts", extra=[], observers=[],

@@ -208,7 +208,7 @@ class TapConfig:
 
 
 # queue item kinds
-_AUDIO, _NOTE, _CLOSE = 0, 1, 3
+_AUDIO, _NOTE, _END, _CLOSE = 0, 1, 2, 3
 
 RUNNER_SIGNAL_REASON = "interrupt signal"
 """The reason Pipecat's ``WorkerRunner`` cancels with on SIGINT (and on SIGTERM with
@@ -440,6 +440,15 @@ class LiveJudgeCore(EmbeddedOutputs):
         if not self._wake.is_set():
             self._wake.set()
 
+    def put_end(self, t_ns: int) -> None:
+        """Queue the time the pipeline ended (its first ``EndFrame``/``CancelFrame``): the call
+        lasts until then, however long before it the last audio frame came."""
+        if self._closing:
+            return
+        self._q.append((_END, t_ns))
+        if not self._wake.is_set():
+            self._wake.set()
+
     def add_listener(self, fn: Callable[[str, object], None]) -> None:
         """``fn(event_name, event)`` for each EVENTS event, called from livejudge's threads."""
         self._listeners.append(fn)
@@ -509,6 +518,8 @@ class LiveJudgeCore(EmbeddedOutputs):
                 self._held.append((x, int(rate), t))
             else:
                 self.session.push_audio(channel, x, int(rate), t)
+        elif kind == _END:
+            self._clock_s = max(self._clock_s, item[1] * _NS)
         elif kind == _NOTE:
             _, name, data, t_ns = item
             self._clock_s = max(self._clock_s, t_ns * _NS)
@@ -574,6 +585,11 @@ class LiveJudgeCore(EmbeddedOutputs):
     def _finish(self) -> None:
         self.mark_ended("closed")  # no EndFrame/CancelFrame seen: closed by the app
         self._release_held(float("inf"))
+        try:  # nothing came for either side between its last frame and the pipeline's end: silence
+            # (a caller who sends no frames at the end read as a call that ended at the last frame)
+            self.session.advance(self._clock_s, final=True)
+        except Exception as exc:
+            self.session._on_error(f"pipecat tap: filling the call to its end failed: {exc}")
         for c, i in self._stall_line.items():  # the stall line says the total, not its first 0.3 s
             self.session.errors[i] = self._stall_text(c, so_far=False)
         self._close_session()
@@ -884,6 +900,7 @@ class LiveJudgeObserver(BaseObserver):
         elif isinstance(frame, (EndFrame, CancelFrame)):
             if data.first_push:
                 self.core.mark_ended(ended_by_frame(frame))  # the first one says why
+                self.core.put_end(data.timestamp)
             if isinstance(data.source, BaseOutputTransport) and data.direction is _DOWN:
                 self._schedule_close()
         if self._agent_from is None and (isinstance(data.destination, BaseOutputTransport)

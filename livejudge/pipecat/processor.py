@@ -125,6 +125,7 @@ class LiveJudgeProcessor(FrameProcessor):
         await super().process_frame(frame, direction)
         if self._tapping and isinstance(frame, (EndFrame, CancelFrame)):
             self.core.mark_ended(ended_by_frame(frame))  # source.ended: the first one says why
+            self.core.put_end(self.get_clock().get_time())
         if isinstance(frame, EndFrame) and self._running and direction is _DOWN:
             await self._drain_before_end()
         await self.push_frame(frame, direction)  # first, unchanged: never delay the agent (EndFrame: above)
