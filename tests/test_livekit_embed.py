@@ -162,6 +162,23 @@ def test_attach_refuses_a_session_without_audio_io_and_a_second_attach():
     asyncio.run(main())
 
 
+def test_the_call_lasts_until_the_tap_closes():
+    """The clock was advanced to the close less ``max_lag_s`` (0.5 s), so a call read half a
+    second short of its close; nothing more arrives once the tap closes, so it now lasts until
+    then."""
+    import time
+
+    async def main():
+        session, _, _ = build_session(_short_script())
+        tap = lj.attach(session, judge="none", close_with_session=False)
+        await asyncio.sleep(1.5)
+        closed_at = time.time() - tap.t0_wall
+        return closed_at, await tap.aclose()
+
+    closed_at, doc = asyncio.run(main())
+    assert closed_at - 0.02 <= doc["duration_s"] <= closed_at + 0.25, (doc["duration_s"], closed_at)
+
+
 def test_source_ended_says_how_the_session_ended():
     """A result cut short and a complete one looked alike: ``source.ended`` was set only by a
     signal (a trial). The session's close says why; an app's Ctrl-C, recorded first, wins."""

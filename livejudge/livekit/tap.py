@@ -359,11 +359,12 @@ class LiveKitTap(EmbeddedOutputs):
         self._feed_segment(seg, end)
 
     def _catch_up(self) -> None:
-        """At close: feed what the playing segment has played so far, and advance the clock."""
+        """At close: feed what the playing segment has played so far, and advance the clock to
+        now (``final``: the call lasts until its close, not ``max_lag_s`` less)."""
         now = self._now_s()
         if self._current() is not None:
             self._feed_agent(now)
-        self.session.advance(now)
+        self.session.advance(now, final=True)
 
     def _finish(self) -> None:
         self.mark_ended("closed")  # closed by the app (aclose) before the session closed
