@@ -1330,7 +1330,10 @@ def fig_benchmarks_table() -> str:
             stored = f"in the config of {', '.join(f'`{h}`' for h in in_heads)}: [judge.md](judge.md)"
         elif files:  # stored runs, read where the docs quote them
             shown = ", ".join(f"`results/{f}`" for f in files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
-            stored = f"{shown} (quoted in [judge.md](judge.md) and [corpus.md](corpus.md))"
+            docs = [d for d in sorted((ROOT / "docs").glob("*.md")) if d.name != "benchmarks.md"
+                    and any(f in d.read_text(encoding="utf-8") for f in files)]
+            where = " and ".join(f"[{d.name}]({d.name})" for d in docs)
+            stored = f"{shown} ({'quoted in ' + where if docs else 'not quoted in the docs'})"
         else:
             stored = "none stored"
         rows.append(f"| `benchmarks/{name}.py` | {_one_line(_doc_first_line(p), 200).replace('|', '/')} | {stored} |")

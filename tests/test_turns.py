@@ -152,12 +152,22 @@ def test_talking_on_through_a_barge_in_attempt_with_phrase_breaks_is_not_a_backc
     assert [(t.channel, t.onset_s, t.offset_s) for t in tl.turns] == [
         ("agent", 0.0, 7.0), ("user", 2.5, 5.0)]
     assert tl.barge_ins == (BargeIn("user", 2.5, None),)
-    # the agent yields at 3.0 and says "mm-hm" (3.4–4.0) and then nothing for 1 s: a backchannel
+    # the agent yields at 3.0 and says "mm-hm" 0.6 s later (3.6–4.0, ≥ phrase_break_s) and then
+    # nothing for 1 s: a backchannel
+    tl = analyze([S("agent", 0.0, 3.0), S("user", 2.5, 5.0), S("agent", 3.6, 4.0), S("agent", 6.0, 8.0)])
+    assert [(b.channel, b.onset_s) for b in tl.backchannels] == [("agent", 3.6)]
+    assert tl.barge_ins == (BargeIn("user", 2.5, 0.5),)
+    # ... and two short ones 0.6 s apart after yielding are both backchannels (no long speech follows)
+    tl = analyze([S("agent", 0.0, 3.0), S("user", 2.5, 6.0), S("agent", 3.6, 3.9), S("agent", 4.5, 4.8)])
+    assert [(b.channel, b.onset_s) for b in tl.backchannels] == [("agent", 3.6), ("agent", 4.5)]
+    # back 0.4 s after it stopped (< phrase_break_s 0.5 s): a phrase break, not a yield and an
+    # "mm-hm"; the yield is timed from where it finally stops (3.4–4.0: yield 1.5 s)
     tl = analyze([S("agent", 0.0, 3.0), S("user", 2.5, 5.0), S("agent", 3.4, 4.0), S("agent", 6.0, 8.0)])
+    assert tl.backchannels == () and tl.barge_ins == (BargeIn("user", 2.5, 1.5),)
+    # phrase_break_s 0 restores the old reading
+    tl = analyze([S("agent", 0.0, 3.0), S("user", 2.5, 5.0), S("agent", 3.4, 4.0), S("agent", 6.0, 8.0)],
+                 TurnConfig(phrase_break_s=0.0))
     assert [(b.channel, b.onset_s) for b in tl.backchannels] == [("agent", 3.4)]
-    # ... and two short ones 0.5 s apart after yielding are both backchannels (no long speech follows)
-    tl = analyze([S("agent", 0.0, 3.0), S("user", 2.5, 6.0), S("agent", 3.4, 3.7), S("agent", 4.2, 4.5)])
-    assert [(b.channel, b.onset_s) for b in tl.backchannels] == [("agent", 3.4), ("agent", 4.2)]
 
 
 def test_turn_config_rejects_negative_times_and_caps_the_utterance_pause():
@@ -183,7 +193,11 @@ def test_a_phrase_break_too_soon_after_a_barge_in_to_be_a_reaction_is_no_yield()
     assert tl.backchannels == ()
     assert tl.barge_ins == (BargeIn("user", 6.22, 0.9),)
     assert [(t.channel, t.onset_s, t.offset_s) for t in tl.turns] == [("agent", 4.02, 7.12), ("user", 6.22, 7.77)]
-    # a stop 0.3 s after the onset (≥ reaction_s) may be a reaction: the yield and the agent's
-    # short utterance after it stay as before (ambiguous by timing alone; docs/verdicts.md)
+    # a stop 0.3 s after the onset (≥ reaction_s) may be a reaction: with the agent back 0.35 s
+    # later (< phrase_break_s) it is still a phrase break, timed to 7.03 s ...
     tl = analyze([S("agent", 4.02, 4.74), S("agent", 5.05, 6.40), S("user", 6.10, 7.65), S("agent", 6.75, 7.03)])
+    assert tl.barge_ins == (BargeIn("user", 6.10, 0.93),) and tl.backchannels == ()
+    # ... and back 0.6 s later, a yield and an agent backchannel (ambiguous by timing alone;
+    # docs/verdicts.md)
+    tl = analyze([S("agent", 4.02, 4.74), S("agent", 5.05, 6.40), S("user", 6.10, 7.65), S("agent", 7.0, 7.28)])
     assert tl.barge_ins == (BargeIn("user", 6.10, 0.3),) and [b.channel for b in tl.backchannels] == ["agent"]

@@ -68,6 +68,23 @@ def test_barge_in_into_a_phrase_break_is_the_callers(clip, pause_end_s, early_s)
     _check(b.build())
 
 
+@pytest.mark.parametrize("yield_s", [0.5, 1.1, 1.3, 1.6])
+@pytest.mark.parametrize("noise_dbfs", [-60.0, -45.0])
+def test_a_slow_yield_past_a_phrase_break_is_timed_to_where_the_agent_stops(yield_s, noise_dbfs):
+    """A trial: the agent's reply (espeak_reply_02, a phrase break 2.42 s in) was cut 1.1, 1.3 or
+    1.6 s after a barge-in 1.8 s in; each read as a 0.58 s yield (the phrase break) and an agent
+    "backchannel", so the slow-yield verdict and its gate caught none. The pause is shorter than
+    phrase_break_s: the agent talked on, and the yield is timed where it stopped."""
+    b = DialogueBuilder(seed=3, noise_dbfs=noise_dbfs)
+    b.user("cmu_cards_005")
+    b.agent("espeak_reply_02", gap_s=0.7)
+    b.user("cmu_cards_005", barge_in_after_s=1.8, agent_yield_s=yield_s)
+    b.agent("espeak_reply_03", gap_s=0.4)
+    d = b.build()
+    snap = _check(d)
+    assert snap.backchannels == ()
+
+
 def test_merge_rules_by_hand():
     # agent 0–2.0 yields to the user (1.5–3.0: alone 1.0 s ≥ yielded_s) and answers at 2.6,
     # 0.6 s after stopping (< merge_pause_s): two agent turns, yield 0.5, transitions a→u, u→a

@@ -88,6 +88,7 @@ def build_result(session: Any) -> dict:
             "merge_pause_s": session.config.turns.merge_pause_s,
             "backchannel_max_s": session.config.turns.backchannel_max_s,
             "utterance_pause_s": session.config.turns.utterance_pause_s,
+            "phrase_break_s": session.config.turns.phrase_break_s,
         },
         "segments": [{"channel": s.channel, "onset_s": _r(s.onset_s), "offset_s": _r(s.offset_s)} for s in tl.segments],
         "turns": [{"channel": t.channel, "onset_s": _r(t.onset_s), "offset_s": _r(t.offset_s),

@@ -18,10 +18,11 @@ Definitions (Full-Duplex-Bench v1/v1.5, summarised in reference.md):
   before it (a user who pauses, the agent starts, and the user goes on: a barge-in; a stop that
   soon after the other's onset is no reaction to it). If the other speaker was already talking
   when the speaker stopped, the speaker had yielded, and a short utterance is a backchannel,
-  unless the speaker never stopped long enough to yield: they spoke less than
-  ``merge_pause_s`` before it, and less than ``merge_pause_s`` after it they go on with an
-  utterance of ``backchannel_max_s`` or longer (an agent talking on through a barge-in
-  attempt with short phrase breaks).
+  unless the speaker never stopped long enough to yield: they speak again less than
+  ``phrase_break_s`` after they stopped (a phrase break: a TTS agent talking on through a
+  barge-in pauses at its commas), or they spoke less than ``merge_pause_s`` before it, and less
+  than ``merge_pause_s`` after it they go on with an utterance of ``backchannel_max_s`` or
+  longer (an agent talking on through a barge-in attempt with short phrase breaks).
 * turn: the remaining segments of one speaker merged across pauses shorter than
   ``merge_pause_s`` unless the other speaker started a turn in between, at least ``reaction_s``
   into the pause (sooner, the other was not reacting to it), and the speaker did not resume
@@ -71,6 +72,16 @@ class TurnConfig:
             ``merge_pause_s``, seconds (HEURISTIC, 0.3 s: shorter, it is the end of a barge-in
             the speaker talked through with a phrase break). Merged, the yield read as none
             and the transition after it was lost.
+        phrase_break_s: a speaker who stops while the other is talking and speaks again less
+            than this after stopping (between VAD segments, whose offsets carry the hangover) was
+            at a phrase break, not yielding: what follows continues their turn, and a yield is
+            timed from where they finally stop, seconds (HEURISTIC, 0.5 s: the pauses inside one
+            clip of seven neural TTS systems read median 0.43 s between segments, 65 % under
+            0.5 s, espeak's 0.34 s, ``benchmarks/results/tts_pauses_batch10.json``; a trial's
+            agents that stopped 1.1–1.6 s into a barge-in, with a 0.35 s phrase break 0.58 s in,
+            read as yielding in 0.58 s and then backchanneling). The other reading, a yield and
+            then an "mm" within that pause, is timed as the longer yield; a phrase pause of
+            0.5 s or more still reads as a yield and a backchannel (docs/verdicts.md).
         pop_max_s: a segment shorter than this with no other speech of its channel within
             ``utterance_pause_s``, and none of the other channel over it, is a pop, click or
             burst, never a turn (nor a transition, latency or overlap), seconds (HEURISTIC,
@@ -87,11 +98,12 @@ class TurnConfig:
     utterance_pause_s: float = 0.3
     reaction_s: float = 0.2
     yielded_s: float = 0.3
+    phrase_break_s: float = 0.5
     pop_max_s: float = 0.12
 
     def __post_init__(self) -> None:
         for name in ("merge_pause_s", "backchannel_max_s", "utterance_pause_s", "reaction_s", "yielded_s",
-                     "pop_max_s"):
+                     "phrase_break_s", "pop_max_s"):
             v = getattr(self, name)
             if not v >= 0:
                 raise ValueError(f"TurnConfig.{name} must be ≥ 0 seconds, got {v}")
@@ -274,7 +286,11 @@ def analyze(segments: Iterable[SpeechSegment], config: TurnConfig | None = None)
             # a reaction to it, so it is a phrase break, not a yield (a trial: an agent's phrase
             # break 0.18 s into a barge-in made the rest of its phrase a "backchannel" and the
             # barge-in vanish; the agent was cut 0.9 s in)
-            resumes = near_before and all(t.onset_s > last_floor_end - cfg.reaction_s for t in host)
+            # or back within phrase_break_s: a phrase break, whoever was talking (a trial: agents
+            # that stopped 1.1–1.6 s into a barge-in, a 0.35 s comma pause 0.58 s in, read as a
+            # 0.58 s yield and an agent backchannel; the slow-yield gate caught none of them)
+            resumes = near_before and (all(t.onset_s > last_floor_end - cfg.reaction_s for t in host)
+                                       or on - last_floor_end < min(cfg.phrase_break_s, cfg.merge_pause_s))
             # talking on: short pauses on both sides, and a long utterance follows
             nxt = utts[k + 1] if k + 1 < len(utts) else None
             goes_on = (near_before and nxt is not None and nxt[0].onset_s - off < cfg.merge_pause_s
