@@ -266,7 +266,10 @@ def test_gate_each_fails_a_batch_on_one_call_the_median_passes(calls, tmp_path, 
     assert "latency_p90_s>30" not in err.split("FAIL", 1)[1]
     root = ET.fromstring(junit.read_text().split("\n", 1)[1])
     cases = {Path(tc.get("name")).name: tc for tc in root.iter("testcase") if tc.get("classname") == "livejudge.calls"}
-    assert cases["c1.wav"].find("failure").get("message") == "gate(s) failed on this call: input_health_warning_count>0"
+    # the call's own value and the warning itself (a trial's case named only the gate)
+    assert cases["c1.wav"].find("failure").get("message").startswith(
+        f"gate(s) failed on this call: input_health_warning_count>0 (input_health_warning_count = {per_call['c1.wav']} "
+        "(> 0): the user channel has a DC offset")
     assert cases["c0.wav"].find("failure") is None and cases["c2.wav"].find("failure") is None
     # every gate passing on every call: the pass line names the scope
     capsys.readouterr()

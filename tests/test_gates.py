@@ -199,7 +199,9 @@ def test_a_gate_says_why_a_metric_was_not_measured_and_if_measured_lets_it_pass(
     base = ["score", str(d), "--out-dir", str(tmp_path / "out"), "--judge", "none", "--asr", "off", "--gate-each"]
     assert main(base + ["--fail-if", "yield_mean_s>5"]) == EXIT_GATE
     err = capsys.readouterr().err
-    assert "failed on 1 of 2 scored calls: b.wav (not measured)" in err  # a.wav measured its yield
+    # a.wav measured its yield; b.wav's reason is named (a trial read only "(not measured)")
+    assert ("failed on 1 of 2 scored calls: b.wav (not measured: no caller barge-in that the agent yielded to "
+            "(user_barge_in_count 0, talked through 0))") in err
     assert main(base + ["--fail-if", "yield_mean_s>5 if measured"]) == 0, capsys.readouterr().err
 
 
@@ -278,6 +280,31 @@ def test_a_gate_on_a_dimension_the_head_never_measures_says_it_can_never_pass():
     assert res[1].reason.startswith("dim_stress was not measured: no judged window scored this dimension")  # measured by the head, gated in this call's windows
 
 
+def test_a_gate_the_loaded_head_can_never_pass_is_refused_before_the_call(tmp_path, capsys):
+    """A trial's --fail-if 'dim_memory_consistency<2' scored the whole call and then exited 3 (a
+    gate that could never pass is a usage error, knowable once the judge has loaded): now exit 2
+    before any call is scored, single or batch, naming the head; a measured dimension still runs."""
+    from pathlib import Path
+
+    from livejudge.commands.cli import main
+    from livejudge.judge.model.judge import load_judge
+
+    judge = load_judge("whisper")
+    never = next(iter(judge.view["not_measured"]))
+    measured = judge.view["groups"][0][0]
+    wav = Path(__file__).resolve().parents[1] / "examples" / "example_call.wav"
+    batch = tmp_path / "calls"
+    batch.mkdir()
+    (batch / "a.wav").write_bytes(wav.read_bytes())
+    for argv in (["score", str(wav)], ["score", str(batch), "--out-dir", str(tmp_path / "out")]):
+        assert main([*argv, "--judge", "whisper", "--fail-if", f"dim_{never}<2"]) == 2
+        err = " ".join(capsys.readouterr().err.split())
+        assert (f"--fail-if 'dim_{never}<2': dim_{never} is never measured by the head {judge.config.name} "
+                f"{judge.config.version}") in err and "drop it" in err
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").glob("*.json"))  # nothing scored
+    assert main(["score", str(wav), "--judge", "whisper", "--fail-if", f"dim_{measured}<0"]) == 0
+
+
 def test_a_gate_can_fail_a_call_whose_channels_look_wrong(tmp_path, capsys):
     """input_health_warning_count counts source.input_health, so a CI gate can refuse a call
     whose channels look wrong (a trial: a swap read the caller as the agent, P(human) 0.92)."""
@@ -321,3 +348,30 @@ def test_a_call_most_of_whose_windows_the_judge_service_never_judged():
     assert short["mean_p_human"] == 0.2 and short["dim_rhythm"] == 3.0 and short["judge_unavailable_windows"] == 2
     short_doc = _doc(judged_windows=20, judge_unavailable_windows=2)
     assert not gate_call([parse_gate("p_human_mean<0.1")], short_doc)[0].failed
+
+
+def test_a_batch_gate_with_unmeasured_calls_says_whether_the_median_fails_too():
+    """A trial fixed the one call that did not measure yield_mean_s and was still red: the reason
+    gave the median of the others (0.45 over a 0.4 bound) without saying it fails too."""
+    from livejudge.commands.gates import evaluate_batch, parse_gate
+
+    rows = [{"file": "a.wav", "metrics": {"yield_mean_s": 0.45}}, {"file": "b.wav", "metrics": {"yield_mean_s": 0.5}},
+            {"file": "c.wav", "metrics": {"yield_mean_s": None, "user_barge_in_count": 1}}]
+    fail, = evaluate_batch([parse_gate("yield_mean_s>0.4")], rows)
+    assert fail.failed and fail.reason.endswith("the median of the 2 that measured it is 0.475, which fails too (> 0.4)")
+    held, = evaluate_batch([parse_gate("yield_mean_s>0.6")], rows)
+    assert held.failed and held.reason.endswith("the median of the 2 that measured it is 0.475, which holds")
+
+
+def test_an_input_health_gate_names_the_warnings():
+    """A trial's failed input-health gate said only "input_health_warning_count = 1 (> 0)": a
+    swap and a DC offset the high-pass removed read alike."""
+    from livejudge.commands.gates import gate_call, parse_gate
+
+    doc = {"summary": {"input_health_warning_count": 1}, "source": {"input_health": [
+        {"code": "dc_offset", "message": "the user channel has a DC offset of +0.051 full scale"}]}}
+    r, = gate_call([parse_gate("input_health_warning_count>0")], doc)
+    assert r.failed and r.reason == ("input_health_warning_count = 1 (> 0): the user channel has a DC offset of "
+                                     "+0.051 full scale")
+    ok, = gate_call([parse_gate("input_health_warning_count>1")], doc)
+    assert not ok.failed and ok.reason == "input_health_warning_count = 1"

@@ -1190,6 +1190,10 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
               f"one level deep); to include them, pass a quoted glob: '{Path(args.file) / '**' / '*.wav'}'",
               file=sys.stderr)
     options = options_from_args(args)
+    if any(g.metric.startswith("dim_") for g in gates) and not options.judge_url:
+        from livejudge.commands.gates import check_gates_measurable
+
+        check_gates_measurable(gates, _judge_for(options))  # before any call is scored (cached for --jobs 1)
     from livejudge.commands.runner import SignalExit
 
     try:

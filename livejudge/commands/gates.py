@@ -282,8 +282,12 @@ def gate_call(gates: Iterable[Gate], doc: dict) -> list[GateResult]:
     from livejudge.outputs.report import dimension_view
 
     # a dimension the head never measures keeps that reason, even on a call the service left unjudged
-    return explain_unmeasured(explain_unjudged(evaluate(gates, call_metrics(doc)), doc.get("summary") or {}),
-                              dimension_view(doc))
+    results = explain_unmeasured(explain_unjudged(evaluate(gates, call_metrics(doc)), doc.get("summary") or {}),
+                                 dimension_view(doc))
+    health = [w.get("message", w) if isinstance(w, dict) else w
+              for w in (doc.get("source") or {}).get("input_health") or []]
+    return [dataclasses.replace(r, reason=with_health(r.reason, ALIASES.get(r.gate.metric, r.gate.metric), health))
+            if r.failed else r for r in results]
 
 
 def explain_unjudged(results: list[GateResult], summary: dict) -> list[GateResult]:
@@ -319,6 +323,25 @@ def explain_unmeasured(results: list[GateResult], view: dict | None) -> list[Gat
                                                "so this gate can never pass: drop it")
         out.append(r)
     return out
+
+
+def check_gates_measurable(gates: Iterable[Gate], judge) -> None:
+    """Before a call is scored: a ``dim_<id>`` gate on a dimension the loaded judge's head never
+    measures (``judge.view["not_measured"]``, ``judge.model.judge.dimension_view``) can never pass,
+    so it is a usage error (exit 2), not a failed gate after the call (a trial's
+    ``dim_memory_consistency<2`` scored the whole call and then exited 3). No judge, or one without
+    a view (a judge service): nothing to check. Raises CLIError naming the gate and the fix."""
+    view = getattr(judge, "view", None) if judge is not None else None
+    why = (view or {}).get("not_measured") or {} if isinstance(view, dict) else {}
+    for g in gates:
+        d = g.metric[4:] if g.metric.startswith("dim_") else None
+        if d in why:
+            cfg = getattr(judge, "config", None)
+            name = (f"the head {cfg.name} {cfg.version}" if getattr(cfg, "name", None) and getattr(cfg, "version", None)
+                    else "this judge's head")
+            raise CLIError(f"--fail-if {g.text!r}: {g.metric} is never measured by {name} ({why[d]}), so the gate "
+                           "could never pass: drop it, or gate on a dimension the head measures "
+                           "(docs/judge.md, 'What the output claims and what it does not')")
 
 
 def measured_calls(per_call: Iterable[dict[str, float | None]]) -> dict[str, int]:
@@ -357,9 +380,12 @@ def evaluate_batch(gates: Iterable[Gate], rows: list[dict]) -> list[GateResult]:
             out.append(res)
             continue
         shown = ", ".join(missing[:3]) + (f", … {len(missing) - 3} more" if len(missing) > 3 else "")
+        # whether the median fails too: a trial fixed the one unmeasured call and was still red
+        verdict = (f", which fails too ({g.op} {g.threshold:g})" if OPS[g.op](res.value, g.threshold)
+                   else ", which holds")
         out.append(GateResult(g, res.value, True,
                               f"{g.metric} was not measured on {len(missing)} of {len(rows)} scored calls ({shown}); "
-                              f"the median of the {len(rows) - len(missing)} that measured it is {res.value:g}"))
+                              f"the median of the {len(rows) - len(missing)} that measured it is {res.value:g}{verdict}"))
     return out
 
 
@@ -382,30 +408,50 @@ def evaluate_each(gates: Iterable[Gate], rows: list[dict]) -> tuple[list[GateRes
     out = []
     for g in gates:
         bad = []
+        key = ALIASES.get(g.metric, g.metric)
         for r in rows:
             res = evaluate([g], r.get("metrics") or {})[0]
             if res.failed:
-                bad.append({"file": str(r.get("file")), "value": res.value})
+                why = why_not_measured(key, r.get("metrics") or {}) if res.value is None else ""
+                bad.append({"file": str(r.get("file")), "value": res.value,
+                            "reason": with_health(res.reason, key, r.get("input_health")),
+                            **({"why": why} if why else {})})
         failed_on[g.text] = bad
-        med = medians.get(ALIASES.get(g.metric, g.metric))
+        med = medians.get(key)
         if not bad:
             out.append(GateResult(g, med, False, f"{g.metric}: held on none of {len(rows)} scored calls"))
             continue
-        named = [f"{Path(b['file']).name} ({'not measured' if b['value'] is None else format(b['value'], 'g')})"
-                 for b in bad]
+        # "not measured" with why: a trial's 'yield_mean_s>1.0 if measured' failed "(not measured)" on
+        # a call whose agent talked through its barge-in, the reason only in the docs
+        named = [f"{Path(b['file']).name} ("
+                 + ("not measured" + (f": {b['why']}" if b.get("why") else "") if b["value"] is None
+                    else format(b["value"], "g")) + ")" for b in bad]
         shown = ", ".join(named[:3]) + (f", … {len(named) - 3} more" if len(named) > 3 else "")
         out.append(GateResult(g, med, True, f"failed on {len(bad)} of {len(rows)} scored calls: {shown}"))
     return out, failed_on
 
 
 def failed_by_call(failed_on: dict[str, list[dict]]) -> dict[str, list[str]]:
-    """``evaluate_each``'s ``failed_on`` per call: ``{file: [gate texts that failed on it]}`` (JUnit's
-    per-call failures). Pure."""
+    """``evaluate_each``'s ``failed_on`` per call: ``{file: ["gate (that call's reason)", ...]}``
+    (JUnit's per-call failures: a trial's case said only which gate failed, its value in another
+    case). Pure."""
     out: dict[str, list[str]] = {}
     for gate, bad in failed_on.items():
         for b in bad:
-            out.setdefault(b["file"], []).append(gate)
+            out.setdefault(b["file"], []).append(f"{gate} ({b['reason']})" if b.get("reason") else gate)
     return out
+
+
+def with_health(reason: str, metric: str, messages) -> str:
+    """``reason`` of a failed ``input_health_warning_count`` gate with the warnings themselves (up to
+    two, each cut at 160 characters): a trial's JUnit said only "input_health_warning_count = 1
+    (> 0)", not which warning (a swap, or a DC offset that was removed). Other gates: ``reason``.
+    Pure."""
+    msgs = [str(m) for m in (messages or ())]
+    if metric != "input_health_warning_count" or not msgs:
+        return reason
+    cut = [m if len(m) <= 160 else m[:159] + "…" for m in msgs[:2]]
+    return f"{reason}: " + "; ".join(cut) + (f"; … {len(msgs) - 2} more" if len(msgs) > 2 else "")
 
 
 def gate_dicts(results: list[GateResult]) -> list[dict]:
