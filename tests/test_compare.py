@@ -689,3 +689,65 @@ def test_a_call_cut_short_is_said_not_read_as_better(tmp_path, capsys):
     assert compare([a, batch])["columns"][1]["kind"] == (
         "batch: medians over 1 calls (2 of 3 not scored); stopped: SIGTERM after 1 of 3 calls had finished: 1 "
         "interrupted (partial results), 1 not started")
+
+
+def _barge_call(yield_s, seed):
+    """A call from real clips: a question, a reply, a caller barge-in 1.5 s into the second reply
+    that the agent yields to after ``yield_s`` (None: it talks through), an answer."""
+    from livejudge.testing.dialogues import DialogueBuilder
+
+    b = DialogueBuilder(seed=seed, noise_dbfs=-55.0)
+    b.user("cmu_cards_005")
+    b.agent("espeak_reply_01", gap_s=0.6)
+    b.user("cmu_cards_003", gap_s=0.7)
+    b.agent("espeak_reply_05", gap_s=0.6)
+    b.user("cmu_cards_002", barge_in_after_s=1.5, agent_yield_s=yield_s)
+    b.agent("espeak_reply_04", gap_s=0.6)
+    return b.build()
+
+
+def test_a_batch_compare_names_the_call_that_got_worse_and_can_gate_on_it(tmp_path, capsys):
+    """A trial: in the 'after' batch one call went from yielding to a barge-in to talking through
+    it; the medians read "1 → 1 (+0)", nothing said which call moved, and compare could not fail
+    CI on "worse than before". Each call paired by file name is now checked by the same rules, and
+    --fail-if-worse gates the columns (medians) or, with --gate-each, the paired calls."""
+    from livejudge.commands.cli import main
+
+    for name, changed in (("before", None), ("after", "c.wav")):
+        d = tmp_path / name
+        d.mkdir()
+        for k, f in enumerate(("a.wav", "b.wav", "c.wav")):
+            _barge_call(None if f == changed else 0.5, seed=k).write(d / f)
+        assert main(["score", str(d), "--out-dir", str(tmp_path / f"r_{name}"), "--judge", "none", "--asr", "off"]) == 0
+    capsys.readouterr()
+    before, after = str(tmp_path / "r_before"), str(tmp_path / "r_after")
+    doc = compare([before, after])
+    row = next(r for r in doc["rows"] if r["metric"] == "yield_none_count")
+    assert row["values"] == [0, 0]  # the medians hide it
+    moved = {x["file"]: [(w["metric"], w["base"], w["new"]) for w in x["worse"]] for x in doc["per_call"]}
+    assert ("yield_none_count", 0, 1) in moved["c.wav"], moved
+    assert not any(x["file"] in ("a.wav", "b.wav") and x["worse"] for x in doc["per_call"])
+    assert main(["compare", before, after]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "B: c.wav worse: barge-ins the agent talked through 0 → 1" in out
+    assert main(["compare", before, after, "--fail-if-worse", "yield_none_count"]) == 0  # the medians held
+    assert "1 of 1 --fail-if-worse gate(s) passed" in capsys.readouterr().err
+    assert main(["compare", before, after, "--fail-if-worse", "yield_none_count", "--gate-each",
+                 "--json", str(tmp_path / "cmp.json")]) == 3
+    err = " ".join(capsys.readouterr().err.split())
+    assert "FAIL worse yield_none_count: barge-ins the agent talked through worse than A: c.wav in B 0 → 1" in err
+    kept = json.loads((tmp_path / "cmp.json").read_text())["gates"]
+    assert kept == [{"gate": "worse yield_none_count", "metric": "yield_none_count", "failed": True,
+                     "reason": "barge-ins the agent talked through worse than A: c.wav in B 0 → 1"}]
+    # a metric without a rule, and --gate-each alone, are usage errors
+    assert main(["compare", before, after, "--fail-if-worse", "latency_mean_s"]) == 2
+    assert "'latency_mean_s' has no better/worse rule" in capsys.readouterr().err
+    assert main(["compare", before, after, "--gate-each"]) == 2
+
+
+def test_columns_of_the_same_file_name_are_told_apart(tmp_path):
+    from livejudge.commands.compare import column_names
+
+    assert column_names(["res_before/c1.json", "res_after/c1.json", "x/d.json"]) == [
+        "res_before/c1.json", "res_after/c1.json", "d.json"]
+    assert column_names(["a/r/c1.json", "b/r/c1.json"]) == ["a/r/c1.json", "b/r/c1.json"]

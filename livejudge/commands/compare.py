@@ -443,6 +443,10 @@ def load_column(path: str | Path) -> tuple[str, dict, str, dict, dict | None]:
                  and c.get("status") == "ok" and c.get("file")] if isinstance(doc["calls"], list) else []
         if files:  # which calls its medians are over, for call_set_notes (not shown as a setting)
             settings[CALL_FILES] = sorted(files)
+            per = {Path(str(c["file"])).name: c["metrics"] for c in doc["calls"] if isinstance(c, dict)
+                   and c.get("status") == "ok" and c.get("file") and isinstance(c.get("metrics"), dict)}
+            if len(per) == len(files):  # one call per file name: paired by it (per_call_changes)
+                settings[PER_CALL] = per
         skipped = doc.get("n_skipped")  # "medians over 3 calls" hid that 2 of 5 were not scored (a trial)
         lost = f" ({skipped} of {doc.get('n_calls', '?')} not scored)" if isinstance(skipped, int) and skipped else ""
         if isinstance(doc.get("stopped"), str):  # a batch stopped by a signal said nothing of it (a trial)
@@ -524,12 +528,15 @@ def compare(paths: list[str | Path]) -> dict:
     # which keys of a config differ ("pipeline config" alone named no setting: a trial)
     differ_keys = {key: keys for key in ("pipeline config", "verdict thresholds") if key in differ
                    and (keys := _differing_keys([c[3].get(key) for c in cols if _known(c)]))}
-    out = {"columns": [{"name": c[0], "kind": c[2], "settings": {k: v for k, v in c[3].items() if not k.startswith("_")}}
-                       for c in cols], "rows": rows,
+    shown_names = column_names([c[0] for c in cols])
+    out = {"columns": [{"name": c[0], "shown": n, "kind": c[2],
+                        "settings": {k: v for k, v in c[3].items() if not k.startswith("_")}}
+                       for c, n in zip(cols, shown_names)], "rows": rows,
            "settings_differ": differ, "settings_differ_keys": differ_keys,
            "timing_tolerance_s": dict(timing_tol),
            "rules_are": f"{HEURISTIC_TAG}: the better/worse rules and the tolerances of 'same' are livejudge's (docs/cli.md)",
            "judge_tolerance": {m: judge_tol[m] for m in metrics if m in judge_tol}}
+    out["per_call"] = per_call_changes(cols, timing_tol, judge_tol, other_judge)
     out["settings_unknown"] = [c[0] for c in cols if not _known(c)]
     out["notes"] = ([narrowband_note(narrow)] if narrow else []) + (unknown_settings_notes(out, cols) + cut_short_notes(out, cols) + tradeoff_notes(out)
                     + flagged_mix_notes(out, [c[1] for c in cols]) + subset_notes(out) + call_set_notes(out, cols)
@@ -618,6 +625,69 @@ def flagged_mix_notes(doc: dict, metrics: list[dict]) -> list[str]:
 
 
 CALL_FILES = "_call_files"
+PER_CALL = "_per_call"
+"""A batch column's per-call metrics, ``{file name: metrics}`` (its summary.json's scored calls),
+for ``per_call_changes``; not a setting."""
+
+
+def column_names(paths: list[str]) -> list[str]:
+    """Each column's name for the table: the file name, or as many of its last path parts as make
+    it unique among the columns (a trial's before/c1.json and after/c1.json were both headed
+    "c1.json"). Pure."""
+    parts = [Path(p).parts or (str(p),) for p in paths]
+    out = []
+    for i, ps in enumerate(parts):
+        k = 1
+        while k < len(ps) and any(j != i and tuple(q[-k:]) == tuple(ps[-k:]) for j, q in enumerate(parts)):
+            k += 1
+        out.append(str(Path(*ps[-k:])))
+    return out
+
+
+def per_call_changes(cols: list[tuple], timing_tol: dict[str, float], judge_tol: dict[str, float],
+                     other_judge: list[bool]) -> list[dict]:
+    """Each call of a later batch column that the first batch column also scored (paired by file
+    name), with the rows whose value moved "worse" or "better" by the table's rules on that call's
+    own values: a batch's medians hid a call that went from yielding to talking through ("1 → 1
+    (+0)", a trial). ``[{"column": i, "file", "worse": [{metric, label, base, new}], "better":
+    [...]}]``, calls with neither left out; [] unless the first column is a batch. Judge rows are
+    left out where ``other_judge[i]``. Pure."""
+    base = cols[0][3].get(PER_CALL) if cols and cols[0][2].startswith("batch") else None
+    if not isinstance(base, dict):
+        return []
+    out = []
+    for i, c in enumerate(cols[1:], start=1):
+        per = c[3].get(PER_CALL)
+        if not isinstance(per, dict):
+            continue
+        for f in sorted(set(base) & set(per)):
+            moved: dict[str, list[dict]] = {"worse": [], "better": []}
+            for m in ROWS:
+                if rule_for(m).kind == "none" or (other_judge[i] and m in ("mean_p_human", "last_p_human")):
+                    continue
+                a, b = base[f].get(m), per[f].get(m)
+                vd = verdict(m, a, b, judge_tol, timing_tol)
+                if vd in moved:
+                    moved[vd].append({"metric": m, "label": LABELS.get(m, m), "base": a, "new": b})
+            if moved["worse"] or moved["better"]:
+                out.append({"column": i, "file": f, **moved})
+    return out
+
+
+def per_call_lines(doc: dict, limit: int = 8) -> list[str]:
+    """The table's lines for ``doc["per_call"]``: the calls that read worse first, each with what
+    moved ("B: c1.wav worse: barge-ins the agent talked through 0 → 1"), at most ``limit`` and a
+    count of the rest. Pure."""
+    rows = sorted(doc.get("per_call") or [], key=lambda r: (not r["worse"], r["column"], r["file"]))
+    lines = []
+    for r in rows[:limit]:
+        letter = chr(ord("A") + r["column"])
+        parts = [f"{kind}: " + "; ".join(f"{x['label']} {_fmt(x['base'], x['metric'])} → {_fmt(x['new'], x['metric'])}"
+                                         for x in r[kind]) for kind in ("worse", "better") if r[kind]]
+        lines.append(f"{letter}: {r['file']} " + " · ".join(parts))
+    if len(rows) > limit:
+        lines.append(f"… {len(rows) - limit} more calls (--json: per_call)")
+    return lines
 LINE_CHANNELS = "_line_channels"
 """A call column's narrowband channels (``narrowband_channels``), kept with its settings, never shown."""
 """A batch column's settings key: the file names of the calls its medians are over (``call_set_notes``;
@@ -845,7 +915,7 @@ def print_table(doc: dict, console=None) -> None:
     t = Table(title="livejudge compare (change and verdict against the first column)", show_lines=False)
     t.add_column("metric")
     for i, c in enumerate(cols):
-        name = rich_escape(clean(Path(c["name"]).name))  # a file name is not markup, nor terminal control
+        name = rich_escape(clean(c.get("shown") or Path(c["name"]).name))  # not markup, nor terminal control
         t.add_column(f"{'A' if i == 0 else chr(ord('A') + i)}: {name}\n({c['kind']})", justify="right")
     t.add_column("better", style="dim", no_wrap=True)
     shown, unmeasured = split_unmeasured(doc["rows"])
@@ -863,6 +933,13 @@ def print_table(doc: dict, console=None) -> None:
         cells.append(r["rule_short"] + same_within(doc, r["metric"]))
         t.add_row(*cells)
     console.print(t)
+    moved = per_call_lines(doc)
+    if moved:
+        console.print("calls that moved (paired by file name with A's; the same rules on each call's own values):",
+                      highlight=False)
+        for line in moved:
+            console.print("  " + rich_escape(clean(line)), style="red" if " worse: " in line else "green",
+                          highlight=False)
     if unmeasured:
         console.print("not measured by the head (no value in any column): " + ", ".join(unmeasured), style="dim",
                       highlight=False)
@@ -974,7 +1051,7 @@ def render_html(doc: dict) -> str:
     """The comparison as one self-contained HTML page (no script, no network)."""
     e = html.escape
     cols = doc["columns"]
-    head = "".join(f"<th>{e(Path(c['name']).name)}<br><small>{e(c['kind'])}</small></th>" for c in cols)
+    head = "".join(f"<th>{e(c.get('shown') or Path(c['name']).name)}<br><small>{e(c['kind'])}</small></th>" for c in cols)
     body = []
     shown, unmeasured = split_unmeasured(doc["rows"])
     same = same_text(doc)
@@ -999,8 +1076,63 @@ def render_html(doc: dict) -> str:
                "not the agent.</p>" if doc.get("settings_differ") else "")
             + "".join(f"<p class='worse'>Note: {e(n)}.</p>" for n in doc.get("notes") or [])
             + f"<table><tr><th>metric</th>{head}<th>rule</th></tr>{''.join(body)}</table>"
+            + ("<h2>Calls that moved</h2><p class='rule'>Paired by file name with the first column's; the same "
+               "rules on each call's own values.</p><ul>"
+               + "".join(f"<li class='{'worse' if ' worse: ' in line else 'better'}'>{e(line)}</li>"
+                         for line in per_call_lines(doc, limit=200)) + "</ul>" if doc.get("per_call") else "")
             + (f"<p class='rule'>Not measured by the head (no value in any column): {e(', '.join(unmeasured))}.</p>"
                if unmeasured else "") + f"<p class='rule'>{e(same[0].upper() + same[1:])}</p></body></html>")
+
+
+def parse_worse(texts: list[str]) -> list[str]:
+    """``--fail-if-worse`` names: metrics of the table with a better/worse rule, or "any" (every
+    such row). Raises ValueError naming the metric and the ones allowed."""
+    from livejudge.judge.model.dimensions import DIMENSIONS
+
+    allowed = [m for m in ROWS if rule_for(m).kind != "none"] + [f"dim_{d.id}" for d in DIMENSIONS]
+    out = []
+    for t in texts:
+        for name in (x.strip() for x in t.split(",")):
+            if name == "any":
+                out.extend(m for m in allowed if not m.startswith("dim_"))
+            elif name in allowed:
+                out.append(name)
+            else:
+                why = "has no better/worse rule" if name in ROWS else "is not a row of compare"
+                raise ValueError(f"--fail-if-worse {name!r} {why}: give one of "
+                                 f"{', '.join(m for m in allowed if not m.startswith('dim_'))}, "
+                                 "dim_<id>, or 'any' (every row with a rule but the dimensions)")
+    return list(dict.fromkeys(out))
+
+
+def worse_gates(doc: dict, metrics: list[str], each: bool = False) -> list[dict]:
+    """``--fail-if-worse``: per metric, failed when a later column reads "worse" than the first by
+    the table's rule (for batches, on their medians), or with ``each`` when a call paired by file
+    name does (``doc["per_call"]``): "fail if the agent got worse than the baseline" as a CI gate,
+    which fixed thresholds cannot say (a trial). ``[{"gate", "metric", "failed", "reason"}]``. Pure."""
+    cols = doc["columns"]
+    rows = {r["metric"]: r for r in doc["rows"]}
+    out = []
+    for m in metrics:
+        r = rows.get(m)
+        label = LABELS.get(m, m) if r is None else r["label"]
+        bad = []
+        if r is not None:
+            for i in range(1, len(cols)):
+                if r["verdicts"][i] == "worse":
+                    bad.append(f"{chr(ord('A') + i)} ({cols[i].get('shown') or cols[i]['name']}) "
+                               f"{_fmt(r['values'][0], m)} → {_fmt(r['values'][i], m)}")
+        if each:
+            bad += [f"{x['file']} in {chr(ord('A') + x['column'])} {_fmt(w['base'], m)} → {_fmt(w['new'], m)}"
+                    for x in doc.get("per_call") or [] for w in x["worse"] if w["metric"] == m]
+        gate = f"worse {m}"
+        if bad:
+            shown = "; ".join(bad[:4]) + (f"; … {len(bad) - 4} more" if len(bad) > 4 else "")
+            out.append({"gate": gate, "metric": m, "failed": True, "reason": f"{label} worse than A: {shown}"})
+        else:
+            where = "any column" + (" or paired call" if each else "")
+            out.append({"gate": gate, "metric": m, "failed": False, "reason": f"{label}: worse in no {where}"})
+    return out
 
 
 def register(sub) -> None:
@@ -1017,11 +1149,19 @@ def register(sub) -> None:
                                    "'After the call'. Example: livejudge compare before.json after.json",
                        epilog="exit codes: 0 the comparison was written · 1 an output file could not be written · "
                               "2 bad input or usage (one line says what: fewer than two inputs, an input that is "
-                              "not a result or batch summary, an output path that is an input)")
+                              "not a result or batch summary, an output path that is an input) · 3 a "
+                              "--fail-if-worse gate failed (the outputs are written first)")
     p.add_argument("inputs", nargs="+", metavar="RESULT", help="result documents, batch directories or summary.json")
     p.add_argument("--html", default=None, metavar="OUT.html", help="also write the table as an HTML page")
     p.add_argument("--json", dest="json_out", default=None, metavar="OUT",
                    help="write the comparison as JSON ('-' = stdout, and no table)")
+    p.add_argument("--fail-if-worse", action="append", default=[], metavar="METRIC",
+                   help="exit 3 when a later column reads 'worse' than the first on METRIC by the table's rule "
+                        "(a batch: on its medians), e.g. latency_p90_s or yield_none_count; repeatable or "
+                        "comma-separated; 'any': every row with a rule but the dimensions")
+    p.add_argument("--gate-each", action="store_true",
+                   help="with --fail-if-worse on batches: also fail when one call, paired by file name with "
+                        "the first batch's, reads worse (its medians may hide it)")
     p.set_defaults(func=cmd_compare)
 
 
@@ -1033,12 +1173,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from livejudge.outputs.guard import check_output_paths
 
     try:
+        worse = parse_worse(getattr(args, "fail_if_worse", None) or [])
+        if getattr(args, "gate_each", False) and not worse:
+            raise ValueError("--gate-each gates --fail-if-worse on each paired call: give --fail-if-worse METRIC too")
         check_output_paths({"--json": args.json_out, "--html": args.html},
                            [str(Path(i) / "summary.json") if Path(i).is_dir() else i for i in args.inputs],
                            what="result document")
         doc = compare(args.inputs)
     except ValueError as exc:
         raise CLIError(str(exc)) from None
+    if worse:
+        doc["gates"] = worse_gates(doc, worse, each=getattr(args, "gate_each", False))
+        if getattr(args, "gate_each", False) and not any(c["kind"].startswith("batch") for c in doc["columns"][:1]):
+            print("livejudge: note: --gate-each pairs the calls of batches; the first input is a single call, so "
+                  "only the columns are gated", file=sys.stderr)
     resolved = [Path(i).resolve() for i in args.inputs]
     twice = sorted({str(i) for i, r in zip(args.inputs, resolved) if resolved.count(r) > 1})
     if twice:  # every change reads "same" against itself (a trial compared x.json with x.json unwarned)
@@ -1073,4 +1221,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(line, file=sys.stderr)
     if failed is not None:
         raise failed
+    gates = doc.get("gates") or []
+    for g in gates:
+        if g["failed"]:
+            print(f"livejudge: FAIL {g['gate']}: {g['reason']}", file=sys.stderr)
+    if any(g["failed"] for g in gates):
+        from livejudge.errors import EXIT_GATE
+
+        print(f"livejudge: {sum(g['failed'] for g in gates)} of {len(gates)} --fail-if-worse gate(s) failed "
+              f"({HEURISTIC_TAG} rules: the table's footer)", file=sys.stderr)
+        return EXIT_GATE
+    if gates:
+        print(f"livejudge: {len(gates)} of {len(gates)} --fail-if-worse gate(s) passed: no column"
+              + (" or paired call" if getattr(args, "gate_each", False) else "") + " read worse on "
+              + ", ".join(g["metric"] for g in gates), file=sys.stderr)
     return 0
