@@ -62,6 +62,34 @@ def test_discover_directory_glob_and_manifest(calls, tmp_path, monkeypatch, caps
     assert _out_names([d / "a" / "x.wav", d / "b" / "x.wav", d / "y.wav"]) == ["a_x.json", "b_x.json", "y.json"]
 
 
+def test_a_manifest_with_any_ending_or_a_header_row_is_read_as_one(calls, tmp_path):
+    """A trial: a list of calls named ``calls_manifest`` (no ending) or ``calls.tsv`` was decoded as
+    audio ("convert it with ffmpeg"), and a CSV whose header was ``audio_path,label`` made
+    "audio_path" a missing call (exit 1). A text file whose first lines name audio files is a
+    manifest, whatever its name; a first row that names no audio file and no existing file, in a
+    comma or tab separated file, is a header."""
+    from livejudge.commands.batch import is_batch_input, looks_like_manifest
+
+    d, _ = calls
+    plain = tmp_path / "calls_manifest"
+    plain.write_text(f"{d / 'call_0.wav'}\n{d / 'call_1.wav'}\n")
+    tsv = tmp_path / "calls.tsv"
+    tsv.write_text(f"path\tlabel\n{d / 'call_2.wav'}\tgood\n")
+    csv = tmp_path / "m.csv"
+    csv.write_text(f"audio_path,label\n{d / 'call_3.wav'},good\n")
+    assert [p.name for p in discover_calls(plain)] == ["call_0.wav", "call_1.wav"] and is_batch_input(str(plain))
+    assert [p.name for p in discover_calls(tsv)] == ["call_2.wav"]
+    assert [p.name for p in discover_calls(csv)] == ["call_3.wav"]
+    # audio and JSON are never manifests, nor is a text file that names no audio
+    assert not looks_like_manifest(d / "call_0.wav") and not is_batch_input(str(d / "call_0.wav"))
+    notes = tmp_path / "notes"
+    notes.write_text("a note\nnothing here names a call\n")
+    assert not looks_like_manifest(notes) and discover_calls(notes) == [notes]
+    js = tmp_path / "r.json"
+    js.write_text('{"a": "x.wav"}\n')
+    assert not looks_like_manifest(js)
+
+
 def test_a_manifest_line_found_nowhere_names_both_places_in_the_summary(calls, tmp_path, monkeypatch, capsys):
     """summary.json's skip reason for a manifest line found nowhere names both places it was looked
     for, as the stderr line before the batch does (two trials read only the manifest-relative path)."""

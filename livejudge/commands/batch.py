@@ -46,7 +46,32 @@ from livejudge.config import DEFAULT_QWEN_MODEL, JudgeConfig
 from livejudge.session import SessionConfig
 
 AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".opus", ".aiff", ".aif", ".mp3")  # what libsndfile reads (docs/cli.md)
-MANIFEST_SUFFIXES = (".txt", ".lst", ".list", ".manifest", ".csv")
+MANIFEST_SUFFIXES = (".txt", ".lst", ".list", ".manifest", ".csv", ".tsv")
+
+
+def looks_like_manifest(p: Path) -> bool:
+    """Whether an existing file with no manifest ending (``calls_manifest``, ``calls.paths``) is a
+    list of calls: UTF-8 text (no NUL in its first 4 KB) whose first lines name an audio file
+    (``AUDIO_SUFFIXES``), in a first column separated by a comma or a tab. A trial's
+    ``calls_manifest`` was decoded as audio and refused with "convert it with ffmpeg". Audio and
+    JSON endings are never manifests."""
+    if p.suffix.lower() in AUDIO_SUFFIXES + MANIFEST_SUFFIXES + (".json", ".jsonl"):
+        return p.suffix.lower() in MANIFEST_SUFFIXES
+    try:
+        with open(p, "rb") as f:
+            head = f.read(4096)
+        text = head.decode("utf-8")
+    except (OSError, UnicodeDecodeError):  # a cut multi-byte character at 4 KB is rare; audio is common
+        return False
+    if "\0" in text:
+        return False
+    lines = [ln.split("#", 1)[0].strip() for ln in text.splitlines()[:6]]
+    return any(_first_cell(ln).lower().endswith(AUDIO_SUFFIXES) for ln in lines if ln)
+
+
+def _first_cell(line: str) -> str:
+    """The first column of a manifest line (comma or tab separated; a plain list: the line)."""
+    return line.split("\t", 1)[0].split(",", 1)[0].strip() if ("\t" in line or "," in line) else line.strip()
 
 
 class CallError(Exception):
@@ -230,7 +255,7 @@ def discover_calls(spec: str | Path) -> list[Path]:
     text = str(spec)
     p = Path(text)
     if p.is_file():  # an existing file is itself, even when its name holds * ? [ (``call [1].wav``)
-        return [p] if p.suffix.lower() not in MANIFEST_SUFFIXES else _manifest(p)
+        return _manifest(p) if looks_like_manifest(p) else [p]
     if p.is_dir():
         files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in AUDIO_SUFFIXES)
         if not files:
@@ -323,11 +348,15 @@ def _manifest(p: Path) -> list[Path]:
     except OSError as exc:
         raise CallError(f"cannot read the manifest {p}: {exc}") from None
     files, nowhere = [], []
+    first = True
     for line in lines:
-        line = line.split("#", 1)[0].strip()
-        if p.suffix.lower() == ".csv":
-            line = line.split(",", 1)[0].strip()
-            if line.lower() in ("path", "file"):
+        line = _first_cell(line.split("#", 1)[0])
+        if line and first:
+            first = False
+            # a header row (``path``, ``audio_path,label``): its first cell names no audio file and
+            # none exists there (a trial's "audio_path" became a missing call and exit 1)
+            if not line.lower().endswith(AUDIO_SUFFIXES) and not _exists(p.parent / line) and not _exists(Path(line)) \
+                    and ("," in lines[0] or "\t" in lines[0] or line.lower() in ("path", "file")):
                 continue
         if line:
             f = Path(line)
@@ -359,7 +388,7 @@ def is_batch_input(spec: str | None) -> bool:
         return False
     p = Path(spec)
     if p.is_file():  # an existing file is a call (or a manifest), whatever its name holds
-        return p.suffix.lower() in MANIFEST_SUFFIXES
+        return looks_like_manifest(p)
     return p.is_dir() or any(ch in spec for ch in "*?[") or p.suffix.lower() in MANIFEST_SUFFIXES
 
 
