@@ -54,6 +54,7 @@ from livejudge.audio import pcm16_chunk_to_mono
 from livejudge.outputs.embedded import EmbeddedOutputs
 from livejudge.livekit.compare import livekit_comparison
 from livejudge.session import Session, SessionConfig
+from livejudge.sources.stitch import StallLine, Stitcher
 
 NOTE_EVENTS: tuple[str, ...] = (
     "user_state_changed", "agent_state_changed", "metrics_collected", "conversation_item_added",
@@ -78,19 +79,30 @@ class TapOptions:
             cut would have been fed. HEURISTIC: 0.15 s covers event-loop delays of a busy
             loop; it must stay below ``SessionConfig.max_lag_s`` (0.5 s). Seconds.
         stitch_tolerance_s: a caller frame arriving at most this much after the end of the
-            previous one continues it seamlessly (absorbs event-loop jitter); a later one starts
-            a new stretch at its own stamp. Seconds.
+            previous one continues it seamlessly; a later one starts a new stretch at its own
+            stamp. Seconds (HEURISTIC, 0.25 s, as the Pipecat tap's ``user_stitch_tolerance_s``:
+            frames read off a network or after an event-loop stall come in bunches, and with
+            0.06 s each frame of an 80 ms bunch re-anchored on the one before; a trial lost 16 of
+            18 s of caller audio and every caller timing, the only word blaming ``max_lag_s``).
+            A stall longer than this still loses the part of its backlog that overlaps: counted
+            in ``result["livekit"]["reanchor_dropped_s"]`` and, past 0.3 s, said once.
         max_ahead_s: a caller frame whose stamp lies more than this before the channel's end
             re-anchors the channel to its stamp (the earlier stretch was anchored on a late
-            read). Seconds.
+            read); the overlap is dropped and counted. Seconds.
+        heal_window_s, heal_min_s: a pause with no caller frames shorter than the tolerance is
+            laid end to end; when every frame over ``heal_window_s`` of a stretch's audio came
+            at least ``heal_min_s`` later than where it was placed, the stretch resumes that much
+            later (``livejudge.sources.stitch.Stitcher``). Seconds.
         tick_s: the worker's period when no frame arrives (feeds the agent channel, advances
             the clock, runs the judge). Seconds.
         max_queue: bound of the queue between the event loop and the worker, items.
     """
 
     hold_s: float = 0.15
-    stitch_tolerance_s: float = 0.06
+    stitch_tolerance_s: float = 0.25
     max_ahead_s: float = 0.005
+    heal_window_s: float = 1.0
+    heal_min_s: float = 0.02
     tick_s: float = 0.02
     max_queue: int = 8000
 
@@ -98,8 +110,10 @@ class TapOptions:
         if not 0 <= self.hold_s < config.max_lag_s:
             raise ValueError(f"TapOptions.hold_s must be in [0, SessionConfig.max_lag_s={config.max_lag_s}) s, "
                              f"got {self.hold_s}")
-        if self.stitch_tolerance_s < 0 or self.max_ahead_s < 0 or self.tick_s <= 0:
-            raise ValueError("TapOptions.stitch_tolerance_s and max_ahead_s must be ≥ 0 s, tick_s > 0 s")
+        if min(self.stitch_tolerance_s, self.max_ahead_s, self.heal_min_s) < 0 or self.tick_s <= 0 \
+                or not self.heal_window_s > 0:
+            raise ValueError("TapOptions.stitch_tolerance_s, max_ahead_s and heal_min_s must be ≥ 0 s, "
+                             "tick_s and heal_window_s > 0 s")
         if self.max_queue < 1:
             raise ValueError(f"TapOptions.max_queue must be ≥ 1, got {self.max_queue}")
         return self
@@ -177,8 +191,10 @@ class LiveKitTap(EmbeddedOutputs):
         self.sample_rates: dict[str, set] = {"user": set(), "agent": set()}
         self.segments_played = 0
         self.segments_interrupted = 0
-        self._user_end_s: float | None = None
-        self._user_stretches = 0
+        o = self.options
+        self._user_stitch = Stitcher(o.stitch_tolerance_s, o.max_ahead_s, o.heal_window_s, o.heal_min_s)
+        self._stall = StallLine(self.session, "livekit tap", "livekit",
+                                {"user": ("TapOptions.stitch_tolerance_s", o.stitch_tolerance_s)})
         self._segs: collections.deque[_Segment] = collections.deque()
         self._closing = False
         self._handlers: list[tuple[str, Any]] = []
@@ -280,14 +296,16 @@ class LiveKitTap(EmbeddedOutputs):
             if not x.size:
                 return
             d = x.size / rate
-            t = max(t_wall - self.t0_wall - d, 0.0)  # the stamp marks the frame's last sample
-            e = self._user_end_s
-            if e is not None and -self.options.max_ahead_s <= t - e <= self.options.stitch_tolerance_s:
-                t = e
-            else:
-                self._user_stretches += 1
-            self._user_end_s = t + d
+            # the stamp marks the frame's last sample; frames of a bunch continue the channel
+            t, overlap_s = self._user_stitch.place(max(t_wall - self.t0_wall - d, 0.0), d)
             self.frames["user"] += 1
+            if overlap_s:  # a re-anchor's already placed part: dropped here and counted (not
+                # handed on for the session to drop with a line that blames max_lag_s)
+                self._stall.add("user", overlap_s, t_wall - self.t0_wall)
+                t += overlap_s
+                x = x[int(round(overlap_s * rate)):]
+                if not x.size:
+                    return
             self.sample_rates["user"].add(int(rate))
             self.session.push_audio("user", x, int(rate), t)
         elif kind == _AGENT:
@@ -368,6 +386,7 @@ class LiveKitTap(EmbeddedOutputs):
 
     def _finish(self) -> None:
         self.mark_ended("closed")  # closed by the app (aclose) before the session closed
+        self._stall.finish()  # the stall line says the total
         self._close_session(self._catch_up)
         doc = None
         try:
@@ -396,7 +415,12 @@ class LiveKitTap(EmbeddedOutputs):
         return {
             "frames": dict(self.frames),
             "sample_rates_hz": {c: sorted(v) for c, v in self.sample_rates.items()},
-            "user_stretches": self._user_stretches,
+            "user_stretches": self._user_stitch.stretches,
+            "user_heals": self._user_stitch.heals,
+            # caller audio of a bunch placed late by its stamp and overlapped when the channel
+            # re-anchored (a stall longer than the stitch tolerance), seconds, not timed
+            "reanchor_dropped_s": {"user": round(self._stall.dropped_s["user"], 3)},
+            "stitch_tolerance_s": self.options.stitch_tolerance_s,
             "segments_played": self.segments_played,
             "segments_interrupted": self.segments_interrupted,
             "dropped_items": self.dropped_items,

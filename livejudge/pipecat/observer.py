@@ -96,16 +96,14 @@ from pipecat.transports.base_output import BaseOutputTransport
 
 from livejudge.audio import pcm16_chunk_to_mono
 from livejudge.outputs.embedded import EmbeddedOutputs, interrupted, sigterm_handled_by_app
+from livejudge.sources.stitch import REANCHOR_SAY_S, StallLine, Stitcher  # noqa: F401  (REANCHOR_SAY_S re-exported)
+
+_Stitcher = Stitcher  # the name this module used before the stitcher was shared with the LiveKit tap
 from livejudge.events import Backchannel, BargeIn, JudgeResult, Transition, Turn
 from livejudge.session import Session, SessionConfig
 
 _NS = 1e-9
 _DOWN = FrameDirection.DOWNSTREAM
-
-REANCHOR_SAY_S = 0.3
-"""Once re-anchors have dropped this much of a channel's audio (a stall past the stitch tolerance:
-each frame of its backlog re-anchors), it is said once per channel, in the result's ``errors`` and
-on stderr, seconds (HEURISTIC: above the first bunch of a call, at most ``user_stitch_tolerance_s``)."""
 
 HOLD_AHEAD_S = 0.01
 """An agent chunk placed more than this ahead of the pipeline clock (the latest push seen) is held
@@ -238,51 +236,6 @@ def ended_by_frame(frame: Any) -> str:
 pcm16_chunk_to_float32 = pcm16_chunk_to_mono  # the name this module exported before
 
 
-class _Stitcher:
-    """Places consecutive chunks of one channel end to end (see ``TapConfig``): ``place(t_s,
-    duration_s)`` takes a chunk's first sample's time by its push (s) and its length (s) and
-    returns where it goes on the session clock (s) and how much of its start overlaps audio
-    already placed (s). ``stretches`` counts new anchors, ``heals`` the collapsed gaps reopened
-    (``heal_window_s``/``heal_min_s``; 0 window: no healing)."""
-
-    def __init__(self, tolerance_s: float, max_ahead_s: float, heal_window_s: float = 0.0,
-                 heal_min_s: float = 0.02) -> None:
-        self.tol = tolerance_s
-        self.ahead = max_ahead_s
-        self.heal_window_s = heal_window_s
-        self.heal_min_s = heal_min_s
-        self.end_s: float | None = None
-        self.stretches = 0
-        self.heals = 0
-        self._late_min = float("inf")
-        self._late_span = 0.0
-
-    def place(self, t_s: float, duration_s: float) -> tuple[float, float]:
-        """(where the chunk starts on the session clock, s; how much of its start lies before where
-        the channel had got to, s: a re-anchor to an earlier push, the first frames of a bunch
-        having anchored the stretch late; the caller drops that much, ``_handle``)."""
-        e = self.end_s
-        overlap_s = 0.0
-        if e is not None and -self.ahead <= t_s - e <= self.tol:
-            late = t_s - e  # how much later its push says it starts than where it goes
-            self._late_min = min(self._late_min, late)
-            self._late_span += duration_s
-            placed = e
-            if self.heal_window_s and self._late_span >= self.heal_window_s:
-                if self._late_min >= self.heal_min_s:  # every push a second long was late: a gap was collapsed
-                    placed = e + self._late_min
-                    self.heals += 1
-                self._late_min, self._late_span = float("inf"), 0.0
-        else:
-            self.stretches += 1
-            placed = t_s
-            self._late_min, self._late_span = float("inf"), 0.0
-            if e is not None and t_s < e:  # re-anchored earlier: its first e − t_s seconds are already placed
-                overlap_s = min(e - t_s, duration_s)
-        self.end_s = placed + duration_s
-        return placed, overlap_s
-
-
 def _metrics_data(frame: Any) -> list[dict]:
     out = []
     for m in getattr(frame, "data", []) or []:
@@ -395,14 +348,13 @@ class LiveJudgeCore(EmbeddedOutputs):
         tol = {"user": max(self.tap.stitch_tolerance_s, self.tap.user_stitch_tolerance_s),
                "agent": self.tap.stitch_tolerance_s}
         ahead = {"user": self.tap.max_ahead_s, "agent": max(self.tap.max_ahead_s, self.tap.agent_max_ahead_s)}
-        self._stitch = {c: _Stitcher(tol[c], ahead[c], self.tap.heal_window_s, self.tap.heal_min_s)
+        self._stitch = {c: Stitcher(tol[c], ahead[c], self.tap.heal_window_s, self.tap.heal_min_s)
                         for c in ("user", "agent")}
         self.dropped_items = 0
-        self.reanchor_dropped_s = {"user": 0.0, "agent": 0.0}
-        self._stall_at_s: dict[str, float] = {}
-        """Per channel, when its stall line was first said (pipeline clock, s)."""
-        self._stall_line: dict[str, int] = {}
-        """Per channel, the stall line's index in ``session.errors`` (when it was kept there)."""
+        self._stall = StallLine(self.session, "pipecat tap", "pipecat",
+                                {"user": ("TapConfig.user_stitch_tolerance_s", tol["user"]),
+                                 "agent": ("TapConfig.stitch_tolerance_s", tol["agent"])})
+        self.reanchor_dropped_s = self._stall.dropped_s  # per channel, seconds
         self.pace_agent = False
         """True once agent audio is taken as a processor pushed it (no output transport): such chunks
         are held until the pipeline clock (``_clock_s``, the latest push seen) reaches them."""
@@ -491,13 +443,10 @@ class LiveJudgeCore(EmbeddedOutputs):
                 t -= d
             t, overlap_s = self._stitch[channel].place(max(t, 0.0), d)
             if overlap_s:  # the already placed part of a re-anchored chunk: dropped here, counted, not
-                # handed on for the session to drop with a warning that blames its wait (max_lag_s)
-                self.reanchor_dropped_s[channel] += overlap_s
-                if self.reanchor_dropped_s[channel] >= REANCHOR_SAY_S and channel not in self._stall_at_s:
-                    # a stall longer than the stitch tolerance: its backlog arrived in one bunch whose frames
-                    # each re-anchored (a trial: 1 s of caller speech went with only a count in result["pipecat"])
-                    self._stall_at_s[channel] = t_ns * _NS
-                    self._say_stall(channel)
+                # handed on for the session to drop with a warning that blames its wait (max_lag_s); a
+                # stall longer than the stitch tolerance (its backlog arrives in one bunch whose frames
+                # each re-anchor) is said once (a trial: 1 s of caller speech went with only a count)
+                self._stall.add(channel, overlap_s, t_ns * _NS)
                 t += overlap_s
                 x = x[int(round(overlap_s * rate)):]  # mono (downmixed above)
                 if x.size == 0:
@@ -528,29 +477,6 @@ class LiveJudgeCore(EmbeddedOutputs):
                 self._cut_held_at(t_ns * _NS)
             self.session.note(name, t_ns * _NS, **data)
             self.session.advance(t_ns * _NS)
-
-    def _say_stall(self, channel: str) -> None:
-        """Say the stall line once (``session.errors`` and stderr) and remember where it went, so
-        that the end of the call can rewrite it with the total."""
-        errors = self.session.errors
-        n = len(errors)
-        line = self._stall_text(channel, so_far=True)
-        self.session._on_error(line)
-        if len(errors) == n + 1 and errors[n] == line:  # kept (the list is bounded: MAX_ERRORS)
-            self._stall_line[channel] = n
-
-    def _stall_text(self, channel: str, so_far: bool) -> str:
-        """The line a stall past the stitch tolerance gets (``REANCHOR_SAY_S``): said when its loss
-        passes that, and rewritten with the total when the call ends (a trial read "0.32 s" of a
-        1.0 s loss)."""
-        st = self._stitch[channel]
-        knob = "user_stitch_tolerance_s" if channel == "user" else "stitch_tolerance_s"
-        return (f"pipecat tap: {channel} audio stalled and then arrived in one bunch near "
-                f"{self._stall_at_s[channel]:.2f} s; {self.reanchor_dropped_s[channel]:.2f} s of it "
-                + ("so far " if so_far else "in all ")
-                + "overlapped audio already placed and was dropped, so the turns and the latencies around it are "
-                f"not reliable (result[\"pipecat\"][\"reanchor_dropped_s\"]): raise TapConfig.{knob} ({st.tol:g} s) "
-                "to the transport's longest stall to keep such audio")
 
     def _release_held(self, upto_s: float, margin_s: float = PACE_MARGIN_S) -> None:
         """Hand the held agent chunks that start by ``upto_s`` − ``margin_s`` (the pipeline clock,
@@ -590,8 +516,7 @@ class LiveJudgeCore(EmbeddedOutputs):
             self.session.advance(self._clock_s, final=True)
         except Exception as exc:
             self.session._on_error(f"pipecat tap: filling the call to its end failed: {exc}")
-        for c, i in self._stall_line.items():  # the stall line says the total, not its first 0.3 s
-            self.session.errors[i] = self._stall_text(c, so_far=False)
+        self._stall.finish()  # the stall line says the total, not its first 0.3 s
         self._close_session()
         doc = None
         try:
@@ -863,7 +788,7 @@ class LiveJudgeObserver(BaseObserver):
         _log.warning("livejudge: no output transport (BaseOutputTransport) in this pipeline; taking the %s", why)
         # generated audio comes in bursts ahead of time: lay chunks end to end, never re-anchor back,
         # and hold each until the pipeline clock reaches it (LiveJudgeCore.pace_agent)
-        self.core._stitch["agent"] = _Stitcher(self.core.tap.stitch_tolerance_s, float("inf"))
+        self.core._stitch["agent"] = Stitcher(self.core.tap.stitch_tolerance_s, float("inf"))
         self.core.pace_agent = True
         for frame, t_ns in self._pending_agent:
             self.core.put_audio("agent", frame, t_ns)
