@@ -9,8 +9,12 @@ What it taps (LiveKit Agents 1.8):
   chain is the original output (room, console, avatar...). Frames are copied as the session
   hands them on, but they are placed on the clock by what the sink *reports it played*: each
   segment starts at the sink's ``playback_started.created_at`` and runs on, end to end, until
-  ``playback_finished.playback_position`` (the point where an interruption cut it). Audio
-  generated but never played counts for nothing; pause/resume moves the rest of the segment.
+  ``playback_finished.playback_position`` (the point where an interruption cut it). A frame that
+  reaches the sink after its place in an unbroken reply found the sink run dry (a TTS slower
+  than real time) and plays from when it arrived (``DRY_TOL_S``); the runs a sink reports
+  (``playback_progressed``, LiveKit's room output) place what is not yet fed and check the rest
+  (``result["livekit"]["agent_playback"]``). Audio generated but never played counts for
+  nothing; pause/resume moves the rest of the segment.
   The agent channel is fed live, ``TapOptions.hold_s`` behind the clock, so a cut is known
   before the cut-off audio would be fed.
 * **the session's own events** — ``user_state_changed``, ``agent_state_changed``,
@@ -119,28 +123,61 @@ class TapOptions:
         return self
 
 
-_USER, _AGENT, _STARTED, _FINISHED, _PAUSE, _RESUME, _NOTE, _CLOSE = range(8)
+_USER, _AGENT, _STARTED, _FINISHED, _PAUSE, _RESUME, _NOTE, _PROGRESS, _CLOSE = range(9)
+
+DRY_TOL_S = 0.02
+"""HEURISTIC: an agent frame that reaches the tap more than this after the moment it would play
+were the reply continuous found the sink run dry (a TTS slower than real time, a stalled
+pipeline): it plays from when it arrived, not from its place in an unbroken reply, seconds (above
+the event loop's usual delay between the sink's capture and the tap's stamp)."""
 
 
 class _Segment:
-    """One played reply on the worker side: its audio, where it starts, how much was fed."""
+    """One played reply on the worker side: its audio, how much was fed, and where it plays:
+    ``runs``, ``[(first sample, session time it plays, s), ...]`` in order, each run playing on
+    without a break until the next one starts (a reply played straight through has one run, from
+    ``playback_started``; a sink that ran dry, a pause, or a run the sink reported adds one)."""
 
-    __slots__ = ("chunks", "n", "rate", "start_s", "fed", "paused_at_s", "flat")
+    __slots__ = ("chunks", "n", "rate", "runs", "fed", "paused_at_s", "flat")
 
     def __init__(self) -> None:
         self.chunks: list[np.ndarray] = []
         self.n = 0
         self.rate: int | None = None
-        self.start_s: float | None = None
+        self.runs: list[tuple[int, float]] = []
         self.fed = 0
         self.paused_at_s: float | None = None
         self.flat: np.ndarray | None = None
+
+    @property
+    def start_s(self) -> float | None:
+        return self.runs[0][1] if self.runs else None
 
     def audio(self) -> np.ndarray:
         if self.flat is None or self.flat.size != self.n:
             self.flat = np.concatenate(self.chunks) if self.chunks else np.zeros(0, np.float32)
             self.chunks = [self.flat]
         return self.flat
+
+    def time_of(self, i: int) -> float:
+        """When sample ``i`` plays (session clock, s); needs ``runs`` and ``rate``."""
+        k, t = next((r for r in reversed(self.runs) if r[0] <= i), self.runs[0])
+        return t + (i - k) / self.rate  # type: ignore[operator]
+
+    def played_by(self, t_s: float) -> int:
+        """How many samples have played by ``t_s`` (session clock, s), at most ``n``."""
+        out = 0
+        for j, (k, start) in enumerate(self.runs):
+            stop = self.runs[j + 1][0] if j + 1 < len(self.runs) else self.n
+            if t_s <= start:
+                break
+            out = min(stop, k + int((t_s - start) * self.rate))  # type: ignore[operator]
+        return min(out, self.n)
+
+    def add_run(self, i: int, t_s: float, until: int | None = None) -> None:
+        """Sample ``i`` plays at ``t_s``, and the samples after it run on from there up to ``until``
+        (the runs that started in between are dropped; None: every run after ``i``)."""
+        self.runs = sorted([r for r in self.runs if r[0] < i or (until is not None and r[0] >= until)] + [(i, t_s)])
 
 
 class LiveKitTap(EmbeddedOutputs):
@@ -196,6 +233,9 @@ class LiveKitTap(EmbeddedOutputs):
         self._stall = StallLine(self.session, "livekit tap", "livekit",
                                 {"user": ("TapOptions.stitch_tolerance_s", o.stitch_tolerance_s)})
         self._segs: collections.deque[_Segment] = collections.deque()
+        self.agent_gaps = 0  # replies' breaks where the sink ran dry (DRY_TOL_S)
+        self.progress_runs = 0  # playback_progressed runs the sink reported
+        self.placement_error_s = 0.0  # the largest gap between where a run was placed and where the sink said
         self._closing = False
         self._handlers: list[tuple[str, Any]] = []
         self._close_task: asyncio.Future | None = None
@@ -262,8 +302,10 @@ class LiveKitTap(EmbeddedOutputs):
         """Queue a copy of one caller frame that arrived at ``t_wall``. O(frame), never blocks."""
         self._put((_USER, bytes(frame.data), frame.sample_rate, frame.num_channels, t_wall))
 
-    def put_agent(self, frame: rtc.AudioFrame, new_segment: bool) -> None:
-        self._put((_AGENT, bytes(frame.data), frame.sample_rate, frame.num_channels, new_segment))
+    def put_agent(self, frame: rtc.AudioFrame, new_segment: bool, t_wall: float | None = None) -> None:
+        """Queue a copy of one agent frame on its way to the sink at ``t_wall`` (``time.time()``)."""
+        self._put((_AGENT, bytes(frame.data), frame.sample_rate, frame.num_channels, new_segment,
+                   time.time() if t_wall is None else t_wall))
 
     def put_note(self, name: str, data: dict, t_wall: float) -> None:
         self._put((_NOTE, "livekit." + name, data, t_wall))
@@ -309,7 +351,7 @@ class LiveKitTap(EmbeddedOutputs):
             self.sample_rates["user"].add(int(rate))
             self.session.push_audio("user", x, int(rate), t)
         elif kind == _AGENT:
-            _, data, rate, nch, new_segment = item
+            _, data, rate, nch, new_segment, t_wall = item
             if new_segment or not self._segs:
                 self._segs.append(_Segment())
             seg = self._segs[-1]
@@ -320,14 +362,35 @@ class LiveKitTap(EmbeddedOutputs):
                 self.session._on_error(f"livekit tap: agent sample rate changed mid-reply ({seg.rate} → {rate} Hz); "
                                        "the frame was dropped")
                 return
+            if seg.runs and seg.paused_at_s is None:
+                # playing: a frame that arrives after the moment it would play found the sink run dry
+                # (a trial's TTS 1.5x slower than real time: each reply placed as one unbroken run
+                # ended seconds early, 1.85 s of agent audio was dropped and both barge-ins missed)
+                arrived = t_wall - self.t0_wall
+                if arrived > seg.time_of(seg.n) + DRY_TOL_S:
+                    seg.add_run(seg.n, arrived)
+                    self.agent_gaps += 1
             seg.chunks.append(x)
             seg.n += x.size
             self.frames["agent"] += 1
             self.sample_rates["agent"].add(int(rate))
         elif kind == _STARTED:
-            seg = next((s for s in self._segs if s.start_s is None), None)
+            seg = next((s for s in self._segs if not s.runs), None)
             if seg is not None:
-                seg.start_s = item[1] - self.t0_wall
+                seg.runs = [(0, item[1] - self.t0_wall)]
+        elif kind == _PROGRESS:
+            # a run the sink reports it played (LiveKit's room output: once it can no longer be
+            # discarded): where its audio is not fed yet, it is where it plays; where it is, a check
+            _, started_at, offset_s, duration_s = item
+            seg = self._current()
+            if seg is None or seg.rate is None:
+                return
+            i, t = int(round(offset_s * seg.rate)), started_at - self.t0_wall
+            self.progress_runs += 1
+            if i >= seg.fed:
+                seg.add_run(i, t, until=i + int(round(duration_s * seg.rate)))
+            elif i < seg.n:
+                self.placement_error_s = max(self.placement_error_s, abs(seg.time_of(i) - t))
         elif kind == _FINISHED:
             _, position_s, interrupted, _t = item
             seg = self._segs[0] if self._segs else None
@@ -347,8 +410,9 @@ class LiveKitTap(EmbeddedOutputs):
                 seg.paused_at_s = item[1] - self.t0_wall
         elif kind == _RESUME:
             seg = self._current()
-            if seg is not None and seg.paused_at_s is not None and seg.start_s is not None:
-                seg.start_s += item[1] - self.t0_wall - seg.paused_at_s
+            if seg is not None and seg.paused_at_s is not None and seg.runs:
+                # the rest of the reply plays from the resume
+                seg.add_run(seg.played_by(seg.paused_at_s), item[1] - self.t0_wall)
                 seg.paused_at_s = None
         elif kind == _NOTE:
             _, name, data, t_wall = item
@@ -358,23 +422,25 @@ class LiveKitTap(EmbeddedOutputs):
             self.session.note(name, t, **data)
 
     def _current(self) -> _Segment | None:
-        return next((s for s in self._segs if s.start_s is not None), None)
+        return next((s for s in self._segs if s.runs), None)
 
     def _feed_segment(self, seg: _Segment, end: int) -> None:
-        if end <= seg.fed or seg.rate is None or seg.start_s is None:
+        """Hand the session ``seg``'s samples from ``fed`` to ``end``, each run where it plays."""
+        if end <= seg.fed or seg.rate is None or not seg.runs:
             return
-        x = seg.audio()[seg.fed:end]
-        self.session.push_audio("agent", x, seg.rate, seg.start_s + seg.fed / seg.rate)
-        seg.fed = end
+        audio = seg.audio()
+        cuts = [k for k, _ in seg.runs if seg.fed < k < end] + [end]
+        for stop in cuts:
+            self.session.push_audio("agent", audio[seg.fed:stop], seg.rate, seg.time_of(seg.fed))
+            seg.fed = stop
 
     def _feed_agent(self, upto_s: float) -> None:
         """Feed the playing segment's audio that has played by ``upto_s`` (session clock)."""
         seg = self._current()
-        if seg is None or seg.rate is None or seg.start_s is None:
+        if seg is None or seg.rate is None or not seg.runs:
             return
         t = upto_s if seg.paused_at_s is None else min(upto_s, seg.paused_at_s)
-        end = min(seg.n, int((t - seg.start_s) * seg.rate))
-        self._feed_segment(seg, end)
+        self._feed_segment(seg, seg.played_by(t))
 
     def _catch_up(self) -> None:
         """At close: feed what the playing segment has played so far, and advance the clock to
@@ -421,6 +487,11 @@ class LiveKitTap(EmbeddedOutputs):
             # re-anchored (a stall longer than the stitch tolerance), seconds, not timed
             "reanchor_dropped_s": {"user": round(self._stall.dropped_s["user"], 3)},
             "stitch_tolerance_s": self.options.stitch_tolerance_s,
+            # the agent's playback: breaks where the sink ran dry (placed from when the audio
+            # arrived), the runs the sink reported, and the largest difference between a reported
+            # run and where the tap had already placed it, seconds
+            "agent_playback": {"dry_gaps": self.agent_gaps, "reported_runs": self.progress_runs,
+                               "placement_error_max_s": round(self.placement_error_s, 3)},
             "segments_played": self.segments_played,
             "segments_interrupted": self.segments_interrupted,
             "dropped_items": self.dropped_items,
@@ -552,6 +623,10 @@ class _OutputTap(AudioOutput):
     def resume(self) -> None:
         self._tap._put((_RESUME, time.time()))
         super().resume()
+
+    def on_playback_progressed(self, *, started_at: float, offset: float, duration: float) -> None:
+        self._tap._put((_PROGRESS, float(started_at), float(offset), float(duration)))
+        super().on_playback_progressed(started_at=started_at, offset=offset, duration=duration)
 
     def on_playback_started(self, *, created_at: float) -> None:
         self._tap._put((_STARTED, float(created_at)))

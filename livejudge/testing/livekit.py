@@ -230,12 +230,16 @@ class _LLMStream(LLMStream):
 
 
 class ClipTTS(TTS):
-    """Streaming TTS that speaks each reply text as its real clip (16 kHz, 10 ms chunks) after
-    ``tts_ttfb_s``; unknown text is not spoken."""
+    """Streaming TTS that speaks each reply text as its real clip (16 kHz, ``chunk_s`` chunks)
+    after ``tts_ttfb_s``; unknown text is not spoken. ``pace``: None pushes a reply's chunks at
+    once (a TTS faster than real time); a factor x pushes one chunk every x·``chunk_s`` seconds
+    (1.5: a TTS 1.5 times slower than real time, whose sink runs dry between chunks)."""
 
-    def __init__(self, replies: list[Reply]) -> None:
+    def __init__(self, replies: list[Reply], *, pace: float | None = None, chunk_s: float = 0.01) -> None:
         super().__init__(capabilities=TTSCapabilities(streaming=True), sample_rate=SAMPLE_RATE, num_channels=1)
         self.replies = {r.text: r for r in replies}
+        self.pace = pace
+        self.chunk_s = chunk_s
 
     def synthesize(self, text: str, *, conn_options=DEFAULT_API_CONNECT_OPTIONS):
         raise NotImplementedError("ClipTTS streams only")
@@ -264,8 +268,11 @@ class _TTSStream(SynthesizeStream):
             await asyncio.sleep(r.tts_ttfb_s)
             output_emitter.start_segment(segment_id=utils.shortuuid("clip_seg_"))
             pcm = clip_pcm16(r.clip)
-            n = SAMPLE_RATE // 100
-            for k in range(0, pcm.size, n):
+            n = max(1, int(round(tts.chunk_s * SAMPLE_RATE)))
+            t0 = time.time()
+            for j, k in enumerate(range(0, pcm.size, n)):
+                if tts.pace is not None and j:
+                    await asyncio.sleep(max(0.0, t0 + j * tts.chunk_s * tts.pace - time.time()))
                 output_emitter.push(pcm[k:k + n].tobytes())
             output_emitter.flush()
 
@@ -337,17 +344,43 @@ class PlayoutOutput(AudioOutput):
         self.on_playback_finished(playback_position=played, interrupted=True)
 
 
+def room_sink() -> AudioOutput:
+    """LiveKit's own room audio output (``room_io._output._ParticipantAudioOutput``, livekit-agents
+    1.8: a real ``rtc.AudioSource`` with its 200 ms queue, drained in real time by the native
+    side, reporting ``playback_progressed`` runs) without a room: nothing is published. A private
+    class, used here because it is what a LiveKit app's replies play through. Its ``runs``:
+    ``[(segment index, started_at, offset_s, duration_s), ...]``, LiveKit's account of what
+    played when (``time.time()``)."""
+    from livekit.agents.voice.room_io._output import _ParticipantAudioOutput
+
+    class _RoomSink(_ParticipantAudioOutput):
+        def __init__(self) -> None:
+            super().__init__(None, sample_rate=SAMPLE_RATE, num_channels=1,
+                             track_publish_options=rtc.TrackPublishOptions())
+            self._subscribed_fut.set_result(None)
+            self.runs: list[tuple[int, float, float, float]] = []
+            self._segment = -1
+            self.on("playback_started", lambda ev: setattr(self, "_segment", self._segment + 1))
+            self.on("playback_progressed",
+                    lambda ev: self.runs.append((self._segment, ev.started_at, ev.offset, ev.duration)))
+            self._forwarding_task = asyncio.create_task(self._forward_audio())
+
+    return _RoomSink()
+
+
 # ------------------------------------------------------------------ the app
 def build_session(script: Script, *, min_silence_s: float = 0.3, endpointing_delay_s: float = 0.2,
-                  min_interruption_s: float = 0.3) -> tuple[AgentSession, CallerInput, PlayoutOutput]:
-    """An ``AgentSession`` with the scripted VAD/STT/LLM, the clip TTS, the caller as its audio
-    input and the playout clock as its audio output (set before ``session.start``)."""
+                  min_interruption_s: float = 0.3, tts_pace: float | None = None, tts_chunk_s: float = 0.01,
+                  output: AudioOutput | None = None) -> tuple[AgentSession, CallerInput, AudioOutput]:
+    """An ``AgentSession`` with the scripted VAD/STT/LLM, the clip TTS (``tts_pace``,
+    ``tts_chunk_s``: ``ClipTTS``), the caller as its audio input and the playout clock (or
+    ``output``, e.g. ``room_sink()``) as its audio output (set before ``session.start``)."""
     speeches = script.speeches_s()
     session = AgentSession(
         vad=ScriptedVAD(speeches, min_silence_s=min_silence_s),
         stt=ScriptedSTT(speeches),
         llm=ScriptedLLM(script.replies),
-        tts=ClipTTS(script.replies),
+        tts=ClipTTS(script.replies, pace=tts_pace, chunk_s=tts_chunk_s),
         turn_handling={
             "turn_detection": None,  # VAD endpointing: the shipped EOU model needs real speech features
             "endpointing": EndpointingOptions(min_delay=endpointing_delay_s, max_delay=3.0),
@@ -357,7 +390,7 @@ def build_session(script: Script, *, min_silence_s: float = 0.3, endpointing_del
         aec_warmup_duration=None,
     )
     caller = CallerInput(script)
-    out = PlayoutOutput()
+    out = output if output is not None else PlayoutOutput()
     session.input.audio = caller
     session.output.audio = out
     return session, caller, out
@@ -399,4 +432,4 @@ def demo_script() -> Script:
 
 __all__ = ["CallerInput", "CallerTurn", "ClipTTS", "PlayedSegment", "PlayoutOutput", "Reply", "Script",
            "ScriptedAgent", "ScriptedLLM", "ScriptedSTT", "ScriptedVAD", "build_session", "clip_pcm16",
-           "demo_script", "run_call"]
+           "demo_script", "room_sink", "run_call"]
