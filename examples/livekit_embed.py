@@ -63,34 +63,45 @@ async def entrypoint(args: argparse.Namespace) -> dict:
     caller = CallerInput(script)
     session.input.audio = caller
     session.output.audio = PlayoutOutput()
-    await session.start(agent=Assistant())
-
-    # the one line
-    judge = livejudge.livekit.attach(session, judge=args.judge, display="plain" if args.plain else True,
-                                     result_path=args.result, events_path=args.events, report_path=args.report,
-                                     fail_if=args.fail_if)
-
-    async def call() -> None:
-        await caller.play()  # the scripted caller speaks in real time
-        await asyncio.sleep(1.0)
-        with contextlib.suppress(RuntimeError):
-            await session.drain()
 
     # Ctrl-C ends the call as a LiveKit worker's shutdown does: livejudge is told why, the call
     # stops and the session closes, so the result, report and event log cover what was measured
-    # (without this, asyncio.run's KeyboardInterrupt would end the process mid-call)
-    task = asyncio.ensure_future(call())
+    # (without this, asyncio.run's KeyboardInterrupt would end the process mid-call). Installed
+    # before the session starts: a Ctrl-C while the judge loads was taken by asyncio.run, its
+    # cancellation swallowed, and the call exited 0 as if it had ended normally (a trial).
     loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    judge = None
 
     def on_ctrl_c() -> None:
-        if not task.done():  # a second Ctrl-C, or one while the result is written, waits for the write
-            judge.mark_ended(livejudge.livekit.interrupted(signal.SIGINT))
-            task.cancel()
+        if judge is not None:
+            judge.mark_ended(livejudge.livekit.interrupted(signal.SIGINT))  # the first reason wins
+        stop.set()  # a second Ctrl-C, or one while the result is written, waits for the write
 
     loop.add_signal_handler(signal.SIGINT, on_ctrl_c)
     try:
+        await session.start(agent=Assistant())
+
+        # the one line
+        judge = livejudge.livekit.attach(session, judge=args.judge, display="plain" if args.plain else True,
+                                         result_path=args.result, events_path=args.events, report_path=args.report,
+                                         fail_if=args.fail_if)
+        if stop.is_set():  # Ctrl-C while the session started or the judge loaded
+            judge.mark_ended(livejudge.livekit.interrupted(signal.SIGINT))
+
+        async def call() -> None:
+            await caller.play()  # the scripted caller speaks in real time
+            await asyncio.sleep(1.0)
+            with contextlib.suppress(RuntimeError):
+                await session.drain()
+
+        task = asyncio.ensure_future(call())
+        stopped = asyncio.ensure_future(stop.wait())
+        await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        for t in (task, stopped):
+            t.cancel()
         with contextlib.suppress(asyncio.CancelledError):
-            await task
+            await task  # the call's own cancellation only
         await session.aclose()  # livejudge finishes with the session
         doc = await judge.aclose()
     finally:

@@ -163,6 +163,27 @@ def test_attach_refuses_a_session_without_audio_io_and_a_second_attach():
     asyncio.run(main())
 
 
+def test_bad_options_are_one_line_naming_the_fix():
+    """A trial: fail_if given as a string read "bad --fail-if 'l'", config="fast" and options={...}
+    were bare AttributeErrors, display="bogus" was taken as plain lines, and judge="bogus" listed
+    only the backbones."""
+    from livejudge.judge.model.judge import JudgeError
+
+    async def main():
+        session, _, _ = build_session(_short_script())
+        for kw, message in ((dict(fail_if="latency_p90_s>1.2"), "fail_if takes a list of gates"),
+                            (dict(fail_if=["latency_p99_s>1"]), "bad fail_if gate 'latency_p99_s>1'"),
+                            (dict(config="fast"), "config must be a livejudge.session.SessionConfig"),
+                            (dict(options={"hold_s": 0.1}), "options must be a livejudge.livekit.tap.TapOptions"),
+                            (dict(display="bogus"), "display must be True, False, 'auto', 'rich', 'plain' or 'none'")):
+            with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+                lj.attach(session, judge="none", **kw)
+        with pytest.raises(JudgeError, match="give 'auto' \\(the default\\), 'none' \\(timing only\\)"):
+            lj.attach(session, judge="bogus")
+
+    asyncio.run(main())
+
+
 def test_the_call_lasts_until_the_tap_closes():
     """The clock was advanced to the close less ``max_lag_s`` (0.5 s), so a call read half a
     second short of its close; nothing more arrives once the tap closes, so it now lasts until
@@ -376,3 +397,48 @@ def test_a_tts_slower_than_real_time_is_placed_where_livekits_room_output_played
         return doc
 
     tried_twice("livekit slow tts", call)
+
+
+def test_an_app_without_a_ctrl_c_handler_still_exits_by_sigint_when_a_result_is_written(tmp_path):
+    """A trial: an app whose Ctrl-C ends in KeyboardInterrupt (``asyncio.run``, no handler of its
+    own) exited by SIGINT without livejudge, and with 1 once livejudge had a result to write at
+    exit: modules first imported while the interpreter exits run code from strings, which clears
+    CPython's record of the uncaught Ctrl-C. The result is written and the exit is SIGINT's."""
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+    import time
+
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    app = tmp_path / "app.py"
+    app.write_text(textwrap.dedent(f"""
+        import asyncio
+        import livejudge.livekit as lj
+        from livejudge.testing.livekit import build_session, CallerTurn, Reply, Script, ScriptedAgent
+
+        async def main():
+            script = Script(caller=[CallerTurn(0.3, "cmu_cards_003", "what is my balance")],
+                            replies=[Reply("what is my balance", "Your balance is fine.", "espeak_reply_04")])
+            session, caller, out = build_session(script)
+            await session.start(ScriptedAgent())
+            lj.attach(session, judge="none", result_path={str(tmp_path / 'call.json')!r})
+            print("ready", flush=True)
+            await caller.play()
+            await asyncio.sleep(60)
+
+        asyncio.run(main())
+    """))
+    env = {**__import__("os").environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(root)}
+    p = subprocess.Popen([sys.executable, str(app)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert p.stdout.readline().strip() == "ready"
+        time.sleep(3.0)  # past the agent's reply
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=60)
+    finally:
+        p.kill()
+    assert p.returncode == -signal.SIGINT, (p.returncode, p.stderr.read()[-2000:])
+    assert json.loads((tmp_path / "call.json").read_text())["source"]["ended"] == "interrupted (Ctrl-C)"

@@ -1287,6 +1287,9 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
         summary["gates"] = {"scope": scope, "results": kept}
         write_summary_json(summary, Path(out_dir))
     if output.junit:
+        if not gates:  # a trial found tests="0" unexplained
+            print("livejudge: note: --junit without --fail-if: the JUnit file lists each call but no gate; add "
+                  "--fail-if 'METRIC>X' to gate", file=sys.stderr)
         p = write_junit(output.junit, results, suite=scope, calls=summary["calls"],
                         unmeasured=unmeasured_by_call(gates, scored),
                         skipped_is_error=not getattr(args, "allow_skipped", False),

@@ -452,6 +452,9 @@ def apply_gates(result: dict, output: OutputConfig) -> int:
     if output.junit:
         try:
             p = write_junit(output.junit, results, suite=name, cut=cut)
+            if not output.fail_if:  # a trial found tests="0" unexplained
+                print("livejudge: note: --junit without --fail-if: the JUnit file's gate suite is empty; add "
+                      "--fail-if 'METRIC>X' to gate", file=sys.stderr)
             print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
         except OSError as exc:
             print(f"livejudge: cannot write the JUnit XML to {output.junit}: {exc.strerror or exc}", file=sys.stderr)

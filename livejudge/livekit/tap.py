@@ -195,12 +195,17 @@ class LiveKitTap(EmbeddedOutputs):
                  fail_if: list[str] | tuple = (), junit_path: str | Path | None = None,
                  sinks: list | tuple = (), options: TapOptions | None = None, title: str = "livekit",
                  close_with_session: bool = True) -> None:
-        from livejudge.commands.gates import parse_gate
+        from livejudge.outputs.embedded import check_embed_options, gates_for_embedding
 
+        check_embed_options(where="livejudge.livekit.attach", display=display, config=config,
+                            config_type=SessionConfig, options=options, options_type=TapOptions, fail_if=fail_if)
         self.config = (config or SessionConfig()).validate()
         self.options = (options or TapOptions()).validate(self.config)
-        self.gates = [parse_gate(g) for g in fail_if]  # ValueError now, not at the end of the call
+        self.gates = gates_for_embedding("livejudge.livekit.attach", fail_if)  # now, not at the end of the call
         self.junit_path = Path(junit_path) if junit_path is not None else None
+        if self.junit_path is not None and not self.gates:
+            print("livejudge: note: junit_path without fail_if: the JUnit file's gate suite will be empty; "
+                  "give fail_if=['METRIC>X'] to gate", file=sys.stderr)
         if isinstance(judge, str) and judge.startswith(("http://", "https://")):
             from livejudge.distributed.remote import RemoteJudge
 

@@ -100,6 +100,13 @@ def arm_signal_close(tap: "EmbeddedOutputs") -> None:
     if not _AT_EXIT:
         atexit.register(_close_taps_at_exit)
         _AT_EXIT.append(True)
+        # what finishing a tap imports, imported now rather than while the interpreter exits: a
+        # module first imported then runs code from strings (dataclasses, namedtuple), which
+        # clears CPython's record of an uncaught Ctrl-C, and the app exited 1 instead of by
+        # SIGINT once livejudge had a result to write (a trial); tests/test_embed_signals.py
+        import livejudge.outputs.files  # noqa: F401
+        import livejudge.outputs.guard  # noqa: F401
+        import livejudge.timing.echo  # noqa: F401
     if threading.current_thread() is not threading.main_thread():
         return
     for name in ("SIGTERM", "SIGHUP"):
@@ -126,6 +133,43 @@ def disarm_signal_close(tap: "EmbeddedOutputs") -> None:
         except (ValueError, OSError):
             pass
         _ARMED.pop(sig, None)
+
+
+DISPLAY_MODES = (True, False, None, "auto", "rich", "plain", "none")
+"""What an embedding's ``display`` takes: True ("auto": the meter on a terminal, else plain lines),
+"rich", "plain", False/None/"none" (no display)."""
+
+
+def check_embed_options(*, where: str, display: Any = False, config: Any = None, config_type: type | None = None,
+                        options: Any = None, options_type: type | None = None, options_name: str = "options",
+                        fail_if: Any = ()) -> None:
+    """The options an embedding takes, checked before anything starts: one line naming the option
+    and the fix (a trial's ``fail_if="latency_p90_s>1.2"`` read "bad --fail-if 'l'", ``config="fast"``
+    and ``options={...}`` were bare AttributeErrors, ``display="bogus"`` was silently plain lines).
+
+    Raises:
+        ValueError: an option of the wrong type or value.
+    """
+    if isinstance(fail_if, (str, bytes)) or not isinstance(fail_if, (list, tuple)):
+        raise ValueError(f"{where}: fail_if takes a list of gates, e.g. fail_if=['latency_p90_s>1.2'], "
+                         f"got {type(fail_if).__name__} {fail_if!r}")
+    if display not in DISPLAY_MODES:
+        raise ValueError(f"{where}: display must be True, False, 'auto', 'rich', 'plain' or 'none', got {display!r}")
+    for name, value, kind in (("config", config, config_type), (options_name, options, options_type)):
+        if value is not None and kind is not None and not isinstance(value, kind):
+            raise ValueError(f"{where}: {name} must be a {kind.__module__}.{kind.__name__} "
+                             f"(e.g. {name}={kind.__name__}(...)), got {type(value).__name__} {value!r:.60}")
+
+
+def gates_for_embedding(where: str, fail_if) -> list:
+    """``fail_if``'s gates parsed (``commands.gates.parse_gate``), the error worded for the
+    embedding ("fail_if" where the CLI says "--fail-if"). Raises ValueError."""
+    from livejudge.commands.gates import parse_gate
+
+    try:
+        return [parse_gate(g) for g in fail_if]
+    except ValueError as exc:
+        raise ValueError(f"{where}: " + str(exc).replace("bad --fail-if", "bad fail_if gate")) from None
 
 
 class EmbeddedOutputs:

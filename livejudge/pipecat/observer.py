@@ -321,6 +321,10 @@ class LiveJudgeCore(EmbeddedOutputs):
                  result_path: str | Path | None = None, tap: TapConfig | None = None,
                  sinks: list | tuple = (), title: str = "pipecat",
                  report_path: str | Path | None = None, asr: Any = "auto", judge_url: str | None = None) -> None:
+        from livejudge.outputs.embedded import check_embed_options
+
+        check_embed_options(where="livejudge.pipecat", display=display, config=config, config_type=SessionConfig,
+                            options=tap, options_type=TapConfig, options_name="tap")
         self.tap = (tap or TapConfig()).validate()
         if isinstance(judge, str) and judge.startswith(("http://", "https://")):
             judge_url, judge = judge, "acoustic"

@@ -446,6 +446,10 @@ def judge_for_embedding(kind: str, warn) -> "Judge | None":
     except that the default ``"auto"`` whose encoder cannot load gives None (timing only) after
     ``warn("livejudge: no P(human) this call: <why>; timing is measured")``, the same rule as
     ``livejudge score``. Other kinds raise as ``load_judge`` does."""
+    if kind not in KINDS + ("auto",):  # the embedding's forms too (a trial was offered only the backbones)
+        raise JudgeError(f"unknown judge {kind!r}: give 'auto' (the default), 'none' (timing only), one of "
+                         f"{', '.join(KINDS)}, a Judge, or a judge service URL "
+                         "(http://host:8000/judge)")
     try:
         return load_judge(kind)
     except JudgeError as exc:
