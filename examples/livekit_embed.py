@@ -134,8 +134,12 @@ def main() -> int:
               f"ttfb {r['tts_ttfb_s']} s{e2e})   audio {au}{diff}")
     print(fc["text"])
     for b in doc["framework_comparison"]["barge_ins"]:
-        print(f"barge-in at {b['audio_onset_s']:.2f} s: the agent's audio stopped {b['audio_yield_s']} s later "
-              f"(LiveKit's playback cut {b['playback_interrupted_after_s']} s after onset)")
+        if b.get("talked_through"):
+            print(f"barge-in at {b['audio_onset_s']:.2f} s: the agent talked on through it")
+            continue
+        print(f"barge-in at {b['audio_onset_s']:.2f} s: the agent's speech stopped {b['audio_yield_s']} s later "
+              f"(LiveKit's playback cut {b['playback_interrupted_after_s']} s after onset; the speech can stop "
+              "sooner, at a pause)")
     ended = doc["source"].get("ended") or ""
     if ended.startswith("interrupted"):
         print(f"{ended}: result written for what was measured so far", file=sys.stderr)

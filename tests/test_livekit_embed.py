@@ -97,7 +97,9 @@ def test_audio_true_latency_barge_in_and_yield_match_the_truth(tmp_path, tried_t
         assert r["llm_ttft_s"] >= 0.25 - TOL_S  # the scripted LLM waits 250 ms
         assert r["livekit_e2e_latency_s"] is not None
     assert fc["median_difference_s"] is not None and "difference of the sum" in fc["text"]
-    assert "(its message's e2e_latency: " in fc["text"]  # LiveKit's own figure beside the sum (a trial)
+    assert "its messages' e2e_latency differs by " in fc["text"]  # LiveKit's own figure beside the sum (trials)
+    assert all(r["e2e_difference_s"] == pytest.approx(r["livekit_e2e_latency_s"] - r["audio_latency_s"], abs=2e-4)
+               for r in fc["rows"])
     assert doc["framework_comparison"]["barge_ins"][0]["playback_interrupted_after_s"] is not None
     kinds = {n["kind"] for n in doc["framework_events"]}
     for k in ("user_state_changed", "agent_state_changed", "metrics_collected", "conversation_item_added",
@@ -257,6 +259,20 @@ def test_comparison_pairs_each_reply_by_speech_id_and_user_stop():
     assert b["livekit_latency_s"] is None and b["difference_s"] is None  # no TTS metric: no sum
     assert b["audio_latency_s"] == 0.9
     assert rl["median_difference_s"] == pytest.approx(-0.14)
+    # a reply without all three parts is said to be left out of the sum's medians (a trial read
+    # "medians of 2 replies" of 3), and the assistant message's e2e_latency gets its own difference
+    assert "(medians of 1 replies; 1 reply without all three parts left out of the sum)" in rl["text"]
+    ev.append({"kind": "livekit.conversation_item_added", "t_s": 3.1, "role": "assistant",
+               "started_speaking_s": 3.0, "e2e_latency": 1.0})
+    doc["barge_ins"] = [{"by": "user", "onset_s": 8.5, "yield_s": None}]
+    ev.append({"kind": "livekit.agent_state_changed", "t_s": 10.0, "old_state": "speaking", "new_state": "listening"})
+    fc = livekit_comparison(doc)
+    a = fc["response_latency"]["rows"][0]
+    assert a["e2e_difference_s"] == pytest.approx(0.01) and fc["response_latency"]["e2e_median_difference_s"] == pytest.approx(0.01)
+    assert "its messages' e2e_latency differs by +10 ms (median of 1)" in fc["response_latency"]["text"]
+    # a barge-in the agent talked through: its state change at the reply's end answers nothing
+    assert fc["barge_ins"] == [{"audio_onset_s": 8.5, "audio_yield_s": None, "agent_state_change_after_s": None,
+                                "playback_interrupted_after_s": None, "talked_through": True}]
 
 
 def _bursty_call(burst_s: float, stall: tuple[float, float] | None = None) -> tuple[tuple[float, float], dict]:

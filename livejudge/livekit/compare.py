@@ -84,7 +84,7 @@ def livekit_comparison(result: dict, match_s: float = 1.0) -> dict:
             "end_of_utterance_delay_s": _r(eou_delay), "transcription_delay_s": _r(_num(eou, "transcription_delay")),
             "llm_ttft_s": _r(ttft), "tts_ttfb_s": _r(ttfb), "livekit_latency_s": _r(lk),
             "livekit_e2e_latency_s": None, "audio_user_offset_s": None, "audio_agent_onset_s": None,
-            "audio_latency_s": None, "difference_s": None,
+            "audio_latency_s": None, "difference_s": None, "e2e_difference_s": None,
         }
         best, best_d = None, match_s
         for i, t in enumerate(trans):
@@ -99,20 +99,28 @@ def livekit_comparison(result: dict, match_s: float = 1.0) -> dict:
                        difference_s=_r(lk - t["gap_s"]) if lk is not None else None)
             a = min(assistants, key=lambda n: abs(n["started_speaking_s"] - t["to_onset_s"]), default=None)
             if a is not None and abs(a["started_speaking_s"] - t["to_onset_s"]) <= match_s:
-                row["livekit_e2e_latency_s"] = _r(_num(a, "e2e_latency"))
+                row["livekit_e2e_latency_s"] = e2e = _r(_num(a, "e2e_latency"))
+                row["e2e_difference_s"] = _r(e2e - t["gap_s"]) if e2e is not None else None
         rows.append(row)
     diffs = [r["difference_s"] for r in rows if r["difference_s"] is not None]
     paired = [r for r in rows if r["difference_s"] is not None]
     med_lk = _r(statistics.median([r["livekit_latency_s"] for r in paired])) if paired else None
     med_au = _r(statistics.median([r["audio_latency_s"] for r in paired])) if paired else None
     med_d = _r(statistics.median(diffs)) if diffs else None
-    e2e = [r["livekit_e2e_latency_s"] for r in paired if r["livekit_e2e_latency_s"] is not None]
-    # LiveKit's own e2e_latency beside the sum: the sum alone read as "LiveKit overstates" or "livejudge
-    # is early" where e2e_latency agreed with the audio within 10 ms (a trial)
-    also = f" (its message's e2e_latency: {statistics.median(e2e) * 1000:.0f} ms)" if e2e else ""
-    text = (f"LiveKit metrics say {med_lk * 1000:.0f} ms (eou delay + LLM ttft + TTS ttfb){also}; audio says "
+    e2e_d = [r["e2e_difference_s"] for r in rows if r["e2e_difference_s"] is not None]
+    med_e2e_d = _r(statistics.median(e2e_d)) if e2e_d else None
+    # LiveKit's own e2e_latency beside the sum, with its own difference: the sum alone read as "LiveKit
+    # overstates" where e2e_latency agreed with the audio within 10 ms (two trials)
+    also = (f"; its messages' e2e_latency differs by {med_e2e_d * 1000:+.0f} ms (median of {len(e2e_d)})"
+            if e2e_d else "")
+    # a reply whose sum lacks a part (an interrupted reply reports no TTS first byte) left the medians
+    # without a word (a trial read "medians of 2 replies" of 3)
+    unsummed = sum(1 for r in rows if r["audio_latency_s"] is not None and r["livekit_latency_s"] is None)
+    left = (f"; {unsummed} repl{'y' if unsummed == 1 else 'ies'} without all three parts left out of the sum"
+            if unsummed else "")
+    text = (f"LiveKit metrics say {med_lk * 1000:.0f} ms (eou delay + LLM ttft + TTS ttfb); audio says "
             f"{med_au * 1000:.0f} ms; difference of the sum {med_d * 1000:+.0f} ms (medians of {len(paired)} "
-            "replies)") if paired else "no LiveKit latency to compare"
+            f"replies{left}){also}") if paired else "no LiveKit latency to compare" + also
 
     barges = []
     for b in result.get("barge_ins", []):
@@ -120,6 +128,11 @@ def livekit_comparison(result: dict, match_s: float = 1.0) -> dict:
             continue
         row = {"audio_onset_s": b["onset_s"], "audio_yield_s": b["yield_s"],
                "agent_state_change_after_s": None, "playback_interrupted_after_s": None}
+        if b["yield_s"] is None:  # talked through: the agent's state change at its reply's end answers
+            # nothing (a trial with interruptions off read a 4.83 s "state change after" the barge-in)
+            row["talked_through"] = True
+            barges.append(row)
+            continue
         for n in notes:
             if not b["onset_s"] <= n["t_s"] <= b["onset_s"] + 5.0:
                 continue
@@ -135,8 +148,10 @@ def livekit_comparison(result: dict, match_s: float = 1.0) -> dict:
             "rows": rows, "livekit_median_s": med_lk, "audio_median_s": med_au,
             "median_difference_s": med_d, "mean_difference_s": _r(statistics.fmean(diffs)) if diffs else None,
             "text": text,
+            "e2e_median_difference_s": med_e2e_d,
             "definition": "livekit = end_of_utterance_delay + llm ttft + tts ttfb (same speech_id); "
-                          "audio = agent's first played speech sample - caller's last speech sample",
+                          "audio = agent's first played speech sample - caller's last speech sample; "
+                          "e2e_difference = the assistant message's e2e_latency - audio",
         },
         "barge_ins": barges,
         "note": "LiveKit figures are the session's own metrics events, stamped when emitted; audio "
