@@ -80,6 +80,21 @@ def test_a_manifest_with_any_ending_or_a_header_row_is_read_as_one(calls, tmp_pa
     assert [p.name for p in discover_calls(plain)] == ["call_0.wav", "call_1.wav"] and is_batch_input(str(plain))
     assert [p.name for p in discover_calls(tsv)] == ["call_2.wav"]
     assert [p.name for p in discover_calls(csv)] == ["call_3.wav"]
+    # a plain list keeps a comma in a path (a re-check: "agent, v2/c.wav" was cut at the comma);
+    # a header after comments and a blank line is still a header; comments before the first path
+    # do not hide an ending-less manifest
+    odd = tmp_path / "agent, v2"
+    odd.mkdir()
+    (odd / "c.wav").write_bytes((d / "call_0.wav").read_bytes())
+    comma = tmp_path / "comma.txt"
+    comma.write_text("agent, v2/c.wav\n")
+    assert discover_calls(comma) == [odd / "c.wav"]
+    late = tmp_path / "late.csv"
+    late.write_text(f"# calls\n\naudio_path,label\n{d / 'call_1.wav'},good\n")
+    assert [p.name for p in discover_calls(late)] == ["call_1.wav"]
+    commented = tmp_path / "commented_list"
+    commented.write_text("".join(f"# note {k}\n" for k in range(8)) + f"{d / 'call_2.wav'}\n")
+    assert looks_like_manifest(commented) and [p.name for p in discover_calls(commented)] == ["call_2.wav"]
     # audio and JSON are never manifests, nor is a text file that names no audio
     assert not looks_like_manifest(d / "call_0.wav") and not is_batch_input(str(d / "call_0.wav"))
     notes = tmp_path / "notes"

@@ -65,13 +65,23 @@ def looks_like_manifest(p: Path) -> bool:
         return False
     if "\0" in text:
         return False
-    lines = [ln.split("#", 1)[0].strip() for ln in text.splitlines()[:6]]
-    return any(_first_cell(ln).lower().endswith(AUDIO_SUFFIXES) for ln in lines if ln)
+    lines = [ln for ln in (raw.split("#", 1)[0].strip() for raw in text.splitlines()) if ln][:6]
+    return any(_path_cell(ln, "").lower().endswith(AUDIO_SUFFIXES) for ln in lines)
 
 
-def _first_cell(line: str) -> str:
-    """The first column of a manifest line (comma or tab separated; a plain list: the line)."""
-    return line.split("\t", 1)[0].split(",", 1)[0].strip() if ("\t" in line or "," in line) else line.strip()
+def _path_cell(line: str, suffix: str) -> str:
+    """The path a manifest line names: the whole line in a plain list (``.txt``, ``.lst``, ...: a
+    path may hold a comma), the first column of a ``.csv`` (comma) or ``.tsv`` (tab), and for a
+    file with no manifest ending the whole line where it names an audio file, else its first
+    comma- or tab-separated column."""
+    line = line.strip()
+    if suffix == ".csv":
+        return line.split(",", 1)[0].strip()
+    if suffix == ".tsv":
+        return line.split("\t", 1)[0].strip()
+    if suffix in MANIFEST_SUFFIXES or line.lower().endswith(AUDIO_SUFFIXES):
+        return line
+    return line.split("\t", 1)[0].split(",", 1)[0].strip()
 
 
 class CallError(Exception):
@@ -349,14 +359,16 @@ def _manifest(p: Path) -> list[Path]:
         raise CallError(f"cannot read the manifest {p}: {exc}") from None
     files, nowhere = [], []
     first = True
-    for line in lines:
-        line = _first_cell(line.split("#", 1)[0])
+    for raw in lines:
+        raw = raw.split("#", 1)[0]
+        line = _path_cell(raw, p.suffix.lower())
         if line and first:
             first = False
-            # a header row (``path``, ``audio_path,label``): its first cell names no audio file and
-            # none exists there (a trial's "audio_path" became a missing call and exit 1)
+            # a header row (``path``, ``audio_path,label``), the first after comments and blank lines:
+            # it names no audio file and none exists there (a trial's "audio_path" became a missing
+            # call and exit 1)
             if not line.lower().endswith(AUDIO_SUFFIXES) and not _exists(p.parent / line) and not _exists(Path(line)) \
-                    and ("," in lines[0] or "\t" in lines[0] or line.lower() in ("path", "file")):
+                    and ("," in raw or "\t" in raw or line.lower() in ("path", "file")):
                 continue
         if line:
             f = Path(line)
