@@ -712,6 +712,7 @@ def test_a_batch_compare_names_the_call_that_got_worse_and_can_gate_on_it(tmp_pa
     CI on "worse than before". Each call paired by file name is now checked by the same rules, and
     --fail-if-worse gates the columns (medians) or, with --gate-each, the paired calls."""
     from livejudge.commands.cli import main
+    from livejudge.commands.compare import worse_gates
 
     for name, changed in (("before", None), ("after", "c.wav")):
         d = tmp_path / name
@@ -735,10 +736,20 @@ def test_a_batch_compare_names_the_call_that_got_worse_and_can_gate_on_it(tmp_pa
     assert main(["compare", before, after, "--fail-if-worse", "yield_none_count", "--gate-each",
                  "--json", str(tmp_path / "cmp.json")]) == 3
     err = " ".join(capsys.readouterr().err.split())
-    assert "FAIL worse yield_none_count: barge-ins the agent talked through worse than A: c.wav in B 0 → 1" in err
+    assert "FAIL worse yield_none_count: barge-ins the agent talked through: c.wav in B worse than in A, 0 → 1" in err
     kept = json.loads((tmp_path / "cmp.json").read_text())["gates"]
     assert kept == [{"gate": "worse yield_none_count", "metric": "yield_none_count", "failed": True,
-                     "reason": "barge-ins the agent talked through worse than A: c.wav in B 0 → 1"}]
+                     "reason": "barge-ins the agent talked through: c.wav in B worse than in A, 0 → 1"}]
+    # a column without the value cannot be compared: the gate fails, as an unmeasured --fail-if does
+    doc2 = compare([before, after])
+    doc2["rows"] = [dict(r, values=[r["values"][0], None], verdicts=[r["verdicts"][0], ""])
+                    if r["metric"] == "latency_p90_s" else r for r in doc2["rows"]]
+    g, = worse_gates(doc2, ["latency_p90_s"])
+    assert g["failed"] and "B (r_after) cannot be compared" in g["reason"] and "no value in B" in g["reason"]
+    # batches whose calls cannot be paired fail --gate-each rather than pass it unchecked
+    doc2["unpaired"] = [1]
+    g, = worse_gates(doc2, ["yield_none_count"], each=True)
+    assert g["failed"] and "B's calls could not be paired with A's by file name" in g["reason"]
     # a metric without a rule, and --gate-each alone, are usage errors
     assert main(["compare", before, after, "--fail-if-worse", "latency_mean_s"]) == 2
     assert "'latency_mean_s' has no better/worse rule" in capsys.readouterr().err

@@ -261,7 +261,7 @@ def test_comparison_pairs_each_reply_by_speech_id_and_user_stop():
     assert rl["median_difference_s"] == pytest.approx(-0.14)
     # a reply without all three parts is said to be left out of the sum's medians (a trial read
     # "medians of 2 replies" of 3), and the assistant message's e2e_latency gets its own difference
-    assert "(medians of 1 replies; 1 reply without all three parts left out of the sum)" in rl["text"]
+    assert "(one reply; 1 reply without all three parts left out of the sum)" in rl["text"]
     ev.append({"kind": "livekit.conversation_item_added", "t_s": 3.1, "role": "assistant",
                "started_speaking_s": 3.0, "e2e_latency": 1.0})
     doc["barge_ins"] = [{"by": "user", "onset_s": 8.5, "yield_s": None}]

@@ -537,6 +537,7 @@ def compare(paths: list[str | Path]) -> dict:
            "rules_are": f"{HEURISTIC_TAG}: the better/worse rules and the tolerances of 'same' are livejudge's (docs/cli.md)",
            "judge_tolerance": {m: judge_tol[m] for m in metrics if m in judge_tol}}
     out["per_call"] = per_call_changes(cols, timing_tol, judge_tol, other_judge)
+    out["unpaired"] = unpaired_columns(cols)
     out["settings_unknown"] = [c[0] for c in cols if not _known(c)]
     out["notes"] = ([narrowband_note(narrow)] if narrow else []) + (unknown_settings_notes(out, cols) + cut_short_notes(out, cols) + tradeoff_notes(out)
                     + flagged_mix_notes(out, [c[1] for c in cols]) + subset_notes(out) + call_set_notes(out, cols)
@@ -658,7 +659,7 @@ def per_call_changes(cols: list[tuple], timing_tol: dict[str, float], judge_tol:
     out = []
     for i, c in enumerate(cols[1:], start=1):
         per = c[3].get(PER_CALL)
-        if not isinstance(per, dict):
+        if not isinstance(per, dict) or not set(base) & set(per):
             continue
         for f in sorted(set(base) & set(per)):
             moved: dict[str, list[dict]] = {"worse": [], "better": []}
@@ -672,6 +673,18 @@ def per_call_changes(cols: list[tuple], timing_tol: dict[str, float], judge_tol:
             if moved["worse"] or moved["better"]:
                 out.append({"column": i, "file": f, **moved})
     return out
+
+
+def unpaired_columns(cols: list[tuple]) -> list[int]:
+    """The later batch columns whose calls cannot be paired with the first batch's by file name
+    (file names repeat in one of them, ``score 'calls/**/*.wav'``; a summary without per-call
+    metrics; no file name in common): ``per_call_changes`` lists nothing for them, which says
+    nothing of their calls. [] unless the first column is a batch. Pure."""
+    if not cols or not cols[0][2].startswith("batch"):
+        return []
+    base = cols[0][3].get(PER_CALL)
+    return [i for i, c in enumerate(cols[1:], start=1) if c[2].startswith("batch") and not (
+        isinstance(base, dict) and isinstance(c[3].get(PER_CALL), dict) and set(base) & set(c[3][PER_CALL]))]
 
 
 def per_call_lines(doc: dict, limit: int = 8) -> list[str]:
@@ -933,6 +946,10 @@ def print_table(doc: dict, console=None) -> None:
         cells.append(r["rule_short"] + same_within(doc, r["metric"]))
         t.add_row(*cells)
     console.print(t)
+    for i in doc.get("unpaired") or []:
+        console.print(f"note: {chr(ord('A') + i)}'s calls cannot be paired with A's by file name (a name repeats in "
+                      "one batch, a summary lists no per-call figures, or no name is in both): no call of it is "
+                      "checked on its own", style="yellow", highlight=False)
     moved = per_call_lines(doc)
     if moved:
         console.print("calls that moved (paired by file name with A's; the same rules on each call's own values):",
@@ -1105,30 +1122,50 @@ def parse_worse(texts: list[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def worse_gates(doc: dict, metrics: list[str], each: bool = False) -> list[dict]:
+def worse_gates(doc: dict, metrics: list[str], each: bool = False, explicit: set[str] | None = None) -> list[dict]:
     """``--fail-if-worse``: per metric, failed when a later column reads "worse" than the first by
     the table's rule (for batches, on their medians), or with ``each`` when a call paired by file
     name does (``doc["per_call"]``): "fail if the agent got worse than the baseline" as a CI gate,
-    which fixed thresholds cannot say (a trial). ``[{"gate", "metric", "failed", "reason"}]``. Pure."""
+    which fixed thresholds cannot say (a trial). A later column the rule cannot compare (no value,
+    another judge, a call cut short) fails the gate too, as an unmeasured metric fails ``--fail-if``;
+    so do batches whose calls cannot be paired, with ``each``. ``explicit``: the metrics named
+    (default: all of ``metrics``); a row no column measured fails only those. ``[{"gate", "metric",
+    "failed", "reason"}]``. Pure."""
+    explicit = set(metrics) if explicit is None else explicit
     cols = doc["columns"]
     rows = {r["metric"]: r for r in doc["rows"]}
     out = []
+    unpaired = [chr(ord("A") + i) for i in doc.get("unpaired") or []] if each else []
     for m in metrics:
         r = rows.get(m)
         label = LABELS.get(m, m) if r is None else r["label"]
         bad = []
-        if r is not None:
-            for i in range(1, len(cols)):
-                if r["verdicts"][i] == "worse":
-                    bad.append(f"{chr(ord('A') + i)} ({cols[i].get('shown') or cols[i]['name']}) "
-                               f"{_fmt(r['values'][0], m)} → {_fmt(r['values'][i], m)}")
+        for i in range(1, len(cols)):
+            name = f"{chr(ord('A') + i)} ({cols[i].get('shown') or cols[i]['name']})"
+            if r is not None and r["verdicts"][i] == "worse":
+                bad.append(f"{name} worse than A, {_fmt(r['values'][0], m)} → {_fmt(r['values'][i], m)}")
+            elif r is None or r["verdicts"][i] == "":
+                # no verdict (a column without the value, scored without a judge or by another, or
+                # cut short): the gate cannot say "not worse", so it fails as an unmeasured one does
+                # (a re-check: a P(human) gate passed against a column whose judge had not loaded);
+                # 'any' leaves out a row no column measured
+                vals = r["values"] if r is not None else [None] * len(cols)
+                if m not in explicit and all(v is None for v in vals):
+                    continue
+                why = ("no value in A" if vals[0] is None else f"no value in {chr(ord('A') + i)}" if vals[i] is None
+                       else "another judge" if m in ("mean_p_human", "last_p_human") or m.startswith("dim_")
+                       else "a call cut short")
+                bad.append(f"{name} cannot be compared ({_fmt(vals[0], m)} → {_fmt(vals[i], m)}: {why})")
         if each:
-            bad += [f"{x['file']} in {chr(ord('A') + x['column'])} {_fmt(w['base'], m)} → {_fmt(w['new'], m)}"
-                    for x in doc.get("per_call") or [] for w in x["worse"] if w["metric"] == m]
+            bad += [f"{x['file']} in {chr(ord('A') + x['column'])} worse than in A, {_fmt(w['base'], m)} → "
+                    f"{_fmt(w['new'], m)}" for x in doc.get("per_call") or [] for w in x["worse"] if w["metric"] == m]
+            # batches whose calls could not be paired: --gate-each cannot check them (a re-check passed
+            # "no paired call read worse" where no call was paired)
+            bad += [f"{c}'s calls could not be paired with A's by file name" for c in unpaired]
         gate = f"worse {m}"
         if bad:
             shown = "; ".join(bad[:4]) + (f"; … {len(bad) - 4} more" if len(bad) > 4 else "")
-            out.append({"gate": gate, "metric": m, "failed": True, "reason": f"{label} worse than A: {shown}"})
+            out.append({"gate": gate, "metric": m, "failed": True, "reason": f"{label}: {shown}"})
         else:
             where = "any column" + (" or paired call" if each else "")
             out.append({"gate": gate, "metric": m, "failed": False, "reason": f"{label}: worse in no {where}"})
@@ -1183,7 +1220,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CLIError(str(exc)) from None
     if worse:
-        doc["gates"] = worse_gates(doc, worse, each=getattr(args, "gate_each", False))
+        named = {x.strip() for t in args.fail_if_worse for x in t.split(",")} - {"any"}
+        doc["gates"] = worse_gates(doc, worse, each=getattr(args, "gate_each", False), explicit=named)
         if getattr(args, "gate_each", False) and not any(c["kind"].startswith("batch") for c in doc["columns"][:1]):
             print("livejudge: note: --gate-each pairs the calls of batches; the first input is a single call, so "
                   "only the columns are gated", file=sys.stderr)

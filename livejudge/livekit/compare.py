@@ -119,8 +119,8 @@ def livekit_comparison(result: dict, match_s: float = 1.0) -> dict:
     left = (f"; {unsummed} repl{'y' if unsummed == 1 else 'ies'} without all three parts left out of the sum"
             if unsummed else "")
     text = (f"LiveKit metrics say {med_lk * 1000:.0f} ms (eou delay + LLM ttft + TTS ttfb); audio says "
-            f"{med_au * 1000:.0f} ms; difference of the sum {med_d * 1000:+.0f} ms (medians of {len(paired)} "
-            f"replies{left}){also}") if paired else "no LiveKit latency to compare" + also
+            f"{med_au * 1000:.0f} ms; difference of the sum {med_d * 1000:+.0f} ms ("
+            + (f"medians of {len(paired)} replies" if len(paired) > 1 else "one reply") + f"{left}){also}") if paired else "no LiveKit latency to compare" + also
 
     barges = []
     for b in result.get("barge_ins", []):
