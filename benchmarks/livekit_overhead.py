@@ -16,9 +16,9 @@ Run:  HF_HUB_OFFLINE=1 python benchmarks/livekit_overhead.py [--quick] [--frames
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import io
-import asyncio
 import os
 import time
 
@@ -34,9 +34,10 @@ def pct(xs, q):
 async def per_frame_cost(n: int) -> None:
     from livekit import rtc
     from livekit.agents import AgentSession
-    from livekit.agents.voice.io import AudioInput, AudioOutput, AudioOutputCapabilities
+    from livekit.agents.voice.io import AudioInput
 
     import livejudge.livekit as lj
+    from livejudge.testing.livekit import NullOutput
 
     user = rtc.AudioFrame(bytes(320), 16000, 1, 160)
     agent = rtc.AudioFrame((np.random.default_rng(0).normal(0, 3000, 240)).astype(np.int16).tobytes(), 24000, 1, 240)
@@ -44,16 +45,6 @@ async def per_frame_cost(n: int) -> None:
     class Src(AudioInput):
         async def __anext__(self):
             return user
-
-    class Sink(AudioOutput):
-        async def capture_frame(self, frame):
-            await super().capture_frame(frame)
-
-        def flush(self):
-            super().flush()
-
-        def clear_buffer(self):
-            pass
 
     async def time_input(inp) -> list[int]:
         out = []
@@ -73,12 +64,12 @@ async def per_frame_cost(n: int) -> None:
                 o.flush()
         return out
 
-    bare_in, bare_out = Src(label="bare"), Sink(label="bare", capabilities=AudioOutputCapabilities(pause=False))
+    bare_in, bare_out = Src(label="bare"), NullOutput(label="bare")
     b_in = await time_input(bare_in)
     b_out = await time_output(bare_out)
     s = AgentSession()
     s.input.audio = Src(label="src")
-    s.output.audio = Sink(label="sink", capabilities=AudioOutputCapabilities(pause=False))
+    s.output.audio = NullOutput(label="sink")
     tap = lj.attach(s, judge="none", close_with_session=False,
                     options=lj.TapOptions(max_queue=4 * n))
     # the frames here come back to back, not paced as a call's: the tap's lines about them (a

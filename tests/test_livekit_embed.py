@@ -283,7 +283,9 @@ def _bursty_call(burst_s: float, stall: tuple[float, float] | None = None) -> tu
 
     from livekit import rtc
     from livekit.agents import AgentSession
-    from livekit.agents.voice.io import AudioInput, AudioOutput, AudioOutputCapabilities
+    from livekit.agents.voice.io import AudioInput
+
+    from livejudge.testing.livekit import NullOutput
 
     clip = clip_pcm16("cmu_cards_003")  # trimmed to its speech
     track = np.zeros(int(0.5 * 16000) + clip.size + 8000, np.int16)
@@ -311,21 +313,11 @@ def _bursty_call(burst_s: float, stall: tuple[float, float] | None = None) -> tu
             self.k += 160
             return f
 
-    class Sink(AudioOutput):
-        async def capture_frame(self, f):
-            await super().capture_frame(f)
-
-        def flush(self):
-            super().flush()
-
-        def clear_buffer(self):
-            pass
-
     async def main():
         s = AgentSession()
         src = Src()
         s.input.audio = src
-        s.output.audio = Sink(label="sink", capabilities=AudioOutputCapabilities(pause=False))
+        s.output.audio = NullOutput(label="sink")
         tap = lj.attach(s, judge="none", close_with_session=False)
         src.t0 = time.time()
         async for _ in s.input.audio:

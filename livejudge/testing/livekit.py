@@ -344,6 +344,23 @@ class PlayoutOutput(AudioOutput):
         self.on_playback_finished(playback_position=played, interrupted=True)
 
 
+class NullOutput(AudioOutput):
+    """An audio output that plays nothing and reports no playback: a sink for tests and benchmarks
+    of the taps alone."""
+
+    def __init__(self, label: str = "null") -> None:
+        super().__init__(label=label, capabilities=AudioOutputCapabilities(pause=False))
+
+    async def capture_frame(self, frame: rtc.AudioFrame) -> None:
+        await super().capture_frame(frame)
+
+    def flush(self) -> None:
+        super().flush()
+
+    def clear_buffer(self) -> None:
+        pass
+
+
 def room_sink() -> AudioOutput:
     """LiveKit's own room audio output (``room_io._output._ParticipantAudioOutput``, livekit-agents
     1.8: a real ``rtc.AudioSource`` with its 200 ms queue, drained in real time by the native
@@ -430,6 +447,6 @@ def demo_script() -> Script:
     )
 
 
-__all__ = ["CallerInput", "CallerTurn", "ClipTTS", "PlayedSegment", "PlayoutOutput", "Reply", "Script",
+__all__ = ["CallerInput", "CallerTurn", "ClipTTS", "NullOutput", "PlayedSegment", "PlayoutOutput", "Reply", "Script",
            "ScriptedAgent", "ScriptedLLM", "ScriptedSTT", "ScriptedVAD", "build_session", "clip_pcm16",
            "demo_script", "room_sink", "run_call"]
