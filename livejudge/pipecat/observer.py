@@ -96,11 +96,11 @@ from pipecat.transports.base_output import BaseOutputTransport
 
 from livejudge.audio import pcm16_chunk_to_mono
 from livejudge.outputs.embedded import EmbeddedOutputs, interrupted, sigterm_handled_by_app
+from livejudge.events import Backchannel, BargeIn, JudgeResult, Transition, Turn
+from livejudge.session import Session, SessionConfig
 from livejudge.sources.stitch import REANCHOR_SAY_S, StallLine, Stitcher  # noqa: F401  (REANCHOR_SAY_S re-exported)
 
 _Stitcher = Stitcher  # the name this module used before the stitcher was shared with the LiveKit tap
-from livejudge.events import Backchannel, BargeIn, JudgeResult, Transition, Turn
-from livejudge.session import Session, SessionConfig
 
 _NS = 1e-9
 _DOWN = FrameDirection.DOWNSTREAM
