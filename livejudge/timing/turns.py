@@ -76,8 +76,8 @@ class TurnConfig:
             than this after stopping (between VAD segments, whose offsets carry the hangover) was
             at a phrase break, not yielding: what follows continues their turn, and a yield is
             timed from where they finally stop, seconds (HEURISTIC, 0.5 s: the pauses inside one
-            clip of seven neural systems (TTS, one voice conversion) read median 0.43 s between segments, 65 % under
-            0.5 s, espeak's 0.34 s, ``benchmarks/results/tts_pauses_batch10.json``; a trial's
+            clip of seven neural systems, TTS and one voice conversion, read median 0.43 s between
+            segments, 65 % under 0.5 s, espeak's 0.34 s, ``benchmarks/results/tts_pauses_batch10.json``; a trial's
             agents that stopped 1.1–1.6 s into a barge-in, with a 0.35 s phrase break 0.58 s in,
             read as yielding in 0.58 s and then backchanneling). The other reading, a yield and
             then an "mm" within that pause, is timed as the longer yield; a phrase pause of
