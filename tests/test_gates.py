@@ -102,7 +102,14 @@ def test_score_gate_exit_code_3_and_junit(tmp_path, capsys):
     assert main(args + ["--fail-if", f"latency_p90_s>{p90 + 0.01}"]) == 0
     # said, for a CI log, without reading as if the fail-if condition held (a later trial)
     assert f"1 of 1 gate(s) passed ({wav}): none of --fail-if latency_p90_s>{p90 + 0.01} held" in capsys.readouterr().err
-    assert main(args + ["--fail-if", "p_human_mean<0.3"]) == EXIT_GATE  # judge off: not measured
+    # --judge none asked for: a P(human) or dimension gate could never pass, refused before the call
+    # (it was scored, then failed "not measured"; a re-check)
+    capsys.readouterr()
+    for gate in ("p_human_mean<0.3", "dim_rhythm<2"):
+        assert main(args + ["--fail-if", gate]) == 2
+        assert f"--fail-if '{gate}'" in capsys.readouterr().err
+    assert main(["score", str(wav.parent), "--out-dir", str(tmp_path / "b"), "--judge", "none", "--asr", "off",
+                 "--fail-if", "p_human_mean<0.3"]) == 2 and not (tmp_path / "b" / "summary.json").exists()
     assert main(args + ["--fail-if", "latency_p99_s>1"]) == 2  # a typo is a usage error
 
 

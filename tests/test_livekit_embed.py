@@ -182,6 +182,15 @@ def test_bad_options_are_one_line_naming_the_fix():
                 lj.attach(session, judge="none", **kw)
         with pytest.raises(JudgeError, match="give 'auto' \\(the default\\), 'none' \\(timing only\\)"):
             lj.attach(session, judge="bogus")
+        # a gate that could never pass is refused at attach, not failed at the close (a re-check)
+        with pytest.raises(ValueError, match="fail_if gate 'p_human_mean<0.3': p_human_mean needs the judge, "
+                                             "and judge='none' measures timing only"):
+            lj.attach(session, judge="none", fail_if=["p_human_mean<0.3"])
+        from livejudge.judge.model.judge import load_judge
+
+        never = next(iter(load_judge("whisper").view["not_measured"]))
+        with pytest.raises(ValueError, match=f"dim_{never} is never measured by the head"):
+            lj.attach(session, judge="whisper", fail_if=[f"dim_{never}<2"])
 
     asyncio.run(main())
 

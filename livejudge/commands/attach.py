@@ -310,7 +310,7 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
     judge = judge_from_config(call.judge)
     from livejudge.commands.gates import check_gates_measurable, parse_gates
 
-    check_gates_measurable(parse_gates(call.output.fail_if), judge)  # before the call, not after it
+    check_gates_measurable(parse_gates(call.output.fail_if), judge, judge_off=call.judge.kind == "none")  # before the call
     outages = OutageMarks()  # first: the result is marked before the event log's summary is written
     sinks = [s for s in (outages, events_sink(call.output)) if s is not None]
     info = {"sample_rate_in": src.in_rate or (8000 if src.protocol == "twilio" else 16000),

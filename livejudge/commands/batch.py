@@ -1231,10 +1231,12 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
               f"one level deep); to include them, pass a quoted glob: '{Path(args.file) / '**' / '*.wav'}'",
               file=sys.stderr)
     options = options_from_args(args)
-    if any(g.metric.startswith("dim_") for g in gates) and not options.judge_url:
+    if any(g.metric.startswith("dim_") or g.metric in ("mean_p_human", "p_human_mean", "last_p_human")
+           for g in gates) and not options.judge_url:
         from livejudge.commands.gates import check_gates_measurable
 
-        check_gates_measurable(gates, _judge_for(options))  # before any call is scored (cached for --jobs 1)
+        off = options.judge == "none"  # before any call is scored (the judge cached for --jobs 1)
+        check_gates_measurable(gates, None if off else _judge_for(options), judge_off=off)
     from livejudge.commands.runner import SignalExit
 
     try:

@@ -325,12 +325,19 @@ def explain_unmeasured(results: list[GateResult], view: dict | None) -> list[Gat
     return out
 
 
-def check_gates_measurable(gates: Iterable[Gate], judge) -> None:
+def check_gates_measurable(gates: Iterable[Gate], judge, *, judge_off: bool = False) -> None:
     """Before a call is scored: a ``dim_<id>`` gate on a dimension the loaded judge's head never
     measures (``judge.view["not_measured"]``, ``judge.model.judge.dimension_view``) can never pass,
     so it is a usage error (exit 2), not a failed gate after the call (a trial's
-    ``dim_memory_consistency<2`` scored the whole call and then exited 3). No judge, or one without
-    a view (a judge service): nothing to check. Raises CLIError naming the gate and the fix."""
+    ``dim_memory_consistency<2`` scored the whole call and then exited 3). So is a P(human) or
+    dimension gate with ``judge_off`` (``--judge none`` asked for: timing only; a re-check). No
+    judge otherwise (``--judge auto`` that could not load), or one without a view (a judge
+    service): nothing to check, the gate fails as not measured. Raises CLIError naming the gate
+    and the fix."""
+    for g in gates:
+        if judge_off and _is_p_human_metric(ALIASES.get(g.metric, g.metric)):
+            raise CLIError(f"--fail-if {g.text!r}: {g.metric} needs the judge, and --judge none measures timing "
+                           "only, so the gate could never pass: drop it, or leave --judge at its default")
     view = getattr(judge, "view", None) if judge is not None else None
     why = (view or {}).get("not_measured") or {} if isinstance(view, dict) else {}
     for g in gates:

@@ -211,7 +211,8 @@ class LiveKitTap(EmbeddedOutputs):
 
             judge = RemoteJudge(judge)
         elif isinstance(judge, str):
-            if judge == "none":
+            judge_off = judge == "none"
+            if judge_off:
                 judge = None
             else:
                 import logging
@@ -219,6 +220,14 @@ class LiveKitTap(EmbeddedOutputs):
                 from livejudge.judge.model.judge import judge_for_embedding
 
                 judge = judge_for_embedding(judge, logging.getLogger("livejudge").warning)
+            from livejudge.commands.gates import check_gates_measurable
+            from livejudge.errors import CLIError
+
+            try:  # a gate that could never pass, before the call (a re-check: it failed only at the close)
+                check_gates_measurable(self.gates, judge, judge_off=judge_off)
+            except CLIError as exc:
+                raise ValueError("livejudge.livekit.attach: " + str(exc).replace("--fail-if", "fail_if gate")
+                                 .replace("--judge none", "judge='none'")) from None
         all_sinks = self._init_outputs(result_path=result_path, report_path=report_path, events_path=events_path,
                                        sinks=sinks, display=display, title=title)
         self.session = Session(self.config, judge=judge, sinks=all_sinks, info={
