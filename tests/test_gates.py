@@ -382,3 +382,17 @@ def test_an_input_health_gate_names_the_warnings():
                                      "+0.051 full scale")
     ok, = gate_call([parse_gate("input_health_warning_count>1")], doc)
     assert not ok.failed and ok.reason == "input_health_warning_count = 1"
+
+
+def test_a_call_that_did_not_measure_a_gated_metric_says_why_in_its_junit_case():
+    """A re-check: in median mode, a call's JUnit case read only "not measured in this call:
+    yield_mean_s"; it now carries why, as the --gate-each line does."""
+    from livejudge.commands.gates import unmeasured_by_call
+
+    rows = [{"file": "a.wav", "metrics": {"user_barge_in_count": 0, "yield_mean_s": None}},
+            {"file": "b.wav", "metrics": {"user_barge_in_count": 1, "yield_mean_s": 0.4}}]
+    assert unmeasured_by_call([parse_gate("yield_mean_s>1")], rows) == {"a.wav": [
+        "yield_mean_s (no caller barge-in that the agent yielded to (user_barge_in_count 0, talked through 0))"]}
+    xml = junit_xml([], suite="medians", calls=[{"file": "a.wav", "status": "ok"}, {"file": "b.wav", "status": "ok"}],
+                    unmeasured=unmeasured_by_call([parse_gate("yield_mean_s>1")], rows))
+    assert "not measured in this call: yield_mean_s (no caller barge-in" in xml

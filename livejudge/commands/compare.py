@@ -350,7 +350,7 @@ def unknown_settings_notes(doc: dict, cols: list[tuple]) -> list[str]:
     notes = []
     for i, c in enumerate(cols):
         if not _known(c):
-            name = f"{chr(ord('A') + i)} ({Path(doc['columns'][i]['name']).name})"
+            name = f"{chr(ord('A') + i)} ({_shown(doc, i)})"
             notes.append(f"{name}: its summary.json records no settings (written before livejudge recorded them), "
                          "so whether its calls were measured with the same pipeline config, verdict thresholds and "
                          "judge as the other columns is unknown; score them again to record them")
@@ -373,7 +373,7 @@ def cut_short_notes(doc: dict, cols: list) -> list[str]:
     for i, c in enumerate(cols):
         ended = _cut_short(c)
         if ended:
-            name = f"{chr(ord('A') + i)} ({Path(doc['columns'][i]['name']).name})"
+            name = f"{chr(ord('A') + i)} ({_shown(doc, i)})"
             dur = c[1].get("duration_s")
             at = f" after {dur:.1f} s" if isinstance(dur, (int, float)) else ""
             notes.append(f"{name}: the call was cut short ({ended}){at}: its counts cover only that part, so "
@@ -573,7 +573,7 @@ def health_notes(doc: dict, metrics: list[dict]) -> list[str]:
     for i, m in enumerate(metrics):
         n = m.get("input_health_warning_count")
         if isinstance(n, (int, float)) and n > 0:
-            name = f"{chr(ord('A') + i)} ({Path(doc['columns'][i]['name']).name})"
+            name = f"{chr(ord('A') + i)} ({_shown(doc, i)})"
             # a batch's figure is the median per call ("2 warnings" read as the batch's total: a trial)
             what = (f"its calls' input carries a median of {n:g} input-health warning(s) per call"
                     if doc["columns"][i]["kind"] != "call" else f"its input carries {n:g} input-health warning(s)")
@@ -629,6 +629,12 @@ CALL_FILES = "_call_files"
 PER_CALL = "_per_call"
 """A batch column's per-call metrics, ``{file name: metrics}`` (its summary.json's scored calls),
 for ``per_call_changes``; not a setting."""
+
+
+def _shown(doc: dict, i: int) -> str:
+    """Column ``i``'s name as the table heads it (``column_names``)."""
+    c = doc["columns"][i]
+    return c.get("shown") or Path(c["name"]).name
 
 
 def column_names(paths: list[str]) -> list[str]:
@@ -726,7 +732,7 @@ def call_set_notes(doc: dict, cols: list[tuple]) -> list[str]:
 
         parts = ([f"{len(gone)} of {chr(ord('A') + i0)}'s {len(base)} not in it ({few(gone)})"] if gone else []) + \
                 ([f"{len(new)} not in {chr(ord('A') + i0)} ({few(new)})"] if new else [])
-        notes.append(f"{chr(ord('A') + i)} ({Path(doc['columns'][i]['name']).name}): its medians are over other calls "
+        notes.append(f"{chr(ord('A') + i)} ({_shown(doc, i)}): its medians are over other calls "
                      f"than {chr(ord('A') + i0)}'s: " + "; ".join(parts) + ": the changes mix the agent's and the "
                      "calls' own (score the same calls to compare agents)")
     return notes
@@ -768,7 +774,7 @@ def tradeoff_notes(doc: dict) -> list[str]:
             continue
         worse = [f"{rows[m]['label']} {_fmt(rows[m]['values'][0], m)} → {_fmt(rows[m]['values'][i], m)}"
                  for m in TRADEOFF_ROWS if m in rows and rows[m]["verdicts"][i] == "worse"]
-        name = f"{chr(ord('A') + i)} ({Path(doc['columns'][i]['name']).name})"
+        name = f"{chr(ord('A') + i)} ({_shown(doc, i)})"
         notes.append(f"{name} answers sooner but has more flagged moments"
                      + (f" ({'; '.join(worse)})" if worse else "")
                      + ": a quick reply that does not wait for the caller to finish is not a gain")
@@ -779,7 +785,7 @@ def tradeoff_notes(doc: dict) -> list[str]:
     for i in range(1, len(doc["columns"])):
         if yld is None or through is None or yld["verdicts"][i] != "better" or through["verdicts"][i] != "worse":
             continue
-        name = f"{chr(ord('A') + i)} ({Path(doc['columns'][i]['name']).name})"
+        name = f"{chr(ord('A') + i)} ({_shown(doc, i)})"
         notes.append(f"{name} yields sooner on the barge-ins it yielded to but talked through more of them "
                      f"({_fmt(through['values'][0], 'yield_none_count')} → {_fmt(through['values'][i], 'yield_none_count')}): "
                      "the yield time leaves the barge-ins it talked through out")

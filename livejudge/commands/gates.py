@@ -360,12 +360,17 @@ def measured_calls(per_call: Iterable[dict[str, float | None]]) -> dict[str, int
 
 
 def unmeasured_by_call(gates: Iterable[Gate], rows: list[dict]) -> dict[str, list[str]]:
-    """``{file: [gated metrics this scored call did not measure]}`` for the scored batch rows
+    """``{file: [gated metrics this scored call did not measure, each with why]}`` for the scored batch rows
     (``{"file", "metrics"}``), calls that measured every gated metric left out."""
     out: dict[str, list[str]] = {}
     for r in rows:
         m = r.get("metrics") or {}
-        miss = [g.metric for g in gates if not g.if_measured and m.get(ALIASES.get(g.metric, g.metric)) is None]
+        miss = []
+        for g in gates:
+            key = ALIASES.get(g.metric, g.metric)
+            if not g.if_measured and m.get(key) is None:
+                why = why_not_measured(key, m)  # why, in the call's case (a re-check read only the name)
+                miss.append(f"{g.metric} ({why})" if why else g.metric)
         if miss:
             out[str(r.get("file"))] = list(dict.fromkeys(miss))
     return out
@@ -451,13 +456,13 @@ def failed_by_call(failed_on: dict[str, list[dict]]) -> dict[str, list[str]]:
 
 def with_health(reason: str, metric: str, messages) -> str:
     """``reason`` of a failed ``input_health_warning_count`` gate with the warnings themselves (up to
-    two, each cut at 160 characters): a trial's JUnit said only "input_health_warning_count = 1
+    two, each cut at 400 characters): a trial's JUnit said only "input_health_warning_count = 1
     (> 0)", not which warning (a swap, or a DC offset that was removed). Other gates: ``reason``.
     Pure."""
     msgs = [str(m) for m in (messages or ())]
     if metric != "input_health_warning_count" or not msgs:
         return reason
-    cut = [m if len(m) <= 160 else m[:159] + "…" for m in msgs[:2]]
+    cut = [m if len(m) <= 400 else m[:399] + "…" for m in msgs[:2]]  # whole: a swap's fix is at its end
     return f"{reason}: " + "; ".join(cut) + (f"; … {len(msgs) - 2} more" if len(msgs) > 2 else "")
 
 
