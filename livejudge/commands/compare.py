@@ -659,15 +659,13 @@ def per_call_changes(cols: list[tuple], timing_tol: dict[str, float], judge_tol:
     (+0)", a trial). ``[{"column": i, "file", "worse": [{metric, label, base, new}], "better":
     [...]}]``, calls with neither left out; [] unless the first column is a batch. Judge rows are
     left out where ``other_judge[i]``. Pure."""
-    base = cols[0][3].get(PER_CALL) if cols and cols[0][2].startswith("batch") else None
-    if not isinstance(base, dict):
-        return []
+    pairs = _paired_calls(cols)
     out = []
-    for i, c in enumerate(cols[1:], start=1):
-        per = c[3].get(PER_CALL)
-        if not isinstance(per, dict) or not set(base) & set(per):
+    for i, names in pairs.items():
+        if not names:
             continue
-        for f in sorted(set(base) & set(per)):
+        base, per = cols[0][3][PER_CALL], cols[i][3][PER_CALL]
+        for f in names:
             moved: dict[str, list[dict]] = {"worse": [], "better": []}
             for m in ROWS:
                 if rule_for(m).kind == "none" or (other_judge[i] and m in ("mean_p_human", "last_p_human")):
@@ -686,11 +684,22 @@ def unpaired_columns(cols: list[tuple]) -> list[int]:
     (file names repeat in one of them, ``score 'calls/**/*.wav'``; a summary without per-call
     metrics; no file name in common): ``per_call_changes`` lists nothing for them, which says
     nothing of their calls. [] unless the first column is a batch. Pure."""
+    return [i for i, names in _paired_calls(cols).items() if not names]
+
+
+def _paired_calls(cols: list[tuple]) -> dict[int, list[str]]:
+    """For each later batch column, the file names its calls share with the first batch column's
+    (sorted; [] when they cannot be paired: ``unpaired_columns``); {} unless the first column is a
+    batch. Pure."""
     if not cols or not cols[0][2].startswith("batch"):
-        return []
+        return {}
     base = cols[0][3].get(PER_CALL)
-    return [i for i, c in enumerate(cols[1:], start=1) if c[2].startswith("batch") and not (
-        isinstance(base, dict) and isinstance(c[3].get(PER_CALL), dict) and set(base) & set(c[3][PER_CALL]))]
+    out = {}
+    for i, c in enumerate(cols[1:], start=1):
+        if c[2].startswith("batch"):
+            per = c[3].get(PER_CALL)
+            out[i] = sorted(set(base) & set(per)) if isinstance(base, dict) and isinstance(per, dict) else []
+    return out
 
 
 def per_call_lines(doc: dict, limit: int = 8) -> list[str]:
@@ -1107,25 +1116,27 @@ def render_html(doc: dict) -> str:
                if unmeasured else "") + f"<p class='rule'>{e(same[0].upper() + same[1:])}</p></body></html>")
 
 
-def parse_worse(texts: list[str]) -> list[str]:
-    """``--fail-if-worse`` names: metrics of the table with a better/worse rule, or "any" (every
-    such row). Raises ValueError naming the metric and the ones allowed."""
+def parse_worse(texts: list[str]) -> tuple[list[str], set[str]]:
+    """``--fail-if-worse`` names: (the metrics to gate, of the table's rows with a better/worse rule,
+    "any" standing for every such row but the dimensions; the metrics named explicitly). Raises
+    ValueError naming the metric and the ones allowed."""
     from livejudge.judge.model.dimensions import DIMENSIONS
 
     allowed = [m for m in ROWS if rule_for(m).kind != "none"] + [f"dim_{d.id}" for d in DIMENSIONS]
-    out = []
+    out, named = [], set()
     for t in texts:
         for name in (x.strip() for x in t.split(",")):
             if name == "any":
                 out.extend(m for m in allowed if not m.startswith("dim_"))
             elif name in allowed:
                 out.append(name)
+                named.add(name)
             else:
                 why = "has no better/worse rule" if name in ROWS else "is not a row of compare"
                 raise ValueError(f"--fail-if-worse {name!r} {why}: give one of "
                                  f"{', '.join(m for m in allowed if not m.startswith('dim_'))}, "
                                  "dim_<id>, or 'any' (every row with a rule but the dimensions)")
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys(out)), named
 
 
 def worse_gates(doc: dict, metrics: list[str], each: bool = False, explicit: set[str] | None = None) -> list[dict]:
@@ -1147,7 +1158,7 @@ def worse_gates(doc: dict, metrics: list[str], each: bool = False, explicit: set
         label = LABELS.get(m, m) if r is None else r["label"]
         bad = []
         for i in range(1, len(cols)):
-            name = f"{chr(ord('A') + i)} ({cols[i].get('shown') or cols[i]['name']})"
+            name = f"{chr(ord('A') + i)} ({_shown(doc, i)})"
             if r is not None and r["verdicts"][i] == "worse":
                 bad.append(f"{name} worse than A, {_fmt(r['values'][0], m)} → {_fmt(r['values'][i], m)}")
             elif r is None or r["verdicts"][i] == "":
@@ -1216,7 +1227,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from livejudge.outputs.guard import check_output_paths
 
     try:
-        worse = parse_worse(getattr(args, "fail_if_worse", None) or [])
+        worse, named = parse_worse(getattr(args, "fail_if_worse", None) or [])
         if getattr(args, "gate_each", False) and not worse:
             raise ValueError("--gate-each gates --fail-if-worse on each paired call: give --fail-if-worse METRIC too")
         check_output_paths({"--json": args.json_out, "--html": args.html},
@@ -1226,7 +1237,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CLIError(str(exc)) from None
     if worse:
-        named = {x.strip() for t in args.fail_if_worse for x in t.split(",")} - {"any"}
         doc["gates"] = worse_gates(doc, worse, each=getattr(args, "gate_each", False), explicit=named)
         if getattr(args, "gate_each", False) and not any(c["kind"].startswith("batch") for c in doc["columns"][:1]):
             print("livejudge: note: --gate-each pairs the calls of batches; the first input is a single call, so "
