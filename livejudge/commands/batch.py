@@ -1204,7 +1204,8 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     medians over the scored calls, or on any scored call with ``--gate-each`` (before a skipped
     call's 1); 130/143/129 stopped by Ctrl-C/SIGTERM/SIGHUP (``run_batch``), after the summary.
     """
-    from livejudge.commands.gates import (EXIT_GATE, evaluate_batch, evaluate_each, explain_unmeasured, failed_by_call,
+    from livejudge.commands.gates import (EXIT_GATE, check_gates_measurable, evaluate_batch, evaluate_each,
+                                          explain_unmeasured, failed_by_call, needs_judge,
                                           format_failures, format_passed, parse_gates, unmeasured_by_call, write_junit)
     from livejudge.outputs.report import dimension_view
     from livejudge.commands.runner import output_config, print_validity, print_wrapped
@@ -1231,10 +1232,7 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
               f"one level deep); to include them, pass a quoted glob: '{Path(args.file) / '**' / '*.wav'}'",
               file=sys.stderr)
     options = options_from_args(args)
-    if any(g.metric.startswith("dim_") or g.metric in ("mean_p_human", "p_human_mean", "last_p_human")
-           for g in gates) and not options.judge_url:
-        from livejudge.commands.gates import check_gates_measurable
-
+    if any(needs_judge(g) for g in gates) and not options.judge_url:
         off = options.judge == "none"  # before any call is scored (the judge cached for --jobs 1)
         check_gates_measurable(gates, None if off else _judge_for(options), judge_off=off)
     from livejudge.commands.runner import SignalExit

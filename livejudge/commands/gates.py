@@ -325,6 +325,12 @@ def explain_unmeasured(results: list[GateResult], view: dict | None) -> list[Gat
     return out
 
 
+def needs_judge(gate: Gate) -> bool:
+    """Whether ``gate`` reads the judge (mean or last P(human), a dimension): without one it could
+    never pass."""
+    return _is_p_human_metric(ALIASES.get(gate.metric, gate.metric))
+
+
 def check_gates_measurable(gates: Iterable[Gate], judge, *, judge_off: bool = False) -> None:
     """Before a call is scored: a ``dim_<id>`` gate on a dimension the loaded judge's head never
     measures (``judge.view["not_measured"]``, ``judge.model.judge.dimension_view``) can never pass,
@@ -335,7 +341,7 @@ def check_gates_measurable(gates: Iterable[Gate], judge, *, judge_off: bool = Fa
     service): nothing to check, the gate fails as not measured. Raises CLIError naming the gate
     and the fix."""
     for g in gates:
-        if judge_off and _is_p_human_metric(ALIASES.get(g.metric, g.metric)):
+        if judge_off and needs_judge(g):
             raise CLIError(f"--fail-if {g.text!r}: {g.metric} needs the judge, and --judge none measures timing "
                            "only, so the gate could never pass: drop it, or leave --judge at its default")
     view = getattr(judge, "view", None) if judge is not None else None

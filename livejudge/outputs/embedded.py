@@ -103,7 +103,7 @@ def arm_signal_close(tap: "EmbeddedOutputs") -> None:
         # what finishing a tap imports, imported now rather than while the interpreter exits: a
         # module first imported then runs code from strings (dataclasses, namedtuple), which
         # clears CPython's record of an uncaught Ctrl-C, and the app exited 1 instead of by
-        # SIGINT once livejudge had a result to write (a trial); tests/test_embed_signals.py
+        # SIGINT once livejudge had a result to write (a trial); tests/test_livekit_embed.py
         import livejudge.outputs.files  # noqa: F401
         import livejudge.outputs.guard  # noqa: F401
         import livejudge.timing.echo  # noqa: F401
