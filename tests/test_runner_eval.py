@@ -78,6 +78,20 @@ def read_log(path, t0: float, since_mono: float) -> list[dict]:
     return out
 
 
+def around(result: dict, alog: list[dict], t_s: float, before_s: float = 2.0, after_s: float = 3.0) -> dict:
+    """What both sides did near ``t_s``, for a failure message: a barge-in the test could not
+    find (once in ~20 clean-clone CIs, not reproduced in 24 local runs, 14 of them with the CPU
+    saturated) said only ``[]``; this shows whether the agent's audio was heard with a gap (its
+    stream stalled), the barge-in fell in a pause, or the bot never yielded."""
+    lo, hi = t_s - before_s, t_s + after_s
+    near = lambda a, b: a < hi and b > lo  # noqa: E731
+    return {"segments": [s for s in result["segments"] if near(s["onset_s"], s["offset_s"])],
+            "turns": [t for t in result["turns"] if near(t["onset_s"], t["offset_s"])],
+            "backchannels": result["backchannels"], "attach": result["source"]["attach"],
+            "bot_log": [{k: e[k] for k in ("event", "t_s", "reply") if k in e} for e in alog if lo <= e["t_s"] <= hi],
+            "errors": result["errors"]}
+
+
 def check_call(result: dict, alog: list[dict], tol_s: float = LATENCY_TOL_S, yield_tol_s: float = 0.08) -> dict:
     """Every response latency within ``tol_s`` of the bot's log; the scripted barge-in found."""
     placed = result["source"]["caller"]
@@ -109,11 +123,12 @@ def check_call(result: dict, alog: list[dict], tol_s: float = LATENCY_TOL_S, yie
     assert len(errs) == 3
     barge = placed[2]
     found = [b for b in result["barge_ins"] if b["by"] == "user"]
-    assert len(found) == 1 and abs(found[0]["onset_s"] - barge["start_s"]) <= 0.06, result["barge_ins"]
+    why = around(result, alog, barge["start_s"])
+    assert len(found) == 1 and abs(found[0]["onset_s"] - barge["start_s"]) <= 0.06, (result["barge_ins"], why)
     yields = [e["t_s"] for e in alog if e["event"] == "yield"]
-    assert len(yields) == 1 and found[0]["yield_s"] is not None
+    assert len(yields) == 1 and found[0]["yield_s"] is not None, (found, yields, why)
     yield_err = round((found[0]["yield_s"] - (yields[0] - barge["start_s"])) * 1000, 1)
-    assert abs(yield_err) <= yield_tol_s * 1000, (found, yields)
+    assert abs(yield_err) <= yield_tol_s * 1000, (found, yields, why)
     return {"latency_err_ms": errs, "yield_err_ms": yield_err}
 
 
