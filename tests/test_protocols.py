@@ -128,6 +128,60 @@ def test_player_prebuffer_latency_and_flush():
     assert blocks == [] and marks == [Mark("end")]  # marks past a clear are acknowledged at once
 
 
+def _stream(pl, x, t0_s, chunk=640, stall_at=None, stall_s=0.0, pump_s=0.01):
+    """Feed ``x`` in 40 ms chunks paced in real time from ``t0_s``, pumping every 10 ms; the chunk
+    holding sample ``stall_at`` (and all after it) arrives ``stall_s`` late. Returns the end time."""
+    t = t0_s
+    late = 0.0
+    for k in range(0, x.size, chunk):
+        if stall_at is not None and k <= stall_at < k + chunk:
+            late = stall_s
+        arrival = t0_s + k / 16000 + late
+        while t < arrival:
+            pl.pump(t)
+            t += pump_s
+        pl.on_audio(x[k:k + chunk], arrival)
+    end = t0_s + x.size / 16000 + late + 0.5
+    while t < end:
+        pl.pump(t)
+        t += pump_s
+    return t
+
+
+def test_player_records_the_agent_audio_running_dry_mid_speech_only():
+    """A 0.3 s stall of the agent's stream mid-word is recorded where it was heard; a stall at the
+    reply's trailing silence, a 20 ms arrival jitter and a new reply after a flush are not."""
+    from livejudge.testing.dialogues import load_clip, speech_bounds
+
+    x = load_clip("espeak_reply_01")
+    on, off = speech_bounds(x)
+    step = 320
+    voiced = [i for i in range(max(on, 640), off - 2 * 640, 640) if np.sqrt(np.mean(x[i - step:i] ** 2)) > 0.05]
+    mid = voiced[len(voiced) // 2]  # a chunk boundary whose previous 20 ms is loud speech
+    pl = JitterPlayer(lookahead_s=0.0)
+    _stream(pl, x, 1.0, stall_at=mid, stall_s=0.3)
+    assert len(pl.ran_dry) == 1
+    at_s, gap_s = pl.ran_dry[0]
+    assert at_s == pytest.approx(1.0 + mid / 16000, abs=0.011) and gap_s == pytest.approx(0.3, abs=0.011)
+
+    quiet = JitterPlayer(lookahead_s=0.0)  # the same stall in the trailing silence after the reply
+    tail = (off + 1280) // 640 * 640
+    assert tail < x.size, "the clip needs trailing silence for this case"
+    _stream(quiet, x, 1.0, stall_at=tail, stall_s=0.3)
+    jitter = JitterPlayer(lookahead_s=0.0)
+    _stream(jitter, x, 1.0, stall_at=mid, stall_s=0.02)
+    assert quiet.ran_dry == [] and jitter.ran_dry == []
+
+    cut = JitterPlayer(lookahead_s=0.0)  # barge-in: flushed mid-word, the next reply comes later
+    for k in range(0, mid, 640):
+        cut.on_audio(x[k:k + 640], 1.0 + k / 16000)
+    cut.pump(1.0 + mid / 16000)
+    cut.flush()
+    cut.on_audio(x[:640], 1.0 + mid / 16000 + 0.5)
+    cut.pump(1.0 + mid / 16000 + 0.6)
+    assert cut.ran_dry == []
+
+
 def test_player_marks_wait_for_playout():
     pl = JitterPlayer(lookahead_s=0.0)
     pl.on_audio(np.ones(800, np.float32), 0.0)

@@ -367,7 +367,8 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
 
 
 class OutageMarks:
-    """A Session sink that marks, in the result, what a lost connection (``--reconnect``) did to
+    """A Session sink that says (stderr) when the agent's audio ran dry mid-speech
+    (``stats.ran_dry``), and marks, in the result, what a lost connection (``--reconnect``) did to
     the timing: the silence of an outage is neither the agent's nor the caller's, yet the Session
     sees only that nobody spoke. Each verdict and transition whose span overlaps an outage of
     ``stats.outages`` (``AttachStats``) gets ``outage: {start_s, end_s}`` and a ``note`` (a
@@ -383,6 +384,12 @@ class OutageMarks:
         pass
 
     def on_close(self, result: dict) -> None:
+        dry = getattr(self.stats, "ran_dry", None) or []
+        if dry:  # said, not marked: a caller heard these gaps, so the timing that reads them stands
+            print(f"livejudge: the agent's audio ran dry {len(dry)} time(s) while it was talking "
+                  f"({sum(g for _, g in dry):.2f} s in all, longest {max(g for _, g in dry):.2f} s, first at "
+                  f"{dry[0][0]:.1f} s; source.attach.agent_audio_ran_dry, a HEURISTIC): its stream stalled, "
+                  "and the timing reads each gap as the agent's pause", file=sys.stderr)
         spans = [(a, b) for a, b, _ in (getattr(self.stats, "outages", None) or []) if b > a]
         if not spans:
             return

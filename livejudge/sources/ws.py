@@ -45,6 +45,9 @@ from livejudge.audio import SAMPLE_RATE, StreamResampler, resample
 from livejudge.sources.protocols.base import AgentAudio, Interruption, Mark, Protocol, ProtocolError, Status
 
 VOICE_DBFS = -40.0
+DRY_MIN_S = 0.05
+"""The shortest gap counted as the agent's audio running dry mid-speech (``JitterPlayer.ran_dry``),
+seconds: shorter ones are arrival jitter a caller's jitter buffer (``--jitter-s``, 60 ms) hides."""
 """RMS level (dB re full scale, per 20 ms) above which a chunk counts as voiced for the
 scripted caller's turn logic and the silence watchdog. A heuristic, not the judged VAD."""
 
@@ -237,6 +240,13 @@ class JitterPlayer:
     releases ``(t_s, samples)`` blocks whose playout time has come (up to ``lookahead_s``
     early), contiguous within a burst; ``flush`` drops everything not yet released.
 
+    ``ran_dry`` lists ``(at_s, gap_s)`` for each time the agent's audio ran out while the agent
+    was audibly talking (the last 20 ms released was voiced, ``voiced_block``: an energy
+    HEURISTIC) and went on after a gap of ``gap_s`` ≥ ``DRY_MIN_S`` at ``at_s`` (session
+    seconds, without ``latency_s``): the agent's stream stalled mid-speech, and a caller heard
+    the gap, which the timing then reads as the agent's pause. A stall while the agent was
+    between words is not seen (the tail was unvoiced), so this undercounts.
+
     Args:
         prebuffer_s: delay from a burst's first arrival to its playout, seconds (jitter buffer).
         latency_s: constant added to every stamp (device output latency), seconds.
@@ -255,6 +265,8 @@ class JitterPlayer:
         self._queued_total = 0
         self.arrivals: deque[tuple[float, int]] = deque()  # (arrival_s, queued_total at first sample)
         self.first_samples: list[tuple[float, float]] = []  # last pump: (arrival_s, playout_s) per message
+        self.ran_dry: list[tuple[float, float]] = []  # (at_s, gap_s): ran out mid-speech (see above)
+        self._tail_voiced = False  # the last 20 ms released was voiced
 
     @property
     def buffered_s(self) -> float:
@@ -274,6 +286,8 @@ class JitterPlayer:
             return
         start = int(round((arrival_s + self.prebuffer_s) * SAMPLE_RATE))
         if self._buffered == 0 and (self._cursor is None or self._cursor < start):
+            if self._cursor is not None and self._tail_voiced and start - self._cursor >= DRY_MIN_S * SAMPLE_RATE:
+                self.ran_dry.append((self._cursor / SAMPLE_RATE, (start - self._cursor) / SAMPLE_RATE))
             self._cursor = start  # a new burst (or an underrun): play from its arrival
         self.arrivals.append((arrival_s, self._queued_total))
         self._queued_total += x.size
@@ -311,6 +325,12 @@ class JitterPlayer:
                 self._buffered -= n
                 self._released += n
                 due -= n
+            step = SAMPLE_RATE // 50
+            tail = out[-1][1] if out else np.zeros(0, np.float32)
+            if tail.size < step and len(out) > 1:
+                tail = np.concatenate([out[-2][1], tail])
+            if out:
+                self._tail_voiced = voiced_block(tail[-step:])
         done = []
         while self._marks and self._marks[0][0] <= self._released:
             done.append(self._marks.popleft()[1])
@@ -319,6 +339,7 @@ class JitterPlayer:
     def flush(self) -> float:
         """Drop unplayed audio (interruption). Returns how much was dropped, seconds."""
         dropped = self._buffered
+        self._tail_voiced = False  # cut on purpose: what follows is a new reply, not a stall
         self._buf.clear()
         self._buffered = 0
         self._queued_total = self._released
@@ -701,6 +722,8 @@ class AttachStats:
     t0_monotonic: float | None = None
     # connection outages after the call began (--reconnect): [start_s, end_s, reconnected], session clock
     outages: list[list] = field(default_factory=list)
+    # (at_s, gap_s): the agent's audio ran out mid-speech (JitterPlayer.ran_dry, a HEURISTIC)
+    ran_dry: list[tuple[float, float]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         d = np.asarray(self.push_delay_s) * 1000
@@ -712,6 +735,11 @@ class AttachStats:
             "t0_monotonic": self.t0_monotonic,
             "outages": [{"start_s": round(a, 3), "end_s": round(b, 3), "s": round(b - a, 3), "reconnected": ok}
                         for a, b, ok in self.outages],
+            "agent_audio_ran_dry": {
+                "n": len(self.ran_dry), "s": round(sum(g for _, g in self.ran_dry), 3),
+                "max_s": round(max((g for _, g in self.ran_dry), default=0.0), 3),
+                "first": [{"at_s": round(a, 3), "gap_s": round(g, 3)} for a, g in self.ran_dry[:10]],
+                "heuristic": "the last 20 ms played before the gap was voiced (RMS above VOICE_DBFS)"},
             "arrival_to_session_ms": None if not d.size else {
                 "n": int(d.size), "p50": round(float(np.percentile(d, 50)), 3),
                 "p95": round(float(np.percentile(d, 95)), 3), "max": round(float(d.max()), 3)},
@@ -753,7 +781,7 @@ class AttachClient:
         self.player = JitterPlayer(prebuffer_s=config.jitter_s if output is not None else 0.0,
                                    latency_s=latency)
         self.agent = AgentActivity()
-        self.stats = AttachStats()
+        self.stats = AttachStats(ran_dry=self.player.ran_dry)  # the same list: the player appends
         self._t0: float | None = None
         self._user_last_voice_s = 0.0
         self._conn_t_s = 0.0  # when the current connection opened, session clock
@@ -1087,7 +1115,11 @@ class AttachClient:
                 rs = self._resamplers[it.sample_rate] = StreamResampler(it.sample_rate)
             x = rs(x)
         self.stats.audio_in_s += len(x) / SAMPLE_RATE
+        dry = len(self.player.ran_dry)
         self.player.on_audio(x, arrival)
+        if len(self.player.ran_dry) > dry and dry < 3:  # counted always; noted for the first few
+            at_s, gap_s = self.player.ran_dry[-1]
+            self.session.note("ws.agent_audio_ran_dry", at_s, gap_s=round(gap_s, 3))
 
     def _drop_audio(self, arrival: float, dur_s: float, why: str) -> None:
         self.stats.dropped_messages += 1
