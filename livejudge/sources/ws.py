@@ -736,7 +736,7 @@ class AttachStats:
             "outages": [{"start_s": round(a, 3), "end_s": round(b, 3), "s": round(b - a, 3), "reconnected": ok}
                         for a, b, ok in self.outages],
             "agent_audio_ran_dry": {
-                "n": len(self.ran_dry), "s": round(sum(g for _, g in self.ran_dry), 3),
+                "n": len(self.ran_dry), "s": round(float(sum(g for _, g in self.ran_dry)), 3),
                 "max_s": round(max((g for _, g in self.ran_dry), default=0.0), 3),
                 "first": [{"at_s": round(a, 3), "gap_s": round(g, 3)} for a, g in self.ran_dry[:10]],
                 "heuristic": "the last 20 ms played before the gap was voiced (RMS above VOICE_DBFS)"},
