@@ -192,6 +192,28 @@ def test_rules_on_hand_made_segments():
     assert find(vs, "pause", 1.0).outcome == "cut_in"
 
 
+def test_a_slow_yield_after_a_short_stop_names_the_other_reading():
+    """The agent stops 0.40 s into a barge-in, is quiet 0.40 s (under phrase_break_s 0.5 s) and
+    says 0.5 s more: the turn rules read a phrase break and a 1.30 s slow yield, which a quick
+    yield then a "sorry" also looks like. The verdict keeps its outcome and names the stop."""
+    cfg = VerdictConfig()
+    segs = [S("agent", 0, 2.4), S("agent", 2.8, 3.3), S("user", 2.0, 5.0), S("agent", 5.4, 7.0)]
+    bi = find(verdicts(analyze(segs), cfg), "barge_in", 2.0)
+    assert (bi.outcome, bi.value_s, bi.first_stop_s) == ("slow_yield", pytest.approx(1.3), pytest.approx(0.4))
+    assert "went quiet 0.40 s in and spoke again: read as a phrase break" in verdict_text(bi)
+    d = bi.to_dict()
+    assert d["first_stop_s"] == pytest.approx(0.4) and Verdict.from_dict(d).first_stop_s == pytest.approx(0.4)
+    # none: no pause (the test above), a pause under FIRST_STOP_PAUSE_S, a pause before the barge-in,
+    # or a stop later than yield_max_s (no timelier reading)
+    for segs in ([S("agent", 0, 3.3), S("user", 2.0, 5.0)],
+                 [S("agent", 0, 2.4), S("agent", 2.6, 3.3), S("user", 2.0, 5.0)],
+                 [S("agent", 0, 1.5), S("agent", 1.9, 3.3), S("user", 2.0, 5.0)],
+                 [S("agent", 0, 3.2), S("agent", 3.6, 4.0), S("user", 2.0, 5.0)]):
+        bi = find(verdicts(analyze(segs), cfg), "barge_in", 2.0)
+        assert bi.outcome == "slow_yield" and bi.first_stop_s is None, (segs, bi)
+        assert "first_stop_s" not in bi.to_dict() and "phrase break" not in verdict_text(bi)
+
+
 def test_a_latency_verdict_settles_once_the_reply_is_a_turn_not_at_its_end():
     """A reply's gap is known once it has lasted backchannel_max_s (it is no backchannel) and the
     caller's turn has ended: a long reply does not hold its latency verdict back to its end."""

@@ -177,6 +177,13 @@ class Verdict:
             ``MEASURED_TIMING_ERROR_NARROWBAND``). A live call's line is found on its first 30 s,
             so verdicts published live before then carry "wideband"; the final result's carry the
             line. Not compared: the same moment's verdict is equal on either line.
+        first_stop_s: for a ``slow_yield`` only, when the agent first went quiet for at least
+            ``FIRST_STOP_PAUSE_S`` after the barge-in began, seconds after its onset, if that was
+            within ``yield_max_s``; else None. The agent spoke again after that pause, so the turn
+            rules read it as a phrase break (``TurnConfig.phrase_break_s``) and the agent as going
+            on, which a quick yield followed by a short "mm" or "sorry" also looks like; had the
+            pause been the yield, the outcome would be ``yielded``. Said in ``text`` and in the
+            result (``first_stop_s``, only when set). Not compared.
     """
 
     kind: str
@@ -189,6 +196,7 @@ class Verdict:
     basis: str = ""
     line: str = field(default="wideband", compare=False)  # the call's, not the moment's: equal verdicts of one
     # moment stay equal when a live call's line is found after some were published (first 30 s)
+    first_stop_s: float | None = field(default=None, compare=False)  # a slow_yield's other reading (see below)
 
     @property
     def key(self) -> tuple[str, float]:
@@ -240,6 +248,7 @@ class Verdict:
                 "threshold_s": None if self.threshold_s is None else round(self.threshold_s, 4),
                 "within_timing_error": self.within_timing_error,
                 **({"line": self.line} if self.line != "wideband" else {}),
+                **({"first_stop_s": round(self.first_stop_s, 4)} if self.first_stop_s is not None else {}),
                 "basis": self.basis, "text": verdict_text(self)}
 
     @staticmethod
@@ -257,7 +266,8 @@ class Verdict:
             return Verdict(kind, outcome, outcome in OK_OUTCOMES[kind], float(d["t_s"]),
                            None if v is None else float(v),
                            math.inf if d.get("settle_s", d["t_s"]) is None else float(d.get("settle_s", d["t_s"])),
-                           None if th is None else float(th), str(d.get("basis", "")), line)
+                           None if th is None else float(th), str(d.get("basis", "")), line,
+                           None if d.get("first_stop_s") is None else float(d["first_stop_s"]))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"bad verdict record {d!r}: {exc}") from None
 
@@ -272,6 +282,24 @@ H = "HEURISTIC"
 H_SHORT = ("HEURISTIC: a caller utterance under backchannel_max_s (Full-Duplex-Bench's backchannel length) "
            "after which the agent spoke first; words would tell 'mm-hmm' from 'stop'")
 _LAT_BASIS = f"{RESPONSE_LATENCY_HUMAN.source}; {S2S_LATENCY_RANGE.source}"
+
+
+FIRST_STOP_PAUSE_S = 0.3
+"""HEURISTIC: the shortest pause of the agent, after a barge-in began, that ``Verdict.first_stop_s``
+names as a stop it went on from, seconds (``TurnConfig.utterance_pause_s``: a shorter one lies
+inside an inter-pausal unit, no stop at all)."""
+
+
+def _first_stop_s(agent: list[SpeechSegment], onset_s: float, stop_s: float) -> float | None:
+    """Seconds from ``onset_s`` (a barge-in) to the end of the first agent segment that ends after
+    it and before ``stop_s`` (where the agent finally stopped) and is followed by a pause of at
+    least ``FIRST_STOP_PAUSE_S``; None if there is none. ``agent``: its segments sorted by onset."""
+    for s, nxt in zip(agent, agent[1:]):
+        if s.offset_s <= onset_s or s.offset_s >= stop_s - 1e-9:
+            continue
+        if nxt.onset_s - s.offset_s >= FIRST_STOP_PAUSE_S - 1e-9:
+            return s.offset_s - onset_s
+    return None
 
 
 def _containing(turns: list[Turn], starts: list[float], t_s: float) -> Turn | None:
@@ -313,6 +341,7 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
     user_all = [s for s in segs if s.channel == "user"]
     user_floor = [s for s in user_all if not is_bc(s)]
     user_all_on = [s.onset_s for s in user_all]
+    agent_all = [s for s in segs if s.channel == "agent"]
 
     # barge-ins by the caller, and what the agent did after yielding
     user_turn_at = {t.onset_s: t for t in turns["user"]}
@@ -340,8 +369,12 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
                 continue
             settle = math.inf if u_next == math.inf else max(settle, u_next)  # undecided until then
         outcome = "yielded" if b.yield_s <= cfg.yield_max_s else "slow_yield"
-        out.append(_v("barge_in", outcome, b.onset_s, b.yield_s, max(settle, b.onset_s + b.yield_s),
-                      cfg.yield_max_s, H))
+        v = _v("barge_in", outcome, b.onset_s, b.yield_s, max(settle, b.onset_s + b.yield_s), cfg.yield_max_s, H)
+        if outcome == "slow_yield":
+            first = _first_stop_s(agent_all, b.onset_s, b.onset_s + b.yield_s)
+            if first is not None and first <= cfg.yield_max_s:
+                v = replace(v, first_stop_s=round(first, 6))
+        out.append(v)
         if ut is not None and ut.duration_s < cfg.backchannel_max_s:
             continue  # a short interruption: the caller went on, the restart rule needs a turn
         if ut is None:
@@ -531,7 +564,10 @@ def verdict_text(v: Verdict) -> str:
     mark = "ok" if v.ok else "FLAG"
     words = {
         ("barge_in", "yielded"): f"barge-in: agent yielded in {val}",
-        ("barge_in", "slow_yield"): f"barge-in: agent yielded late, {val}",
+        ("barge_in", "slow_yield"): f"barge-in: agent yielded late, {val}" + (
+            "" if v.first_stop_s is None else
+            f" (it went quiet {v.first_stop_s:.2f} s in and spoke again: read as a phrase break, "
+            "not a yield; a short 'sorry' after a yield looks the same)"),
         ("barge_in", "talked_through"): ("barge-in: agent talked through" if v.value_s is None
                                           else f"barge-in: agent talked through the caller's {val} turn"),
         ("backchannel", "held"): "caller backchannel: agent held",
