@@ -214,6 +214,20 @@ def test_a_slow_yield_after_a_short_stop_names_the_other_reading():
         assert "first_stop_s" not in bi.to_dict() and "phrase break" not in verdict_text(bi)
 
 
+def test_a_talk_through_the_caller_finished_in_a_pause_of_names_the_other_reading():
+    """The agent stops 1.30 s into a barge-in; the caller ends 0.2 s later (under yielded_s 0.3 s)
+    and the agent answers 0.3 s after that: read as talking on through a pause, which a slow
+    yield and then an answer also looks like. A talk-through whose pauses all fall while the
+    caller is still talking names nothing."""
+    segs = [S("agent", 0, 3.3), S("user", 2.0, 3.5), S("agent", 3.8, 6.0)]
+    bi = find(verdicts(analyze(segs)), "barge_in", 2.0)
+    assert (bi.outcome, bi.first_stop_s) == ("talked_through", pytest.approx(1.3))
+    assert "went quiet 1.30 s in, the caller finished in that pause" in verdict_text(bi)
+    segs = [S("agent", 0, 2.6), S("agent", 3.0, 6.0), S("user", 2.0, 4.5)]
+    bi = find(verdicts(analyze(segs)), "barge_in", 2.0)
+    assert (bi.outcome, bi.first_stop_s) == ("talked_through", None) and "went quiet" not in verdict_text(bi)
+
+
 def test_a_latency_verdict_settles_once_the_reply_is_a_turn_not_at_its_end():
     """A reply's gap is known once it has lasted backchannel_max_s (it is no backchannel) and the
     caller's turn has ended: a long reply does not hold its latency verdict back to its end."""

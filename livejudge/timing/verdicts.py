@@ -177,13 +177,15 @@ class Verdict:
             ``MEASURED_TIMING_ERROR_NARROWBAND``). A live call's line is found on its first 30 s,
             so verdicts published live before then carry "wideband"; the final result's carry the
             line. Not compared: the same moment's verdict is equal on either line.
-        first_stop_s: for a ``slow_yield`` only, when the agent first went quiet for at least
-            ``FIRST_STOP_PAUSE_S`` after the barge-in began, seconds after its onset, if that was
-            within ``yield_max_s``; else None. The agent spoke again after that pause, so the turn
-            rules read it as a phrase break (``TurnConfig.phrase_break_s``) and the agent as going
-            on, which a quick yield followed by a short "mm" or "sorry" also looks like; had the
-            pause been the yield, the outcome would be ``yielded``. Said in ``text`` and in the
-            result (``first_stop_s``, only when set). Not compared.
+        first_stop_s: the other reading of a barge-in the turn rules read as the agent going on
+            (seconds after the caller's onset; None when there is none): for a ``slow_yield``, when
+            the agent first went quiet for at least ``FIRST_STOP_PAUSE_S``, within
+            ``yield_max_s``, and spoke again (a phrase break, ``TurnConfig.phrase_break_s``, which
+            a quick yield followed by a short "mm" or "sorry" also looks like: read so, the outcome
+            would be ``yielded``); for ``talked_through``, when the agent went quiet that long and
+            the caller's turn ended inside that pause (read as going on, ``TurnConfig.yielded_s``,
+            which a yield and then an answer also looks like). Said in ``text`` and in the result
+            (``first_stop_s``, only when set). Not compared.
     """
 
     kind: str
@@ -290,14 +292,18 @@ names as a stop it went on from, seconds (``TurnConfig.utterance_pause_s``: a sh
 inside an inter-pausal unit, no stop at all)."""
 
 
-def _first_stop_s(agent: list[SpeechSegment], onset_s: float, stop_s: float) -> float | None:
+def _first_stop_s(agent: list[SpeechSegment], onset_s: float, stop_s: float,
+                  spans_s: float | None = None) -> float | None:
     """Seconds from ``onset_s`` (a barge-in) to the end of the first agent segment that ends after
-    it and before ``stop_s`` (where the agent finally stopped) and is followed by a pause of at
-    least ``FIRST_STOP_PAUSE_S``; None if there is none. ``agent``: its segments sorted by onset."""
+    it and before ``stop_s`` (where the agent finally stopped, or the caller's turn ended) and is
+    followed by a pause of at least ``FIRST_STOP_PAUSE_S`` (one that holds ``spans_s`` too, when
+    given: the caller finished while the agent was quiet); None if there is none. ``agent``: its
+    segments sorted by onset."""
     for s, nxt in zip(agent, agent[1:]):
         if s.offset_s <= onset_s or s.offset_s >= stop_s - 1e-9:
             continue
-        if nxt.onset_s - s.offset_s >= FIRST_STOP_PAUSE_S - 1e-9:
+        if nxt.onset_s - s.offset_s >= FIRST_STOP_PAUSE_S - 1e-9 and (
+                spans_s is None or s.offset_s <= spans_s <= nxt.onset_s):
             return s.offset_s - onset_s
     return None
 
@@ -353,7 +359,9 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
         if b.yield_s is None:
             # the caller's turn the agent talked on past (its own pauses inside it are not subtracted)
             turn_s = ut.offset_s - b.onset_s if ut is not None else None
-            out.append(_v("barge_in", "talked_through", b.onset_s, turn_s, settle, None, H))  # no threshold decided it
+            v = _v("barge_in", "talked_through", b.onset_s, turn_s, settle, None, H)  # no threshold decided it
+            first = None if ut is None else _first_stop_s(agent_all, b.onset_s, ut.offset_s, spans_s=ut.offset_s)
+            out.append(v if first is None else replace(v, first_stop_s=round(first, 6)))
             continue
         if ut is not None and ut.duration_s < cfg.backchannel_max_s:
             # a short caller utterance the agent stopped for: a backchannel if the agent speaks
@@ -569,7 +577,10 @@ def verdict_text(v: Verdict) -> str:
             f" (it went quiet {v.first_stop_s:.2f} s in and spoke again: read as a phrase break, "
             "not a yield; a short 'sorry' after a yield looks the same)"),
         ("barge_in", "talked_through"): ("barge-in: agent talked through" if v.value_s is None
-                                          else f"barge-in: agent talked through the caller's {val} turn"),
+                                          else f"barge-in: agent talked through the caller's {val} turn") + (
+            "" if v.first_stop_s is None else
+            f" (it went quiet {v.first_stop_s:.2f} s in, the caller finished in that pause, and it spoke again "
+            "soon after: read as going on, not a yield then an answer)"),
         ("backchannel", "held"): "caller backchannel: agent held",
         ("backchannel", "yielded"): f"caller backchannel: agent stopped ({val} after it began), false yield",
         ("pause", "waited"): f"caller paused {val}: agent waited",
