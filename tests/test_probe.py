@@ -12,6 +12,7 @@ codes.
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -343,3 +344,59 @@ def test_probe_caller_reports_turns_not_played_and_moments_cut_off():
     assert caller.placed[0]["cut_at_s"] == 0.8 and caller.placed[0]["speech_offset_s"] is None
     card = scorecard(moments, caller.placed, {"verdicts": []}, 0.5)
     assert card["moments"] == [] and card["missed"] == [m.name for m in moments]
+    # not played is not measured: counted, so a card of a cut call never reads all-green
+    assert (card["passed"], card["failed"], card["errors"], card["not_played"], card["total"]) == \
+        (0, 0, len(moments), len(moments), len(moments))
+
+
+def test_a_probe_cut_before_its_moments_leaves_files_that_fail(tmp_path, capsys, monkeypatch):
+    """A probe whose call ended before its moments (Ctrl-C, an agent that hung up) exits non-zero;
+    its scorecard, JUnit and expectations file said "passed 1, failed 0", tests="1" failures="0",
+    and a check of the file passed (a trial). Now each moment not played is an error in all three,
+    and `check --expectations` on the file exits 3 without needing the recording."""
+    import xml.etree.ElementTree as ET
+
+    from livejudge.commands import attach as A
+
+    def fake_call(call, url, source, **kw):  # the agent hung up before the caller's first turn
+        with open(call.output.json_out, "w") as f:
+            json.dump({"verdicts": [], "segments": [], "source": {"ended": "agent closed (1000)"}}, f)
+        return 0
+
+    monkeypatch.setattr(A, "_run_call", fake_call)
+    card, xml, exp = tmp_path / "card.json", tmp_path / "probe.xml", tmp_path / "exp.json"
+    code = main(["probe", "--ws-url", "ws://127.0.0.1:9", "--display", "none", "--scorecard", str(card),
+                 "--junit", str(xml), "--record", str(tmp_path / "call.wav"), "--expectations-out", str(exp)])
+    err = capsys.readouterr().err
+    assert code == 3
+    _, moments = build_script()
+    doc = json.loads(card.read_text())
+    assert (doc["passed"], doc["errors"], doc["not_played"], doc["total"]) == (0, len(moments), len(moments), len(moments))
+    suite = ET.parse(xml).getroot().find("testsuite")
+    assert (suite.get("tests"), suite.get("errors")) == (str(len(moments)), str(len(moments)))
+    assert {e.get("type") for e in suite.findall("testcase/error")} == {"NotPlayed"}
+    pinned = json.loads(exp.read_text())
+    assert pinned["expect"] == [] and [m["name"] for m in pinned["not_played"]] == [m.name for m in moments]
+    assert "re-check the recording" not in err and "not_played, which `livejudge check` fails" in err
+    out = tmp_path / "check.xml"
+    assert main(["check", "--expectations", str(exp), "--junit", str(out)]) == 3
+    text = capsys.readouterr()
+    assert f"0 of {len(moments)} expectation(s) passed ({len(moments)} not measured: not played by the probe's call" \
+        in text.err and "ERROR" in text.out
+    suite = ET.parse(out).getroot().find("testsuite")
+    assert suite.get("errors") == str(len(moments)) and suite.get("failures") == "0"
+
+
+def test_an_expectations_file_of_another_format_or_a_bad_not_played_is_refused(tmp_path):
+    from livejudge.commands.check import load_expectations
+
+    for doc, needle in (({"livejudge_expectations": 2, "expect": []}, "livejudge_expectations is 2"),
+                        ({"expect": [], "not_played": ["a"]}, "not_played must be a list of {name")):
+        p = tmp_path / "e.json"
+        p.write_text(json.dumps(doc))
+        with pytest.raises(ValueError, match=re.escape(needle)):
+            load_expectations(p)
+    p.write_text(json.dumps({"expect": [], "not_played": [{"name": "backchannel", "expect": "hold",
+                                                            "kind": "backchannel"}]}))
+    got = load_expectations(p)["not_played"]
+    assert [(e.name, e.expect, e.kind) for e in got] == [("backchannel", "hold", "backchannel")]

@@ -159,6 +159,9 @@ class CheckResult:
         return "error" if self.error else ("pass" if self.passed else "fail")
 
 
+NOT_PLAYED = "the probe's call ended before this moment, so the recording does not hold it; re-run the probe"
+"""Why an expectations file's ``not_played`` moment (written by ``probe --expectations-out``) is
+not measured: ``check`` counts it as an ``error``, not a pass."""
 NEVER_SPOKE = "the agent never spoke in the call: waiting cannot be told from not answering"
 SILENT_AFTER = "the agent did not speak after this moment: waiting cannot be told from not answering"
 
@@ -252,7 +255,9 @@ def expect_words(expect: str, kind: str | None) -> str:
 # ----------------------------------------------------------------------------- files
 def load_expectations(path: str | Path) -> dict:
     """Read an expectations file (JSON, or TOML by extension). Returns ``{"expect": [Expectation],
-    "tolerance_s": float | None, "call": str | None, "verdict_config": dict | None}``.
+    "tolerance_s": float | None, "call": str | None, "verdict_config": dict | None,
+    "not_played": [Expectation]}`` (``not_played``: moments a probe's call ended before, each
+    named; its ``at_s`` is 0 and means nothing: ``cmd_check`` counts each as not measured).
 
     Raises:
         ValueError: unreadable file, bad syntax or a bad expectation (one line naming it).
@@ -284,10 +289,20 @@ def load_expectations(path: str | Path) -> dict:
     vc = doc.get("verdict_config")
     if vc is not None:
         verdict_config_from_dict(vc, p.name)  # validate now
+    version = doc.get("livejudge_expectations", FORMAT_VERSION)
+    if version != FORMAT_VERSION:
+        raise ValueError(f"{p.name}: livejudge_expectations is {version!r}, and this livejudge reads format "
+                         f"{FORMAT_VERSION}: write it with this version (livejudge check --pin-from, probe "
+                         "--expectations-out) or set it to 1")
+    missed = doc.get("not_played") or []
+    if not isinstance(missed, list) or not all(isinstance(m, dict) and isinstance(m.get("name"), str) for m in missed):
+        raise ValueError(f"{p.name}: not_played must be a list of {{name, expect, kind}} entries "
+                         "(as probe --expectations-out writes it)")
+    not_played = [Expectation(0.0, str(m.get("expect") or "yield"), None, m.get("kind"), m["name"]) for m in missed]
     call = doc.get("call")
     if call is not None and not Path(str(call)).is_absolute():
         call = str(p.parent / str(call))
-    return {"expect": exps, "tolerance_s": tol, "call": call, "verdict_config": vc}
+    return {"expect": exps, "tolerance_s": tol, "call": call, "verdict_config": vc, "not_played": not_played}
 
 
 def verdict_config_from_dict(d: object, where: str = "verdict_config") -> VerdictConfig:
@@ -497,6 +512,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.event:
         raise CLIError("--event goes with --pin-from RESULT.json")
     exps: list[Expectation] = []
+    not_played: list[Expectation] = []
     tolerance = args.tolerance_s
     base_cfg = None
     call = args.call
@@ -506,6 +522,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise CLIError(str(exc)) from None
         exps += f["expect"]
+        not_played = f["not_played"]
         tolerance = tolerance if tolerance is not None else f["tolerance_s"]
         if f["verdict_config"]:
             base_cfg = verdict_config_from_dict(f["verdict_config"])
@@ -523,6 +540,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     tolerance = TOLERANCE_S if tolerance is None else float(tolerance)
     if tolerance < 0:
         raise CLIError(f"--tolerance-s must be ≥ 0 seconds, got {tolerance}")
+    if not_played and not exps:  # the probe's call played none of them: nothing in the recording to read
+        return _report([], not_played, args, str(call or "call"))
     vcfg = verdict_config_from_args(args, base_cfg)
     vs, doc = _verdicts_of(args, call, vcfg)
     if args.json_out:
@@ -562,6 +581,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise CLIError(f"{late[0].label}{more}: {late[0].at_s:.2f} s is past the end of the recording "
                        f"({dur:.2f} s long): check the time, or whether the file holds the whole call")
     results = check_call(exps, vs, doc, tolerance)
+    return _report(results, not_played, args, str(call or (f"{args.user} + {args.agent}" if args.user else "call")))
+
+
+def _report(results: list[CheckResult], not_played: list[Expectation], args: argparse.Namespace, suite: str) -> int:
+    """Print each expectation's outcome, write ``--junit``, say the count; the exit code. A
+    ``not_played`` moment (a probe's call ended before it) is an error: not measured."""
+    results = results + [CheckResult(e, False, "not played", None, NOT_PLAYED) for e in not_played]
     out = sys.stderr if args.json_out == "-" else sys.stdout
     for r in results:
         reason = r.reason  # "backchannel at 6.22 s: backchannel at 6.22 s: held" said the moment twice (a trial)
@@ -573,7 +599,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     n_fail = sum(not r.passed for r in results)
     n_err = sum(r.status == "error" for r in results)
     n_cut = sum(r.error == CUT_BY_END for r in results)  # said as "cut by the call's end"
-    suite = str(call or (f"{args.user} + {args.agent}" if args.user else "call"))
+    n_missed = sum(r.error == NOT_PLAYED for r in results)
+    n_silent = n_err - n_cut - n_missed
     if args.junit:
         p = Path(args.junit)
         try:
@@ -582,10 +609,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise CLIError(f"cannot write --junit {p}: {exc.strerror or exc}") from None
         print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
+    why = [(n, w) for n, w in ((n_silent, "the agent did not speak after them"), (n_cut, "cut by the call's end"),
+                               (n_missed, "not played by the probe's call")) if n]
+    why = [w for _, w in why] if len(why) == 1 else [f"{n} {w}" for n, w in why]
     print(f"livejudge: {len(results) - n_fail} of {len(results)} expectation(s) passed"
-          + (f" ({n_err} not measured: " + ("cut by the call's end" if n_cut == n_err else
-              "the agent did not speak after them" if not n_cut else "the agent did not speak after them, or the "
-              "call's end cut them") + ", which is not a pass)" if n_err else ""),
+          + (f" ({n_err} not measured: {', '.join(why)}, which is not a pass)" if n_err else ""),
           file=sys.stderr)
     return EXIT_FAIL if n_fail else EXIT_PASS
 

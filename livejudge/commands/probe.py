@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from livejudge.commands.check import NEVER_SPOKE, SILENT_AFTER  # noqa: F401 (re-exported)
+from livejudge.commands.check import NEVER_SPOKE, NOT_PLAYED, SILENT_AFTER  # noqa: F401 (re-exported)
 from livejudge.commands.check import not_measured as _unmeasured  # one rule for check and probe
 from livejudge.commands.runner import EXIT_GATE, CLIError
 
@@ -243,9 +243,12 @@ def scorecard(moments: list[ProbeMoment], placed: list[dict], result: dict, tole
     """The probe's scorecard from a live call's result document (pure).
 
     Returns: {"moments": [{name, expect, at_s, verdict, passed, status, error, reason}], "missed":
-    [names not played], "latencies": [{t_s, gap_s, band}], "passed", "failed", "errors"}. ``status``
-    is "pass", "fail" or "error" (not measured: a pause the agent "waited" out without speaking
-    after it, ``error`` says why; ``passed`` is then False).
+    [names not played], "latencies": [{t_s, gap_s, band}], "passed", "failed", "errors",
+    "not_played", "total"}. ``status`` is "pass", "fail" or "error" (not measured: a pause the
+    agent "waited" out without speaking after it, ``error`` says why; ``passed`` is then False).
+    A moment the call ended before (``missed``) is not measured either: counted in ``errors``
+    and ``not_played`` (a Ctrl-C'd probe's card read "passed 1, failed 0, errors 0", green, with
+    four moments never played; a trial).
     """
     from livejudge.commands.check import check
     from livejudge.timing.verdicts import Verdict, VerdictConfig
@@ -265,10 +268,12 @@ def scorecard(moments: list[ProbeMoment], placed: list[dict], result: dict, tole
                      "reason": r.reason, "verdict": None if r.verdict is None else r.verdict.to_dict(), "_result": r})
     lat = [{"t_s": round(v.t_s, 3), "gap_s": v.value_s, "band": v.outcome, "human": v.ok}
            for v in vs if v.kind == "latency"]
-    return {"moments": rows, "missed": [m.name for m in moments if not _reached(m, placed)],
+    missed = [m.name for m in moments if not _reached(m, placed)]
+    return {"moments": rows, "missed": missed,
             "latencies": lat, "expectations": exps,
             "passed": sum(r["status"] == "pass" for r in rows), "failed": sum(r["status"] == "fail" for r in rows),
-            "errors": sum(r["status"] == "error" for r in rows)}
+            "errors": sum(r["status"] == "error" for r in rows) + len(missed), "not_played": len(missed),
+            "total": len(rows) + len(missed)}
 
 
 def print_scorecard(card: dict, out=sys.stdout) -> None:
@@ -291,10 +296,13 @@ def print_scorecard(card: dict, out=sys.stdout) -> None:
         bands = ", ".join(f"{x['gap_s']:.2f} s {x['band']}" for x in card["latencies"] if x["gap_s"] is not None)
         print(f"  latency (reported against the human bands, not gated): median {np.median(gaps):.2f} s; {bands}",
               file=out)
-    errors = card.get("errors", 0)
-    total = card["passed"] + card["failed"] + errors + len(card["missed"])
+    missed = len(card["missed"])
+    errors = card.get("errors", 0) - missed
+    total = card["passed"] + card["failed"] + errors + missed
+    why = [f"{errors} not measured: the agent did not speak after them"] if errors else []
+    why += [f"{missed} not played: the call ended first"] if missed and card["moments"] else []  # else said above
     print(f"livejudge probe: {card['passed']} of {total} moment(s) passed"
-          + (f" ({errors} not measured: the agent did not speak after them)" if errors else ""), file=out)
+          + (f" ({'; '.join(why)})" if why else ""), file=out)
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
@@ -356,7 +364,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
         _write(args.scorecard, json.dumps({"livejudge_probe": 1, **card, "ended": result.get("source", {}).get("ended"),
                                            "call_exit_code": code}, indent=2) + "\n")
     if probe_junit:
-        _write(probe_junit, probe_junit_xml(card["moments"], results, f"probe {src.ws_url or src.runner}"))
+        _write(probe_junit, probe_junit_xml(card["moments"], results, f"probe {src.ws_url or src.runner}",
+                                            not_played=card["missed"]))
     if args.expectations_out:
         rec = Path(args.record).resolve()
         ef = Path(args.expectations_out).resolve()
@@ -364,23 +373,36 @@ def cmd_probe(args: argparse.Namespace) -> int:
             call_ref = os.path.relpath(rec, ef.parent)
         except ValueError:  # another drive (Windows)
             call_ref = str(rec)
+        by_name = {m.name: m for m in moments}
         doc = {"livejudge_expectations": FORMAT_VERSION, "call": call_ref, "tolerance_s": tol,
                "verdict_config": result.get("verdict_config"), "pin": "probe",
-               "expect": [e.to_dict() for e in exps]}
+               "expect": [e.to_dict() for e in exps],
+               # what the call ended before: ``check`` fails each (a file of the played ones alone
+               # passed the check of a probe that had failed; a trial)
+               "not_played": [{"name": n, "expect": by_name[n].expect, "kind": by_name[n].kind}
+                              for n in card["missed"]]}
         if not doc["verdict_config"]:
             doc.pop("verdict_config")
+        if not doc["not_played"]:
+            doc.pop("not_played")
         _write(args.expectations_out, json.dumps(doc, indent=2) + "\n")
-        print(f"livejudge: re-check the recording with: livejudge check --expectations {args.expectations_out}",
-              file=sys.stderr)
+        if card["missed"]:
+            print(f"livejudge: {args.expectations_out} lists the {len(card['missed'])} moment(s) not played as "
+                  "not_played, which `livejudge check` fails: re-run the probe to pin them", file=sys.stderr)
+        if card["moments"]:
+            print(f"livejudge: re-check the recording with: livejudge check --expectations {args.expectations_out}",
+                  file=sys.stderr)
     if code != 0:
         return code
     # 3, as a gate: 1 is a call that failed; a moment not measured is not a pass
     return EXIT_GATE if card["failed"] or card["errors"] or card["missed"] else 0
 
 
-def probe_junit_xml(rows: list[dict], results: list, suite: str) -> str:
+def probe_junit_xml(rows: list[dict], results: list, suite: str, not_played: list[str] = ()) -> str:
     """JUnit XML of the probe's moments: ``check.junit_xml``'s, with a moment that could not be
-    measured (``rows[i]["error"]``) written as an ``error`` (not a pass, not a failure)."""
+    measured (``rows[i]["error"]``) written as an ``error`` (not a pass, not a failure), and one
+    testcase per moment the call ended before (``not_played``, names), an ``error`` too (a cut
+    probe's suite read ``tests="1" failures="0"``, green; a trial)."""
     import xml.etree.ElementTree as ET
 
     from livejudge.commands.check import junit_xml
@@ -397,6 +419,12 @@ def probe_junit_xml(rows: list[dict], results: list, suite: str) -> str:
             tc.remove(child)
         msg = f"not measured: {row['error']} ({row['reason']})"
         ET.SubElement(tc, "error", message=msg, type="NotMeasured").text = msg
+    for name in not_played:
+        n_err += 1
+        tc = ET.SubElement(suite_el, "testcase", classname="livejudge.commands.check", name=name)
+        msg = f"not played: {NOT_PLAYED}"
+        ET.SubElement(tc, "error", message=msg, type="NotPlayed").text = msg
+    suite_el.set("tests", str(len(suite_el.findall("testcase"))))
     suite_el.set("errors", str(n_err))
     suite_el.set("failures", str(sum(tc.find("failure") is not None for tc in suite_el.findall("testcase"))))
     ET.indent(root)
