@@ -400,3 +400,37 @@ def test_an_expectations_file_of_another_format_or_a_bad_not_played_is_refused(t
                                                             "kind": "backchannel"}]}))
     got = load_expectations(p)["not_played"]
     assert [(e.name, e.expect, e.kind) for e in got] == [("backchannel", "hold", "backchannel")]
+
+
+def test_probe_judge_url_alone_asks_the_service_and_judge_none_with_it_is_refused(tmp_path, capsys, monkeypatch):
+    """`probe --judge-url URL` (no --judge) ran timing-only: the service was never called and a gate
+    on its windows passed (a trial). It now asks the service's judge; --judge none with a URL is a
+    usage error, in probe, score and a batch alike."""
+    from livejudge.commands import attach as A
+
+    seen = {}
+
+    def fake_call(call, url, source, **kw):
+        seen.update(kind=call.judge.kind, url=call.judge.url)
+        with open(call.output.json_out, "w") as f:
+            json.dump({"verdicts": [], "segments": [], "source": {"ended": "agent closed (1000)"}}, f)
+        return 0
+
+    monkeypatch.setattr(A, "_run_call", fake_call)
+    main(["probe", "--ws-url", "ws://127.0.0.1:9", "--display", "none", "--judge-url", "http://127.0.0.1:1/judge"])
+    assert seen == {"kind": "auto", "url": "http://127.0.0.1:1/judge"}
+    main(["probe", "--ws-url", "ws://127.0.0.1:9", "--display", "none"])
+    assert seen["kind"] == "none" and seen["url"] is None
+    capsys.readouterr()
+    wav = tmp_path / "calls" / "a.wav"
+    wav.parent.mkdir()
+    import soundfile as sf
+
+    from livejudge.testing.dialogues import load_clip
+
+    x = load_clip("cmu_cards_001")
+    sf.write(str(wav), np.stack([x, np.zeros_like(x)], axis=1), 16000)  # refused before it is read
+    for target in (str(wav), str(wav.parent)):
+        code = main(["score", target, "--judge", "none", "--judge-url", "http://127.0.0.1:1/judge",
+                     "--display", "none", "--out-dir", str(tmp_path / "out")])
+        assert code == 2 and "--judge none turns the judge off: drop one" in capsys.readouterr().err

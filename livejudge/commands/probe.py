@@ -324,6 +324,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
                              seed=args.seed)
     except ValueError as exc:
         raise CLIError(str(exc)) from None
+    if args.judge is None:  # --judge-url alone asks for the service's judge (it was ignored: a trial)
+        args.judge = "auto" if args.judge_url else "none"
     args.no_playback = True  # a scripted caller: agent audio is timed at arrival, no speakers
     probe_junit, args.junit = args.junit, None  # --junit is the moments' here, not the gates'
     tmp = None
@@ -463,11 +465,11 @@ def register(subparsers) -> None:
     add_session_args(p)
     add_judge_args(p)
     add_output_args(p)  # its --junit writes the moments' checks here
-    p.set_defaults(func=cmd_probe, judge="none")
+    p.set_defaults(func=cmd_probe, judge=None)  # cmd_probe: none, or auto with --judge-url
     for a in p._actions:  # the shared --judge help names auto as the default; the probe's is none
         if a.dest == "judge":
-            a.help = ("judge of the agent's voice: none (default: the probe scores turn-taking only, no P(human)), "
-                      "or auto/whisper/acoustic/... as in score")
+            a.help = ("judge of the agent's voice: none (default: the probe scores turn-taking only, no P(human); "
+                      "with --judge-url, the service's judge), or auto/whisper/acoustic/... as in score")
 
 
 __all__ = ["PAUSE_RANGE_S", "ProbeCaller", "ProbeMoment", "ProbeTurn", "build_script", "moments_on_clock",

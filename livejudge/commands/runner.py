@@ -253,6 +253,14 @@ def _auto_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def check_judge_url(kind: str, url: str | None) -> None:
+    """Refuse ``--judge none`` with ``--judge-url`` (the service was never called, and a probe's
+    gates on it passed; a trial). Raises CLIError."""
+    if kind == "none" and url:
+        raise CLIError(f"--judge-url {url} sends the windows to a judge service and --judge none turns the "
+                       "judge off: drop one")
+
+
 def judge_from_config(cfg: JudgeConfig):
     """The Judge ``cfg`` asks for, or None for ``--judge none``. Raises CLIError.
 
@@ -263,6 +271,7 @@ def judge_from_config(cfg: JudgeConfig):
     heads/README.md). An explicit ``--judge KIND`` that cannot load is an error.
     """
     if cfg.kind == "none":
+        check_judge_url(cfg.kind, cfg.url)
         return None
     if cfg.url:
         return remote_judge(cfg.url)
