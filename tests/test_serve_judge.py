@@ -137,3 +137,49 @@ def test_help_says_what_auto_loads_and_the_signal_exit_codes(capsys, monkeypatch
     assert "else acoustic" not in text
     tail = text[text.rfind("exit codes:"):]
     assert "143 stopped by SIGTERM · 129 by SIGHUP" in tail and "no Ray process is left behind" in tail
+
+
+def test_what_can_be_checked_before_ray_starts_is_one_line_and_exit_2(fake_ray, capsys, tmp_path):
+    """A port in use, a flag out of range, a head that cannot load: 30–50 lines of Ray traceback and
+    exit 1, the head's path never named (a trial). Now one line, exit 2, and Ray is never started."""
+    import socket
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    cases = [(["--port", "99999"], "--port must be 1–65535, got 99999"),
+             (["--replicas", "0"], "--replicas must be at least 1, got 0"),
+             (["--replica-gpus", "-1"], "--replica-cpus and --replica-gpus must be ≥ 0"),
+             (["--port", str(port)], f"port {port} on 127.0.0.1 is in use"),
+             (["--head", str(tmp_path / "nope")], f"cannot load its judge: head directory not found: {tmp_path / 'nope'}"),
+             (["--judge", "qwen-omni"], "--judge qwen-omni needs --head DIR"),
+             (["--judge", "qwen-omni", "--head", "whisper-fitted"], "head was trained for backbone whisper")]
+    try:
+        for argv, needle in cases:
+            assert main(["serve-judge", *argv]) == 2, argv
+            err = capsys.readouterr().err
+            assert needle in err and len(err.strip().splitlines()) == 1, (argv, err)
+    finally:
+        taken.close()
+    assert fake_ray["calls"] == []
+
+
+def test_a_deployment_or_cluster_that_fails_is_one_line_and_ray_is_stopped(fake_ray, monkeypatch, capsys):
+    def failing(**kw):
+        raise RuntimeError("Deploying application livejudge-judge failed: Failed to update the deployments "
+                           "['JudgeService'].\nTraceback (most recent call last):\n  File ...")
+
+    monkeypatch.setattr(serve_judge, "start_service", failing)
+    assert main(["serve-judge", "--port", "8011"]) == 1
+    err = capsys.readouterr().err
+    assert "the judge service did not start: Deploying application livejudge-judge failed" in err
+    assert "Traceback" not in err and fake_ray["calls"] == ["start_ray", "stop_service"]
+
+    def no_cluster(address):
+        raise ConnectionError("ray client connection timeout")
+
+    monkeypatch.setattr(serve_judge, "start_ray", no_cluster)
+    assert main(["serve-judge", "--port", "8011", "--ray-address", "ray://127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err
+    assert "no Ray cluster answers at --ray-address ray://127.0.0.1:1" in err and "ray start --head" in err

@@ -58,6 +58,48 @@ def _ignore_while_stopping() -> dict:
     return {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
 
 
+def preflight(args: argparse.Namespace) -> None:
+    """What can be checked before Ray starts, each a one-line CLIError (exit 2): flags out of range,
+    the port taken, the head or the judge that cannot load (the whisper and acoustic judges are
+    loaded once here, under a second; for qwen-omni the head and the model's files). These came
+    back as 30–50 lines of Ray traceback with exit 1, the path never named (a trial)."""
+    if not 1 <= args.port <= 65535:
+        raise CLIError(f"--port must be 1–65535, got {args.port}")
+    if args.replicas < 1:
+        raise CLIError(f"--replicas must be at least 1, got {args.replicas}")
+    if args.replica_cpus < 0 or args.replica_gpus < 0:
+        raise CLIError(f"--replica-cpus and --replica-gpus must be ≥ 0, got {args.replica_cpus:g} and "
+                       f"{args.replica_gpus:g}")
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((args.host, args.port))
+    except OSError as exc:
+        import errno
+
+        if exc.errno == errno.EADDRINUSE:
+            raise CLIError(f"port {args.port} on {args.host} is in use (another service, or a judge service "
+                           "already running?): pick another --port") from None
+        raise CLIError(f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc}): check --host and "
+                       "--port") from None
+    from livejudge.judge.model.head import HeadError
+    from livejudge.judge.model.judge import JudgeError, check_qwen_head, load_judge, resolve_kind
+
+    try:
+        kind = resolve_kind(args.judge, args.head)
+        if kind != "qwen-omni":
+            load_judge(kind, args.head)  # cheap on the CPU; the replica loads its own
+        else:
+            from livejudge.judge.features.backbones.qwen_omni import resolve_model
+
+            check_qwen_head(args.head, args.qwen_model)
+            resolve_model(args.qwen_model)
+    except (HeadError, JudgeError, FileNotFoundError, OSError, ValueError) as exc:
+        raise CLIError(f"the judge service cannot load its judge: {exc}") from None
+
+
 def cmd_serve_judge(args: argparse.Namespace) -> int:
     """``livejudge serve-judge``: start the service and keep it up until Ctrl-C, SIGTERM or SIGHUP.
 
@@ -73,17 +115,26 @@ def cmd_serve_judge(args: argparse.Namespace) -> int:
         raise CLIError(f"--max-batch must be at least 1, got {args.max_batch}")
     if args.batch_wait_ms < 0:
         raise CLIError(f"--batch-wait-ms must be ≥ 0, got {args.batch_wait_ms}")
+    preflight(args)
     try:
         try:
             start_ray(args.ray_address)
         except ImportError as exc:
             raise CLIError(str(exc)) from None
+        except ConnectionError as exc:
+            raise CLIError(f"no Ray cluster answers at --ray-address {args.ray_address} ({exc}): start one "
+                           "(ray start --head) or drop --ray-address for a local Ray") from None
         raise_on_terminate()  # Ray's handler aborts on SIGTERM, leaving its agents running: take it back
-        url = start_service(port=args.port, host=args.host, kind=args.judge, head=args.head, device=args.device,
-                            model=args.qwen_model if args.judge == "qwen-omni" else None,
-                            max_batch_size=args.max_batch, batch_wait_timeout_s=args.batch_wait_ms / 1000.0,
-                            num_cpus=args.replica_cpus, num_gpus=args.replica_gpus, num_replicas=args.replicas,
-                            ray_address=args.ray_address)
+        try:
+            url = start_service(port=args.port, host=args.host, kind=args.judge, head=args.head, device=args.device,
+                                model=args.qwen_model if args.judge == "qwen-omni" else None,
+                                max_batch_size=args.max_batch, batch_wait_timeout_s=args.batch_wait_ms / 1000.0,
+                                num_cpus=args.replica_cpus, num_gpus=args.replica_gpus, num_replicas=args.replicas,
+                                ray_address=args.ray_address)
+        except (RuntimeError, ValueError, OSError) as exc:  # Serve's deployment errors: the first line, not 40
+            first = next((ln for ln in str(exc).splitlines() if ln.strip()), type(exc).__name__)
+            raise CLIError(f"the judge service did not start: {first[:300]} (Ray's logs: "
+                           "/tmp/ray/session_latest/logs)", 1) from None
         info = service_info(url)
         who = f"{info['head']} {info.get('head_version') or ''}".strip() if info.get("head") else args.judge
         print(f"livejudge: judge service ({who}) at {url} — sessions: --judge-url {url}; "

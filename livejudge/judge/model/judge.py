@@ -459,6 +459,24 @@ def judge_for_embedding(kind: str, warn) -> "Judge | None":
         return None
 
 
+def check_qwen_head(head: str | Path | None, model: str | None = None) -> NumpyHead:
+    """The cheap checks of a qwen-omni judge, without loading the model: a head is given, reads,
+    and was fitted on this model's backbone. Returns the head. ``livejudge serve-judge`` runs it
+    before starting Ray (and ``qwen_omni.resolve_model`` for the model's files).
+
+    Raises:
+        JudgeError: no head. HeadError: the head is missing, invalid or built for another backbone.
+    """
+    if head is None:
+        raise JudgeError("--judge qwen-omni needs --head DIR: a head trained with `livejudge train "
+                         "--backbone qwen-omni` (no pretrained qwen head ships with livejudge)")
+    head_obj = NumpyHead.from_checkpoint(Path(head))
+    expected = expected_backbone_name("qwen-omni", model)
+    if head_obj.config.backbone.name != expected:
+        raise HeadError(mismatch_message(head_obj.config.backbone.name, expected))
+    return head_obj
+
+
 def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: str = "cpu",
                model: str | None = None, whisper_model: Any = None) -> Judge:
     """Build a Judge from a backbone kind and a head directory.
@@ -514,17 +532,11 @@ def load_judge(kind: str = "acoustic", head: str | Path | None = None, device: s
             raise JudgeError(str(exc)) from exc
         return Judge(backbone, head_obj, cfg, device="cpu", frame_readout=frame, head_dir=head_path)
     else:
-        if head is None:
-            raise JudgeError("--judge qwen-omni needs --head DIR: a head trained with `livejudge train "
-                             "--backbone qwen-omni` (no pretrained qwen head ships with livejudge)")
-        head_path = Path(head)
-        head_obj = NumpyHead.from_checkpoint(head_path)  # cheap checks before loading a 7B model
+        head_path = Path(head) if head is not None else None
+        head_obj = check_qwen_head(head_path, model)  # cheap checks before loading a 7B model
         cfg = head_obj.config
         from livejudge.judge.features.backbones.qwen_omni import QwenOmniBackbone
 
-        expected = expected_backbone_name(kind, model)
-        if cfg.backbone.name != expected:
-            raise HeadError(mismatch_message(cfg.backbone.name, expected))
         kwargs: dict[str, Any] = {"device": device}
         if model is not None:
             kwargs["model"] = model
