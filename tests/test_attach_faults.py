@@ -104,10 +104,13 @@ def _agent_audio_then(action, paced: bool = True):
 
 
 def test_unreachable(tmp_path, capsys):
-    code, out, ev = _attach(tmp_path, free_port(), "--input-wav", _wav(tmp_path))
+    rec = tmp_path / "call.wav"
+    code, out, ev = _attach(tmp_path, free_port(), "--input-wav", _wav(tmp_path), "--record", str(rec))
     err = capsys.readouterr().err
     assert code == 1
     assert "cannot reach the agent" in err and "is it running" in err
+    # an empty recording is not announced as "call recorded to" (a trial re-checked it, exit 2)
+    assert "call recorded to" not in err and f"{rec} holds no audio: the call ended before either side spoke" in err
     # nothing was heard: the error alone, no zero-filled summary or validity line burying it
     assert "latency p50" not in err and "validity" not in err
     doc = _partial(out, ev)

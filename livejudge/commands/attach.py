@@ -363,7 +363,11 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
                            failure=AttachError)
     finally:
         if recorder is not None and Path(src.record).exists():
-            print(f"livejudge: call recorded to {src.record}", file=sys.stderr)
+            if recorder.written_s > 0:
+                print(f"livejudge: call recorded to {src.record}", file=sys.stderr)
+            else:  # "call recorded to" a 44-byte file read as a recording to re-check (a trial)
+                print(f"livejudge: {src.record} holds no audio: the call ended before either side spoke",
+                      file=sys.stderr)
 
 
 class OutageMarks:

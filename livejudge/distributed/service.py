@@ -170,6 +170,11 @@ def start_service(*, port: int = DEFAULT_PORT, host: str = "127.0.0.1", kind: st
     """
     serve = import_serve()
     start_ray(ray_address)
+    import logging
+
+    # Serve's INFO lines: serve.run finds the instance serve.start just began and says "Connecting to
+    # existing Serve app ... New http_options will not be applied", which read as a stale service (a trial)
+    logging.getLogger("ray.serve").setLevel(logging.WARNING)
     serve.start(http_options={"host": host, "port": port})
     cls = judge_deployment(max_batch_size, batch_wait_timeout_s, num_cpus, num_gpus, num_replicas)
     serve.run(cls.bind(kind, head, device, model), name=name, route_prefix=route, blocking=False)

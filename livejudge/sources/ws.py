@@ -598,6 +598,11 @@ class Recorder:
         self._buf = np.zeros((0, 2), dtype=np.float32)  # samples from self._written on
         self._newest = 0  # one past the newest placed sample
 
+    @property
+    def written_s(self) -> float:
+        """Seconds of audio in the file so far (0.0: a call that ended before anything was placed)."""
+        return self._written / SAMPLE_RATE
+
     def _open(self) -> None:
         import wave
 
