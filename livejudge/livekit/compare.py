@@ -118,9 +118,12 @@ def livekit_comparison(result: dict, match_s: float = 1.0) -> dict:
     unsummed = sum(1 for r in rows if r["audio_latency_s"] is not None and r["livekit_latency_s"] is None)
     left = (f"; {unsummed} repl{'y' if unsummed == 1 else 'ies'} without all three parts left out of the sum"
             if unsummed else "")
-    text = (f"LiveKit metrics say {med_lk * 1000:.0f} ms (eou delay + LLM ttft + TTS ttfb); audio says "
-            f"{med_au * 1000:.0f} ms; difference of the sum {med_d * 1000:+.0f} ms ("
-            + (f"medians of {len(paired)} replies" if len(paired) > 1 else "one reply") + f"{left}){also}") if paired else "no LiveKit latency to compare" + also
+    if paired:
+        over = f"medians of {len(paired)} replies" if len(paired) > 1 else "one reply"
+        text = (f"LiveKit metrics say {med_lk * 1000:.0f} ms (eou delay + LLM ttft + TTS ttfb); audio says "
+                f"{med_au * 1000:.0f} ms; difference of the sum {med_d * 1000:+.0f} ms ({over}{left}){also}")
+    else:
+        text = "no LiveKit latency to compare" + also
 
     barges = []
     for b in result.get("barge_ins", []):

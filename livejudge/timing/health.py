@@ -676,6 +676,13 @@ def no_speech_warnings(spoke, duration_s: float, said: list[dict]) -> list[Healt
     return out
 
 
+def silent_from_nan(not_numbers: Sequence[str], what: str) -> str:
+    """The refusal of audio that reads silent because its NaN/±inf samples were set to 0: the
+    reader's first line about them (``CallReader.not_numbers``), then ``what`` ("both channels
+    are", "the file is") was silent. One wording for ``unmeasurable`` and a manifest's mono row."""
+    return f"{not_numbers[0]}; with them set to 0 {what} silent: nothing can be measured"
+
+
 def unmeasurable(warnings: list[HealthWarning], *, truncated: Sequence[str] = (),
                  not_numbers: Sequence[str] = ()) -> str | None:
     """The one-line reason to refuse a recording, or None when something can be measured:
@@ -698,7 +705,7 @@ def unmeasurable(warnings: list[HealthWarning], *, truncated: Sequence[str] = ()
         return f"the call lasts {short.value:.2f} s, under {MIN_CALL_S:.0f} s: {truncated[0]}"
     if all(w.code == "silent_channel" for w in bad):
         if not_numbers:
-            return f"{not_numbers[0]}; with them set to 0 both channels are silent: nothing can be measured"
+            return silent_from_nan(not_numbers, "both channels are")
         return ("both channels are silent (loudest frames "
                 + " and ".join(f"{w.value:.0f} dBFS" for w in bad if w.value is not None)
                 + "): nothing can be measured; check --user-channel/--agent-channel, or whether the call was recorded")

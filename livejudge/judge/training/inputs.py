@@ -99,7 +99,7 @@ def check_entry(entry: Any) -> RowHealth:
             index is out of range (the message as ``open_call`` words it).
     """
     from livejudge.audio import TwoChannelAudio, open_call
-    from livejudge.timing.health import LEVEL_PROBE_S, check_recording, unmeasurable
+    from livejudge.timing.health import LEVEL_PROBE_S, check_recording, silent_from_nan, unmeasurable
 
     where = row_file(entry)
     if entry.audio is not None and _is_mono(entry.audio):
@@ -115,7 +115,7 @@ def check_entry(entry: Any) -> RowHealth:
         problem = None
         for w in ws:
             if w.code == "silent_channel" and nan:  # NaN set to 0 reads silent: name the NaN
-                problem = f"{nan[0]}; with them set to 0 the file is silent: nothing can be measured"
+                problem = silent_from_nan(nan, "the file is")
                 break
             if w.code == "silent_channel":
                 problem = (f"the file is silent (loudest frame {w.value:.0f} dBFS): a mono 'audio' file is the "
