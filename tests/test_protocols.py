@@ -181,6 +181,14 @@ def test_player_records_the_agent_audio_running_dry_mid_speech_only():
     cut.pump(1.0 + mid / 16000 + 0.6)
     assert cut.ran_dry == []
 
+    lost = JitterPlayer(lookahead_s=0.0)  # a lost connection mid-word (--reconnect): the outage's gap
+    for k in range(0, mid, 640):
+        lost.on_audio(x[k:k + 640], 1.0 + k / 16000)
+    lost.pump(1.0 + mid / 16000)
+    lost.end_burst()  # AttachClient, at the reconnection
+    lost.on_audio(x[mid:mid + 640], 1.0 + mid / 16000 + 3.0)
+    assert lost.ran_dry == []
+
 
 def test_player_marks_wait_for_playout():
     pl = JitterPlayer(lookahead_s=0.0)

@@ -298,7 +298,11 @@ def load_expectations(path: str | Path) -> dict:
     if not isinstance(missed, list) or not all(isinstance(m, dict) and isinstance(m.get("name"), str) for m in missed):
         raise ValueError(f"{p.name}: not_played must be a list of {{name, expect, kind}} entries "
                          "(as probe --expectations-out writes it)")
-    not_played = [Expectation(0.0, str(m.get("expect") or "yield"), None, m.get("kind"), m["name"]) for m in missed]
+    try:
+        not_played = [Expectation(0.0, str(m.get("expect") or "yield"), None, m.get("kind"), m["name"])
+                      for m in missed]
+    except ValueError as exc:
+        raise ValueError(f"{p.name}: not_played: {exc}") from None
     call = doc.get("call")
     if call is not None and not Path(str(call)).is_absolute():
         call = str(p.parent / str(call))

@@ -45,11 +45,11 @@ from livejudge.audio import SAMPLE_RATE, StreamResampler, resample
 from livejudge.sources.protocols.base import AgentAudio, Interruption, Mark, Protocol, ProtocolError, Status
 
 VOICE_DBFS = -40.0
+"""RMS level (dB re full scale, per 20 ms) above which a chunk counts as voiced for the
+scripted caller's turn logic and the silence watchdog. A heuristic, not the judged VAD."""
 DRY_MIN_S = 0.05
 """The shortest gap counted as the agent's audio running dry mid-speech (``JitterPlayer.ran_dry``),
 seconds: shorter ones are arrival jitter a caller's jitter buffer (``--jitter-s``, 60 ms) hides."""
-"""RMS level (dB re full scale, per 20 ms) above which a chunk counts as voiced for the
-scripted caller's turn logic and the silence watchdog. A heuristic, not the judged VAD."""
 
 CLOSE_TIMEOUT_S = 1.0
 """How long the websocket close handshake may wait for the agent, seconds (websockets'
@@ -336,10 +336,15 @@ class JitterPlayer:
             done.append(self._marks.popleft()[1])
         return out, done
 
+    def end_burst(self) -> None:
+        """The audio stops on purpose (an interruption, a lost connection): the next gap is not
+        counted in ``ran_dry``."""
+        self._tail_voiced = False
+
     def flush(self) -> float:
         """Drop unplayed audio (interruption). Returns how much was dropped, seconds."""
         dropped = self._buffered
-        self._tail_voiced = False  # cut on purpose: what follows is a new reply, not a stall
+        self.end_burst()  # cut on purpose: what follows is a new reply, not a stall
         self._buf.clear()
         self._buffered = 0
         self._queued_total = self._released
@@ -832,6 +837,7 @@ class AttachClient:
                         start = self._conn_end_s if self._conn_end_s is not None else self.now_s()
                         self.stats.outages.append([start, start, False])
                         self._in_outage = True
+                        self.player.end_burst()  # the gap to come is the outage's, not a stall's
                         self.session._on_error(f"{why}; reconnecting (--reconnect {self.config.reconnect}, "
                                                f"first try in {delay:g} s)")
                     await self._sleep_or_stop(delay)
@@ -954,6 +960,7 @@ class AttachClient:
             out = self.stats.outages[-1]
             out[1], out[2] = self._conn_t_s, True
             self._in_outage = False
+            self.player.end_burst()  # what the buffer held has played out by now: the gap is the outage's
             self._note("ws.reconnected", outage_start_s=round(out[0], 3), outage_s=round(out[1] - out[0], 3))
             _say(f"reconnected at t={out[1]:.1f}s after {out[1] - out[0]:.1f} s without the agent "
                  f"({out[0]:.1f}–{out[1]:.1f} s: recorded in source.attach.outages; the verdicts and gaps "

@@ -198,7 +198,7 @@ class Verdict:
     basis: str = ""
     line: str = field(default="wideband", compare=False)  # the call's, not the moment's: equal verdicts of one
     # moment stay equal when a live call's line is found after some were published (first 30 s)
-    first_stop_s: float | None = field(default=None, compare=False)  # a slow_yield's other reading (see below)
+    first_stop_s: float | None = field(default=None, compare=False)  # a barge-in's other reading (above)
 
     @property
     def key(self) -> tuple[str, float]:
@@ -292,16 +292,18 @@ names as a stop it went on from, seconds (``TurnConfig.utterance_pause_s``: a sh
 inside an inter-pausal unit, no stop at all)."""
 
 
-def _first_stop_s(agent: list[SpeechSegment], onset_s: float, stop_s: float,
+def _first_stop_s(agent: list[SpeechSegment], offsets: list[float], onset_s: float, stop_s: float,
                   spans_s: float | None = None) -> float | None:
     """Seconds from ``onset_s`` (a barge-in) to the end of the first agent segment that ends after
     it and before ``stop_s`` (where the agent finally stopped, or the caller's turn ended) and is
     followed by a pause of at least ``FIRST_STOP_PAUSE_S`` (one that holds ``spans_s`` too, when
     given: the caller finished while the agent was quiet); None if there is none. ``agent``: its
-    segments sorted by onset."""
-    for s, nxt in zip(agent, agent[1:]):
-        if s.offset_s <= onset_s or s.offset_s >= stop_s - 1e-9:
-            continue
+    segments sorted by onset (one channel's never overlap), ``offsets`` theirs: the search starts
+    by bisection, so a long call's verdicts stay linear."""
+    for i in range(bisect.bisect_right(offsets, onset_s), len(agent) - 1):
+        s, nxt = agent[i], agent[i + 1]
+        if s.offset_s >= stop_s - 1e-9:
+            break
         if nxt.onset_s - s.offset_s >= FIRST_STOP_PAUSE_S - 1e-9 and (
                 spans_s is None or s.offset_s <= spans_s <= nxt.onset_s):
             return s.offset_s - onset_s
@@ -348,6 +350,7 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
     user_floor = [s for s in user_all if not is_bc(s)]
     user_all_on = [s.onset_s for s in user_all]
     agent_all = [s for s in segs if s.channel == "agent"]
+    agent_off = [s.offset_s for s in agent_all]
 
     # barge-ins by the caller, and what the agent did after yielding
     user_turn_at = {t.onset_s: t for t in turns["user"]}
@@ -360,7 +363,7 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
             # the caller's turn the agent talked on past (its own pauses inside it are not subtracted)
             turn_s = ut.offset_s - b.onset_s if ut is not None else None
             v = _v("barge_in", "talked_through", b.onset_s, turn_s, settle, None, H)  # no threshold decided it
-            first = None if ut is None else _first_stop_s(agent_all, b.onset_s, ut.offset_s, spans_s=ut.offset_s)
+            first = None if ut is None else _first_stop_s(agent_all, agent_off, b.onset_s, ut.offset_s, spans_s=ut.offset_s)
             out.append(v if first is None else replace(v, first_stop_s=round(first, 6)))
             continue
         if ut is not None and ut.duration_s < cfg.backchannel_max_s:
@@ -379,7 +382,7 @@ def verdicts(timeline: Timeline, config: VerdictConfig | None = None) -> list[Ve
         outcome = "yielded" if b.yield_s <= cfg.yield_max_s else "slow_yield"
         v = _v("barge_in", outcome, b.onset_s, b.yield_s, max(settle, b.onset_s + b.yield_s), cfg.yield_max_s, H)
         if outcome == "slow_yield":
-            first = _first_stop_s(agent_all, b.onset_s, b.onset_s + b.yield_s)
+            first = _first_stop_s(agent_all, agent_off, b.onset_s, b.onset_s + b.yield_s)
             if first is not None and first <= cfg.yield_max_s:
                 v = replace(v, first_stop_s=round(first, 6))
         out.append(v)
