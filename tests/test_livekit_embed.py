@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -358,6 +359,18 @@ def test_a_stall_past_the_tolerance_says_what_it_dropped_and_the_setting():
     said = [e for e in doc["errors"] if "stalled and then arrived in one bunch" in e]
     assert lost >= 0.3 and len(said) == 1 and "TapOptions.stitch_tolerance_s (0.25 s)" in said[0], doc["errors"]
     assert f"{lost:.2f} s of it in all" in said[0] and "max_lag_s" not in " ".join(doc["errors"])
+
+
+def test_steady_bursts_past_the_tolerance_say_the_whole_span_they_dropped_audio_in():
+    """Caller frames in steady 300 ms bunches (past the 0.25 s tolerance) drop audio all through
+    the call; the line named only the first stall ("near 0.60 s", a trial). At the end it gives
+    the span, from the first bunch that dropped audio to the last."""
+    (on, off), doc = _bursty_call(0.3)
+    said = [e for e in doc["errors"] if "stalled and then arrived in bunches from" in e]
+    assert len(said) == 1, doc["errors"]
+    first, last = (float(x) for x in re.search(r"from ([\d.]+) s to ([\d.]+) s", said[0]).groups())
+    # the span covers the caller's speech (the clip is 0.5 s in), not only its first bunch
+    assert first <= 0.5 + on / 16000 + 0.3 and last >= 0.5 + off / 16000, (said, on, off)
 
 
 @pytest.mark.slow  # a real-time call, ~25 s

@@ -18,6 +18,11 @@ each frame of its backlog re-anchors), it is said once per channel, in the resul
 on stderr, seconds (HEURISTIC: above the first bunch of a call, at most the tolerance)."""
 
 
+STALL_APART_S = 1.0
+"""Re-anchors that drop audio less than this apart are one stall's bunch (its frames re-anchor one
+by one), seconds (HEURISTIC); farther apart, ``StallLine`` counts another stall."""
+
+
 class Stitcher:
     """Places consecutive chunks of one channel end to end: ``place(t_s, duration_s)`` takes a
     chunk's first sample's time by its stamp (s) and its length (s) and returns where it goes on
@@ -92,13 +97,21 @@ class StallLine:
         self.key = key
         self.knobs = knobs
         self.dropped_s: dict[str, float] = {c: 0.0 for c in knobs}
+        self.stalls: dict[str, int] = {c: 0 for c in knobs}  # bunches that dropped audio (re-anchors ≥ 1 s apart)
         self._at_s: dict[str, float] = {}
+        self._first_s: dict[str, float] = {}
+        self._last_s: dict[str, float] = {}
         self._line: dict[str, int] = {}
 
     def add(self, channel: str, dropped_s: float, at_s: float) -> None:
         """Count ``dropped_s`` seconds of ``channel`` dropped by a re-anchor near ``at_s`` (session
-        clock, s); say the line once the channel's total passes ``REANCHOR_SAY_S``."""
+        clock, s); say the line once the channel's total passes ``REANCHOR_SAY_S``. Re-anchors less
+        than ``STALL_APART_S`` after the last are one stall's bunch."""
         self.dropped_s[channel] += dropped_s
+        if channel not in self._last_s or at_s - self._last_s[channel] >= STALL_APART_S:
+            self.stalls[channel] += 1
+        self._first_s.setdefault(channel, at_s)
+        self._last_s[channel] = at_s
         if self.dropped_s[channel] >= REANCHOR_SAY_S and channel not in self._at_s:
             self._at_s[channel] = at_s
             errors = self.session.errors
@@ -110,8 +123,13 @@ class StallLine:
 
     def text(self, channel: str, so_far: bool) -> str:
         knob, tol = self.knobs[channel]
-        return (f"{self.label}: {channel} audio stalled and then arrived in one bunch near "
-                f"{self._at_s[channel]:.2f} s; {self.dropped_s[channel]:.2f} s of it "
+        n, first, last = self.stalls[channel], self._first_s[channel], self._last_s[channel]
+        # the whole span at the end: steady 300 ms bursts dropped audio all through a call whose
+        # line named only the first stall (a trial)
+        where = (f"in one bunch near {self._at_s[channel]:.2f} s" if so_far or (n < 2 and last - first < STALL_APART_S)
+                 else f"in bunches from {first:.2f} s to {last:.2f} s" + (f" ({n} stalls)" if n > 1 else ""))
+        return (f"{self.label}: {channel} audio stalled and then arrived {where}; "
+                f"{self.dropped_s[channel]:.2f} s of it "
                 + ("so far " if so_far else "in all ")
                 + "overlapped audio already placed and was dropped, so the turns and the latencies around it are "
                 f"not reliable (result[\"{self.key}\"][\"reanchor_dropped_s\"]): raise {knob} ({tol:g} s) "
