@@ -11,6 +11,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from livejudge.commands.check import Expectation, check, load_expectations, pin
@@ -372,3 +373,33 @@ def test_a_barge_in_the_calls_end_cut_is_not_measured(tmp_path, capsys):
         assert "(1 not measured: cut by the call's end" in err
         suite = ET.parse(xml).getroot().find("testsuite")
         assert (suite.get("failures"), suite.get("errors")) == ("0", "1")
+
+
+def test_a_moment_with_no_verdict_just_before_the_calls_end_is_not_measured_not_failed():
+    """A probe stopped 1.3 s after its backchannel read "FAIL backchannel: no backchannel within
+    ±0.5 s" in probe and check alike (a trial): the call ended before the agent's going on past
+    the "mm" could be heard. Under END_MARGIN_S before the end it is not measured; earlier, with
+    the call going on, the same missing verdict is a failure."""
+    from livejudge.commands.check import END_MARGIN_S, Expectation, check_call
+
+    e = Expectation(7.36, "hold", None, "backchannel", "backchannel")
+    (cut,) = check_call([e], [], {"duration_s": 7.36 + 1.34, "segments": []})
+    assert cut.status == "error" and cut.error.startswith("the call ended 1.34 s after this moment")
+    (late,) = check_call([e], [], {"duration_s": 7.36 + END_MARGIN_S + 0.5, "segments": []})
+    assert late.status == "fail" and late.error is None and "no backchannel within" in late.reason
+
+
+def test_check_of_a_probe_cut_before_its_recording_is_readable_fails_on_the_moments_not_played(tmp_path, capsys):
+    """A probe cut at 2 s left a 0.96 s recording and four moments not played; check exited 2
+    ("too short") without naming them (a trial). It now names them and exits 3."""
+    import soundfile as sf
+
+    sf.write(str(tmp_path / "r.wav"), np.zeros((int(0.96 * 16000), 2), np.float32), 16000)
+    (tmp_path / "e.json").write_text(json.dumps({
+        "livejudge_expectations": 1, "call": "r.wav", "expect": [{"at_s": 0.95, "expect": "yield", "kind": "pause",
+                                                                  "name": "filler start at 0.95 s"}],
+        "not_played": [{"name": "backchannel", "expect": "hold", "kind": "backchannel"}]}))
+    assert main(["check", "--expectations", str(tmp_path / "e.json")]) == 3
+    err = capsys.readouterr().err
+    assert "too short" in err or "under 1 s" in err
+    assert "0 of 2 expectation(s) passed (2 not measured: 1 the recording cannot be read, 1 not played by" in err

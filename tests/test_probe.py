@@ -434,3 +434,26 @@ def test_probe_judge_url_alone_asks_the_service_and_judge_none_with_it_is_refuse
         code = main(["score", target, "--judge", "none", "--judge-url", "http://127.0.0.1:1/judge",
                      "--display", "none", "--out-dir", str(tmp_path / "out")])
         assert code == 2 and "--judge none turns the judge off: drop one" in capsys.readouterr().err
+
+
+def test_a_probe_cut_during_a_moment_reads_it_as_not_measured_as_check_does():
+    """A probe stopped 1.5 s into its hard interruption (the barge-in heard, the agent's answer
+    not) read "FAIL hard interruption: no barge-in within ±0.5 s" while `check` of the same
+    recording called it not measured (a trial). The probe now scores with check's own rules."""
+    from livejudge.commands.check import CUT_BY_END, check_call
+    from livejudge.commands.probe import scorecard
+    from livejudge.timing.verdicts import Verdict
+
+    turns, moments = build_script()
+    placed = [{"clip": t.name, "start_s": 5.0 * i} for i, t in enumerate(turns[:4])]
+    barge = next(m for m in moments if m.kind == "barge_in")
+    at = placed[barge.turn]["start_s"] + barge.offset_s
+    doc = _dead_agent_result(moments[:barge.turn + 1], placed, agent_onsets=[2.0, 7.0, 12.0, at - 1.0])
+    doc["framework_events"] = [{"kind": "barge_in_cut_by_end", "t_s": at}]
+    doc["duration_s"] = at + 1.5
+    card = scorecard(moments, placed, doc, 0.5)
+    row = next(r for r in card["moments"] if r["name"] == barge.name)
+    assert (row["status"], row["error"]) == ("error", CUT_BY_END)
+    exps = card["expectations"]
+    again = check_call(exps, [Verdict.from_dict(v) for v in doc["verdicts"]], doc, 0.5)
+    assert [r["status"] for r in card["moments"]] == [r.status for r in again]

@@ -35,7 +35,9 @@ fixed, and a passing one guards against regressions; or of what the agent did
 A pause expectation of ``yield`` that "passed" because the agent never spoke after it (a dead
 or hung agent waits through every pause) is not measured: printed ``ERROR``, a JUnit ``error``,
 and not a pass (exit 3). So is an expectation at a barge-in or backchannel the call's end cut (no
-verdict there; the result's ``barge_in_cut_by_end`` / ``backchannel_cut_by_end`` note).
+verdict there; the result's ``barge_in_cut_by_end`` / ``backchannel_cut_by_end`` note), one with
+no verdict less than ``END_MARGIN_S`` before the call's end, and a moment a probe's call never
+played (its file's ``not_played``).
 
 Exit codes: 0 every expectation passed (or there were none), 3 one failed or was not measured (``EXIT_GATE``, as a
 failed ``--fail-if`` gate: CI tells a failed expectation from a run that failed, 1), 2 usage or
@@ -194,15 +196,24 @@ def agent_onsets_of(doc: dict) -> list[float] | None:
 
 CUT_BY_END = ("the call ended during this caller moment, before the agent's answer to it was heard "
               "(barge_in_cut_by_end / backchannel_cut_by_end): it is not judged")
+END_MARGIN_S = 2.0
+"""HEURISTIC: a moment with no verdict that lies less than this before the call's end is not
+measured, not failed: its outcome (a yield within ``yield_max_s``, the caller resuming after a
+pause, the agent going on past an "mm") needs up to about this long after it to be heard, and a
+call cut that soon leaves none (a probe stopped by Ctrl-C blamed the agent: "no backchannel
+within ±0.5 s"; a trial), seconds."""
 
 
 def check_call(exps: list[Expectation], verdicts: list[Verdict], doc: dict,
                tolerance_s: float = TOLERANCE_S) -> list[CheckResult]:
-    """Every expectation checked against a call's verdicts, with two moments marked not measured:
-    a pause the agent "waited" out without speaking after it (``not_measured``), and a barge-in the
+    """Every expectation checked against a call's verdicts, with three moments marked not measured:
+    a pause the agent "waited" out without speaking after it (``not_measured``), a barge-in the
     call's end cut (a ``barge_in_cut_by_end`` note in the result's ``framework_events``: no verdict
-    there, which read "FAIL … no caller moment" in a trial). ``doc``: the call's result document."""
+    there, which read "FAIL … no caller moment" in a trial), and any moment with no verdict less
+    than ``END_MARGIN_S`` before the call's end (``doc["duration_s"]``). ``doc``: the call's result
+    document. ``livejudge probe`` scores its moments with it too, so the two agree."""
     onsets = agent_onsets_of(doc)
+    end = doc.get("duration_s")
     cut = [(str(n["kind"])[: -len("_cut_by_end")], float(n["t_s"])) for n in doc.get("framework_events") or []
            if isinstance(n, dict) and n.get("kind") in ("barge_in_cut_by_end", "backchannel_cut_by_end")
            and isinstance(n.get("t_s"), (int, float))]
@@ -215,6 +226,9 @@ def check_call(exps: list[Expectation], verdicts: list[Verdict], doc: dict,
             k, t = min(hit, key=lambda kt: abs(kt[1] - e.at_s))
             r = replace(r, reason=f"{k.replace('_', '-')} at {t:.2f} s")
             why = CUT_BY_END
+        elif r.verdict is None and isinstance(end, (int, float)) and 0 <= end - e.at_s < END_MARGIN_S:
+            why = (f"the call ended {end - e.at_s:.2f} s after this moment, before its outcome could be heard "
+                   f"(under {END_MARGIN_S:g} s): it is not judged")
         out.append(replace(r, passed=False, error=why) if why else r)
     return out
 
@@ -449,7 +463,8 @@ def junit_xml(results: list[CheckResult], suite: str) -> str:
         tc = ET.SubElement(s, "testcase", classname="livejudge.commands.check", name=r.expectation.label)
         if r.error:
             msg = f"not measured: {r.error} ({r.reason})"
-            ET.SubElement(tc, "error", message=msg, type="NotMeasured").text = msg
+            ET.SubElement(tc, "error", message=msg, type="NotPlayed" if r.error == NOT_PLAYED else "NotMeasured"
+                          ).text = msg
         elif not r.passed:
             f = ET.SubElement(tc, "failure", message=r.reason, type="ExpectationFailed")
             f.text = r.reason
@@ -547,7 +562,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not_played and not exps:  # the probe's call played none of them: nothing in the recording to read
         return _report([], not_played, args, str(call or "call"))
     vcfg = verdict_config_from_args(args, base_cfg)
-    vs, doc = _verdicts_of(args, call, vcfg)
+    try:
+        vs, doc = _verdicts_of(args, call, vcfg)
+    except CLIError as exc:
+        if not not_played or exc.code != 2:
+            raise
+        # a probe cut so early that its recording cannot be read: the moments it did not play are
+        # still what fails (exit 3), not the recording (a trial read exit 2, "too short")
+        print(f"livejudge: {exc}", file=sys.stderr)
+        return _report([CheckResult(e, False, "not checked", None, f"the recording cannot be read ({exc})")
+                        for e in exps], not_played, args, str(call or "call"))
     if args.json_out:
         from livejudge.outputs.report import write_json
 
@@ -602,9 +626,14 @@ def _report(results: list[CheckResult], not_played: list[Expectation], args: arg
         print(f"{r.status.upper():<5} {r.expectation.label}: {reason}", file=out)
     n_fail = sum(not r.passed for r in results)
     n_err = sum(r.status == "error" for r in results)
-    n_cut = sum(r.error == CUT_BY_END for r in results)  # said as "cut by the call's end"
-    n_missed = sum(r.error == NOT_PLAYED for r in results)
-    n_silent = n_err - n_cut - n_missed
+    causes: dict[str, int] = {}  # each error's cause, in the words of the summary line
+    for r in results:
+        if r.error:
+            cause = ("not played by the probe's call" if r.error == NOT_PLAYED else
+                     "cut by the call's end" if r.error == CUT_BY_END or r.error.startswith("the call ended ") else
+                     "the recording cannot be read" if r.error.startswith("the recording cannot be read") else
+                     "the agent did not speak after them")
+            causes[cause] = causes.get(cause, 0) + 1
     if args.junit:
         p = Path(args.junit)
         try:
@@ -613,9 +642,7 @@ def _report(results: list[CheckResult], not_played: list[Expectation], args: arg
         except OSError as exc:
             raise CLIError(f"cannot write --junit {p}: {exc.strerror or exc}") from None
         print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
-    why = [(n, w) for n, w in ((n_silent, "the agent did not speak after them"), (n_cut, "cut by the call's end"),
-                               (n_missed, "not played by the probe's call")) if n]
-    why = [w for _, w in why] if len(why) == 1 else [f"{n} {w}" for n, w in why]
+    why = list(causes) if len(causes) == 1 else [f"{n} {w}" for w, n in causes.items()]
     print(f"livejudge: {len(results) - n_fail} of {len(results)} expectation(s) passed"
           + (f" ({n_err} not measured: {', '.join(why)}, which is not a pass)" if n_err else ""),
           file=sys.stderr)

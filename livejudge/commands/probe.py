@@ -44,7 +44,6 @@ from pathlib import Path
 import numpy as np
 
 from livejudge.commands.check import NEVER_SPOKE, NOT_PLAYED, SILENT_AFTER  # noqa: F401 (re-exported)
-from livejudge.commands.check import not_measured as _unmeasured  # one rule for check and probe
 from livejudge.commands.runner import EXIT_GATE, CLIError
 
 PAUSE_RANGE_S = (0.6, 1.0)
@@ -250,21 +249,17 @@ def scorecard(moments: list[ProbeMoment], placed: list[dict], result: dict, tole
     and ``not_played`` (a Ctrl-C'd probe's card read "passed 1, failed 0, errors 0", green, with
     four moments never played; a trial).
     """
-    from livejudge.commands.check import check
+    from livejudge.commands.check import check_call
     from livejudge.timing.verdicts import Verdict, VerdictConfig
 
     vs = [Verdict.from_dict(v) for v in result.get("verdicts") or []]
     ymax = (result.get("verdict_config") or {}).get("yield_max_s", VerdictConfig().yield_max_s)
     exps = [dataclasses.replace(e, within_s=ymax) if e.kind == "barge_in" and e.within_s is None else e
             for e in moments_on_clock(moments, placed)]
-    agent_onsets = [s["onset_s"] for s in result.get("segments") or [] if s.get("channel") == "agent"]
     rows = []
-    for e in exps:
-        r = check(e, vs, tolerance_s)
-        error = _unmeasured(e, r.passed, agent_onsets)
+    for e, r in zip(exps, check_call(exps, vs, result, tolerance_s)):  # check's rules: the re-check agrees
         rows.append({"name": e.name.split(" at ")[0], "at_s": e.at_s, "expect": e.expect, "kind": e.kind,
-                     "within_s": e.within_s, "passed": r.passed and error is None,
-                     "status": "error" if error else ("pass" if r.passed else "fail"), "error": error,
+                     "within_s": e.within_s, "passed": r.passed, "status": r.status, "error": r.error,
                      "reason": r.reason, "verdict": None if r.verdict is None else r.verdict.to_dict(), "_result": r})
     lat = [{"t_s": round(v.t_s, 3), "gap_s": v.value_s, "band": v.outcome, "human": v.ok}
            for v in vs if v.kind == "latency"]
@@ -281,8 +276,9 @@ def print_scorecard(card: dict, out=sys.stdout) -> None:
     from livejudge.commands.check import expect_words
 
     if not card["moments"] and card["missed"]:  # five "not played" lines said less (a trial)
-        print(f"  none of the {len(card['missed'])} moments was played: the call ended before the caller's first "
-              "turn (the reason is above)", file=out)
+        ended = f" ({card['ended']})" if card.get("ended") else ""
+        print(f"  none of the {len(card['missed'])} moments was played: the call ended{ended} before the caller's "
+              "first turn", file=out)
     for r in card["moments"]:
         exp = expect_words(r["expect"], r["kind"]) + (f" within {r['within_s']:g} s" if r["within_s"] is not None else "")
         status = r.get("status") or ("pass" if r["passed"] else "fail")  # older scorecards: no status
@@ -359,12 +355,12 @@ def cmd_probe(args: argparse.Namespace) -> int:
             Path(tmp).unlink(missing_ok=True)
     tol = TOLERANCE_S
     card = scorecard(moments, caller.placed, result, tol)
+    card["ended"] = result.get("source", {}).get("ended")
     print_scorecard(card, sys.stderr if want_stdout else sys.stdout)
     exps = card.pop("expectations")
     results = [r.pop("_result") for r in card["moments"]]
     if args.scorecard:
-        _write(args.scorecard, json.dumps({"livejudge_probe": 1, **card, "ended": result.get("source", {}).get("ended"),
-                                           "call_exit_code": code}, indent=2) + "\n")
+        _write(args.scorecard, json.dumps({"livejudge_probe": 1, **card, "call_exit_code": code}, indent=2) + "\n")
     if probe_junit:
         _write(probe_junit, probe_junit_xml(card["moments"], results, f"probe {src.ws_url or src.runner}",
                                             not_played=card["missed"]))

@@ -159,7 +159,7 @@ def register(sub) -> None:
                        formatter_class=HelpFormatter,
                        description="Start the judge as a Ray Serve service with dynamic batching: windows from "
                                    "many sessions are judged in shared batches. Sessions use it with "
-                                   "--judge-url http://127.0.0.1:PORT/judge (attach, replay, score) or "
+                                   "--judge-url http://127.0.0.1:PORT/judge (attach, probe, replay, score) or "
                                    "judge_url= (Pipecat observer).",
                        epilog="exit codes: 0 stopped with Ctrl-C · 143 stopped by SIGTERM · 129 by SIGHUP (each "
                               "after shutting down Serve, then the Ray it started: no Ray process is left "
