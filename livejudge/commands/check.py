@@ -147,13 +147,16 @@ class Expectation:
 @dataclass(frozen=True)
 class CheckResult:
     """One expectation's outcome. ``error`` (a reason) marks a moment that could not be measured:
-    ``passed`` is then False, and the moment is neither a pass nor a failure (JUnit ``error``)."""
+    ``passed`` is then False, and the moment is neither a pass nor a failure (JUnit ``error``);
+    ``cause`` says which kind (a key of ``CAUSE_WORDS``: "silent", "cut", "not_played",
+    "unreadable"), for the summary line and the JUnit type."""
 
     expectation: Expectation
     passed: bool
     reason: str
     verdict: Verdict | None = None
     error: str | None = None
+    cause: str | None = None
 
     @property
     def status(self) -> str:
@@ -161,6 +164,9 @@ class CheckResult:
         return "error" if self.error else ("pass" if self.passed else "fail")
 
 
+CAUSE_WORDS = {"silent": "the agent did not speak after them", "cut": "cut by the call's end",
+               "not_played": "not played by the probe's call", "unreadable": "the recording cannot be read"}
+"""Each ``CheckResult.cause`` in the words of check's summary line ("2 not measured: …")."""
 NOT_PLAYED = "the probe's call ended before this moment, so the recording does not hold it; re-run the probe"
 """Why an expectations file's ``not_played`` moment (written by ``probe --expectations-out``) is
 not measured: ``check`` counts it as an ``error``, not a pass."""
@@ -221,15 +227,17 @@ def check_call(exps: list[Expectation], verdicts: list[Verdict], doc: dict,
     for e in exps:
         r = check(e, verdicts, tolerance_s)
         why = not_measured(e, r.passed, onsets) if r.verdict is not None and r.verdict.kind == "pause" else None
+        cause = "silent"
         hit = [(k, t) for k, t in cut if e.kind in (None, k) and abs(t - e.at_s) <= tolerance_s]
         if r.verdict is None and hit:  # its reason named the nearest other moment (a trial): name this one
             k, t = min(hit, key=lambda kt: abs(kt[1] - e.at_s))
             r = replace(r, reason=f"{k.replace('_', '-')} at {t:.2f} s")
-            why = CUT_BY_END
+            why, cause = CUT_BY_END, "cut"
         elif r.verdict is None and isinstance(end, (int, float)) and 0 <= end - e.at_s < END_MARGIN_S:
             why = (f"the call ended {end - e.at_s:.2f} s after this moment, before its outcome could be heard "
                    f"(under {END_MARGIN_S:g} s): it is not judged")
-        out.append(replace(r, passed=False, error=why) if why else r)
+            cause = "cut"
+        out.append(replace(r, passed=False, error=why, cause=cause) if why else r)
     return out
 
 
@@ -463,7 +471,7 @@ def junit_xml(results: list[CheckResult], suite: str) -> str:
         tc = ET.SubElement(s, "testcase", classname="livejudge.commands.check", name=r.expectation.label)
         if r.error:
             msg = f"not measured: {r.error} ({r.reason})"
-            ET.SubElement(tc, "error", message=msg, type="NotPlayed" if r.error == NOT_PLAYED else "NotMeasured"
+            ET.SubElement(tc, "error", message=msg, type="NotPlayed" if r.cause == "not_played" else "NotMeasured"
                           ).text = msg
         elif not r.passed:
             f = ET.SubElement(tc, "failure", message=r.reason, type="ExpectationFailed")
@@ -570,8 +578,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         # a probe cut so early that its recording cannot be read: the moments it did not play are
         # still what fails (exit 3), not the recording (a trial read exit 2, "too short")
         print(f"livejudge: {exc}", file=sys.stderr)
-        return _report([CheckResult(e, False, "not checked", None, f"the recording cannot be read ({exc})")
-                        for e in exps], not_played, args, str(call or "call"))
+        return _report([CheckResult(e, False, "not checked", None, f"the recording cannot be read ({exc})",
+                                    "unreadable") for e in exps], not_played, args, str(call or "call"))
     if args.json_out:
         from livejudge.outputs.report import write_json
 
@@ -615,7 +623,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _report(results: list[CheckResult], not_played: list[Expectation], args: argparse.Namespace, suite: str) -> int:
     """Print each expectation's outcome, write ``--junit``, say the count; the exit code. A
     ``not_played`` moment (a probe's call ended before it) is an error: not measured."""
-    results = results + [CheckResult(e, False, "not played", None, NOT_PLAYED) for e in not_played]
+    results = results + [CheckResult(e, False, "not played", None, NOT_PLAYED, "not_played") for e in not_played]
     out = sys.stderr if args.json_out == "-" else sys.stdout
     for r in results:
         reason = r.reason  # "backchannel at 6.22 s: backchannel at 6.22 s: held" said the moment twice (a trial)
@@ -629,11 +637,8 @@ def _report(results: list[CheckResult], not_played: list[Expectation], args: arg
     causes: dict[str, int] = {}  # each error's cause, in the words of the summary line
     for r in results:
         if r.error:
-            cause = ("not played by the probe's call" if r.error == NOT_PLAYED else
-                     "cut by the call's end" if r.error == CUT_BY_END or r.error.startswith("the call ended ") else
-                     "the recording cannot be read" if r.error.startswith("the recording cannot be read") else
-                     "the agent did not speak after them")
-            causes[cause] = causes.get(cause, 0) + 1
+            words = CAUSE_WORDS[r.cause or "silent"]
+            causes[words] = causes.get(words, 0) + 1
     if args.junit:
         p = Path(args.junit)
         try:
