@@ -80,8 +80,8 @@ def read_log(path, t0: float, since_mono: float) -> list[dict]:
 
 def around(result: dict, alog: list[dict], t_s: float, before_s: float = 2.0, after_s: float = 3.0) -> dict:
     """What both sides did near ``t_s``, for a failure message: a barge-in the test could not
-    find (once in ~20 clean-clone CIs, not reproduced in 24 local runs, 14 of them with the CPU
-    saturated) said only ``[]``; this shows whether the agent's audio was heard with a gap (its
+    find (once in ~20 clean-clone CIs, not reproduced in 21 local runs, 14 of them beside busy
+    loops: 6 with one, 8 with three) said only ``[]``; this shows whether the agent's audio was heard with a gap (its
     stream stalled), the barge-in fell in a pause, or the bot never yielded."""
     lo, hi = t_s - before_s, t_s + after_s
     near = lambda a, b: a < hi and b > lo  # noqa: E731
