@@ -291,7 +291,7 @@ def test_pauses_an_agent_never_answered_are_not_passes():
     assert "PASS" not in text and text.count("ERROR") == 3 and "waiting cannot be told from not answering" in text
     assert "0 of 5 moment(s) passed (3 not measured" in text
     results = [r.pop("_result") for r in card["moments"]]
-    suite = ET.fromstring(probe_junit_xml(card["moments"], results, "probe x")).find("testsuite")
+    suite = ET.fromstring(probe_junit_xml(results, "probe x")).find("testsuite")
     assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("5", "2", "3")
     assert len(suite.findall("testcase/error")) == 3 and len(suite.findall("testcase/system-out")) == 0
 

@@ -567,8 +567,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     tolerance = TOLERANCE_S if tolerance is None else float(tolerance)
     if tolerance < 0:
         raise CLIError(f"--tolerance-s must be ≥ 0 seconds, got {tolerance}")
+    suite = str(call or (f"{args.user} + {args.agent}" if args.user else "call"))  # the JUnit suite's name
     if not_played and not exps:  # the probe's call played none of them: nothing in the recording to read
-        return _report([], not_played, args, str(call or "call"))
+        return _report([], not_played, args, suite)
     vcfg = verdict_config_from_args(args, base_cfg)
     try:
         vs, doc = _verdicts_of(args, call, vcfg)
@@ -579,7 +580,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         # still what fails (exit 3), not the recording (a trial read exit 2, "too short")
         print(f"livejudge: {exc}", file=sys.stderr)
         return _report([CheckResult(e, False, "not checked", None, f"the recording cannot be read ({exc})",
-                                    "unreadable") for e in exps], not_played, args, str(call or "call"))
+                                    "unreadable") for e in exps], not_played, args, suite)
     if args.json_out:
         from livejudge.outputs.report import write_json
 
@@ -601,7 +602,6 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"livejudge: {args.expectations} holds no expectations (pinned with --flagged from a call without "
                   "a flagged moment?): nothing checked, 0 of 0 passed", file=sys.stderr)
             if args.junit:
-                suite = str(call or (f"{args.user} + {args.agent}" if args.user else "call"))
                 p = Path(args.junit)
                 try:
                     p.parent.mkdir(parents=True, exist_ok=True)
@@ -617,7 +617,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise CLIError(f"{late[0].label}{more}: {late[0].at_s:.2f} s is past the end of the recording "
                        f"({dur:.2f} s long): check the time, or whether the file holds the whole call")
     results = check_call(exps, vs, doc, tolerance)
-    return _report(results, not_played, args, str(call or (f"{args.user} + {args.agent}" if args.user else "call")))
+    return _report(results, not_played, args, suite)
 
 
 def _report(results: list[CheckResult], not_played: list[Expectation], args: argparse.Namespace, suite: str) -> int:

@@ -359,11 +359,12 @@ def cmd_probe(args: argparse.Namespace) -> int:
     print_scorecard(card, sys.stderr if want_stdout else sys.stdout)
     exps = card.pop("expectations")
     results = [r.pop("_result") for r in card["moments"]]
+    by_name = {m.name: m for m in moments}
     if args.scorecard:
         _write(args.scorecard, json.dumps({"livejudge_probe": 1, **card, "call_exit_code": code}, indent=2) + "\n")
     if probe_junit:
-        _write(probe_junit, probe_junit_xml(card["moments"], results, f"probe {src.ws_url or src.runner}",
-                                            not_played=card["missed"]))
+        _write(probe_junit, probe_junit_xml(results, f"probe {src.ws_url or src.runner}",
+                                            not_played=[by_name[n] for n in card["missed"]]))
     if args.expectations_out:
         rec = Path(args.record).resolve()
         ef = Path(args.expectations_out).resolve()
@@ -371,7 +372,6 @@ def cmd_probe(args: argparse.Namespace) -> int:
             call_ref = os.path.relpath(rec, ef.parent)
         except ValueError:  # another drive (Windows)
             call_ref = str(rec)
-        by_name = {m.name: m for m in moments}
         doc = {"livejudge_expectations": FORMAT_VERSION, "call": call_ref, "tolerance_s": tol,
                "verdict_config": result.get("verdict_config"), "pin": "probe",
                "expect": [e.to_dict() for e in exps],
@@ -396,37 +396,17 @@ def cmd_probe(args: argparse.Namespace) -> int:
     return EXIT_GATE if card["failed"] or card["errors"] or card["missed"] else 0
 
 
-def probe_junit_xml(rows: list[dict], results: list, suite: str, not_played: list[str] = ()) -> str:
-    """JUnit XML of the probe's moments: ``check.junit_xml``'s, with a moment that could not be
-    measured (``rows[i]["error"]``) written as an ``error`` (not a pass, not a failure), and one
-    testcase per moment the call ended before (``not_played``, names), an ``error`` too (a cut
-    probe's suite read ``tests="1" failures="0"``, green; a trial)."""
-    import xml.etree.ElementTree as ET
+def probe_junit_xml(results: list, suite: str, not_played: list = ()) -> str:
+    """JUnit XML of the probe's moments: ``check.junit_xml`` of ``results`` (``check_call``'s, a
+    moment not measured already an ``error``) with one ``NotPlayed`` error per moment the call
+    ended before (``not_played``: ``ProbeMoment``s; a cut probe's suite read ``tests="1"
+    failures="0"``, green; a trial). The same writer as ``livejudge check --junit``, so the
+    probe's file and its re-check's agree."""
+    from livejudge.commands.check import CheckResult, Expectation, junit_xml
 
-    from livejudge.commands.check import junit_xml
-
-    root = ET.fromstring(junit_xml(results, suite))
-    suite_el = root.find("testsuite")
-    assert suite_el is not None
-    n_err = 0
-    for tc, row in zip(suite_el.findall("testcase"), rows):
-        if not row.get("error"):
-            continue
-        n_err += 1
-        for child in list(tc):
-            tc.remove(child)
-        msg = f"not measured: {row['error']} ({row['reason']})"
-        ET.SubElement(tc, "error", message=msg, type="NotMeasured").text = msg
-    for name in not_played:
-        n_err += 1
-        tc = ET.SubElement(suite_el, "testcase", classname="livejudge.commands.check", name=name)
-        msg = f"not played: {NOT_PLAYED}"
-        ET.SubElement(tc, "error", message=msg, type="NotPlayed").text = msg
-    suite_el.set("tests", str(len(suite_el.findall("testcase"))))
-    suite_el.set("errors", str(n_err))
-    suite_el.set("failures", str(sum(tc.find("failure") is not None for tc in suite_el.findall("testcase"))))
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    missed = [CheckResult(Expectation(0.0, m.expect, None, m.kind, m.name), False, "not played", None, NOT_PLAYED,
+                          "not_played") for m in not_played]
+    return junit_xml(list(results) + missed, suite)
 
 
 def _write(path: str, text: str) -> None:
