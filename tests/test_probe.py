@@ -405,7 +405,8 @@ def test_an_expectations_file_of_another_format_or_a_bad_not_played_is_refused(t
 def test_probe_judge_url_alone_asks_the_service_and_judge_none_with_it_is_refused(tmp_path, capsys, monkeypatch):
     """`probe --judge-url URL` (no --judge) ran timing-only: the service was never called and a gate
     on its windows passed (a trial). It now asks the service's judge; --judge none with a URL is a
-    usage error, in probe, score and a batch alike."""
+    usage error, in probe, score and a batch alike; so is a local judge (--judge acoustic, --head,
+    or the Pipecat observer's judge=) beside the URL, which was silently the service's."""
     from livejudge.commands import attach as A
 
     seen = {}
@@ -434,6 +435,17 @@ def test_probe_judge_url_alone_asks_the_service_and_judge_none_with_it_is_refuse
         code = main(["score", target, "--judge", "none", "--judge-url", "http://127.0.0.1:1/judge",
                      "--display", "none", "--out-dir", str(tmp_path / "out")])
         assert code == 2 and "--judge none turns the judge off: drop one" in capsys.readouterr().err
+    # a local judge's choice beside the URL was silently the service's judge
+    for extra, said in ((["--judge", "acoustic"], "--judge acoustic picks a local judge"),
+                        (["--head", str(tmp_path)], f"--head {tmp_path} picks a local judge")):
+        code = main(["score", str(wav), *extra, "--judge-url", "http://127.0.0.1:1/judge", "--display", "none",
+                     "--out-dir", str(tmp_path / "out")])
+        assert code == 2 and said in capsys.readouterr().err
+    from livejudge.pipecat.observer import LiveJudgeCore
+
+    for judge in ("acoustic", "none"):
+        with pytest.raises(ValueError, match="judged on the service"):
+            LiveJudgeCore(judge=judge, judge_url="http://127.0.0.1:1/judge", asr="off")
 
 
 def test_a_probe_cut_during_a_moment_reads_it_as_not_measured_as_check_does():

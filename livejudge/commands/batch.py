@@ -1234,7 +1234,7 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     options = options_from_args(args)
     from livejudge.commands.runner import check_judge_url
 
-    check_judge_url(options.judge, options.judge_url)  # once, before any call (each call was skipped for it)
+    check_judge_url(options.judge, options.judge_url, options.head)  # once, before any call (each call was skipped for it)
     if any(needs_judge(g) for g in gates) and not options.judge_url:
         off = options.judge == "none"  # before any call is scored (the judge cached for --jobs 1)
         check_gates_measurable(gates, None if off else _judge_for(options), judge_off=off)

@@ -179,7 +179,7 @@ def add_judge_args(p: argparse.ArgumentParser) -> None:
                    help="Qwen2.5-Omni model id or local path (--judge qwen-omni)")
     g.add_argument("--judge-url", default=None, metavar="URL",
                    help="judge the windows on a judge service (livejudge serve-judge), e.g. "
-                        "http://127.0.0.1:8000/judge; --judge/--head are the service's then. If it is slow "
+                        "http://127.0.0.1:8000/judge; the service's --judge/--head are used (naming another here is refused). If it is slow "
                         "(2 s) or gone, timing is still measured and unjudged windows are counted")
     g.add_argument("--asr", default="auto", choices=("auto", "on", "off"),
                    help="transcribe the agent's turns: the report's transcripts, and the text dimensions of a head "
@@ -253,12 +253,19 @@ def _auto_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def check_judge_url(kind: str, url: str | None) -> None:
+def check_judge_url(kind: str, url: str | None, head: str | None = None) -> None:
     """Refuse ``--judge none`` with ``--judge-url`` (the service was never called, and a probe's
-    gates on it passed; a trial). Raises CLIError."""
-    if kind == "none" and url:
+    gates on it passed; a trial), and a local judge's choice beside it (``--judge acoustic`` or
+    ``--head DIR`` were silently the service's judge instead). Raises CLIError."""
+    if not url:
+        return
+    if kind == "none":
         raise CLIError(f"--judge-url {url} sends the windows to a judge service and --judge none turns the "
                        "judge off: drop one")
+    if kind != "auto" or head:
+        what = f"--judge {kind}" if kind != "auto" else f"--head {head}"
+        raise CLIError(f"{what} picks a local judge, but --judge-url {url} judges on the service, whose judge is "
+                       "set by `livejudge serve-judge --judge/--head`: drop one")
 
 
 def judge_from_config(cfg: JudgeConfig):
@@ -270,8 +277,8 @@ def judge_from_config(cfg: JudgeConfig):
     There is no silent fallback to another head (``acoustic-fitted`` rates neural TTS as human:
     heads/README.md). An explicit ``--judge KIND`` that cannot load is an error.
     """
+    check_judge_url(cfg.kind, cfg.url, cfg.head)
     if cfg.kind == "none":
-        check_judge_url(cfg.kind, cfg.url)
         return None
     if cfg.url:
         return remote_judge(cfg.url)

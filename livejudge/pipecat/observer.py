@@ -308,7 +308,7 @@ class LiveJudgeCore(EmbeddedOutputs):
             (ValueError when it cannot start), "off", or a ``Transcriber``.
         judge_url: judge on a judge service (``livejudge serve-judge``; ``RemoteJudge``) instead of in
             this process, e.g. "http://127.0.0.1:8000/judge" (a ``judge`` string that is a URL does
-            the same). A slow (2 s) or absent service never holds up audio: unjudged windows are
+            the same; with any ``judge`` but "auto" it is a ValueError: the service's judge is used). A slow (2 s) or absent service never holds up audio: unjudged windows are
             counted in the result's ``judge_info.judge_unavailable_windows``.
     Raises:
         ValueError: bad config, or ``asr="on"`` without livejudge[asr]; JudgeError/HeadError
@@ -327,8 +327,12 @@ class LiveJudgeCore(EmbeddedOutputs):
                             options=tap, options_type=TapConfig, options_name="tap")
         self.tap = (tap or TapConfig()).validate()
         if isinstance(judge, str) and judge.startswith(("http://", "https://")):
-            judge_url, judge = judge, "acoustic"
-        if judge_url and judge is not None and judge != "none":
+            judge_url, judge = judge, "auto"
+        if judge_url and not (isinstance(judge, str) and judge == "auto"):
+            # the service's judge would be used (or, with "none", never called) without a word; as the CLI
+            raise ValueError(f"judge={judge!r} with judge_url={judge_url!r}: the windows are judged on the service "
+                             "(its judge is set by `livejudge serve-judge --judge/--head`); pass one of them")
+        if judge_url:
             from livejudge.distributed.remote import RemoteJudge
 
             judge = RemoteJudge(judge_url)  # the judge service's windows; unjudged ones counted
