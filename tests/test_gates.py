@@ -331,6 +331,42 @@ def test_a_gate_can_fail_a_call_whose_channels_look_wrong(tmp_path, capsys):
     doc = json.loads((tmp_path / "dc.json").read_text())
     assert doc["summary"]["input_health_warning_count"] == len(doc["source"]["input_health"]) == 2
     assert "FAIL input_health_warning_count>0: input_health_warning_count = 2" in capsys.readouterr().err
+    # one kind of warning: the DC offset fails its own gate and passes the swap's (there was no gate per code)
+    per_code = ["--judge", "none", "--asr", "off", "--fail-if", "input_health_channel_swap_count>0"]
+    assert main(["score", str(tmp_path / "dc.wav"), *per_code]) == 0
+    assert main(["score", str(tmp_path / "dc.wav"), *per_code, "--fail-if", "input_health_dc_offset_count>1"]) == 3
+    err = capsys.readouterr().err
+    assert "FAIL input_health_dc_offset_count>1: input_health_dc_offset_count = 2 (> 1): the user channel" in err
+    assert "FAIL input_health_channel_swap" not in err
+
+
+def test_every_input_health_code_has_a_gate_metric():
+    """Each code a ``HealthWarning`` is built with (read from the sources) is in ``WARNING_CODES``,
+    so ``input_health_<code>_count`` exists for it; a per-code gate shows only its own warnings,
+    and an older result that counted warnings without listing them leaves the counts unmeasured."""
+    import re
+    from pathlib import Path
+
+    import livejudge
+    from livejudge.commands.gates import call_metrics, gate_call, health_metric_names
+    from livejudge.timing.health import WARNING_CODES
+
+    src = "\n".join(p.read_text(encoding="utf-8") for p in Path(livejudge.__file__).parent.rglob("*.py"))
+    built = set(re.findall(r'HealthWarning\(\s*"([a-z_]+)"', src))
+    built |= set(re.findall(r'code="([a-z_]+)"', src)) & set(re.findall(r'"([a-z_]+)"', src))
+    assert len(built) >= 10 and built <= set(WARNING_CODES), built - set(WARNING_CODES)
+    assert set(health_metric_names()) <= set(known_metrics())
+    doc = {"summary": {"input_health_warning_count": 2}, "source": {"input_health": [
+        {"code": "dc_offset", "message": "the user channel has a DC offset"},
+        {"code": "channel_swap", "message": "the channels look swapped"}]}}
+    m = call_metrics(doc)
+    assert (m["input_health_dc_offset_count"], m["input_health_channel_swap_count"], m["input_health_clipping_count"]
+            ) == (1, 1, 0)
+    r, = gate_call([parse_gate("input_health_channel_swap_count>0")], doc)
+    assert r.failed and r.reason == "input_health_channel_swap_count = 1 (> 0): the channels look swapped"
+    old = call_metrics({"summary": {"input_health_warning_count": 1}})
+    assert old["input_health_dc_offset_count"] is None
+    assert call_metrics({"summary": {"input_health_warning_count": 0}})["input_health_dc_offset_count"] == 0
 
 
 def test_a_call_most_of_whose_windows_the_judge_service_never_judged():

@@ -8,8 +8,11 @@ must not pass silently. A gate written ``'yield_mean_s>0.5 if measured'`` passes
 instead (a call without a barge-in has no yield time to hold to a bound).
 
 Metrics (``call_metrics``): every number in the result's ``summary`` (``latency_p90_s``,
-``mean_p_human``, ``barge_in_count``, ``overlap_ratio``...), ``duration_s``, and ``dim_<id>``:
-the mean score (1–5) of dimension ``<id>`` over the judged windows where it was not gated.
+``mean_p_human``, ``barge_in_count``, ``overlap_ratio``...), ``duration_s``, ``dim_<id>``:
+the mean score (1–5) of dimension ``<id>`` over the judged windows where it was not gated, and
+``input_health_<code>_count``: how many of the input-health warnings (``source.input_health``)
+carry one code of ``timing.health.WARNING_CODES`` (``input_health_channel_swap_count>0`` fails
+a swapped recording and lets a removed DC offset pass; ``input_health_warning_count`` counts all).
 Counts stay integers. A gate may also name an alias (``p_human_mean`` = ``mean_p_human``);
 ``evaluate`` resolves it, so summary.json and compare carry each figure once.
 
@@ -62,13 +65,34 @@ def known_metrics() -> list[str]:
     names = [f.name for f in dataclasses.fields(Summary)]
     names += ["duration_s", "mean_p_human", "last_p_human", "judged_windows", "no_evidence_windows",
               "dropped_windows", "judge_unavailable_windows", "user_barge_in_count", "input_health_warning_count",
-              "echo_gated_s", "narrowband_channel_count",
+              "echo_gated_s", "narrowband_channel_count", *health_metric_names(),
               *ALIASES]
     names += [f"dim_{d.id}" for d in DIMENSIONS]
     from livejudge.timing.verdicts import metric_names
 
     names += metric_names()  # per-event verdicts: verdict_<kind>_<outcome>_count, ..._flagged_rate
     return list(dict.fromkeys(names))
+
+
+def health_metric_names() -> list[str]:
+    """``input_health_<code>_count`` for each code of ``timing.health.WARNING_CODES``."""
+    from livejudge.timing.health import WARNING_CODES
+
+    return [f"input_health_{c}_count" for c in WARNING_CODES]
+
+
+def health_counts(doc: dict) -> dict[str, int | None]:
+    """``input_health_<code>_count`` of one result document: its ``source.input_health`` warnings
+    of each code; all None (not measured) when the document lists no warnings but counted some
+    (``summary.input_health_warning_count`` > 0: an older result), zeros when it counted none. Pure."""
+    from livejudge.timing.health import WARNING_CODES
+
+    ws = (doc.get("source") or {}).get("input_health")
+    if not isinstance(ws, list):
+        n = (doc.get("summary") or {}).get("input_health_warning_count")
+        return {f"input_health_{c}_count": (0 if n == 0 else None) for c in WARNING_CODES}
+    codes = [w.get("code") for w in ws if isinstance(w, dict)]
+    return {f"input_health_{c}_count": codes.count(c) for c in WARNING_CODES}
 
 
 P_HUMAN_METRICS = ("mean_p_human", "last_p_human")
@@ -106,6 +130,7 @@ def call_metrics(doc: dict) -> dict[str, float | None]:
         for ch in ("user", "agent"):
             m[f"{ch}_backchannel_count"] = sum(1 for b in bcs if isinstance(b, dict) and b.get("channel") == ch)
     m["duration_s"] = float(doc["duration_s"]) if doc.get("duration_s") is not None else None
+    m.update(health_counts(doc))
     m.update(dimension_means(doc))
     if mostly_unjudged(sm):  # a mean over the few windows judged before the service died is no measurement
         m.update({k: None for k in m if _is_p_human_metric(k)})
@@ -284,8 +309,7 @@ def gate_call(gates: Iterable[Gate], doc: dict) -> list[GateResult]:
     # a dimension the head never measures keeps that reason, even on a call the service left unjudged
     results = explain_unmeasured(explain_unjudged(evaluate(gates, call_metrics(doc)), doc.get("summary") or {}),
                                  dimension_view(doc))
-    health = [w.get("message", w) if isinstance(w, dict) else w
-              for w in (doc.get("source") or {}).get("input_health") or []]
+    health = list((doc.get("source") or {}).get("input_health") or [])  # dicts: a per-code gate shows its own
     return [dataclasses.replace(r, reason=with_health(r.reason, ALIASES.get(r.gate.metric, r.gate.metric), health))
             if r.failed else r for r in results]
 
@@ -463,10 +487,17 @@ def failed_by_call(failed_on: dict[str, list[dict]]) -> dict[str, list[str]]:
 def with_health(reason: str, metric: str, messages) -> str:
     """``reason`` of a failed ``input_health_warning_count`` gate with the warnings themselves (up to
     two, each cut at 400 characters): a trial's JUnit said only "input_health_warning_count = 1
-    (> 0)", not which warning (a swap, or a DC offset that was removed). Other gates: ``reason``.
-    Pure."""
-    msgs = [str(m) for m in (messages or ())]
-    if metric != "input_health_warning_count" or not msgs:
+    (> 0)", not which warning (a swap, or a DC offset that was removed). ``messages``: the
+    warnings' messages, or their dicts (``source.input_health``); with dicts, an
+    ``input_health_<code>_count`` gate shows that code's warnings. Other gates: ``reason``. Pure."""
+    items = list(messages or ())
+    if metric in health_metric_names():
+        code = metric[len("input_health_"):-len("_count")]
+        items = [w for w in items if isinstance(w, dict) and w.get("code") == code]
+    elif metric != "input_health_warning_count":
+        return reason
+    msgs = [str(w.get("message", w)) if isinstance(w, dict) else str(w) for w in items]
+    if not msgs:
         return reason
     cut = [m if len(m) <= 400 else m[:399] + "…" for m in msgs[:2]]  # whole: a swap's fix is at its end
     return f"{reason}: " + "; ".join(cut) + (f"; … {len(msgs) - 2} more" if len(msgs) > 2 else "")

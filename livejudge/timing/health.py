@@ -140,18 +140,26 @@ reply, so nothing can be measured from it, seconds (a new user's trial: a 0.1 s 
 exit 0, with nothing measured)."""
 
 
+WARNING_CODES = ("too_short", "silent_channel", "identical_channels", "channel_swap", "clipping", "dc_offset",
+                 "length_mismatch", "extra_channels", "truncated_file", "bad_samples", "no_speech", "noisy_line",
+                 "quiet_channel", "silent_tail")
+"""Every ``HealthWarning.code``; a gate names one as ``input_health_<code>_count``
+(``commands.gates.call_metrics``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class HealthWarning:
     """One input problem.
 
     Attributes:
-        code: "too_short", "silent_channel", "identical_channels", "channel_swap", "clipping", "dc_offset",
+        code: one of ``WARNING_CODES``: "too_short", "silent_channel", "identical_channels",
+            "channel_swap", "clipping", "dc_offset",
             "length_mismatch", "extra_channels" (a file of more than two channels: which two are read),
             "truncated_file", "bad_samples" (found while the file was read: ``reader_warnings``),
             "no_speech" (a channel with sound but no VAD speech, found at the end of the call:
             ``no_speech_warnings``), "noisy_line" (a noise floor above ``NOISY_FLOOR_DBFS``, or a
             speech-like one above ``SPEECHLIKE_FLOOR_DBFS``), "quiet_channel" (speech under
-            ``QUIET_SPEECH_DBFS``).
+            ``QUIET_SPEECH_DBFS``), "silent_tail" (``silent_tail_warning``).
         channel: "user", "agent" or None (both).
         message: one line: the problem and the fix.
         value: the measured figure (seconds, dBFS, correlation, share, offset; see code), or None.
