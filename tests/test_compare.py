@@ -762,3 +762,82 @@ def test_columns_of_the_same_file_name_are_told_apart(tmp_path):
     assert column_names(["res_before/c1.json", "res_after/c1.json", "x/d.json"]) == [
         "res_before/c1.json", "res_after/c1.json", "d.json"]
     assert column_names(["a/r/c1.json", "b/r/c1.json"]) == ["a/r/c1.json", "b/r/c1.json"]
+
+
+def _summary(tmp_path, name, calls):
+    """A batch summary.json of ``calls`` ({file: metrics}), medians from them."""
+    from livejudge.commands.gates import batch_metrics
+
+    d = tmp_path / name
+    d.mkdir()
+    (d / "summary.json").write_text(json.dumps({
+        "medians": batch_metrics(calls.values()), "n_scored": len(calls), "n_calls": len(calls),
+        "calls": [{"file": f, "status": "ok", "metrics": m} for f, m in calls.items()]}))
+    return d
+
+
+def test_each_pair_and_each_column_gets_its_own_timing_tolerance(tmp_path):
+    """A trial: in batch compare a telephone call's p50 0.70 → 0.96 read "worse" (the wideband
+    47 ms), while compare of the same two calls alone read "same" (its narrowband error); and one
+    narrowband column widened every column's "same". Each paired call and each column against the
+    first now get the tolerance of their own lines."""
+    from livejudge.commands.compare import TIMING_TOLERANCE_NARROWBAND_S as NB
+    from livejudge.commands.compare import TIMING_TOLERANCE_S as WB
+
+    shift = (WB["latency_p50_s"] + NB["latency_p50_s"]) / 2  # beyond the wideband error, within the narrowband
+    call = {"latency_p50_s": 0.70, "latency_p90_s": 0.9, "narrowband_channel_count": 0}
+    before = _summary(tmp_path, "before", {"a.wav": dict(call), "tel.wav": dict(call, narrowband_channel_count=2)})
+    after = _summary(tmp_path, "after", {
+        "a.wav": dict(call, latency_p50_s=0.70 + shift),  # wideband: worse
+        "tel.wav": dict(call, latency_p50_s=0.70 + shift, narrowband_channel_count=2)})  # narrowband: same
+    doc = compare([before, after])
+    worse = {x["file"]: [w["metric"] for w in x["worse"]] for x in doc["per_call"]}
+    assert worse == {"a.wav": ["latency_p50_s"]}, doc["per_call"]
+    # three calls: B wideband and slower by `shift` (worse), C over a telephone line (same)
+    paths = []
+    for name, p50, lines in (("a", 0.70, []), ("b", 0.70 + shift, []), ("c", 0.70 + shift, ["user", "agent"])):
+        d = _doc(p50, 0.9, 0.5, 0.4, 3.0)
+        d["summary"]["narrowband_channel_count"] = len(lines)
+        if lines:
+            d["source"] = {"kind": "score", "line": {"channels": lines, "note": "narrowband"}}
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps(d))
+    doc = compare(paths)
+    row = next(r for r in doc["rows"] if r["metric"] == "latency_p50_s")
+    assert row["verdicts"][1:] == ["worse", "same"], row
+    by_col = doc["timing_tolerance_s_by_column"]
+    assert [t["latency_p50_s"] for t in by_col] == [WB["latency_p50_s"], WB["latency_p50_s"], NB["latency_p50_s"]]
+    assert doc["timing_tolerance_s"]["latency_p50_s"] == NB["latency_p50_s"]  # the widest, as the footer says
+
+
+def test_flags_within_the_timing_error_do_not_make_a_call_worse(tmp_path):
+    """A trial: a noisier recording of one call moved a latency 8 ms across the 0.74 s line; every
+    timing row read "same" but "flagged moments 3 → 4, worse" failed --fail-if-worse any. Better/worse
+    on that row counts the flags beyond the timing error (verdict_flagged_moment_beyond_error_count)."""
+    from livejudge.commands.cli import main
+
+    def doc(flagged, firm):
+        d = _doc(0.75, 0.9, 0.5, 0.4, 3.0)
+        d["summary"].update(verdict_flagged_moment_count=flagged, verdict_flagged_moment_beyond_error_count=firm)
+        return d
+
+    paths = []
+    for name, d in (("base", doc(3, 3)), ("noisy", doc(4, 3)), ("worse", doc(4, 4))):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps(d))
+    out = compare(paths)
+    row = next(r for r in out["rows"] if r["metric"] == "verdict_flagged_moment_count")
+    assert row["values"] == [3, 4, 4] and row["verdicts"][1:] == ["same", "worse"]
+    assert "beyond the timing error" in row["rule"]
+    assert main(["compare", str(paths[0]), str(paths[1]), "--fail-if-worse", "any"]) == 0
+    from livejudge.commands.compare import worse_gates
+
+    g, = worse_gates(compare(paths[:2]), ["verdict_flagged_moment_count"])
+    assert not g["failed"] and g["reason"] == "flagged moments (per-event verdicts): worse in no column"  # was "no any"
+    assert main(["compare", str(paths[0]), str(paths[2]), "--fail-if-worse", "verdict_flagged_moment_count"]) == 3
+    # a result without the firm count keeps the total's verdict
+    old = doc(4, 3)
+    del old["summary"]["verdict_flagged_moment_beyond_error_count"]
+    paths[1].write_text(json.dumps(old))
+    row = next(r for r in compare(paths[:2])["rows"] if r["metric"] == "verdict_flagged_moment_count")
+    assert row["verdicts"][1] == "worse"
