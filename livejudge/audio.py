@@ -46,6 +46,10 @@ class AudioFormatError(ValueError):
     """Input audio that cannot be converted; the message names the problem and the fix."""
 
 
+MONO_FIX = "pass a stereo file or --user A.wav --agent B.wav"
+"""The fix a mono file's error ends with (a batch words it its own way: ``batch.batch_words``)."""
+
+
 def check_rate(rate: object, what: str = "sample rate") -> int:
     """Validate a sample rate from untrusted input.
 
@@ -404,7 +408,7 @@ def load_call(
         n_ch = data.shape[1]
         if n_ch < 2:
             raise AudioFormatError(
-                f"{path} is mono; a call needs two channels: pass a stereo file or --user A.wav --agent B.wav"
+                f"{path} is mono; a call needs two channels: {MONO_FIX}"
             )
         for name, idx in (("user", user_channel), ("agent", agent_channel)):
             if not 0 <= idx < n_ch:
@@ -553,7 +557,7 @@ class CallReader:
                 n_ch = f.channels
                 if n_ch < 2:
                     raise AudioFormatError(
-                        f"{path} is mono; a call needs two channels: pass a stereo file or --user A.wav --agent B.wav")
+                        f"{path} is mono; a call needs two channels: {MONO_FIX}")
                 for name, idx in (("user", user_channel), ("agent", agent_channel)):
                     if not 0 <= idx < n_ch:
                         raise AudioFormatError(f"--{name}-channel {idx} is out of range: {path} has {n_ch} channels "

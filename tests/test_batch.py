@@ -135,6 +135,26 @@ def test_score_call_raises_one_line_errors(calls):
         score_call(d / "garbage.wav")
 
 
+def test_a_mono_call_in_a_batch_gets_a_fix_a_batch_can_follow(tmp_path):
+    """A trial: a batch skipped a mono file with "pass a stereo file or --user A.wav --agent B.wav",
+    flags a batch does not take. In a batch the reason says how to merge the two sides, or to score
+    the pair alone; a single score keeps its flags."""
+    import soundfile as sf
+
+    from livejudge.audio import AudioFormatError, open_call
+    from livejudge.testing.dialogues import load_clip
+
+    mono = tmp_path / "user.wav"
+    sf.write(str(mono), load_clip("cmu_cards_001"), 16000)
+    with pytest.raises(CallError) as e:
+        score_call(mono)
+    msg = str(e.value)
+    assert msg.startswith(f"{mono} is mono; a call needs two channels: a batch reads one stereo file per call")
+    assert "--user A.wav" not in msg and "amerge" in msg and "livejudge score --user user.wav --agent agent.wav" in msg
+    with pytest.raises(AudioFormatError, match="--user A.wav --agent B.wav$"):
+        open_call(mono)
+
+
 @pytest.mark.slow  # starts two worker processes (about 20 s on 2 busy cores)
 def test_batch_with_two_jobs_skips_broken_files(calls, tmp_path, capsys):
     d, truth = calls

@@ -136,6 +136,19 @@ def test_report_command_and_bad_input(tmp_path, result):
     assert main(["report", str(tmp_path / "missing.json")]) == 2
 
 
+def test_a_batch_summary_where_a_result_is_wanted_says_so(tmp_path, capsys):
+    """`report OUT_DIR/summary.json` said "missing duration_s, segments, summary" (a trial)."""
+    from livejudge.commands.cli import main
+
+    s = tmp_path / "summary.json"
+    s.write_text(json.dumps({"medians": {"latency_p50_s": 0.7}, "calls": [], "n_scored": 0}))
+    capsys.readouterr()
+    assert main(["report", str(s), "-o", str(tmp_path / "x.html")]) == 2
+    err = capsys.readouterr().err
+    assert "a batch's summary.json, not one call's result" in err and "livejudge compare" in err
+    assert "missing duration_s" not in err and not (tmp_path / "x.html").exists()
+
+
 def test_an_audio_file_where_a_result_is_wanted_says_so(tmp_path, capsys):
     """`report call.wav` printed "not readable ('utf-8' codec can't decode byte 0x8a…)" (a new
     user's trial): audio is named as audio, with the command that makes the JSON; other binary

@@ -192,6 +192,19 @@ def _judge_for(options: ScoreOptions):
     return _JUDGES[key]
 
 
+def batch_words(msg: str) -> str:
+    """A reader's error in a batch's words: a mono file's fix named ``--user``/``--agent``, which a
+    batch does not take (a trial); a batch reads one stereo file per call. Pure."""
+    from livejudge.audio import MONO_FIX
+
+    if msg.endswith(MONO_FIX):
+        return msg[: -len(MONO_FIX)] + (
+            "a batch reads one stereo file per call: merge a call's two sides into one (e.g. `ffmpeg -i user.wav "
+            "-i agent.wav -filter_complex amerge=inputs=2 call.wav`), or score the pair alone with "
+            "`livejudge score --user user.wav --agent agent.wav`")
+    return msg
+
+
 def score_call(path: str | Path, options: ScoreOptions | None = None, *, stop: StopRequest | None = None) -> dict:
     """Score one recorded call as ``livejudge score`` does and return its result document.
 
@@ -216,7 +229,7 @@ def score_call(path: str | Path, options: ScoreOptions | None = None, *, stop: S
     try:  # the same path as a single `livejudge score`: block by block, then the echo gate
         reader = open_call(path, user_channel=options.user_channel, agent_channel=options.agent_channel)
     except AudioFormatError as exc:
-        raise CallError(str(exc)) from None
+        raise CallError(batch_words(str(exc))) from None
     try:
         try:
             from livejudge.sources.recording import UnmeasurableRecording, prepare_recording

@@ -607,8 +607,13 @@ def print_summary(result: dict, validity: bool = True) -> None:
                       "--fail-if 'judge_unavailable_windows>0'), ")
     # no judge at all (--judge none; probe's default): "–" alone read as a judge that found nothing
     off = " (judge off: timing only)" if not result.get("judge_info") and not sm.get("judged_windows") else ""
+    # which channel of a stereo file was read as whom: a swap the input check cannot see reads the
+    # caller as the agent, and nothing had said which channel was taken (a trial)
+    ch = (result.get("source") or {}).get("channels")
+    chans = (f" (user ch{ch['user']}, agent ch{ch['agent']})" if isinstance(ch, dict)
+             and all(isinstance(ch.get(k), int) and not isinstance(ch.get(k), bool) for k in ("user", "agent")) else "")
     print_wrapped(  # one line in a log; wrapped on a terminal (a trial saw it run past column 80)
-        f"livejudge: {result['duration_s']:.1f}s · latency p50 {f(sm['latency_p50_s'], 's')} "
+        f"livejudge: {result['duration_s']:.1f}s{chans} · latency p50 {f(sm['latency_p50_s'], 's')} "
         f"p90 {f(sm['latency_p90_s'], 's')} (n={sm['latency_count']}) · barge-ins by the user "
         f"{sm.get('user_barge_in_count', sm['barge_in_count'])}{thr}, "
         f"{over}{flagged} "

@@ -130,6 +130,10 @@ def check_result(doc: Any) -> dict:
     if not isinstance(doc, dict):
         raise ReportError("not a livejudge result document (expected a JSON object)")
     missing = [k for k in ("duration_s", "segments", "summary") if k not in doc]
+    if missing and "medians" in doc and "calls" in doc:  # "missing duration_s" said nothing of what it was (a trial)
+        raise ReportError("a batch's summary.json, not one call's result: report one of the call results the "
+                          "batch wrote beside it (OUT_DIR/CALL.json), or put batches side by side with "
+                          "`livejudge compare BEFORE/ AFTER/`")
     if missing:
         raise ReportError(f"not a livejudge result document: missing {', '.join(missing)} "
                           "(write one with: livejudge score CALL.wav --json result.json)")
