@@ -47,6 +47,11 @@ def test_compare_two_calls_and_a_batch(tmp_path):
     assert rows["yield_mean_s"]["verdicts"][1:] == ["better", ""]  # the batch did not measure it
     assert rows["dim_rhythm"]["values"][:2] == [2.0, 3.5] and rows["dim_rhythm"]["verdicts"][1] == "better"
     assert all(r["rule"] for r in doc["rows"])
+    # a call beside a batch's medians is said so (a trial); two calls alone get no such note
+    mixed = [n for n in doc["notes"] if "(medians over its calls)" in n]
+    assert mixed == ["A, B are single calls and C a batch (medians over its calls): a median moves less than one "
+                     "call, so a change between them is partly the choice of call"]
+    assert not any("medians over its calls" in n for n in compare([a, b])["notes"])
     html = render_html(doc)
     assert "<script" not in html and "better" in html and "b.json" in html
     # a batch that could not score some calls says so beside its medians (a trial)

@@ -546,7 +546,8 @@ def compare(paths: list[str | Path]) -> dict:
     out["unpaired"] = unpaired_columns(cols)
     out["settings_unknown"] = [c[0] for c in cols if not _known(c)]
     out["notes"] = ([narrowband_note(narrow)] if narrow else []) + (unknown_settings_notes(out, cols) + cut_short_notes(out, cols) + tradeoff_notes(out)
-                    + flagged_mix_notes(out, [c[1] for c in cols]) + subset_notes(out) + call_set_notes(out, cols)
+                    + flagged_mix_notes(out, [c[1] for c in cols]) + subset_notes(out) + mixed_kind_notes(out)
+                    + call_set_notes(out, cols)
                     + health_notes(out, [c[1] for c in cols]))
     return out
 
@@ -798,6 +799,20 @@ def subset_notes(doc: dict) -> list[str]:
             notes.append(f"{chr(ord('A') + i)} ({Path(c['name']).name}): medians over fewer than its {n} calls, "
                          "the others did not measure them: " + ", ".join(shown))
     return notes
+
+
+def mixed_kind_notes(doc: dict) -> list[str]:
+    """One line when single calls and batches stand side by side: a batch's figures are medians
+    over its calls, which move less than one call's, and a count is a typical call's, not a total
+    (a trial compared a call with a batch and nothing said so). Pure."""
+    kinds = [c["kind"] for c in doc["columns"]]
+    calls = [chr(ord("A") + i) for i, k in enumerate(kinds) if k == "call"]
+    if not calls or len(calls) == len(kinds):
+        return []
+    batches = [chr(ord("A") + i) for i, k in enumerate(kinds) if k != "call"]
+    return [f"{', '.join(calls)} {'is one call' if len(calls) == 1 else 'are single calls'} and {', '.join(batches)} "
+            f"{'a batch' if len(batches) == 1 else 'batches'} (medians over its calls): a median moves less than "
+            "one call, so a change between them is partly the choice of call"]
 
 
 TRADEOFF_ROWS = ("verdict_pause_cut_in_count", "agent_talk_over_count", "yield_none_count",
