@@ -285,6 +285,13 @@ def test_a_gate_on_a_dimension_the_head_never_measures_says_it_can_never_pass():
     assert [r.failed for r in res] == [True, True, False]
     assert "never measured by this judge's head (the head reads no text), so this gate can never pass" in res[0].reason
     assert res[1].reason.startswith("dim_stress was not measured: no judged window scored this dimension")  # measured by the head, gated in this call's windows
+    # a dimension sharing one learned score with others: its failed gate names them (a trial read
+    # "dim_accent = 1.87" as evidence about accent alone); a passed one is unchanged
+    doc["judge_info"]["dimensions"]["groups"] = [["rhythm", "intonation", "stress"]]
+    fail, ok = gate_call([parse_gate("dim_rhythm<4"), parse_gate("dim_rhythm<2")], doc)
+    assert fail.reason == ("dim_rhythm = 3 (< 4); one learned score shared with dim_intonation, dim_stress (the head "
+                           "cannot tell them apart)")
+    assert not ok.failed and ok.reason == "dim_rhythm = 3"
 
 
 def test_a_gate_the_loaded_head_can_never_pass_is_refused_before_the_call(tmp_path, capsys):

@@ -337,14 +337,20 @@ def explain_unmeasured(results: list[GateResult], view: dict | None) -> list[Gat
     """``results`` with the reason of a failed ``dim_<id>`` gate that the head never measures
     (``view["not_measured"]``, ``outputs.report.dimension_view``) saying so: such a gate can never
     pass, so "was not measured" alone read as a fault of this call (a trial gated on
-    ``dim_memory_consistency<2``). Pure."""
+    ``dim_memory_consistency<2``); and of one on a dimension that shares one learned score with
+    others (``view["groups"]``) naming them. Pure."""
     why = (view or {}).get("not_measured") or {}
+    shared = {d: g for g in (view or {}).get("groups") or () if len(g) > 1 for d in g}
     out = []
     for r in results:
         d = r.gate.metric[4:] if r.gate.metric.startswith("dim_") else None
         if r.failed and r.value is None and d in why:
             r = GateResult(r.gate, None, True, f"{r.gate.metric} is never measured by this judge's head ({why[d]}), "
                                                "so this gate can never pass: drop it")
+        elif r.failed and d in shared:  # "dim_accent = 1.87" read as evidence about accent alone (a trial)
+            others = ", ".join(f"dim_{x}" for x in shared[d] if x != d)
+            r = GateResult(r.gate, r.value, True, f"{r.reason}; one learned score shared with {others} (the head "
+                                                  "cannot tell them apart)")
         out.append(r)
     return out
 
