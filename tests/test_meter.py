@@ -43,6 +43,37 @@ def test_plain_lines_print_one_line_per_window():
     assert "P(human)=" in lines[-1] and "p50=" in lines[-1]
 
 
+def test_a_window_judged_after_later_audio_says_when_its_timing_was_read():
+    """A trial: at --speed max a line "[t=32.0s] ... replies=5" counted a reply at 35.8 s; the
+    judge never holds up audio, so its window's result arrives after later audio was measured.
+    Such a line now says when the timing counts were read; a line on time says nothing more."""
+    from livejudge.events import JudgeResult
+    from livejudge.outputs.meter import TIMING_AT_LAG_S
+
+    d, s = _session()
+    got = []
+
+    class Keep:
+        def on_event(self, e):
+            if isinstance(e, JudgeResult):
+                got.append(e)
+
+    s.add_sink(Keep())
+    stream_call(s, d.call)
+    buf = io.StringIO()
+    plain = PlainLines(s, buf, events=False)
+    early = got[0]
+    assert s.now_s - early.t_s >= TIMING_AT_LAG_S
+    plain.on_event(early)
+    assert f"[t={early.t_s:7.1f}s] P(human)=" in buf.getvalue() and f"timing-at={s.now_s:.1f}s latency" in buf.getvalue()
+    import dataclasses
+
+    buf.truncate(0)
+    plain.on_event(dataclasses.replace(early, t_s=s.now_s - 0.2))
+    assert "timing-at=" not in buf.getvalue() and "P(human)=" in buf.getvalue()
+    s.close()
+
+
 def test_plain_lines_piped_are_one_record_per_line():
     """Piped into a file or CI log (not a TTY), each record stays on one line, so it can be
     grepped (a new user found them hard-wrapped at 80 columns)."""

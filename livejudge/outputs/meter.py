@@ -591,6 +591,12 @@ def turn_log_line(event: object) -> str | None:
     return None
 
 
+TIMING_AT_LAG_S = 1.0
+"""A plain line whose timing counts are this much past its judge window's end, seconds, says when
+they were read (``timing-at=``): the judge runs beside the audio, so at ``--speed max`` a window's
+result arrives after later audio was measured."""
+
+
 class PlainLines:
     """Plain periodic status lines (stdout not a TTY): one line per judged window (ending, when the
     window has evidence, with the rich meter's "pulls towards machine: … · towards human: …
@@ -662,8 +668,13 @@ class PlainLines:
             lat = self.session.timeline.response_latencies_s
             # what pulls P(human) most, as the rich meter's line says it (whole: a record is one line)
             pulls = top_line(top_contributors(event, info), 10_000).plain if event.has_evidence else ""
+            # the timing counts are the session's now, which a window judged late (--speed max: the
+            # judge never holds up audio) is seconds past; a trial read a reply of t=35.8 s on the
+            # t=32.0 s line. Said where they lag the window by TIMING_AT_LAG_S or more
+            lag = self.session.now_s - event.t_s
+            at = f"timing-at={self.session.now_s:.1f}s " if lag >= TIMING_AT_LAG_S else ""
             self._print(
-                f"[t={event.t_s:7.1f}s] P(human)={ph} "
+                f"[t={event.t_s:7.1f}s] P(human)={ph} {at}"
                 f"latency last={fmt_s(lat[-1] if lat else None)}s "
                 f"p50={fmt_s(sm.latency_p50_s)}s p90={fmt_s(sm.latency_p90_s)}s replies={sm.latency_count} "
                 f"user-barge-ins={n_bi} agent-yield={fmt_s(yield_mean)}s "
