@@ -137,8 +137,8 @@ def test_score_call_raises_one_line_errors(calls):
 
 def test_a_mono_call_in_a_batch_gets_a_fix_a_batch_can_follow(tmp_path):
     """A trial: a batch skipped a mono file with "pass a stereo file or --user A.wav --agent B.wav",
-    flags a batch does not take. In a batch the reason says how to merge the two sides, or to score
-    the pair alone; a single score keeps its flags."""
+    flags a batch does not take. In a batch the reason names the manifest's two-file rows; a single
+    score keeps its flags."""
     import soundfile as sf
 
     from livejudge.audio import AudioFormatError, open_call
@@ -150,7 +150,7 @@ def test_a_mono_call_in_a_batch_gets_a_fix_a_batch_can_follow(tmp_path):
         score_call(mono)
     msg = str(e.value)
     assert msg.startswith(f"{mono} is mono; a call needs two channels: a batch reads one stereo file per call")
-    assert "--user A.wav" not in msg and "amerge" in msg and "livejudge score --user user.wav --agent agent.wav" in msg
+    assert "--user A.wav" not in msg and "`user.wav,agent.wav` of a .csv manifest" in msg
     with pytest.raises(AudioFormatError, match="--user A.wav --agent B.wav$"):
         open_call(mono)
 
@@ -393,3 +393,41 @@ def test_a_reused_out_dir_names_the_results_this_batch_did_not_write(calls, tmp_
     sm = json.loads((out / "summary.json").read_text())
     assert sm["stale_results"] == ["call_0.json", "call_1.json"] and [Path(r["file"]).name for r in sm["calls"]] == ["call_2.wav"]
     assert (out / "call_0.json").exists() and (out / "call_1.json").exists() and (out / "notes.json").exists()
+
+
+def test_a_manifest_of_two_file_calls_is_scored_as_score_user_agent_is(tmp_path, capsys):
+    """A trial: calls recorded one side per file could be scored only one at a time. A .csv
+    manifest row ``user.wav,agent.wav`` is now one call: each is measured as ``score --user U
+    --agent A`` measures it (the built call's latencies within TOL_S of the truth), named by its
+    user file; a header row and a missing agent file (skipped with its reason) are handled."""
+    import soundfile as sf
+
+    d = tmp_path / "calls"
+    d.mkdir()
+    truths = {}
+    for k in range(2):
+        dlg = example_dialogue(seed=k)
+        sf.write(str(d / f"c{k}_user.wav"), dlg.call.user, 16000)
+        sf.write(str(d / f"c{k}_agent.wav"), dlg.call.agent, 16000)
+        truths[f"c{k}_user"] = sorted(dlg.truth.response_latencies_s)
+    m = d / "calls.csv"
+    sf.write(str(d / "c2_user.wav"), example_dialogue(seed=2).call.user, 16000)
+    m.write_text("user,agent\nc0_user.wav,c0_agent.wav\nc1_user.wav,c1_agent.wav\nc2_user.wav,gone.wav\n")
+    out = tmp_path / "res"
+    code = main(["score", str(m), "--out-dir", str(out), "--judge", "none", "--asr", "off"])
+    err = capsys.readouterr().err
+    assert code == 1, err  # the row with a missing agent file is skipped, the batch says so
+    sm = json.loads((out / "summary.json").read_text())
+    assert (sm["n_calls"], sm["n_scored"], sm["n_skipped"]) == (3, 2, 1)
+    for name, want in truths.items():
+        r = json.loads((out / f"{name}.json").read_text())
+        assert r["channels"] == {"user": str(d / f"{name}.wav"),
+                                           "agent": str(d / f"{name.replace('user', 'agent')}.wav")}
+        got = sorted(x["gap_s"] for x in r["transitions"] if x["from"] == "user" and x["to"] == "agent")
+        assert len(got) == len(want) and np.allclose(got, want, atol=TOL_S), (name, got, want)
+    skipped = [c for c in sm["calls"] if c["status"] == "skipped"]
+    assert len(skipped) == 1 and "gone.wav" in skipped[0]["reason"]
+    # one user file with two agent files is two calls of one name: refused before anything is scored
+    m.write_text("c0_user.wav,c0_agent.wav\nc0_user.wav,c1_agent.wav\n")
+    assert main(["score", str(m), "--out-dir", str(tmp_path / "res2"), "--judge", "none", "--asr", "off"]) == 2
+    assert "c0_user.wav is listed with two agent files (c0_agent.wav and c1_agent.wav)" in capsys.readouterr().err

@@ -123,9 +123,9 @@ def test_the_summary_names_which_channel_was_read_as_whom(capsys):
     """A trial's swapped recording (no echo, floors 15 dB apart) read the caller as the agent, and
     the summary never said which channel it took as whom."""
     r = _result()
-    r["source"] = {"channels": {"user": 1, "agent": 0}}
+    r["channels"] = {"user": 1, "agent": 0}
     print_summary(r)
     assert capsys.readouterr().err.startswith("livejudge: 43.5s (user ch1, agent ch0) · latency p50")
-    r["source"] = {"channels": {"user": "u.wav", "agent": "a.wav"}}  # two files: named elsewhere
+    r["channels"] = {"user": "u.wav", "agent": "a.wav"}  # two files: named elsewhere
     print_summary(r)
     assert capsys.readouterr().err.startswith("livejudge: 43.5s · latency p50")

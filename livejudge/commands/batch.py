@@ -3,7 +3,7 @@
 ``livejudge score calls/ --out-dir results/ --jobs 2`` (a directory, a glob such as
 ``'calls/*.wav'``, or a manifest: a text file with one audio path per line, a relative path read
 from the manifest's folder or, when no file is there, from the current directory; ``#`` for
-comments). Each call is scored by ``score_call`` — a plain, importable
+comments; a ``.csv`` row ``user.wav,agent.wav`` is a call recorded one side per file). Each call is scored by ``score_call`` — a plain, importable
 function of (path, ScoreOptions) that returns the result document, so any executor can run
 it (here a ``concurrent.futures.ProcessPoolExecutor``; with ``--ray``, ``run_batch_ray`` chooses
 the Ray backend ``livejudge.distributed.ray_batch``, which runs tasks and never imports this
@@ -154,6 +154,9 @@ class ScoreOptions:
         user_channel, agent_channel: channel indices in each stereo file.
         echo_gate: as ``--echo-gate`` ("auto", "on", "off"): agent leakage removed from the user channel.
         judge_url: as ``--judge-url``: judge on a judge service (``livejudge serve-judge``).
+        agent_files: ``{str(user file): agent file}``: calls recorded one side per file (a
+            manifest's ``user.wav,agent.wav`` rows, ``manifest_pairs``); such a call is scored as
+            ``score --user U --agent A`` is, and named by its user file.
     """
 
     config: SessionConfig = field(default_factory=lambda: SessionConfig(judge_mode="every"))
@@ -167,6 +170,7 @@ class ScoreOptions:
     agent_channel: int = 1
     echo_gate: str = "auto"
     judge_url: str | None = None
+    agent_files: dict = field(default_factory=dict)
 
     @property
     def judge_config(self) -> JudgeConfig:
@@ -194,14 +198,14 @@ def _judge_for(options: ScoreOptions):
 
 def batch_words(msg: str) -> str:
     """A reader's error in a batch's words: a mono file's fix named ``--user``/``--agent``, which a
-    batch does not take (a trial); a batch reads one stereo file per call. Pure."""
+    batch does not take (a trial); a batch reads one stereo file per call, or a manifest's
+    ``user.wav,agent.wav`` rows (``manifest_pairs``). Pure."""
     from livejudge.audio import MONO_FIX
 
     if msg.endswith(MONO_FIX):
         return msg[: -len(MONO_FIX)] + (
-            "a batch reads one stereo file per call: merge a call's two sides into one (e.g. `ffmpeg -i user.wav "
-            "-i agent.wav -filter_complex amerge=inputs=2 call.wav`), or score the pair alone with "
-            "`livejudge score --user user.wav --agent agent.wav`")
+            "a batch reads one stereo file per call, or a call recorded one side per file as a row "
+            "`user.wav,agent.wav` of a .csv manifest (score calls.csv --out-dir DIR)")
     return msg
 
 
@@ -226,8 +230,10 @@ def score_call(path: str | Path, options: ScoreOptions | None = None, *, stop: S
 
     options = options or ScoreOptions()
     stop = stop if stop is not None else _PROCESS_STOP
+    agent_file = (options.agent_files or {}).get(str(path))  # a call recorded one side per file
     try:  # the same path as a single `livejudge score`: block by block, then the echo gate
-        reader = open_call(path, user_channel=options.user_channel, agent_channel=options.agent_channel)
+        reader = (open_call(user=path, agent=agent_file) if agent_file is not None else
+                  open_call(path, user_channel=options.user_channel, agent_channel=options.agent_channel))
     except AudioFormatError as exc:
         raise CallError(batch_words(str(exc))) from None
     try:
@@ -245,6 +251,7 @@ def score_call(path: str | Path, options: ScoreOptions | None = None, *, stop: S
             raise CallError(str(exc)) from None
         info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels, "kind": "score",
                 "file": str(path), "file_resolved": str(Path(path).resolve()), "speed": "max",
+                **({"agent_file": str(agent_file)} if agent_file is not None else {}),
                 "asr": transcriber is not None, "echo_gate": gate_info}
         session = Session(options.config, judge=judge, info=info, transcriber=transcriber)
         prepared.start(session, say=False)  # a batch says them per call in its summary
@@ -275,6 +282,7 @@ def discover_calls(spec: str | Path) -> list[Path]:
     Raises:
         CallError: nothing matched, or a manifest that cannot be read.
     """
+    _AGENT_OF.clear()
     text = str(spec)
     p = Path(text)
     if p.is_file():  # an existing file is itself, even when its name holds * ? [ (``call [1].wav``)
@@ -361,6 +369,35 @@ def _exists(p: Path) -> bool:
         return False
 
 
+_AGENT_OF: dict[str, str] = {}
+"""The agent file of each call a manifest listed as a pair (``_manifest``), by its user file's path."""
+
+
+def manifest_pairs() -> dict[str, str]:
+    """``{str(user file): agent file}`` of the calls the last ``discover_calls`` read from a
+    manifest's two-file rows (``user.wav,agent.wav`` in a ``.csv``, tab-separated in a ``.tsv``):
+    ``ScoreOptions.agent_files``."""
+    return dict(_AGENT_OF)
+
+
+def _resolve_listed(p: Path, cell: str) -> Path:
+    """A manifest cell's path: absolute as is; relative from the manifest's folder or, when no file
+    is there but one is from the current directory, from there."""
+    f = Path(cell)
+    beside = p.parent / f
+    return f if f.is_absolute() or (not _exists(beside) and _exists(f)) else beside
+
+
+def _agent_cell(raw: str, suffix: str) -> str | None:
+    """The second cell of a ``.csv``/``.tsv`` manifest row when it names an audio file (the agent's
+    side of a call recorded one side per file), else None."""
+    sep = {".csv": ",", ".tsv": "\t"}.get(suffix)
+    if sep is None:
+        return None
+    cells = [c.strip() for c in raw.split(sep)]
+    return cells[1] if len(cells) > 1 and cells[1].lower().endswith(AUDIO_SUFFIXES) else None
+
+
 def _manifest(p: Path) -> list[Path]:
     """The audio paths a manifest file lists: a relative path is read from the manifest's folder, or,
     when no file is there but one is from the current directory, from there (a new user's trial:
@@ -386,7 +423,13 @@ def _manifest(p: Path) -> list[Path]:
         if line:
             f = Path(line)
             beside = p.parent / f
-            files.append(f if f.is_absolute() or (not _exists(beside) and _exists(f)) else beside)
+            files.append(_resolve_listed(p, line))
+            agent = _agent_cell(raw, p.suffix.lower())
+            if agent is not None:  # user.wav,agent.wav: a call recorded one side per file (a trial)
+                key, agent_path = str(files[-1]), str(_resolve_listed(p, agent))
+                if _AGENT_OF.setdefault(key, agent_path) != agent_path:  # a call is known by its user file
+                    raise CallError(f"{p}: {line} is listed with two agent files ({Path(_AGENT_OF[key]).name} and "
+                                    f"{agent}): one row per call, each with its own user file")
             if not f.is_absolute() and not _exists(beside) and not _exists(f):
                 nowhere.append(line)
                 _NOT_FOUND_NOTE[str(beside)] = (f"listed in {p} as {line}; not found from the current directory "
@@ -1204,7 +1247,8 @@ def options_from_args(args: argparse.Namespace) -> ScoreOptions:
     return ScoreOptions(config=session_config(args, "every"), judge=args.judge, head=args.head,
                         device=device, qwen_model=args.qwen_model, asr=args.asr, asr_model=args.asr_model,
                         user_channel=args.user_channel, agent_channel=args.agent_channel,
-                        echo_gate=getattr(args, "echo_gate", "auto"), judge_url=getattr(args, "judge_url", None))
+                        echo_gate=getattr(args, "echo_gate", "auto"), judge_url=getattr(args, "judge_url", None),
+                        agent_files=manifest_pairs())
 
 
 def cmd_score_batch(args: argparse.Namespace) -> int:

@@ -609,7 +609,7 @@ def print_summary(result: dict, validity: bool = True) -> None:
     off = " (judge off: timing only)" if not result.get("judge_info") and not sm.get("judged_windows") else ""
     # which channel of a stereo file was read as whom: a swap the input check cannot see reads the
     # caller as the agent, and nothing had said which channel was taken (a trial)
-    ch = (result.get("source") or {}).get("channels")
+    ch = result.get("channels")
     chans = (f" (user ch{ch['user']}, agent ch{ch['agent']})" if isinstance(ch, dict)
              and all(isinstance(ch.get(k), int) and not isinstance(ch.get(k), bool) for k in ("user", "agent")) else "")
     print_wrapped(  # one line in a log; wrapped on a terminal (a trial saw it run past column 80)
