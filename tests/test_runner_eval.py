@@ -327,6 +327,66 @@ def test_protocol_mismatch_twilio_on_ws_client(tmp_path, capsys):
     assert "likely mismatch" in err and "--protocol pipecat" in err, err
 
 
+def _http_server(status_doc):
+    """A plain HTTP server on a free port: GET /status answers ``status_doc`` as JSON (None: 404)."""
+    import http.server
+    import threading
+
+    class H(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = json.dumps(status_doc).encode() if status_doc is not None and self.path == "/status" else b"no"
+            self.send_response(200 if status_doc is not None and self.path == "/status" else 404)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv
+
+
+def test_a_runner_address_that_cannot_be_dialled_is_a_usage_error(tmp_path, capsys):
+    """A trial: `--runner 127.0.0.1:7860` (no scheme) said "no Pipecat development runner answers GET
+    http:///status: is the bot running?" and exited 1 while the bot ran; `http://…:99999` exited 1.
+    Both are now one line and exit 2 before anything is dialled; a path is named as unused."""
+    assert diagnose.check_runner_url("http://127.0.0.1:7860/?token=S") is None
+    assert "the path /nope is not used" in diagnose.check_runner_url("http://h:7860/nope")
+    for bad in ("127.0.0.1:7860", "localhost:7860", "http://127.0.0.1:99999", "http://:7860", "ftp://h:1"):
+        with pytest.raises(ValueError, match="http://localhost:7860"):
+            diagnose.check_runner_url(bad)
+    with pytest.raises(ValueError) as e:
+        diagnose.check_runner_url("h:7860/?token=SECRET")
+    assert "SECRET" not in str(e.value)
+    for flag in ("--runner", "--webrtc"):
+        code = main(["attach", flag, "127.0.0.1:7860", "--input-wav", write_turns(tmp_path)[0], "--no-playback",
+                     "--judge", "none", "--display", "none"])
+        err = capsys.readouterr().err
+        assert code == 2 and f"{flag} must look like http://host:port" in err, err
+
+
+def test_a_server_that_is_not_a_runner_and_a_wrong_websocket_path_are_named():
+    """A trial: a plain HTTP server answering 404 read "is the bot running?"; a runner's 403 for a
+    websocket path it does not serve was blamed on its Origin allow-list."""
+    from livejudge.sources.runner_probe import RouteError
+
+    srv = _http_server(None)
+    try:
+        with pytest.raises(RouteError, match="answered HTTP 404, not as Pipecat's runner"):
+            pick_route(f"http://127.0.0.1:{srv.server_address[1]}")
+    finally:
+        srv.shutdown()
+    srv = _http_server({"status": "ready", "transports": ["twilio", "webrtc"]})
+    try:
+        port = srv.server_address[1]
+        msg = diagnose.forbidden(f"ws://127.0.0.1:{port}/wrong", None)
+        assert f"has no websocket at /wrong (its routes: /ws, /ws-client); use --ws-url ws://127.0.0.1:{port}/ws" in msg
+        assert "Origin" not in msg
+    finally:
+        srv.shutdown()
+
+
 def test_diagnose_helpers_without_a_runner():
     assert diagnose.route_of("ws://h:1/ws") == "ws" and diagnose.route_of("ws://h:1/ws-client/abc") == "ws-client"
     assert diagnose.route_of("ws://h:1/") == "" and diagnose.http_base("wss://h:1/ws?x=1") == "https://h:1"

@@ -75,3 +75,49 @@ def test_webrtc_matches_bot_log(tmp_path, capsys, tried_twice):
     with capsys.disabled():
         print(f"\n[runner webrtc] codec+jitter added {added_s * 1000:.1f} ms; latency error vs bot log + added "
               f"delay (ms): {figures['latency_err_ms']}; yield error {figures['yield_err_ms']} ms")
+
+
+@pytest.mark.slow
+def test_a_bot_killed_mid_call_fails_the_call_within_seconds(tmp_path, capsys):
+    """A trial: `kill -9` on the runner bot during a --webrtc call exited 0 about 29 s later (ICE's
+    consent timeout) with ended "agent closed", every scripted turn "played" into the dead peer. The
+    link now asks whether the runner still accepts connections once the bot's track stalls
+    (``STALL_PROBE_S``; a live bot streams silence between replies), so the call fails (exit 1,
+    "failed: dropped") within seconds of the kill, and a track that ends without the bot's
+    peerLeft is a drop, not a hang-up."""
+    import signal
+    import threading
+
+    from livejudge.sources.webrtc import STALL_PROBE_S
+
+    port = free_port()
+    proc = start_runner_bot(port, extra=["--tts", "clips", "--behaviour", "stock"])
+    wavs = write_turns(tmp_path)
+    out = tmp_path / "out.json"
+    killed = {}
+
+    def kill_when_the_call_runs():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (tmp_path / "started").exists():
+            time.sleep(0.1)
+        time.sleep(4.0)  # the call is running: the caller's first turn played, the bot answering
+        killed["t"] = time.monotonic()
+        proc.send_signal(signal.SIGKILL)
+
+    t = threading.Thread(target=kill_when_the_call_runs, daemon=True)
+    t.start()
+    try:
+        (tmp_path / "started").touch()
+        code = main(["attach", "--webrtc", f"http://127.0.0.1:{port}", "--input-wav", *wavs, "--no-playback",
+                     "--json", str(out), "--judge", "none", "--display", "none", "--duration-s", "60"])
+        ended_at = time.monotonic()
+    finally:
+        stop_agent(proc)
+    err = capsys.readouterr().err
+    assert "t" in killed, err
+    assert code == 1, err
+    doc = json.loads(out.read_text())
+    assert doc["source"]["ended"] == "failed: dropped", doc["source"]["ended"]
+    assert "refuses connections: the bot process died" in " ".join(doc["errors"]), doc["errors"]
+    # the stall probe's period plus its check, far inside ICE's 30 s (generous for a busy CI machine)
+    assert ended_at - killed["t"] < STALL_PROBE_S + 8.0, ended_at - killed["t"]

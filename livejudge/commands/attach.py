@@ -489,6 +489,14 @@ def _attach_runner(call: _Call, source, extra_info: dict | None = None, title: s
     if src.ws_url:
         raise CLIError("give either --runner or --ws-url, not both")
     check_outputs(call.output, tuple(src.input_wav), {"--record": src.record})  # exit 2 before dialling
+    from livejudge.sources.diagnose import check_runner_url
+
+    try:
+        note = check_runner_url(src.runner, "--webrtc" if src.route == "webrtc" else "--runner")
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    if note:
+        print(f"livejudge: {note}", file=sys.stderr)
     try:
         route = pick_route(src.runner, None if src.route == "auto" else src.route, origin=src.origin)
     except RouteError as exc:  # the line failed, as an unreachable --ws-url: a result saying so, exit 1

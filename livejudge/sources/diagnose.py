@@ -47,6 +47,30 @@ def http_base(url: str) -> str:
     return urlunparse((scheme, p.netloc, "", "", "", ""))
 
 
+def check_runner_url(url: str, flag: str = "--runner") -> str | None:
+    """Refuse a runner address that cannot be dialled, before anything is: no ``http://`` scheme
+    (``127.0.0.1:7860`` read as the scheme "127.0.0.1" and reported "no runner answers GET
+    http:///status", exit 1, with the bot running; a trial), no host, a port outside 1–65535.
+    Returns a note when the address has a path, which is not used (the runner's routes are at its
+    root), else None. Raises ValueError naming ``flag`` and the fix."""
+    p = urlparse(url)
+    if p.scheme not in ("http", "https", "ws", "wss") or not p.netloc:
+        shown = url.split("?", 1)[0] + ("?…" if "?" in url else "")  # a ?token=… is a credential
+        raise ValueError(f"{flag} must look like http://host:port (the runner's address, e.g. http://localhost:7860), "
+                         f"got {shown!r}")
+    try:
+        port = p.port
+    except ValueError:
+        port = -1
+    if not p.hostname or port == -1 or port == 0:
+        raise ValueError(f"{flag} {http_base(url)!r}: the host or port is not valid (a port is 1–65535); e.g. "
+                         "http://localhost:7860")
+    if p.path.rstrip("/"):
+        return (f"{flag}: the path {p.path} is not used: the runner's routes (/status, /api/offer, /ws) are read at "
+                f"{http_base(url)}")
+    return None
+
+
 def _opener():
     # a local runner must not go through an HTTP proxy from the environment
     return urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -77,11 +101,16 @@ def http_json(url: str, body: dict | None = None, timeout_s: float = HTTP_TIMEOU
 
 def probe_runner(url: str) -> RunnerInfo | None:
     """The Pipecat development runner serving ``url`` (any ws/http address on it), or None."""
+    return probe_runner_status(url)[0]
+
+
+def probe_runner_status(url: str) -> tuple[RunnerInfo | None, int]:
+    """(``probe_runner``'s answer, the HTTP status of ``GET /status``: 0 when nothing answered)."""
     base = http_base(url)
     status, doc = http_json(base + "/status")
     if status == 200 and isinstance(doc, dict) and doc.get("status") == "ready" and "transports" in doc:
-        return RunnerInfo(base, tuple(str(t) for t in doc.get("transports") or ()))
-    return None
+        return RunnerInfo(base, tuple(str(t) for t in doc.get("transports") or ())), status
+    return None, status
 
 
 def route_of(url: str) -> str:
@@ -128,6 +157,11 @@ def forbidden(url: str, origin: str | None) -> str:
         return (f"{url} refused the websocket handshake with HTTP 403 Forbidden: the agent checks the Origin "
                 f"header; {hint}")
     route = route_of(url)
+    if not route:  # the runner answers 403 for a path it has no websocket at (a trial blamed the Origin)
+        ws_base = runner.base_url.replace("http", "ws", 1)
+        return (f"{url} refused the websocket handshake with HTTP 403: the Pipecat runner at {runner.base_url} has "
+                f"no websocket at {urlparse(url).path or '/'} (its routes: /ws, /ws-client); use --ws-url "
+                f"{ws_base}/ws, or --runner {runner.base_url}, which picks the route")
     if "token=" in urlparse(url).query:
         return (f"{urlparse(url).path} on {runner.base_url} refused the websocket handshake with HTTP 403 although a "
                 f"token was given: runner tokens are one-use and expire after 300 s (get a fresh one with POST "

@@ -25,7 +25,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from livejudge.sources.diagnose import RunnerInfo, fetch_token, http_base, probe_runner, with_token
+from livejudge.sources.diagnose import (RunnerInfo, fetch_token, http_base, probe_runner, probe_runner_status,
+                                        with_token)
 
 ROUTE_ORDER = ("eval", "ws-client", "webrtc")
 """Routes tried by ``--runner``, best first: the eval wire carries audio as PCM (no codec)
@@ -126,7 +127,11 @@ def pick_route(runner_url: str, prefer: str | None = None, timeout_s: float = 15
     Raises:
         RouteError: no runner there, or no route worked (the message lists each try and why).
     """
-    runner = probe_runner(runner_url)
+    runner, status = probe_runner_status(runner_url)
+    if runner is None and status:  # a server answered, but not as a runner (a trial read "is the bot running?")
+        raise RouteError(f"no Pipecat development runner answers GET {http_base(runner_url)}/status: the server there "
+                         f"answered HTTP {status}, not as Pipecat's runner; is this the bot's address (python bot.py "
+                         "listens on http://localhost:7860)?")
     if runner is None:
         raise RouteError(f"no Pipecat development runner answers GET {http_base(runner_url)}/status: is the bot "
                          "running (python bot.py, which listens on http://localhost:7860)?")

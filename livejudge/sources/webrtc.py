@@ -43,6 +43,13 @@ SILENCE_PEAK = 1e-4
 """Peak amplitude below which a received frame counts as silent (digital silence after Opus)."""
 PING_S = 1.0
 """Keep-alive period on the data channel, seconds (the JS client pings every second)."""
+STALL_PROBE_S = 1.0
+"""HEURISTIC: when the bot's audio track has delivered no frame for this long, seconds, the link
+asks whether the runner still accepts TCP connections (``_runner_refuses``). A Pipecat bot's
+SmallWebRTC track sends silence between replies (``audio_out_auto_silence``, on by default), so a
+live bot never stalls this long; a bot whose process died (``kill -9``) left attach waiting out
+ICE's 30 s consent timeout and then read as "agent closed", exit 0 (a trial). A runner that still
+answers keeps the call going: a bot with auto-silence off is only quiet."""
 
 
 def _aiortc():
@@ -119,7 +126,8 @@ class WebRTCLink:
 
     ``send`` takes ``_Pcm`` (→ the audio track) or text (→ the data channel); iteration yields
     ``_Remote`` audio and data-channel text; ``close_code`` is 1000 after ``peerLeft`` or our
-    close, 1006 when ICE/DTLS failed.
+    close, 1006 when the connection ended otherwise (ICE/DTLS failed or closed, the bot's track
+    ended, or its runner refuses connections once the track stalled: ``STALL_PROBE_S``).
     """
 
     def __init__(self, base_url: str, rate: int = 16000) -> None:
@@ -137,6 +145,8 @@ class WebRTCLink:
         self._play_end = 0.0
         self.dropped_silence_s = 0.0
         self.first_audio_s: float | None = None
+        self._last_frame: float | None = None  # perf_counter of the last frame from the bot's track
+        self._left = False  # the bot said peerLeft: a track that ends after it is a clean hang-up
 
     async def _post_offer(self, restart: bool = False) -> None:
         from livejudge.sources.diagnose import http_json
@@ -182,7 +192,11 @@ class WebRTCLink:
             if state == "connected":
                 connected.set()
             elif state in ("failed", "closed") and self.close_code is None:
-                self._end(1006 if state == "failed" else 1000, f"peer connection {state}")
+                # neither the bot's peerLeft nor our close came first (each sets close_code): ICE
+                # consent expired, the bot died or the link dropped (it read 1000, "agent closed",
+                # exit 0; a trial)
+                self._end(1006, f"peer connection {state} without the bot leaving (no peerLeft): its process died "
+                                "or the link dropped")
 
         await self._post_offer()
         try:
@@ -206,6 +220,7 @@ class WebRTCLink:
             self.renegotiations += 1
             self._tasks.append(asyncio.ensure_future(self._post_offer()))
         elif kind == "peerLeft":
+            self._left = True
             self._end(1000, "bot left (peerLeft)")
         self._in.put_nowait(json.dumps({"label": "signalling", "type": f"signalling.{kind}"}))
         return True
@@ -223,6 +238,7 @@ class WebRTCLink:
                 # silent frame that would play more than MAX_BACKLOG_S after it arrived is
                 # dropped (counted), never a voiced one: stamps stay at arrival time.
                 now = time.perf_counter()
+                self._last_frame = now
                 start = max(now, self._play_end)
                 if start - now > MAX_BACKLOG_S and float(np.max(np.abs(x), initial=0.0)) < SILENCE_PEAK:
                     self.dropped_silence_s += x.size / rate
@@ -230,13 +246,43 @@ class WebRTCLink:
                 self._play_end = start + x.size / rate
                 self._in.put_nowait(_Remote(x, rate))
         except MediaStreamError:
-            self._end(1000, "bot's audio track ended")
+            # without the bot's peerLeft first, the track ends when ICE consent expires: the bot
+            # died or the link dropped, not a hang-up (it read "agent closed", exit 0; a trial)
+            if self._left:
+                self._end(1000, "bot's audio track ended")
+            else:
+                self._end(1006, "the bot's audio track ended without the bot leaving (no peerLeft): its process "
+                                "died or the link dropped")
 
     async def _ping(self) -> None:
         while self.close_code is None:
             if self.channel is not None and self.channel.readyState == "open":
                 self.channel.send(f"ping: {int(time.time() * 1000)}")
+            stalled = None if self._last_frame is None else time.perf_counter() - self._last_frame
+            if stalled is not None and stalled >= STALL_PROBE_S and await self._runner_refuses():
+                self._end(1006, f"the bot's audio stopped {stalled:.1f} s ago and its runner ({self.base_url}) "
+                                "refuses connections: the bot process died")
+                return
             await asyncio.sleep(PING_S)
+
+    async def _runner_refuses(self) -> bool:
+        """Whether the runner's host refuses a TCP connection to its port (nothing listens there any
+        more); a timeout or any other outcome is not read as refused."""
+        from urllib.parse import urlsplit
+
+        u = urlsplit(self.base_url)
+        try:
+            port = u.port or (443 if u.scheme == "https" else 80)
+        except ValueError:
+            return False
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection(u.hostname, port), 2.0)
+        except ConnectionRefusedError:
+            return True
+        except (OSError, asyncio.TimeoutError):
+            return False
+        writer.close()
+        return False
 
     def _end(self, code: int, reason: str) -> None:
         if self.close_code is None:
