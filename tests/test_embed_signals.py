@@ -61,6 +61,7 @@ def _check(proc: subprocess.Popen, sent: float, out: Path, ev: Path, within_s: f
     recs = [json.loads(line) for line in ev.read_text().splitlines()]  # every line valid JSON
     assert recs[0]["type"] == "header" and recs[-1]["type"] == "summary"
     assert recs[-1]["latency_count"] == doc["summary"]["latency_count"] >= 1  # the reply measured is kept
+    assert recs[-1]["ended"] == "interrupted (Ctrl-C)"  # the log said nothing of the cut (a trial)
     doc["_took_s"] = took
     return doc
 

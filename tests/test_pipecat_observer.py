@@ -182,6 +182,7 @@ def test_event_handlers_result_path_and_events_log(tmp_path):
     assert on_disk["transitions"] == r["transitions"] and on_disk["framework_comparison"] == r["framework_comparison"]
     lines = [json.loads(x) for x in (tmp_path / "e.jsonl").read_text().splitlines()]
     assert lines[0]["type"] == "header" and lines[-1]["type"] == "summary"
+    assert lines[-1]["ended"] == r["source"]["ended"] and r["source"]["ended"]  # how it ended, in the log too
     assert sum(1 for x in lines if x["type"] == "Transition") == len(r["transitions"])
 
 

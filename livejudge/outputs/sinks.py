@@ -54,7 +54,10 @@ class JsonlSink:
         self._write(event_record(event))
 
     def on_close(self, result: dict) -> None:
-        self._write({"type": "summary", **result.get("summary", {})})
+        # how the call ended, as the result's source.ended: an embedded call's log (Pipecat, LiveKit)
+        # cut by Ctrl-C read as a complete call (a trial); attach's also notes "interrupted"
+        ended = (result.get("source") or {}).get("ended")
+        self._write({"type": "summary", **result.get("summary", {}), **({"ended": ended} if ended else {})})
         with self._lock:
             self._f.close()
 
