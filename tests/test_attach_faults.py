@@ -232,7 +232,8 @@ def test_ctrl_c_writes_report(tmp_path):
         env = {**os.environ, "HF_HUB_OFFLINE": "1"}
         proc = subprocess.Popen([sys.executable, "-m", "livejudge.commands.cli", "attach", "--ws-url",
                                  f"ws://127.0.0.1:{port}", "--protocol", "twilio", "--no-playback",
-                                 "--input-wav", _wav(tmp_path, "cmu_numbers"), "--judge", "none",
+                                 "--input-wav", _wav(tmp_path, "cmu_numbers"), _wav(tmp_path, "cmu_cards_001"),
+                                 "--judge", "none",
                                  "--display", "none", "--json", str(out), "--events", str(ev)],
                                 stderr=subprocess.PIPE, text=True, env=env)
         deadline = time.monotonic() + 30
@@ -243,6 +244,8 @@ def test_ctrl_c_writes_report(tmp_path):
         _, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err
     assert "Traceback" not in err
+    # the turns not played are said (Ctrl-C exits 0 and had said nothing of them; a trial)
+    assert "livejudge: stopped with 2 of 2 scripted turn(s) not played to their end" in " ".join(err.split()), err
     doc = _partial(out, ev)
     assert any(e["kind"] == "interrupted" for e in doc["framework_events"])
     assert doc["duration_s"] > 1.0

@@ -357,6 +357,12 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
             # of such a call are no pass (gates.cut_short)
             print(f"livejudge: the call ended ({reason}) with {left} of {len(caller.turns)} scripted turn(s) not played "
                   "to their end (source.caller); raise --duration-s to play the whole script", file=sys.stderr)
+        elif left and reason == "stopped":  # Ctrl-C exits 0 (a person ending a call) and had said nothing of them
+            names = [str(n) for n in session.info.get("caller_not_played") or ()] + [str(t.get("clip")) for t in cut]
+            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            print(f"livejudge: stopped with {left} of {len(caller.turns)} scripted turn(s) not played to their end "
+                  f"({shown}; source.caller): the result covers the part played, and a --fail-if gate on it fails "
+                  "as cut short", file=sys.stderr)
 
     try:
         return run_session(session, body, title=title, output=call.output, interrupt_code=EXIT_OK,
