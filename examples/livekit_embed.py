@@ -124,21 +124,24 @@ def main() -> int:
         print("interrupted (Ctrl-C) before the call began: nothing to write", file=sys.stderr)
         return 130
     fc = doc["framework_comparison"]["response_latency"]
+    def ms(x):  # one unit and precision throughout ("eou 0.3008 s … e2e_latency 619 ms" mixed them; a trial)
+        return "n/a" if x is None else f"{x * 1000:.0f} ms"
+
     print("\nLiveKit metrics vs audio-true response latency, per reply:")
     for r in fc["rows"]:
         lk = "n/a" if r["livekit_latency_s"] is None else f"{r['livekit_latency_s'] * 1000:.0f} ms"
         au = "n/a" if r["audio_latency_s"] is None else f"{r['audio_latency_s'] * 1000:.0f} ms"
         diff = "" if r["difference_s"] is None else f"  difference {r['difference_s'] * 1000:+.0f} ms"
         e2e = "" if r["livekit_e2e_latency_s"] is None else f", e2e_latency {r['livekit_e2e_latency_s'] * 1000:.0f} ms"
-        print(f"  LiveKit {lk} (eou {r['end_of_utterance_delay_s']} s + ttft {r['llm_ttft_s']} s + "
-              f"ttfb {r['tts_ttfb_s']} s{e2e})   audio {au}{diff}")
+        print(f"  LiveKit {lk} (eou {ms(r['end_of_utterance_delay_s'])} + ttft {ms(r['llm_ttft_s'])} + "
+              f"ttfb {ms(r['tts_ttfb_s'])}{e2e})   audio {au}{diff}")
     print(fc["text"])
     for b in doc["framework_comparison"]["barge_ins"]:
         if b.get("talked_through"):
             print(f"barge-in at {b['audio_onset_s']:.2f} s: the agent talked on through it")
             continue
-        print(f"barge-in at {b['audio_onset_s']:.2f} s: the agent's speech stopped {b['audio_yield_s']} s later "
-              f"(LiveKit's playback cut {b['playback_interrupted_after_s']} s after onset; the speech can stop "
+        print(f"barge-in at {b['audio_onset_s']:.2f} s: the agent's speech stopped {ms(b['audio_yield_s'])} later "
+              f"(LiveKit's playback cut {ms(b['playback_interrupted_after_s'])} after onset; the speech can stop "
               "sooner, at a pause)")
     ended = doc["source"].get("ended") or ""
     if ended.startswith("interrupted"):

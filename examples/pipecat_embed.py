@@ -266,7 +266,13 @@ def main(argv=None) -> int:
     def ms(x):
         return "—" if x is None else f"{x * 1000:.0f} ms"
 
+    cut = [x["onset_s"] for x in r.get("barge_ins") or () if x.get("cut_by_end")]
     for b in c["barge_ins"]:
+        # one the call's end cut: "— later" for all three read as events that never happened (a trial)
+        if any(abs(b["audio_onset_s"] - t) <= 0.05 for t in cut):
+            print(f"  barge-in at {b['audio_onset_s']:.2f} s: the call ended before Pipecat's events and the bot's "
+                  "yield could be seen (cut by its end)")
+            continue
         print(f"  barge-in at {b['audio_onset_s']:.2f} s: InterruptionFrame {ms(b.get('interruption_after_s'))} later, "
               f"BotStoppedSpeaking {ms(b.get('bot_stopped_after_s'))} later; the bot's audio really ended "
               f"{ms(b.get('audio_yield_s'))} after the barge-in (livejudge's yield time)")

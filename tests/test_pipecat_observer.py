@@ -415,6 +415,18 @@ def test_bounded_queue_drops_and_counts_instead_of_blocking():
     assert r["pipecat"]["frames"]["user"] + r["pipecat"]["dropped_items"] == 500
 
 
+def test_an_output_path_that_cannot_be_written_is_refused_at_construction(tmp_path):
+    """A trial: result_path="/proc/nope/call.json" was accepted and failed only when the call
+    closed, losing the whole call's result; it is now a ValueError before the call."""
+    from livejudge.pipecat.observer import LiveJudgeCore
+
+    for kw, said in (({"result_path": "/proc/nope/call.json"}, "result_path /proc/nope/call.json: cannot create"),
+                     ({"events_path": str(tmp_path)}, f"events_path {tmp_path} is a directory")):
+        with pytest.raises(ValueError, match=said):
+            LiveJudgeCore(judge="none", asr="off", **kw)
+    LiveJudgeCore(judge="none", asr="off", result_path=tmp_path / "new" / "call.json").close_blocking()
+
+
 def test_bad_tap_config_is_a_clear_error():
     with pytest.raises(ValueError, match="agent_push_marks must be 'start' or 'end'"):
         LiveJudgeObserver(judge=None, tap=TapConfig(agent_push_marks="middle"))

@@ -187,6 +187,13 @@ class EmbeddedOutputs:
                       events_path: str | Path | None, sinks: list | tuple, display: Any, title: str) -> list:
         """Check the outputs now (a missing report extra fails before the call, with its install
         hint) and return the sinks for the Session (``sinks`` plus the JSONL event log)."""
+        from livejudge.outputs.guard import check_output_paths
+
+        # a path that cannot be written is said now, not when the call closes (a trial's
+        # result_path="/proc/nope/call.json" was accepted, and the whole call's result was lost)
+        check_output_paths({"result_path": result_path, "report_path": report_path, "events_path": events_path},
+                           examples={"result_path": "call.json", "report_path": "call.html",
+                                     "events_path": "events.jsonl"})
         self.result_path = Path(result_path) if result_path is not None else None
         self.report_path = Path(report_path) if report_path is not None else None
         if self.report_path is not None:

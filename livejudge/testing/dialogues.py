@@ -622,7 +622,8 @@ class DialogueBuilder:
         for t in turns:
             for o in turns:
                 if o.channel != t.channel and o.onset_s < t.onset_s < o.offset_s:
-                    y = o.offset_s - t.onset_s if o.offset_s < t.offset_s else None
+                    # rounded to the nanosecond: the float difference printed 0.40000000000000036 (a trial)
+                    y = round(o.offset_s - t.onset_s, 9) if o.offset_s < t.offset_s else None
                     if y is not None and y < reaction_s:
                         break  # the other was ending on its own: a terminal overlap (turns.analyze)
                     truth.barge_ins.append(BargeIn(t.channel, t.onset_s, y))
