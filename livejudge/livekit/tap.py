@@ -678,6 +678,6 @@ def attach(session: Any, **options: Any) -> LiveKitTap:
         LiveKitTap: ``.session`` (livejudge Session), ``.result()``, ``await .aclose()``.
     Raises:
         ValueError: the session has no audio input/output yet, livejudge is already attached,
-            a bad gate or option (the message names the fix).
+            a bad gate or option, an output path that cannot be written (the message names the fix).
     """
     return LiveKitTap(session, **options)

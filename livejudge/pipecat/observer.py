@@ -311,8 +311,9 @@ class LiveJudgeCore(EmbeddedOutputs):
             the same; with any ``judge`` but "auto" it is a ValueError: the service's judge is used). A slow (2 s) or absent service never holds up audio: unjudged windows are
             counted in the result's ``judge_info.judge_unavailable_windows``.
     Raises:
-        ValueError: bad config, or ``asr="on"`` without livejudge[asr]; JudgeError/HeadError
-            from ``load_judge``; ReportError (with the install hint) when ``report_path`` is
+        ValueError: bad config, an output path that cannot be written (``OutputPathError``),
+            ``judge_url`` beside a judge other than "auto", or ``asr="on"`` without
+            livejudge[asr]; JudgeError/HeadError from ``load_judge``; ReportError (with the install hint) when ``report_path`` is
             given and matplotlib is missing.
     """
 
