@@ -522,7 +522,7 @@ def compare(paths: list[str | Path]) -> dict:
         base = values[0]
         changes = [None if base is None or v is None else round(v - base, 6) for v in values]
         verdicts = [verdict(m, base, v, judge_tol, t) for v, t in zip(values, col_tol)]
-        if m == FLAGGED:  # better/worse on the flags noise could not have made (firm_flags)
+        if m == FLAGGED:  # better/worse on the flags noise could not have made (firm_flag_verdict)
             verdicts = [firm_flag_verdict(cols[0][1], c[1], vd) for c, vd in zip(cols, verdicts)]
         if m.endswith("_count") and any(cut):  # a count over part of a call is no change of the agent
             verdicts = [v if i == 0 or not (cut[i] or cut[0]) else "" for i, v in enumerate(verdicts)]
@@ -803,8 +803,8 @@ def subset_notes(doc: dict) -> list[str]:
 
 def mixed_kind_notes(doc: dict) -> list[str]:
     """One line when single calls and batches stand side by side: a batch's figures are medians
-    over its calls, which move less than one call's, and a count is a typical call's, not a total
-    (a trial compared a call with a batch and nothing said so). Pure."""
+    over its calls, which move less than one call's (a trial compared a call with a batch and
+    nothing said so). Pure."""
     kinds = [c["kind"] for c in doc["columns"]]
     calls = [chr(ord("A") + i) for i, k in enumerate(kinds) if k == "call"]
     if not calls or len(calls) == len(kinds):

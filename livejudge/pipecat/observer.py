@@ -308,13 +308,14 @@ class LiveJudgeCore(EmbeddedOutputs):
             (ValueError when it cannot start), "off", or a ``Transcriber``.
         judge_url: judge on a judge service (``livejudge serve-judge``; ``RemoteJudge``) instead of in
             this process, e.g. "http://127.0.0.1:8000/judge" (a ``judge`` string that is a URL does
-            the same; with any ``judge`` but "auto" it is a ValueError: the service's judge is used). A slow (2 s) or absent service never holds up audio: unjudged windows are
+            the same; with any ``judge`` but "auto" it is a ValueError: the service's judge is
+            used). A slow (2 s) or absent service never holds up audio: unjudged windows are
             counted in the result's ``judge_info.judge_unavailable_windows``.
     Raises:
         ValueError: bad config, an output path that cannot be written (``OutputPathError``),
             ``judge_url`` beside a judge other than "auto", or ``asr="on"`` without
-            livejudge[asr]; JudgeError/HeadError from ``load_judge``; ReportError (with the install hint) when ``report_path`` is
-            given and matplotlib is missing.
+            livejudge[asr]; JudgeError/HeadError from ``load_judge``; ReportError (with the
+            install hint) when ``report_path`` is given and matplotlib is missing.
     """
 
     def __init__(self, judge: Any = "auto", config: SessionConfig | None = None,
