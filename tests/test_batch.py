@@ -412,13 +412,16 @@ def test_a_manifest_of_two_file_calls_is_scored_as_score_user_agent_is(tmp_path,
         truths[f"c{k}_user"] = sorted(dlg.truth.response_latencies_s)
     m = d / "calls.csv"
     sf.write(str(d / "c2_user.wav"), example_dialogue(seed=2).call.user, 16000)
-    m.write_text("user,agent\nc0_user.wav,c0_agent.wav\nc1_user.wav,c1_agent.wav\nc2_user.wav,gone.wav\n")
+    example_dialogue(seed=3).write(d / "stereo.wav")
+    example_dialogue(seed=4).write(d / "stereo2.wav")
+    m.write_text("user,agent\nc0_user.wav,c0_agent.wav\nc1_user.wav,c1_agent.wav\nc2_user.wav,gone.wav\n"
+                 "stereo.wav\nstereo2.wav,c1_agent.wav\n")
     out = tmp_path / "res"
     code = main(["score", str(m), "--out-dir", str(out), "--judge", "none", "--asr", "off"])
     err = capsys.readouterr().err
     assert code == 1, err  # the row with a missing agent file is skipped, the batch says so
     sm = json.loads((out / "summary.json").read_text())
-    assert (sm["n_calls"], sm["n_scored"], sm["n_skipped"]) == (3, 2, 1)
+    assert (sm["n_calls"], sm["n_scored"], sm["n_skipped"]) == (5, 3, 2)  # stereo.wav on its own row is scored
     for name, want in truths.items():
         r = json.loads((out / f"{name}.json").read_text())
         assert r["channels"] == {"user": str(d / f"{name}.wav"),
@@ -426,8 +429,23 @@ def test_a_manifest_of_two_file_calls_is_scored_as_score_user_agent_is(tmp_path,
         got = sorted(x["gap_s"] for x in r["transitions"] if x["from"] == "user" and x["to"] == "agent")
         assert len(got) == len(want) and np.allclose(got, want, atol=TOL_S), (name, got, want)
     skipped = [c for c in sm["calls"] if c["status"] == "skipped"]
-    assert len(skipped) == 1 and "gone.wav" in skipped[0]["reason"]
+    assert len(skipped) == 2 and "gone.wav" in skipped[0]["reason"]
+    # a stereo file given as a call's user side: the fix a manifest can follow, not --user/--agent's
+    assert "a manifest row `user.wav,agent.wav` takes one side per file" in skipped[1]["reason"], skipped[1]
+    assert "--user-channel" not in skipped[1]["reason"]
+    # a single `score --user --agent` names both files as the batch does (it named neither; a trial)
+    one = tmp_path / "one.json"
+    assert main(["score", "--user", str(d / "c0_user.wav"), "--agent", str(d / "c0_agent.wav"), "--judge", "none",
+                 "--asr", "off", "--json", str(one), "--display", "none"]) == 0
+    src = json.loads(one.read_text())["source"]
+    assert (src["file"], src["agent_file"]) == (str(d / "c0_user.wav"), str(d / "c0_agent.wav"))
+    r0 = json.loads((out / "c0_user.json").read_text())["source"]
+    assert (r0["file"], r0["agent_file"]) == (src["file"], src["agent_file"])
     # one user file with two agent files is two calls of one name: refused before anything is scored
     m.write_text("c0_user.wav,c0_agent.wav\nc0_user.wav,c1_agent.wav\n")
     assert main(["score", str(m), "--out-dir", str(tmp_path / "res2"), "--judge", "none", "--asr", "off"]) == 2
-    assert "c0_user.wav is listed with two agent files (c0_agent.wav and c1_agent.wav)" in capsys.readouterr().err
+    assert "c0_user.wav is listed with two agent files (with c0_agent.wav and with c1_agent.wav)" in \
+        capsys.readouterr().err
+    m.write_text("c0_user.wav\nc0_user.wav,c1_agent.wav\n")  # alone and in a pair: two calls of one name
+    assert main(["score", str(m), "--out-dir", str(tmp_path / "res3"), "--judge", "none", "--asr", "off"]) == 2
+    assert "(on a row of its own and with c1_agent.wav)" in capsys.readouterr().err

@@ -834,12 +834,30 @@ def test_flags_within_the_timing_error_do_not_make_a_call_worse(tmp_path):
     row = next(r for r in out["rows"] if r["metric"] == "verdict_flagged_moment_count")
     assert row["values"] == [3, 4, 4] and row["verdicts"][1:] == ["same", "worse"]
     assert "beyond the timing error" in row["rule"]
+    # 3 vs 4 flagged, of other kinds, read "same": the note says a like number, not "as many" (a trial)
+    d0, d1 = doc(3, 3), doc(4, 3)
+    d0["summary"]["verdict_pause_cut_in_count"], d1["summary"]["verdict_barge_in_talked_through_count"] = 3, 4
+    mix = [tmp_path / "m0.json", tmp_path / "m1.json"]
+    mix[0].write_text(json.dumps(d0))
+    mix[1].write_text(json.dumps(d1))
+    note, = [n for n in compare(mix)["notes"] if "(flagged verdicts)" in n]
+    assert "flag a like number of moments (the difference within the timing error) but different ones" in note
     assert main(["compare", str(paths[0]), str(paths[1]), "--fail-if-worse", "any"]) == 0
     from livejudge.commands.compare import worse_gates
 
     g, = worse_gates(compare(paths[:2]), ["verdict_flagged_moment_count"])
     assert not g["failed"] and g["reason"] == "flagged moments (per-event verdicts): worse in no column"  # was "no any"
     assert main(["compare", str(paths[0]), str(paths[2]), "--fail-if-worse", "verdict_flagged_moment_count"]) == 3
+    # 'any' leaves out a row no column measured (it listed an unmeasured mean P(human) as passed)
+    for p_ in paths[:2]:
+        d = json.loads(p_.read_text())
+        d["summary"]["mean_p_human"], d["judge"] = None, []
+        p_.write_text(json.dumps(d))
+    doc_none = compare(paths[:2])
+    assert "mean_p_human" not in [g["metric"] for g in worse_gates(doc_none, ["mean_p_human", "latency_p50_s"],
+                                                                    explicit=set())]
+    named, = worse_gates(doc_none, ["mean_p_human"])  # named explicitly: cannot be compared, fails
+    assert named["failed"] and "no value in A" in named["reason"]
     # a result without the firm count keeps the total's verdict
     old = doc(4, 3)
     del old["summary"]["verdict_flagged_moment_beyond_error_count"]

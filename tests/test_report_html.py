@@ -147,6 +147,10 @@ def test_a_batch_summary_where_a_result_is_wanted_says_so(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "a batch's summary.json, not one call's result" in err and "livejudge compare" in err
     assert "missing duration_s" not in err and not (tmp_path / "x.html").exists()
+    (tmp_path / "c1.json").write_text("{}")
+    assert main(["report", str(tmp_path)]) == 2  # the folder itself: "[Errno 21] Is a directory" (a trial)
+    assert f"{tmp_path} is a directory: report one call's result JSON inside it (e.g. {tmp_path / 'c1.json'})" in \
+        capsys.readouterr().err
 
 
 def test_an_audio_file_where_a_result_is_wanted_says_so(tmp_path, capsys):

@@ -512,7 +512,10 @@ def _attach_runner(call: _Call, source, extra_info: dict | None = None, title: s
         raise CLIError(str(exc)) from None
 
     shown = redact_url(route.url)
-    runner = redact_url(src.runner)  # a ?token=… in the URL is a credential: never printed or stored
+    from livejudge.sources.diagnose import http_base
+
+    # a ?token=… in the URL is a credential: never printed or stored; an unused path is not shown
+    runner = redact_url(http_base(src.runner) if note else src.runner)
     print(f"livejudge: runner at {runner}: using {route.why} at {shown}", file=sys.stderr)
     info = {"runner": {"url": runner, "route": route.name}, **(extra_info or {})}
     if route.name == "webrtc":

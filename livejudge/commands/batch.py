@@ -206,6 +206,11 @@ def batch_words(msg: str) -> str:
         return msg[: -len(MONO_FIX)] + (
             "a batch reads one stereo file per call, or a call recorded one side per file as a row "
             "`user.wav,agent.wav` of a .csv manifest (score calls.csv --out-dir DIR)")
+    side = "--user/--agent take one side each; for a two-channel call pass it as FILE"
+    if side in msg:  # a stereo file in a two-file row: the single call's flags again (a trial)
+        return msg[: msg.index(side)] + (
+            "a manifest row `user.wav,agent.wav` takes one side per file; list a two-channel call on a row of its "
+            "own (one column)")
     return msg
 
 
@@ -408,6 +413,7 @@ def _manifest(p: Path) -> list[Path]:
     except OSError as exc:
         raise CallError(f"cannot read the manifest {p}: {exc}") from None
     files, nowhere = [], []
+    alone: set[str] = set()  # the files listed on a row of their own (a stereo call)
     first = True
     for raw in lines:
         raw = raw.split("#", 1)[0]
@@ -425,11 +431,18 @@ def _manifest(p: Path) -> list[Path]:
             beside = p.parent / f
             files.append(_resolve_listed(p, line))
             agent = _agent_cell(raw, p.suffix.lower())
+            key = str(files[-1])
             if agent is not None:  # user.wav,agent.wav: a call recorded one side per file (a trial)
-                key, agent_path = str(files[-1]), str(_resolve_listed(p, agent))
-                if _AGENT_OF.setdefault(key, agent_path) != agent_path:  # a call is known by its user file
-                    raise CallError(f"{p}: {line} is listed with two agent files ({Path(_AGENT_OF[key]).name} and "
-                                    f"{agent}): one row per call, each with its own user file")
+                agent_path = str(_resolve_listed(p, agent))
+                if key in alone or _AGENT_OF.setdefault(key, agent_path) != agent_path:  # known by its user file
+                    other = "on a row of its own" if key in alone else f"with {Path(_AGENT_OF[key]).name}"
+                    raise CallError(f"{p}: {line} is listed with two agent files ({other} and with {agent}): one row "
+                                    "per call, each with its own user file")
+            elif key in _AGENT_OF:
+                raise CallError(f"{p}: {line} is listed with two agent files (with {Path(_AGENT_OF[key]).name} and "
+                                "on a row of its own): one row per call, each with its own user file")
+            else:
+                alone.add(key)
             if not f.is_absolute() and not _exists(beside) and not _exists(f):
                 nowhere.append(line)
                 _NOT_FOUND_NOTE[str(beside)] = (f"listed in {p} as {line}; not found from the current directory "

@@ -395,7 +395,7 @@ def pin(result: dict, events: list[int] | None, *, flagged: bool = False, mode: 
         exps.append({**e.to_dict(), "note": f"pinned from verdict {n}: {v.outcome.replace('_', ' ')}"})
     src = result.get("source") or {}
     doc: dict = {"livejudge_expectations": FORMAT_VERSION}
-    if src.get("file"):
+    if src.get("file") and not src.get("agent_file"):  # a call given one side per file: --user/--agent again
         doc["call"] = str(src["file"])
     doc["tolerance_s"] = TOLERANCE_S
     if cfg:

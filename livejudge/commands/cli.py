@@ -131,6 +131,16 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
         reader.close()
 
 
+def _files_info(file, user, agent) -> dict:
+    """The result's ``source.file``/``file_resolved`` (and ``agent_file`` for a call given one side
+    per file: ``file`` is then the user's), as ``batch.score_call`` records them."""
+    path = file if file else user
+    out = {"file": path, "file_resolved": str(Path(path).resolve()) if path else None}
+    if not file and agent:
+        out["agent_file"] = str(agent)
+    return out
+
+
 def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfig, output: OutputConfig, prepared,
               *, speed: float | None, progress: bool, failure: type[BaseException], kind: str = "score") -> int:
     from livejudge.session import Session, stream_call
@@ -143,7 +153,8 @@ def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfi
     sinks = [s for s in (events_sink(output),) if s is not None]
     info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels,
             "kind": kind,  # the command: replay --speed max was titled "score" on its meter (a trial)
-            "file": call_cfg.file, "file_resolved": str(Path(call_cfg.file).resolve()) if call_cfg.file else None,
+            # one side per file: the user's file, and agent_file (a trial's result named neither), as a batch does
+            **_files_info(call_cfg.file, call_cfg.user, call_cfg.agent),
             "speed": "max" if speed is None else speed, "echo_gate": gate_info}
     transcriber = transcriber_from_config(judge_cfg, output.report, judge) if judge is not None else None
     info["asr"] = transcriber is not None

@@ -39,6 +39,11 @@ def cmd_report(args) -> int:
     src = Path(args.result)
     if not src.exists():
         raise CLIError(f"{src}: no such file (write one with: livejudge score CALL.wav --json {src})")
+    if src.is_dir():  # "[Errno 21] Is a directory" (a trial gave a batch's --out-dir)
+        results = sorted(p.name for p in src.glob("*.json") if p.name != "summary.json")[:2]
+        hint = (f" (e.g. {src / results[0]})" if results else "")
+        raise CLIError(f"{src} is a directory: report one call's result JSON inside it{hint}; to put batches side "
+                       "by side, use livejudge compare BEFORE/ AFTER/")
     try:  # size, nesting, NaN refused here; types and bounds by the renderer's check_result
         doc = load_json_document(src)
     except DocumentError as exc:
