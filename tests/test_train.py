@@ -494,6 +494,26 @@ def test_eval_says_how_many_scored_rows_were_fitted_on(whisper_trial, capsys):
     assert doc["binary"]["n"] == 10
 
 
+def test_whisper_label_only_says_what_it_does_not_use_and_records_no_transcripts(tmp_path, capsys, whisper_trial):
+    """A trial: `train --backbone whisper --epochs 3 --odl-lr 0.5 --dropout 0.9` wrote weights
+    byte-identical to a run without them, with no word (the label-only fit uses none of the
+    two-stage flags); its config lacked training.transcripts, so `eval --asr on` passed it while
+    docs/judge.md says it refuses such a head."""
+    m, _, cache, err = whisper_trial
+    assert "the label-only head (an L2 logistic regression" in flat(err) and "not used by it" not in err
+    out = tmp_path / "h"
+    assert run_cli("train", m, "--backbone", "whisper", "--out", out, "--cache-dir", cache, "--no-progress",
+                   "--epochs", "3", "--odl-lr", "0.5", "--dropout", "0.9") == 0
+    said = flat(capsys.readouterr().err)
+    assert "not used by it: --epochs 3, --odl-lr 0.5, --dropout 0.9" in said
+    from livejudge.judge.model.head import load_head
+
+    _, cfg = load_head(out)
+    assert cfg.training["transcripts"] is False
+    code, msg = run_cli("eval", m, "--head", out, "--cache-dir", cache, "--no-progress", "--asr", "on")
+    assert code == 2 and "drop --asr on" in msg
+
+
 def test_whisper_train_without_test_rows_says_it_has_no_held_out_figure(tmp_path, capsys, whisper_trial):
     from livejudge.judge.model.head import load_head
 

@@ -50,7 +50,11 @@ MANIFEST_HELP = """manifest (JSONL, one call per line; paths relative to the man
 TRAIN_EXIT_CODES = ("exit codes: 0 done · 1 failed mid-way · 2 bad input or usage (one line says what: "
                     "a manifest line, a missing file, a row that cannot be measured, a head for another backbone, "
                     "an output path that cannot be written, an --out that holds a head without --force)")
-"""What ``train`` and ``eval`` exit with (docs/result.md, "Exit codes")."""
+"""What ``train`` exits with (docs/result.md, "Exit codes")."""
+EVAL_EXIT_CODES = ("exit codes: 0 done · 1 failed mid-way · 2 bad input or usage (one line says what: "
+                   "a manifest line, a missing file, a row that cannot be measured, a head for another backbone, "
+                   "an output path that cannot be written)")
+"""What ``eval`` exits with: ``train``'s but for ``--out`` (eval writes no head; a trial)."""
 
 
 def _cli_error(message: str) -> Exception:
@@ -121,10 +125,16 @@ def register(subparsers: Any, formatter_class: type[argparse.HelpFormatter] = ar
                     "defaults, early stopping on the manifest's 'val' rows.\n"
                     "Note: the ODL lr 1e-5 is the paper's choice for 3584-d Qwen2.5-Omni-7B states; the "
                     "acoustic backbone's few features need ~1e-3 (--odl-lr) or many more epochs.\n"
-                    "Example: livejudge train calls.jsonl --backbone acoustic --out heads/mine "
+                    "With --backbone whisper (the shipped head's backbone) and fewer rated rows than "
+                    "--min-rated, it fits the label-only head instead: an L2 logistic regression on the encoder "
+                    "readouts, Platt-calibrated on the 'val' rows; the two-stage flags do not apply there.\n"
+                    "Examples: livejudge train calls.jsonl --backbone whisper --out heads/mine; "
+                    "livejudge train calls.jsonl --backbone acoustic --out heads/mine "
                     "--init-head livejudge/judge/heads/acoustic-prior --odl-lr 1e-3")
     p.add_argument("manifest", metavar="MANIFEST", help="JSONL, one call per line (format below)")
-    p.add_argument("--backbone", default="acoustic", choices=BACKBONE_KINDS, help="backbone to embed the calls")
+    p.add_argument("--backbone", default="acoustic", choices=BACKBONE_KINDS,
+                   help="backbone to embed the calls; whisper is the shipped head's (the default acoustic one is "
+                        "NOT valid on neural TTS: docs/judge.md)")
     p.add_argument("--out", required=True, metavar="HEAD_DIR",
                    help="directory to write the trained head to (made if missing; checked before any work)")
     p.add_argument("--force", action="store_true",
@@ -155,7 +165,7 @@ def register(subparsers: Any, formatter_class: type[argparse.HelpFormatter] = ar
 
     p = subparsers.add_parser(
         "eval", help="score a judge head on a manifest of calls", formatter_class=formatter_class,
-        epilog=MANIFEST_HELP + "\n\n" + TRAIN_EXIT_CODES,
+        epilog=MANIFEST_HELP + "\n\n" + EVAL_EXIT_CODES,
         description="Per-dimension exact / grouped (1–2, 3, 4–5) / ±1 accuracy (Table 21 of the Turing-test paper), "
                     "human-vs-machine accuracy per kind and overall, ROC-AUC (Table 4). The backbone is "
                     "the one the head was built for; evidence gating is applied as in the live judge.\n"
@@ -291,6 +301,13 @@ def cmd_train(args: argparse.Namespace) -> int:
                             if args.backbone == "acoustic" else ""))
     if labels_only_whisper:
         _check_whisper_splits(labels, split)
+        ignored = _ignored_two_stage_flags(args)
+        # said, not silent: the weights came out byte-identical whatever these were (a trial)
+        con.print("whisper with fewer rated rows than --min-rated: the label-only head (an L2 logistic regression "
+                  "on the encoder readouts, Platt-calibrated on the 'val' rows; docs/judge.md)"
+                  + (f"; {n_rated} row(s) with ratings: the ratings are not used (fewer than --min-rated "
+                     f"{args.min_rated})" if n_rated else "")
+                  + (f"; not used by it: {', '.join(ignored)}" if ignored else ""))
     try:
         backbone = make_backbone(args.backbone, args.device, args.qwen_model)
     except (ImportError, OSError, RuntimeError, ValueError) as exc:
@@ -354,6 +371,21 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise _cli_error(str(exc)) from exc
     con.print(f"wrote head {name} to {out}")
     return 0
+
+
+def _ignored_two_stage_flags(args: argparse.Namespace) -> list[str]:
+    """The two-stage training flags given other than their defaults (``--epochs 3``), which the
+    whisper label-only head does not use. Pure."""
+    from livejudge.judge.model.numpy_head import SCALE_INIT, SYMMETRY_LAMBDA
+    from livejudge.judge.training.config import TrainConfig
+
+    d = TrainConfig()
+    defaults = {"epochs": None, "odl_epochs": d.odl_epochs, "linear_epochs": d.linear_epochs, "odl_lr": d.odl_lr,
+                "odl_batch_size": d.odl_batch_size, "dropout": d.dropout, "scale": SCALE_INIT,
+                "linear_lr": d.linear_lr, "linear_batch_size": d.linear_batch_size,
+                "symmetry_lambda": SYMMETRY_LAMBDA, "patience": d.patience, "readout": None}
+    return [f"--{k.replace('_', '-')} {getattr(args, k)}" for k, v in defaults.items()
+            if getattr(args, k, v) != v]
 
 
 def _save(out: str, head, cfg) -> Path:
@@ -495,7 +527,10 @@ def _train_whisper_labels(args, backbone, embs, vectors, R, labels, split, kinds
         raise _cli_error(f"whisper label-only fit: {exc}") from exc
     test = _held_out_test(fit.head, vectors, R, labels, split, kinds, embs, fit.config.evidence_min,
                           backbone.name, con, digests)
-    cfg = fit.config.with_(training={**fit.config.training, **({"test": test} if test is not None else {})},
+    # transcripts: the encoder reads no text, so the head was fitted without any, as the docs say of every
+    # head trained without --asr on (eval --asr on had passed such a head silently; a trial)
+    cfg = fit.config.with_(training={**fit.config.training, "transcripts": False,
+                                     **({"test": test} if test is not None else {})},
                            notes=f"{fit.config.notes}; {_test_pointer(test)}")
     try:
         out = _save(args.out, fit.head, cfg)
@@ -538,7 +573,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.split == "auto":
         con.print(f"scoring the {len(entries)} 'test' rows of {len(all_entries)} (default when the manifest has "
                   "test rows; --split all scores every row)" if has_test else
-                  f"scoring all {len(entries)} rows (the manifest has no 'test' rows)")
+                  f"scoring {'all ' if len(entries) > 1 else ''}{len(entries)} row{'s' if len(entries) != 1 else ''} "
+                  "(the manifest has no 'test' rows)")
     screen = _screen(entries, args, con, "scored")
     entries = screen.kept
     kind = kind_of_backbone(cfg.backbone.name)
