@@ -514,6 +514,33 @@ def test_whisper_label_only_says_what_it_does_not_use_and_records_no_transcripts
     assert code == 2 and "drop --asr on" in msg
 
 
+def test_test_rows_of_fitted_families_are_a_seen_family_figure(tmp_path, capsys, whisper_trial):
+    """A trial: the 'test' rows shared their reader and espeak voice with the fitted rows, every row
+    named its family, and the figure read "held-out by audio content" with no word of it. train now
+    says and records which test rows are of families the fitted rows name (training.test.family_rows,
+    the validity line), and records the families fitted on, so eval's family check applies."""
+    _, _, cache, _ = whisper_trial
+    m = trial_manifest(tmp_path)
+    rows = [json.loads(x) for x in m.read_text().splitlines()]
+    for r in rows:
+        r["family"] = "librivox" if r["label"] == "human" else "espeak-ng"
+    m.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "h"
+    assert run_cli("train", m, "--backbone", "whisper", "--out", out, "--cache-dir", cache, "--no-progress") == 0
+    err = flat(capsys.readouterr().err)
+    assert ("by family: 2 of the 2 'test' rows are of families the fitted rows also name (espeak-ng 1, librivox 1): "
+            "a seen-family figure, not a held-out one") in err
+    from livejudge.judge.model.head import load_head, validity_line
+
+    _, cfg = load_head(out)
+    assert cfg.training["families"] == ["espeak-ng"] and cfg.training["human_groups"] == ["librivox"]
+    assert cfg.training["test"]["family_rows"] == {"named": 2, "seen": 2,
+                                                   "seen_families": {"espeak-ng": 1, "librivox": 1}}
+    assert "2 of them are of families the fitted rows also name, so it is a seen-family figure" in validity_line(cfg)
+    assert run_cli("eval", m, "--head", out, "--cache-dir", cache, "--no-progress") == 0
+    assert "a seen-family figure, not a held-out one" in flat(capsys.readouterr().out)
+
+
 def test_whisper_train_without_test_rows_says_it_has_no_held_out_figure(tmp_path, capsys, whisper_trial):
     from livejudge.judge.model.head import load_head
 

@@ -315,8 +315,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     embs = _embed(entries, backbone, args)
     vectors = stack_embeddings(embs)
     digests = [row_digests(e) for e in entries]
+    families = np.array([e.family for e in entries], dtype=object)
     if labels_only_whisper:
-        return _train_whisper_labels(args, backbone, embs, vectors, R, labels, split, kinds, digests, con, screen)
+        return _train_whisper_labels(args, backbone, embs, vectors, R, labels, split, kinds, digests, con, screen,
+                                     families)
     cfg = TrainConfig(
         seed=args.seed, odl_lr=args.odl_lr, odl_batch_size=args.odl_batch_size,
         odl_epochs=args.epochs or args.odl_epochs, dropout=args.dropout, scale_init=args.scale,
@@ -352,7 +354,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         evidence_min.update(init_cfg.evidence_min)
     _gated_accuracies(s["stage2"], res.head, vectors, R, labels, split, kinds, embs, evidence_min, backbone.name)
     test = _held_out_test(res.head, vectors, R, labels, split, kinds, embs, evidence_min, backbone.name, con,
-                          digests)
+                          digests, families)
+    s.update(_families_record(families, labels, split))
     if test is not None:
         s["test"] = test
     name = args.name or Path(args.out).name
@@ -432,12 +435,15 @@ def _gated_accuracies(s2: dict, head, vectors, R, labels, split, kinds, embs, ev
 
 
 def _held_out_test(head, vectors, R, labels, split, kinds, embs, evidence_min, backbone_name, con,
-                   digests=None) -> dict | None:
+                   digests=None, families=None) -> dict | None:
     """Score the manifest's 'test' rows (never fitted on) with the new head and print the tables;
     None, said in one line, when there are none. Returns the figures for ``training["test"]``.
     ``digests`` (per row, ``row_digests``): a 'test' row whose audio is also a 'train' or 'val' row
     makes the figure in-sample, said here and recorded as ``in_sample_rows`` (a trial's duplicated
-    clip was called "never fitted on")."""
+    clip was called "never fitted on"). ``families`` (per row, the manifest's ``family``, "" for
+    none): 'test' rows of a family that 'train' or 'val' rows also name make a seen-family figure,
+    said here and recorded as ``family_rows`` {"named", "seen", "seen_families"} (a trial's test
+    rows shared every reader and voice with the fitted rows, and the figure read as held out)."""
     from livejudge.judge.training.evaluate import evaluate_head, few_rows_note, render
 
     rows = np.where(split == "test")[0]
@@ -457,11 +463,41 @@ def _held_out_test(head, vectors, R, labels, split, kinds, embs, evidence_min, b
                                    "(the same audio): not a held-out figure"}
     # "held-out test rows … (in-sample)" read as a contradiction (a trial)
     render(doc, con, title="test rows, some also fitted on" if seen else "held-out test rows")
+    fam = _family_rows(families, split, rows) if families is not None else None
+    if fam and fam["seen"]:
+        con.print(f"by family: {fam['seen']} of the {len(rows)} 'test' rows {'is' if fam['seen'] == 1 else 'are'} of "
+                  f"families the fitted rows also name ({', '.join(f'{k} {v}' for k, v in fam['seen_families'].items())}):"
+                  " a seen-family figure, not a held-out one; put whole families in 'test' for that")
     b = doc["binary"]
     return {"binary_accuracy": b["accuracy"], "roc_auc": b["roc_auc"], "n": b["n"],
             "n_human": b["n_human"], "n_machine": b["n_machine"], "accuracy_ci95": b["accuracy_ci95"],
             "roc_auc_ci95": b["roc_auc_ci95"], "in_sample_rows": seen, "dimensions_pooled": doc["dimensions_pooled"],
+            **({"family_rows": fam} if fam else {}),
             **({"few_rows": few_rows_note(b)} if few_rows_note(b) else {})}
+
+
+def _family_rows(families, split, rows) -> dict | None:
+    """Of the 'test' ``rows`` naming a ``family``: how many name one that a 'train' or 'val' row
+    names too. None when no 'test' row names one. Pure."""
+    fitted = {str(families[i]) for i in np.where(split != "test")[0] if families[i]}
+    named = [str(families[i]) for i in rows if families[i]]
+    if not named:
+        return None
+    seen: dict[str, int] = {}
+    for f in named:
+        if f in fitted:
+            seen[f] = seen.get(f, 0) + 1
+    return {"named": len(named), "seen": sum(seen.values()), "seen_families": dict(sorted(seen.items()))}
+
+
+def _families_record(families, labels, split) -> dict:
+    """The families and human groups the 'train' and 'val' rows name (``training.families``,
+    ``training.human_groups``), which eval's ``family_overlap`` compares a manifest with; {} when
+    no such row names one. Pure."""
+    fit = np.isin(split, ("train", "val"))
+    tts = sorted({str(f) for f, y, k in zip(families, labels, fit) if k and f and y == 0})
+    people = sorted({str(f) for f, y, k in zip(families, labels, fit) if k and f and y == 1})
+    return {**({"families": tts} if tts else {}), **({"human_groups": people} if people else {})}
 
 
 def _check_label_classes(labels, split, manifest) -> None:
@@ -502,7 +538,8 @@ def _check_whisper_splits(labels, split) -> None:
                          + (f"; {unlabelled} '{name}' rows have no 'label'" if unlabelled else ""))
 
 
-def _train_whisper_labels(args, backbone, embs, vectors, R, labels, split, kinds, digests, con, screen) -> int:
+def _train_whisper_labels(args, backbone, embs, vectors, R, labels, split, kinds, digests, con, screen,
+                          families) -> int:
     """``--backbone whisper`` without ratings: the label-only fit of
     ``livejudge.judge.training.whisper_head`` (labelled train rows fit, labelled val rows calibrate),
     then the held-out test rows' figures, as the two-stage path prints them."""
@@ -521,12 +558,13 @@ def _train_whisper_labels(args, backbone, embs, vectors, R, labels, split, kinds
                                                       "sha256": _file_sha256(args.manifest)},
                                          "rows": rows_record(digests, fit=(split == "train") & labelled,
                                                              calibration=(split == "val") & labelled),
-                                         "input_health": screen.record()},
+                                         "input_health": screen.record(),
+                                         **_families_record(families, labels, split)},
                                sources=[f"livejudge train on {args.manifest}"])
     except ValueError as exc:  # _check_whisper_splits said what the splits lack before embedding
         raise _cli_error(f"whisper label-only fit: {exc}") from exc
     test = _held_out_test(fit.head, vectors, R, labels, split, kinds, embs, fit.config.evidence_min,
-                          backbone.name, con, digests)
+                          backbone.name, con, digests, families)
     # transcripts: the encoder reads no text, so the head was fitted without any, as the docs say of every
     # head trained without --asr on (eval --asr on had passed such a head silently; a trial)
     cfg = fit.config.with_(training={**fit.config.training, "transcripts": False,

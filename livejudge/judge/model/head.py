@@ -558,8 +558,17 @@ def _held_out_test_text(test: Any, manifest: Any) -> str | None:
     else:
         held = "never fitted on"
     few = "; too few calls to mean much" if test.get("few_rows") else ""
-    return (f"{auc_text}accuracy {acc:.2f}{ci_text} on the {n} 'test' rows of {where} ({held}{few}; whether their "
-            "voices and speakers are also in the fitted rows is not recorded, nor is a leave-one-family-out study)")
+    fam = test.get("family_rows")
+    if isinstance(fam, Mapping) and isinstance(fam.get("seen"), int) and fam["seen"] > 0:
+        # a trial's test rows shared every reader and voice with the fitted rows and read as held out
+        who = (f"{fam['seen']} of them {'is' if fam['seen'] == 1 else 'are'} of families the fitted rows also name, "
+               "so it is a seen-family figure; whether their speakers are is not recorded")
+    elif isinstance(fam, Mapping) and fam.get("named") == n:
+        who = "none of their families is among the fitted rows'; whether their speakers are is not recorded"
+    else:
+        who = "whether their voices and speakers are also in the fitted rows is not recorded"
+    return (f"{auc_text}accuracy {acc:.2f}{ci_text} on the {n} 'test' rows of {where} ({held}{few}; {who}, nor is "
+            "a leave-one-family-out study)")
 
 
 def new_config(backbone: Any, *, name: str, version: str = "0.1.0", provenance: str = "trained",
