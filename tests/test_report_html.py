@@ -397,6 +397,15 @@ def test_dimension_table_says_not_measured_and_shared_scores(result):
     names = {d.id: d.name for d in DIMENSIONS}
     group = next(g for g in view["groups"] if len(g) > 1)
     assert f"one shared score with {html.escape(', '.join(names[x] for x in group[1:]))}" in text
+    # one row for the group (README; a trial saw three rows with three scores for one piece of evidence)
+    assert f"<td>{html.escape(names[group[0]])} (+{len(group) - 1} sharing its score)</td>" in text
+    for x in group[1:]:
+        assert f"<td>{html.escape(names[x])}</td>" not in text
+    # the detector-counted dimensions are labelled HEURISTIC where they are shown (a trial: unlabelled)
+    from livejudge.outputs.html_report import HEURISTIC_DETECTOR_DIMENSIONS
+
+    shown = [d for d in HEURISTIC_DETECTOR_DIMENSIONS if d not in view["not_measured"]]
+    assert shown and text.count("HEURISTIC detector: ") >= len(shown)
     doc = json.loads(json.dumps(result))
     doc["judge_info"].pop("dimensions")  # an older result: every dimension as before
     assert '<td colspan="6">not measured:' not in render_html(doc)  # rows as before (reasons stay)
@@ -425,11 +434,13 @@ def test_dimension_table_gives_the_call_mean_compare_reads_beside_the_window(res
     assert "call mean (ungated windows; what compare reads)" in table
     view_nm = set(result["judge_info"]["dimensions"]["not_measured"])
     names = {d.id: d.name for d in DIMENSIONS}
+    merged = {d for g in result["judge_info"]["dimensions"]["groups"] for d in g[1:]}
     for key in measured:
         did = key[4:]
-        if did in view_nm:
+        if did in view_nm or did in merged:  # a shared score's later members: in their group's row
             continue
-        row = re.search(rf"<td>{re.escape(html.escape(names[did]))}</td>(.*?)</tr>", table).group(1)
+        row = re.search(rf"<td>{re.escape(html.escape(names[did]))}( \(\+\d+ sharing its score\))?</td>(.*?)</tr>",
+                        table).group(2)
         assert f'<td class="num">{means[key]:.1f}</td>' in row, (did, row)
     assert table in render_html(result)  # the report shows this very table
     # ... and compare prints the same means

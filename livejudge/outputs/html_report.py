@@ -565,11 +565,22 @@ VALIDITY_TERMS = (
 full text is docs/judge.md, "Reading the validity line"): (text that triggers the entry, entry)."""
 
 
+HEURISTIC_DETECTOR_DIMENSIONS = {
+    "use_of_fillers": "filled-pause-like stretches per minute",
+    "auxiliary_vocalizations": "laughter-like bouts per minute",
+}
+"""The dimensions whose evidence is a count of a HEURISTIC detector
+(``livejudge/judge/features/acoustic.py``: after Shriberg 2001; Bachorowski, Smoski & Owren 2001),
+labelled so in the report's table: where none is detected the score sits at one value (a trial
+read the same 3.2 in every window, unlabelled)."""
+
+
 def _dimensions_html(window: dict | None, view: dict | None = None,
                      means: dict[str, float | None] | None = None) -> str:
     """The dimension table of one window. With the judge's ``dimension_view`` (result
     ``judge_info.dimensions``), a dimension the head does not measure says so and why instead of
-    a score, and dimensions sharing one learned score name each other. ``means`` (``{"dim_<id>":
+    a score, and dimensions sharing one learned score are one row, its first member's ("(+N sharing
+    its score)"), whose note names the others. ``means`` (``{"dim_<id>":
     mean over the call's ungated windows}``, ``livejudge.outputs.report.dimension_means``) adds a
     "call mean" column: the number ``livejudge compare`` and the gates read, beside the window's."""
     dims = (window or {}).get("dimensions") or {}
@@ -578,20 +589,25 @@ def _dimensions_html(window: dict | None, view: dict | None = None,
     when = "" if not isinstance(t_s, (int, float)) else f" (window ending at {float(t_s):.1f} s)"
     view = view if isinstance(view, dict) else {}
     not_measured = view.get("not_measured") or {}
-    shared = {}
+    shared, merged = {}, set()
     for group in view.get("groups") or []:
         if len(group) > 1:
             for d in group:
                 shared[d] = [x for x in group if x != d]
+            merged.update(group[1:])  # one row per shared score, its first member's (README; a trial saw three)
     names_by_id = {did: name for did, name, *_ in _dimension_table()}
     out = [f"<table><tr><th>category</th><th>dimension</th><th>score (1–5){_esc(when)}</th>"
            "<th>call mean (ungated windows; what compare reads)</th><th>evidence</th>"
            "<th>gated</th><th>contribution</th><th>note</th></tr>"]
     last = None
     for did, name, cat, cat_name in _dimension_table():
+        if did in merged and did not in not_measured:
+            continue  # shown in its group's row
         d = dims.get(did)
         cat_cell = f"{cat} {cat_name}" if cat != last else ""
         last = cat
+        if did in shared:
+            name = f"{name} (+{len(shared[did])} sharing its score)"
         if did in not_measured:
             out.append(f'<tr class="gated"><td>{_esc(cat_cell)}</td><td>{_esc(name)}</td>'
                        f'<td colspan="6">not measured: {_esc(not_measured[did])}</td></tr>')
@@ -608,10 +624,13 @@ def _dimensions_html(window: dict | None, view: dict | None = None,
         c = float(d.get("contribution") or 0.0)
         cls = ' class="gated"' if gated else ""
         note = d.get("reason", "") or ""
+        if did in HEURISTIC_DETECTOR_DIMENSIONS:
+            note = (f"HEURISTIC detector: {HEURISTIC_DETECTOR_DIMENSIONS[did]} (none detected keeps the score at one "
+                    "value)" + (f"; {note}" if note else ""))
         if did in shared:
             note = ("one shared score with " + ", ".join(names_by_id.get(x, x) for x in shared[did])
-                    + " (one learned direction: one piece of evidence; the 1–5 scores differ only by scale and cut-points)"
-                    + (f"; {note}" if note else ""))
+                    + " (one learned direction: one piece of evidence, so one row; the result JSON gives each its "
+                    "own 1–5 score, differing only by scale and cut-points)" + (f"; {note}" if note else ""))
         # a direction only where the shown value (two decimals) has one: "+0.00 → machine" read as a pull
         side = "" if gated or round(c, 2) == 0 else (' <span class="machine">→ machine</span>' if c > 0
                                                      else ' <span class="human">→ human</span>')
