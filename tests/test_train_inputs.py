@@ -251,6 +251,21 @@ def test_an_out_of_range_channel_names_the_manifest_line(calls, tmp_path):
                               "(use 0–1)")
 
 
+def test_channels_named_for_a_mono_file_are_refused(calls, tmp_path):
+    """A trial: a mono row with "agent_channel": 5 was scored, exit 0 (the channels ignored)."""
+    import soundfile as sf
+
+    from livejudge.testing.dialogues import load_clip
+
+    base, _ = calls
+    sf.write(str(base / "mono.wav"), load_clip("cmu_cards_001"), 16000)
+    m = base / "monochan.jsonl"
+    m.write_text(json.dumps({"audio": "m0.wav", "label": "machine"}) + "\n"
+                 + json.dumps({"audio": "mono.wav", "agent_channel": 5, "user_channel": 3, "label": "human"}) + "\n")
+    code, msg = run_cli("train", m, "--out", tmp_path / "h", "--cache-dir", tmp_path / "c", "--no-progress")
+    assert code == 2 and f"{m} line 2" in msg and "is mono" in msg and "user_channel 3 / agent_channel 5" in msg, msg
+
+
 @pytest.mark.parametrize("backbone", ["whisper", "acoustic"])
 def test_rows_without_label_are_said_to_lack_a_label(calls, tmp_path, backbone):
     base, _ = calls

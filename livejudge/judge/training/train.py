@@ -512,12 +512,18 @@ def load_entry(entry: ManifestEntry):
     """The call of a manifest entry as ``audio.TwoChannelAudio`` (float32, 16 kHz per role).
 
     A mono ``audio`` file is taken as the responder's (agent's) side with a silent user
-    channel: the judge rates the responder (the Turing-test paper, App. D.2).
+    channel: the judge rates the responder (the Turing-test paper, App. D.2). Raises
+    AudioFormatError for a mono file whose row names other channels than 0/1.
     """
-    from livejudge.audio import TwoChannelAudio, load_audio, load_call, resample, to_mono
+    from livejudge.audio import AudioFormatError, TwoChannelAudio, load_audio, load_call, resample, to_mono
 
     if entry.audio is not None:
         data, rate = load_audio(entry.audio)
+        if data.shape[1] == 1 and (entry.user_channel, entry.agent_channel) != (0, 1):
+            # channels named for a mono file were ignored, exit 0 (a trial; a stereo file's are checked)
+            raise AudioFormatError(f"{entry.audio} is mono (read as the responder's side alone), so its row's "
+                                   f"user_channel {entry.user_channel} / agent_channel {entry.agent_channel} name "
+                                   "channels it does not have: drop them, or give the two-channel call")
         if data.shape[1] == 1:
             agent = resample(to_mono(data), rate)
             return TwoChannelAudio(user=np.zeros_like(agent), agent=agent, sample_rate_in=rate,
