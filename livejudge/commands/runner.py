@@ -172,7 +172,8 @@ def add_judge_args(p: argparse.ArgumentParser) -> None:
                         f"{head_label(DEFAULT_ACOUSTIC_HEAD)} (its own version line, not the whisper head's), NOT "
                         "valid on neural TTS (kept for comparison); qwen-omni: GPU backbone (needs --head); none: timing only")
     g.add_argument("--head", default=None, metavar="HEAD_DIR",
-                   help="judge head checkpoint directory (default: the shipped head for --judge acoustic/whisper)")
+                   help="judge head checkpoint directory, or a shipped head's name (whisper-fitted, acoustic-fitted, "
+                        "acoustic-prior); default: the shipped head for --judge acoustic/whisper")
     g.add_argument("--device", default="auto",
                    help="torch device for the judge backbone: auto (cuda when present), cpu, cuda, cuda:1")
     g.add_argument("--qwen-model", default=DEFAULT_QWEN_MODEL,

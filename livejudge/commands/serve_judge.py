@@ -176,7 +176,7 @@ def register(sub) -> None:
                         "load, the service does not start. whisper: the shipped head "
                         f"{head_label(DEFAULT_WHISPER_HEAD)}; acoustic: {head_label(DEFAULT_ACOUSTIC_HEAD)}, NOT "
                         "valid on neural TTS")
-    p.add_argument("--head", default=None, metavar="HEAD_DIR", help="head checkpoint (default: the backbone's shipped head)")
+    p.add_argument("--head", default=None, metavar="HEAD_DIR", help="head checkpoint directory or a shipped head's name (default: the backbone's shipped head)")
     p.add_argument("--device", default="cpu", help="torch device of the backbone in each replica (cuda for qwen-omni)")
     p.add_argument("--qwen-model", default=DEFAULT_QWEN_MODEL, help="model id or path (--judge qwen-omni)")
     p.add_argument("--max-batch", type=int, default=DEFAULT_MAX_BATCH, help="most windows per judge call")

@@ -171,7 +171,9 @@ def register(subparsers: Any, formatter_class: type[argparse.HelpFormatter] = ar
                     "the one the head was built for; evidence gating is applied as in the live judge.\n"
                     "Example: livejudge eval calls.jsonl --head heads/mine --json eval.json")
     p.add_argument("manifest", metavar="MANIFEST", help="JSONL, one call per line (format below)")
-    p.add_argument("--head", required=True, metavar="HEAD_DIR", help="head checkpoint directory")
+    p.add_argument("--head", required=True, metavar="HEAD_DIR",
+                   help="head checkpoint directory, or a shipped head's name (whisper-fitted, acoustic-fitted, "
+                        "acoustic-prior)")
     p.add_argument("--split", default="auto", choices=("auto", "all", "train", "val", "test"),
                    help="which manifest rows to evaluate; auto: the 'test' rows when the manifest has any (the "
                         "rows train keeps out), else all rows. The output says how many scored rows the head "
