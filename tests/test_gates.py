@@ -371,6 +371,14 @@ def test_every_input_health_code_has_a_gate_metric():
             ) == (1, 1, 0)
     r, = gate_call([parse_gate("input_health_channel_swap_count>0")], doc)
     assert r.failed and r.reason == "input_health_channel_swap_count = 1 (> 0): the channels look swapped"
+    # a batch row keeps each warning's code beside its message: --gate-each shows the gate's own
+    from livejudge.commands.gates import evaluate_each
+
+    row = {"file": "a.wav", "metrics": m, "input_health": [w["message"] for w in doc["source"]["input_health"]],
+           "input_health_codes": ["dc_offset", "channel_swap"]}
+    _, failed_on = evaluate_each([parse_gate("input_health_dc_offset_count>0")], [row])
+    bad, = failed_on["input_health_dc_offset_count>0"]
+    assert bad["reason"] == "input_health_dc_offset_count = 1 (> 0): the user channel has a DC offset"
     old = call_metrics({"summary": {"input_health_warning_count": 1}})
     assert old["input_health_dc_offset_count"] is None
     assert call_metrics({"summary": {"input_health_warning_count": 0}})["input_health_dc_offset_count"] == 0

@@ -569,6 +569,9 @@ def _row_of_doc(doc: dict, written: str | None, write_error: str | None = None) 
 
     return {"status": "ok", "result": written, "metrics": call_metrics(doc), "errors": list(doc.get("errors") or []),
             "input_health": health_messages(doc), "echo_gate": _echo_note(doc), "line": _line_note(doc), **extra,
+            # each warning's code, beside its message: a per-code gate's reason shows its own (gates.row_health)
+            "input_health_codes": [str(w.get("code")) if isinstance(w, dict) else ""
+                                   for w in (doc.get("source") or {}).get("input_health") or []],
             # what it was measured with: write_summary keeps those every call shared, and drops this
             "settings": recorded_settings(doc)}
 

@@ -462,7 +462,7 @@ def evaluate_each(gates: Iterable[Gate], rows: list[dict]) -> tuple[list[GateRes
             if res.failed:
                 why = why_not_measured(key, r.get("metrics") or {}) if res.value is None else ""
                 bad.append({"file": str(r.get("file")), "value": res.value,
-                            "reason": with_health(res.reason, key, r.get("input_health")),
+                            "reason": with_health(res.reason, key, row_health(r)),
                             **({"why": why} if why else {})})
         failed_on[g.text] = bad
         med = medians.get(key)
@@ -488,6 +488,16 @@ def failed_by_call(failed_on: dict[str, list[dict]]) -> dict[str, list[str]]:
         for b in bad:
             out.setdefault(b["file"], []).append(f"{gate} ({b['reason']})" if b.get("reason") else gate)
     return out
+
+
+def row_health(row: dict) -> list:
+    """A batch row's input-health warnings for ``with_health``: dicts of code and message where the
+    row keeps their codes (``input_health_codes``), else the messages. Pure."""
+    msgs = list(row.get("input_health") or ())
+    codes = row.get("input_health_codes")
+    if isinstance(codes, list) and len(codes) == len(msgs):
+        return [{"code": c, "message": m} for c, m in zip(codes, msgs)]
+    return msgs
 
 
 def with_health(reason: str, metric: str, messages) -> str:
