@@ -48,6 +48,8 @@ class AudioFormatError(ValueError):
 
 MONO_FIX = "pass a stereo file or --user A.wav --agent B.wav"
 """The fix a mono file's error ends with (a batch words it its own way: ``batch.batch_words``)."""
+SIDE_FIX = "--user/--agent take one side each; for a two-channel call pass it as FILE"
+"""The start of the fix a two-channel side's error gives (``batch.batch_words`` rewords it too)."""
 
 
 def check_rate(rate: object, what: str = "sample rate") -> int:
@@ -279,7 +281,7 @@ def check_one_side(data: np.ndarray, path: str | Path, role: str) -> None:
         if corr < SIDE_SAME_CORRELATION:
             raise AudioFormatError(
                 f"--{role} {path} has {data.shape[1]} channels carrying different signals (channels {live[0]} and {c} "
-                f"correlate {round(corr, 2) + 0.0:.2f}): --user/--agent take one side each; for a two-channel call pass it as FILE "
+                f"correlate {round(corr, 2) + 0.0:.2f}): {SIDE_FIX} "
                 "(with --user-channel/--agent-channel), or extract one side (sox IN.wav OUT.wav remix 1 takes channel 0, "
                 "remix 2 channel 1)")
 

@@ -439,6 +439,9 @@ def test_a_manifest_of_two_file_calls_is_scored_as_score_user_agent_is(tmp_path,
                  "--asr", "off", "--json", str(one), "--display", "none"]) == 0
     src = json.loads(one.read_text())["source"]
     assert (src["file"], src["agent_file"]) == (str(d / "c0_user.wav"), str(d / "c0_agent.wav"))
+    from livejudge.outputs.html_report import render_html
+
+    assert "<h1>livejudge report · c0_user.wav + c0_agent.wav</h1>" in render_html(json.loads(one.read_text()))
     r0 = json.loads((out / "c0_user.json").read_text())["source"]
     assert (r0["file"], r0["agent_file"]) == (src["file"], src["agent_file"])
     # one user file with two agent files is two calls of one name: refused before anything is scored

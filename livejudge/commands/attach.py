@@ -495,7 +495,7 @@ def _attach_runner(call: _Call, source, extra_info: dict | None = None, title: s
     if src.ws_url:
         raise CLIError("give either --runner or --ws-url, not both")
     check_outputs(call.output, tuple(src.input_wav), {"--record": src.record})  # exit 2 before dialling
-    from livejudge.sources.diagnose import check_runner_url
+    from livejudge.sources.diagnose import check_runner_url, http_base
 
     try:
         note = check_runner_url(src.runner, "--webrtc" if src.route == "webrtc" else "--runner")
@@ -512,8 +512,6 @@ def _attach_runner(call: _Call, source, extra_info: dict | None = None, title: s
         raise CLIError(str(exc)) from None
 
     shown = redact_url(route.url)
-    from livejudge.sources.diagnose import http_base
-
     # a ?token=… in the URL is a credential: never printed or stored; an unused path is not shown
     runner = redact_url(http_base(src.runner) if note else src.runner)
     print(f"livejudge: runner at {runner}: using {route.why} at {shown}", file=sys.stderr)

@@ -200,15 +200,14 @@ def batch_words(msg: str) -> str:
     """A reader's error in a batch's words: a mono file's fix named ``--user``/``--agent``, which a
     batch does not take (a trial); a batch reads one stereo file per call, or a manifest's
     ``user.wav,agent.wav`` rows (``manifest_pairs``). Pure."""
-    from livejudge.audio import MONO_FIX
+    from livejudge.audio import MONO_FIX, SIDE_FIX
 
     if msg.endswith(MONO_FIX):
         return msg[: -len(MONO_FIX)] + (
             "a batch reads one stereo file per call, or a call recorded one side per file as a row "
             "`user.wav,agent.wav` of a .csv manifest (score calls.csv --out-dir DIR)")
-    side = "--user/--agent take one side each; for a two-channel call pass it as FILE"
-    if side in msg:  # a stereo file in a two-file row: the single call's flags again (a trial)
-        return msg[: msg.index(side)] + (
+    if SIDE_FIX in msg:  # a stereo file in a two-file row: the single call's flags again (a trial)
+        return msg[: msg.index(SIDE_FIX)] + (
             "a manifest row `user.wav,agent.wav` takes one side per file; list a two-channel call on a row of its "
             "own (one column)")
     return msg

@@ -794,8 +794,8 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
     src = doc.get("source") or {}
     # a demo report read "attach"; an embedding's read "call", its kind empty (trials)
     kind = "demo" if src.get("demo_agent") else src.get("kind") or _EMBEDDED.get(str(src.get("source")))
-    name = title or (Path(str(src["file"])).name + (f" + {Path(str(src['agent_file'])).name}" if src.get("agent_file")
-                                                    else "") if src.get("file") else None) or kind or "call"
+    files = [Path(str(src[k])).name for k in ("file", "agent_file") if src.get(k)]  # a call one side per file: both
+    name = title or " + ".join(files) or kind or "call"
     ended = str(src.get("ended") or "")
     # a call cut short says so at the top (a trial: the JSON said "interrupted (Ctrl-C)", the page nothing)
     cut = (f'<p class="cut">This call was cut short ({_esc(ended)}) after {_fmt(doc.get("duration_s"), 1, " s")}: '
