@@ -146,7 +146,6 @@ class WebRTCLink:
         self.dropped_silence_s = 0.0
         self.first_audio_s: float | None = None
         self._last_frame: float | None = None  # perf_counter of the last frame from the bot's track
-        self._left = False  # the bot said peerLeft: a track that ends after it is a clean hang-up
 
     async def _post_offer(self, restart: bool = False) -> None:
         from livejudge.sources.diagnose import http_json
@@ -220,7 +219,6 @@ class WebRTCLink:
             self.renegotiations += 1
             self._tasks.append(asyncio.ensure_future(self._post_offer()))
         elif kind == "peerLeft":
-            self._left = True
             self._end(1000, "bot left (peerLeft)")
         self._in.put_nowait(json.dumps({"label": "signalling", "type": f"signalling.{kind}"}))
         return True
@@ -246,13 +244,11 @@ class WebRTCLink:
                 self._play_end = start + x.size / rate
                 self._in.put_nowait(_Remote(x, rate))
         except MediaStreamError:
-            # without the bot's peerLeft first, the track ends when ICE consent expires: the bot
-            # died or the link dropped, not a hang-up (it read "agent closed", exit 0; a trial)
-            if self._left:
-                self._end(1000, "bot's audio track ended")
-            else:
-                self._end(1006, "the bot's audio track ended without the bot leaving (no peerLeft): its process "
-                                "died or the link dropped")
+            # after the bot's peerLeft or our close, close_code is set and this is no change; else the
+            # track ended as ICE consent expired: the bot died or the link dropped, not a hang-up (it
+            # read "agent closed", exit 0; a trial)
+            self._end(1006, "the bot's audio track ended without the bot leaving (no peerLeft): its process "
+                            "died or the link dropped")
 
     async def _ping(self) -> None:
         while self.close_code is None:
