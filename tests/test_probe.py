@@ -469,3 +469,23 @@ def test_a_probe_cut_during_a_moment_reads_it_as_not_measured_as_check_does():
     exps = card["expectations"]
     again = check_call(exps, [Verdict.from_dict(v) for v in doc["verdicts"]], doc, 0.5)
     assert [r["status"] for r in card["moments"]] == [r.status for r in again]
+
+
+def test_a_moment_not_played_reads_alike_in_probe_junit_and_in_check_junit():
+    """The last read: the "not played" outcome was built twice (probe's JUnit and check's report),
+    free to drift apart. Both now use ``check.not_played_result``: the same moment gives the same
+    testcase, an ``error`` of type NotPlayed with the reason ``NOT_PLAYED``, never a pass."""
+    import xml.etree.ElementTree as ET
+
+    from livejudge.commands.check import NOT_PLAYED, Expectation, junit_xml, not_played_result
+    from livejudge.commands.probe import ProbeMoment, probe_junit_xml
+
+    moment = ProbeMoment("backchannel", 3, 1.2, "hold", "backchannel")
+    r = not_played_result(Expectation(0.0, "hold", None, "backchannel", "backchannel"))
+    assert (r.status, r.passed, r.error, r.cause) == ("error", False, NOT_PLAYED, "not_played")
+    from_probe = ET.fromstring(probe_junit_xml([], "call", [moment])).find("testsuite")
+    from_check = ET.fromstring(junit_xml([r], "call")).find("testsuite")
+    assert (from_probe.get("tests"), from_probe.get("failures"), from_probe.get("errors")) == ("1", "0", "1")
+    assert ET.tostring(from_probe) == ET.tostring(from_check)
+    (err,) = from_probe.findall("testcase/error")
+    assert err.get("type") == "NotPlayed" and NOT_PLAYED in (err.get("message") + (err.text or ""))

@@ -170,6 +170,15 @@ CAUSE_WORDS = {"silent": "the agent did not speak after them", "cut": "cut by th
 NOT_PLAYED = "the probe's call ended before this moment, so the recording does not hold it; re-run the probe"
 """Why an expectations file's ``not_played`` moment (written by ``probe --expectations-out``) is
 not measured: ``check`` counts it as an ``error``, not a pass."""
+
+
+def not_played_result(expectation: Expectation) -> CheckResult:
+    """The outcome of a moment the probe's call ended before (``not_played``): not measured, an
+    ``error`` with cause "not_played" and the reason ``NOT_PLAYED``. One builder, so ``check``'s
+    report and ``probe --junit`` count such a moment alike."""
+    return CheckResult(expectation, False, "not played", None, NOT_PLAYED, "not_played")
+
+
 NEVER_SPOKE = "the agent never spoke in the call: waiting cannot be told from not answering"
 SILENT_AFTER = "the agent did not speak after this moment: waiting cannot be told from not answering"
 
@@ -623,7 +632,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _report(results: list[CheckResult], not_played: list[Expectation], args: argparse.Namespace, suite: str) -> int:
     """Print each expectation's outcome, write ``--junit``, say the count; the exit code. A
     ``not_played`` moment (a probe's call ended before it) is an error: not measured."""
-    results = results + [CheckResult(e, False, "not played", None, NOT_PLAYED, "not_played") for e in not_played]
+    results = results + [not_played_result(e) for e in not_played]
     out = sys.stderr if args.json_out == "-" else sys.stdout
     for r in results:
         reason = r.reason  # "backchannel at 6.22 s: backchannel at 6.22 s: held" said the moment twice (a trial)

@@ -402,10 +402,9 @@ def probe_junit_xml(results: list, suite: str, not_played: list = ()) -> str:
     ended before (``not_played``: ``ProbeMoment``s; a cut probe's suite read ``tests="1"
     failures="0"``, green; a trial). The same writer as ``livejudge check --junit``, so the
     probe's file and its re-check's agree."""
-    from livejudge.commands.check import CheckResult, Expectation, junit_xml
+    from livejudge.commands.check import Expectation, junit_xml, not_played_result
 
-    missed = [CheckResult(Expectation(0.0, m.expect, None, m.kind, m.name), False, "not played", None, NOT_PLAYED,
-                          "not_played") for m in not_played]
+    missed = [not_played_result(Expectation(0.0, m.expect, None, m.kind, m.name)) for m in not_played]
     return junit_xml(list(results) + missed, suite)
 
 
