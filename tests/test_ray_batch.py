@@ -159,3 +159,79 @@ def test_a_stop_signal_cancels_the_ray_tasks_and_writes_the_summary(local_ray, c
                       "call_3.wav": "interrupted"}
     assert s["stopped"].startswith("SIGTERM after 1 of 4 calls had finished: 3 Ray task(s) cancelled")
     assert all("its Ray task was cancelled" in r["reason"] for r in s["calls"] if r["status"] == "interrupted")
+
+
+def test_ray_init_leaves_the_batch_stop_handlers_in_place(monkeypatch):
+    """``ray.init`` replaces SIGTERM's handler (``sys.exit``), so a ``--ray`` batch that started its
+    own local Ray died on SIGTERM with "*** SIGTERM received", exit 1 and no summary (a trial);
+    the module fixture's Ray, started before the batch, hid it. ``init_ray`` now puts back the
+    handlers the batch had installed. Here a stand-in Ray replaces them as ``ray.init`` does."""
+    import signal
+
+    from livejudge.distributed import ray_batch
+
+    class FakeRay:
+        def __init__(self):
+            self.started = False
+
+        def is_initialized(self):
+            return self.started
+
+        def init(self, **kw):
+            self.started = True
+            signal.signal(signal.SIGTERM, lambda *a: sys.exit(a[0]))  # what ray.init does
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    def mine(signum, frame):
+        pass
+
+    fake = FakeRay()
+    monkeypatch.setattr(ray_batch, "import_ray", lambda: fake)
+    before = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        signal.signal(signal.SIGTERM, mine)
+        signal.signal(signal.SIGINT, mine)
+        assert ray_batch.init_ray(None, 1) is True and fake.started
+        assert signal.getsignal(signal.SIGTERM) is mine and signal.getsignal(signal.SIGINT) is mine
+        assert ray_batch.init_ray(None, 1) is False  # already running: nothing touched
+    finally:
+        for s, h in before.items():
+            signal.signal(s, h)
+
+
+@pytest.mark.slow  # the real CLI starting its own local Ray (~15 s), then SIGTERM
+def test_sigterm_to_a_ray_batch_that_started_its_ray_writes_the_summary(calls, tmp_path):
+    """The trial's command: `score DIR --out-dir OUT --ray --jobs 1`, SIGTERM once the first result
+    is written. It printed "*** SIGTERM received", exited 1 and wrote no summary; it now writes the
+    summary (the calls not back marked interrupted) and exits 143, as SIGINT's 130 did."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    src = tmp_path / "in"
+    src.mkdir()
+    for i in range(6):
+        (src / f"c{i}.wav").write_bytes((calls / f"call_{i % 4}.wav").read_bytes())
+    out = tmp_path / "out"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.Popen([sys.executable, "-c", "from livejudge.commands.cli import entry; entry()", "score",
+                             str(src), "--out-dir", str(out), "--ray", "--jobs", "1", "--asr", "off"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 240
+        while not list(out.glob("c*.json")) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert proc.poll() is None, proc.communicate()[1][-3000:]
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, err[-3000:]
+    assert "SIGTERM received" not in err and "summary written" in err, err[-3000:]
+    s = json.loads((out / "summary.json").read_text())
+    assert s["n_calls"] == 6 and s["stopped"].startswith("SIGTERM after")
+    status = [r["status"] for r in s["calls"]]
+    assert "ok" in status and set(status) <= {"ok", "interrupted"}
+    assert (out / "summary.csv").exists()

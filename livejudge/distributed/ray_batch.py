@@ -22,6 +22,7 @@ driver, which writes them).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 INSTALL_HINT = "--ray needs Ray: pip install 'livejudge[ray]'"
@@ -49,15 +50,40 @@ def init_ray(address: str | None, num_cpus: int | None = None) -> bool:
     ray = import_ray()
     if ray.is_initialized():
         return False
-    if address in (None, "", "local"):
-        ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
-    else:
-        try:
-            ray.init(address=address, log_to_driver=False, logging_level="ERROR")
-        except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise ConnectionError(f"cannot reach the Ray cluster at {address}: {exc} "
-                                  "(start one with `ray start --head`, or drop the address for a local Ray)") from None
+    with _stop_handlers_kept():
+        if address in (None, "", "local"):
+            ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+        else:
+            try:
+                ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                raise ConnectionError(f"cannot reach the Ray cluster at {address}: {exc} (start one with "
+                                      "`ray start --head`, or drop the address for a local Ray)") from None
     return True
+
+
+@contextmanager
+def _stop_handlers_kept():
+    """Put back, after ``ray.init``, the Python handlers SIGTERM, SIGINT and SIGHUP had before it.
+    ``ray.init`` replaces SIGTERM's with its own (``sys.exit``), and its core worker's fatal-signal
+    handler then prints "*** SIGTERM received" and ends the driver: a ``--ray`` batch stopped by
+    SIGTERM (``docker stop``, a CI timeout) wrote no summary and exited 1 (a trial), while the
+    batch's own handler, installed before Ray started, writes the summary and exits 143. Main
+    thread only (signals can be set nowhere else)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    sigs = [s for s in (signal.SIGTERM, signal.SIGINT, getattr(signal, "SIGHUP", None)) if s is not None]
+    before = {s: signal.getsignal(s) for s in sigs}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            if handler is not None and signal.getsignal(s) is not handler:
+                signal.signal(s, handler)
 
 
 def run_tasks_ray(fn: Callable[..., Any], items: Sequence[tuple], *,
