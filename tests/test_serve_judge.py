@@ -52,6 +52,8 @@ def fake_ray(monkeypatch):
     monkeypatch.setattr(serve_judge, "start_service", start_service)
     monkeypatch.setattr(serve_judge, "stop_service", stop_service)
     monkeypatch.setattr(serve_judge, "service_info", lambda url: state["info"])
+    monkeypatch.setattr(serve_judge, "cluster_capacity", lambda: state["capacity"])
+    state["capacity"] = {"CPU": 2.0, "GPU": 0.0}
     state["calls"] = calls
     return state
 
@@ -183,3 +185,40 @@ def test_a_deployment_or_cluster_that_fails_is_one_line_and_ray_is_stopped(fake_
     assert main(["serve-judge", "--port", "8011", "--ray-address", "ray://127.0.0.1:1"]) == 2
     err = capsys.readouterr().err
     assert "no Ray cluster answers at --ray-address ray://127.0.0.1:1" in err and "ray start --head" in err
+
+
+def test_replicas_beyond_the_machine_are_refused_not_left_pending(fake_ray, monkeypatch, capsys):
+    """`serve-judge --replicas 4` on a 2-CPU machine printed nothing and served nothing for minutes
+    (Serve keeps a replica it cannot place pending; a trial). A local Ray too small for the replicas
+    is now one line, exit 2, and Ray is stopped; on a cluster (which may grow) it is a warning."""
+    _stop_with(monkeypatch, signal.SIGTERM)
+    assert main(["serve-judge", "--replicas", "4"]) == 2
+    err = capsys.readouterr().err
+    assert ("--replicas 4 × --replica-cpus 1 need 4 CPU(s) and the Ray cluster has 2: Serve waits for them "
+            "without end; lower --replicas or --replica-cpus") in err
+    assert fake_ray["calls"] == ["start_ray", "stop_service"]  # nothing deployed, Ray stopped
+    fake_ray["calls"].clear()
+    assert main(["serve-judge", "--judge", "acoustic", "--replica-gpus", "1"]) == 2
+    assert "need 1 GPU(s) and the Ray cluster has 0" in capsys.readouterr().err
+    fake_ray["calls"].clear()
+    assert main(["serve-judge", "--replicas", "2", "--replica-cpus", "1"]) == 143  # fits exactly
+    assert fake_ray["calls"] == ["start_ray", "start_service", "stop_service"]
+    fake_ray["calls"].clear()
+    assert main(["serve-judge", "--replicas", "4", "--ray-address", "auto"]) == 143
+    err = capsys.readouterr().err
+    assert "warning: --replicas 4 × --replica-cpus 1 need 4 CPU(s) and the Ray cluster has 2: the service starts " \
+           "when nodes join (an autoscaler), else never" in err and "start_service" in fake_ray["calls"]
+
+
+def test_the_startup_line_of_a_service_on_every_interface_gives_a_usable_url(fake_ray, monkeypatch, capsys):
+    """`--host 0.0.0.0` printed "sessions: --judge-url http://0.0.0.0:8127/judge", a URL no client can
+    use (a trial). It now names 127.0.0.1 for this machine and this machine's address for others;
+    Ctrl-C, which printed nothing after Ray's lines, now says the service stopped."""
+    monkeypatch.setattr(serve_judge, "start_service", lambda **kw: f"http://{kw['host']}:{kw['port']}/judge")
+    _stop_with(monkeypatch, signal.SIGINT)
+    assert main(["serve-judge", "--host", "0.0.0.0", "--port", "8127"]) == 0
+    err = capsys.readouterr().err
+    assert ("at http://0.0.0.0:8127/judge — listening on every interface: sessions on this machine use "
+            "--judge-url http://127.0.0.1:8127/judge, others this machine's address in its place") in err
+    assert "sessions: --judge-url http://0.0.0.0" not in err
+    assert err.rstrip().endswith("livejudge: stopped by Ctrl-C (Serve and Ray shut down)")

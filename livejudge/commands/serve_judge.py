@@ -19,6 +19,7 @@ from livejudge.distributed.service import (
     DEFAULT_BATCH_WAIT_S,
     DEFAULT_MAX_BATCH,
     DEFAULT_PORT,
+    cluster_capacity,
     start_ray,
     start_service,
     stop_service,
@@ -40,6 +41,30 @@ def service_info(url: str) -> dict:
         return RemoteJudge(url).fetch_info(timeout_s=10.0)
     except JudgeUnavailable:
         return {}
+
+
+def capacity_problem(replicas: int, replica_cpus: float, replica_gpus: float,
+                     capacity: dict[str, float]) -> str | None:
+    """What the replicas ask for beyond the Ray cluster's ``capacity`` (``cluster_capacity``), in
+    one line naming the flags to lower, or None when it fits. Serve keeps a replica it cannot place
+    pending without an error: ``--replicas 4`` on a 2-CPU machine started nothing and said nothing
+    for minutes (a trial)."""
+    for kind, per, flag in (("CPU", replica_cpus, "--replica-cpus"), ("GPU", replica_gpus, "--replica-gpus")):
+        need, have = replicas * per, float(capacity.get(kind, 0.0))
+        if need > have + 1e-9:
+            return (f"--replicas {replicas} × {flag} {per:g} need {need:g} {kind}(s) and the Ray cluster has "
+                    f"{have:g}: Serve waits for them without end; lower --replicas or {flag}")
+    return None
+
+
+def listen_note(host: str, url: str) -> str:
+    """The startup line's address advice: a service bound to every interface (``0.0.0.0``, ``::``)
+    is reached at this machine's own address, not at the wildcard the line would otherwise print."""
+    if host in ("0.0.0.0", "::", ""):
+        here = url.replace(f"//{host}:", "//127.0.0.1:", 1) if host != "::" else url.replace("//:::", "//[::1]:", 1)
+        return (f"listening on every interface: sessions on this machine use --judge-url {here}, others "
+                "this machine's address in its place")
+    return f"sessions: --judge-url {url}"
 
 
 def _ignore_while_stopping() -> dict:
@@ -125,6 +150,12 @@ def cmd_serve_judge(args: argparse.Namespace) -> int:
             raise CLIError(f"no Ray cluster answers at --ray-address {args.ray_address} ({exc}): start one "
                            "(ray start --head) or drop --ray-address for a local Ray") from None
         raise_on_terminate()  # Ray's handler aborts on SIGTERM, leaving its agents running: take it back
+        problem = capacity_problem(args.replicas, args.replica_cpus, args.replica_gpus, cluster_capacity())
+        if problem and not args.ray_address:
+            raise CLIError(problem)
+        if problem:  # a cluster may grow (an autoscaler): say it, and wait
+            print(f"livejudge: warning: {problem.split(': Serve')[0]}: the service starts when nodes join "
+                  "(an autoscaler), else never; lower --replicas or the per-replica flag", file=sys.stderr, flush=True)
         try:
             url = start_service(port=args.port, host=args.host, kind=args.judge, head=args.head, device=args.device,
                                 model=args.qwen_model if args.judge == "qwen-omni" else None,
@@ -137,12 +168,14 @@ def cmd_serve_judge(args: argparse.Namespace) -> int:
                            "/tmp/ray/session_latest/logs)", 1) from None
         info = service_info(url)
         who = f"{info['head']} {info.get('head_version') or ''}".strip() if info.get("head") else args.judge
-        print(f"livejudge: judge service ({who}) at {url} — sessions: --judge-url {url}; "
+        print(f"livejudge: judge service ({who}) at {url} — {listen_note(args.host, url)}; "
               "Ctrl-C or SIGTERM stops it", file=sys.stderr, flush=True)
         print_validity(info)
         wait_for_stop()
     except KeyboardInterrupt:
-        pass
+        stopped = True
+    else:
+        stopped = False
     finally:
         old = _ignore_while_stopping()
         try:
@@ -150,6 +183,8 @@ def cmd_serve_judge(args: argparse.Namespace) -> int:
         finally:
             for sig, handler in old.items():
                 signal.signal(sig, handler)
+    if stopped:  # SIGTERM/SIGHUP get main's "stopped by SIGTERM"; Ctrl-C had no line at all (a trial)
+        print("livejudge: stopped by Ctrl-C (Serve and Ray shut down)", file=sys.stderr)
     return 0
 
 

@@ -136,6 +136,15 @@ def start_ray(ray_address: str | None = None) -> None:
         ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR")
 
 
+def cluster_capacity() -> dict[str, float]:
+    """The CPUs and GPUs of the Ray cluster this process is connected to (``ray.cluster_resources``),
+    as ``{"CPU": float, "GPU": float}`` (0.0 for a kind it has none of)."""
+    import ray
+
+    res = ray.cluster_resources()
+    return {"CPU": float(res.get("CPU", 0.0)), "GPU": float(res.get("GPU", 0.0))}
+
+
 def stop_service() -> None:
     """Shut down Serve (its applications, proxy and controller), then disconnect from Ray and stop
     the local Ray that ``start_ray`` started (its raylet, GCS and agents). Nothing happens when this
