@@ -170,3 +170,76 @@ def test_a_service_dying_mid_call_is_counted_in_the_summary_and_gated(tmp_path, 
     from livejudge.outputs.html_report import render_html
 
     assert f"{n - 6} not judged (judge service unavailable)" in render_html(doc)
+
+
+class _NotAJudge(BaseHTTPRequestHandler):
+    """A web server that is not a judge service: 404 on every path but /page, which is HTML."""
+
+    def do_GET(self):
+        body = b"<html>hello</html>"
+        self.send_response(200 if self.path.startswith("/page") else 404)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_POST = do_GET
+
+    def log_message(self, *a):
+        pass
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_wrong_or_dead_judge_url_on_a_recorded_call_is_exit_2_before_scoring(tmp_path, capsys):
+    """A trial: `score call.wav --judge-url http://…/wrong` said "did not answer: HTTP 404" and went on,
+    exit 0, "windows 0 judged, 22 not judged"; a batch against a dead URL read "4 of 4 calls scored"
+    with no P(human), exit 0, and the note four times. For a recorded call nothing is lost by asking
+    again, so a URL with no judge service, or a service that does not answer, is now one line and
+    exit 2 before anything is scored; a live call refuses only the wrong URL (an outage may end)."""
+    from livejudge.commands.cli import main
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _NotAJudge)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    dead = f"http://127.0.0.1:{_free_port()}/judge"
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    for i in range(2):
+        example_dialogue(seed=i).write(calls / f"c{i}.wav")
+    wav = calls / "c0.wav"
+    try:
+        for url, said in ((f"{base}/wrong", f"{base}/wrong answered GET {base}/wrong/info with HTTP 404 Not Found: "
+                                            "no livejudge judge service there (serve-judge prints its URL, which ends "
+                                            "in /judge): fix --judge-url"),
+                          (f"{base}/page", "with something other than JSON: no livejudge judge service there"),
+                          (dead, f"judge service at {dead} did not answer: [Errno 111] Connection refused: start it "
+                                 "(livejudge serve-judge) or fix --judge-url; nothing was scored")):
+            for argv in (["score", str(wav), "--json", str(tmp_path / "r.json")],
+                         ["score", str(calls), "--out-dir", str(tmp_path / "out")],
+                         ["replay", str(wav), "--speed", "max", "--display", "none"]):
+                code = main([*argv, "--judge-url", url, "--asr", "off"])
+                err = capsys.readouterr().err
+                assert code == 2 and said in err and err.count("\n") == 1, (argv, err)
+            assert not (tmp_path / "r.json").exists() and not (tmp_path / "out" / "summary.json").exists()
+        # a live call: the wrong URL is refused before dialling; a dead service is a note, and the call goes on
+        import soundfile as sf
+
+        from livejudge.testing.dialogues import load_clip
+
+        caller = tmp_path / "caller.wav"
+        sf.write(str(caller), load_clip("cmu_cards_001"), 16000)
+        live = ["--display", "none", "--no-playback", "--input-wav", str(caller)]
+        code = main(["attach", "--ws-url", "ws://127.0.0.1:9", "--judge-url", f"{base}/wrong", *live])
+        err = capsys.readouterr().err
+        assert code == 2 and "no livejudge judge service there" in err and "ws://127.0.0.1:9" not in err
+        main(["attach", "--ws-url", f"ws://127.0.0.1:{_free_port()}", "--judge-url", dead, *live])
+        err = capsys.readouterr().err
+        assert f"note: judge service at {dead} did not answer" in err and "timing is measured" in err
+    finally:
+        server.shutdown()

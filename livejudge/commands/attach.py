@@ -304,10 +304,10 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
                               headers=headers, ca_file=src.ca_file, insecure=src.insecure).validate()
     except (ValueError, ImportError) as exc:
         raise CLIError(str(exc)) from None
+    judge = judge_from_config(call.judge)  # before the speaker and the recording: a wrong --judge-url is exit 2
     output = _speaker(src)
     echo, aec_info = _echo_canceller(src, source, output)
     recorder = Recorder(src.record) if src.record else None  # written as the call goes
-    judge = judge_from_config(call.judge)
     from livejudge.commands.gates import check_gates_measurable, parse_gates
 
     check_gates_measurable(parse_gates(call.output.fail_if), judge, judge_off=call.judge.kind == "none")  # before the call

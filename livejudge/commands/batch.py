@@ -1307,6 +1307,10 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     from livejudge.commands.runner import check_judge_url
 
     check_judge_url(options.judge, options.judge_url, options.head)  # once, before any call (each call was skipped for it)
+    if options.judge_url and options.judge != "none":  # a dead or wrong service, once: not N notes and no P(human)
+        from livejudge.commands.runner import remote_judge
+
+        remote_judge(options.judge_url, recorded=True)
     if any(needs_judge(g) for g in gates) and not options.judge_url:
         off = options.judge == "none"  # before any call is scored (the judge cached for --jobs 1)
         check_gates_measurable(gates, None if off else _judge_for(options), judge_off=off)

@@ -148,7 +148,7 @@ def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfi
     from livejudge.commands.gates import check_gates_measurable, parse_gates
 
     call, gate_info = prepared.call, prepared.gate_info
-    judge = judge_from_config(judge_cfg)
+    judge = judge_from_config(judge_cfg, recorded=True)
     check_gates_measurable(parse_gates(output.fail_if), judge, judge_off=judge_cfg.kind == "none")  # before the call
     sinks = [s for s in (events_sink(output),) if s is not None]
     info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels,

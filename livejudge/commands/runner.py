@@ -269,8 +269,10 @@ def check_judge_url(kind: str, url: str | None, head: str | None = None) -> None
                        "set by `livejudge serve-judge --judge/--head`: drop one")
 
 
-def judge_from_config(cfg: JudgeConfig):
-    """The Judge ``cfg`` asks for, or None for ``--judge none``. Raises CLIError.
+def judge_from_config(cfg: JudgeConfig, *, recorded: bool = False):
+    """The Judge ``cfg`` asks for, or None for ``--judge none``. Raises CLIError. ``recorded``: a
+    recorded call, for which a judge service (``--judge-url``) that does not answer is an error
+    (``remote_judge``).
 
     ``--judge auto`` (the default) is the Whisper-encoder head (``whisper-fitted``) or, when its
     encoder cannot load here, no P(human) at all: one line on stderr says why, and the call is
@@ -282,7 +284,7 @@ def judge_from_config(cfg: JudgeConfig):
     if cfg.kind == "none":
         return None
     if cfg.url:
-        return remote_judge(cfg.url)
+        return remote_judge(cfg.url, recorded=recorded)
     from livejudge.judge.model.head import HeadError
     from livejudge.judge.model.judge import JudgeError, load_judge, resolve_kind
 
@@ -310,11 +312,22 @@ def judge_from_config(cfg: JudgeConfig):
         raise CLIError(f"cannot load the {kind} judge: {exc}") from exc
 
 
-def remote_judge(url: str):
-    """A ``RemoteJudge`` for ``--judge-url`` (livejudge.distributed.remote). A service that does
-    not answer now is one line on stderr, not an error: the session measures timing and counts
-    the windows it cannot judge. Raises CLIError for a URL that is not http(s)://."""
-    from livejudge.distributed.remote import JudgeUnavailable, RemoteJudge
+def remote_judge(url: str, *, recorded: bool = False):
+    """A ``RemoteJudge`` for ``--judge-url`` (livejudge.distributed.remote), its service asked for
+    its info first.
+
+    A URL where something answers but no judge service does (an HTTP 404, a web page) is a wrong
+    URL: CLIError, before anything is measured. A service that does not answer (refused, timed
+    out) is, for a live call, one line on stderr: the service may come up, and the call measures
+    timing and counts the windows it cannot judge. For a recorded call (``recorded``: ``score``,
+    ``replay``, a batch) it is a CLIError too, since nothing is lost by asking again: such a run
+    had ended with exit 0 and no P(human) at all (a trial).
+
+    Raises:
+        CLIError: a URL that is not http(s)://; no judge service at the URL; with ``recorded``, a
+        service that does not answer.
+    """
+    from livejudge.distributed.remote import JudgeUnavailable, NotAJudgeService, RemoteJudge
 
     try:
         judge = RemoteJudge(url)
@@ -322,7 +335,11 @@ def remote_judge(url: str):
         raise CLIError(str(exc)) from None
     try:
         judge.fetch_info()
+    except NotAJudgeService as exc:
+        raise CLIError(f"{exc}: fix --judge-url") from None
     except JudgeUnavailable as exc:
+        if recorded:
+            raise CLIError(f"{exc}: start it (livejudge serve-judge) or fix --judge-url; nothing was scored") from None
         print(f"livejudge: note: {exc}; timing is measured, windows it cannot judge are counted", file=sys.stderr)
     return judge
 

@@ -70,6 +70,11 @@ class JudgeUnavailable(RuntimeError):
     """The judge service did not answer in time, refused, or failed (one line, with the URL)."""
 
 
+class NotAJudgeService(JudgeUnavailable):
+    """Something answered at the URL, but not as a livejudge judge service (an HTTP error status, or
+    an answer that is not the judge's info): a wrong URL, not an outage."""
+
+
 # ----------------------------------------------------------------------------- wire format
 def encode_windows(windows: Sequence[WindowSnapshot], timeout_s: float | None = None) -> bytes:
     """WindowSnapshots → one LJW1 request body (see the module docstring); ``timeout_s``: how
@@ -206,12 +211,26 @@ class RemoteJudge:
         self._lock = threading.Lock()
 
     def fetch_info(self, timeout_s: float | None = None) -> dict:
-        """The served judge's ``info()`` (GET ``<url>/info``). Raises JudgeUnavailable."""
+        """The served judge's ``info()`` (GET ``<url>/info``).
+
+        Raises:
+            NotAJudgeService: the URL answered with an HTTP error status, or with something other
+                than a judge's info (a JSON object).
+            JudgeUnavailable: no answer (refused, unknown host, timed out).
+        """
+        wrong = (f"{self.url} answered GET {self.url}/info with {{}}: no livejudge judge service there "
+                 "(serve-judge prints its URL, which ends in /judge)")
         try:
             with urllib.request.urlopen(self.url + "/info", timeout=timeout_s or self.timeout_s) as resp:
                 info = json.loads(resp.read().decode("utf-8"))
-        except (OSError, ValueError) as exc:
+        except urllib.error.HTTPError as exc:
+            raise NotAJudgeService(wrong.format(_reason(exc))) from None
+        except ValueError:  # not JSON
+            raise NotAJudgeService(wrong.format("something other than JSON")) from None
+        except OSError as exc:
             raise JudgeUnavailable(f"judge service at {self.url} did not answer: {_reason(exc)}") from None
+        if not isinstance(info, dict):
+            raise NotAJudgeService(wrong.format("JSON that is not a judge's info"))
         self._info = dict(info)
         return self._info
 
