@@ -403,3 +403,36 @@ def test_check_of_a_probe_cut_before_its_recording_is_readable_fails_on_the_mome
     err = capsys.readouterr().err
     assert "too short" in err or "under 1 s" in err
     assert "0 of 2 expectation(s) passed (2 not measured: 1 the recording cannot be read, 1 not played by" in err
+
+
+def test_a_run_that_fails_before_its_junit_leaves_a_red_file_not_the_last_green_one(tmp_path, capsys):
+    """A trial: `check good.wav --junit j.xml` passed; `check mono.wav --junit j.xml` then exited 2
+    ("is mono") and left j.xml as it was, all passing, so a CI page read the failed run green
+    (`score mono.wav --fail-if … --junit j.xml` the same). A run that ends by an error or a stop
+    before writing its JUnit now writes one error case with the reason and the exit code; a file
+    the run wrote itself is kept."""
+    import xml.etree.ElementTree as ET
+
+    import soundfile as sf
+
+    from livejudge.testing.dialogues import load_clip
+
+    j = tmp_path / "ci" / "j.xml"
+    j.parent.mkdir()
+    j.write_text('<?xml version="1.0"?><testsuites><testsuite name="old" tests="3" failures="0" errors="0"/>'
+                 "</testsuites>")
+    mono = tmp_path / "mono.wav"
+    sf.write(str(mono), load_clip("cmu_cards_001"), 16000)
+    for argv in (["check", str(mono), "--at", "1.0", "--expect", "yield", "--junit", str(j)],
+                 ["score", str(mono), "--judge", "none", "--fail-if", "latency_p90_s>2", "--junit", str(j)]):
+        code = main(argv)
+        err = capsys.readouterr().err.strip().splitlines()[-1]
+        assert code == 2 and "mono" in err
+        suite = ET.parse(j).getroot().find("testsuite")
+        assert (suite.get("name"), suite.get("tests"), suite.get("errors")) == (f"livejudge {argv[0]}", "1", "1")
+        error = suite.find("testcase/error")
+        assert error.get("type") == "CommandFailed" and error.get("message") == "exit 2: " + err.removeprefix("livejudge: ")
+    # no file before: the failed run still leaves one to read
+    j2 = tmp_path / "new" / "j2.xml"
+    assert main(["check", str(mono), "--at", "1.0", "--expect", "yield", "--junit", str(j2)]) == 2
+    assert ET.parse(j2).getroot().find("testsuite").get("errors") == "1"

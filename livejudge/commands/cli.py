@@ -255,6 +255,35 @@ def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
     return {}
 
 
+def _file_state(path: str | None) -> tuple | None:
+    """What tells a file rewritten since (inode, size, modification time in ns), or None (no file)."""
+    if not path:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _junit_of_a_failed_run(args: argparse.Namespace, before: tuple | None, message: str, code: int) -> None:
+    """A command that ended by an error or a stop before writing its ``--junit`` file gets one that
+    reads red (``gates.failed_run_junit_xml``): an earlier run's file, left in place, read green
+    after an exit 2 (a trial). A file this run wrote (a cut call's own) is kept; one that cannot be
+    written (the error may be about that path) is left alone."""
+    path = getattr(args, "junit", None)
+    if not path or _file_state(path) != before:  # none asked, or this run wrote it
+        return
+    from livejudge.commands.gates import failed_run_junit_xml
+
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(failed_run_junit_xml(getattr(args, "command", None) or "livejudge", message, code),
+                              encoding="utf-8")
+    except OSError:
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     parser = build_parser()
@@ -275,18 +304,22 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     old_handlers = raise_on_terminate()  # SIGTERM/SIGHUP outside a call: unwind (finally blocks run)
+    junit_before = _file_state(getattr(args, "junit", None))
     try:
         return int(args.func(args) or 0)
     except CLIError as exc:  # messages quote file names and agents' words: no raw control characters
         from livejudge.outputs.guard import clean
 
         print(f"livejudge: {clean(exc)}", file=sys.stderr)
+        _junit_of_a_failed_run(args, junit_before, clean(exc), exc.code)
         return exc.code
     except KeyboardInterrupt:
         print("livejudge: interrupted", file=sys.stderr)
+        _junit_of_a_failed_run(args, junit_before, "interrupted (Ctrl-C)", 130)
         return 130
     except SignalExit as exc:
         print(f"livejudge: stopped by {exc}", file=sys.stderr)
+        _junit_of_a_failed_run(args, junit_before, f"stopped by {exc}", exc.code)
         return exc.code
     finally:
         for sig, handler in old_handlers.items():

@@ -635,6 +635,21 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
+def failed_run_junit_xml(command: str, message: str, code: int) -> str:
+    """JUnit XML for a command that stopped before it wrote its own (bad input, a stop signal): one
+    test case, "livejudge COMMAND ran to its end", with an ``error`` naming the reason and the exit
+    code, so a CI page reads the run red. Without it the file of an earlier, passing run was left in
+    place and read green (a trial)."""
+    root = ET.Element("testsuites", name="livejudge")
+    s = ET.SubElement(root, "testsuite", name=f"livejudge {command}", tests="1", failures="0", errors="1",
+                      skipped="0")
+    tc = ET.SubElement(s, "testcase", classname="livejudge.commands.cli", name=f"livejudge {command} ran to its end")
+    text = f"exit {code}: {message}"
+    ET.SubElement(tc, "error", message=text, type="CommandFailed").text = text
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
 def write_junit(path: str | Path, results: list[GateResult], *, suite: str, calls: list[dict] | None = None,
                 unmeasured: dict[str, list[str]] | None = None, skipped_is_error: bool = False,
                 failed_each: dict[str, list[str]] | None = None, cut: str | None = None,
