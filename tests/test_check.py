@@ -152,8 +152,11 @@ def test_pin_from_round_trip_same_verdicts_same_exit_codes(calls, capsys, tmp_pa
     code, out, _ = run(["--pin-from", calls["rude_json"], "--flagged", *sum((["--event", i] for i in ok_moments), []),
                         "-o", expected], capsys)
     assert code == 0
-    code, out, _ = run([calls["rude"], "--expectations", expected], capsys)
+    code, out, err = run([calls["rude"], "--expectations", expected], capsys)
     assert code == 3  # pinned as a person would act: every flagged moment fails, the good one passes
+    # the next step is said (a trial read "FAIL …: yielded" with none): fix the agent, or pin again
+    assert "a FAIL is the agent doing otherwise than the file pins: fix the agent, or, where the change is " \
+           "wanted, pin the call again" in err
     assert [line[:4] for line in out.splitlines()].count("FAIL") == 5
     assert [line[:4] for line in out.splitlines()].count("PASS") == 1
 
@@ -162,8 +165,9 @@ def test_pin_from_round_trip_same_verdicts_same_exit_codes(calls, capsys, tmp_pa
                       *sum((["--event", i] for i in ok_moments), []), "-o", observed], capsys)
     assert code == 0
     again = tmp_path / "again.json"
-    code, out, _ = run([calls["rude"], "--expectations", observed, "--json", again], capsys)
+    code, out, err = run([calls["rude"], "--expectations", observed, "--json", again], capsys)
     assert code == 0 and out.count("PASS") == 6, out  # a snapshot of the same recording holds
+    assert "a FAIL is" not in err
     for line in out.splitlines():  # each line names its moment once ("backchannel at 6.22 s: held")
         label, _, reason = line[6:].partition(": ")
         assert not reason.startswith(label), line
