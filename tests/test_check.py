@@ -436,6 +436,10 @@ def test_a_run_that_fails_before_its_junit_leaves_a_red_file_not_the_last_green_
         assert (suite.get("name"), suite.get("tests"), suite.get("errors")) == (f"livejudge {argv[0]}", "1", "1")
         error = suite.find("testcase/error")
         assert error.get("type") == "CommandFailed" and error.get("message") == "exit 2: " + err.removeprefix("livejudge: ")
+    # a --junit path that is another flag's too (the refusal may be that clash) is left as it was
+    j.write_text("kept")
+    assert main(["score", str(mono), "--judge", "none", "--json", str(j), "--junit", str(j)]) == 2
+    assert j.read_text() == "kept"
     # no file before: the failed run still leaves one to read
     j2 = tmp_path / "new" / "j2.xml"
     assert main(["check", str(mono), "--at", "1.0", "--expect", "yield", "--junit", str(j2)]) == 2

@@ -266,14 +266,24 @@ def _file_state(path: str | None) -> tuple | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+def _same_path(a: str, b: str) -> bool:
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return False
+
+
 def _junit_of_a_failed_run(args: argparse.Namespace, before: tuple | None, message: str, code: int) -> None:
     """A command that ended by an error or a stop before writing its ``--junit`` file gets one that
     reads red (``gates.failed_run_junit_xml``): an earlier run's file, left in place, read green
     after an exit 2 (a trial). A file this run wrote (a cut call's own) is kept; one that cannot be
     written (the error may be about that path) is left alone."""
     path = getattr(args, "junit", None)
-    if not path or _file_state(path) != before:  # none asked, or this run wrote it
+    if not path or path == "-" or _file_state(path) != before:  # none asked, refused, or this run wrote it
         return
+    named = [v for k, v in vars(args).items() if k != "junit" for v in (v if isinstance(v, list) else [v])]
+    if any(isinstance(v, str) and v not in ("", "-") and _same_path(v, path) for v in named):
+        return  # the path is also another flag's (an input, --json …): the error may be that clash
     from livejudge.commands.gates import failed_run_junit_xml
 
     try:

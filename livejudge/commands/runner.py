@@ -457,6 +457,10 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
 
                 result["gates"] = gate_dicts(gate_call(parse_gates(output.fail_if), result))
             write_code = write_outputs(result, output)
+            for sink in session.sinks:  # an event log cut by a full disk: said, and exit 1 (it was exit 0)
+                if getattr(sink, "write_error", None):
+                    print(f"livejudge: {clean(sink.write_error)}", file=sys.stderr)
+                    write_code = write_code or EXIT_FAILED
             code = code or write_code
         if result.get("duration_s") or not failed:  # a call that never started: its error alone
             # stderr: with --json - too (a pipe reads stdout; the validity line still shows). The rich
@@ -689,5 +693,8 @@ def events_sink(output: OutputConfig):
     if output.events:
         from livejudge.outputs.sinks import JsonlSink
 
-        return JsonlSink(Path(output.events))
+        try:  # before the call: nothing is measured yet (a full disk here was a traceback, and no result)
+            return JsonlSink(Path(output.events))
+        except OSError as exc:
+            raise CLIError(f"cannot write --events {output.events}: {exc.strerror or exc}; nothing was measured") from None
     return None

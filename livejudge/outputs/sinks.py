@@ -27,6 +27,15 @@ class JsonlSink:
 
     Each line goes to the file in one unbuffered ``write`` of the whole line (no Python
     buffer), so even SIGKILL leaves a valid JSONL file up to the last complete line.
+
+    A write that fails mid-call (a full disk) cuts the file back to its last whole line, stops the
+    log there and raises OSError once, naming the line it stops after (the session keeps that in
+    ``errors``); ``write_error`` then holds the same words, so the command can exit 1. Later
+    events are dropped quietly: the log had ended with half a line, no summary and 99 copies of
+    the error in the result, exit 0 (a trial).
+
+    Raises:
+        OSError: the file cannot be created, or its header line cannot be written.
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -34,7 +43,17 @@ class JsonlSink:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._f = self.path.open("wb", buffering=0)
         self._lock = threading.Lock()
-        self._write({"type": "header", "started_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")})
+        self._lines = 0
+        self._whole_bytes = 0
+        self.write_error: str | None = None
+        self._why = ""
+        try:
+            self._write({"type": "header",
+                         "started_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")})
+        except OSError:  # the plain reason (no line was written: nothing "stops after" one)
+            self._f.close()
+            self.write_error = None
+            raise OSError(self._why) from None
 
     def _write(self, obj: dict) -> None:
         line = (json_text(obj, indent=None) + "\n").encode("utf-8")  # strict JSON: no NaN
@@ -42,11 +61,24 @@ class JsonlSink:
             if self._f.closed:
                 return
             view = memoryview(line)
-            while view:  # a raw write may be partial (rare, e.g. a full pipe): finish the line
-                n = self._f.write(view)
-                if not n:
-                    break
-                view = view[n:]
+            try:
+                while view:  # a raw write may be partial (rare, e.g. a full pipe): finish the line
+                    n = self._f.write(view)
+                    if not n:
+                        break
+                    view = view[n:]
+            except OSError as exc:
+                try:  # no half line at the end of the log
+                    self._f.truncate(self._whole_bytes)
+                except OSError:
+                    pass
+                self._f.close()
+                why = self._why = exc.strerror or str(exc)
+                self.write_error = (f"the event log {self.path} stops after line {self._lines} ({why}): the events "
+                                    "after it were not written; the result holds the whole call")
+                raise OSError(self.write_error) from None
+            self._lines += 1
+            self._whole_bytes += len(line)
 
     def on_event(self, event: object) -> None:
         if isinstance(event, AudioChunk):
