@@ -534,14 +534,15 @@ class CallReader:
         sample_rate_in: the input's sample rate, Hz (the user file's, for two files).
         channels: where each role came from, as in ``TwoChannelAudio``.
         n_samples: length of each role at 16 kHz, samples (from the file headers).
-        truncated: after reading, one message per file that ended before its header said
-            (its missing end is not scored: a stereo file ends where its bytes do; of two
-            files, the cut one reads as silence to the other's end).
+        truncated: after reading, one message per file that ended before its header said, or
+            that could not be decoded past some point (a damaged FLAC or OGG: what was decoded is
+            scored). Its missing end is not scored: a stereo file ends where its bytes do; of two
+            files, the cut one reads as silence to the other's end.
         warnings: after reading, one message per file with samples beyond ±``MAX_SAMPLE_ABS``
             (clipped), and one per file with NaN or ±inf samples (set to 0).
     Raises:
-        AudioFormatError: as ``load_call``; also from ``blocks()`` when a file turns out to be
-            unreadable part-way (the message says where).
+        AudioFormatError: as ``load_call``; also from ``blocks()`` when a file's first block cannot
+            be decoded (damage later on is ``truncated``).
     """
 
     def __init__(self, path: str | Path | None = None, *, user: str | Path | None = None,
@@ -587,7 +588,10 @@ class CallReader:
                             head = None
                         if head is not None:
                             check_one_side(head, side, role)
-                        fx.seek(0)
+                        try:
+                            fx.seek(0)
+                        except Exception:  # noqa: BLE001  (damaged part-way: blocks() opens it again)
+                            pass
                 self.sample_rate_in = int(fu.samplerate)
                 self.channels = {"user": str(user), "agent": str(agent)}
                 self._cols = None
@@ -622,8 +626,7 @@ class CallReader:
         Each call reads from the start of the file(s); use one iteration at a time."""
         frames_per_block = max(1, int(block_s * self._files[0].samplerate))
         if self._cols is not None:
-            f = self._files[0]
-            f.seek(0)
+            f = self._rewound(0)
             rs = (BlockResampler(self.sample_rate_in), BlockResampler(self.sample_rate_in))
             for data in self._checked_blocks(f, frames_per_block):
                 yield rs[0].push(data[:, self._cols[0]]), rs[1].push(data[:, self._cols[1]])
@@ -632,7 +635,7 @@ class CallReader:
         # two files: each at its own rate; emit equal lengths, pad the shorter one at the end
         queues: tuple[list, list] = ([], [])
         held, done = [0, 0], [False, False]
-        its = [self._role_stream(f, block_s) for f in self._files]
+        its = [self._role_stream(i, block_s) for i in range(len(self._files))]
         emitted = 0
         while emitted < self.n_samples:
             for r in (0, 1):
@@ -654,9 +657,29 @@ class CallReader:
             for _ in its[r]:  # a pair of NaN files read "silent", the NaN unnamed
                 pass
 
-    def _role_stream(self, f, block_s: float):
+    def _rewound(self, i: int):
+        """File ``i`` at its first frame. A decoder that failed part-way (a damaged FLAC) cannot seek
+        any more ("Internal psf_fseek() failed"): the file is opened again by its name."""
+        f = self._files[i]
+        try:
+            f.seek(0)
+            return f
+        except Exception:  # noqa: BLE001  (libsndfile's error after a failed decode)
+            pass
+        import soundfile as sf
+
+        try:
+            g = sf.SoundFile(f.name)
+        except Exception as exc:
+            raise AudioFormatError(f"cannot read {f.name} again from its start after damage part-way: {exc}") from None
+        g.livejudge_declared_frames = getattr(f, "livejudge_declared_frames", None)
+        f.close()
+        self._files[i] = g
+        return g
+
+    def _role_stream(self, i: int, block_s: float):
+        f = self._rewound(i)
         rs = BlockResampler(int(f.samplerate))
-        f.seek(0)
         for data in self._checked_blocks(f, max(1, int(block_s * f.samplerate))):
             yield rs.push(to_mono(data))
         yield rs.finish()
@@ -666,15 +689,29 @@ class CallReader:
         in ``warnings`` one whose samples had to be clipped or zeroed (counted per read of the
         file: a call is read more than once, and the counts of two reads were added up)."""
         done = n_clip = n_bad = 0
-        for data in _read_blocks(f, frames, keep_nonfinite=True):
-            done += len(data)
-            if not np.max(np.abs(data)) <= MAX_SAMPLE_ABS:  # 1e30 or NaN in a float file: fix, and say so
-                finite = np.isfinite(data)
-                n_bad += int(data.size - np.count_nonzero(finite))
-                n_clip += int(np.count_nonzero(np.abs(data[finite]) > MAX_SAMPLE_ABS))
-                data = np.clip(np.nan_to_num(data, nan=0.0, posinf=0.0, neginf=0.0), -MAX_SAMPLE_ABS, MAX_SAMPLE_ABS)
-            yield data
+        damaged = None
+        try:
+            for data in _read_blocks(f, frames, keep_nonfinite=True):
+                done += len(data)
+                if not np.max(np.abs(data)) <= MAX_SAMPLE_ABS:  # 1e30 or NaN in a float file: fix, and say so
+                    finite = np.isfinite(data)
+                    n_bad += int(data.size - np.count_nonzero(finite))
+                    n_clip += int(np.count_nonzero(np.abs(data[finite]) > MAX_SAMPLE_ABS))
+                    data = np.clip(np.nan_to_num(data, nan=0.0, posinf=0.0, neginf=0.0), -MAX_SAMPLE_ABS,
+                                   MAX_SAMPLE_ABS)
+                yield data
+        except AudioFormatError as exc:
+            if not done:  # nothing decodable: the file is unreadable, not cut
+                raise
+            # damage part-way (a cut FLAC: "flac decoder lost sync"): what was decoded is scored, as a
+            # cut WAV's is; it had been a traceback, and no result, within the first 120 s (a trial)
+            damaged = exc.__cause__ or exc
         name = Path(f.name).name
+        if damaged is not None:
+            msg = (f"{name} is damaged: it could not be decoded past {done / f.samplerate:.1f} s ({damaged}); the "
+                   "rest is not scored (re-export it, or record it again)")
+            if msg not in self.truncated:
+                self.truncated.append(msg)
         # NaN/inf were set to 0 without a word (a note from a previous session's probing)
         for n, prefix, rest, nonfinite in (
                 (n_clip, f"{name} holds ", f"samples beyond ±{MAX_SAMPLE_ABS:g} (full scale is ±1), clipped: "
@@ -687,7 +724,7 @@ class CallReader:
                 if nonfinite:
                     self.not_numbers.append(msg)
         declared = max(int(f.frames), int(getattr(f, "livejudge_declared_frames", None) or 0))
-        if done < declared:
+        if done < declared and damaged is None:
             msg = (f"{Path(f.name).name} is truncated: its header says {declared / f.samplerate:.1f} s but only "
                    f"{done / f.samplerate:.1f} s could be read (a cut-off file; re-export or record it again)")
             if msg not in self.truncated:

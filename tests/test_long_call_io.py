@@ -212,3 +212,40 @@ def test_check_warns_a_truncated_file_as_score_does(tmp_path, capsys):
     cut.write_bytes(data[: len(data) // 2])
     main(["check", str(cut), "--at", "16.1", "--expect", "yield", "--within", "0.5"])
     assert "livejudge: warning: cut.wav is truncated" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["score", "replay"])
+def test_a_flac_damaged_part_way_is_scored_up_to_the_damage_and_says_so(tmp_path, capsys, command):
+    """A trial: the example call as FLAC, cut in half, was a traceback ("flac decoder lost sync"),
+    exit 1, no result, while a WAV cut the same way is scored with a truncated_file warning. The
+    FLAC is now read up to the damage, every transition before it measured as in the truth file
+    (±40 ms), with a truncated_file warning that says where decoding stopped."""
+    root = Path(__file__).resolve().parents[1] / "examples"
+    x, sr = sf.read(str(root / "example_call.wav"))
+    whole = tmp_path / "call.flac"
+    sf.write(str(whole), x, sr)
+    data = whole.read_bytes()
+    cut = tmp_path / "cut.flac"
+    cut.write_bytes(data[: len(data) // 2])
+    out = tmp_path / "r.json"
+    from livejudge.commands.cli import main
+
+    extra = ["--speed", "max", "--display", "none"] if command == "replay" else []
+    assert main([command, str(cut), "--judge", "none", "--json", str(out), *extra]) == 0
+    err = capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    (w,) = [w for w in doc["source"]["input_health"] if w["code"] == "truncated_file"]
+    assert w["message"].startswith("cut.flac is damaged: it could not be decoded past ")
+    assert "the rest is not scored" in w["message"] and w["message"] in err
+    assert doc["source"]["truncated"] is True and 15.0 < doc["duration_s"] < x.shape[0] / sr / 2 + 0.5
+    truth = json.loads((root / "example_call.truth.json").read_text())["transitions"]
+    before = [t for t in truth if t["to_onset_s"] < doc["duration_s"] - 1.0]
+    got = doc["transitions"]
+    assert len(before) >= 3 and len(got) >= len(before)
+    for t, g in zip(before, got):
+        assert (t["from"], t["to"]) == (g["from"], g["to"]) and abs(t["gap_s"] - g["gap_s"]) <= 0.04, (t, g)
+    # a file that cannot be decoded from its start is still refused in one line
+    bad = tmp_path / "head.flac"
+    bad.write_bytes(data[:200])
+    assert main([command, str(bad), "--judge", "none", *extra]) == 2
+    assert "cannot decode" in capsys.readouterr().err

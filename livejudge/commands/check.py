@@ -526,6 +526,8 @@ def _verdicts_of(args: argparse.Namespace, call_path: str | None, vcfg: VerdictC
             prepared = prepare_recording(reader, args.echo_gate)
         except UnmeasurableRecording as exc:
             raise CLIError(f"{call_path or args.user}: {exc}") from None
+        except AudioFormatError as exc:  # undecodable from its first block
+            raise CLIError(str(exc)) from None
         call = prepared.call
         info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels, "kind": "check",
                 "file": call_path, "file_resolved": _resolved(call_path), "echo_gate": prepared.gate_info}

@@ -125,6 +125,8 @@ def _run_file(args: argparse.Namespace, *, speed: float | None, judge_mode: str,
             prepared = prepare_recording(reader, call_cfg.echo_gate)
         except UnmeasurableRecording as exc:  # one line, exit 2, no result that would pretend otherwise
             raise CLIError(f"{call_cfg.file or call_cfg.user}: {exc}") from None
+        except AudioFormatError as exc:  # undecodable from its first block (a traceback; a trial): nothing measured
+            raise CLIError(str(exc)) from None
         return _run_call(call_cfg, session_cfg, judge_cfg, output, prepared,
                          speed=speed, progress=progress, failure=AudioFormatError, kind=kind)
     finally:
