@@ -689,3 +689,35 @@ def test_a_clean_tts_clip_is_not_called_a_noisy_line():
     assert [w.code for w in check_input(np.zeros_like(x), x)] == ["silent_channel"]
     noisy = x + np.random.default_rng(0).normal(0, 10 ** (-35 / 20), x.size).astype(np.float32)
     assert "noisy_line" in [w.code for w in check_input(np.zeros_like(x), noisy)]
+
+
+def _int16(x):
+    """As a 16-bit recorder stores it (what rounds under one step becomes exact zeros)."""
+    return (np.round(np.clip(x, -1, 1) * 32767) / 32767).astype(np.float32)
+
+
+def test_a_caller_whose_pauses_a_noise_gate_zeroes_is_not_called_swapped_with_confidence():
+    """A trial zeroed the caller's channel between words (as client noise suppression or a noise
+    gate does) and got "the channels are probably swapped; try --user-channel 1 --agent-channel 0",
+    advice that inverted right numbers. The cue cannot tell such a caller from a zero-padded agent,
+    so the warning now names that reading and asks the user to listen before swapping."""
+    d = example_dialogue(seed=0)
+    u = d.call.user.copy()
+    frame = 480
+    for i in range(0, u.size - frame, frame):  # a gate: every 30 ms frame under −50 dBFS set to zero
+        if np.sqrt(np.mean(u[i:i + frame] ** 2)) < 10 ** (-50 / 20):
+            u[i:i + frame] = 0.0
+    (w,) = [x for x in check_input(u, d.call.agent) if x.code == "channel_swap"]
+    assert "noise suppression zeroes the caller's pauses" in w.message
+    assert "may be swapped; listen to the user channel, and if it holds the agent's voice" in w.message
+    assert "probably swapped" not in w.message
+
+
+def test_a_quiet_caller_is_not_read_as_a_swap():
+    """A trial's caller channel 40 dB down (speech at −54 dBFS, stored as 16-bit) had its room noise
+    rounded to zeros and was read as the zero-padded agent ("probably swapped"); after the zeros
+    cue was limited, its low floor set off the noise-floor cue instead. A quiet channel's zeros and
+    floor say nothing of the order: no channel_swap (the quiet-channel warning still stands)."""
+    d = example_dialogue(seed=0)
+    w = check_input(_int16(d.call.user * 0.01), _int16(d.call.agent))
+    assert "channel_swap" not in [x.code for x in w] and "quiet_channel" in [x.code for x in w], w

@@ -363,18 +363,28 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
             elif usual is None or not usual.detected:  # no echo to tell the order: the noise floors
                 ru, ra = _frame_rms(u[:n]), _frame_rms(a[:n])
                 du, da = _digital_silence_share(ru), _digital_silence_share(ra)
-                if du >= DIGITAL_SILENCE_SHARE and da <= NEVER_DIGITAL_SHARE:
+                # a quiet channel's room noise can sit under one 16-bit step, and its floor is low
+                # because all of it is: neither cue says anything of the order (a caller 40 dB down
+                # read as swapped, and the advice inverted right numbers: a trial)
+                loud_user = speech_level_dbfs(u[:n]) >= QUIET_SPEECH_DBFS
+                if du >= DIGITAL_SILENCE_SHARE and da <= NEVER_DIGITAL_SHARE and loud_user:
+                    # a noise gate or suppressor that zeroes the caller's pauses fits too, and following
+                    # "probably swapped" there inverted right numbers (a trial): the user is told to listen
+                    tail = (f": {fix}" if live else
+                            ": the channels may be swapped; listen to the user channel, and if it holds the agent's "
+                            f"voice, {swap_fix or 'swap --user-channel and --agent-channel'}")
                     out.append(HealthWarning(
                         "channel_swap", None,
                         f"the user channel is digital silence between its speech ({du:.0%} of frames) while the agent "
                         f"channel always carries noise ({da:.0%}): a recorded agent is usually the zero-padded side "
-                        f"and a microphone never is, unless the caller is synthetic"
+                        f"and a microphone never is, unless the caller is synthetic or a noise gate or noise "
+                        f"suppression zeroes the caller's pauses"
                         # live: a client that sends nothing in the caller's pauses leaves zeros too (a trial)
                         + (" or the caller's client sends no audio while the caller is silent (a muted microphone, "
-                           "push to talk)" if live else "") + f": {fix}", du, DIGITAL_SILENCE_SHARE))
+                           "push to talk)" if live else "") + tail, du, DIGITAL_SILENCE_SHARE))
                 else:
                     fu, fa = _noise_floor_dbfs(ru), _noise_floor_dbfs(ra)
-                    if fa - fu >= NOISIER_AGENT_DB and fa > NOISE_FLOOR_MIN_DBFS:
+                    if fa - fu >= NOISIER_AGENT_DB and fa > NOISE_FLOOR_MIN_DBFS and loud_user:
                         out.append(HealthWarning(
                             "channel_swap", None,
                             f"the agent channel's noise floor ({fa:.0f} dBFS) is {fa - fu:.0f} dB above the user "
