@@ -20,6 +20,7 @@ import contextlib
 import json
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -332,3 +333,21 @@ def test_an_agent_that_stops_reading_before_it_hangs_up_ends_the_call_at_its_clo
     # the close handshake's bound, plus a second of scheduling slack on a loaded 2-core machine
     assert closed[0]["t_s"] < 5.3 + CLOSE_TIMEOUT_S + 1.0, closed
     assert doc["duration_s"] < 5.3 + CLOSE_TIMEOUT_S + 1.0
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux) to stand for a full disk")
+def test_a_recording_the_disk_cut_is_said_once_and_the_call_exits_1(tmp_path, capsys):
+    """A trial: `attach --record` on a full disk said "recording stopped at 1.0 s: [Errno 28]…" and
+    then "call recorded to …/rec.wav" (a file of 0.6 s of a 23 s call), exit 0. The last line now
+    says how much the file holds, and the run exits 1, as for --json or --events not written as
+    asked; the call itself is measured to its end."""
+    with fake_agent(_agent(1.5, "say", 3.5, "say", 0.3, "close", "hold")) as port:
+        code, out, ev = _attach(tmp_path, port, "--input-wav", _wav(tmp_path), "--record", "/dev/full")
+    err = _err_lines(capsys)
+    doc = json.loads(out.read_text())
+    assert code == 1, err
+    assert "recording stopped at" in doc["source"]["record_error"] and doc["duration_s"] > 3.5
+    assert not any("call recorded to" in x for x in err), err
+    assert any(x.startswith("livejudge: /dev/full holds only the first ") and x.endswith("s of the call (the "
+               "recording stopped; see above): exit 1") for x in err), err
+    assert doc["summary"]["latency_count"] >= 1

@@ -365,15 +365,20 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
                   "as cut short", file=sys.stderr)
 
     try:
-        return run_session(session, body, title=title, output=call.output, interrupt_code=EXIT_OK,
+        code = run_session(session, body, title=title, output=call.output, interrupt_code=EXIT_OK,
                            failure=AttachError)
     finally:
         if recorder is not None and Path(src.record).exists():
-            if recorder.written_s > 0:
+            if recorder.error is not None:  # "recording stopped at 1.0 s", then "call recorded to" (a trial)
+                print(f"livejudge: {src.record} holds only the first {recorder.written_s:.1f} s of the call "
+                      "(the recording stopped; see above): exit 1", file=sys.stderr)
+            elif recorder.written_s > 0:
                 print(f"livejudge: call recorded to {src.record}", file=sys.stderr)
             else:  # "call recorded to" a 44-byte file read as a recording to re-check (a trial)
                 print(f"livejudge: {src.record} holds no audio: the call ended before either side spoke",
                       file=sys.stderr)
+    # a recording cut by a full disk is an output not written as asked, as --json's and --events' are
+    return 1 if code == 0 and recorder is not None and recorder.error is not None else code
 
 
 class OutageMarks:
