@@ -65,3 +65,19 @@ def test_configs_are_frozen():
 def test_bad_pipeline_flag_is_one_line_error():
     with pytest.raises(CLIError, match=r"--merge-pause-s must be ≥ 0 seconds, got -1"):
         session_config(parse("score", "call.wav", "--merge-pause-s", "-1"))
+
+
+def test_a_hangover_past_the_gaps_it_measures_is_refused(tmp_path, capsys):
+    """A trial: `--hangover-s 100` was accepted and gave "latency p50 -0.29s". A hangover past
+    ``MAX_HANGOVER_S`` (2 s) is now one line, exit 2; 2 s itself still scores."""
+    from pathlib import Path
+
+    from livejudge.commands.cli import main
+    from livejudge.timing.vad import MAX_HANGOVER_S, VADConfig
+
+    assert MAX_HANGOVER_S == 2.0 and VADConfig(hangover_s=2.0).validate().hangover_s == 2.0
+    wav = Path(__file__).resolve().parents[1] / "examples" / "example_call.wav"
+    assert main(["score", str(wav), "--judge", "none", "--hangover-s", "100"]) == 2
+    assert capsys.readouterr().err.strip() == ("livejudge: VAD hangover_s (--hangover-s) must be at most 2 s, got "
+                                               "100: a longer hangover runs each segment across the gaps it should "
+                                               "measure")

@@ -114,6 +114,12 @@ class FrameClassifier(Protocol):
     def is_speech(self, frame: np.ndarray) -> bool: ...
 
 
+MAX_HANGOVER_S = 2.0
+"""HEURISTIC: the longest VAD hangover accepted, seconds. Gaps between turns are mostly under
+1 s (reference.md, human timing); a hangover far past them merges the turns around each gap, and
+latency comes out negative."""
+
+
 @dataclass(frozen=True)
 class VADConfig:
     """Settings of the streaming VAD (see the module docstring for the stages).
@@ -174,6 +180,9 @@ class VADConfig:
             raise ValueError(f"VAD frame must be 10, 20 or 30 ms (WebRTC), got {self.frame_ms}")
         if self.hangover_s < 0 or self.min_speech_s < 0:
             raise ValueError("VAD hangover_s and min_speech_s must be ≥ 0")
+        if self.hangover_s > MAX_HANGOVER_S:  # --hangover-s 100 gave "latency p50 -0.29s" (a trial)
+            raise ValueError(f"VAD hangover_s (--hangover-s) must be at most {MAX_HANGOVER_S:g} s, got {self.hangover_s:g}: "
+                             "a longer hangover runs each segment across the gaps it should measure")
         if self.refine_ms not in (5, 10) or self.frame_ms % self.refine_ms:
             raise ValueError(f"VAD refine_ms must be 5 or 10 and divide frame_ms, got {self.refine_ms}")
         if self.highpass_hz is not None and not 0 < self.highpass_hz < SAMPLE_RATE / 2:
