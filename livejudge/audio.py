@@ -424,6 +424,7 @@ def load_call(
     else:
         if user is None or agent is None:
             raise AudioFormatError("need a stereo FILE, or both --user A.wav and --agent B.wav")
+        _same_file(user, agent)
         du, ru = load_audio(user)
         da, ra = load_audio(agent)
         check_one_side(du[: int(SIDE_PROBE_S * ru)], user, "user")
@@ -435,8 +436,7 @@ def load_call(
     n = max(len(u), len(a))
     if n == 0:
         what = path if path is not None else f"{user} and {agent}"
-        raise AudioFormatError(f"{what} has no audio samples (an empty recording): record the call again "
-                               "or check that the file was written completely")
+        raise AudioFormatError(_no_samples_message(what, (path,) if path is not None else (user, agent)))
     u = np.pad(u, (0, n - len(u)))
     a = np.pad(a, (0, n - len(a)))
     return TwoChannelAudio(user=u.astype(np.float32), agent=a.astype(np.float32), sample_rate_in=rate, channels=channels)
@@ -576,6 +576,7 @@ class CallReader:
             else:
                 if user is None or agent is None:
                     raise AudioFormatError("need a stereo FILE, or both --user A.wav and --agent B.wav")
+                _same_file(user, agent)
                 fu = _open_sound(user)
                 self._files.append(fu)
                 fa = _open_sound(agent)
@@ -600,8 +601,7 @@ class CallReader:
             self.n_samples = max(self._lengths)
             if self.n_samples == 0:
                 what = path if path is not None else f"{user} and {agent}"
-                raise AudioFormatError(f"{what} has no audio samples (an empty recording): record the call again "
-                                       "or check that the file was written completely")
+                raise AudioFormatError(_no_samples_message(what, (path,) if path is not None else (user, agent)))
         except BaseException:
             self.close()
             raise
@@ -910,6 +910,41 @@ def _read_blocks(f, frames: int, *, keep_nonfinite: bool = False):
         if not keep_nonfinite and not np.isfinite(data).all():  # float files can hold NaN/inf, as in load_audio
             data = np.nan_to_num(data, nan=0.0, posinf=0.0, neginf=0.0)
         yield data
+
+
+UNFINISHED_HEADER_BYTES = 4096
+"""A WAV of no declared samples but more bytes than this holds audio its header never counted
+(a recorder stopped before it wrote the lengths), bytes."""
+
+
+def _no_samples_message(what, paths) -> str:
+    """Why a call has no samples, in one line: an empty recording, or a WAV whose header was never
+    finalised while its bytes hold audio (a trial's 2.7 MB file read as "an empty recording")."""
+    for f in paths:
+        try:
+            size = os.path.getsize(f)
+            with open(f, "rb") as fh:
+                head = fh.read(12)
+        except (OSError, TypeError):
+            continue
+        if head[:4] == b"RIFF" and head[8:12] == b"WAVE" and size > UNFINISHED_HEADER_BYTES:
+            return (f"{f}: its header says it holds no samples, but the file has {size / 1e6:.1f} MB: the header "
+                    "was never finished (a recorder stopped before it closed the file?); repair a copy, e.g. "
+                    f"sox --ignore-length {f} fixed.wav, and score that")
+    return (f"{what} has no audio samples (an empty recording): record the call again or check that the file "
+            "was written completely")
+
+
+def _same_file(user, agent) -> None:
+    """Refuse one file given as both sides (``--user X --agent X``): it was read as "the two
+    channels carry the same signal … a mono recording copied to both?" (a trial)."""
+    try:
+        same = Path(user).resolve() == Path(agent).resolve()
+    except (OSError, RuntimeError, ValueError):
+        same = False
+    if same:
+        raise AudioFormatError(f"--user and --agent name the same file ({user}): give the caller's recording to "
+                               "--user and the agent's to --agent")
 
 
 def open_call(path: str | Path | None = None, *, user: str | Path | None = None,

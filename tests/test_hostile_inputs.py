@@ -506,3 +506,28 @@ def test_a_wav_cut_to_its_first_bytes_is_called_truncated(tmp_path, capsys, call
     assert main(["score", str(wav), "--judge", "none"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "cut.wav is truncated: its header says" in err[0] and "under 1 s" in err[0], err
+
+
+def test_one_file_as_both_sides_and_a_wav_whose_header_was_never_finished(call, tmp_path, capsys):
+    """Two trial findings, each now one line and exit 2 that names the real problem:
+    `--user X --agent X` was read as "the two channels carry the same signal … a mono recording
+    copied to both?"; a WAV whose data chunk says 0 bytes while 2.7 MB of samples follow (a
+    recorder killed before it closed the file) was "an empty recording"."""
+    wav = str(call[0])
+    assert main(["score", "--user", wav, "--agent", str(Path(wav).parent / ".." / Path(wav).parent.name / "call.wav"),
+                 "--judge", "none"]) == 2
+    assert capsys.readouterr().err.strip() == (f"livejudge: --user and --agent name the same file ({wav}): give the "
+                                               "caller's recording to --user and the agent's to --agent")
+    data = bytearray(Path(wav).read_bytes())
+    at = data.index(b"data")
+    data[at + 4:at + 8] = b"\0\0\0\0"  # the data chunk's size as a streaming writer leaves it
+    bad = tmp_path / "unfinished.wav"
+    bad.write_bytes(bytes(data))
+    assert main(["score", str(bad), "--judge", "none"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"livejudge: {bad}: its header says it holds no samples, but the file has ") and \
+        "the header was never finished" in err and f"sox --ignore-length {bad} fixed.wav" in err, err
+    empty = tmp_path / "empty.wav"
+    sf.write(str(empty), np.zeros((0, 2), np.float32), 16000)  # truly empty: the old words stand
+    assert main(["score", str(empty), "--judge", "none"]) == 2
+    assert "has no audio samples (an empty recording)" in capsys.readouterr().err
