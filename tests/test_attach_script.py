@@ -351,3 +351,19 @@ def test_a_recording_the_disk_cut_is_said_once_and_the_call_exits_1(tmp_path, ca
     assert any(x.startswith("livejudge: /dev/full holds only the first ") and x.endswith("s of the call (the "
                "recording stopped; see above): exit 1") for x in err), err
     assert doc["summary"]["latency_count"] >= 1
+
+
+def test_a_connection_lost_before_any_audio_is_called_dropped_not_closed(tmp_path, capsys):
+    """A trial: a TCP drop before any audio read "the agent closed the connection after 3.0 s (close
+    code 1006)"; 1006 means no close frame came, the connection was lost. Said so now; a close
+    with a code is still "closed"."""
+    from livejudge.sources.diagnose import closed_before_audio
+
+    with fake_agent(_agent(1.0, "abort")) as port:
+        code, out, ev = _attach(tmp_path, port, "--input-wav", _wav(tmp_path))
+    err = _err_lines(capsys)
+    assert code == 1 and any("the connection to the agent dropped after " in x and "(close code 1006)" in x
+                             for x in err), err
+    assert not any("the agent closed the connection" in x for x in err), err
+    url = "ws://127.0.0.1:9/x"
+    assert closed_before_audio(url, "twilio", 1000, 3.0, 2).startswith("the agent closed the connection after 3.0 s")

@@ -236,5 +236,7 @@ def closed_before_audio(url: str, protocol: str, code: int, t_s: float, messages
     if cause is not None:
         return cause
     hint = mismatch_hint(url, protocol)
-    return (f"the agent closed the connection after {t_s:.1f} s (close code {code}) without sending any audio "
+    # 1006 is no close frame at all: the connection was lost, not closed (a trial read "closed")
+    how = ("the connection to the agent dropped" if code == 1006 else "the agent closed the connection")
+    return (f"{how} after {t_s:.1f} s (close code {code}) without sending any audio "
             f"({messages_in} messages){'; ' + hint if hint else '; is --protocol ' + protocol + ' its wire format?'}")
