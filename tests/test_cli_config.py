@@ -81,3 +81,19 @@ def test_a_hangover_past_the_gaps_it_measures_is_refused(tmp_path, capsys):
     assert capsys.readouterr().err.strip() == ("livejudge: VAD hangover_s (--hangover-s) must be at most 2 s, got "
                                                "100: a longer hangover runs each segment across the gaps it should "
                                                "measure")
+
+
+def test_asr_on_with_the_judge_off_is_refused(tmp_path, capsys):
+    """A trial: `--asr on --judge none --report` wrote no transcripts (`source.asr: false`) with no
+    word, while --help said "on" always transcribes. The transcriber runs beside the judge, so the
+    pair is now refused in one line (exit 2), for one call and for a batch."""
+    from pathlib import Path
+
+    from livejudge.commands.cli import main
+
+    wav = Path(__file__).resolve().parents[1] / "examples" / "example_call.wav"
+    for target in (str(wav), str(wav.parent)):
+        assert main(["score", target, "--judge", "none", "--asr", "on", "--out-dir", str(tmp_path / "o")]) == 2
+        assert capsys.readouterr().err.strip() == (
+            "livejudge: --asr on transcribes the agent's turns for the judge (its text dimensions and the report's "
+            "transcripts), and --judge none turns the judge off: drop one")

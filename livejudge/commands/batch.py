@@ -1304,9 +1304,10 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
               f"one level deep); to include them, pass a quoted glob: '{Path(args.file) / '**' / '*.wav'}'",
               file=sys.stderr)
     options = options_from_args(args)
-    from livejudge.commands.runner import check_judge_url
+    from livejudge.commands.runner import check_asr, check_judge_url
 
     check_judge_url(options.judge, options.judge_url, options.head)  # once, before any call (each call was skipped for it)
+    check_asr(options.judge, options.asr)
     if options.judge_url and options.judge != "none":  # a dead or wrong service, once: not N notes and no P(human)
         from livejudge.commands.runner import remote_judge
 

