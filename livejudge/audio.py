@@ -424,7 +424,6 @@ def load_call(
     else:
         if user is None or agent is None:
             raise AudioFormatError("need a stereo FILE, or both --user A.wav and --agent B.wav")
-        _same_file(user, agent)
         du, ru = load_audio(user)
         da, ra = load_audio(agent)
         check_one_side(du[: int(SIDE_PROBE_S * ru)], user, "user")
@@ -576,7 +575,6 @@ class CallReader:
             else:
                 if user is None or agent is None:
                     raise AudioFormatError("need a stereo FILE, or both --user A.wav and --agent B.wav")
-                _same_file(user, agent)
                 fu = _open_sound(user)
                 self._files.append(fu)
                 fa = _open_sound(agent)
@@ -933,18 +931,6 @@ def _no_samples_message(what, paths) -> str:
                     f"sox --ignore-length {f} fixed.wav, and score that")
     return (f"{what} has no audio samples (an empty recording): record the call again or check that the file "
             "was written completely")
-
-
-def _same_file(user, agent) -> None:
-    """Refuse one file given as both sides (``--user X --agent X``): it was read as "the two
-    channels carry the same signal … a mono recording copied to both?" (a trial)."""
-    try:
-        same = Path(user).resolve() == Path(agent).resolve()
-    except (OSError, RuntimeError, ValueError):
-        same = False
-    if same:
-        raise AudioFormatError(f"--user and --agent name the same file ({user}): give the caller's recording to "
-                               "--user and the agent's to --agent")
 
 
 def open_call(path: str | Path | None = None, *, user: str | Path | None = None,

@@ -518,6 +518,14 @@ def test_one_file_as_both_sides_and_a_wav_whose_header_was_never_finished(call, 
                  "--judge", "none"]) == 2
     assert capsys.readouterr().err.strip() == (f"livejudge: --user and --agent name the same file ({wav}): give the "
                                                "caller's recording to --user and the agent's to --agent")
+    assert main(["check", "--user", wav, "--agent", wav, "--at", "1.0", "--expect", "yield"]) == 2
+    assert "--user and --agent name the same file" in capsys.readouterr().err
+    manifest = tmp_path / "pairs.csv"  # a batch row naming one file as both sides: that call skipped, why said
+    manifest.write_text(f"{wav},{wav}\n")
+    main(["score", str(manifest), "--out-dir", str(tmp_path / "out"), "--judge", "none"])
+    capsys.readouterr()
+    (row,) = json.loads((tmp_path / "out" / "summary.json").read_text())["calls"]
+    assert row["status"] == "skipped" and "as both the user's and the agent's file" in row["reason"], row
     data = bytearray(Path(wav).read_bytes())
     at = data.index(b"data")
     data[at + 4:at + 8] = b"\0\0\0\0"  # the data chunk's size as a streaming writer leaves it

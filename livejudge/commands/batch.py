@@ -235,6 +235,11 @@ def score_call(path: str | Path, options: ScoreOptions | None = None, *, stop: S
     options = options or ScoreOptions()
     stop = stop if stop is not None else _PROCESS_STOP
     agent_file = (options.agent_files or {}).get(str(path))  # a call recorded one side per file
+    from livejudge.outputs.guard import same_file
+
+    if agent_file is not None and same_file(path, agent_file):  # a manifest row naming one file twice
+        raise CallError(f"its manifest row names {path} as both the user's and the agent's file: give each side its "
+                        "own recording")
     try:  # the same path as a single `livejudge score`: block by block, then the echo gate
         reader = (open_call(user=path, agent=agent_file) if agent_file is not None else
                   open_call(path, user_channel=options.user_channel, agent_channel=options.agent_channel))

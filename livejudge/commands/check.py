@@ -514,6 +514,9 @@ def _verdicts_of(args: argparse.Namespace, call_path: str | None, vcfg: VerdictC
         raise CLIError("no call: give a recording (or a result .json), or --user A.wav --agent B.wav, "
                        "or an expectations file that names its call")
     config = replace(session_config(args, "every"), verdicts=vcfg)  # flag errors before input ones
+    from livejudge.commands.runner import check_distinct_sides
+
+    check_distinct_sides(args.user, args.agent)
     try:
         reader = open_call(call_path, user=args.user, agent=args.agent,
                            user_channel=args.user_channel, agent_channel=args.agent_channel)

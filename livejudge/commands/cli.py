@@ -24,6 +24,7 @@ from livejudge.commands.runner import (
     add_judge_args,
     add_output_args,
     add_session_args,
+    check_distinct_sides,
     check_outputs,
     events_sink,
     judge_config,
@@ -86,6 +87,7 @@ def _open_call(call: CallConfig):
     if call.file is None and call.user is None and call.agent is None:
         raise CLIError("no input: give a stereo FILE, or --user A.wav --agent B.wav "
                        "(try examples/example_call.wav)")
+    check_distinct_sides(call.user, call.agent)
     try:
         return open_call(call.file, user=call.user, agent=call.agent,
                          user_channel=call.user_channel, agent_channel=call.agent_channel)
@@ -268,13 +270,6 @@ def _file_state(path: str | None) -> tuple | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _same_path(a: str, b: str) -> bool:
-    try:
-        return Path(a).resolve() == Path(b).resolve()
-    except (OSError, RuntimeError, ValueError):
-        return False
-
-
 def _junit_of_a_failed_run(args: argparse.Namespace, before: tuple | None, message: str, code: int) -> None:
     """A command that ended by an error or a stop before writing its ``--junit`` file gets one that
     reads red (``gates.failed_run_junit_xml``): an earlier run's file, left in place, read green
@@ -283,8 +278,10 @@ def _junit_of_a_failed_run(args: argparse.Namespace, before: tuple | None, messa
     path = getattr(args, "junit", None)
     if not path or path == "-" or _file_state(path) != before:  # none asked, refused, or this run wrote it
         return
+    from livejudge.outputs.guard import same_file
+
     named = [v for k, v in vars(args).items() if k != "junit" for v in (v if isinstance(v, list) else [v])]
-    if any(isinstance(v, str) and v not in ("", "-") and _same_path(v, path) for v in named):
+    if any(isinstance(v, str) and v not in ("", "-") and same_file(v, path) for v in named):
         return  # the path is also another flag's (an input, --json …): the error may be that clash
     from livejudge.commands.gates import failed_run_junit_xml
 

@@ -270,6 +270,16 @@ def check_judge_url(kind: str, url: str | None, head: str | None = None) -> None
                        "set by `livejudge serve-judge --judge/--head`: drop one")
 
 
+def check_distinct_sides(user, agent) -> None:
+    """Refuse one file given as both sides of a call (``--user X --agent X``): it was read as "the two
+    channels carry the same signal … a mono recording copied to both?" (a trial). Raises CLIError."""
+    from livejudge.outputs.guard import same_file
+
+    if user is not None and agent is not None and same_file(user, agent):
+        raise CLIError(f"--user and --agent name the same file ({user}): give the caller's recording to --user "
+                       "and the agent's to --agent")
+
+
 def check_asr(kind: str, asr: str) -> None:
     """Refuse ``--asr on`` with ``--judge none``: the transcriber runs beside the judge (its text
     dimensions and the report's transcripts), so that pair ran with no transcript and no word, while

@@ -66,7 +66,8 @@ def _nearest_existing(p: Path) -> Path:
     return q
 
 
-def _same_file(a: str | Path, b: str | Path) -> bool:
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether two paths name one file (the same inode where both exist, else the same real path)."""
     try:
         if os.path.exists(a) and os.path.exists(b):
             return os.path.samefile(a, b)
@@ -112,11 +113,11 @@ def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[s
     for i, (flag, path) in enumerate(given):
         p = Path(path)
         for src in ins:
-            if _same_file(p, src):
+            if same_file(p, src):
                 raise OutputPathError(f"{flag} {clean(path)} is the input {what} {clean(src)}; writing it "
                                       f"would overwrite the {'call' if what == 'recording' else what}: give another path")
         for flag2, path2 in given[:i]:
-            if _same_file(p, path2):
+            if same_file(p, path2):
                 raise OutputPathError(f"{flag} and {flag2} are the same file ({clean(path)}): give each its own path")
         parent = _nearest_existing(p)
         limit = _name_max(parent)
