@@ -426,6 +426,9 @@ def load_call(
             raise AudioFormatError("need a stereo FILE, or both --user A.wav and --agent B.wav")
         du, ru = load_audio(user)
         da, ra = load_audio(agent)
+        for side_file, d, d2 in ((user, du, da), (agent, da, du)):
+            if not len(d) and len(d2):  # as CallReader: one empty side is not a silent speaker
+                raise AudioFormatError(_no_samples_message(side_file, (side_file,)))
         check_one_side(du[: int(SIDE_PROBE_S * ru)], user, "user")
         check_one_side(da[: int(SIDE_PROBE_S * ra)], agent, "agent")
         u = resample(to_mono(du), ru)
@@ -597,6 +600,10 @@ class CallReader:
                 self._lengths = (_resampled_length(fu.frames, int(fu.samplerate)),
                                  _resampled_length(fa.frames, int(fa.samplerate)))
             self.n_samples = max(self._lengths)
+            if path is None:  # one side of no samples read as a silent caller or agent, exit 0 (a trial)
+                for side_file, n_side in ((user, self._lengths[0]), (agent, self._lengths[1])):
+                    if n_side == 0 and self.n_samples > 0:
+                        raise AudioFormatError(_no_samples_message(side_file, (side_file,)))
             if self.n_samples == 0:
                 what = path if path is not None else f"{user} and {agent}"
                 raise AudioFormatError(_no_samples_message(what, (path,) if path is not None else (user, agent)))

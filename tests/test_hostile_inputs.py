@@ -535,6 +535,17 @@ def test_one_file_as_both_sides_and_a_wav_whose_header_was_never_finished(call, 
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"livejudge: {bad}: its header says it holds no samples, but the file has ") and \
         "the header was never finished" in err and f"sox --ignore-length {bad} fixed.wav" in err, err
+    # one side of such a file (a re-check: it read as a silent caller, latency n=0, exit 0)
+    x, _ = sf.read(wav, dtype="float32")
+    user, agent = tmp_path / "user.wav", tmp_path / "agent.wav"
+    sf.write(str(user), x[:, 0], 16000, subtype="PCM_16")
+    sf.write(str(agent), x[:, 1], 16000, subtype="PCM_16")
+    side = bytearray(user.read_bytes())
+    at = side.index(b"data")
+    side[at + 4:at + 8] = b"\0\0\0\0"
+    user.write_bytes(bytes(side))
+    assert main(["score", "--user", str(user), "--agent", str(agent), "--judge", "none"]) == 2
+    assert f"livejudge: {user}: its header says it holds no samples" in capsys.readouterr().err
     empty = tmp_path / "empty.wav"
     sf.write(str(empty), np.zeros((0, 2), np.float32), 16000)  # truly empty: the old words stand
     assert main(["score", str(empty), "--judge", "none"]) == 2
