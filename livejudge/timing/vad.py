@@ -114,10 +114,11 @@ class FrameClassifier(Protocol):
     def is_speech(self, frame: np.ndarray) -> bool: ...
 
 
-MAX_HANGOVER_S = 2.0
-"""HEURISTIC: the longest VAD hangover accepted, seconds. Gaps between turns are mostly under
-1 s (reference.md, human timing); a hangover far past them merges the turns around each gap, and
-latency comes out negative."""
+MAX_HANGOVER_S = 1.0
+"""HEURISTIC: the longest VAD hangover accepted, seconds. A hangover longer than a pause inside one
+side's speech joins the speech around it: at 2 s the example call's agent turn ran into its own
+backchannel 0.6 s later and a +0.60 s gap read −1.51 s (a trial); up to 1.8 s every gap there was
+right. Gaps between turns are mostly under 1 s (reference.md, human timing), so 1 s keeps a margin."""
 
 
 @dataclass(frozen=True)
