@@ -173,11 +173,12 @@ def test_a_service_dying_mid_call_is_counted_in_the_summary_and_gated(tmp_path, 
 
 
 class _NotAJudge(BaseHTTPRequestHandler):
-    """A web server that is not a judge service: 404 on every path but /page, which is HTML."""
+    """A web server that is not a judge service: 404 on every path but /page, which is HTML, and
+    /json, which is a JSON object that is not a judge's info."""
 
     def do_GET(self):
-        body = b"<html>hello</html>"
-        self.send_response(200 if self.path.startswith("/page") else 404)
+        body = b'{"ok": 1}' if self.path.startswith("/json") else b"<html>hello</html>"
+        self.send_response(200 if self.path.startswith(("/page", "/json")) else 404)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -218,6 +219,8 @@ def test_a_wrong_or_dead_judge_url_on_a_recorded_call_is_exit_2_before_scoring(t
                                             "no livejudge judge service there (serve-judge prints its URL, which ends "
                                             "in /judge): fix --judge-url"),
                           (f"{base}/page", "with something other than JSON: no livejudge judge service there"),
+                          (f"{base}/json", "with JSON that is not a judge's info (no backbone): no livejudge judge "
+                                           "service there"),
                           (dead, f"judge service at {dead} did not answer: [Errno 111] Connection refused: start it "
                                  "(livejudge serve-judge) or fix --judge-url; nothing was scored")):
             for argv in (["score", str(wav), "--json", str(tmp_path / "r.json")],

@@ -215,7 +215,7 @@ class RemoteJudge:
 
         Raises:
             NotAJudgeService: the URL answered with an HTTP error status, or with something other
-                than a judge's info (a JSON object).
+                than a judge's info (a JSON object naming its ``backbone``).
             JudgeUnavailable: no answer (refused, unknown host, timed out).
         """
         wrong = (f"{self.url} answered GET {self.url}/info with {{}}: no livejudge judge service there "
@@ -229,8 +229,8 @@ class RemoteJudge:
             raise NotAJudgeService(wrong.format("something other than JSON")) from None
         except OSError as exc:
             raise JudgeUnavailable(f"judge service at {self.url} did not answer: {_reason(exc)}") from None
-        if not isinstance(info, dict):
-            raise NotAJudgeService(wrong.format("JSON that is not a judge's info"))
+        if not isinstance(info, dict) or "backbone" not in info:  # any JSON file passed (a re-check)
+            raise NotAJudgeService(wrong.format("JSON that is not a judge's info (no backbone)"))
         self._info = dict(info)
         return self._info
 
