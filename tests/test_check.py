@@ -436,6 +436,17 @@ def test_a_run_that_fails_before_its_junit_leaves_a_red_file_not_the_last_green_
         assert (suite.get("name"), suite.get("tests"), suite.get("errors")) == (f"livejudge {argv[0]}", "1", "1")
         error = suite.find("testcase/error")
         assert error.get("type") == "CommandFailed" and error.get("message") == "exit 2: " + err.removeprefix("livejudge: ")
+    # a command line the parser refuses (a re-check: `--fail_if`, a typo that drops the gate) too
+    j.write_text("<testsuites/>")
+    for argv in (["score", str(mono), "--fail_if", "latency_p90_s>0", "--junit", str(j)],
+                 ["check", str(mono), "--expect", "maybe", f"--junit={j}"]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+        capsys.readouterr()
+        suite = ET.parse(j).getroot().find("testsuite")
+        assert (suite.get("name"), suite.get("errors")) == (f"livejudge {argv[0]}", "1")
+        assert "the command line was refused before the command ran" in suite.find("testcase/error").get("message")
     # a --junit path that is another flag's too (the refusal may be that clash) is left as it was
     j.write_text("kept")
     assert main(["score", str(mono), "--judge", "none", "--json", str(j), "--junit", str(j)]) == 2

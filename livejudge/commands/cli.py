@@ -293,10 +293,54 @@ def _junit_of_a_failed_run(args: argparse.Namespace, before: tuple | None, messa
         pass
 
 
+def _junit_of_a_usage_error(raw: list[str]) -> None:
+    """A command line the parser refused (exit 2: an unknown flag, a typo such as ``--fail_if``, a
+    bad choice) gets a red ``--junit`` file, as ``_junit_of_a_failed_run`` gives a run that failed:
+    the parser stops before any command runs, and an earlier run's passing file was left to be read
+    as this one's (a re-check). The path is read from the raw arguments (``--junit X`` or
+    ``--junit=X``); one that is also another argument is left alone."""
+    path = None
+    for i, tok in enumerate(raw):
+        if tok == "--junit" and i + 1 < len(raw):
+            path = raw[i + 1]
+        elif tok.startswith("--junit="):
+            path = tok.split("=", 1)[1]
+    if not path or path == "-":
+        return
+    from livejudge.commands.gates import failed_run_junit_xml
+    from livejudge.outputs.guard import same_file
+
+    if any(t != path and not t.startswith("-") and same_file(t, path) for t in raw):
+        return
+    command = raw[0] if raw and not raw[0].startswith("-") else "livejudge"
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(failed_run_junit_xml(command, "the command line was refused before the command ran "
+                                                   "(its error is on stderr)", EXIT_USAGE), encoding="utf-8")
+    except OSError:
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
+    raw = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = _parse(parser, raw)
+    except SystemExit as exc:
+        if exc.code == EXIT_USAGE:
+            _junit_of_a_usage_error(raw)
+        raise
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_USAGE
+    return _run(args)
+
+
+def _parse(parser: argparse.ArgumentParser, raw: list[str]) -> argparse.Namespace:
+    """The parsed arguments; an unknown one is a usage error naming the subcommand and which
+    other subcommand takes the flag, if any does (SystemExit 2, as argparse's own)."""
+    args, extra = parser.parse_known_args(raw)
     if extra:  # name the subcommand, and which other one takes the flag, if any does
         cmd = getattr(args, "command", None)
         subs = _subparsers(parser)
@@ -309,9 +353,11 @@ def main(argv: list[str] | None = None) -> int:
             hint = (f"; livejudge {cmd} takes one call" + ("" if cmd != "score" else
                     ": to score several, pass their folder or a quoted glob (livejudge score 'calls/*.wav' --out-dir DIR)"))
         (sub or parser).error(f"unrecognized arguments: {' '.join(extra)}{hint}")
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return EXIT_USAGE
+    return args
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the parsed command: its exit code, with one line for an error or a stop."""
     old_handlers = raise_on_terminate()  # SIGTERM/SIGHUP outside a call: unwind (finally blocks run)
     junit_before = _file_state(getattr(args, "junit", None))
     try:
