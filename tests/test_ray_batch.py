@@ -235,3 +235,71 @@ def test_sigterm_to_a_ray_batch_that_started_its_ray_writes_the_summary(calls, t
     status = [r["status"] for r in s["calls"]]
     assert "ok" in status and set(status) <= {"ok", "interrupted"}
     assert (out / "summary.csv").exists()
+
+
+class _RayKilledWhileStarting:
+    """A stand-in Ray whose start is hit by SIGTERM: ``init`` installs Ray's handler (``sys.exit``),
+    as ``ray.init`` does, and the signal arrives before it returns; ``shutdown`` is recorded."""
+
+    def __init__(self):
+        self.calls = []
+
+    def is_initialized(self):
+        return False
+
+    def init(self, **kw):
+        import os
+        import signal
+        import time
+
+        self.calls.append("init")
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(signum))
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler raises first
+        raise AssertionError("SIGTERM did not arrive")
+
+    def shutdown(self):
+        self.calls.append("shutdown")
+
+
+def test_sigterm_while_ray_starts_writes_the_summary_and_stops_ray(calls, tmp_path, monkeypatch):
+    """A re-check: SIGTERM 2–8 s into `score --ray` (Ray still starting, its own handler in force)
+    exited 15 with no line and no summary, and left Ray's dashboard and runtime-env agents running.
+    Ray is now shut down and the signal handed to the batch's handler: the summary lists every call
+    as interrupted and the batch exits 143."""
+    from livejudge.commands.batch import run_batch_ray
+    from livejudge.commands.runner import SignalExit
+    from livejudge.distributed import ray_batch
+
+    fake = _RayKilledWhileStarting()
+    monkeypatch.setattr(ray_batch, "import_ray", lambda: fake)
+    files = sorted(calls.glob("call_*.wav"))
+    out = tmp_path / "out"
+    opts = ScoreOptions(config=SessionConfig(judge_mode="every"), judge="none", asr="off")
+    with pytest.raises(SignalExit) as exc:
+        run_batch_ray(files, out, opts, progress=False)
+    assert exc.value.code == 143 and fake.calls == ["init", "shutdown"]
+    s = json.loads((out / "summary.json").read_text())
+    assert s["n_calls"] == 4 and {r["status"] for r in s["calls"]} == {"interrupted"}
+    assert s["stopped"].startswith("SIGTERM after 0 of 4 calls had finished")
+
+
+def test_sigterm_while_ray_starts_reaches_the_callers_handler(monkeypatch):
+    """The same start under `serve-judge`, whose handler (``raise_on_terminate``) raises: the caller
+    gets its SignalExit (main's 143 and "stopped by SIGTERM"), not Ray's exit 15, and Ray is shut down."""
+    import signal
+
+    from livejudge.commands.runner import SignalExit, raise_on_terminate
+    from livejudge.distributed.ray_batch import guarded_init
+
+    fake = _RayKilledWhileStarting()
+    old = raise_on_terminate()
+    mine = signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(SignalExit) as exc:
+            guarded_init(fake)
+        assert exc.value.code == 143 and fake.calls == ["init", "shutdown"]
+        assert signal.getsignal(signal.SIGTERM) is mine  # the caller's handler is back, not Ray's
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)

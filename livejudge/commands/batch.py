@@ -971,7 +971,7 @@ def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions,
         ImportError: Ray missing. ConnectionError: no cluster at ``address``.
         KeyboardInterrupt, SignalExit: stopped by a signal, after the summary was written.
     """
-    from livejudge.distributed.ray_batch import RETRIES, failure_reason, import_ray, run_tasks_ray
+    from livejudge.distributed.ray_batch import RETRIES, RayStartInterrupted, failure_reason, import_ray, run_tasks_ray
 
     import_ray()  # the install hint before any directory is made
     score_fn = score_fn or score_call
@@ -1008,6 +1008,9 @@ def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions,
         except KeyboardInterrupt:  # a second signal while Ray was being stopped
             if not stop.is_set():
                 stop.request(signal.SIGINT)
+        except RayStartInterrupted:  # a signal while Ray was starting: our handler has recorded it
+            if not stop.is_set():
+                stop.request(signal.SIGTERM)
         finally:
             signals.hold()
             if bar is not None:

@@ -21,6 +21,7 @@ driver, which writes them).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -50,16 +51,114 @@ def init_ray(address: str | None, num_cpus: int | None = None) -> bool:
     ray = import_ray()
     if ray.is_initialized():
         return False
-    with _stop_handlers_kept():
-        if address in (None, "", "local"):
-            ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
-        else:
-            try:
-                ray.init(address=address, log_to_driver=False, logging_level="ERROR")
-            except (ConnectionError, RuntimeError, ValueError) as exc:
-                raise ConnectionError(f"cannot reach the Ray cluster at {address}: {exc} (start one with "
-                                      "`ray start --head`, or drop the address for a local Ray)") from None
+    if address in (None, "", "local"):
+        guarded_init(ray, num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    else:
+        try:
+            guarded_init(ray, address=address, log_to_driver=False, logging_level="ERROR")
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise ConnectionError(f"cannot reach the Ray cluster at {address}: {exc} (start one with "
+                                  "`ray start --head`, or drop the address for a local Ray)") from None
     return True
+
+
+def _ray_descendants(root: int) -> list[int]:
+    """The Ray processes below ``root`` (children, and theirs), from ``/proc`` (Linux; elsewhere
+    none): process ids whose command line names Ray (``ray::DashboardAgent``, ``raylet``,
+    ``gcs_server``…)."""
+    children: dict[int, list[int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for d in names:
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(d))
+    out, todo = [], [root]
+    while todo:
+        for c in children.get(todo.pop(), ()):
+            todo.append(c)
+            try:
+                with open(f"/proc/{c}/cmdline", "rb") as f:
+                    cmd = f.read()
+            except OSError:
+                continue
+            if b"ray" in cmd:
+                out.append(c)
+    return out
+
+
+def _end_survivors(pids: list[int], grace_s: float = 3.0) -> None:
+    """SIGKILL those of ``pids`` still running ``grace_s`` after ``ray.shutdown``: a start cut by a
+    signal left the raylet's dashboard and runtime-env agents running (re-parented to PID 1, deaf
+    to SIGTERM; a re-check). Only processes this one started (``_ray_descendants``) are touched."""
+    import signal
+    import time
+
+    deadline = time.monotonic() + grace_s
+    left = list(pids)
+    while left and time.monotonic() < deadline:
+        left = [p for p in left if _running(p)]
+        if left:
+            time.sleep(0.1)
+    for p in left:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
+    except (OSError, IndexError):
+        return False
+
+
+class RayStartInterrupted(RuntimeError):
+    """A stop signal came while Ray was starting: what it had started is shut down, and the signal
+    was handed to the handler the caller had installed (which may have raised instead)."""
+
+
+def guarded_init(ray, **kwargs) -> None:
+    """``ray.init(**kwargs)`` with the caller's stop-signal handlers in place afterwards
+    (``_stop_handlers_kept``), and a stop signal during the start handled as the caller's.
+
+    While it starts, Ray's own SIGTERM handler (``sys.exit(15)``) is in force: a SIGTERM 2–8 s into
+    ``score --ray`` or ``serve-judge`` exited 15 with no line and no summary, and left Ray's
+    dashboard and runtime-env agents running (a re-check). Here that exit is caught, Ray is shut
+    down, and the signal is raised again under the caller's handler.
+
+    Raises:
+        RayStartInterrupted: a stop signal came during the start and the caller's handler returned
+            (a batch's handler only records the stop); a handler that raises (``SignalExit``,
+            KeyboardInterrupt) raises instead.
+        Whatever ``ray.init`` raises.
+    """
+    import signal
+
+    stopped = None
+    with _stop_handlers_kept():
+        try:
+            ray.init(**kwargs)
+        except SystemExit as exc:  # Ray's SIGTERM handler, while Ray was starting
+            stopped = exc.code if isinstance(exc.code, int) and exc.code > 0 else int(signal.SIGTERM)
+            started = _ray_descendants(os.getpid())  # its GCS and raylet, and the raylet's agents
+            try:
+                ray.shutdown()  # as far as it had started
+            except Exception:  # noqa: BLE001  (half-started: stop what can be stopped)
+                pass
+            _end_survivors(started)
+    if stopped is not None:
+        signal.raise_signal(stopped)  # the caller's own handler now decides (143, a batch's summary)
+        raise RayStartInterrupted(f"stopped by {signal.Signals(stopped).name} while Ray was starting")
 
 
 @contextmanager

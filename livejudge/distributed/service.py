@@ -118,9 +118,9 @@ def judge_deployment(max_batch_size: int = DEFAULT_MAX_BATCH, batch_wait_timeout
 
 def start_ray(ray_address: str | None = None) -> None:
     """Start a local Ray (``ray_address`` None) or join the cluster at ``ray_address`` (``auto``,
-    ``ray://host:port``), unless this process is already connected. Ray then holds SIGTERM in
-    this process (its handler aborts the driver without stopping Serve or its agents): a caller
-    that must shut down cleanly on SIGTERM installs its own handlers after this returns.
+    ``ray://host:port``), unless this process is already connected. The stop-signal handlers in
+    place before it are in place after it (``ray_batch.guarded_init``): Ray's own aborts the driver
+    without stopping Serve or its agents.
 
     Raises:
         ImportError: Ray Serve missing (install hint). Ray's own errors (no cluster at the address).
@@ -130,10 +130,12 @@ def start_ray(ray_address: str | None = None) -> None:
 
     if ray.is_initialized():
         return
+    from livejudge.distributed.ray_batch import guarded_init  # a SIGTERM while Ray starts: shut it down
+
     if ray_address:
-        ray.init(address=ray_address, log_to_driver=False, logging_level="ERROR")
+        guarded_init(ray, address=ray_address, log_to_driver=False, logging_level="ERROR")
     else:
-        ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+        guarded_init(ray, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
 
 
 def cluster_capacity() -> dict[str, float]:
