@@ -347,6 +347,14 @@ def test_a_recording_the_disk_cut_is_said_once_and_the_call_exits_1(tmp_path, ca
     doc = json.loads(out.read_text())
     assert code == 1, err
     assert "recording stopped at" in doc["source"]["record_error"] and doc["duration_s"] > 3.5
+    assert doc["errors"] == [f"--record: {doc['source']['record_error']}"]  # it had been [] (a re-check)
+    # a file the disk cut part-way through a write holds less than the recorder handed it (a re-check on
+    # a 200 KB tmpfs: "holds only the first 4.0 s" of a file holding 3.2 s): the bytes decide
+    from livejudge.commands.attach import _recorded_s
+
+    cut = tmp_path / "cut.wav"
+    cut.write_bytes(b"\0" * (44 + 4 * int(3.2 * 16000)))
+    assert _recorded_s(str(cut), 4.04) == pytest.approx(3.2) and _recorded_s("/dev/full", 4.04) == 4.04
     assert not any("call recorded to" in x for x in err), err
     assert any(x.startswith("livejudge: /dev/full holds only the first ") and x.endswith("s of the call (the "
                "recording stopped; see above): exit 1") for x in err), err

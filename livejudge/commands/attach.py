@@ -345,6 +345,7 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
                 session.info["record"] = str(recorder.close())
                 if recorder.error is not None:
                     session.info["record_error"] = recorder.error
+                    session.errors.append(f"--record: {recorder.error}")  # errors was [] (a re-check)
                     print(f"livejudge: {recorder.error} (the call itself was measured to its end)", file=sys.stderr)
                 if recorder.late_s:
                     session.info["record_late_s"] = round(recorder.late_s, 3)
@@ -370,8 +371,8 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
     finally:
         if recorder is not None and Path(src.record).exists():
             if recorder.error is not None:  # "recording stopped at 1.0 s", then "call recorded to" (a trial)
-                print(f"livejudge: {src.record} holds only the first {recorder.written_s:.1f} s of the call "
-                      "(the recording stopped; see above): exit 1", file=sys.stderr)
+                print(f"livejudge: {src.record} holds only the first {_recorded_s(src.record, recorder.written_s):.1f} "
+                      "s of the call (the recording stopped; see above): exit 1", file=sys.stderr)
             elif recorder.written_s > 0:
                 print(f"livejudge: call recorded to {src.record}", file=sys.stderr)
             else:  # "call recorded to" a 44-byte file read as a recording to re-check (a trial)
@@ -379,6 +380,19 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
                       file=sys.stderr)
     # a recording cut by a full disk is an output not written as asked, as --json's and --events' are
     return 1 if code == 0 and recorder is not None and recorder.error is not None else code
+
+
+def _recorded_s(path: str, written_s: float) -> float:
+    """Seconds of audio a cut ``--record`` file holds: its bytes after the 44-byte header, at 16 kHz
+    16-bit stereo (the full disk may have taken part of the last write, so the recorder's own count,
+    ``written_s``, said 4.0 s of a file holding 3.2 s: a re-check); ``written_s`` where the file
+    cannot be read (``/dev/full``)."""
+    try:
+        if Path(path).is_file():
+            return min(written_s, max(0, Path(path).stat().st_size - 44) / (4 * 16000))
+    except OSError:
+        pass
+    return written_s
 
 
 class OutageMarks:
