@@ -66,8 +66,10 @@ def test_pass_and_fail_at_planted_moments(calls, capsys):
     code, out, _ = run([calls["rude"], "--at", planted_at(rp, "pause", "cut_in"), "--expect", "yield"], capsys)
     assert code == 3 and "cut in" in out, out
     # no caller moment near: a failure naming the nearest one
-    code, out, _ = run([calls["rude"], "--at", 1.0, "--expect", "yield"], capsys)
+    code, out, err = run([calls["rude"], "--at", 1.0, "--expect", "yield"], capsys)
     assert code == 3 and "no caller moment" in out and "nearest" in out, out
+    # its next step is the tolerance or a new pin, not "fix the agent" (a re-check)
+    assert "widen --tolerance-s, or pin it again" in err and "fix the agent" not in err
 
 
 @pytest.mark.parametrize("args, needle", [

@@ -665,11 +665,15 @@ def _report(results: list[CheckResult], not_played: list[Expectation], args: arg
     print(f"livejudge: {len(results) - n_fail} of {len(results)} expectation(s) passed"
           + (f" ({n_err} not measured: {', '.join(why)}, which is not a pass)" if n_err else ""),
           file=sys.stderr)
-    if getattr(args, "expectations", None) and any(r.status == "fail" for r in results):
+    fails = [r for r in results if r.status == "fail"]
+    if getattr(args, "expectations", None) and any(r.verdict is not None for r in fails):
         # a FAIL read as a verdict ("yielded") beside the word FAIL, with no next step (a trial)
         print("livejudge: a FAIL is the agent doing otherwise than the file pins: fix the agent, or, where the "
               "change is wanted, pin the call again (livejudge check CALL --json R.json, then livejudge check "
               "--pin-from R.json --event N -o FILE)", file=sys.stderr)
+    if any(r.verdict is None for r in fails):  # the moment itself was not found: not the agent's doing
+        print("livejudge: a moment not found near its time has moved in this recording, or is not in it: "
+              "widen --tolerance-s, or pin it again from this recording", file=sys.stderr)
     return EXIT_FAIL if n_fail else EXIT_PASS
 
 
