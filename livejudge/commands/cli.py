@@ -276,19 +276,28 @@ def _junit_of_a_failed_run(args: argparse.Namespace, before: tuple | None, messa
     after an exit 2 (a trial). A file this run wrote (a cut call's own) is kept; one that cannot be
     written (the error may be about that path) is left alone."""
     path = getattr(args, "junit", None)
-    if not path or path == "-" or _file_state(path) != before:  # none asked, refused, or this run wrote it
+    if not path or _file_state(path) != before:  # none asked, or this run wrote it
         return
+    others: list = []
+    for key, value in vars(args).items():
+        if key != "junit":
+            others += value if isinstance(value, list) else [value]
+    _write_red_junit(path, [v for v in others if isinstance(v, str)], getattr(args, "command", None) or "livejudge",
+                     message, code)
+
+
+def _write_red_junit(path: str, others: list[str], command: str, message: str, code: int) -> None:
+    """``gates.failed_run_junit_xml`` written to ``path``, unless ``path`` is "-" or names the same
+    file as one of ``others`` (the run's other paths: an input, ``--json``…; the error may be that
+    clash). A path that cannot be written is left alone: the error may be about it."""
+    from livejudge.commands.gates import failed_run_junit_xml
     from livejudge.outputs.guard import same_file
 
-    named = [v for k, v in vars(args).items() if k != "junit" for v in (v if isinstance(v, list) else [v])]
-    if any(isinstance(v, str) and v not in ("", "-") and same_file(v, path) for v in named):
-        return  # the path is also another flag's (an input, --json …): the error may be that clash
-    from livejudge.commands.gates import failed_run_junit_xml
-
+    if path == "-" or any(v not in ("", "-") and same_file(v, path) for v in others):
+        return
     try:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(failed_run_junit_xml(getattr(args, "command", None) or "livejudge", message, code),
-                              encoding="utf-8")
+        Path(path).write_text(failed_run_junit_xml(command, message, code), encoding="utf-8")
     except OSError:
         pass
 
@@ -299,26 +308,18 @@ def _junit_of_a_usage_error(raw: list[str]) -> None:
     the parser stops before any command runs, and an earlier run's passing file was left to be read
     as this one's (a re-check). The path is read from the raw arguments (``--junit X`` or
     ``--junit=X``); one that is also another argument is left alone."""
-    path = None
+    path, at = None, None
     for i, tok in enumerate(raw):
         if tok == "--junit" and i + 1 < len(raw):
-            path = raw[i + 1]
+            path, at = raw[i + 1], i + 1
         elif tok.startswith("--junit="):
-            path = tok.split("=", 1)[1]
-    if not path or path == "-":
-        return
-    from livejudge.commands.gates import failed_run_junit_xml
-    from livejudge.outputs.guard import same_file
-
-    if any(t != path and not t.startswith("-") and same_file(t, path) for t in raw):
+            path, at = tok.split("=", 1)[1], None
+    if not path:
         return
     command = raw[0] if raw and not raw[0].startswith("-") else "livejudge"
-    try:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(failed_run_junit_xml(command, "the command line was refused before the command ran "
-                                                   "(its error is on stderr)", EXIT_USAGE), encoding="utf-8")
-    except OSError:
-        pass
+    others = [t for i, t in enumerate(raw) if i != at and not t.startswith("-")]
+    _write_red_junit(path, others, command,
+                     "the command line was refused before the command ran (its error is on stderr)", EXIT_USAGE)
 
 
 def main(argv: list[str] | None = None) -> int:
