@@ -44,16 +44,16 @@ def service_info(url: str) -> dict:
 
 
 def capacity_problem(replicas: int, replica_cpus: float, replica_gpus: float,
-                     capacity: dict[str, float]) -> str | None:
-    """What the replicas ask for beyond the Ray cluster's ``capacity`` (``cluster_capacity``), in
-    one line naming the flags to lower, or None when it fits. Serve keeps a replica it cannot place
-    pending without an error: ``--replicas 4`` on a 2-CPU machine started nothing and said nothing
-    for minutes (a trial)."""
+                     capacity: dict[str, float]) -> tuple[str, str] | None:
+    """What the replicas ask for beyond the Ray cluster's ``capacity`` (``cluster_capacity``), or
+    None when it fits: (what they need against what it has, the per-replica flag to lower). Serve
+    keeps a replica it cannot place pending without an error: ``--replicas 4`` on a 2-CPU machine
+    started nothing and said nothing for minutes (a trial)."""
     for kind, per, flag in (("CPU", replica_cpus, "--replica-cpus"), ("GPU", replica_gpus, "--replica-gpus")):
         need, have = replicas * per, float(capacity.get(kind, 0.0))
         if need > have + 1e-9:
             return (f"--replicas {replicas} × {flag} {per:g} need {need:g} {kind}(s) and the Ray cluster has "
-                    f"{have:g}: Serve waits for them without end; lower --replicas or {flag}")
+                    f"{have:g}", flag)
     return None
 
 
@@ -152,10 +152,10 @@ def cmd_serve_judge(args: argparse.Namespace) -> int:
         raise_on_terminate()  # Ray's handler aborts on SIGTERM, leaving its agents running: take it back
         problem = capacity_problem(args.replicas, args.replica_cpus, args.replica_gpus, cluster_capacity())
         if problem and not args.ray_address:
-            raise CLIError(problem)
+            raise CLIError(f"{problem[0]}: Serve waits for them without end; lower --replicas or {problem[1]}")
         if problem:  # a cluster may grow (an autoscaler): say it, and wait
-            print(f"livejudge: warning: {problem.split(': Serve')[0]}: the service starts when nodes join "
-                  "(an autoscaler), else never; lower --replicas or the per-replica flag", file=sys.stderr, flush=True)
+            print(f"livejudge: warning: {problem[0]}: the service starts when nodes join (an autoscaler), else "
+                  f"never; lower --replicas or {problem[1]}", file=sys.stderr, flush=True)
         try:
             url = start_service(port=args.port, host=args.host, kind=args.judge, head=args.head, device=args.device,
                                 model=args.qwen_model if args.judge == "qwen-omni" else None,
