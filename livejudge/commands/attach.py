@@ -389,7 +389,9 @@ def _recorded_s(path: str, written_s: float) -> float:
     cannot be read (``/dev/full``)."""
     try:
         if Path(path).is_file():
-            return min(written_s, max(0, Path(path).stat().st_size - 44) / (4 * 16000))
+            from livejudge.audio import SAMPLE_RATE  # the recorder's: 16-bit stereo after a 44-byte header
+
+            return min(written_s, max(0, Path(path).stat().st_size - 44) / (4 * SAMPLE_RATE))
     except OSError:
         pass
     return written_s

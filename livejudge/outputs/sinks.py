@@ -52,7 +52,6 @@ class JsonlSink:
                          "started_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")})
         except OSError:  # the plain reason (no line was written: nothing "stops after" one)
             self._f.close()
-            self.write_error = None
             raise OSError(self._why) from None
 
     def _write(self, obj: dict) -> None:
