@@ -68,8 +68,16 @@ def test_pass_and_fail_at_planted_moments(calls, capsys):
     # no caller moment near: a failure naming the nearest one
     code, out, err = run([calls["rude"], "--at", 1.0, "--expect", "yield"], capsys)
     assert code == 3 and "no caller moment" in out and "nearest" in out, out
-    # its next step is the tolerance or a new pin, not "fix the agent" (a re-check)
-    assert "widen --tolerance-s, or pin it again" in err and "fix the agent" not in err
+    # its next step is the tolerance, not "fix the agent" (a re-check); and not "pin it again",
+    # which --at/--expect never pinned (the last read)
+    assert "widen --tolerance-s" in err and "fix the agent" not in err and "pin it again" not in err
+    # from a pinned file, a moment not found may be pinned again from this recording
+    f = calls["dir"] / "moved.json"
+    f.write_text(json.dumps({"livejudge_expectations": 1, "call": "rude.wav",
+                             "expect": [{"at_s": 1.0, "expect": "yield"}]}))
+    code, out, err = run(["--expectations", f], capsys)
+    assert code == 3 and "no caller moment" in out, out
+    assert "widen --tolerance-s, or pin it again from this recording" in err and "fix the agent" not in err
 
 
 @pytest.mark.parametrize("args, needle", [

@@ -487,8 +487,9 @@ def junit_xml(results: list[CheckResult], suite: str) -> str:
             f.text = r.reason
         else:
             ET.SubElement(tc, "system-out").text = r.reason
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    from livejudge.commands.gates import junit_text
+
+    return junit_text(root)
 
 
 # ----------------------------------------------------------------------------- CLI
@@ -672,8 +673,10 @@ def _report(results: list[CheckResult], not_played: list[Expectation], args: arg
               "change is wanted, pin the call again (livejudge check CALL --json R.json, then livejudge check "
               "--pin-from R.json --event N -o FILE)", file=sys.stderr)
     if any(r.verdict is None for r in fails):  # the moment itself was not found: not the agent's doing
+        # "pin it again" only where a pinned file was read: --at/--expect pin nothing (the last read)
+        again = ", or pin it again from this recording" if getattr(args, "expectations", None) else ""
         print("livejudge: a moment not found near its time has moved in this recording, or is not in it: "
-              "widen --tolerance-s, or pin it again from this recording", file=sys.stderr)
+              f"widen --tolerance-s{again}", file=sys.stderr)
     return EXIT_FAIL if n_fail else EXIT_PASS
 
 

@@ -602,8 +602,7 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
     s = ET.SubElement(root, "testsuite", name=f"livejudge gates: {suite}", tests=str(len(results) + bool(cut)),
                       failures=str(sum(r.failed for r in results)), errors=str(int(bool(cut))), skipped="0")
     if cut:
-        tc = ET.SubElement(s, "testcase", classname="livejudge.commands.gates", name=cut_case)
-        ET.SubElement(tc, "error", message=cut, type="CallCutShort").text = cut
+        _error_case(s, "livejudge.commands.gates", cut_case, cut, "CallCutShort")
     for r in results:
         tc = ET.SubElement(s, "testcase", classname="livejudge.commands.gates", name=r.gate.text)
         if r.failed:
@@ -631,6 +630,18 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
             elif str(c.get("file")) in unmeasured:
                 msg = "not measured in this call: " + ", ".join(unmeasured[str(c.get("file"))])
                 ET.SubElement(tc, "failure", message=msg, type="NotMeasured").text = msg
+    return junit_text(root)
+
+
+def _error_case(suite: ET.Element, classname: str, name: str, message: str, kind: str) -> None:
+    """One test case with an ``error`` (not a failure: the run did not end as measured), as a
+    stopped call's case and a failed run's case both are."""
+    tc = ET.SubElement(suite, "testcase", classname=classname, name=name)
+    ET.SubElement(tc, "error", message=message, type=kind).text = message
+
+
+def junit_text(root: ET.Element) -> str:
+    """A JUnit ``testsuites`` element as the text of a file (indented, with the XML declaration)."""
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -643,11 +654,9 @@ def failed_run_junit_xml(command: str, message: str, code: int) -> str:
     root = ET.Element("testsuites", name="livejudge")
     s = ET.SubElement(root, "testsuite", name=f"livejudge {command}", tests="1", failures="0", errors="1",
                       skipped="0")
-    tc = ET.SubElement(s, "testcase", classname="livejudge.commands.cli", name=f"livejudge {command} ran to its end")
-    text = f"exit {code}: {message}"
-    ET.SubElement(tc, "error", message=text, type="CommandFailed").text = text
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    _error_case(s, "livejudge.commands.cli", f"livejudge {command} ran to its end", f"exit {code}: {message}",
+                "CommandFailed")
+    return junit_text(root)
 
 
 def write_junit(path: str | Path, results: list[GateResult], *, suite: str, calls: list[dict] | None = None,

@@ -1048,8 +1048,9 @@ class AttachClient:
                                f"at t={t:.1f}s (close code 1009); result so far written", "too_big")
         if self.stats.audio_in_s == getattr(self, "_conn_audio_s", None):
             # closed before any agent audio on this connection: a fault whatever the code
-            err = AttachError(f"the agent closed the connection (close code {code}) before sending any audio",
-                              "closed_early")
+            # 1006 is no close frame: a drop, not a close (the text closed_before_audio gives it, too)
+            how = "the connection to the agent dropped" if code == 1006 else "the agent closed the connection"
+            err = AttachError(f"{how} (close code {code}) before sending any audio", "closed_early")
             err.close_code = code  # type: ignore[attr-defined]
             return err
         if code in (1000, 1001):
