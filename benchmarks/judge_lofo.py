@@ -850,6 +850,7 @@ def main(argv: list[str] | None = None) -> int:
             "summary": (f"human vs {len(fams)} TTS families, nested leave-one-family-out AUC ≥ {lo:.2f}; "
                         "sealed split not yet evaluated (run --final)"),
             "lofo": lofo, "loso": loso, "command": cmd,
+            **({"languages": [args.lang]} if args.lang else {}),
         }
         if args.blend_compare is not None:  # held out only where the compare head never met the family
             # ... and only against the people neither member met
@@ -861,7 +862,7 @@ def main(argv: list[str] | None = None) -> int:
                 "summary": (f"human vs {len(fresh_l)} TTS families neither member was fitted on, against people "
                             f"neither met, nested leave-one-family-out AUC ≥ {lo:.2f}; sealed split not yet "
                             "evaluated (run --final)"),
-                "lofo": fresh_l, "command": cmd,
+                "lofo": fresh_l, "command": cmd, **({"languages": [args.lang]} if args.lang else {}),
                 "note": "a blend's fold figures on families or people its compare-head member was fitted on are "
                         "not held out and are left out here"}
         fit = fit_whisper_head(X[train], y[train], G[train], cal, l2=args.l2, training={

@@ -81,7 +81,11 @@ def test_a_head_without_validity_says_so_and_shipped_heads_state_theirs():
     line = validity_line(cfg)
     sealed = v["sealed"]
     families = list(dict.fromkeys(f.split(":", 1)[0] for f in cfg.training["families"]))  # vendor groups named once
-    assert line.startswith(f"validity: {v['caveat']}. Sealed split: ") and "NOT valid in the wild" in v["caveat"]
+    # then the languages its rows were filtered to (judge_lofo.py --lang en): a caller in another language
+    # meets a head no figure covers
+    assert v["languages"] == ["en"] and "--lang en" in v["command"]
+    assert line.startswith(f"validity: {v['caveat']}. Fitted on English speech only. Sealed split: ")
+    assert "NOT valid in the wild" in v["caveat"]
     assert f"; fitted on {len(families)} families ({', '.join(families)})" in line
     down = lambda x: f"{math.floor(x * 100) / 100:.2f}"  # noqa: E731
     for fam in sealed["sealed_families"]:

@@ -368,49 +368,59 @@ class Meter:
             notes = whole_notes(notes, max(0, room - 1)) + ([more] if room >= 1 else [])
         left = Group(dims, *(Text(line, style="dim", no_wrap=True) for line in notes))
 
-        tim = Table.grid(padding=(0, 1))
-        tim.add_column(no_wrap=True)
+        # the timing column's rows; a row with a rank is dropped (rank 1 first) when the frame
+        # would not fit the terminal otherwise: a long validity line needs its lines (a head's
+        # line grew by one and the frame overflowed 80×24)
+        trows: list[tuple[object, int | None]] = []
+        tadd = lambda row, rank=None: trows.append((row, rank))  # noqa: E731
         lat = s.timeline.response_latencies_s
         last = lat[-1] if lat else None
         band_style = "green" if last is not None and last <= RESPONSE_LATENCY_HUMAN.high_s else (
             "yellow" if last is not None and last < S2S_LATENCY_RANGE.low_s else "red")
         lt = Text("response latency ")
         lt.append(f"last {fmt_s(last)} s", style=band_style if last is not None else "dim")
-        tim.add_row(lt)
-        tim.add_row(f"  p50 {fmt_s(sm.latency_p50_s)} s  p90 {fmt_s(sm.latency_p90_s)} s  "
+        tadd(lt)
+        tadd(f"  p50 {fmt_s(sm.latency_p50_s)} s  p90 {fmt_s(sm.latency_p90_s)} s  "
                     f"({sm.latency_count} {'reply' if sm.latency_count == 1 else 'replies'})")
-        tim.add_row(Text(f"  human ≤{RESPONSE_LATENCY_HUMAN.high_s:.2f} s · S2S "
-                         f"{S2S_LATENCY_RANGE.low_s:.2f}–{S2S_LATENCY_RANGE.high_s:.2f} s", style="dim"))
+        tadd(Text(f"  human ≤{RESPONSE_LATENCY_HUMAN.high_s:.2f} s · S2S "
+                  f"{S2S_LATENCY_RANGE.low_s:.2f}–{S2S_LATENCY_RANGE.high_s:.2f} s", style="dim"), 2)
         # verdicts are counted once settled (later audio can no longer change them): a barge-in
         # still in progress reads "talked through" until the agent's yield is heard
         settled = s.settled_verdicts
         n_bi, through, yield_mean = barge_in_counts(settled)
         # no yield to average yet reads "–", not "– s" (a trial)
-        tim.add_row(f"user barge-ins {n_bi} · agent yield "
+        tadd(f"user barge-ins {n_bi} · agent yield "
                     + (f"{fmt_s(yield_mean)} s" if yield_mean is not None else "–"))
-        tim.add_row(Text(f"  agent talked through {through} of them",
+        tadd(Text(f"  agent talked through {through} of them",
                          style="" if through else "dim"))
-        tim.add_row(talk_over_row(settled, sm.overlap_ratio, 39))
+        tadd(talk_over_row(settled, sm.overlap_ratio, 39))
         tr = f"{sm.talk_ratio * 100:.0f}%" if sm.talk_ratio is not None else "–"
         # the caller's "mm"s and the agent's apart: only the agent's say something about the agent
-        tim.add_row(f"backchannels user {sm.user_backchannel_count} · agent {sm.agent_backchannel_count}")
-        tim.add_row(Text(f"  agent talk share {tr}", style="dim"))
+        tadd(f"backchannels user {sm.user_backchannel_count} · agent {sm.agent_backchannel_count}")
+        tadd(Text(f"  agent talk share {tr}", style="dim"), 1)
         # per-event verdicts counted as moments (livejudge.timing.verdicts.moments), as the report does
         settled_keys = {v.key for v in settled}
         pending = sum(1 for m in moments(s.verdicts) if not any(v.key in settled_keys for v in m))
         line = verdicts_row(settled, pending, 39)
-        tim.add_row(Text(line, style="red" if any(not v.ok for v in settled) else "dim"))
+        tadd(Text(line, style="red" if any(not v.ok for v in settled) else "dim"))
         ms = f"{latest.compute_s * 1000:.0f} ms" if latest else "–"
         # one row (the validity line below needs the frame's lines): windows judged, the judge's
         # compute per window, and windows dropped under load only when there are some
         lost = int(getattr(s.judge, "unavailable_windows", 0) or 0)  # a judge service that stopped answering
-        tim.add_row(Text(f"judge: {len(res)} window{'' if len(res) == 1 else 's'} · "
+        tadd(Text(f"judge: {len(res)} window{'' if len(res) == 1 else 's'} · "
                          + (f"{lost} not judged" if lost else f"{ms} each")  # the column holds one of them
                          + (f" · {s.dropped_windows} dropped" if s.dropped_windows else ""),
                          style="yellow" if s.dropped_windows or lost else "dim"))
         foot = self._footer(info, any_gated)
         # the frame fits the terminal (``height``): the turn log gets what the rest leaves
         fixed = len(lines) + len(foot)
+        for rank in (1, 2):
+            if fixed + len(trows) > self.height:
+                trows = [(r, k) for r, k in trows if k != rank]
+        tim = Table.grid(padding=(0, 1))
+        tim.add_column(no_wrap=True)
+        for row, _ in trows:
+            tim.add_row(row)
         n_tim = len(tim.rows) + 1  # + the "── turns ──" header
         log_n = max(0, min(self.log_lines, self.height - 1 - fixed - n_tim))
         if log_n > 0:

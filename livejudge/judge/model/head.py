@@ -493,7 +493,9 @@ def validity_text(validity: Any) -> str | None:
     sealed-split accuracy. The weakest family and its worst fold are read from the stored
     leave-one-family-out table (``validity["lofo"]``: family → ``auc``, ``fold_auc_min``) when the
     summary does not name them already, so a pooled floor never hides a fold where the head is no
-    better than chance."""
+    better than chance. ``validity["languages"]`` (ISO 639-1 codes: the languages its rows were
+    filtered to) follows the caveat as "fitted on English speech only": a caller in another
+    language meets a head no figure covers."""
     v = validity
     if not (isinstance(v, Mapping) and v.get("summary")):
         return None
@@ -512,9 +514,18 @@ def validity_text(validity: Any) -> str | None:
             head_, _, tail = summary.partition(key)
             num, sep, rest = tail.partition(",")
             summary = f"{head_}{key}{num} ({weak}){sep}{rest}"
+    langs = v.get("languages")
+    if isinstance(langs, (list, tuple)) and langs:  # its figures cover these languages and no other
+        names = [LANGUAGE_NAMES.get(str(x), str(x)) for x in langs]
+        summary = f"fitted on {' and '.join(names)} speech only. {summary[:1].upper()}{summary[1:]}"
     if v.get("caveat"):  # what the figures do not cover comes first: it is what users meet
         summary = f"{v['caveat']}. {summary[:1].upper()}{summary[1:]}"
     return summary
+
+
+LANGUAGE_NAMES = {"en": "English"}
+"""ISO 639-1 codes a validity mapping's ``languages`` may hold (``benchmarks/judge_lofo.py --lang``),
+as the validity line names them; another code is shown as it is."""
 
 
 def validity_line(cfg: HeadConfig) -> str:
