@@ -80,12 +80,14 @@ def test_report_explains_the_validity_lines_shorthand_it_uses(result):
     text = render_html(result)  # the shipped head's line: sealed split, acc, P(h), final run, ROC-AUC, in the wild
     legend = re.search(r'<p class="legend">(.*?)</p>', text).group(1)
     for term in ("P(h): mean P(human)", "acc: the share", "final run N:", "ROC-AUC: the chance", "sealed split:",
-                 "X of machine dialogues called human (P≥0.5): the share"):
+                 "X of machine dialogues called human (P≥0.5): the share",
+                 "Fitted on English speech only: every row it was fitted on"):
         assert html.escape(term) in legend, term
     doc = json.loads(json.dumps(result))
     doc["judge_info"]["validated"] = "validity: ROC-AUC 0.98 on 44 held-out calls"
     legend = re.search(r'<p class="legend">(.*?)</p>', render_html(doc)).group(1)
     assert "ROC-AUC: the chance" in legend and "P(h)" not in legend and "final run" not in legend  # only what the line uses
+    assert "English" not in legend
 
 
 def test_report_without_judge_still_renders(result):

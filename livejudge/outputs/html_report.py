@@ -560,6 +560,9 @@ VALIDITY_TERMS = (
     ("called human", "X of machine dialogues called human (P≥0.5): the share of the wild machine dialogues "
                      "whose P(human) is 0.5 or more, the figure to read first (a high AUC ranks people above "
                      "machines on average; it does not make one call's P(human) trustworthy)"),
+    ("english speech only", "Fitted on English speech only: every row it was fitted on and every sealed and "
+                            "leave-one-family-out figure is English speech; on a call in another language no "
+                            "figure says how far P(human) holds"),
 )
 """Shorthand of the validity line, explained under it in the report (the meter has no room; the
 full text is docs/judge.md, "Reading the validity line"): (text that triggers the entry, entry)."""
