@@ -538,7 +538,7 @@ class CallReader:
         n_samples: length of each role at 16 kHz, samples (from the file headers).
         truncated: after reading, one message per file that ended before its header said, or
             that could not be decoded past some point (a damaged FLAC or OGG: what was decoded is
-            scored). Its missing end is not scored: a stereo file ends where its bytes do; of two
+            scored), or an OGG that ends without its end-of-stream page (``ogg_ends_cut``). Its missing end is not scored: a stereo file ends where its bytes do; of two
             files, the cut one reads as silence to the other's end.
         warnings: after reading, one message per file with samples beyond ±``MAX_SAMPLE_ABS``
             (clipped), and one per file with NaN or ±inf samples (set to 0).
@@ -678,6 +678,7 @@ class CallReader:
         except Exception as exc:
             raise AudioFormatError(f"cannot read {f.name} again from its start after damage part-way: {exc}") from None
         g.livejudge_declared_frames = getattr(f, "livejudge_declared_frames", None)
+        g.livejudge_ogg_cut = getattr(f, "livejudge_ogg_cut", False)
         f.close()
         self._files[i] = g
         return g
@@ -732,6 +733,13 @@ class CallReader:
         if done < declared and damaged is None:
             msg = (f"{Path(f.name).name} is truncated: its header says {declared / f.samplerate:.1f} s but only "
                    f"{done / f.samplerate:.1f} s could be read (a cut-off file; re-export or record it again)")
+            if msg not in self.truncated:
+                self.truncated.append(msg)
+        elif damaged is None and getattr(f, "livejudge_ogg_cut", False):
+            # libsndfile reads a cut Ogg file as a shorter whole one: its last page says it is not
+            msg = (f"{name} is truncated: it ends without its Ogg end-of-stream page (a recorder stopped before it "
+                   f"closed the file, or a copy cut short); the {done / f.samplerate:.1f} s it holds are scored, the "
+                   "rest is missing (re-export or record it again)")
             if msg not in self.truncated:
                 self.truncated.append(msg)
 
@@ -790,6 +798,42 @@ def _take(queue: list, m: int, held: list, r: int) -> np.ndarray:
     if need:
         out.append(np.zeros(need, dtype=np.float32))
     return np.concatenate(out) if len(out) != 1 else out[0]
+
+
+OGG_MAX_PAGE_BYTES = 27 + 255 + 255 * 255
+"""The largest Ogg page: a 27-byte header, up to 255 lacing values, up to 255 × 255 bytes of data
+(RFC 3533, section 6)."""
+
+
+def ogg_ends_cut(path: str | Path) -> bool:
+    """True when an Ogg file (Vorbis, Opus) does not end with a whole page that has the
+    end-of-stream flag (RFC 3533, section 6: ``header_type`` bit 0x04 on a logical stream's last
+    page): a recorder stopped before it closed the file, or a copy cut short. libsndfile reads such
+    a file as a shorter, whole one (the length comes from the last page it finds), so nothing else
+    says that its end is missing. False for a file that ends with a whole end-of-stream page, and
+    for a file that cannot be read (the decoder says what is wrong with it)."""
+    import struct
+
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            start = max(0, size - OGG_MAX_PAGE_BYTES - 27)
+            fh.seek(start)
+            tail = fh.read()
+    except OSError:
+        return False
+    at = len(tail)
+    while True:  # the last "OggS" whose page, as its header gives it, ends exactly at the file's end
+        at = tail.rfind(b"OggS", 0, at)
+        if at < 0:
+            return True  # no whole page ends the file: cut inside its last page
+        head = tail[at:at + 27]
+        if len(head) == 27 and head[4] == 0:
+            n_seg = head[26]
+            lacing = tail[at + 27:at + 27 + n_seg]
+            if len(lacing) == n_seg and at + 27 + n_seg + sum(lacing) == len(tail):
+                return not struct.unpack("<B", head[5:6])[0] & 0x04
 
 
 def _wav_declared_frames(path: str | Path) -> int | None:
@@ -884,9 +928,11 @@ def _open_sound(path: str | Path):
             os.unlink(spooled)
         raise AudioFormatError(f"cannot decode {path}: {exc} ({_what_it_is(p) or decode_hint()})") from exc
     declared = _wav_declared_frames(p)
+    ogg_cut = str(getattr(f, "format", "")) == "OGG" and ogg_ends_cut(p)
     if spooled is not None:
         os.unlink(spooled)  # the open file stays readable; nothing is left behind
     f.livejudge_declared_frames = declared if declared is not None and declared > f.frames else None
+    f.livejudge_ogg_cut = ogg_cut  # its end is missing, which its length cannot show (ogg_ends_cut)
     try:  # the same header checks as load_audio, before a sample is decoded
         try:
             check_rate(f.samplerate, f"{p}: sample rate")

@@ -249,3 +249,50 @@ def test_a_flac_damaged_part_way_is_scored_up_to_the_damage_and_says_so(tmp_path
     bad.write_bytes(data[:200])
     assert main([command, str(bad), "--judge", "none", *extra]) == 2
     assert "cannot decode" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("subtype, rate", [("VORBIS", 16000), ("OPUS", 48000)])
+def test_an_ogg_cut_short_is_scored_to_its_end_with_a_truncated_warning(tmp_path, capsys, subtype, rate):
+    """The last read of the hardening trial: an OGG call cut in half was scored as a whole 21 s call,
+    exit 0, with no word, because libsndfile reads a cut Ogg file as a shorter whole one. Its last
+    page is now read for the end-of-stream flag (RFC 3533): the call is scored to where it ends,
+    every transition before it as in the truth file (±40 ms), with a truncated_file warning. A whole
+    OGG gets no warning; one cut a byte short of its end is cut."""
+    from scipy.signal import resample_poly
+
+    from livejudge.audio import ogg_ends_cut
+    from livejudge.commands.cli import main
+
+    root = Path(__file__).resolve().parents[1] / "examples"
+    x, sr = sf.read(str(root / "example_call.wav"))
+    if rate != sr:
+        x = resample_poly(x, rate // sr, 1, axis=0)
+    whole = tmp_path / "call.ogg"
+    sf.write(str(whole), x, rate, format="OGG", subtype=subtype)
+    data = whole.read_bytes()
+    assert not ogg_ends_cut(whole)
+    cut = tmp_path / "cut.ogg"
+    cut.write_bytes(data[: len(data) // 2])
+    assert ogg_ends_cut(cut)
+    out = tmp_path / "r.json"
+    assert main(["score", str(cut), "--judge", "none", "--json", str(out)]) == 0
+    err = capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    (w,) = [w for w in doc["source"]["input_health"] if w["code"] == "truncated_file"]
+    assert w["message"].startswith("cut.ogg is truncated: it ends without its Ogg end-of-stream page")
+    assert w["message"] in err and "the rest is missing" in w["message"]
+    assert doc["source"]["truncated"] is True and 15.0 < doc["duration_s"] < x.shape[0] / rate / 2 + 0.5
+    truth = json.loads((root / "example_call.truth.json").read_text())["transitions"]
+    before = [t for t in truth if t["to_onset_s"] < doc["duration_s"] - 1.0]
+    got = doc["transitions"]
+    assert len(before) >= 3 and len(got) >= len(before)
+    for t, g in zip(before, got):
+        assert (t["from"], t["to"]) == (g["from"], g["to"]) and abs(t["gap_s"] - g["gap_s"]) <= 0.04, (t, g)
+    # the whole file: no warning
+    assert main(["score", str(whole), "--judge", "none", "--json", str(out)]) == 0
+    capsys.readouterr()
+    doc = json.loads(out.read_text())
+    assert not [w for w in doc["source"]["input_health"] if w["code"] == "truncated_file"]
+    # cut one byte short of its end: the last page is not whole
+    cut.write_bytes(data[:-1])
+    assert ogg_ends_cut(cut)
