@@ -60,7 +60,8 @@ def test_compare_two_calls_and_a_batch(tmp_path):
     assert compare([a, batch])["columns"][1]["kind"] == "batch: medians over 3 calls (2 of 5 not scored)"
 
 
-def test_compare_cli_table_json_html_and_errors(tmp_path, capsys):
+def test_compare_cli_table_json_html_and_errors(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     a.write_text(json.dumps(_doc(1.2, 2.0, 0.2, 0.5, 2.0)))
     b.write_text(json.dumps(_doc(0.5, 1.0, 0.6, 0.3, 3.5)))
@@ -68,6 +69,11 @@ def test_compare_cli_table_json_html_and_errors(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "response latency p90" in out and "better" in out and "nearer 0–0.742 s" in out
     assert (tmp_path / "c.html").exists()
+    # to a pipe (capsys is one) each row is one line, as grep reads it: at rich's 80 columns the
+    # metric names wrapped over two or three lines (a trial's "rich tables wrap when piped")
+    row = next(x for x in out.splitlines() if "response latency mean (s)" in x)
+    assert "1.20" in row and "0.50 (-0.70)" in row, row
+    assert max(len(x) for x in out.splitlines()) > 80
     assert main(["compare", str(a), str(b), "--json", "-"]) == 0
     got = capsys.readouterr()
     assert json.loads(got.out)["columns"][1]["name"] == str(b) and "more than once" not in got.err

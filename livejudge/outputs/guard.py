@@ -23,6 +23,7 @@ import json
 import math
 import os
 import re
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -322,10 +323,16 @@ def stdout_closed() -> None:
         pass
 
 
+PIPED_WIDTH = 160
+"""Columns of a rich table printed to a pipe or file (rich's default there is 80, which wrapped
+each long metric name over two or three lines, so ``grep`` found half a row)."""
+
+
 def stdout_console():
     """A rich Console on stdout that, when its reader goes away (``| head``), stops printing
     quietly (``stdout_closed``; later prints are dropped) where rich's own exits with status 1 and
-    no word (a trial: ``compare a b --json c.json | head -3`` exited 1)."""
+    no word (a trial: ``compare a b --json c.json | head -3`` exited 1). To a pipe or a file it is
+    ``PIPED_WIDTH`` columns wide, unless ``COLUMNS`` says otherwise; on a terminal, the terminal's."""
     from rich.console import Console
 
     class _Console(Console):
@@ -333,4 +340,8 @@ def stdout_console():
             self.quiet = True
             stdout_closed()
 
-    return _Console()
+    try:
+        tty = sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return _Console(width=None if tty or os.environ.get("COLUMNS") else PIPED_WIDTH)
