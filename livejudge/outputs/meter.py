@@ -381,7 +381,7 @@ class Meter:
         lt.append(f"last {fmt_s(last)} s", style=band_style if last is not None else "dim")
         tadd(lt)
         tadd(f"  p50 {fmt_s(sm.latency_p50_s)} s  p90 {fmt_s(sm.latency_p90_s)} s  "
-                    f"({sm.latency_count} {'reply' if sm.latency_count == 1 else 'replies'})")
+             f"({sm.latency_count} {'reply' if sm.latency_count == 1 else 'replies'})")
         tadd(Text(f"  human ≤{RESPONSE_LATENCY_HUMAN.high_s:.2f} s · S2S "
                   f"{S2S_LATENCY_RANGE.low_s:.2f}–{S2S_LATENCY_RANGE.high_s:.2f} s", style="dim"), 2)
         # verdicts are counted once settled (later audio can no longer change them): a barge-in
@@ -390,9 +390,9 @@ class Meter:
         n_bi, through, yield_mean = barge_in_counts(settled)
         # no yield to average yet reads "–", not "– s" (a trial)
         tadd(f"user barge-ins {n_bi} · agent yield "
-                    + (f"{fmt_s(yield_mean)} s" if yield_mean is not None else "–"))
+             + (f"{fmt_s(yield_mean)} s" if yield_mean is not None else "–"))
         tadd(Text(f"  agent talked through {through} of them",
-                         style="" if through else "dim"))
+                  style="" if through else "dim"))
         tadd(talk_over_row(settled, sm.overlap_ratio, 39))
         tr = f"{sm.talk_ratio * 100:.0f}%" if sm.talk_ratio is not None else "–"
         # the caller's "mm"s and the agent's apart: only the agent's say something about the agent
@@ -408,9 +408,9 @@ class Meter:
         # compute per window, and windows dropped under load only when there are some
         lost = int(getattr(s.judge, "unavailable_windows", 0) or 0)  # a judge service that stopped answering
         tadd(Text(f"judge: {len(res)} window{'' if len(res) == 1 else 's'} · "
-                         + (f"{lost} not judged" if lost else f"{ms} each")  # the column holds one of them
-                         + (f" · {s.dropped_windows} dropped" if s.dropped_windows else ""),
-                         style="yellow" if s.dropped_windows or lost else "dim"))
+                  + (f"{lost} not judged" if lost else f"{ms} each")  # the column holds one of them
+                  + (f" · {s.dropped_windows} dropped" if s.dropped_windows else ""),
+                  style="yellow" if s.dropped_windows or lost else "dim"))
         foot = self._footer(info, any_gated)
         # the frame fits the terminal (``height``): the turn log gets what the rest leaves
         fixed = len(lines) + len(foot)
