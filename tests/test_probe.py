@@ -252,6 +252,30 @@ def test_scorecard_words_a_pause_as_waiting_and_a_call_that_never_started_once()
     out = io.StringIO()
     print_scorecard(card, out)
     assert "expect wait" in out.getvalue() and "expect yield within" in out.getvalue()
+    assert "spoke over the caller" not in out.getvalue() and card["agent_backchannels"] == []
+
+
+def test_scorecard_notes_agent_speech_over_the_caller_that_no_moment_flags():
+    """A trial: the rude agent cut into a 0.2 s dip of the caller's self-correction turn, spoke
+    0.93 s over the caller and stopped (its log: vad_stop 26.66, reply_start 26.76, yield 27.68).
+    Under 1 s inside the caller's speech, the timeline reads it as an agent backchannel, so no
+    moment flagged it and the card read PASS there without a word. The card now names it."""
+    import io
+
+    from livejudge.commands.probe import print_scorecard, scorecard
+    from livejudge.timing.verdicts import Verdict
+
+    _, moments = build_script(0.8, "clean")
+    placed = [{"start_s": 0.0}] * 10
+    v = Verdict(kind="pause", outcome="waited", ok=True, t_s=27.49, value_s=0.7, settle_s=0.0)
+    doc = {"verdicts": [v.to_dict()], "backchannels": [{"channel": "user", "onset_s": 6.5, "offset_s": 6.9},
+                                                       {"channel": "agent", "onset_s": 26.78, "offset_s": 27.71}]}
+    card = scorecard(moments, placed, doc, 0.5)
+    assert card["agent_backchannels"] == [{"at_s": 26.78, "s": 0.93}]  # the caller's own "mm" is not named
+    out = io.StringIO()
+    print_scorecard(card, out)
+    assert "note: the agent spoke over the caller for under 1 s at 26.78 s (0.93 s): read as a backchannel" \
+        in out.getvalue()
 
 
 # ------------------------------------------------------------------ an agent that never speaks
@@ -328,6 +352,48 @@ def test_probe_exits_3_and_writes_junit_errors_when_the_agent_never_spoke(tmp_pa
     suite = ET.parse(xml).getroot().find("testsuite")
     assert (suite.get("failures"), suite.get("errors")) == ("2", "3")
     assert "ERROR" in capsys.readouterr().out
+
+
+def test_a_probe_gate_that_fails_is_in_its_junit_file_beside_the_moments(tmp_path, capsys, monkeypatch):
+    """A trial: `probe --fail-if 'latency_p90_s>1.0' --junit probe.xml` printed "FAIL
+    latency_p90_s>1.0: latency_p90_s = 1.226 (attach)" and exited 3, while probe.xml held the five
+    moments alone, all passed: a CI page read green. The gates' suite now follows the moments' in
+    the one file, and the gate line names the agent's URL, not "attach"."""
+    import tempfile
+    import xml.etree.ElementTree as ET
+
+    from livejudge.commands import attach as A
+    from livejudge.commands.runner import apply_gates
+
+    def fake_call(call, url, source, **kw):  # every moment passes; the latency p90 is 1.226 s
+        turns, moments = build_script()
+        source.caller.placed.extend({"clip": t.name, "start_s": 10.0 * i} for i, t in enumerate(turns))
+        doc = _dead_agent_result(moments, source.caller.placed)
+        doc["source"] = {"kind": "attach", "url": url, "ended": "script done"}
+        doc["summary"] = {"latency_p90_s": 1.226}
+        with open(call.output.json_out, "w") as f:
+            json.dump(doc, f)
+        return apply_gates(doc, call.output)  # as the real call does at its end
+
+    monkeypatch.setattr(A, "_run_call", fake_call)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "scratch"))  # where the gates' file goes first
+    (tmp_path / "scratch").mkdir()
+    xml = tmp_path / "probe.xml"
+    code = main(["probe", "--ws-url", "ws://127.0.0.1:9", "--display", "none", "--junit", str(xml),
+                 "--fail-if", "latency_p90_s>1.0"])
+    assert code == 3
+    err = capsys.readouterr().err
+    assert "latency_p90_s = 1.226" in err and "(ws://127.0.0.1:9)" in err and "(attach)" not in err
+    suites = ET.parse(xml).getroot().findall("testsuite")
+    assert [s.get("name").split(":")[0] for s in suites] == ["livejudge check", "livejudge gates"]
+    gate = suites[1]
+    assert (gate.get("tests"), gate.get("failures")) == ("1", "1")
+    assert "latency_p90_s = 1.226" in gate.find("testcase/failure").get("message")
+    assert list((tmp_path / "scratch").iterdir()) == []  # the gates' file was read and removed
+    # without --fail-if the file holds the moments alone, and no note about an empty gate suite
+    code = main(["probe", "--ws-url", "ws://127.0.0.1:9", "--display", "none", "--junit", str(xml)])
+    assert "gate suite is empty" not in capsys.readouterr().err
+    assert len(ET.parse(xml).getroot().findall("testsuite")) == 1
 
 
 def test_probe_caller_reports_turns_not_played_and_moments_cut_off():

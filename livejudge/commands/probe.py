@@ -18,7 +18,8 @@ the call itself is ``attach``'s (``livejudge.commands.attach``) with this caller
 ``--input-wav``. At the end it prints a scorecard (each moment: expectation, verdict, PASS or
 FAIL; each response latency against the human bands, reported, not gated: an agent that waits
 out 1 s pauses without words answers slower than people do), and writes ``--scorecard FILE``
-(JSON), ``--junit OUT.xml`` (one testcase per moment, ``check``'s writer) and ``--expectations-out
+(JSON), ``--junit OUT.xml`` (one testcase per moment, ``check``'s writer; the ``--fail-if`` gates'
+suite after them) and ``--expectations-out
 FILE`` (the moments as an expectations file naming the ``--record``ed call, so
 ``livejudge check --expectations FILE`` re-checks the same recording offline).
 
@@ -242,8 +243,9 @@ def scorecard(moments: list[ProbeMoment], placed: list[dict], result: dict, tole
     """The probe's scorecard from a live call's result document (pure).
 
     Returns: {"moments": [{name, expect, at_s, verdict, passed, status, error, reason}], "missed":
-    [names not played], "latencies": [{t_s, gap_s, band}], "passed", "failed", "errors",
-    "not_played", "total"}. ``status`` is "pass", "fail" or "error" (not measured: a pause the
+    [names not played], "agent_backchannels": [{at_s, s}] (the agent's speech inside the caller's
+    that the timeline reads as backchannels: no moment flags it), "latencies": [{t_s, gap_s,
+    band}], "passed", "failed", "errors", "not_played", "total"}. ``status`` is "pass", "fail" or "error" (not measured: a pause the
     agent "waited" out without speaking after it, ``error`` says why; ``passed`` is then False).
     A moment the call ended before (``missed``) is not measured either: counted in ``errors``
     and ``not_played`` (a Ctrl-C'd probe's card read "passed 1, failed 0, errors 0", green, with
@@ -264,7 +266,12 @@ def scorecard(moments: list[ProbeMoment], placed: list[dict], result: dict, tole
     lat = [{"t_s": round(v.t_s, 3), "gap_s": v.value_s, "band": v.outcome, "human": v.ok}
            for v in vs if v.kind == "latency"]
     missed = [m.name for m in moments if not _reached(m, placed)]
-    return {"moments": rows, "missed": missed,
+    # the agent's speech inside the caller's, under backchannel_max_s: the timeline reads it as a
+    # backchannel, so no moment flags it, yet a dropped reply reads the same (a trial: the rude
+    # agent cut into a 0.2 s dip, spoke 0.93 s over the caller and stopped; every moment passed there)
+    over = [{"at_s": round(float(b["onset_s"]), 3), "s": round(float(b["offset_s"]) - float(b["onset_s"]), 3)}
+            for b in result.get("backchannels") or [] if b.get("channel") == "agent"]
+    return {"moments": rows, "missed": missed, "agent_backchannels": over,
             "latencies": lat, "expectations": exps,
             "passed": sum(r["status"] == "pass" for r in rows), "failed": sum(r["status"] == "fail" for r in rows),
             "errors": sum(r["status"] == "error" for r in rows) + len(missed), "not_played": len(missed),
@@ -287,6 +294,13 @@ def print_scorecard(card: dict, out=sys.stdout) -> None:
         print(f"  {label:<5} {r['name']:<20} at {r['at_s']:6.2f} s  expect {exp:<18} {why}", file=out)
     for name in card["missed"] if card["moments"] else []:
         print(f"  FAIL  {name:<20} not played (the call ended first)", file=out)
+    over = card.get("agent_backchannels") or []
+    if over:
+        at = ", ".join(f"{b['at_s']:.2f} s ({b['s']:.2f} s)" for b in over[:5]) + (" …" if len(over) > 5 else "")
+        print(f"  note: the agent spoke over the caller for under 1 s at {at}: read as "
+              f"{'a backchannel' if len(over) == 1 else 'backchannels'}, which no moment flags (HEURISTIC: without "
+              "words a reply started and dropped reads the same); the caller asked for none: listen there",
+              file=out)
     if card["latencies"]:
         gaps = [x["gap_s"] for x in card["latencies"] if x["gap_s"] is not None]
         bands = ", ".join(f"{x['gap_s']:.2f} s {x['band']}" for x in card["latencies"] if x["gap_s"] is not None)
@@ -323,7 +337,12 @@ def cmd_probe(args: argparse.Namespace) -> int:
     if args.judge is None:  # --judge-url alone asks for the service's judge (it was ignored: a trial)
         args.judge = "auto" if args.judge_url else "none"
     args.no_playback = True  # a scripted caller: agent audio is timed at arrival, no speakers
-    probe_junit, args.junit = args.junit, None  # --junit is the moments' here, not the gates'
+    probe_junit, args.junit = args.junit, None  # --junit is the moments' here, and the gates' beside them
+    gates_junit = None
+    if probe_junit and args.fail_if:  # the gates' suite, written by the call, goes into the probe's file
+        fd, gates_junit = tempfile.mkstemp(prefix="livejudge-probe-gates-", suffix=".xml")
+        os.close(fd)
+        args.junit = gates_junit
     tmp = None
     if not args.json_out or args.json_out == "-":
         fd, tmp = tempfile.mkstemp(prefix="livejudge-probe-", suffix=".json")
@@ -353,6 +372,13 @@ def cmd_probe(args: argparse.Namespace) -> int:
     finally:
         if tmp:
             Path(tmp).unlink(missing_ok=True)
+        gates_xml = None
+        if gates_junit:
+            try:
+                gates_xml = Path(gates_junit).read_text(encoding="utf-8") or None
+            except OSError:
+                pass
+            Path(gates_junit).unlink(missing_ok=True)
     tol = TOLERANCE_S
     card = scorecard(moments, caller.placed, result, tol)
     card["ended"] = result.get("source", {}).get("ended")
@@ -364,7 +390,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
         _write(args.scorecard, json.dumps({"livejudge_probe": 1, **card, "call_exit_code": code}, indent=2) + "\n")
     if probe_junit:
         _write(probe_junit, probe_junit_xml(results, f"probe {src.ws_url or src.runner}",
-                                            not_played=[by_name[n] for n in card["missed"]]))
+                                            not_played=[by_name[n] for n in card["missed"]], gates_xml=gates_xml))
     if args.expectations_out:
         rec = Path(args.record).resolve()
         ef = Path(args.expectations_out).resolve()
@@ -396,16 +422,27 @@ def cmd_probe(args: argparse.Namespace) -> int:
     return EXIT_GATE if card["failed"] or card["errors"] or card["missed"] else 0
 
 
-def probe_junit_xml(results: list, suite: str, not_played: list = ()) -> str:
+def probe_junit_xml(results: list, suite: str, not_played: list = (), gates_xml: str | None = None) -> str:
     """JUnit XML of the probe's moments: ``check.junit_xml`` of ``results`` (``check_call``'s, a
     moment not measured already an ``error``) with one ``NotPlayed`` error per moment the call
     ended before (``not_played``: ``ProbeMoment``s; a cut probe's suite read ``tests="1"
     failures="0"``, green; a trial). The same writer as ``livejudge check --junit``, so the
-    probe's file and its re-check's agree."""
+    probe's file and its re-check's agree. ``gates_xml``: the ``--fail-if`` gates' JUnit file as
+    the call wrote it (``gates.junit_xml``), whose suites follow the moments' (a trial: a probe
+    whose gate failed exited 3 while its file held the moments alone, all green)."""
+    import xml.etree.ElementTree as ET
+
     from livejudge.commands.check import Expectation, junit_xml, not_played_result
+    from livejudge.commands.gates import junit_text
 
     missed = [not_played_result(Expectation(0.0, m.expect, None, m.kind, m.name)) for m in not_played]
-    return junit_xml(list(results) + missed, suite)
+    text = junit_xml(list(results) + missed, suite)
+    if not gates_xml:
+        return text
+    root = ET.fromstring(text)
+    for s in ET.fromstring(gates_xml).iter("testsuite"):
+        root.append(s)
+    return junit_text(root)
 
 
 def _write(path: str, text: str) -> None:
@@ -442,6 +479,8 @@ def register(subparsers) -> None:
     add_output_args(p)  # its --junit writes the moments' checks here
     p.set_defaults(func=cmd_probe, judge=None)  # cmd_probe: none, or auto with --judge-url
     for a in p._actions:  # the shared --judge help names auto as the default; the probe's is none
+        if a.dest == "junit":  # "the gate results" read as if the moments were not in it
+            a.help = "write JUnit XML here: one testcase per moment, and the --fail-if gates' suite after them"
         if a.dest == "judge":
             a.help = ("judge of the agent's voice: none (default: the probe scores turn-taking only, no P(human); "
                       "with --judge-url, the service's judge), or auto/whisper/acoustic/... as in score")

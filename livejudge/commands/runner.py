@@ -506,7 +506,9 @@ def apply_gates(result: dict, output: OutputConfig) -> int:
     if not gates and not output.junit:
         return EXIT_OK
     results = gate_call(gates, result)
-    name = str((result.get("source") or {}).get("file") or (result.get("source") or {}).get("kind") or "call")
+    src = result.get("source") or {}
+    # a live call is named by its agent's URL (as the result holds it: redacted), not "attach" (a trial)
+    name = str(src.get("file") or src.get("url") or src.get("kind") or "call")
     cut = cut_short(result)  # a stopped recording: its gates held on part of it only (JUnit: an error)
     if output.junit:
         try:
