@@ -18,6 +18,7 @@ flushes the rest, plus a 30 ms VAD frame holding the cut, plus scheduling); RECO
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -68,6 +69,8 @@ def _call(tmp_path, protocol: str):
         stop_agent(agent)
     assert code == 0
     result = json.loads(out.read_text())
+    # the recording's absolute path, for `check --pin-from` run from another folder
+    assert Path(result["source"]["record_resolved"]) == rec.resolve()
     alog = [json.loads(line) for line in log.read_text().splitlines()]
     assert ev.read_text().count("\n") > 5  # the event log was written too
     return result, alog, rec, wavs

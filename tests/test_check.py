@@ -263,6 +263,31 @@ def test_pinned_expectations_find_the_recording_from_any_folder(tmp_path, monkey
     assert not (elsewhere / "e3.json").exists()
 
 
+def test_expectations_pinned_from_a_live_calls_result_name_its_recording(calls, tmp_path, monkeypatch, capsys):
+    """A trial: `check --pin-from probe.json --flagged -o pinned.json` (a probe run with --record
+    probe.wav), then `check --expectations pinned.json`: "no call: give a recording …", exit 2. The
+    pinned file named no call, as attach and probe keep the recording as ``source.record``, not
+    ``source.file``. It now names the --record file, found from any folder as score's is."""
+    import shutil
+
+    rec_dir, elsewhere = tmp_path / "run", tmp_path / "else"
+    rec_dir.mkdir()
+    elsewhere.mkdir()
+    shutil.copy(calls["rude"], rec_dir / "probe.wav")
+    r = json.loads(calls["rude_json"].read_text())
+    r["source"] = {"kind": "attach", "url": "ws://127.0.0.1:8765", "record": "probe.wav",
+                   "record_resolved": str(rec_dir / "probe.wav")}  # as attach writes it, run from rec_dir
+    (rec_dir / "probe.json").write_text(json.dumps(r))
+    monkeypatch.chdir(elsewhere)
+    assert main(["check", "--pin-from", str(rec_dir / "probe.json"), "--flagged", "-o", "pinned.json"]) == 0
+    doc = json.loads((elsewhere / "pinned.json").read_text())
+    assert (elsewhere / doc["call"]).resolve() == (rec_dir / "probe.wav").resolve()
+    capsys.readouterr()
+    assert main(["check", "--expectations", "pinned.json"]) == 3  # the rude call's flagged moments fail
+    out = capsys.readouterr().out
+    assert out.count("FAIL") == len(doc["expect"]) > 0
+
+
 def test_flagged_says_what_it_left_out(calls, capsys, tmp_path):
     """--flagged pins caller moments only: when every flagged moment is agent-side (latency, dead
     air) it says so and names the --fail-if gates, not "give ... or --flagged"; when it pins

@@ -343,6 +343,8 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
                 output.close()
             if recorder is not None:
                 session.info["record"] = str(recorder.close())
+                # where a later `check --pin-from` finds it, wherever it runs (the path above is as given)
+                session.info["record_resolved"] = str(Path(session.info["record"]).resolve())
                 if recorder.error is not None:
                     session.info["record_error"] = recorder.error
                     session.errors.append(f"--record: {recorder.error}")  # errors was [] (a re-check)

@@ -406,6 +406,9 @@ def pin(result: dict, events: list[int] | None, *, flagged: bool = False, mode: 
     doc: dict = {"livejudge_expectations": FORMAT_VERSION}
     if src.get("file") and not src.get("agent_file"):  # a call given one side per file: --user/--agent again
         doc["call"] = str(src["file"])
+    elif src.get("record"):  # a live call's --record (attach, probe)
+        # the pinned file named no call, so `check --expectations FILE` said "no call" (a trial)
+        doc["call"] = str(src["record"])
     doc["tolerance_s"] = TOLERANCE_S
     if cfg:
         doc["verdict_config"] = cfg
@@ -730,8 +733,9 @@ def _cmd_pin(args: argparse.Namespace) -> int:
         if note:
             print(f"livejudge: --flagged: {note}", file=sys.stderr)
     if doc.get("call"):
+        src = result.get("source") or {}
         doc["call"] = _call_for(doc["call"], Path(args.pin_from), Path(args.out) if args.out else None,
-                                (result.get("source") or {}).get("file_resolved"))
+                                src.get("file_resolved") or src.get("record_resolved"))
     text = json.dumps(doc, indent=2) + "\n"
     if args.out:
         try:
