@@ -134,6 +134,18 @@ def test_probe_usage_errors(argv, needle, capsys, tmp_path):
     assert needle in capsys.readouterr().err
 
 
+def test_probe_help_lists_no_flag_it_refuses_or_has_no_use_for(capsys):
+    """A trial: `probe --help` listed --input-wav and --barge-in, which it refuses, and the
+    microphone and speaker flags of a call it plays itself with no speakers."""
+    with pytest.raises(SystemExit):
+        main(["probe", "--help"])
+    text = capsys.readouterr().out
+    for flag in ("--input-wav", "--barge-in", "--no-playback", "--no-aec", "--input-device", "--output-device",
+                 "--list-devices"):
+        assert flag not in text, flag
+    assert "--ws-url" in text and "--record" in text and "--jitter-s" in text
+
+
 # ------------------------------------------------------------------------------- live, slow
 def _probe_call(tmp_path, behaviour: str, route: str = "pipecat", line: str = "clean"):
     """One live probe call. route: "pipecat" or "twilio" (the demo agent's websocket wire) or

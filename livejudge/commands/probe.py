@@ -479,6 +479,13 @@ def register(subparsers) -> None:
     add_output_args(p)  # its --junit writes the moments' checks here
     p.set_defaults(func=cmd_probe, judge=None)  # cmd_probe: none, or auto with --judge-url
     for a in p._actions:  # the shared --judge help names auto as the default; the probe's is none
+        # attach's flags a probe refuses (its own caller, its own interruptions) or has no use for (no
+        # microphone, no speakers): still parsed, so the refusals say why, but not listed (a trial)
+        if a.dest in ("input_wav", "barge_in", "no_playback", "no_aec", "input_device", "output_device",
+                      "list_devices"):
+            a.help = argparse.SUPPRESS
+        if a.dest == "ws_url":
+            a.help = "the agent's websocket, e.g. ws://localhost:8765 (required unless --runner or --webrtc)"
         if a.dest == "junit":  # "the gate results" read as if the moments were not in it
             a.help = "write JUnit XML here: one testcase per moment, and the --fail-if gates' suite after them"
         if a.dest == "judge":
