@@ -99,12 +99,16 @@ class BargeIn:
 
     ``by`` is who barged in. ``yield_s`` is the other side's yield time: from the barge-in
     onset to the other's speech offset (Full-Duplex-Bench "stop latency"), or ``None`` when the
-    other side kept talking to the end of its turn (did not yield).
+    other side kept talking to the end of its turn (did not yield). ``cut_by_end``: the call
+    ended before it was decided (``turns.Timeline.cut_by_end``): neither a yield nor a
+    talk-through, so ``yield_s`` is None, as the result's ``barge_ins`` says (a trial: the live
+    event said 0.42 s where the result said None).
     """
 
     by: Channel
     onset_s: float
     yield_s: float | None
+    cut_by_end: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,12 +117,15 @@ class Backchannel:
 
     Full-Duplex-Bench: shorter than 1 s (and at most 2 words when words are known). An
     utterance is one speaker's segments joined across pauses under 0.3 s (``turns.TurnConfig``);
-    onset/offset are its first onset and last offset, seconds.
+    onset/offset are its first onset and last offset, seconds. ``cut_by_end``: the call ended
+    before the other side's answer to it, held or stopped, was decided
+    (``turns.Timeline.backchannel_cut_by_end``), as the result's ``backchannels`` says.
     """
 
     channel: Channel
     onset_s: float
     offset_s: float
+    cut_by_end: bool = False
 
 
 @dataclass(frozen=True, slots=True)

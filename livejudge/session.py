@@ -734,6 +734,18 @@ class Session:
             self._absorb()
             return self._ended(self._timeline.timeline(self._open_segments()))
 
+    def _marked_cut(self, ev: object, tl: Timeline) -> object:
+        """``ev`` as the result document gives it once the call has ended (``tl`` holds ``end_s``):
+        a caller's barge-in or backchannel the end cut before it was decided carries
+        ``cut_by_end`` (a barge-in then no yield time). The live event had said "yield 0.42 s" for a
+        barge-in the result called undecided (a trial); events and result now agree."""
+        if isinstance(ev, BargeIn) and ev.by == "user" and tl.cut_by_end(ev):
+            return replace(ev, yield_s=None, cut_by_end=True)
+        if isinstance(ev, Backchannel) and ev.channel == "user" and tl.backchannel_cut_by_end(
+                ev, self.config.verdicts.backchannel_yield_window_s):
+            return replace(ev, cut_by_end=True)
+        return ev
+
     def _ended(self, tl: Timeline) -> Timeline:
         """``tl`` with the call's end (``Timeline.end_s``) once the session is closing: a barge-in
         the end cut within ``yield_max_s`` of its onset is then neither a yield nor a talk-through. The same object for the same ``tl``
@@ -835,10 +847,11 @@ class Session:
             key, _, ev = heapq.heappop(self._pending)
             due.append((key, ev))
         due.sort(key=lambda kv: kv[0])
+        ended = self._ended(self._timeline.timeline(self._open_segments())) if final and due else None
         for _, ev in due:
             if event_key_s(ev) >= self._timeline.cut_s:
                 self._published.add(ev)  # still in the tail: remembered until it settles
-            self._publish(ev)
+            self._publish(ev if ended is None else self._marked_cut(ev, ended))
             if (self.transcriber is not None and isinstance(ev, Turn)
                     and ev.channel in self.transcribe_channels):
                 audio = self._window.read_channel(ev.channel, ev.onset_s, ev.offset_s)

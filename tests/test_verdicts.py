@@ -463,3 +463,51 @@ def test_a_short_caller_utterance_the_recording_ends_after_is_not_judged(cut_aft
     assert late == [], late
     notes = [e for e in result["framework_events"] if e["kind"].endswith("_cut_by_end")]
     assert len(notes) == 1 and abs(notes[0]["t_s"] - 30.36) <= MOMENT_TOL_S, notes
+
+
+@pytest.mark.parametrize("cut_s, decided", [(16.6, False), (17.4, True)])
+def test_the_events_of_a_barge_in_the_end_cut_say_what_the_result_says(cut_s, decided):
+    """A trial ended a Pipecat pipeline (EndFrame) at 16.6 s of the example call, 0.53 s after the
+    caller's barge-in at 16.07 s: `on_barge_in` and the event log said "yield_s 0.42", the result's
+    ``barge_ins`` said ``yield_s: None, cut_by_end: true``, and the event had no way to say so. The
+    final events now carry ``cut_by_end`` (and no yield) where the result does; a cut late enough
+    for the barge-in to be decided (the control) gives the same yield in both."""
+    from livejudge.events import BargeIn
+    from livejudge.outputs.sinks import CallbackSink
+    from livejudge.testing import example_dialogue
+
+    d = example_dialogue(seed=0)
+    n = int(cut_s * 16000)
+    events: list[BargeIn] = []
+    s = Session(SessionConfig(), sinks=[CallbackSink(events.append, BargeIn)])
+    stream_call(s, replace(d.call, user=d.call.user[:n], agent=d.call.agent[:n]))
+    result = s.close()
+    ev = [e for e in events if abs(e.onset_s - 16.07) <= MOMENT_TOL_S]
+    doc = [b for b in result["barge_ins"] if abs(b["onset_s"] - 16.07) <= MOMENT_TOL_S]
+    assert len(ev) == 1 and len(doc) == 1, (events, result["barge_ins"])
+    assert ev[0].cut_by_end == bool(doc[0].get("cut_by_end")) == (not decided)
+    assert ev[0].yield_s == doc[0]["yield_s"]
+    if decided:
+        assert abs(ev[0].yield_s - 0.42) <= 0.05  # the truth file's yield, within the VAD's bounds
+    else:
+        assert ev[0].yield_s is None
+    # every barge-in event and the result agree, cut or not
+    assert [(e.onset_s, e.yield_s, e.cut_by_end) for e in events] == [
+        (b["onset_s"], b["yield_s"], bool(b.get("cut_by_end"))) for b in result["barge_ins"]]
+
+
+@pytest.mark.parametrize("cut_s", [6.30, 6.38, 6.40, 6.44])
+def test_no_segment_ends_after_the_call_and_a_caller_mm_the_end_cut_stays_a_barge_in(cut_s):
+    """A trial cut the example call 0.16–0.18 s into the caller's "mm" at 6.22 s (the agent talking
+    over it): the VAD's last, zero-padded frame put the caller's offset up to a frame past the
+    call's end (6.41 s in a 6.40 s call), so the "mm" outlasted the agent's cut turn and read as
+    neither a barge-in nor a backchannel, only a turn. No segment now ends after the last sample,
+    and the "mm" is a barge-in the end cut, not judged."""
+    from livejudge.testing import example_dialogue
+
+    d = example_dialogue(seed=0)
+    n = int(round(cut_s * 16000))
+    _, _, result = run_live(replace(d.call, user=d.call.user[:n], agent=d.call.agent[:n]))
+    assert max(sg["offset_s"] for sg in result["segments"]) <= n / 16000 + 1e-6
+    bi = [b for b in result["barge_ins"] if abs(b["onset_s"] - 6.22) <= MOMENT_TOL_S]
+    assert [(b["yield_s"], b.get("cut_by_end")) for b in bi] == [(None, True)], result["barge_ins"]

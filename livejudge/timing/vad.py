@@ -771,7 +771,12 @@ class StreamingVAD:
         return seg
 
     def flush(self) -> list[SpeechSegment]:
-        """End of stream: close an open segment at its last voiced frame."""
+        """End of stream: close an open segment at its last voiced frame. A segment never ends
+        after the last sample pushed: the partial last frame is padded with zeros to be read, and
+        its frame's end had put an offset up to one frame past the call's end (a trial: 6.41 s in a
+        6.40 s call, so the caller's "mm" outlasted the agent's turn the end had cut, and read
+        neither as a backchannel nor as a barge-in)."""
+        end_s = self.time_s + self._pending.size / SAMPLE_RATE  # the last real sample's end
         if self._pending.size:
             pad = np.zeros(self.frame_len - len(self._pending), dtype=np.float32)
             segs = self.push(pad)
@@ -780,7 +785,8 @@ class StreamingVAD:
         if self._open:
             segs.append(self._close())
         self._run_start = None
-        return segs
+        return [s if s.offset_s <= end_s else SpeechSegment(s.channel, s.onset_s, max(s.onset_s, round(end_s, 6)))
+                for s in segs]
 
 
 def detect_segments(samples: np.ndarray, channel: Channel, config: VADConfig | None = None,
