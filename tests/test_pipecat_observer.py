@@ -415,6 +415,26 @@ def test_bounded_queue_drops_and_counts_instead_of_blocking():
     assert r["pipecat"]["frames"]["user"] + r["pipecat"]["dropped_items"] == 500
 
 
+def test_frames_the_session_refuses_are_one_error_line_with_their_count():
+    """A trial fed the caller at 4 kHz (under the 8 kHz livejudge reads): the result's errors held
+    99 copies of one line and "... and 200 more". Each distinct failure is now one line, whose
+    count of failed frames the result gives; a different failure is a line of its own."""
+    from pipecat.frames.frames import InputAudioRawFrame, OutputAudioRawFrame
+
+    obs = LiveJudgeObserver(judge=None)
+    low = InputAudioRawFrame(audio=bytes(160), sample_rate=4000, num_channels=1)
+    ok = OutputAudioRawFrame(audio=bytes(640), sample_rate=16000, num_channels=1)
+    for k in range(300):
+        obs.core.put_audio("user", low, k * 20_000_000)
+        obs.core.put_audio("agent", ok, k * 20_000_000)
+    r = asyncio.run(obs.close())
+    rate = [e for e in r["errors"] if "4000 Hz" in e]
+    assert len(rate) == 1, r["errors"]
+    # every caller frame but the first failed (that one, stamped at its end, lies wholly before 0 s)
+    assert rate[0].endswith("(299 items failed so and were dropped)"), rate
+    assert not any("more error(s)" in e for e in r["errors"])
+
+
 def test_an_output_path_that_cannot_be_written_is_refused_at_construction(tmp_path):
     """A trial: result_path="/proc/nope/call.json" was accepted and failed only when the call
     closed, losing the whole call's result; it is now a ValueError before the call."""

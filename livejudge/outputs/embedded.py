@@ -237,8 +237,26 @@ class EmbeddedOutputs:
             try:
                 self._handle(item)
             except Exception as exc:  # one bad frame never stops the tap
-                self.session._on_error(f"{label}: {type(exc).__name__}: {exc}")
+                self._item_error(f"{label}: {type(exc).__name__}: {exc}")
         return False
+
+    def _item_error(self, message: str) -> None:
+        """One error line per distinct failure of an item, its count said at the close
+        (``_close_session``): every frame of a 4 kHz transport failing alike had filled the
+        result's errors with 100 copies of one line (a trial)."""
+        seen = self.__dict__.setdefault("_item_errors", {})
+        seen[message] = seen.get(message, 0) + 1
+        if seen[message] == 1:
+            self.session._on_error(f"{message} (that item was dropped)")
+
+    def _count_item_errors(self) -> None:
+        """The first line of each repeated item error, in the result's errors, says how many
+        items failed so, in all."""
+        errors = self.session.errors
+        for message, n in (self.__dict__.get("_item_errors") or {}).items():
+            first = f"{message} (that item was dropped)"
+            if n > 1 and first in errors:
+                errors[errors.index(first)] = f"{message} ({n} items failed so and were dropped)"
 
     def _start_display(self) -> None:
         """Start the meter (or plain lines) once; a display that fails to start is one error line
@@ -264,6 +282,7 @@ class EmbeddedOutputs:
         try:
             if before is not None:
                 before()
+            self._count_item_errors()  # before the close builds the result
             self.session.close()
         except Exception as exc:
             self.session._on_error(f"closing the session failed: {exc}")
