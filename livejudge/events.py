@@ -266,7 +266,9 @@ class JudgeResult:
                     "evidence": round(v.evidence, 3),
                     "evidence_unit": v.evidence_unit,
                     "gated": v.gated,
-                    "z": round(v.z, 4),
+                    # gated: the latent score was not measured either (0.0 read as a measurement; a
+                    # trial); its contribution to P(human) is exactly 0, which is what was used
+                    "z": None if v.gated else round(v.z, 4),
                     "contribution": round(v.contribution, 4),
                     **({"reason": v.reason} if v.reason else {}),
                 }

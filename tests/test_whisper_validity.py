@@ -193,6 +193,8 @@ def test_a_dimension_listed_as_not_measured_is_never_scored():
             x = w["dimensions"][dim]
             # no score in the JSON: a 3.0 there read as a measured "no lean" (a new user's trial)
             assert x["gated"] and x["score"] is None and x["contribution"] == 0.0, (dim, x)
+            # nor a latent score: "z": 0.0 read as measured (a trial); its contribution is exactly 0
+            assert x["z"] is None, (dim, x)
             # its reason is why it is not measured, the same as judge_info's, never an evidence count
             # ("49 words < 50 words needed" read as "nearly measured" to a new user)
             assert x["reason"] == f"not measured: {missing[dim]}", (dim, x["reason"])
