@@ -299,6 +299,10 @@ class Session:
         """``samples`` as float32 (n,), or ValueError (see ``push``); counts non-finite values."""
         if type(samples) is np.ndarray and samples.dtype == np.float32 and samples.ndim == 1:
             arr = samples  # the common case, checked in one pass below
+        elif isinstance(samples, (bytes, bytearray, memoryview)):  # a transport's frame, as it comes
+            # (a trial's bytes read "must be mono, got shape ()")
+            raise ValueError(f"{channel} samples are raw bytes: decode them first, e.g. 16-bit PCM with "
+                             "np.frombuffer(data, np.int16) (int16 is accepted as it is)")
         else:
             try:
                 arr = np.asarray(samples)

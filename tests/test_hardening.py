@@ -68,6 +68,18 @@ def test_non_mono_refused_with_downmix_hint(shape):
     assert s.now_s == 0.0  # nothing fed
 
 
+@pytest.mark.parametrize("raw", [bytes(640), bytearray(640), memoryview(bytes(640))])
+def test_raw_pcm_bytes_are_refused_with_how_to_decode_them(raw):
+    """A trial passed a transport frame's bytes to push_audio: "must be mono, shape (n_samples,),
+    got shape ()" did not say that bytes are not samples."""
+    s = Session()
+    with pytest.raises(ValueError, match=r"user samples are raw bytes: decode them first.*np\.frombuffer"):
+        s.push_audio("user", raw, 16000, 0.0)
+    with pytest.raises(ValueError, match="raw bytes"):
+        s.push_audio("user", raw, 8000, 0.0)  # resampled rates check the samples first, too
+    assert s.now_s == 0.0  # nothing fed
+
+
 @pytest.mark.parametrize("bad", [np.zeros(10, dtype=np.int32), np.zeros(10, dtype=complex),
                                  np.array(["a", "b"]), np.zeros(10, dtype=bool), [[1.0], [2.0, 3.0]]])
 def test_unusable_dtypes_refused(bad):
