@@ -134,9 +134,9 @@ class SessionConfig:
 
     def validate(self) -> "SessionConfig":
         if self.window_s <= 0:
-            raise ValueError(f"--window-s must be positive, got {self.window_s}")
+            raise ValueError(f"window_s (--window-s) must be positive, got {self.window_s}")
         if self.interval_s <= 0:
-            raise ValueError(f"--interval-s must be positive, got {self.interval_s}")
+            raise ValueError(f"interval_s (--interval-s) must be positive, got {self.interval_s}")
         if self.max_jump_s is not None and not self.max_jump_s > 0:
             raise ValueError(f"max_jump_s must be positive or None, got {self.max_jump_s}")
         if int(self.judge_depth) < 1:

@@ -411,3 +411,13 @@ def test_cli_usage_errors_name_the_flag_and_the_fix(tmp_path, capsys, argv, need
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1, err
     assert all(n in err[0] for n in needles), err[0]
+
+
+@pytest.mark.parametrize("field_, flag", [("window_s", "--window-s"), ("interval_s", "--interval-s")])
+def test_a_bad_session_config_names_the_python_field_and_the_flag(field_, flag):
+    """A trial built SessionConfig(interval_s=-1) for the Pipecat observer and read "--interval-s
+    must be positive": a flag it never typed. The field's name comes first, the flag beside it."""
+    from livejudge.session import SessionConfig
+
+    with pytest.raises(ValueError, match=rf"^{field_} \({flag}\) must be positive, got -1"):
+        SessionConfig(**{field_: -1.0}).validate()
