@@ -183,6 +183,18 @@ def test_bad_options_are_one_line_naming_the_fix():
                 lj.attach(session, judge="none", **kw)
         with pytest.raises(JudgeError, match="give 'auto' \\(the default\\), 'none' \\(timing only\\)"):
             lj.attach(session, judge="bogus")
+        # not an AgentSession: one line, not "'NoneType' object has no attribute 'input'" (a trial)
+        for bad in (None, object()):
+            with pytest.raises(ValueError, match="needs the LiveKit AgentSession .*got (NoneType|object)"):
+                lj.attach(bad, judge="none")
+        # judge_url, as the Pipecat observer names it (a trial: TypeError), and not beside another judge
+        with pytest.raises(ValueError, match="judge='none' with judge_url='http://127.0.0.1:9/judge'"):
+            lj.attach(session, judge="none", judge_url="http://127.0.0.1:9/judge")
+        tap = lj.attach(session, judge_url="http://127.0.0.1:9/judge", close_with_session=False)
+        from livejudge.distributed.remote import RemoteJudge
+
+        assert isinstance(tap.session.judge, RemoteJudge)
+        await tap.aclose()
         # a gate that could never pass is refused at attach, not failed at the close (a re-check)
         with pytest.raises(ValueError, match="fail_if gate 'p_human_mean<0.3': p_human_mean needs the judge, "
                                              "and judge='none' measures timing only"):

@@ -194,8 +194,18 @@ class LiveKitTap(EmbeddedOutputs):
                  result_path: str | Path | None = None, report_path: str | Path | None = None,
                  fail_if: list[str] | tuple = (), junit_path: str | Path | None = None,
                  sinks: list | tuple = (), options: TapOptions | None = None, title: str = "livekit",
-                 close_with_session: bool = True) -> None:
+                 close_with_session: bool = True, judge_url: str | None = None) -> None:
         from livejudge.outputs.embedded import check_embed_options, gates_for_embedding
+
+        if not all(hasattr(getattr(agent_session, side, None), "audio") for side in ("input", "output")):
+            # attach(None) was "AttributeError: 'NoneType' object has no attribute 'input'" (a trial)
+            raise ValueError("livejudge.livekit.attach needs the LiveKit AgentSession (livekit.agents.AgentSession, "
+                             f"after await session.start(...)), got {type(agent_session).__name__}")
+        if judge_url is not None:  # the Pipecat observer's name for it (a trial: TypeError here)
+            if not (isinstance(judge, str) and judge == "auto"):
+                raise ValueError(f"livejudge.livekit.attach: judge={judge!r} with judge_url={judge_url!r}: the "
+                                 "windows are judged on the service; give one of them")
+            judge = str(judge_url)
 
         check_embed_options(where="livejudge.livekit.attach", display=display, config=config,
                             config_type=SessionConfig, options=options, options_type=TapOptions, fail_if=fail_if)
@@ -667,7 +677,8 @@ def attach(session: Any, **options: Any) -> LiveKitTap:
         judge = livejudge.livekit.attach(session, display=True, result_path="call.json")
 
     Options (all keyword): ``judge`` ("auto" default: the whisper head, or timing only with a
-    warning when it cannot load; "none" for timing only; a Judge; or a judge service URL), ``config`` (SessionConfig), ``display`` (True/"rich"/"plain": the meter
+    warning when it cannot load; "none" for timing only; a Judge; or a judge service URL, which
+    ``judge_url`` also takes, as the Pipecat observer names it), ``config`` (SessionConfig), ``display`` (True/"rich"/"plain": the meter
     in this terminal, e.g. in console mode), ``events_path`` (JSONL event log), ``result_path``,
     ``report_path`` (HTML, livejudge[report]), ``fail_if`` (gates such as
     ``["latency_p90_s>1.2"]``; ``handle.gates_failed`` after close), ``junit_path``, ``sinks``,
@@ -677,7 +688,8 @@ def attach(session: Any, **options: Any) -> LiveKitTap:
     Returns:
         LiveKitTap: ``.session`` (livejudge Session), ``.result()``, ``await .aclose()``.
     Raises:
-        ValueError: the session has no audio input/output yet, livejudge is already attached,
+        ValueError: not an AgentSession, the session has no audio input/output yet, livejudge is
+            already attached, ``judge`` other than "auto" beside ``judge_url``,
             a bad gate or option, an output path that cannot be written (the message names the fix).
     """
     return LiveKitTap(session, **options)
