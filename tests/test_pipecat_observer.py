@@ -450,6 +450,9 @@ def test_an_output_path_that_cannot_be_written_is_refused_at_construction(tmp_pa
 def test_bad_tap_config_is_a_clear_error():
     with pytest.raises(ValueError, match="agent_push_marks must be 'start' or 'end'"):
         LiveJudgeObserver(judge=None, tap=TapConfig(agent_push_marks="middle"))
+    # asr="on" beside judge="none" was ignored without a word (a trial); the CLI refuses the pair too
+    with pytest.raises(ValueError, match='asr="on" transcribes .* judge="none" turns the judge off: drop one'):
+        LiveJudgeObserver(judge="none", asr="on")
 
 
 def test_import_without_pipecat_says_how_to_install():

@@ -313,8 +313,8 @@ class LiveJudgeCore(EmbeddedOutputs):
             counted in the result's ``judge_info.judge_unavailable_windows``.
     Raises:
         ValueError: bad config, an output path that cannot be written (``OutputPathError``),
-            ``judge_url`` beside a judge other than "auto", or ``asr="on"`` without
-            livejudge[asr]; JudgeError/HeadError from ``load_judge``; ReportError (with the
+            ``judge_url`` beside a judge other than "auto", ``asr="on"`` with ``judge="none"`` or
+            without livejudge[asr]; JudgeError/HeadError from ``load_judge``; ReportError (with the
             install hint) when ``report_path`` is given and matplotlib is missing.
     """
 
@@ -328,6 +328,10 @@ class LiveJudgeCore(EmbeddedOutputs):
         check_embed_options(where="livejudge.pipecat", display=display, config=config, config_type=SessionConfig,
                             options=tap, options_type=TapConfig, options_name="tap")
         self.tap = (tap or TapConfig()).validate()
+        if isinstance(asr, str) and asr == "on" and isinstance(judge, str) and judge == "none":
+            # it was ignored without a word, as the CLI's pair had been (runner.check_asr; a trial)
+            raise ValueError('asr="on" transcribes the agent\'s turns for the judge (its text dimensions and the '
+                             'report\'s transcripts), and judge="none" turns the judge off: drop one')
         if isinstance(judge, str) and judge.startswith(("http://", "https://")):
             judge_url, judge = judge, "auto"
         if judge_url and not (isinstance(judge, str) and judge == "auto"):
