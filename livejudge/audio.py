@@ -538,8 +538,9 @@ class CallReader:
         n_samples: length of each role at 16 kHz, samples (from the file headers).
         truncated: after reading, one message per file that ended before its header said, or
             that could not be decoded past some point (a damaged FLAC or OGG: what was decoded is
-            scored), or an OGG that ends without its end-of-stream page (``ogg_ends_cut``). Its missing end is not scored: a stereo file ends where its bytes do; of two
-            files, the cut one reads as silence to the other's end.
+            scored), or an OGG that ends without its end-of-stream page (``ogg_ends_cut``). Its
+            missing end is not scored: a stereo file ends where its bytes do; of two files, the
+            cut one reads as silence to the other's end.
         warnings: after reading, one message per file with samples beyond ±``MAX_SAMPLE_ABS``
             (clipped), and one per file with NaN or ±inf samples (set to 0).
     Raises:

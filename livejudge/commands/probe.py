@@ -245,11 +245,11 @@ def scorecard(moments: list[ProbeMoment], placed: list[dict], result: dict, tole
     Returns: {"moments": [{name, expect, at_s, verdict, passed, status, error, reason}], "missed":
     [names not played], "agent_backchannels": [{at_s, s}] (the agent's speech inside the caller's
     that the timeline reads as backchannels: no moment flags it), "latencies": [{t_s, gap_s,
-    band}], "passed", "failed", "errors", "not_played", "total"}. ``status`` is "pass", "fail" or "error" (not measured: a pause the
-    agent "waited" out without speaking after it, ``error`` says why; ``passed`` is then False).
-    A moment the call ended before (``missed``) is not measured either: counted in ``errors``
-    and ``not_played`` (a Ctrl-C'd probe's card read "passed 1, failed 0, errors 0", green, with
-    four moments never played; a trial).
+    band}], "passed", "failed", "errors", "not_played", "total"}. ``status`` is "pass", "fail" or
+    "error" (not measured: a pause the agent "waited" out without speaking after it, ``error``
+    says why; ``passed`` is then False). A moment the call ended before (``missed``) is not measured
+    either: counted in ``errors`` and ``not_played`` (a Ctrl-C'd probe's card read "passed 1, failed
+    0, errors 0", green, with four moments never played; a trial).
     """
     from livejudge.commands.check import check_call
     from livejudge.timing.verdicts import Verdict, VerdictConfig

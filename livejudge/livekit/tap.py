@@ -678,7 +678,8 @@ def attach(session: Any, **options: Any) -> LiveKitTap:
 
     Options (all keyword): ``judge`` ("auto" default: the whisper head, or timing only with a
     warning when it cannot load; "none" for timing only; a Judge; or a judge service URL, which
-    ``judge_url`` also takes, as the Pipecat observer names it), ``config`` (SessionConfig), ``display`` (True/"rich"/"plain": the meter
+    ``judge_url`` also takes, as the Pipecat observer names it), ``config`` (SessionConfig),
+    ``display`` (True/"rich"/"plain": the meter
     in this terminal, e.g. in console mode), ``events_path`` (JSONL event log), ``result_path``,
     ``report_path`` (HTML, livejudge[report]), ``fail_if`` (gates such as
     ``["latency_p90_s>1.2"]``; ``handle.gates_failed`` after close), ``junit_path``, ``sinks``,
