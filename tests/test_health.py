@@ -585,6 +585,10 @@ def test_speech_too_faint_to_scale_is_named_not_only_called_silent():
     assert abs(raise_db - (-15.0 - w[0].value)) <= 1.0, w[0].message  # to the level scaling aims at
     zero = [w for w in check_input(np.zeros_like(d.call.user), d.call.agent) if w.code == "silent_channel"]
     assert len(zero) == 1 and "too quietly" not in zero[0].message
+    # live, there is no recording to score again (a trial's Session was told to): raise the level
+    live = [w for w in check_input(d.call.user * g, d.call.agent, live=True) if w.code == "silent_channel"]
+    assert len(live) == 1 and "score it again" not in live[0].message, live
+    assert live[0].message.endswith("it reaches livejudge too quietly to measure: raise its level"), live
 
 
 def test_a_quiet_recording_is_scaled_up_and_measured_as_at_full_level(tmp_path, capsys):

@@ -323,7 +323,10 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
         flag = "--user-channel" if c == "user" else "--agent-channel"
         fix = (f"check {flag}, or whether that side was recorded" if not live else
                LIVE_SILENT_HINTS.get(live if isinstance(live, str) else "attach", LIVE_SILENT_HINTS["attach"])[c])
-        if peaks[c] >= NOISE_FLOOR_MIN_DBFS:  # sound, too faint to read: speech recorded 40+ dB down reads so
+        if peaks[c] >= NOISE_FLOOR_MIN_DBFS and live:  # faint sound on a live call: no file to score again
+            # (a trial: a live Session 3 s in, the agent not yet speaking, was told to "score it again")
+            fix = f"{fix}; if that side is speaking, it reaches livejudge too quietly to measure: raise its level"
+        elif peaks[c] >= NOISE_FLOOR_MIN_DBFS:  # sound, too faint to read: speech recorded 40+ dB down reads so
             # (the last note: past the 30 dB gain cap a channel with speech was called silent, no more)
             fix = (f"{fix}; if it holds speech, it was recorded too quietly to measure (livejudge scales a "
                    f"quiet recording up by at most {MAX_GAIN_DB:.0f} dB): raise its level by "
