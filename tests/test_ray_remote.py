@@ -246,3 +246,38 @@ def test_a_wrong_or_dead_judge_url_on_a_recorded_call_is_exit_2_before_scoring(t
         assert f"note: judge service at {dead} did not answer" in err and "timing is measured" in err
     finally:
         server.shutdown()
+
+
+def test_the_embeddings_refuse_a_judge_url_with_no_judge_service_and_warn_on_a_dead_one():
+    """The last note: the Pipecat observer and the LiveKit tap took any judge_url without asking it,
+    so a wrong one showed only as a call of unjudged windows at its end (a trial: "HTTP 501" per
+    window). They now ask the service for its info, as `attach --judge-url` does: no judge service
+    at the URL is a ValueError at construction; a service that does not answer is a warning (it may
+    come up), and the call is measured."""
+    from livejudge.distributed.remote import embedded_remote_judge
+
+    pytest.importorskip("pipecat")
+    from livejudge.pipecat import LiveJudgeObserver
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _NotAJudge)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    dead = f"http://127.0.0.1:{_free_port()}/judge"
+    try:
+        with pytest.raises(ValueError, match=rf"^livejudge.pipecat: {base}/wrong answered GET {base}/wrong/info "
+                                             r"with HTTP 404 Not Found: no livejudge judge service there .*fix judge_url"):
+            LiveJudgeObserver(judge_url=f"{base}/wrong", asr="off")
+        with pytest.raises(ValueError, match="something other than JSON: no livejudge judge service there"):
+            LiveJudgeObserver(judge=f"{base}/page", asr="off")
+        said: list[str] = []
+        judge = embedded_remote_judge(dead, "livejudge.livekit.attach", said.append)
+        assert said == [f"judge service at {dead} did not answer: [Errno 111] Connection refused; timing is "
+                        "measured, windows it cannot judge are counted"]
+        assert judge.url == dead
+        obs = LiveJudgeObserver(judge_url=dead, asr="off")  # a dead service: constructed, and it warns
+        assert isinstance(obs.core.session.judge, RemoteJudge) and obs.core.session.judge.url == dead
+        import asyncio
+
+        asyncio.run(obs.close())
+    finally:
+        server.shutdown()

@@ -34,7 +34,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -297,3 +297,24 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, TimeoutError) or "timed out" in str(exc):
         return "no answer within the timeout"
     return f"{type(exc).__name__}: {exc}"
+
+
+def embedded_remote_judge(url: str, where: str, warn: Callable[[str], None]) -> RemoteJudge:
+    """A ``RemoteJudge`` for an embedding's ``judge_url`` (the Pipecat observer, the LiveKit tap),
+    its service asked for its info first, as ``livejudge attach --judge-url`` does
+    (``commands.runner.remote_judge``): a URL where something answers but no judge service does is
+    a ValueError now, not a call of unjudged windows found at its end (the last note); a service
+    that does not answer is one ``warn`` line, since it may come up during the call.
+
+    Raises:
+        ValueError: a URL that is not http(s)://, or no judge service at it (the message names
+            ``where`` and says to fix ``judge_url``).
+    """
+    judge = RemoteJudge(url)
+    try:
+        judge.fetch_info()
+    except NotAJudgeService as exc:
+        raise ValueError(f"{where}: {exc}: fix judge_url") from None
+    except JudgeUnavailable as exc:
+        warn(f"{exc}; timing is measured, windows it cannot judge are counted")
+    return judge

@@ -217,9 +217,12 @@ class LiveKitTap(EmbeddedOutputs):
             print("livejudge: note: junit_path without fail_if: the JUnit file's gate suite will be empty; "
                   "give fail_if=['METRIC>X'] to gate", file=sys.stderr)
         if isinstance(judge, str) and judge.startswith(("http://", "https://")):
-            from livejudge.distributed.remote import RemoteJudge
+            import logging
 
-            judge = RemoteJudge(judge)
+            from livejudge.distributed.remote import embedded_remote_judge
+
+            # a URL with no judge service there is refused now; one that does not answer is a warning
+            judge = embedded_remote_judge(judge, "livejudge.livekit.attach", logging.getLogger("livejudge").warning)
         elif isinstance(judge, str):
             judge_off = judge == "none"
             if judge_off:
@@ -690,7 +693,8 @@ def attach(session: Any, **options: Any) -> LiveKitTap:
         LiveKitTap: ``.session`` (livejudge Session), ``.result()``, ``await .aclose()``.
     Raises:
         ValueError: not an AgentSession, the session has no audio input/output yet, livejudge is
-            already attached, ``judge`` other than "auto" beside ``judge_url``,
+            already attached, ``judge`` other than "auto" beside ``judge_url``, a judge URL where
+            no judge service answers as one,
             a bad gate or option, an output path that cannot be written (the message names the fix).
     """
     return LiveKitTap(session, **options)

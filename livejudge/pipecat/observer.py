@@ -313,7 +313,8 @@ class LiveJudgeCore(EmbeddedOutputs):
             counted in the result's ``judge_info.judge_unavailable_windows``.
     Raises:
         ValueError: bad config, an output path that cannot be written (``OutputPathError``),
-            ``judge_url`` beside a judge other than "auto", ``asr="on"`` with ``judge="none"`` or
+            ``judge_url`` beside a judge other than "auto" or where no judge service answers as one
+            (a service that does not answer is a warning), ``asr="on"`` with ``judge="none"`` or
             without livejudge[asr]; JudgeError/HeadError from ``load_judge``; ReportError (with the
             install hint) when ``report_path`` is given and matplotlib is missing.
     """
@@ -339,9 +340,10 @@ class LiveJudgeCore(EmbeddedOutputs):
             raise ValueError(f"judge={judge!r} with judge_url={judge_url!r}: the windows are judged on the service "
                              "(its judge is set by `livejudge serve-judge --judge/--head`); pass one of them")
         if judge_url:
-            from livejudge.distributed.remote import RemoteJudge
+            from livejudge.distributed.remote import embedded_remote_judge
 
-            judge = RemoteJudge(judge_url)  # the judge service's windows; unjudged ones counted
+            # the judge service's windows, unjudged ones counted; a URL with no service there is refused
+            judge = embedded_remote_judge(judge_url, "livejudge.pipecat", logger.warning)
         if isinstance(judge, str):
             if judge == "none":
                 judge = None
