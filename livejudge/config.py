@@ -56,6 +56,8 @@ class OutputConfig:
         junit: JUnit XML path for the gate results, or None.
         announce_json: say where the result was written (off when the file is a command's own
             scratch copy, e.g. ``probe`` without ``--json``).
+        announce_junit: say where the gates' JUnit file was written (off for ``probe``, which
+            puts that file into its own ``--junit`` and says where that went).
     """
 
     json_out: str | None = None
@@ -65,6 +67,7 @@ class OutputConfig:
     fail_if: tuple[str, ...] = ()
     junit: str | None = None
     announce_json: bool = True
+    announce_junit: bool = True
 
 
 @dataclass(frozen=True)

@@ -141,9 +141,20 @@ def test_probe_help_lists_no_flag_it_refuses_or_has_no_use_for(capsys):
         main(["probe", "--help"])
     text = capsys.readouterr().out
     for flag in ("--input-wav", "--barge-in", "--no-playback", "--no-aec", "--input-device", "--output-device",
-                 "--list-devices"):
+                 "--list-devices", "--jitter-s"):
         assert flag not in text, flag
-    assert "--ws-url" in text and "--record" in text and "--jitter-s" in text
+    assert "--ws-url" in text and "--record" in text
+
+
+@pytest.mark.parametrize("argv", [["--no-aec"], ["--input-device", "1"], ["--output-device", "1"], ["--list-devices"],
+                                  ["--jitter-s", "0.1"]])
+def test_probe_refuses_the_audio_device_flags_it_would_ignore(argv, capsys):
+    """A re-check: hidden from --help, --no-aec, --input-device and --output-device were still taken
+    and ignored (a 52 s probe, exit 0, no word), and --list-devices listed devices and advised
+    --input-wav, which the probe refuses."""
+    code = main(["probe", "--ws-url", "ws://127.0.0.1:9", "--display", "none", *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and f"uses no audio device (the agent's audio is timed as it arrives): drop {argv[0]}" in err
 
 
 # ------------------------------------------------------------------------------- live, slow
@@ -381,7 +392,9 @@ def test_a_probe_gate_that_fails_is_in_its_junit_file_beside_the_moments(tmp_pat
         turns, moments = build_script()
         source.caller.placed.extend({"clip": t.name, "start_s": 10.0 * i} for i, t in enumerate(turns))
         doc = _dead_agent_result(moments, source.caller.placed)
-        doc["source"] = {"kind": "attach", "url": url, "ended": "script done"}
+        from livejudge.sources.ws import redact_url
+
+        doc["source"] = {"kind": "attach", "url": redact_url(url), "ended": "script done"}  # as attach writes it
         doc["summary"] = {"latency_p90_s": 1.226}
         with open(call.output.json_out, "w") as f:
             json.dump(doc, f)
@@ -391,11 +404,15 @@ def test_a_probe_gate_that_fails_is_in_its_junit_file_beside_the_moments(tmp_pat
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "scratch"))  # where the gates' file goes first
     (tmp_path / "scratch").mkdir()
     xml = tmp_path / "probe.xml"
-    code = main(["probe", "--ws-url", "ws://127.0.0.1:9", "--display", "none", "--junit", str(xml),
+    code = main(["probe", "--ws-url", "ws://127.0.0.1:9/?token=SECRET123", "--display", "none", "--junit", str(xml),
                  "--fail-if", "latency_p90_s>1.0"])
     assert code == 3
     err = capsys.readouterr().err
-    assert "latency_p90_s = 1.226" in err and "(ws://127.0.0.1:9)" in err and "(attach)" not in err
+    assert "latency_p90_s = 1.226" in err and "(attach)" not in err and "(ws://127.0.0.1:9/?token=REDACTED)" in err
+    # the file asked for is announced, not the scratch copy of the gates' suite (a re-check)
+    assert f"JUnit XML written to {xml}" in err and "livejudge-probe-gates-" not in err
+    # a token in the URL is redacted in the file, as everywhere else (a re-check found it in plain text)
+    assert "SECRET123" not in xml.read_text() and "token=REDACTED" in xml.read_text()
     suites = ET.parse(xml).getroot().findall("testsuite")
     assert [s.get("name").split(":")[0] for s in suites] == ["livejudge check", "livejudge gates"]
     gate = suites[1]

@@ -318,10 +318,17 @@ def print_scorecard(card: dict, out=sys.stdout) -> None:
 def cmd_probe(args: argparse.Namespace) -> int:
     from livejudge.commands import attach as A
     from livejudge.commands.check import FORMAT_VERSION, TOLERANCE_S
-    from livejudge.sources.ws import ScriptedSource, redact_url
+    from livejudge.sources.ws import AttachConfig, ScriptedSource, redact_url
 
-    if args.list_devices:
-        return A._list_devices()
+    # attach's audio-device flags, which a probe has no use for (no microphone, no speakers: the agent's
+    # audio is timed at arrival, with no jitter buffer); they were taken and ignored (a trial)
+    unused = [flag for flag, given in (("--list-devices", args.list_devices), ("--input-device", args.input_device),
+                                       ("--output-device", args.output_device), ("--no-aec", args.no_aec),
+                                       ("--jitter-s", args.jitter_s is not None)) if given]
+    if unused:
+        raise CLIError(f"probe plays its own caller and uses no audio device (the agent's audio is timed as it "
+                       f"arrives): drop {', '.join(unused)}")
+    args.jitter_s = AttachConfig.jitter_s  # unused without speakers (sources.ws: no output, no prebuffer)
     if args.input_wav:
         raise CLIError("probe plays its own caller: drop --input-wav (or use livejudge attach --input-wav)")
     if args.barge_in:
@@ -343,6 +350,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
         fd, gates_junit = tempfile.mkstemp(prefix="livejudge-probe-gates-", suffix=".xml")
         os.close(fd)
         args.junit = gates_junit
+        args.announce_junit = False  # a scratch copy: the probe's own file is announced
     tmp = None
     if not args.json_out or args.json_out == "-":
         fd, tmp = tempfile.mkstemp(prefix="livejudge-probe-", suffix=".json")
@@ -389,8 +397,10 @@ def cmd_probe(args: argparse.Namespace) -> int:
     if args.scorecard:
         _write(args.scorecard, json.dumps({"livejudge_probe": 1, **card, "call_exit_code": code}, indent=2) + "\n")
     if probe_junit:
-        _write(probe_junit, probe_junit_xml(results, f"probe {src.ws_url or src.runner}",
+        # the URL as every other output shows it: a ?token= in it redacted (a trial found it in plain text here)
+        _write(probe_junit, probe_junit_xml(results, f"probe {redact_url(src.ws_url or src.runner or '')}",
                                             not_played=[by_name[n] for n in card["missed"]], gates_xml=gates_xml))
+        print(f"livejudge: JUnit XML written to {probe_junit}", file=sys.stderr)
     if args.expectations_out:
         rec = Path(args.record).resolve()
         ef = Path(args.expectations_out).resolve()
@@ -482,8 +492,10 @@ def register(subparsers) -> None:
         # attach's flags a probe refuses (its own caller, its own interruptions) or has no use for (no
         # microphone, no speakers): still parsed, so the refusals say why, but not listed (a trial)
         if a.dest in ("input_wav", "barge_in", "no_playback", "no_aec", "input_device", "output_device",
-                      "list_devices"):
+                      "list_devices", "jitter_s"):
             a.help = argparse.SUPPRESS
+        if a.dest == "jitter_s":
+            a.default = None  # given at all: refused (cmd_probe); its value is set there
         if a.dest == "ws_url":
             a.help = "the agent's websocket, e.g. ws://localhost:8765 (required unless --runner or --webrtc)"
         if a.dest == "junit":  # "the gate results" read as if the moments were not in it

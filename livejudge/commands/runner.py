@@ -221,7 +221,8 @@ def output_config(args: argparse.Namespace) -> OutputConfig:
     return OutputConfig(json_out=getattr(args, "json_out", None), events=getattr(args, "events", None),
                         report=getattr(args, "report", None), display=getattr(args, "display", "auto"),
                         fail_if=tuple(getattr(args, "fail_if", None) or ()), junit=getattr(args, "junit", None),
-                        announce_json=getattr(args, "announce_json", True))
+                        announce_json=getattr(args, "announce_json", True),
+                        announce_junit=getattr(args, "announce_junit", True))
 
 
 def session_config(args: argparse.Namespace, judge_mode: str = "live") -> SessionConfig:
@@ -516,7 +517,8 @@ def apply_gates(result: dict, output: OutputConfig) -> int:
             if not output.fail_if:  # a trial found tests="0" unexplained
                 print("livejudge: note: --junit without --fail-if: the JUnit file's gate suite is empty; add "
                       "--fail-if 'METRIC>X' to gate", file=sys.stderr)
-            print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
+            if output.announce_junit:  # probe's scratch copy, merged into its own file, is not announced
+                print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
         except OSError as exc:
             print(f"livejudge: cannot write the JUnit XML to {output.junit}: {exc.strerror or exc}", file=sys.stderr)
     msg = format_failures(results, name)
