@@ -415,7 +415,7 @@ def test_bounded_queue_drops_and_counts_instead_of_blocking():
     assert r["pipecat"]["frames"]["user"] + r["pipecat"]["dropped_items"] == 500
 
 
-def test_frames_the_session_refuses_are_one_error_line_with_their_count():
+def test_frames_the_session_refuses_are_one_error_line_with_their_count(capsys):
     """A trial fed the caller at 4 kHz (under the 8 kHz livejudge reads): the result's errors held
     99 copies of one line and "... and 200 more". Each distinct failure is now one line, whose
     count of failed frames the result gives; a different failure is a line of its own."""
@@ -431,7 +431,9 @@ def test_frames_the_session_refuses_are_one_error_line_with_their_count():
     rate = [e for e in r["errors"] if "4000 Hz" in e]
     assert len(rate) == 1, r["errors"]
     # every caller frame but the first failed (that one, stamped at its end, lies wholly before 0 s)
-    assert rate[0].endswith("(299 items failed so and were dropped)"), rate
+    assert rate[0].endswith("(for 299 items in all; each was dropped)"), rate
+    err = capsys.readouterr().err  # the count reaches stderr too, not only the result (a re-check)
+    assert err.count("4000 Hz") == 2 and "(for 299 items in all; each was dropped)" in err, err
     assert not any("more error(s)" in e for e in r["errors"])
 
 

@@ -250,13 +250,19 @@ class EmbeddedOutputs:
             self.session._on_error(f"{message} (that item was dropped)")
 
     def _count_item_errors(self) -> None:
-        """The first line of each repeated item error, in the result's errors, says how many
-        items failed so, in all."""
+        """The first line of each repeated item error, in the result's errors, says for how many
+        items it happened in all, and so does one line on stderr (it had said only the first)."""
         errors = self.session.errors
         for message, n in (self.__dict__.get("_item_errors") or {}).items():
             first = f"{message} (that item was dropped)"
             if n > 1 and first in errors:
-                errors[errors.index(first)] = f"{message} ({n} items failed so and were dropped)"
+                errors[errors.index(first)] = line = f"{message} (for {n} items in all; each was dropped)"
+                try:
+                    from livejudge.outputs.guard import clean
+
+                    print(f"livejudge: {clean(line)}", file=sys.stderr)
+                except (OSError, ValueError):  # stderr closed: the result keeps the line
+                    pass
 
     def _start_display(self) -> None:
         """Start the meter (or plain lines) once; a display that fails to start is one error line
