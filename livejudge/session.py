@@ -232,7 +232,9 @@ class Session:
         self._transcripts: list[TurnTranscript] = []  # sorted by onset
         self._transcript_max_s = 0.0  # longest transcribed turn, seconds (window queries)
         self._key = id(self)
-        src = str((info or {}).get("source") or "attach")
+        # a Session built in Python with no info (docs/python.md) gets hints in its own terms, not
+        # attach's flags (a trial read "--input-wav silent?" from a Session it fed itself)
+        src = str((info or {}).get("source") or ("python" if info is None else "attach"))
         self._health: HealthProbe | None = HealthProbe(source=src) if input_health else None
         self._health_early: list = []  # warnings of the live check (said when found)
         self._health_thread: threading.Thread | None = None

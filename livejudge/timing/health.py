@@ -275,6 +275,8 @@ LIVE_SILENT_HINTS: dict[str, dict[str, str]] = {
                          "observer on the worker that runs the output transport?"},
     "livekit": {"user": "is the participant's microphone track published and subscribed?",
                 "agent": "does the agent session publish its audio track?"},
+    "python": {"user": "is the caller's audio pushed to the \"user\" channel (Session.push_audio)?",
+               "agent": "is the agent's audio pushed to the \"agent\" channel (Session.push_audio)?"},
 }
 """What to check when a live stream's channel is silent, by where the stream comes from (a
 trial: the Pipecat observer's hint named attach's command-line flags)."""
@@ -293,7 +295,7 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
             about 0.3 s of CPU per minute of call).
         live: the channels come from a live stream (no channel flags to suggest): the messages
             name what to check on the line instead; a string names where the stream comes from
-            ("attach", "pipecat", "livekit": ``LIVE_SILENT_HINTS``), True means "attach".
+            ("attach", "pipecat", "livekit", "python": ``LIVE_SILENT_HINTS``), True means "attach".
         swap_fix: for a recording, the flags that read it the other way round (``check_call``
             derives them from the flags it was opened with: "--user-channel 0 --agent-channel 1",
             or swapping the ``--user``/``--agent`` files); None: the channel flags in general.
