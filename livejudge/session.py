@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import math
 import numbers
 import sys
 import threading
@@ -133,10 +134,12 @@ class SessionConfig:
     verdicts: VerdictConfig = field(default_factory=VerdictConfig)
 
     def validate(self) -> "SessionConfig":
-        if self.window_s <= 0:
-            raise ValueError(f"window_s (--window-s) must be positive, got {self.window_s}")
-        if self.interval_s <= 0:
-            raise ValueError(f"interval_s (--interval-s) must be positive, got {self.interval_s}")
+        for name, value in (("window_s", self.window_s), ("interval_s", self.interval_s)):
+            # NaN passed "<= 0" and made the whole call one window; "2" was a bare TypeError (a re-check)
+            ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and 0 < value < math.inf
+            if not ok:
+                raise ValueError(f"{name} (--{name.replace('_', '-')}) must be a positive number of seconds, "
+                                 f"got {value!r}")
         if self.max_jump_s is not None and not self.max_jump_s > 0:
             raise ValueError(f"max_jump_s must be positive or None, got {self.max_jump_s}")
         if int(self.judge_depth) < 1:

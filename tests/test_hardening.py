@@ -419,5 +419,9 @@ def test_a_bad_session_config_names_the_python_field_and_the_flag(field_, flag):
     must be positive": a flag it never typed. The field's name comes first, the flag beside it."""
     from livejudge.session import SessionConfig
 
-    with pytest.raises(ValueError, match=rf"^{field_} \({flag}\) must be positive, got -1"):
+    with pytest.raises(ValueError, match=rf"^{field_} \({flag}\) must be a positive number of seconds, got -1"):
         SessionConfig(**{field_: -1.0}).validate()
+    # NaN passed "<= 0" and made the whole call one window; inf the same; "2" was a bare TypeError
+    for bad in (float("nan"), float("inf"), "2", True):
+        with pytest.raises(ValueError, match=rf"^{field_} \({flag}\) must be a positive number of seconds"):
+            SessionConfig(**{field_: bad}).validate()

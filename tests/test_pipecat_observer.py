@@ -455,6 +455,8 @@ def test_bad_tap_config_is_a_clear_error():
     # asr="on" beside judge="none" was ignored without a word (a trial); the CLI refuses the pair too
     with pytest.raises(ValueError, match='asr="on" transcribes .* judge="none" turns the judge off: drop one'):
         LiveJudgeObserver(judge="none", asr="on")
+    with pytest.raises(ValueError, match='judge="none" turns the judge off'):  # None is timing only too
+        LiveJudgeObserver(judge=None, asr="on")
 
 
 def test_import_without_pipecat_says_how_to_install():

@@ -329,7 +329,7 @@ class LiveJudgeCore(EmbeddedOutputs):
         check_embed_options(where="livejudge.pipecat", display=display, config=config, config_type=SessionConfig,
                             options=tap, options_type=TapConfig, options_name="tap")
         self.tap = (tap or TapConfig()).validate()
-        if isinstance(asr, str) and asr == "on" and isinstance(judge, str) and judge == "none":
+        if isinstance(asr, str) and asr == "on" and (judge is None or (isinstance(judge, str) and judge == "none")):
             # it was ignored without a word, as the CLI's pair had been (runner.check_asr; a trial)
             raise ValueError('asr="on" transcribes the agent\'s turns for the judge (its text dimensions and the '
                              'report\'s transcripts), and judge="none" turns the judge off: drop one')
