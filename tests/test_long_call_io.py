@@ -214,6 +214,18 @@ def test_check_warns_a_truncated_file_as_score_does(tmp_path, capsys):
     assert "livejudge: warning: cut.wav is truncated" in capsys.readouterr().err
 
 
+def _transitions_before_the_cut_match_the_truth(doc: dict) -> None:
+    """Every transition of the example call's truth file that starts over 1 s before the scored
+    part ends is measured, in order, within ±40 ms (at least three of them)."""
+    root = Path(__file__).resolve().parents[1] / "examples"
+    truth = json.loads((root / "example_call.truth.json").read_text())["transitions"]
+    before = [t for t in truth if t["to_onset_s"] < doc["duration_s"] - 1.0]
+    got = doc["transitions"]
+    assert len(before) >= 3 and len(got) >= len(before)
+    for t, g in zip(before, got):
+        assert (t["from"], t["to"]) == (g["from"], g["to"]) and abs(t["gap_s"] - g["gap_s"]) <= 0.04, (t, g)
+
+
 @pytest.mark.parametrize("command", ["score", "replay"])
 def test_a_flac_damaged_part_way_is_scored_up_to_the_damage_and_says_so(tmp_path, capsys, command):
     """A trial: the example call as FLAC, cut in half, was a traceback ("flac decoder lost sync"),
@@ -238,12 +250,7 @@ def test_a_flac_damaged_part_way_is_scored_up_to_the_damage_and_says_so(tmp_path
     assert w["message"].startswith("cut.flac is damaged: it could not be decoded past ")
     assert "the rest is not scored" in w["message"] and w["message"] in err
     assert doc["source"]["truncated"] is True and 15.0 < doc["duration_s"] < x.shape[0] / sr / 2 + 0.5
-    truth = json.loads((root / "example_call.truth.json").read_text())["transitions"]
-    before = [t for t in truth if t["to_onset_s"] < doc["duration_s"] - 1.0]
-    got = doc["transitions"]
-    assert len(before) >= 3 and len(got) >= len(before)
-    for t, g in zip(before, got):
-        assert (t["from"], t["to"]) == (g["from"], g["to"]) and abs(t["gap_s"] - g["gap_s"]) <= 0.04, (t, g)
+    _transitions_before_the_cut_match_the_truth(doc)
     # a file that cannot be decoded from its start is still refused in one line
     bad = tmp_path / "head.flac"
     bad.write_bytes(data[:200])
@@ -282,12 +289,7 @@ def test_an_ogg_cut_short_is_scored_to_its_end_with_a_truncated_warning(tmp_path
     assert w["message"].startswith("cut.ogg is truncated: it ends without its Ogg end-of-stream page")
     assert w["message"] in err and "the rest is missing" in w["message"]
     assert doc["source"]["truncated"] is True and 15.0 < doc["duration_s"] < x.shape[0] / rate / 2 + 0.5
-    truth = json.loads((root / "example_call.truth.json").read_text())["transitions"]
-    before = [t for t in truth if t["to_onset_s"] < doc["duration_s"] - 1.0]
-    got = doc["transitions"]
-    assert len(before) >= 3 and len(got) >= len(before)
-    for t, g in zip(before, got):
-        assert (t["from"], t["to"]) == (g["from"], g["to"]) and abs(t["gap_s"] - g["gap_s"]) <= 0.04, (t, g)
+    _transitions_before_the_cut_match_the_truth(doc)
     # the whole file: no warning
     assert main(["score", str(whole), "--judge", "none", "--json", str(out)]) == 0
     capsys.readouterr()
