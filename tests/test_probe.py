@@ -294,7 +294,7 @@ def test_scorecard_notes_agent_speech_over_the_caller_that_no_moment_flags():
     doc = {"verdicts": [v.to_dict()], "backchannels": [{"channel": "user", "onset_s": 6.5, "offset_s": 6.9},
                                                        {"channel": "agent", "onset_s": 26.78, "offset_s": 27.71}]}
     card = scorecard(moments, placed, doc, 0.5)
-    assert card["agent_backchannels"] == [{"at_s": 26.78, "s": 0.93}]  # the caller's own "mm" is not named
+    assert card["agent_backchannels"] == [{"at_s": 26.78, "length_s": 0.93}]  # the caller's own "mm" is not named
     out = io.StringIO()
     print_scorecard(card, out)
     assert "note: the agent spoke over the caller for under 1 s at 26.78 s (0.93 s): read as a backchannel" \

@@ -243,8 +243,8 @@ def scorecard(moments: list[ProbeMoment], placed: list[dict], result: dict, tole
     """The probe's scorecard from a live call's result document (pure).
 
     Returns: {"moments": [{name, expect, at_s, verdict, passed, status, error, reason}], "missed":
-    [names not played], "agent_backchannels": [{at_s, s}] (the agent's speech inside the caller's
-    that the timeline reads as backchannels: no moment flags it), "latencies": [{t_s, gap_s,
+    [names not played], "agent_backchannels": [{at_s, length_s}] (the agent's speech inside the
+    caller's that the timeline reads as backchannels: no moment flags it), "latencies": [{t_s, gap_s,
     band}], "passed", "failed", "errors", "not_played", "total"}. ``status`` is "pass", "fail" or
     "error" (not measured: a pause the agent "waited" out without speaking after it, ``error``
     says why; ``passed`` is then False). A moment the call ended before (``missed``) is not measured
@@ -269,7 +269,8 @@ def scorecard(moments: list[ProbeMoment], placed: list[dict], result: dict, tole
     # the agent's speech inside the caller's, under backchannel_max_s: the timeline reads it as a
     # backchannel, so no moment flags it, yet a dropped reply reads the same (a trial: the rude
     # agent cut into a 0.2 s dip, spoke 0.93 s over the caller and stopped; every moment passed there)
-    over = [{"at_s": round(float(b["onset_s"]), 3), "s": round(float(b["offset_s"]) - float(b["onset_s"]), 3)}
+    over = [{"at_s": round(float(b["onset_s"]), 3),
+             "length_s": round(float(b["offset_s"]) - float(b["onset_s"]), 3)}
             for b in result.get("backchannels") or [] if b.get("channel") == "agent"]
     return {"moments": rows, "missed": missed, "agent_backchannels": over,
             "latencies": lat, "expectations": exps,
@@ -296,7 +297,8 @@ def print_scorecard(card: dict, out=sys.stdout) -> None:
         print(f"  FAIL  {name:<20} not played (the call ended first)", file=out)
     over = card.get("agent_backchannels") or []
     if over:
-        at = ", ".join(f"{b['at_s']:.2f} s ({b['s']:.2f} s)" for b in over[:5]) + (" …" if len(over) > 5 else "")
+        at = ", ".join(f"{b['at_s']:.2f} s ({b['length_s']:.2f} s)" for b in over[:5])
+        at += " …" if len(over) > 5 else ""
         print(f"  note: the agent spoke over the caller for under 1 s at {at}: read as "
               f"{'a backchannel' if len(over) == 1 else 'backchannels'}, which no moment flags (HEURISTIC: without "
               "words a reply started and dropped reads the same); the caller asked for none: listen there",
