@@ -71,6 +71,8 @@ def test_pass_and_fail_at_planted_moments(calls, capsys):
     # its next step is the tolerance, not "fix the agent" (a re-check); and not "pin it again",
     # which --at/--expect never pinned (the last read)
     assert "widen --tolerance-s" in err and "fix the agent" not in err and "pin it again" not in err
+    # nothing was pinned, so nothing "moved": the time itself is what to check (a re-check)
+    assert "no caller moment near --at: take the time from the numbered list" in err and "moved" not in err
     # from a pinned file, a moment not found may be pinned again from this recording
     f = calls["dir"] / "moved.json"
     f.write_text(json.dumps({"livejudge_expectations": 1, "call": "rude.wav",

@@ -676,10 +676,12 @@ def _report(results: list[CheckResult], not_played: list[Expectation], args: arg
               "change is wanted, pin the call again (livejudge check CALL --json R.json, then livejudge check "
               "--pin-from R.json --event N -o FILE)", file=sys.stderr)
     if any(r.verdict is None for r in fails):  # the moment itself was not found: not the agent's doing
-        # "pin it again" only where a pinned file was read: --at/--expect pin nothing (the last read)
-        again = ", or pin it again from this recording" if getattr(args, "expectations", None) else ""
-        print("livejudge: a moment not found near its time has moved in this recording, or is not in it: "
-              f"widen --tolerance-s{again}", file=sys.stderr)
+        if getattr(args, "expectations", None):  # a pinned file: the recording's moments may have moved
+            print("livejudge: a moment not found near its time has moved in this recording, or is not in it: "
+                  "widen --tolerance-s, or pin it again from this recording", file=sys.stderr)
+        else:  # --at T: nothing was pinned, nothing moved (a re-check); T itself may be off
+            print("livejudge: no caller moment near --at: take the time from the numbered list `livejudge check "
+                  "CALL` prints (the FAIL line names the nearest), or widen --tolerance-s", file=sys.stderr)
     return EXIT_FAIL if n_fail else EXIT_PASS
 
 

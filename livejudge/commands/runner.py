@@ -349,20 +349,18 @@ def remote_judge(url: str, *, recorded: bool = False):
         CLIError: a URL that is not http(s)://; no judge service at the URL; with ``recorded``, a
         service that does not answer.
     """
-    from livejudge.distributed.remote import JudgeUnavailable, NotAJudgeService, RemoteJudge
+    from livejudge.distributed.remote import NotAJudgeService, asked_remote_judge
 
     try:
-        judge = RemoteJudge(url)
-    except ValueError as exc:
-        raise CLIError(str(exc)) from None
-    try:
-        judge.fetch_info()
+        judge, down = asked_remote_judge(url)  # the embeddings ask the same way (embedded_remote_judge)
     except NotAJudgeService as exc:
         raise CLIError(f"{exc}: fix --judge-url") from None
-    except JudgeUnavailable as exc:
-        if recorded:
-            raise CLIError(f"{exc}: start it (livejudge serve-judge) or fix --judge-url; nothing was scored") from None
-        print(f"livejudge: note: {exc}; timing is measured, windows it cannot judge are counted", file=sys.stderr)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    if down is not None and recorded:
+        raise CLIError(f"{down}: start it (livejudge serve-judge) or fix --judge-url; nothing was scored")
+    if down is not None:
+        print(f"livejudge: note: {down}; timing is measured, windows it cannot judge are counted", file=sys.stderr)
     return judge
 
 

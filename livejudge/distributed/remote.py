@@ -299,6 +299,25 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def asked_remote_judge(url: str) -> tuple[RemoteJudge, JudgeUnavailable | None]:
+    """A ``RemoteJudge`` for ``url`` whose service was asked for its info (``fetch_info``), and the
+    ``JudgeUnavailable`` of a service that did not answer (None when it did): what that means is
+    the caller's to say (a recorded call refuses it, a live one goes on).
+
+    Raises:
+        ValueError: a URL that is not http(s)://.
+        NotAJudgeService: something answers at the URL, but no judge service does.
+    """
+    judge = RemoteJudge(url)
+    try:
+        judge.fetch_info()
+    except NotAJudgeService:
+        raise
+    except JudgeUnavailable as exc:
+        return judge, exc
+    return judge, None
+
+
 def embedded_remote_judge(url: str, where: str, warn: Callable[[str], None]) -> RemoteJudge:
     """A ``RemoteJudge`` for an embedding's ``judge_url`` (the Pipecat observer, the LiveKit tap),
     its service asked for its info first, as ``livejudge attach --judge-url`` does
@@ -310,11 +329,10 @@ def embedded_remote_judge(url: str, where: str, warn: Callable[[str], None]) -> 
         ValueError: a URL that is not http(s)://, or no judge service at it (the message names
             ``where`` and says to fix ``judge_url``).
     """
-    judge = RemoteJudge(url)
     try:
-        judge.fetch_info()
+        judge, down = asked_remote_judge(url)
     except NotAJudgeService as exc:
         raise ValueError(f"{where}: {exc}: fix judge_url") from None
-    except JudgeUnavailable as exc:
-        warn(f"{exc}; timing is measured, windows it cannot judge are counted")
+    if down is not None:
+        warn(f"{down}; timing is measured, windows it cannot judge are counted")
     return judge
