@@ -235,9 +235,9 @@ class Session:
         self._transcripts: list[TurnTranscript] = []  # sorted by onset
         self._transcript_max_s = 0.0  # longest transcribed turn, seconds (window queries)
         self._key = id(self)
-        # a Session built in Python with no info (docs/python.md) gets hints in its own terms, not
-        # attach's flags (a trial read "--input-wav silent?" from a Session it fed itself)
-        src = str((info or {}).get("source") or ("python" if info is None else "attach"))
+        # a Session built in Python (docs/python.md) gets hints in its own terms, not attach's flags (a
+        # trial read "--input-wav silent?" from a Session it fed itself); attach names itself by kind
+        src = str((info or {}).get("source") or ("attach" if (info or {}).get("kind") == "attach" else "python"))
         self._health: HealthProbe | None = HealthProbe(source=src) if input_health else None
         self._health_early: list = []  # warnings of the live check (said when found)
         self._health_thread: threading.Thread | None = None

@@ -333,7 +333,9 @@ def test_a_live_call_stopped_before_the_agent_spoke_does_not_blame_the_wire():
             ("interrupted (Ctrl-C)", "before the call was stopped: it may not have had its turn yet", {"kind": "attach"}),
             ("script done", "is the agent sending audio", {"kind": "attach"}),
             # a Session built in Python: its own terms, not attach's flags (a trial read "--input-wav silent?")
-            ("script done", 'is the agent\'s audio pushed to the "agent" channel (Session.push_audio)?', None)):
+            ("script done", 'is the agent\'s audio pushed to the "agent" channel (Session.push_audio)?', None),
+            ("script done", 'is the agent\'s audio pushed to the "agent" channel (Session.push_audio)?',
+             {"call": "mine"})):  # info of a Python user's own
         s = Session(info=info)
         s.info["ended"] = ended
         _push_live(s, d.call.user[:n], np.zeros(n, np.float32))
