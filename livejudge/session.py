@@ -745,14 +745,9 @@ class Session:
 
     def _marked_cut(self, ev: object, tl: Timeline) -> object:
         """``ev`` as the result document gives it once the call has ended (``tl`` holds ``end_s``):
-        a caller's barge-in or backchannel the end cut before it was decided carries
-        ``cut_by_end`` (a barge-in then no yield time). The live event had said "yield 0.42 s" for a
-        barge-in the result called undecided (a trial); events and result now agree."""
-        if isinstance(ev, BargeIn) and ev.by == "user" and tl.cut_by_end(ev):
-            return replace(ev, yield_s=None, cut_by_end=True)
-        if isinstance(ev, Backchannel) and ev.channel == "user" and tl.backchannel_cut_by_end(
-                ev, self.config.verdicts.backchannel_yield_window_s):
-            return replace(ev, cut_by_end=True)
+        ``Timeline.marked_by_end`` for a barge-in or backchannel, anything else unchanged."""
+        if isinstance(ev, (BargeIn, Backchannel)):
+            return tl.marked_by_end(ev, self.config.verdicts.backchannel_yield_window_s)
         return ev
 
     def _ended(self, tl: Timeline) -> Timeline:
@@ -958,11 +953,10 @@ class Session:
             self._end_s = self.now_s
             self._publish_settled(final=True)
             tl = self.timeline
-            window = self.config.verdicts.backchannel_yield_window_s
             cut = ([("barge_in", b.onset_s, "barge-in", "yield or talk-through") for b in tl.barge_ins
-                    if b.by == "user" and tl.cut_by_end(b)]
+                    if self._marked_cut(b, tl).cut_by_end]
                    + [("backchannel", b.onset_s, "backchannel", "held or stopped for") for b in tl.backchannels
-                      if b.channel == "user" and tl.backchannel_cut_by_end(b, window)])
+                      if self._marked_cut(b, tl).cut_by_end])
             for kind, t, name, what in sorted(cut, key=lambda c: c[1]):  # said, not silently left out
                 n = Note(f"{kind}_cut_by_end", t, {
                     "message": f"the call ended during the caller's {name} at {t:.2f} s: the agent's answer to it "

@@ -201,3 +201,30 @@ def test_a_phrase_break_too_soon_after_a_barge_in_to_be_a_reaction_is_no_yield()
     # docs/verdicts.md)
     tl = analyze([S("agent", 4.02, 4.74), S("agent", 5.05, 6.40), S("user", 6.10, 7.65), S("agent", 7.0, 7.28)])
     assert tl.barge_ins == (BargeIn("user", 6.10, 0.3),) and [b.channel for b in tl.backchannels] == ["agent"]
+
+
+def test_marked_by_end_is_the_one_rule_for_a_cut_barge_in_and_backchannel():
+    """``Timeline.marked_by_end``: the caller's barge-in the call's end cut (both sides still
+    talking at the end, 0.4 s after the onset) carries ``cut_by_end`` and no yield time; the same
+    timeline before the end is known (``end_s`` None), or an agent's barge-in, is left as it is.
+    The Session's events, its closing notes and the result all read this one method."""
+    from dataclasses import replace
+
+    from livejudge.events import Backchannel
+    segs = [S("agent", 0.0, 10.0), S("user", 9.6, 10.0)]
+    tl = analyze(segs, TurnConfig())
+    assert [b.by for b in tl.barge_ins] == ["user"]
+    b = tl.barge_ins[0]
+    assert tl.marked_by_end(b, 1.0) is b  # end unknown: nothing is cut
+    ended = replace(tl, end_s=10.0, end_decide_s=VerdictConfig().yield_max_s)
+    m = ended.marked_by_end(b, 1.0)
+    assert (m.cut_by_end, m.yield_s, m.onset_s) == (True, None, b.onset_s)
+    agent = replace(b, by="agent")
+    assert ended.marked_by_end(agent, 1.0) is agent
+    # a caller's "mm" 0.5 s before the end of the agent's turn, which ran to the end: cut
+    bc = Backchannel("user", 9.0, 9.5)
+    ended_bc = replace(ended, turns=(replace(ended.turns[0], offset_s=10.0),))
+    assert ended_bc.marked_by_end(bc, 1.0).cut_by_end
+    # the call ended 5 s after it (beyond the 1 s window and grace): decided, unchanged
+    later = replace(ended_bc, end_s=14.5)
+    assert later.marked_by_end(bc, 1.0) is bc

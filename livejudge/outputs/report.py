@@ -62,6 +62,7 @@ def build_result(session: Any) -> dict:
     ``info``, ``config``, ``transcripts``, ``dropped_windows``, ``notes``, ``errors``.
     """
     tl = session.timeline
+    bc_window_s = session.config.verdicts.backchannel_yield_window_s
     sm = session.summary
     vs = session.verdicts
     results = session.judge_results
@@ -96,14 +97,14 @@ def build_result(session: Any) -> dict:
         "transitions": [{"from": t.from_channel, "to": t.to_channel, "from_offset_s": _r(t.from_offset_s),
                          "to_onset_s": _r(t.to_onset_s), "gap_s": _r(t.gap_s)} for t in tl.transitions],
         # cut_by_end: the call ended in it before it was decided; where speech stopped with the call
-        # is no yield, so yield_s is None (``Timeline.cut_by_end``; a trial read 1.28 s there unmarked)
-        "barge_ins": [{"by": b.by, "onset_s": _r(b.onset_s), "yield_s": None, "cut_by_end": True}
-                      if b.by == "user" and tl.cut_by_end(b) else
-                      {"by": b.by, "onset_s": _r(b.onset_s), "yield_s": _r(b.yield_s)} for b in tl.barge_ins],
+        # is no yield, so yield_s is None (``Timeline.marked_by_end``, the rule the events follow too;
+        # a trial read 1.28 s there unmarked)
+        "barge_ins": [{"by": b.by, "onset_s": _r(b.onset_s), "yield_s": _r(b.yield_s),
+                       **({"cut_by_end": True} if b.cut_by_end else {})}
+                      for b in (tl.marked_by_end(b, bc_window_s) for b in tl.barge_ins)],
         "backchannels": [{"channel": b.channel, "onset_s": _r(b.onset_s), "offset_s": _r(b.offset_s),
-                          **({"cut_by_end": True} if b.channel == "user" and tl.backchannel_cut_by_end(
-                              b, session.config.verdicts.backchannel_yield_window_s) else {})}
-                         for b in tl.backchannels],
+                          **({"cut_by_end": True} if b.cut_by_end else {})}
+                         for b in (tl.marked_by_end(b, bc_window_s) for b in tl.backchannels)],
         "overlaps": [{"onset_s": _r(o.onset_s), "offset_s": _r(o.offset_s)} for o in tl.overlaps],
         "verdicts": [v.to_dict() for v in vs],
         "verdict_config": session.config.verdicts.to_dict(),

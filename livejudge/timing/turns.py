@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 from typing import Iterable
 
@@ -161,6 +161,20 @@ class Timeline:
             return False
         host = self._last_turn(other(b.channel))
         return host is not None and host.onset_s <= b.onset_s < host.offset_s and self.reaches_end(host.offset_s, grace_s)
+
+    def marked_by_end(self, ev: BargeIn | Backchannel, backchannel_window_s: float) -> BargeIn | Backchannel:
+        """``ev`` as the result document, the event log and the final events give it: a caller's
+        barge-in the call's end cut before it was decided (``cut_by_end``) carries ``cut_by_end``
+        and no yield time; a caller's backchannel the end cut (``backchannel_cut_by_end`` with
+        ``backchannel_window_s``, ``VerdictConfig.backchannel_yield_window_s``, seconds) carries
+        ``cut_by_end``; anything else is returned unchanged. The one rule the Session's events, its
+        closing notes and the result all read (a trial saw "yield 0.42 s" in the events where the
+        result said undecided)."""
+        if isinstance(ev, BargeIn):
+            return replace(ev, yield_s=None, cut_by_end=True) if ev.by == "user" and self.cut_by_end(ev) else ev
+        if ev.channel == "user" and self.backchannel_cut_by_end(ev, backchannel_window_s):
+            return replace(ev, cut_by_end=True)
+        return ev
 
     def reaches_end(self, t_s: float, grace_s: float = END_GRACE_S) -> bool:
         """Whether speech that stopped at ``t_s`` was still going when the call ended (within
