@@ -94,27 +94,42 @@ def test_a_bot_killed_mid_call_fails_the_call_within_seconds(tmp_path, capsys):
     proc = start_runner_bot(port, extra=["--tts", "clips", "--behaviour", "stock"])
     wavs = write_turns(tmp_path)
     out = tmp_path / "out.json"
+    events = tmp_path / "events.jsonl"
     killed = {}
+
+    def agent_heard() -> bool:
+        """Whether the event log (written line by line, unbuffered) holds the bot's speech: the
+        WebRTC call is connected and the bot answering. A fixed 4 s from the start had killed the
+        bot before a busy CI machine connected, and the call read "failed: unreachable"."""
+        try:
+            lines = events.read_text().splitlines()
+        except OSError:
+            return False
+        for line in lines:
+            try:
+                if json.loads(line).get("channel") == "agent":
+                    return True
+            except ValueError:
+                pass  # a line being written
+        return False
 
     def kill_when_the_call_runs():
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not (tmp_path / "started").exists():
+        while time.monotonic() < deadline and not agent_heard():
             time.sleep(0.1)
-        time.sleep(4.0)  # the call is running: the caller's first turn played, the bot answering
-        killed["t"] = time.monotonic()
+        killed["t"], killed["heard"] = time.monotonic(), agent_heard()
         proc.send_signal(signal.SIGKILL)
 
     t = threading.Thread(target=kill_when_the_call_runs, daemon=True)
     t.start()
     try:
-        (tmp_path / "started").touch()
         code = main(["attach", "--webrtc", f"http://127.0.0.1:{port}", "--input-wav", *wavs, "--no-playback",
-                     "--json", str(out), "--judge", "none", "--display", "none", "--duration-s", "60"])
+                     "--json", str(out), "--events", str(events), "--judge", "none", "--display", "none", "--duration-s", "60"])
         ended_at = time.monotonic()
     finally:
         stop_agent(proc)
     err = capsys.readouterr().err
-    assert "t" in killed, err
+    assert killed.get("heard"), f"the bot was never heard within 60 s; nothing was killed mid-call: {err}"
     assert code == 1, err
     doc = json.loads(out.read_text())
     assert doc["source"]["ended"] == "failed: dropped", doc["source"]["ended"]
