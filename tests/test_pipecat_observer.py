@@ -665,3 +665,18 @@ def test_ctrl_c_ending_in_keyboard_interrupt_still_writes_the_result(tmp_path):
         lines = (d / "events.jsonl").read_text().splitlines()
         assert json.loads(lines[-1])["type"] == "summary"  # the event log is closed
     assert out == {"ctrl-c": -signal.SIGINT, "error": 1, "exit": 0}  # the app's own exit, unchanged
+
+
+def test_an_observer_never_added_to_a_pipeline_says_so_in_its_result(tmp_path, capsys):
+    """A trial built an observer and never passed it to ``PipelineTask(observers=[...])``: at exit
+    it wrote a 0 s result with no error. The result's errors and stderr now say it never joined a
+    pipeline and how to add it; an observer that ran in one (``run``) carries no such line."""
+    obs = LiveJudgeObserver(judge=None, result_path=tmp_path / "r.json")
+    doc = asyncio.run(obs.close())
+    line = ("pipecat observer: it was never part of a running pipeline, so nothing was measured; "
+            "pass it to the task: PipelineTask(pipeline, observers=[observer])")
+    assert doc["errors"] == [line]
+    assert json.loads((tmp_path / "r.json").read_text())["errors"] == [line]
+    assert line in capsys.readouterr().err
+    _, _, r = run("tts", 16000)
+    assert not [e for e in r["errors"] if "never part of a running pipeline" in e or "no audio frames" in e]

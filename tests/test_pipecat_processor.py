@@ -169,3 +169,19 @@ def test_placed_before_the_output_transport_it_says_so():
 def test_unknown_emit_kind_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown emit kind"):
         LiveJudgeProcessor(judge=None, emit=("scores",))
+
+
+def test_a_processor_that_saw_no_audio_says_why_in_its_result():
+    """No audio frame in the whole call was a silent 0 s result (a trial's observer, never added).
+    A processor never placed in a pipeline says so and where it goes; one in a pipeline that
+    carried only text says that no audio frame came, and which transport settings carry it."""
+    alone = LiveJudgeProcessor(judge=None, emit=())
+    doc = asyncio.run(alone.close())
+    assert doc["errors"] == ["pipecat processor: it was never part of a running pipeline, so nothing was "
+                             "measured; place it in the pipeline after transport.output()"]
+    proc = LiveJudgeProcessor(judge=None, emit=())
+    asyncio.run(run_test(proc, frames_to_send=[TextFrame("hi")]))
+    errors = asyncio.run(proc.close())["errors"]
+    assert [e for e in errors if "no audio frames" in e] == [
+        "pipecat processor: the pipeline carried no audio frames (InputAudioRawFrame, OutputAudioRawFrame), so "
+        "nothing was measured; do its transports have audio_in_enabled / audio_out_enabled set?"], errors

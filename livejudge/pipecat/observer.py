@@ -376,6 +376,9 @@ class LiveJudgeCore(EmbeddedOutputs):
         are held until the pipeline clock (``_clock_s``, the latest push seen) reaches them."""
         self._held: collections.deque = collections.deque()
         self._clock_s = 0.0
+        self.in_pipeline = False
+        """Set by the observer (its ``setup``, or its first frame when added to a running worker) and
+        by the processor (its first frame): False at the close means it never joined a pipeline."""
         self.unplayed_s = 0.0
         """Seconds of held agent audio an interruption dropped (no output transport, or a client
         buffer the transport clears: ``agent_max_ahead_s``)."""
@@ -526,6 +529,8 @@ class LiveJudgeCore(EmbeddedOutputs):
 
     def _finish(self) -> None:
         self.mark_ended("closed")  # no EndFrame/CancelFrame seen: closed by the app
+        if not any(self.frames.values()):  # said, not a silent 0 s result (a trial: an observer never added)
+            self.session._on_error(_no_frames_message(self._title, self.in_pipeline))
         self._release_held(float("inf"))
         try:  # nothing came for either side between its last frame and the pipeline's end: silence
             # (a caller who sends no frames at the end read as a call that ended at the last frame)
@@ -590,6 +595,18 @@ class LiveJudgeCore(EmbeddedOutputs):
         fires its ``on_closed`` handler exactly once)."""
         first = not self.closed and not self._closing
         return await self.close(), first
+
+
+def _no_frames_message(title: str, in_pipeline: bool) -> str:
+    """The error line of a tap that saw no audio frame in the whole call: one never added to a
+    pipeline (a trial's observer, built and forgotten, wrote a 0 s result without a word), or one
+    whose pipeline carried none."""
+    if not in_pipeline:
+        fix = ("pass it to the task: PipelineTask(pipeline, observers=[observer])" if "observer" in title else
+               "place it in the pipeline after transport.output()")
+        return f"{title}: it was never part of a running pipeline, so nothing was measured; {fix}"
+    return (f"{title}: the pipeline carried no audio frames (InputAudioRawFrame, OutputAudioRawFrame), so "
+            "nothing was measured; do its transports have audio_in_enabled / audio_out_enabled set?")
 
 
 # ---------------------------------------------------------------- framework vs audio
@@ -815,6 +832,7 @@ class LiveJudgeObserver(BaseObserver):
         frame = data.frame
         if self._bridge.loop is None:  # added with worker.add_observer after setup
             self._bridge.bind()
+            self.core.in_pipeline = True
         if (self._agent_from is None and self._pending_agent
                 and data.timestamp - self._pending_agent[0][1] >= AGENT_DECIDE_S / _NS):
             # decided by the pipeline clock, whatever frame shows it: a reply pushed as one burst
@@ -851,6 +869,7 @@ class LiveJudgeObserver(BaseObserver):
     async def setup(self, task_manager) -> None:
         await super().setup(task_manager)
         self._bridge.bind()
+        self.core.in_pipeline = True
 
     async def on_pipeline_started(self) -> None:
         self._bridge.bind()

@@ -133,6 +133,7 @@ class LiveJudgeProcessor(FrameProcessor):
             self._loop = asyncio.get_running_loop()
             self._bridge.bind()
             self._running = True
+            self.core.in_pipeline = True
             return
         if not self._tapping:
             if isinstance(frame, (EndFrame, CancelFrame)):
