@@ -240,6 +240,9 @@ class Session:
         src = str((info or {}).get("source") or ("attach" if (info or {}).get("kind") == "attach" else "python"))
         self._health: HealthProbe | None = HealthProbe(source=src) if input_health else None
         self._health_early: list = []  # warnings of the live check (said when found)
+        from livejudge.timing.health import FloorTrack
+
+        self._floors = {c: FloorTrack() for c in CHANNELS}  # the noise floor over the whole call
         self._health_thread: threading.Thread | None = None
         if scheduler is not None:
             self._scheduler = scheduler
@@ -515,6 +518,22 @@ class Session:
         if ws:
             self.info["input_health"] = said + report_warnings(ws, self)
 
+    def _warn_changing_floor(self) -> None:
+        """At close, under the lock: a noise floor too loud in part of the call, or after the part
+        the check before streaming read (``health.changing_floor_warnings``), said and kept with
+        the input-health warnings."""
+        from livejudge.timing.health import changing_floor_warnings, report_warnings
+
+        said = self.info.get("input_health")
+        said = said if isinstance(said, list) else []
+        try:
+            ws = changing_floor_warnings({c: t.rms() for c, t in self._floors.items()}, said)
+        except Exception as exc:  # a fault in a check must not lose the result
+            self._on_error(f"noise-floor check failed: {type(exc).__name__}: {exc}")
+            return
+        if ws:
+            self.info["input_health"] = said + report_warnings(ws, self)
+
     def _finish_health(self) -> None:
         """At close: the input-health check over everything the probe holds; a warning the live check
         said and this one does not find stays in the result, marked as seen early only."""
@@ -550,6 +569,7 @@ class Session:
     # ------------------------------------------------------------------ internals
     def _feed(self, channel: Channel, x: np.ndarray) -> None:
         t_s = self._end[channel] / SAMPLE_RATE
+        self._floors[channel].feed(x)
         if self._health is not None:
             self._health.feed(channel, x)
             if self._health.due():  # both channels hold LIVE_CHECK_S: check on a worker, never here
@@ -950,6 +970,7 @@ class Session:
                 for s in tail:
                     self._publish(s)
             self._warn_no_speech()
+            self._warn_changing_floor()
             self._end_s = self.now_s
             self._publish_settled(final=True)
             tl = self.timeline

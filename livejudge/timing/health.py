@@ -672,6 +672,129 @@ def silent_tail_warning(last_speech_end_s: float | None, duration_s: float) -> l
         "the judge's windows there have no evidence and count in no mean", tail, SILENT_TAIL_S)]
 
 
+FLOOR_WINDOW_S = 10.0
+"""HEURISTIC: the noise floor over time (``changing_floor_warnings``) is read in windows this long,
+seconds: a 10 s window holds a second of pauses in ordinary speech (a 44 s audiobook monologue
+read its −60 dBFS floor in every window), while a floor that rose 20 s into a call hid under the
+whole call's percentile (a new user's trial: −60 then −35 dBFS white noise, no warning)."""
+FLOOR_HOP_S = 5.0
+"""HEURISTIC: the windows of ``changing_floor_warnings`` start this far apart, seconds."""
+FLOOR_RUN_WINDOWS = 2
+"""HEURISTIC: ``changing_floor_warnings`` warns only where at least this many windows in a row
+(15 s of the call) read a noisy floor, so one window of a caller's long turn, read as floor, does
+not."""
+
+
+class FloorTrack:
+    """The 30 ms frame levels of one channel over the whole call, as it streams (the Session
+    feeds it every chunk, float32 mono 16 kHz, before the high-pass), for
+    ``changing_floor_warnings``: the checks before streaming read at most the first
+    ``LEVEL_PROBE_S``. Memory: 4 bytes per 30 ms frame (0.5 MB an hour); cost: one
+    ``_frame_rms`` per second of audio. Not thread-safe on its own (the Session feeds it under its
+    lock)."""
+
+    def __init__(self) -> None:
+        self._buf: list[np.ndarray] = []
+        self._n = 0
+        self._rms: list[np.ndarray] = []
+
+    def feed(self, x: np.ndarray) -> None:
+        if not len(x):
+            return
+        self._buf.append(np.array(x, dtype=np.float32))  # a copy: callers reuse their buffers
+        self._n += len(x)
+        if self._n >= SAMPLE_RATE:
+            self._flush()
+
+    def _flush(self) -> None:
+        frame = int(0.03 * SAMPLE_RATE)
+        x = np.concatenate(self._buf) if len(self._buf) > 1 else self._buf[0]
+        k = (len(x) // frame) * frame
+        if k:
+            self._rms.append(_frame_rms(x[:k]).astype(np.float32))
+        rest = x[k:]
+        self._buf, self._n = ([rest] if len(rest) else []), len(rest)
+
+    def rms(self) -> np.ndarray:
+        """Every whole 30 ms frame's RMS so far (``_frame_rms``), float32 shape (n_frames,)."""
+        if self._n >= int(0.03 * SAMPLE_RATE):
+            self._flush()
+        return np.concatenate(self._rms) if self._rms else np.zeros(0, np.float32)
+
+
+def _noisy_window(rms: np.ndarray) -> tuple[float, bool] | None:
+    """(floor dBFS, speech-like) of one window's frame levels when it breaks the ``noisy_line``
+    rules of ``check_input`` (a floor above ``NOISY_FLOOR_DBFS``, or a speech-like one above
+    ``SPEECHLIKE_FLOOR_DBFS``), else None."""
+    floor = _noise_floor_dbfs(rms)
+    if floor > NOISY_FLOOR_DBFS:
+        return floor, False
+    if floor > SPEECHLIKE_FLOOR_DBFS and _floor_spread_db(rms) >= SPEECHLIKE_SPREAD_DB:
+        return floor, True
+    return None
+
+
+def changing_floor_warnings(levels: dict, said: list[dict]) -> list[HealthWarning]:
+    """``noisy_line`` for a channel whose noise floor is too loud in part of the call only, or after
+    the part the check before streaming read (``LEVEL_PROBE_S``): the floor is read in
+    ``FLOOR_WINDOW_S`` windows every ``FLOOR_HOP_S`` by ``check_input``'s rules, and a run of at
+    least ``FLOOR_RUN_WINDOWS`` noisy windows is said with where it lies. A new user's trial: −60
+    then −35 dBFS white noise from 20 s gave no warning, and −60 then −40 dBFS babble turned the
+    noise's onset into a barge-in "slow_yield 3.04 s". Pure. HEURISTIC thresholds (as
+    ``check_input``).
+
+    Args:
+        levels: {"user": rms, "agent": rms}, each ``FloorTrack.rms()`` (30 ms frame RMS, float32).
+        said: the input-health warnings already given, as dicts: a channel already told
+            ``noisy_line`` or ``silent_channel``, or an unmeasurable call, gets nothing more.
+    Returns:
+        list of HealthWarning (at most one per channel).
+    """
+    if any(w.get("unmeasurable") for w in said):
+        return []
+    told = {w.get("channel") for w in said if w.get("code") in ("noisy_line", "silent_channel")}
+    frame_s = 0.03
+    win, hop = int(round(FLOOR_WINDOW_S / frame_s)), int(round(FLOOR_HOP_S / frame_s))
+    out: list[HealthWarning] = []
+    for c in ("user", "agent"):
+        rms = np.asarray(levels.get(c, ()), dtype=np.float64)
+        if c in told or rms.size < win + hop * (FLOOR_RUN_WINDOWS - 1):
+            continue
+        if _digital_silence_share(rms) >= CLEAN_SOURCE_SHARE:
+            continue  # a clean digital source: its quietest sounding frames are speech (check_input)
+        starts = range(0, rms.size - win + 1, hop)
+        found = [(s, _noisy_window(rms[s:s + win])) for s in starts]
+        run, best = 0, 0
+        for _, f in found:
+            run = run + 1 if f is not None else 0
+            best = max(best, run)
+        if best < FLOOR_RUN_WINDOWS:
+            continue
+        noisy = [(s, f) for s, f in found if f is not None]
+        start_s, end_s = noisy[0][0] * frame_s, min(rms.size, noisy[-1][0] + win) * frame_s
+        floor = max(f[0] for _, f in noisy)
+        quiet = [_noise_floor_dbfs(rms[s:s + win]) for s, f in found if f is None]
+        where = (f"from {start_s:.0f} s to {end_s:.0f} s" if end_s < rms.size * frame_s - FLOOR_HOP_S
+                 else f"from {start_s:.0f} s to the end")
+        elsewhere = f" ({min(quiet):.0f} dBFS elsewhere)" if quiet else ""
+        if all(f[1] for _, f in noisy):
+            what = (f"the {c} channel's background is speech-like (babble or a television) with a floor of up to "
+                    f"{floor:.0f} dBFS {where}{elsewhere}; on such noise livejudge's timing error grows from a floor "
+                    f"of about {SPEECHLIKE_FLOOR_DBFS:.0f} dBFS (benchmarks/vad_bounds.py --sets loud)")
+            threshold = SPEECHLIKE_FLOOR_DBFS
+        else:
+            what = (f"the {c} channel's noise floor reaches {floor:.0f} dBFS {where}{elsewhere}, louder than the "
+                    f"floors livejudge's timing error was measured on (to {MEASURED_FLOOR_DBFS:.0f} dBFS, "
+                    "benchmarks/vad_bounds.py)")
+            threshold = NOISY_FLOOR_DBFS
+        out.append(HealthWarning(
+            "noisy_line", c,
+            f"{what}: expect offsets found late or early, and replies and barge-ins missed or invented there; "
+            "denoise or record closer to the source (HEURISTIC, read in "
+            f"{FLOOR_WINDOW_S:.0f} s windows)", floor, threshold))
+    return out
+
+
 def no_speech_warnings(spoke, duration_s: float, said: list[dict]) -> list[HealthWarning]:
     """``no_speech`` for each channel with no VAD speech segment over a call of at least
     ``NO_SPEECH_MIN_S``, unless a warning already said why (``silent_channel``, an unmeasurable
