@@ -85,7 +85,7 @@ def prepare_recording(reader: Any, echo_gate: str, *, log: bool = True) -> Prepa
         livejudge.audio.AudioFormatError: the file cannot be decoded while it is read.
     """
     from livejudge.timing.echo import gate_source
-    from livejudge.timing.health import check_recording, quiet_gain_db, unmeasurable
+    from livejudge.timing.health import check_recording, echo_residual_warnings, quiet_gain_db, unmeasurable
 
     health, line = check_recording(reader)  # issue 20's input-health check, from the first seconds
     refuse = unmeasurable(health, truncated=getattr(reader, "truncated", ()),
@@ -93,6 +93,7 @@ def prepare_recording(reader: Any, echo_gate: str, *, log: bool = True) -> Prepa
     if refuse:  # one line, no result that would pretend otherwise
         raise UnmeasurableRecording(refuse)
     call, gate_info = gate_source(reader, echo_gate, log=log)
+    health = [*health, *echo_residual_warnings(gate_info)]  # the gate on, and its room tail still there
     gains = {w.channel: quiet_gain_db(w.value) for w in health  # the gain check_recording checked the floor at
              if w.code == "quiet_channel" and w.channel in ("user", "agent") and w.value is not None}
     if gains:

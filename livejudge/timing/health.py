@@ -33,6 +33,8 @@
 * ``quiet_channel``: a channel's speech level (``speech_level_dbfs``: its loudest 2 s) under
   ``QUIET_SPEECH_DBFS``: the VAD's gate never goes under −50 dBFS, so quiet speech is found late
   or missed (a recording's gain, a distant microphone).
+* ``echo_residual``: the echo gate was applied and the agent's echo still stands out in the user
+  channel just after the agent stops (``echo_residual_warnings``): a reverberant room's tail.
 * ``noisy_line``: a channel's noise floor above ``NOISY_FLOOR_DBFS``, or a speech-like floor
   (babble, a television: ``SPEECHLIKE_SPREAD_DB``) above ``SPEECHLIKE_FLOOR_DBFS``: outside the
   floors on which the timing error stays within the stated figures (docs/verdicts.md, the
@@ -142,7 +144,7 @@ exit 0, with nothing measured)."""
 
 WARNING_CODES = ("too_short", "silent_channel", "identical_channels", "channel_swap", "clipping", "dc_offset",
                  "length_mismatch", "extra_channels", "truncated_file", "bad_samples", "no_speech", "noisy_line",
-                 "quiet_channel", "silent_tail")
+                 "quiet_channel", "silent_tail", "echo_residual")
 """Every ``HealthWarning.code``; a gate names one as ``input_health_<code>_count``
 (``commands.gates.call_metrics``)."""
 
@@ -793,6 +795,27 @@ def changing_floor_warnings(levels: dict, said: list[dict]) -> list[HealthWarnin
             "denoise or record closer to the source (HEURISTIC, read in "
             f"{FLOOR_WINDOW_S:.0f} s windows)", floor, threshold))
     return out
+
+
+def echo_residual_warnings(gate_info: dict) -> list[HealthWarning]:
+    """``echo_residual`` when the echo gate was applied and the agent's echo still stands
+    ``timing.echo.RESIDUAL_TAIL_DB`` above the user channel's floor just after the agent stops
+    (``source.echo_gate.residual_tail_db``, ``timing.echo.residual_tail_db``): a speakerphone in
+    a reverberant room, whose tail outlasts the echo path the gate models. A new user's trial: at
+    −10 dB through a room of RT60 0.8 s the gate was on, and the tail became four caller
+    barge-ins and a talked-through barge-in read as a 3.34 s yield, with no warning. Pure.
+    HEURISTIC."""
+    from livejudge.timing.echo import RESIDUAL_TAIL_DB
+
+    tail = gate_info.get("residual_tail_db") if isinstance(gate_info, dict) and gate_info.get("applied") else None
+    if not isinstance(tail, (int, float)) or tail < RESIDUAL_TAIL_DB:
+        return []
+    return [HealthWarning(
+        "echo_residual", "user",
+        f"the agent's echo outlasts the echo gate: the user channel stays {tail:.0f} dB above its floor just after "
+        f"the agent stops (a speakerphone in a reverberant room); its tail can read as caller speech: phantom "
+        "backchannels and barge-ins, yields read long; use a headset or the phone's echo canceller, or record "
+        "each side before it reaches the room (HEURISTIC)", float(tail), RESIDUAL_TAIL_DB)]
 
 
 def no_speech_warnings(spoke, duration_s: float, said: list[dict]) -> list[HealthWarning]:
