@@ -56,7 +56,8 @@ import numpy as np  # noqa: E402
 from livejudge.audio import SAMPLE_RATE, TwoChannelAudio, resample  # noqa: E402
 from livejudge.session import SessionConfig, snapshot_of_call  # noqa: E402
 from livejudge.testing.dialogues import DialogueBuilder, load_clip, trim  # noqa: E402
-from livejudge.timing.health import channel_noise_floor_dbfs, check_input  # noqa: E402
+from livejudge.timing.health import (_frame_rms, changing_floor_warnings, channel_noise_floor_dbfs,  # noqa: E402
+                                     check_input)
 from livejudge.timing.turns import TurnConfig  # noqa: E402
 from livejudge.timing.vad import VADConfig  # noqa: E402
 
@@ -228,7 +229,11 @@ def run_condition(calls: int, rate: int, vad: VADConfig, seed0: int = 0, **line)
         cpu_s = time.perf_counter() - t0
         # what the input-health check says of this line (a noisy_line warning per channel) and the
         # noise floor it measures, beside the errors: the ground for health.NOISY_FLOOR_DBFS
-        warned = sum(w.code == "noisy_line" for w in check_input(call.user, call.agent, swap_test=False))
+        # (the check before streaming, then the whole call's floor in windows at the close, as a Session does)
+        ws = check_input(call.user, call.agent, swap_test=False)
+        ws += changing_floor_warnings({"user": _frame_rms(call.user), "agent": _frame_rms(call.agent)},
+                                      [w.to_dict() for w in ws])
+        warned = sum(w.code == "noisy_line" for w in ws)
         rows.append({**evaluate(d, snap), "cpu_s": cpu_s, "audio_s": 2 * call.duration_s,
                      "noisy_line_warned": warned, "channels": 2,
                      "floor_dbfs": [channel_noise_floor_dbfs(x) for x in (call.user, call.agent)]})

@@ -323,8 +323,11 @@ def _existing_audio_file(path: str | Path) -> Path:
     """``path`` as a Path, after the checks every reader makes before decoding.
 
     Raises:
-        AudioFormatError: the file does not exist, or is empty (0 bytes), each with its fix.
+        AudioFormatError: the file does not exist, or is empty (0 bytes), or is "-", each with its fix.
     """
+    if str(path) == "-":  # was "audio file not found: - (check the path)" (a trial)
+        raise AudioFormatError("a call is read from a file; to read standard input give /dev/stdin "
+                               "(cat call.wav | livejudge score /dev/stdin)")
     p = Path(path)
     if not p.exists():
         raise AudioFormatError(f"audio file not found: {p} (check the path)")
@@ -680,6 +683,7 @@ class CallReader:
             raise AudioFormatError(f"cannot read {f.name} again from its start after damage part-way: {exc}") from None
         g.livejudge_declared_frames = getattr(f, "livejudge_declared_frames", None)
         g.livejudge_ogg_cut = getattr(f, "livejudge_ogg_cut", False)
+        g.livejudge_name = getattr(f, "livejudge_name", None)
         f.close()
         self._files[i] = g
         return g
@@ -713,7 +717,7 @@ class CallReader:
             # damage part-way (a cut FLAC: "flac decoder lost sync"): what was decoded is scored, as a
             # cut WAV's is; it had been a traceback, and no result, within the first 120 s (a trial)
             damaged = exc.__cause__ or exc
-        name = Path(f.name).name
+        name = getattr(f, "livejudge_name", None) or Path(f.name).name  # a pipe's name, not its temp copy's
         if damaged is not None:
             msg = (f"{name} is damaged: it could not be decoded past {done / f.samplerate:.1f} s ({damaged}); the "
                    "rest is not scored (re-export it, or record it again)")
@@ -732,7 +736,7 @@ class CallReader:
                     self.not_numbers.append(msg)
         declared = max(int(f.frames), int(getattr(f, "livejudge_declared_frames", None) or 0))
         if done < declared and damaged is None:
-            msg = (f"{Path(f.name).name} is truncated: its header says {declared / f.samplerate:.1f} s but only "
+            msg = (f"{name} is truncated: its header says {declared / f.samplerate:.1f} s but only "
                    f"{done / f.samplerate:.1f} s could be read (a cut-off file; re-export or record it again)")
             if msg not in self.truncated:
                 self.truncated.append(msg)
@@ -871,6 +875,53 @@ def _wav_declared_frames(path: str | Path) -> int | None:
     return None
 
 
+PIPE_SAY_S = 2.0
+"""HEURISTIC: a pipe that gives nothing for this long is said to be waited for, once, seconds."""
+PIPE_WAIT_S = 60.0
+"""HEURISTIC: a named pipe (made with mkfifo, outside /dev and /proc) that nothing has written to
+for this long is refused: no writer was started (a trial's ``score fifo.wav`` waited silently until
+its CI timeout killed it), seconds. Standard input and ``<(…)`` are waited for as long as they take."""
+
+
+def is_named_pipe(path: str | Path) -> bool:
+    """Whether ``path`` is a FIFO in the file system (made with mkfifo), not standard input or a
+    ``<(…)`` descriptor (``/dev/stdin``, ``/dev/fd/N``, ``/proc/self/fd/N``)."""
+    import stat
+
+    text = os.path.abspath(str(path))
+    if text.startswith(("/dev/", "/proc/")):
+        return False
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _wait_for_pipe(p: Path, fd: int) -> None:
+    """Block until ``fd`` (a pipe opened non-blocking) has bytes or its writer closed it: one line
+    on stderr after ``PIPE_SAY_S``; a named pipe (``is_named_pipe``) with nothing written after
+    ``PIPE_WAIT_S`` is AudioFormatError."""
+    import select
+    import sys
+    import time
+
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP)
+    named = is_named_pipe(p)
+    t0 = time.monotonic()
+    said = False
+    while not poller.poll(250):
+        waited = time.monotonic() - t0
+        if not said and waited >= PIPE_SAY_S:
+            said = True
+            print(f"livejudge: waiting for {p} to be written"
+                  + (f" (a named pipe: start the command that writes it; refused after {PIPE_WAIT_S:.0f} s)"
+                     if named else ""), file=sys.stderr)
+        if named and waited >= PIPE_WAIT_S:
+            raise AudioFormatError(f"{p} is a named pipe that nothing wrote to in {PIPE_WAIT_S:.0f} s: start the "
+                                   "command that writes it first, or give a file")
+
+
 MAX_SPOOL_BYTES = 8 << 30
 """Most bytes read from a pipe before decoding (``_spool``): 8 GiB, over 6 hours of 48 kHz stereo
 float32; more is a stream without end, refused rather than left to fill the disk."""
@@ -894,9 +945,19 @@ def _spool(p: Path) -> Path:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):  # /dev/zero was copied to /tmp without end (a trial)
         raise AudioFormatError(f"{p} is a device, not an audio file or a pipe: give a file, or pipe one in "
                                "(cat call.wav | livejudge score /dev/stdin)")
+    try:  # non-blocking: a FIFO with no writer would block the open itself, without a word (a trial)
+        rfd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise AudioFormatError(f"cannot read {p} (a pipe): {exc.strerror or exc}") from None
+    try:
+        _wait_for_pipe(p, rfd)
+        os.set_blocking(rfd, True)
+    except BaseException:
+        os.close(rfd)
+        raise
     fd, tmp = tempfile.mkstemp(prefix="livejudge-pipe-", suffix=p.suffix[:10] or ".audio")
     try:
-        with open(p, "rb") as src, os.fdopen(fd, "wb") as dst:
+        with os.fdopen(rfd, "rb") as src, os.fdopen(fd, "wb") as dst:
             got = 0
             while block := src.read(1 << 20):
                 got += len(block)
@@ -934,6 +995,7 @@ def _open_sound(path: str | Path):
         os.unlink(spooled)  # the open file stays readable; nothing is left behind
     f.livejudge_declared_frames = declared if declared is not None and declared > f.frames else None
     f.livejudge_ogg_cut = ogg_cut  # its end is missing, which its length cannot show (ogg_ends_cut)
+    f.livejudge_name = Path(path).name  # what the warnings name: a pipe's temp copy had been (a trial)
     try:  # the same header checks as load_audio, before a sample is decoded
         try:
             check_rate(f.samplerate, f"{p}: sample rate")

@@ -356,7 +356,8 @@ def fig_loud_timing() -> str:
                      f"{h(row['barge_in_recall'])} | {h(row['backchannels_right'])} |")
     return ("\n".join(lines) + f"\n\nFrom `{r['command']}` ({res.get('calls_per_condition', '?')} random calls "
             f"per row, 16 kHz, room tails and breaths; error = measured − truth; `noisy_line` warns above a "
-            f"measured floor of −38 dBFS, or −44 dBFS when the floor is speech-like). {_src('vad_bounds_loud')}")
+            f"measured floor of −38 dBFS, or −44 dBFS when the floor is speech-like, over the call or in two 10 s "
+            f"windows in a row). {_src('vad_bounds_loud')}")
 
 
 def fig_judge_spread() -> str:

@@ -237,6 +237,11 @@ def score_call(path: str | Path, options: ScoreOptions | None = None, *, stop: S
     agent_file = (options.agent_files or {}).get(str(path))  # a call recorded one side per file
     from livejudge.outputs.guard import same_file
 
+    for f in (path, agent_file):
+        if f is not None and os.path.exists(f) and not os.path.isfile(f):
+            # a named pipe with no writer held the whole batch until its timeout (a trial)
+            raise CallError(f"{f} is not a regular file (a named pipe, socket or device): a batch scores files; "
+                            "copy it to a file, or score a pipe alone (livejudge score)")
     if agent_file is not None and same_file(path, agent_file):  # a manifest row naming one file twice
         raise CallError(f"its manifest row names {path} as both the user's and the agent's file: give each side its "
                         "own recording")
@@ -297,7 +302,9 @@ def discover_calls(spec: str | Path) -> list[Path]:
     if p.is_file():  # an existing file is itself, even when its name holds * ? [ (``call [1].wav``)
         return _manifest(p) if looks_like_manifest(p) else [p]
     if p.is_dir():
-        files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in AUDIO_SUFFIXES)
+        # a pipe or socket with an audio name is listed, to be skipped with its reason (it was left out
+        # without a word: a trial's "1 of 1 calls scored" beside a pipe.wav)
+        files = sorted(f for f in p.iterdir() if f.suffix.lower() in AUDIO_SUFFIXES and not f.is_dir())
         if not files:
             nested = nested_audio_count(p)
             raise CallError(f"{p}: no audio files ({', '.join(AUDIO_SUFFIXES)}) in this directory"
@@ -1258,6 +1265,13 @@ def _report_row(row: dict, bar) -> None:
             print(msg, file=sys.stderr, flush=True)
     if bar is not None:
         bar[0].update(bar[1], advance=1, last=Path(row["file"]).name)
+        if not bar[2].is_terminal:  # piped (CI): one line per call, so a long batch is never silent (a trial:
+            # 40 calls printed nothing until the end, and CI services stop a job that prints nothing for minutes)
+            task = next((t for t in bar[0].tasks if t.id == bar[1]), None)
+            if task is not None:
+                status = {"ok": "scored"}.get(row["status"], row["status"].replace("_", " "))
+                print(clean(f"livejudge: [{task.completed:.0f}/{task.total:.0f}] {Path(row['file']).name}: {status} "
+                            f"({task.elapsed or 0.0:.0f} s elapsed)"), file=sys.stderr, flush=True)
 
 
 def options_from_args(args: argparse.Namespace) -> ScoreOptions:

@@ -176,11 +176,48 @@ def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfi
                 task = bar.add_task("score", total=call.duration_s)
                 stream_call(session, call, speed=speed, stop=stop,
                             on_progress=lambda t: bar.update(task, completed=t))
+        elif progress and call.duration_s > 60:  # piped (CI): a plain line now and then, never silent for
+            # minutes (a trial: a 60-minute call printed nothing for 158 s, which CI services stop)
+            stream_call(session, call, speed=speed, stop=stop,
+                        on_progress=PlainProgress(name, call.duration_s))
         else:
             stream_call(session, call, speed=speed, stop=stop)
         prepared.finish(session)  # a cut-off file, samples clipped or zeroed: input-health warnings
 
     return run_session(session, body, title=title, output=output, failure=failure)
+
+
+PLAIN_PROGRESS_S = 30.0
+"""Seconds of wall time between two progress lines of a long ``score`` whose stderr is not a terminal."""
+
+
+class PlainProgress:
+    """``stream_call``'s ``on_progress`` for a stderr that is not a terminal: one line every
+    ``PLAIN_PROGRESS_S`` of wall time, "livejudge: scoring NAME: 600/3600 s (17 %), about 2 min left"
+    (the time left from the pace so far)."""
+
+    def __init__(self, name: str, total_s: float, every_s: float = PLAIN_PROGRESS_S) -> None:
+        import time
+
+        self.name, self.total_s, self.every_s = name, float(total_s), float(every_s)
+        self._t0 = self._last = time.monotonic()
+
+    def __call__(self, t_s: float) -> None:
+        import time
+
+        now = time.monotonic()
+        if now - self._last < self.every_s or t_s <= 0:
+            return
+        self._last = now
+        left_s = (now - self._t0) * max(0.0, self.total_s - t_s) / t_s
+        left = f"about {left_s / 60:.0f} min left" if left_s >= 90 else f"about {left_s:.0f} s left"
+        from livejudge.outputs.guard import clean
+
+        try:
+            print(clean(f"livejudge: scoring {self.name}: {t_s:.0f}/{self.total_s:.0f} s "
+                        f"({100 * t_s / self.total_s:.0f} %), {left}"), file=sys.stderr, flush=True)
+        except (OSError, ValueError):  # stderr closed: the result is what matters
+            pass
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -286,7 +323,7 @@ def _junit_of_a_failed_run(args: argparse.Namespace, before: tuple | None, messa
                      message, code)
 
 
-def _write_red_junit(path: str, others: list[str], command: str, message: str, code: int) -> None:
+def _write_red_junit(path: str, others: list[str], command: str, message: str, code: int | None) -> None:
     """``gates.failed_run_junit_xml`` written to ``path``, unless ``path`` is "-" or names the same
     file as one of ``others`` (the run's other paths: an input, ``--json``…; the error may be that
     clash). A path that cannot be written is left alone: the error may be about it."""
@@ -295,11 +332,43 @@ def _write_red_junit(path: str, others: list[str], command: str, message: str, c
 
     if path == "-" or any(v not in ("", "-") and same_file(v, path) for v in others):
         return
+    if os.path.exists(path) and not os.path.isfile(path):  # a pipe or device: opening it could block for ever
+        return
     try:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text(failed_run_junit_xml(command, message, code), encoding="utf-8")
     except OSError:
         pass
+
+
+def _outputs_of_a_run_under_way(args: argparse.Namespace) -> None:
+    """Before the command runs, its ``--junit`` file reads red: "did not finish", and an earlier
+    ``--json`` file (a regular file no other argument names) is removed, so a run killed where
+    nothing can write (SIGKILL, the out-of-memory killer) leaves no earlier run's passing files to
+    be read as its own (a trial: after ``kill -9`` the last run's green JUnit file and its result
+    were still there). The command writes both when it ends, or stops; ``_junit_of_a_failed_run``
+    the JUnit file when it fails."""
+    def others_than(name: str) -> list[str]:
+        out: list = []
+        for key, value in vars(args).items():
+            if key != name:
+                out += value if isinstance(value, list) else [value]
+        return [v for v in out if isinstance(v, str)]
+
+    from livejudge.outputs.guard import same_file
+
+    stale = getattr(args, "json_out", None)
+    if isinstance(stale, str) and stale not in ("", "-") and os.path.isfile(stale) \
+            and not any(v not in ("", "-") and same_file(v, stale) for v in others_than("json_out")):
+        try:
+            os.unlink(stale)
+        except OSError:  # not ours to remove: the command's own check says why
+            pass
+    path = getattr(args, "junit", None)
+    if path:
+        _write_red_junit(path, others_than("junit"), getattr(args, "command", None) or "livejudge",
+                         "the run did not finish: it was killed before it could write this file (SIGKILL, or out "
+                         "of memory?)", None)
 
 
 def _junit_of_a_usage_error(raw: list[str]) -> None:
@@ -360,6 +429,7 @@ def _parse(parser: argparse.ArgumentParser, raw: list[str]) -> argparse.Namespac
 def _run(args: argparse.Namespace) -> int:
     """Run the parsed command: its exit code, with one line for an error or a stop."""
     old_handlers = raise_on_terminate()  # SIGTERM/SIGHUP outside a call: unwind (finally blocks run)
+    _outputs_of_a_run_under_way(args)
     junit_before = _file_state(getattr(args, "junit", None))
     try:
         return int(args.func(args) or 0)

@@ -646,16 +646,16 @@ def junit_text(root: ET.Element) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def failed_run_junit_xml(command: str, message: str, code: int) -> str:
+def failed_run_junit_xml(command: str, message: str, code: int | None) -> str:
     """JUnit XML for a command that stopped before it wrote its own (bad input, a stop signal): one
     test case, "livejudge COMMAND ran to its end", with an ``error`` naming the reason and the exit
-    code, so a CI page reads the run red. Without it the file of an earlier, passing run was left in
-    place and read green (a trial)."""
+    code (None: not known, for the file a run starts with), so a CI page reads the run red. Without
+    it the file of an earlier, passing run was left in place and read green (a trial)."""
     root = ET.Element("testsuites", name="livejudge")
     s = ET.SubElement(root, "testsuite", name=f"livejudge {command}", tests="1", failures="0", errors="1",
                       skipped="0")
-    _error_case(s, "livejudge.commands.cli", f"livejudge {command} ran to its end", f"exit {code}: {message}",
-                "CommandFailed")
+    _error_case(s, "livejudge.commands.cli", f"livejudge {command} ran to its end",
+                message if code is None else f"exit {code}: {message}", "CommandFailed")
     return junit_text(root)
 
 

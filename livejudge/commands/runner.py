@@ -325,12 +325,12 @@ def judge_from_config(cfg: JudgeConfig, *, recorded: bool = False):
         kwargs["model"] = cfg.qwen_model
     try:
         return load_judge(kind, **kwargs)
-    except JudgeError as exc:
-        if cfg.kind == "auto" and cfg.head is None:
+    except (JudgeError, HeadError, FileNotFoundError, ValueError, RuntimeError, ImportError, OSError,
+            MemoryError) as exc:
+        if cfg.kind == "auto" and cfg.head is None:  # as --help says: timing-only, with one line; a
+            # trial's memory limit ("mkl_malloc: failed to allocate memory") had ended the run, exit 2
             print(f"livejudge: no P(human) this call: {exc}; timing is measured", file=sys.stderr)
             return None
-        raise CLIError(f"cannot load the {kind} judge: {exc}") from exc
-    except (HeadError, FileNotFoundError, ValueError, RuntimeError, ImportError, OSError) as exc:
         raise CLIError(f"cannot load the {kind} judge: {exc}") from exc
 
 

@@ -101,7 +101,7 @@ def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[s
             "result.json"; a new user's trial).
     Raises:
         OutputPathError: "-" for a flag that writes only files, an output is an input, two
-            outputs are one file, a directory, a name
+            outputs are one file, a directory, a named pipe (``audio.is_named_pipe``), a name
             over the file system's limit, or in a directory where no file can be created
             (read-only, ``/proc``, missing permissions).
     """
@@ -126,6 +126,12 @@ def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[s
             if len(os.fsencode(part)) > limit:
                 raise OutputPathError(f"{flag}: the name {clean(part[:40])}… is {len(os.fsencode(part))} bytes; "
                                       f"this file system allows {limit}: give a shorter name")
+        from livejudge.audio import is_named_pipe
+
+        if is_named_pipe(p):  # written at the end: with no reader there it hung past every signal (a trial)
+            raise OutputPathError(f"{flag} {clean(path)} is a named pipe: livejudge writes its outputs as files, at "
+                                  "the end of the call; give a file path" + (" (or --json - for stdout)"
+                                                                             if flag in STDOUT_FLAGS else ""))
         if p.is_dir():
             example = (examples or {}).get(flag) or OUTPUT_EXAMPLES.get(flag, "result.json")
             raise OutputPathError(f"{flag} {clean(path)} is a directory: give a file path inside it, "

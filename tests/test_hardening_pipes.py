@@ -1,0 +1,149 @@
+"""Hostile paths and stops a CI job meets (a new user's trial of hardening, 2026-12-07).
+
+* A named pipe with nothing writing to it, given as the call, waited silently until the job's
+  timeout; given as ``--junit``, the run hung past every signal at its end. In a batch folder a
+  pipe was left out without a word.
+* After ``kill -9``, the previous run's passing JUnit file and its result were still there.
+* Piped (CI), a long call or a batch printed nothing until the end.
+* ``--judge auto`` whose encoder failed to load for want of memory ended the run (exit 2),
+  where ``--help`` promises a timing-only call with one line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+import livejudge.audio as audio
+from livejudge.commands.cli import PlainProgress, main
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "example_call.wav"
+
+
+def test_a_named_pipe_nothing_writes_to_is_refused_with_the_fix(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(audio, "PIPE_SAY_S", 0.2)
+    monkeypatch.setattr(audio, "PIPE_WAIT_S", 1.0)
+    fifo = tmp_path / "call.wav"
+    os.mkfifo(fifo)
+    t0 = time.monotonic()
+    code = main(["score", str(fifo), "--judge", "none", "--json", str(tmp_path / "r.json")])
+    assert code == 2 and time.monotonic() - t0 < 10.0
+    err = capsys.readouterr().err
+    assert f"waiting for {fifo} to be written (a named pipe" in err
+    assert "is a named pipe that nothing wrote to in 1 s: start the command that writes it first" in err
+
+
+def test_a_named_pipe_written_late_is_scored_as_the_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(audio, "PIPE_SAY_S", 0.2)
+    fifo = tmp_path / "call.wav"
+    os.mkfifo(fifo)
+
+    def write_later():
+        time.sleep(0.6)
+        with open(fifo, "wb") as f:
+            f.write(EXAMPLE.read_bytes())
+
+    th = threading.Thread(target=write_later)
+    th.start()
+    out = tmp_path / "r.json"
+    assert main(["score", str(fifo), "--judge", "none", "--json", str(out)]) == 0
+    th.join()
+    ref = tmp_path / "ref.json"
+    assert main(["score", str(EXAMPLE), "--judge", "none", "--json", str(ref)]) == 0
+    got, want = json.loads(out.read_text()), json.loads(ref.read_text())
+    assert got["transitions"] == want["transitions"] and got["barge_ins"] == want["barge_ins"]
+
+
+def test_a_dash_for_the_call_names_dev_stdin(capsys):
+    assert main(["score", "-", "--judge", "none"]) == 2
+    assert "to read standard input give /dev/stdin" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag", ["--junit", "--json"])
+def test_an_output_that_is_a_named_pipe_is_refused_before_the_call(tmp_path, capsys, flag):
+    fifo = tmp_path / "out.xml"
+    os.mkfifo(fifo)
+    t0 = time.monotonic()
+    code = main(["score", str(EXAMPLE), "--judge", "none", flag, str(fifo), "--fail-if", "latency_p90_s>9"])
+    assert code == 2 and time.monotonic() - t0 < 10.0  # it had hung past SIGTERM and SIGINT
+    assert f"{flag} {fifo} is a named pipe" in capsys.readouterr().err
+
+
+def test_a_pipe_in_a_batch_folder_is_skipped_with_its_reason(tmp_path, capsys):
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    (calls / "a.wav").write_bytes(EXAMPLE.read_bytes())
+    os.mkfifo(calls / "pipe.wav")
+    out = tmp_path / "out"
+    assert main(["score", str(calls), "--out-dir", str(out), "--judge", "none"]) == 1  # a skipped call
+    summary = json.loads((out / "summary.json").read_text())
+    skipped = [c for c in summary["calls"] if c["status"] != "ok"]
+    assert [Path(c["file"]).name for c in skipped] == ["pipe.wav"]
+    assert "is not a regular file (a named pipe, socket or device)" in skipped[0]["reason"]
+    err = capsys.readouterr().err
+    assert "[1/2] a.wav: scored" in err or "[2/2] a.wav: scored" in err, err  # piped: one line per call
+
+
+def test_a_run_killed_leaves_a_red_junit_file_and_no_earlier_result(tmp_path):
+    """``kill -9`` cannot be caught: the run says "did not finish" in its JUnit file from its start,
+    and an earlier result at its ``--json`` path is gone, so a CI step reads red, not the last
+    run's green."""
+    junit, result = tmp_path / "j.xml", tmp_path / "r.json"
+    assert main(["score", str(EXAMPLE), "--judge", "none", "--junit", str(junit), "--json", str(result),
+                 "--fail-if", "latency_p90_s>9"]) == 0
+    assert 'failures="0" errors="0"' in junit.read_text() and result.exists()
+    x, sr = sf.read(str(EXAMPLE), dtype="float32")
+    long = tmp_path / "long.wav"
+    sf.write(str(long), np.tile(x, (40, 1)), sr, subtype="PCM_16")  # 29 minutes: long enough to kill
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.Popen([sys.executable, "-m", "livejudge.commands.cli", "score", str(long), "--judge", "none",
+                             "--junit", str(junit), "--json", str(result), "--fail-if", "latency_p90_s>9"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and "did not finish" not in junit.read_text():
+            time.sleep(0.05)
+        time.sleep(0.5)
+        assert proc.poll() is None, "the run ended before it could be killed"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    text = junit.read_text()
+    assert 'errors="1"' in text and "the run did not finish: it was killed" in text, text
+    assert not result.exists()
+
+
+def test_plain_progress_says_where_a_long_call_is(capsys):
+    p = PlainProgress("call.wav", 3600.0, every_s=0.0)
+    time.sleep(0.01)
+    p(600.0)
+    err = capsys.readouterr().err
+    assert err.startswith("livejudge: scoring call.wav: 600/3600 s (17 %), about ") and "left" in err, err
+
+
+def test_judge_auto_that_cannot_load_for_memory_is_timing_only(monkeypatch, capsys):
+    from livejudge.commands.runner import judge_from_config
+    from livejudge.config import JudgeConfig
+    from livejudge.errors import CLIError
+    import livejudge.judge.model.judge as jm
+
+    def no_memory(*a, **k):
+        raise RuntimeError("mkl_malloc: failed to allocate memory")
+
+    monkeypatch.setattr(jm, "load_judge", no_memory)
+    assert judge_from_config(JudgeConfig(kind="auto")) is None
+    assert "no P(human) this call: mkl_malloc: failed to allocate memory; timing is measured" in capsys.readouterr().err
+    with pytest.raises(CLIError, match="cannot load the whisper judge: mkl_malloc"):
+        judge_from_config(JudgeConfig(kind="whisper"))
