@@ -805,9 +805,11 @@ def run_batch(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, 
         n_int = sum(r["status"] == "interrupted" for r in rows)
         n_not = sum(r["status"] == "not_started" for r in rows)
         n_ended = len(rows) - n_int - n_not
+        # "(partial results)" had followed a row's "no partial result was written" (a trial)
+        n_part = sum(r["status"] == "interrupted" and bool(r.get("result")) for r in rows)
         summary = write_summary(rows, out, jobs=jobs, wall_s=time.perf_counter() - t0, earlier=earlier,
                                 stopped=f"{stop.label} after {n_ended} of {len(rows)} calls had finished: {n_int} "
-                                        f"interrupted (partial results), {n_not} not started",
+                                        f"interrupted ({n_part} with a partial result), {n_not} not started",
                                 n_interrupted=n_int, n_not_started=n_not)
         where = (summary.get("fallback") or {}).get("summary.json") or out / "summary.json"
         print(f"livejudge: batch stopped ({summary['stopped']}); summary written to {where}",
