@@ -211,7 +211,8 @@ def test_ctrl_c_to_the_process_group_stops_idle_and_busy_workers_without_a_trace
     assert b["status"] == "interrupted" and b["reason"].startswith("interrupted (Ctrl-C) before it finished"), b
     assert b["result"] and json.loads(Path(b["result"]).read_text())["source"]["ended"] == "interrupted (Ctrl-C)"
     assert b["metrics"] is None and sm["n_scored"] == 1  # a partial call is not in the medians
-    assert sm["stopped"] == "Ctrl-C after 1 of 2 calls had finished: 1 interrupted (1 with a partial result), 0 not started"
+    assert sm["stopped"] == ("Ctrl-C after 1 of 2 calls had finished: 1 interrupted (1 with a partial result), "
+                             "0 not started")
     _check_rows_cover_results(out, rows)
 
 
@@ -244,7 +245,8 @@ def test_sigterm_with_one_job_writes_the_call_in_flight_as_a_partial_result(clip
                                              f"covers the first {doc['duration_s']:.1f} s")
     assert rows["c_short.wav"]["reason"] == "not started: the batch was stopped (SIGTERM) first"
     assert (sm["n_calls"], sm["n_scored"], sm["n_interrupted"], sm["n_not_started"]) == (3, 1, 1, 1)
-    assert sm["stopped"] == "SIGTERM after 1 of 3 calls had finished: 1 interrupted (1 with a partial result), 1 not started"
+    assert sm["stopped"] == ("SIGTERM after 1 of 3 calls had finished: 1 interrupted (1 with a partial result), "
+                             "1 not started")
     _check_rows_cover_results(out, rows)
     # the JUnit file says the batch was stopped (a trial's stopped batch wrote none; a stopped single
     # call's read green): an error case, red on a CI page
