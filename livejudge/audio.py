@@ -304,6 +304,16 @@ def _what_it_is(p) -> str:
     return ""
 
 
+def _decode_error(exc: Exception, p) -> str:
+    """libsndfile's words for a file it cannot open, made true: for an existing regular file whose
+    bytes it does not recognise (random bytes named .mp3) it says "File does not exist or is not a
+    regular file (possibly a pipe?)" (a trial)."""
+    text = str(exc)
+    if "does not exist or is not a regular file" in text and os.path.isfile(p):
+        return "its bytes are not audio that libsndfile recognises (a damaged or mislabelled file)"
+    return text
+
+
 def decode_hint() -> str:
     """What the file readers here decode, for a ``cannot decode`` message: the common formats
     this machine's libsndfile reads (``soundfile.available_formats()``; MP3 from libsndfile 1.1
@@ -352,7 +362,7 @@ def load_audio(path: str | Path) -> tuple[np.ndarray, int]:
     try:
         info = sf.info(str(p))
     except Exception as exc:  # soundfile raises several types; re-raise as one clear error
-        raise AudioFormatError(f"cannot decode {p}: {exc} ({_what_it_is(p) or decode_hint()})") from exc
+        raise AudioFormatError(f"cannot decode {p}: {_decode_error(exc, p)} ({_what_it_is(p) or decode_hint()})") from exc
     try:  # validated before decoding: a header claiming 1 Hz or 4 GHz must not cost memory
         check_rate(info.samplerate, f"{p}: sample rate")
     except AudioFormatError as exc:
@@ -363,7 +373,7 @@ def load_audio(path: str | Path) -> tuple[np.ndarray, int]:
     try:
         data, rate = sf.read(str(p), dtype="float32", always_2d=True)
     except Exception as exc:  # soundfile raises several types; re-raise as one clear error
-        raise AudioFormatError(f"cannot decode {p}: {exc} ({decode_hint()})") from exc
+        raise AudioFormatError(f"cannot decode {p}: {_decode_error(exc, p)} ({decode_hint()})") from exc
     if data.size and not np.max(np.abs(data)) <= MAX_SAMPLE_ABS:  # float WAVs can hold NaN/inf, 1e30
         data = np.clip(np.nan_to_num(data, nan=0.0, posinf=0.0, neginf=0.0), -MAX_SAMPLE_ABS, MAX_SAMPLE_ABS)
     return data, int(rate)
@@ -988,7 +998,7 @@ def _open_sound(path: str | Path):
     except Exception as exc:
         if spooled is not None:
             os.unlink(spooled)
-        raise AudioFormatError(f"cannot decode {path}: {exc} ({_what_it_is(p) or decode_hint()})") from exc
+        raise AudioFormatError(f"cannot decode {path}: {_decode_error(exc, p)} ({_what_it_is(p) or decode_hint()})") from exc
     declared = _wav_declared_frames(p)
     ogg_cut = str(getattr(f, "format", "")) == "OGG" and ogg_ends_cut(p)
     if spooled is not None:

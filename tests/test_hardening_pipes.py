@@ -147,3 +147,13 @@ def test_judge_auto_that_cannot_load_for_memory_is_timing_only(monkeypatch, caps
     assert "no P(human) this call: mkl_malloc: failed to allocate memory; timing is measured" in capsys.readouterr().err
     with pytest.raises(CLIError, match="cannot load the whisper judge: mkl_malloc"):
         judge_from_config(JudgeConfig(kind="whisper"))
+
+
+def test_random_bytes_named_mp3_are_not_called_a_missing_file(tmp_path, capsys):
+    """libsndfile says "File does not exist or is not a regular file (possibly a pipe?)" of a
+    regular file whose bytes it does not recognise; the message says what is true."""
+    f = tmp_path / "rand.mp3"
+    f.write_bytes(np.random.default_rng(0).bytes(5000))
+    assert main(["score", str(f), "--judge", "none"]) == 2
+    err = capsys.readouterr().err
+    assert "its bytes are not audio that libsndfile recognises" in err and "does not exist" not in err, err
