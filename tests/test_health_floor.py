@@ -97,3 +97,22 @@ def test_one_noisy_window_is_not_enough(noisy_s):
     x[k0:k1] += noise("white", k1 - k0, -30.0, np.random.default_rng(2)).astype(np.float32)
     got = changing_floor_warnings({"user": _levels(x)}, [])
     assert bool(got) == (noisy_s > 10.0), got
+
+
+def test_noise_there_all_call_is_not_placed_where_its_floor_first_reads_loud():
+    """Babble whose talkers pause reads a lower floor in some windows; a re-check saw "from 10 s to
+    the end (-49 dBFS elsewhere)" for babble there from 0 s. Where the other windows read within
+    ``FLOOR_CONTRAST_DB`` of the loudest, the warning names no start and no "elsewhere"; a floor
+    that rose by more is placed. Frame levels are given directly (30 ms frames, dBFS)."""
+    from livejudge.timing.health import FLOOR_CONTRAST_DB
+
+    rng = np.random.default_rng(4)
+
+    def frames(*parts):  # (seconds, dBFS) stretches of steady noise, ±0.1 dB jitter
+        return np.concatenate([10 ** ((db + rng.normal(0, 0.1, int(s / 0.03))) / 20) for s, db in parts])
+
+    near = changing_floor_warnings({"user": frames((10, -36), (12, -36 - FLOOR_CONTRAST_DB + 3), (20, -36))}, [])
+    assert len(near) == 1 and "windows, and within 10 dB of it in the others" in near[0].message, near
+    assert " from " not in near[0].message and "elsewhere" not in near[0].message
+    rose = changing_floor_warnings({"user": frames((20, -60), (25, -36))}, [])
+    assert len(rose) == 1 and "reaches -36 dBFS from 20 s to the end (-60 dBFS elsewhere)" in rose[0].message, rose

@@ -687,6 +687,12 @@ FLOOR_RUN_WINDOWS = 2
 not."""
 
 
+FLOOR_CONTRAST_DB = 10.0
+"""HEURISTIC: ``changing_floor_warnings`` says where a noisy floor starts and ends only when the
+other windows read at least this much quieter (a floor that rose); nearer, the noise is taken to be
+there all call, reading lower where it pauses (babble), dB."""
+
+
 class FloorTrack:
     """The 30 ms frame levels of one channel over the whole call, as it streams (the Session
     feeds it every chunk, float32 mono 16 kHz, before the high-pass), for
@@ -776,9 +782,16 @@ def changing_floor_warnings(levels: dict, said: list[dict]) -> list[HealthWarnin
         start_s, end_s = noisy[0][0] * frame_s, min(rms.size, noisy[-1][0] + win) * frame_s
         floor = max(f[0] for _, f in noisy)
         quiet = [_noise_floor_dbfs(rms[s:s + win]) for s, f in found if f is None]
-        where = (f"from {start_s:.0f} s to {end_s:.0f} s" if end_s < rms.size * frame_s - FLOOR_HOP_S
-                 else f"from {start_s:.0f} s to the end")
-        elsewhere = f" ({min(quiet):.0f} dBFS elsewhere)" if quiet else ""
+        if quiet and floor - max(quiet) < FLOOR_CONTRAST_DB:
+            # noise there all call whose floor reads lower in some windows (babble that pauses) is not
+            # "from 10 s to the end, -49 dBFS elsewhere" (a re-check: the babble was there from 0 s)
+            where = (f"in {len(noisy)} of the call's {len(found)} windows, and within {FLOOR_CONTRAST_DB:.0f} dB "
+                     "of it in the others")
+            elsewhere = ""
+        else:
+            where = (f"from {start_s:.0f} s to {end_s:.0f} s" if end_s < rms.size * frame_s - FLOOR_HOP_S
+                     else f"from {start_s:.0f} s to the end")
+            elsewhere = f" ({min(quiet):.0f} dBFS elsewhere)" if quiet else ""
         if all(f[1] for _, f in noisy):
             what = (f"the {c} channel's background is speech-like (babble or a television) with a floor of up to "
                     f"{floor:.0f} dBFS {where}{elsewhere}; on such noise livejudge's timing error grows from a floor "
