@@ -144,7 +144,8 @@ def test_judge_auto_that_cannot_load_for_memory_is_timing_only(monkeypatch, caps
 
     monkeypatch.setattr(jm, "load_judge", no_memory)
     assert judge_from_config(JudgeConfig(kind="auto")) is None
-    assert "no P(human) this call: mkl_malloc: failed to allocate memory; timing is measured" in capsys.readouterr().err
+    assert ("no P(human): the judge could not load (mkl_malloc: failed to allocate memory); timing is measured"
+            in capsys.readouterr().err)
     with pytest.raises(CLIError, match="cannot load the whisper judge: mkl_malloc"):
         judge_from_config(JudgeConfig(kind="whisper"))
 
@@ -157,3 +158,78 @@ def test_random_bytes_named_mp3_are_not_called_a_missing_file(tmp_path, capsys):
     assert main(["score", str(f), "--judge", "none"]) == 2
     err = capsys.readouterr().err
     assert "its bytes are not audio that libsndfile recognises" in err and "does not exist" not in err, err
+
+
+def test_a_judge_that_could_not_load_is_in_the_result_not_read_as_judge_off(tmp_path, monkeypatch, capsys):
+    """A re-check: the result of a call whose judge could not load had ``errors: []`` and read "judge
+    off: timing only", like ``--judge none``; a P(human) gate's reason asked "is the judge off?"."""
+    import livejudge.judge.model.judge as jm
+
+    def no_memory(*a, **k):
+        raise RuntimeError("mkl_malloc: failed to allocate memory")
+
+    monkeypatch.setattr(jm, "load_judge", no_memory)
+    out = tmp_path / "r.json"
+    code = main(["score", str(EXAMPLE), "--json", str(out), "--fail-if", "p_human_mean<0.3"])
+    doc = json.loads(out.read_text())
+    assert doc["source"]["judge_unavailable"] == "mkl_malloc: failed to allocate memory"
+    assert any(e.startswith("no P(human): the judge could not load (mkl_malloc") for e in doc["errors"]), doc["errors"]
+    err = capsys.readouterr().err
+    assert "(the judge could not load: timing only; see the result's errors)" in err, err
+    assert "did it not load?" in err and code == 3, err
+
+
+def _long_call(tmp_path: Path, repeats: int) -> Path:
+    x, sr = sf.read(str(EXAMPLE), dtype="float32")
+    d = tmp_path / "calls"
+    d.mkdir(exist_ok=True)
+    p = d / "long.wav"
+    sf.write(str(p), np.tile(x, (repeats, 1)), sr, subtype="PCM_16")
+    return p
+
+
+def test_a_piped_batch_of_a_long_call_says_it_is_still_scoring(tmp_path, monkeypatch, capsys):
+    """One line per call left a piped batch of long calls silent for minutes (a re-check: 55 s).
+    Every ``HEARTBEAT_S`` it says what it is still scoring (0.2 s here)."""
+    import livejudge.commands.batch as batch
+
+    monkeypatch.setattr(batch, "HEARTBEAT_S", 0.2)
+    calls = _long_call(tmp_path, 8).parent  # about 6 minutes of call: a few seconds of work
+    assert main(["score", str(calls), "--out-dir", str(tmp_path / "out"), "--judge", "none"]) == 0
+    err = capsys.readouterr().err
+    assert "livejudge: [0/1 done] still scoring long.wav (" in err, err
+    assert "livejudge: [1/1] long.wav: scored" in err
+
+
+def test_a_batch_killed_leaves_no_earlier_summary(tmp_path):
+    """After ``kill -9`` a re-check found the last run's passing summary.json in --out-dir: the
+    batch removes it as it starts, and writes its own at its end or stop."""
+    calls = _long_call(tmp_path, 40).parent
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "summary.json").write_text(json.dumps({"n_calls": 1, "gates": [{"failed": False}]}))
+    (out / "summary.csv").write_text("file,status\nold.wav,ok\n")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.Popen([sys.executable, "-m", "livejudge.commands.cli", "score", str(calls), "--out-dir", str(out),
+                             "--judge", "none"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (out / "summary.json").exists():
+            time.sleep(0.05)
+        assert proc.poll() is None, "the batch ended before it could be killed"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert not (out / "summary.json").exists() and not (out / "summary.csv").exists()
+
+
+def test_a_call_stopped_before_any_audio_is_not_counted_as_a_partial_result():
+    from livejudge.commands.batch import _row_of_doc
+
+    row = _row_of_doc({"source": {"ended": "interrupted (SIGTERM)"}, "duration_s": 0.0}, "c2.json")
+    assert row["status"] == "interrupted"
+    assert "stopped before any of its audio was scored" in row["reason"] and "covers" not in row["reason"]
+    row = _row_of_doc({"source": {"ended": "interrupted (SIGTERM)"}, "duration_s": 12.34}, "c2.json")
+    assert row["reason"].endswith("its partial result covers the first 12.3 s")

@@ -178,7 +178,7 @@ def test_auto_without_the_encoder_is_timing_only_with_one_line_reason(tmp_path):
     code = BLOCK_CT2 + "\nfrom livejudge.commands.cli import main\nimport sys\nsys.exit(main(sys.argv[1:]))\n"
     p = _run(code, "score", str(EXAMPLE), "--json", str(out), "--display", "none")
     assert p.returncode == 0, p.stderr[-2000:]
-    lines = [x for x in p.stderr.splitlines() if "no P(human) this call" in x]
+    lines = [x for x in p.stderr.splitlines() if "no P(human): the judge could not load" in x]
     assert len(lines) == 1 and "ctranslate2" in lines[0] and "timing is measured" in lines[0]
     doc = json.loads(out.read_text())
     assert doc["judge"] == [] and doc["judge_info"] is None and doc["summary"]["mean_p_human"] is None

@@ -674,7 +674,7 @@ def test_an_observer_never_added_to_a_pipeline_says_so_in_its_result(tmp_path, c
     obs = LiveJudgeObserver(judge=None, result_path=tmp_path / "r.json")
     doc = asyncio.run(obs.close())
     line = ("pipecat observer: it was never part of a running pipeline, so nothing was measured; "
-            "pass it to the task: PipelineTask(pipeline, observers=[observer])")
+            "pass it to the task: PipelineWorker(pipeline, observers=[observer]) (or PipelineTask)")
     assert doc["errors"] == [line]
     assert json.loads((tmp_path / "r.json").read_text())["errors"] == [line]
     assert line in capsys.readouterr().err

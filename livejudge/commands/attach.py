@@ -36,6 +36,7 @@ from livejudge.commands.runner import (
     events_sink,
     judge_config,
     judge_from_config,
+    judge_unavailable,
     output_config,
     run_session,
     session_config,
@@ -304,7 +305,9 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
                               headers=headers, ca_file=src.ca_file, insecure=src.insecure).validate()
     except (ValueError, ImportError) as exc:
         raise CLIError(str(exc)) from None
-    judge = judge_from_config(call.judge)  # before the speaker and the recording: a wrong --judge-url is exit 2
+    unavailable: list = []
+    judge = judge_from_config(call.judge, unavailable=unavailable)  # before the speaker and the recording: a
+    # wrong --judge-url is exit 2
     output = _speaker(src)
     echo, aec_info = _echo_canceller(src, source, output)
     recorder = Recorder(src.record) if src.record else None  # written as the call goes
@@ -323,6 +326,7 @@ def _run_call(call: _Call, url: str, source, *, title: str, extra_info: dict | N
     transcriber = transcriber_from_config(call.judge, call.output.report, judge) if judge is not None else None
     info["asr"] = transcriber is not None
     session = Session(call.session, judge=judge, sinks=sinks, info=info, transcriber=transcriber)
+    judge_unavailable(session, unavailable)
     client = client_cls(session, config, protocol_factory, source, output=output, recorder=recorder, echo=echo)
     outages.stats = client.stats
 

@@ -192,8 +192,15 @@ def _judge_for(options: ScoreOptions):
         return remote_judge(options.judge_url)
     key = (options.judge, options.head, options.device, options.qwen_model)
     if key not in _JUDGES:
-        _JUDGES[key] = judge_from_config(options.judge_config)
+        unavailable: list = []
+        _JUDGES[key] = judge_from_config(options.judge_config, unavailable=unavailable)
+        _JUDGE_UNAVAILABLE[key] = unavailable
     return _JUDGES[key]
+
+
+_JUDGE_UNAVAILABLE: dict = {}
+"""Why ``--judge auto`` could not load, per process and settings (``_judge_for``): each call's
+result says it (``runner.judge_unavailable``)."""
 
 
 def batch_words(msg: str) -> str:
@@ -268,6 +275,10 @@ def score_call(path: str | Path, options: ScoreOptions | None = None, *, stop: S
                 **({"agent_file": str(agent_file)} if agent_file is not None else {}),
                 "asr": transcriber is not None, "echo_gate": gate_info}
         session = Session(options.config, judge=judge, info=info, transcriber=transcriber)
+        from livejudge.commands.runner import judge_unavailable
+
+        judge_unavailable(session, _JUDGE_UNAVAILABLE.get((options.judge, options.head, options.device,
+                                                           options.qwen_model)) or [])
         prepared.start(session, say=False)  # a batch says them per call in its summary
         try:
             stream_call(session, call, speed=None, stop=None if stop is None else stop.event)
@@ -572,10 +583,14 @@ def _row_of_doc(doc: dict, written: str | None, write_error: str | None = None) 
     ended = str((doc.get("source") or {}).get("ended") or "")
     extra = {"write_error": write_error} if write_error else {}
     if ended.startswith("interrupted"):  # a partial result: not in the medians
-        covers = f"{float(doc.get('duration_s') or 0.0):.1f}"
+        covers_s = float(doc.get("duration_s") or 0.0)
+        # a call stopped in its checks or while its judge loaded: "covers the first 0.0 s", counted as a
+        # partial result, read as one that held something (a re-check)
+        said = (f"its partial result covers the first {covers_s:.1f} s" if covers_s >= 0.05 else
+                "it was stopped before any of its audio was scored (in its input checks or while its judge "
+                "loaded): its result file holds no measurement")
         return {"status": "interrupted", "result": written, "metrics": None, **extra,
-                "reason": f"{ended} before it finished; " + (f"its partial result covers the first {covers} s"
-                                                             if written else "its partial result was not written")}
+                "reason": f"{ended} before it finished; " + (said if written else "its partial result was not written")}
     from livejudge.commands.compare import recorded_settings
 
     return {"status": "ok", "result": written, "metrics": call_metrics(doc), "errors": list(doc.get("errors") or []),
@@ -768,6 +783,7 @@ def run_batch(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     earlier = earlier_results(out)
+    _remove_stale_summary(out)
     names = _out_names(files)
     tasks = [(str(f), options, str(out / n)) for f, n in zip(files, names)]
     rows: list[dict | None] = [None] * len(tasks)
@@ -776,8 +792,11 @@ def run_batch(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, 
     bar = _progress(len(tasks)) if progress else None
     stop = StopRequest()
     here = jobs <= 1
+    beat = _Heartbeat(bar, lambda: [Path(tasks[i][0]).name for i in range(len(tasks))
+                                    if started[i] and rows[i] is None] if here else [])
     with _BatchSignals(stop, deadline_s=STOP_GRACE_S if here else None) as signals:
         try:
+            beat.start()
             if here:
                 _run_here(tasks, rows, started, signals, bar)
             else:
@@ -788,6 +807,7 @@ def run_batch(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, 
         except SignalExit as exc:  # raised by a handler we did not install (not the main thread)
             stop.request(exc.code - 128)
         finally:
+            beat.stop()
             signals.hold()  # from here on a signal only says "please wait"
             if bar is not None:
                 bar[0].stop()
@@ -806,7 +826,8 @@ def run_batch(files: list[Path], out_dir: str | Path, options: ScoreOptions, *, 
         n_not = sum(r["status"] == "not_started" for r in rows)
         n_ended = len(rows) - n_int - n_not
         # "(partial results)" had followed a row's "no partial result was written" (a trial)
-        n_part = sum(r["status"] == "interrupted" and bool(r.get("result")) for r in rows)
+        n_part = sum(r["status"] == "interrupted" and bool(r.get("result"))
+                     and "its partial result covers" in str(r.get("reason")) for r in rows)
         summary = write_summary(rows, out, jobs=jobs, wall_s=time.perf_counter() - t0, earlier=earlier,
                                 stopped=f"{stop.label} after {n_ended} of {len(rows)} calls had finished: {n_int} "
                                         f"interrupted ({n_part} with a partial result), {n_not} not started",
@@ -825,6 +846,51 @@ def _raise_stop(stop: StopRequest):
     if stop.first in (None, signal.SIGINT):
         raise KeyboardInterrupt
     raise SignalExit(stop.first)
+
+
+HEARTBEAT_S = 30.0
+"""Seconds of wall time between two "still scoring" lines of a batch whose stderr is not a terminal."""
+
+
+class _Heartbeat:
+    """Piped (CI), a batch says every ``HEARTBEAT_S`` that it is still scoring, with how many calls
+    are done: one line per call alone left a batch of long calls silent for minutes (a re-check: a
+    20-minute call, 55 s without a line), and CI services stop a job that prints nothing. A
+    daemon thread; nothing on a terminal (the bar shows it) or without a bar."""
+
+    def __init__(self, bar, in_flight, every_s: float | None = None) -> None:
+        self.bar, self.in_flight = bar, in_flight
+        self.every_s = float(HEARTBEAT_S if every_s is None else every_s)
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self.bar is None or self.bar[2].is_terminal:
+            return
+        self._t0 = time.monotonic()
+        self._thread = threading.Thread(target=self._run, name="livejudge-batch-heartbeat", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        from livejudge.outputs.guard import clean
+
+        while not self._done.wait(self.every_s):
+            task = next((t for t in self.bar[0].tasks if t.id == self.bar[1]), None)
+            if task is None:
+                return
+            try:
+                names = self.in_flight()
+            except Exception:  # a list changing under us: no names this time
+                names = []
+            what = f"still scoring {', '.join(names[:3])}" if names else "still scoring"
+            try:
+                print(clean(f"livejudge: [{task.completed:.0f}/{task.total:.0f} done] {what} "
+                            f"({time.monotonic() - self._t0:.0f} s elapsed)"), file=sys.stderr, flush=True)
+            except (OSError, ValueError):
+                return
+
+    def stop(self) -> None:
+        self._done.set()
 
 
 def _run_here(tasks: list[tuple], rows: list, started: list[bool], signals: _BatchSignals, bar) -> None:
@@ -987,6 +1053,7 @@ def run_batch_ray(files: list[Path], out_dir: str | Path, options: ScoreOptions,
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     earlier = earlier_results(out)
+    _remove_stale_summary(out)
     names = _out_names(files)
     t0 = time.perf_counter()
     rows: list[dict | None] = [None] * len(files)
@@ -1115,6 +1182,19 @@ def write_summary(rows: list[dict | None], out: Path, *, jobs: int, wall_s: floa
     if stale:
         print(stale_results_line(stale, out), file=sys.stderr, flush=True)
     return summary
+
+
+def _remove_stale_summary(out: Path) -> None:
+    """An earlier run's ``summary.json`` and ``summary.csv`` in ``out`` are removed as the batch
+    starts (this batch writes its own when it ends or is stopped): after ``kill -9`` a re-check
+    found the last run's passing summary, to be read as this run's."""
+    for name in ("summary.json", "summary.csv"):
+        p = out / name
+        try:
+            if p.is_file():
+                p.unlink()
+        except OSError:  # not ours to remove: the write at the end says why
+            pass
 
 
 def earlier_results(out: Path) -> set[str]:

@@ -29,6 +29,7 @@ from livejudge.commands.runner import (
     events_sink,
     judge_config,
     judge_from_config,
+    judge_unavailable,
     output_config,
     raise_on_terminate,
     run_session,
@@ -152,7 +153,8 @@ def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfi
     from livejudge.commands.gates import check_gates_measurable, parse_gates
 
     call, gate_info = prepared.call, prepared.gate_info
-    judge = judge_from_config(judge_cfg, recorded=True)
+    unavailable: list = []
+    judge = judge_from_config(judge_cfg, recorded=True, unavailable=unavailable)
     check_gates_measurable(parse_gates(output.fail_if), judge, judge_off=judge_cfg.kind == "none")  # before the call
     sinks = [s for s in (events_sink(output),) if s is not None]
     info = {"sample_rate_in": call.sample_rate_in, "channels": call.channels,
@@ -163,6 +165,7 @@ def _run_call(call_cfg: CallConfig, config: SessionConfig, judge_cfg: JudgeConfi
     transcriber = transcriber_from_config(judge_cfg, output.report, judge) if judge is not None else None
     info["asr"] = transcriber is not None
     session = Session(config, judge=judge, sinks=sinks, info=info, transcriber=transcriber)
+    judge_unavailable(session, unavailable)
     prepared.start(session)
     name = Path(call_cfg.file).name if call_cfg.file else f"{Path(call_cfg.user).name} + {Path(call_cfg.agent).name}"
     title = f"{info['kind']} {name}"

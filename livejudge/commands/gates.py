@@ -229,7 +229,8 @@ def why_not_measured(metric: str, metrics: dict[str, float | None]) -> str:
         return f"no judged window scored this dimension (judged_windows {n('judged_windows')})"
     if _is_p_human_metric(metric):
         return (f"no judged window with evidence (judged_windows {n('judged_windows')}, "
-                f"no_evidence_windows {n('no_evidence_windows')}; is the judge off?)")
+                f"no_evidence_windows {n('no_evidence_windows')}; is the judge off, or did it not load? the "
+                "result's errors say)")
     if metric.startswith("verdict_") and metric.endswith("_rate"):
         return "no verdict of that kind in the call"
     return ""

@@ -290,14 +290,26 @@ def check_asr(kind: str, asr: str) -> None:
                        "transcripts), and --judge none turns the judge off: drop one")
 
 
-def judge_from_config(cfg: JudgeConfig, *, recorded: bool = False):
+def judge_unavailable(session, unavailable: list) -> None:
+    """Record on ``session`` why ``--judge auto`` measures no P(human) (``judge_from_config``'s
+    ``unavailable``): ``source.judge_unavailable`` and one line in ``errors``, so the result tells a
+    judge that could not load from ``--judge none`` (a re-check: ``errors: []``, ``judge_info:
+    null``, and the gate's reason asked "is the judge off?")."""
+    if unavailable:
+        session.info["judge_unavailable"] = unavailable[0]
+        # in errors, not said again on stderr (judge_from_config said it)
+        session.errors.append(f"no P(human): the judge could not load ({unavailable[0]}); timing is measured")
+
+
+def judge_from_config(cfg: JudgeConfig, *, recorded: bool = False, unavailable: list | None = None):
     """The Judge ``cfg`` asks for, or None for ``--judge none``. Raises CLIError. ``recorded``: a
     recorded call, for which a judge service (``--judge-url``) that does not answer is an error
     (``remote_judge``).
 
     ``--judge auto`` (the default) is the Whisper-encoder head (``whisper-fitted``) or, when its
-    encoder cannot load here, no P(human) at all: one line on stderr says why, and the call is
-    measured timing-only (None, as for ``--judge none``: the caller then starts no transcriber).
+    encoder cannot load here, no P(human) at all: one line on stderr says why (and is appended to
+    ``unavailable``, for ``judge_unavailable``), and the call is measured timing-only (None, as for
+    ``--judge none``: the caller then starts no transcriber).
     There is no silent fallback to another head (``acoustic-fitted`` rates neural TTS as human:
     heads/README.md). An explicit ``--judge KIND`` that cannot load is an error.
     """
@@ -329,7 +341,9 @@ def judge_from_config(cfg: JudgeConfig, *, recorded: bool = False):
             MemoryError) as exc:
         if cfg.kind == "auto" and cfg.head is None:  # as --help says: timing-only, with one line; a
             # trial's memory limit ("mkl_malloc: failed to allocate memory") had ended the run, exit 2
-            print(f"livejudge: no P(human) this call: {exc}; timing is measured", file=sys.stderr)
+            print(f"livejudge: no P(human): the judge could not load ({exc}); timing is measured", file=sys.stderr)
+            if unavailable is not None:
+                unavailable.append(str(exc))
             return None
         raise CLIError(f"cannot load the {kind} judge: {exc}") from exc
 
@@ -652,6 +666,8 @@ def print_summary(result: dict, validity: bool = True) -> None:
                       "--fail-if 'judge_unavailable_windows>0'), ")
     # no judge at all (--judge none; probe's default): "–" alone read as a judge that found nothing
     off = " (judge off: timing only)" if not result.get("judge_info") and not sm.get("judged_windows") else ""
+    if off and (result.get("source") or {}).get("judge_unavailable"):  # not asked off: it could not load
+        off = " (the judge could not load: timing only; see the result's errors)"
     # which channel of a stereo file was read as whom: a swap the input check cannot see reads the
     # caller as the agent, and nothing had said which channel was taken (a trial)
     ch = result.get("channels")

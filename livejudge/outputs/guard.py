@@ -173,6 +173,11 @@ def check_output_dir(out: str | Path, *, flag: str, holds: str, files: Iterable[
             check_output_paths({flag: p / name})
 
     try:
+        from livejudge.audio import is_named_pipe
+
+        if is_named_pipe(p):  # was "is a file, not a directory … e.g. X-results" (a re-check)
+            raise OutputPathError(f"{flag} {shown} is a named pipe, not a directory: give a directory for the {holds} "
+                                  "(it is made if missing)")
         if p.exists() and not p.is_dir():
             raise OutputPathError(f"{flag} {shown} is a file, not a directory: give a directory for the {holds} "
                                   f"(it is made if missing), e.g. {clean(p.with_name(p.name + '-' + holds))}")

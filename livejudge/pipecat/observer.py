@@ -602,7 +602,8 @@ def _no_frames_message(title: str, in_pipeline: bool) -> str:
     pipeline (a trial's observer, built and forgotten, wrote a 0 s result without a word), or one
     whose pipeline carried none."""
     if not in_pipeline:
-        fix = ("pass it to the task: PipelineTask(pipeline, observers=[observer])" if "observer" in title else
+        fix = ("pass it to the task: PipelineWorker(pipeline, observers=[observer]) (or PipelineTask)"
+               if "observer" in title else
                "place it in the pipeline after transport.output()")
         return f"{title}: it was never part of a running pipeline, so nothing was measured; {fix}"
     return (f"{title}: the pipeline carried no audio frames (InputAudioRawFrame, OutputAudioRawFrame), so "

@@ -444,18 +444,19 @@ def resolve_kind(kind: str, head: str | Path | None = None) -> str:
 def judge_for_embedding(kind: str, warn) -> "Judge | None":
     """The judge an embedding (Pipecat observer, LiveKit tap) asks for by name: ``load_judge(kind)``,
     except that the default ``"auto"`` whose encoder cannot load gives None (timing only) after
-    ``warn("livejudge: no P(human) this call: <why>; timing is measured")``, the same rule as
-    ``livejudge score``. Other kinds raise as ``load_judge`` does."""
+    ``warn("livejudge: no P(human): the judge could not load (<why>); timing is measured")``, the
+    same rule as ``livejudge score`` (a failure for want of memory included). Other kinds raise as
+    ``load_judge`` does."""
     if kind not in KINDS + ("auto",):  # the embedding's forms too (a trial was offered only the backbones)
         raise JudgeError(f"unknown judge {kind!r}: give 'auto' (the default), 'none' (timing only), one of "
                          f"{', '.join(KINDS)}, a Judge, or a judge service URL "
                          "(http://host:8000/judge)")
     try:
         return load_judge(kind)
-    except JudgeError as exc:
+    except (JudgeError, FileNotFoundError, ValueError, RuntimeError, ImportError, OSError, MemoryError) as exc:
         if kind != "auto":
             raise
-        warn(f"livejudge: no P(human) this call: {exc}; timing is measured")
+        warn(f"livejudge: no P(human): the judge could not load ({exc}); timing is measured")
         return None
 
 
