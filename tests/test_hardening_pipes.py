@@ -94,6 +94,25 @@ def test_a_pipe_in_a_batch_folder_is_skipped_with_its_reason(tmp_path, capsys):
     assert "[1/2] a.wav: scored" in err or "[2/2] a.wav: scored" in err, err  # piped: one line per call
 
 
+def _kill_9_when(argv: list[str], ready, settle_s: float = 0.0) -> None:
+    """Run ``livejudge ARGV`` in its own process, wait (at most 60 s) until ``ready()``, then
+    ``settle_s`` more, and kill it with SIGKILL, which nothing can catch."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    proc = subprocess.Popen([sys.executable, "-m", "livejudge.commands.cli", *argv], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not ready():
+            time.sleep(0.05)
+        time.sleep(settle_s)
+        assert proc.poll() is None, "the run ended before it could be killed"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 def test_a_run_killed_leaves_a_red_junit_file_and_no_earlier_result(tmp_path):
     """``kill -9`` cannot be caught: the run says "did not finish" in its JUnit file from its start,
     and an earlier result at its ``--json`` path is gone, so a CI step reads red, not the last
@@ -105,21 +124,8 @@ def test_a_run_killed_leaves_a_red_junit_file_and_no_earlier_result(tmp_path):
     x, sr = sf.read(str(EXAMPLE), dtype="float32")
     long = tmp_path / "long.wav"
     sf.write(str(long), np.tile(x, (40, 1)), sr, subtype="PCM_16")  # 29 minutes: long enough to kill
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    proc = subprocess.Popen([sys.executable, "-m", "livejudge.commands.cli", "score", str(long), "--judge", "none",
-                             "--junit", str(junit), "--json", str(result), "--fail-if", "latency_p90_s>9"],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and "did not finish" not in junit.read_text():
-            time.sleep(0.05)
-        time.sleep(0.5)
-        assert proc.poll() is None, "the run ended before it could be killed"
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    _kill_9_when(["score", str(long), "--judge", "none", "--junit", str(junit), "--json", str(result),
+                  "--fail-if", "latency_p90_s>9"], lambda: "did not finish" in junit.read_text(), settle_s=0.5)
     text = junit.read_text()
     assert 'errors="1"' in text and "the run did not finish: it was killed" in text, text
     assert not result.exists()
@@ -209,19 +215,8 @@ def test_a_batch_killed_leaves_no_earlier_summary(tmp_path):
     out.mkdir()
     (out / "summary.json").write_text(json.dumps({"n_calls": 1, "gates": [{"failed": False}]}))
     (out / "summary.csv").write_text("file,status\nold.wav,ok\n")
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    proc = subprocess.Popen([sys.executable, "-m", "livejudge.commands.cli", "score", str(calls), "--out-dir", str(out),
-                             "--judge", "none"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and (out / "summary.json").exists():
-            time.sleep(0.05)
-        assert proc.poll() is None, "the batch ended before it could be killed"
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    _kill_9_when(["score", str(calls), "--out-dir", str(out), "--judge", "none"],
+                 lambda: not (out / "summary.json").exists())
     assert not (out / "summary.json").exists() and not (out / "summary.csv").exists()
 
 
