@@ -79,7 +79,12 @@ def test_an_output_that_is_a_named_pipe_is_refused_before_the_call(tmp_path, cap
     assert f"{flag} {fifo} is a named pipe" in capsys.readouterr().err
 
 
-def test_a_pipe_in_a_batch_folder_is_skipped_with_its_reason(tmp_path, capsys):
+def test_a_pipe_in_a_batch_folder_is_skipped_with_its_reason(tmp_path, monkeypatch, capsys):
+    """A pipe in a batch folder was left out without a word; it is read as a single ``score``
+    reads one, so one that nothing writes to is skipped after ``PIPE_WAIT_S`` (1 s here) with the
+    reason. (A pipe whose writer stalls is how tests/test_batch_hardening.py stalls a call.)"""
+    monkeypatch.setattr(audio, "PIPE_SAY_S", 0.2)
+    monkeypatch.setattr(audio, "PIPE_WAIT_S", 1.0)
     calls = tmp_path / "calls"
     calls.mkdir()
     (calls / "a.wav").write_bytes(EXAMPLE.read_bytes())
@@ -89,7 +94,8 @@ def test_a_pipe_in_a_batch_folder_is_skipped_with_its_reason(tmp_path, capsys):
     summary = json.loads((out / "summary.json").read_text())
     skipped = [c for c in summary["calls"] if c["status"] != "ok"]
     assert [Path(c["file"]).name for c in skipped] == ["pipe.wav"]
-    assert "is not a regular file (a named pipe, socket or device)" in skipped[0]["reason"]
+    assert "is a named pipe that nothing wrote to in 1 s: start the command that writes it first" in \
+        skipped[0]["reason"], skipped
     err = capsys.readouterr().err
     assert "[1/2] a.wav: scored" in err or "[2/2] a.wav: scored" in err, err  # piped: one line per call
 

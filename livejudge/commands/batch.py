@@ -244,11 +244,6 @@ def score_call(path: str | Path, options: ScoreOptions | None = None, *, stop: S
     agent_file = (options.agent_files or {}).get(str(path))  # a call recorded one side per file
     from livejudge.outputs.guard import same_file
 
-    for f in (path, agent_file):
-        if f is not None and os.path.exists(f) and not os.path.isfile(f):
-            # a named pipe with no writer held the whole batch until its timeout (a trial)
-            raise CallError(f"{f} is not a regular file (a named pipe, socket or device): a batch scores files; "
-                            "copy it to a file, or score a pipe alone (livejudge score)")
     if agent_file is not None and same_file(path, agent_file):  # a manifest row naming one file twice
         raise CallError(f"its manifest row names {path} as both the user's and the agent's file: give each side its "
                         "own recording")

@@ -161,7 +161,8 @@ class HealthWarning:
             "no_speech" (a channel with sound but no VAD speech, found at the end of the call:
             ``no_speech_warnings``), "noisy_line" (a noise floor above ``NOISY_FLOOR_DBFS``, or a
             speech-like one above ``SPEECHLIKE_FLOOR_DBFS``), "quiet_channel" (speech under
-            ``QUIET_SPEECH_DBFS``), "silent_tail" (``silent_tail_warning``).
+            ``QUIET_SPEECH_DBFS``), "silent_tail" (``silent_tail_warning``), "echo_residual" (the echo
+            gate's room tail, ``echo_residual_warnings``).
         channel: "user", "agent" or None (both).
         message: one line: the problem and the fix.
         value: the measured figure (seconds, dBFS, correlation, share, offset; see code), or None.
