@@ -190,12 +190,17 @@ def _judge_for(options: ScoreOptions):
         from livejudge.commands.runner import remote_judge
 
         return remote_judge(options.judge_url)
-    key = (options.judge, options.head, options.device, options.qwen_model)
+    key = _judge_key(options)
     if key not in _JUDGES:
         unavailable: list = []
         _JUDGES[key] = judge_from_config(options.judge_config, unavailable=unavailable)
         _JUDGE_UNAVAILABLE[key] = unavailable
     return _JUDGES[key]
+
+
+def _judge_key(options: ScoreOptions) -> tuple:
+    """The settings one loaded judge serves (``_JUDGES``, ``_JUDGE_UNAVAILABLE``)."""
+    return (options.judge, options.head, options.device, options.qwen_model)
 
 
 _JUDGE_UNAVAILABLE: dict = {}
@@ -272,8 +277,7 @@ def score_call(path: str | Path, options: ScoreOptions | None = None, *, stop: S
         session = Session(options.config, judge=judge, info=info, transcriber=transcriber)
         from livejudge.commands.runner import judge_unavailable
 
-        judge_unavailable(session, _JUDGE_UNAVAILABLE.get((options.judge, options.head, options.device,
-                                                           options.qwen_model)) or [])
+        judge_unavailable(session, _JUDGE_UNAVAILABLE.get(_judge_key(options)) or [])
         prepared.start(session, say=False)  # a batch says them per call in its summary
         try:
             stream_call(session, call, speed=None, stop=None if stop is None else stop.event)

@@ -318,12 +318,17 @@ def _junit_of_a_failed_run(args: argparse.Namespace, before: tuple | None, messa
     path = getattr(args, "junit", None)
     if not path or _file_state(path) != before:  # none asked, or this run wrote it
         return
-    others: list = []
+    _write_red_junit(path, _other_paths(args, "junit"), getattr(args, "command", None) or "livejudge", message, code)
+
+
+def _other_paths(args: argparse.Namespace, name: str) -> list[str]:
+    """Every string argument of the run but ``name``'s (the inputs and the other outputs), for the
+    same-file checks before an output is written or removed."""
+    out: list = []
     for key, value in vars(args).items():
-        if key != "junit":
-            others += value if isinstance(value, list) else [value]
-    _write_red_junit(path, [v for v in others if isinstance(v, str)], getattr(args, "command", None) or "livejudge",
-                     message, code)
+        if key != name:
+            out += value if isinstance(value, list) else [value]
+    return [v for v in out if isinstance(v, str)]
 
 
 def _write_red_junit(path: str, others: list[str], command: str, message: str, code: int | None) -> None:
@@ -351,25 +356,18 @@ def _outputs_of_a_run_under_way(args: argparse.Namespace) -> None:
     be read as its own (a trial: after ``kill -9`` the last run's green JUnit file and its result
     were still there). The command writes both when it ends, or stops; ``_junit_of_a_failed_run``
     the JUnit file when it fails."""
-    def others_than(name: str) -> list[str]:
-        out: list = []
-        for key, value in vars(args).items():
-            if key != name:
-                out += value if isinstance(value, list) else [value]
-        return [v for v in out if isinstance(v, str)]
-
     from livejudge.outputs.guard import same_file
 
     stale = getattr(args, "json_out", None)
     if isinstance(stale, str) and stale not in ("", "-") and os.path.isfile(stale) \
-            and not any(v not in ("", "-") and same_file(v, stale) for v in others_than("json_out")):
+            and not any(v not in ("", "-") and same_file(v, stale) for v in _other_paths(args, "json_out")):
         try:
             os.unlink(stale)
         except OSError:  # not ours to remove: the command's own check says why
             pass
     path = getattr(args, "junit", None)
     if path:
-        _write_red_junit(path, others_than("junit"), getattr(args, "command", None) or "livejudge",
+        _write_red_junit(path, _other_paths(args, "junit"), getattr(args, "command", None) or "livejudge",
                          "the run did not finish: it was killed before it could write this file (SIGKILL, or out "
                          "of memory?)", None)
 
