@@ -446,6 +446,14 @@ class Session:
         self.info["input_health"] = said + report_warnings(list(warnings), self, say=say)
         return self.info["input_health"]
 
+    def set_judge_unavailable(self, reason: str) -> None:
+        """Record why the default judge (``"auto"``) could not load here, so no P(human) is measured:
+        ``source.judge_unavailable`` and one line in ``errors`` (not said again on stderr: the loader
+        said it). A result then tells a judge that could not load from one turned off (``judge:
+        none``), whose ``errors`` are empty (a re-check of ``livejudge score``)."""
+        self.info["judge_unavailable"] = reason
+        self.errors.append(f"no P(human): the judge could not load ({reason}); timing is measured")
+
     def set_line(self, line: dict, *, say: bool = True) -> None:
         """Record that a recording came over a narrowband line (``livejudge.timing.health.check_line``):
         said on stderr as a note (unless ``say`` is False), kept as the result's ``source.line`` and

@@ -484,3 +484,25 @@ def test_an_app_without_a_ctrl_c_handler_still_exits_by_sigint_when_a_result_is_
         p.kill()
     assert p.returncode == -signal.SIGINT, (p.returncode, p.stderr.read()[-2000:])
     assert json.loads((tmp_path / "call.json").read_text())["source"]["ended"] == "interrupted (Ctrl-C)"
+
+
+def test_a_default_judge_that_cannot_load_is_recorded_in_the_result(monkeypatch):
+    """As the Pipecat observer's: ``judge="auto"`` that could not load is timing only, and the
+    result says why (``source.judge_unavailable`` and one error), not as if the judge were off."""
+    import livejudge.judge.model.judge as jm
+
+    def no_memory(*a, **k):
+        raise RuntimeError("mkl_malloc: failed to allocate memory")
+
+    monkeypatch.setattr(jm, "load_judge", no_memory)
+
+    async def main():
+        session, _, _ = build_session(_short_script())
+        tap = lj.attach(session, close_with_session=False)
+        assert tap.session.judge is None
+        return await tap.aclose()
+
+    doc = asyncio.run(main())
+    assert doc["source"]["judge_unavailable"] == "mkl_malloc: failed to allocate memory"
+    assert "no P(human): the judge could not load (mkl_malloc: failed to allocate memory); timing is measured" \
+        in doc["errors"], doc["errors"]

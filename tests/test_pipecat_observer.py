@@ -680,3 +680,25 @@ def test_an_observer_never_added_to_a_pipeline_says_so_in_its_result(tmp_path, c
     assert line in capsys.readouterr().err
     _, _, r = run("tts", 16000)
     assert not [e for e in r["errors"] if "never part of a running pipeline" in e or "no audio frames" in e]
+
+
+def test_a_default_judge_that_cannot_load_is_recorded_in_the_result(monkeypatch, capsys):
+    """``judge="auto"`` that could not load fell back to timing only with a warning, but the result
+    read like ``judge="none"`` (no ``source.judge_unavailable``, no error: the last note). It now
+    records it as ``livejudge score`` does, and the timing is still measured."""
+    import livejudge.judge.model.judge as jm
+
+    def no_memory(*a, **k):
+        raise RuntimeError("mkl_malloc: failed to allocate memory")
+
+    monkeypatch.setattr(jm, "load_judge", no_memory)
+    obs = LiveJudgeObserver(judge="auto", asr="off")
+    assert obs.session.judge is None
+    asyncio.run(run_scripted(DIALOGUE, sample_rate=16000, mode="tts", observers=[obs]))
+    r = obs.result()
+    assert r["source"]["judge_unavailable"] == "mkl_malloc: failed to allocate memory"
+    assert r["errors"] == ["no P(human): the judge could not load (mkl_malloc: failed to allocate memory); "
+                           "timing is measured"], r["errors"]
+    assert r["summary"]["latency_p50_s"] is not None and r["summary"]["latency_count"] >= 2
+    with pytest.raises(RuntimeError, match="mkl_malloc"):  # a kind asked for by name still raises
+        LiveJudgeObserver(judge="whisper", asr="off")

@@ -296,9 +296,7 @@ def judge_unavailable(session, unavailable: list) -> None:
     judge that could not load from ``--judge none`` (a re-check: ``errors: []``, ``judge_info:
     null``, and the gate's reason asked "is the judge off?")."""
     if unavailable:
-        session.info["judge_unavailable"] = unavailable[0]
-        # in errors, not said again on stderr (judge_from_config said it)
-        session.errors.append(f"no P(human): the judge could not load ({unavailable[0]}); timing is measured")
+        session.set_judge_unavailable(unavailable[0])
 
 
 def judge_from_config(cfg: JudgeConfig, *, recorded: bool = False, unavailable: list | None = None):

@@ -216,6 +216,7 @@ class LiveKitTap(EmbeddedOutputs):
         if self.junit_path is not None and not self.gates:
             print("livejudge: note: junit_path without fail_if: the JUnit file's gate suite will be empty; "
                   "give fail_if=['METRIC>X'] to gate", file=sys.stderr)
+        unavailable: list = []  # why "auto" could not load, for the result
         if isinstance(judge, str) and judge.startswith(("http://", "https://")):
             import logging
 
@@ -232,7 +233,7 @@ class LiveKitTap(EmbeddedOutputs):
 
                 from livejudge.judge.model.judge import judge_for_embedding
 
-                judge = judge_for_embedding(judge, logging.getLogger("livejudge").warning)
+                judge = judge_for_embedding(judge, logging.getLogger("livejudge").warning, unavailable)
             from livejudge.commands.gates import check_gates_measurable
             from livejudge.errors import CLIError
 
@@ -246,6 +247,8 @@ class LiveKitTap(EmbeddedOutputs):
         self.session = Session(self.config, judge=judge, sinks=all_sinks, info={
             "source": "livekit", "channels": {"user": "AgentSession.input.audio",
                                               "agent": "AgentSession.output.audio (as played)"}})
+        if unavailable:  # the result records it, as a score's does (judge_for_embedding said it)
+            self.session.set_judge_unavailable(unavailable[0])
         self.agent_session = agent_session
         self.t0_wall = time.time()
         self._q: collections.deque = collections.deque()

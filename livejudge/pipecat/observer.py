@@ -333,6 +333,7 @@ class LiveJudgeCore(EmbeddedOutputs):
             # it was ignored without a word, as the CLI's pair had been (runner.check_asr; a trial)
             raise ValueError('asr="on" transcribes the agent\'s turns for the judge (its text dimensions and the '
                              'report\'s transcripts), and judge="none" turns the judge off: drop one')
+        unavailable: list = []  # why "auto" could not load, for the result (runner.judge_unavailable)
         if isinstance(judge, str) and judge.startswith(("http://", "https://")):
             judge_url, judge = judge, "auto"
         if judge_url and not (isinstance(judge, str) and judge == "auto"):
@@ -350,7 +351,7 @@ class LiveJudgeCore(EmbeddedOutputs):
             else:
                 from livejudge.judge.model.judge import judge_for_embedding
 
-                judge = judge_for_embedding(judge, logger.warning)
+                judge = judge_for_embedding(judge, logger.warning, unavailable)
         all_sinks = self._init_outputs(result_path=result_path, report_path=report_path, events_path=events_path,
                                        sinks=sinks, display=display, title=title)
         transcriber = _transcriber(asr, judge, report=self.report_path is not None)
@@ -358,6 +359,8 @@ class LiveJudgeCore(EmbeddedOutputs):
                                info={"source": "pipecat", "asr": transcriber is not None,
                                      "channels": {"user": "InputAudioRawFrame",
                                                   "agent": "OutputAudioRawFrame"}})
+        if unavailable:  # the result records it, as a score's does (judge_for_embedding said it)
+            self.session.set_judge_unavailable(unavailable[0])
         self.session.add_sink(self)
         self._q: collections.deque = collections.deque()
         self._wake = threading.Event()

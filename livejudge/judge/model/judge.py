@@ -441,12 +441,13 @@ def resolve_kind(kind: str, head: str | Path | None = None) -> str:
     return "whisper"
 
 
-def judge_for_embedding(kind: str, warn) -> "Judge | None":
+def judge_for_embedding(kind: str, warn, unavailable: list | None = None) -> "Judge | None":
     """The judge an embedding (Pipecat observer, LiveKit tap) asks for by name: ``load_judge(kind)``,
     except that the default ``"auto"`` whose encoder cannot load gives None (timing only) after
     ``warn("livejudge: no P(human): the judge could not load (<why>); timing is measured")``, the
-    same rule as ``livejudge score`` (a failure for want of memory included). Other kinds raise as
-    ``load_judge`` does."""
+    same rule as ``livejudge score`` (a failure for want of memory included); the reason is appended
+    to ``unavailable`` for ``runner.judge_unavailable``, so the result records it as a score's does.
+    Other kinds raise as ``load_judge`` does."""
     if kind not in KINDS + ("auto",):  # the embedding's forms too (a trial was offered only the backbones)
         raise JudgeError(f"unknown judge {kind!r}: give 'auto' (the default), 'none' (timing only), one of "
                          f"{', '.join(KINDS)}, a Judge, or a judge service URL "
@@ -457,6 +458,8 @@ def judge_for_embedding(kind: str, warn) -> "Judge | None":
         if kind != "auto":
             raise
         warn(f"livejudge: no P(human): the judge could not load ({exc}); timing is measured")
+        if unavailable is not None:
+            unavailable.append(str(exc))
         return None
 
 
