@@ -76,3 +76,31 @@ def test_score_warns_echo_residual_in_the_result(tmp_path):
     assert "echo_residual" in codes, codes
     assert doc["source"]["echo_gate"]["residual_tail_db"] >= RESIDUAL_TAIL_DB
     assert doc["summary"]["input_health_warning_count"] >= 1
+
+
+@pytest.mark.parametrize("gain_db", [-10.0, -30.0, None])
+def test_echo_left_in_with_the_gate_off_is_warned(tmp_path, gain_db):
+    """``--echo-gate off`` on a speakerphone call: the agent's echo (dry, 60 ms late) read as five
+    caller barge-ins and two backchannels with no warning. The gate's estimate still runs (never
+    gates) and ``echo_ungated`` says so; a call without echo, or one gated, gets nothing."""
+    import soundfile as sf
+
+    x = _dialogue() if gain_db is None else _with_echo(_dialogue(), gain_db, None)
+    wav = tmp_path / "call.wav"
+    sf.write(str(wav), np.clip(x, -1, 1), 16000, subtype="PCM_16")
+    for mode in ("off", "auto"):
+        out = tmp_path / f"{mode}.json"
+        assert main(["score", str(wav), "--judge", "none", "--json", str(out), "--display", "none",
+                     "--echo-gate", mode]) == 0
+        doc = json.loads(out.read_text())
+        warned = [w for w in doc["source"]["input_health"] if w["code"] == "echo_ungated"]
+        gate = doc["source"]["echo_gate"]
+        if mode == "off":
+            assert gate["applied"] is False and gate["detected"] is (gain_db is not None), gate
+        assert len(warned) == (mode == "off" and gain_db is not None), (mode, warned)
+        if warned:
+            assert "--echo-gate off left it there" in warned[0]["message"]
+            assert "at 60 ms" in warned[0]["message"], warned[0]["message"]
+            assert doc["summary"]["user_barge_in_count"] >= 3  # what the warning is for
+        elif gain_db is None:
+            assert doc["summary"]["user_barge_in_count"] == 0

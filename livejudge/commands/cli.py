@@ -72,7 +72,8 @@ def _add_call_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--echo-gate", default="auto", choices=("auto", "on", "off"),
                    help="remove the agent's voice leaking into the user channel (speakerphone echo), using the "
                         "agent channel as reference; auto = when leakage is detected (correlation ≥ 0.4; "
-                        f"in the first {ECHO_PROBE_S:g} s of calls over {ECHO_WHOLE_MAX_S:g} s)")
+                        f"in the first {ECHO_PROBE_S:g} s of calls over {ECHO_WHOLE_MAX_S:g} s); off = never gated, "
+                        "leakage found is warned (echo_ungated)")
 
 
 def call_config(args: argparse.Namespace) -> CallConfig:

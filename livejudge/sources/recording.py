@@ -6,7 +6,8 @@
 1. check the input's health from its first seconds (``timing.health.check_recording``: swapped,
    silent or identical channels, clipping, DC offset, a noisy line; a telephone band as a note);
 2. refuse a recording in which nothing can be measured (``timing.health.unmeasurable``);
-3. apply the echo gate (``timing.echo.gate_source``, ``--echo-gate``);
+3. apply the echo gate (``timing.echo.gate_source``, ``--echo-gate``; with ``off``, echo it finds
+   is warned, ``echo_ungated``);
 3b. scale a quiet channel (``quiet_channel``: speech under ``QUIET_SPEECH_DBFS``) up to
    ``timing.health.QUIET_TARGET_DBFS`` (``quiet_gain_db``; step 1 checked its noise floor at that
    level), so the VAD's fixed −50 dBFS gate does not cut its speech (the warning says by how
@@ -85,7 +86,9 @@ def prepare_recording(reader: Any, echo_gate: str, *, log: bool = True) -> Prepa
         livejudge.audio.AudioFormatError: the file cannot be decoded while it is read.
     """
     from livejudge.timing.echo import gate_source
-    from livejudge.timing.health import check_recording, echo_residual_warnings, quiet_gain_db, unmeasurable
+    from livejudge.timing.health import (
+        check_recording, echo_residual_warnings, echo_ungated_warnings, quiet_gain_db, unmeasurable,
+    )
 
     health, line = check_recording(reader)  # issue 20's input-health check, from the first seconds
     refuse = unmeasurable(health, truncated=getattr(reader, "truncated", ()),
@@ -93,7 +96,8 @@ def prepare_recording(reader: Any, echo_gate: str, *, log: bool = True) -> Prepa
     if refuse:  # one line, no result that would pretend otherwise
         raise UnmeasurableRecording(refuse)
     call, gate_info = gate_source(reader, echo_gate, log=log)
-    health = [*health, *echo_residual_warnings(gate_info)]  # the gate on, and its room tail still there
+    # the gate on and its room tail still there, or echo left in with the gate off
+    health = [*health, *echo_residual_warnings(gate_info), *echo_ungated_warnings(gate_info)]
     gains = {w.channel: quiet_gain_db(w.value) for w in health  # the gain check_recording checked the floor at
              if w.code == "quiet_channel" and w.channel in ("user", "agent") and w.value is not None}
     if gains:

@@ -746,9 +746,18 @@ def gate_source(reader: Any, mode: str, log: bool = True) -> tuple[Any, dict]:
         (the reader itself when no gate applies, else the call in memory with its user channel
         gated; the record written to the result's ``source.echo_gate``). Calls up to
         ``ECHO_WHOLE_MAX_S`` are checked whole; longer ones in their first ``ECHO_PROBE_S`` (HEURISTIC).
+        With "off" the leakage is still estimated on the same span (never gated), so that echo left
+        in the user channel is warned (``timing.health.echo_ungated_warnings``); a trial's
+        speakerphone call scored with ``--echo-gate off`` had read its echo as caller speech, unwarned.
     """
-    if mode == "off":
-        return reader, {"mode": mode, "applied": False}
+    if mode == "off":  # never gated, but leakage is still looked for, so that it is warned (echo_ungated)
+        probe = reader.head(reader.duration_s if reader.duration_s <= ECHO_WHOLE_MAX_S else ECHO_PROBE_S)
+        try:
+            path = estimate_echo_path(probe.user, probe.agent, threshold=DETECT_CORRELATION)
+        except ValueError:  # too short to estimate: nothing to say
+            return reader, {"mode": mode, "applied": False}
+        del probe
+        return reader, {"mode": mode, "applied": False, **path.to_dict(), "threshold": DETECT_CORRELATION}
     if mode == "on" or reader.duration_s <= ECHO_WHOLE_MAX_S:
         return _gate_whole(reader.read_all(), mode, log)
     probe = reader.head(ECHO_PROBE_S)

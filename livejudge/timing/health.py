@@ -35,6 +35,8 @@
   or missed (a recording's gain, a distant microphone).
 * ``echo_residual``: the echo gate was applied and the agent's echo still stands out in the user
   channel just after the agent stops (``echo_residual_warnings``): a reverberant room's tail.
+* ``echo_ungated``: the agent leaks into the user channel (the echo gate's estimate detects it)
+  and ``--echo-gate off`` left it there (``echo_ungated_warnings``): its echo reads as caller speech.
 * ``noisy_line``: a channel's noise floor above ``NOISY_FLOOR_DBFS``, or a speech-like floor
   (babble, a television: ``SPEECHLIKE_SPREAD_DB``) above ``SPEECHLIKE_FLOOR_DBFS``: outside the
   floors on which the timing error stays within the stated figures (docs/verdicts.md, the
@@ -144,7 +146,7 @@ exit 0, with nothing measured)."""
 
 WARNING_CODES = ("too_short", "silent_channel", "identical_channels", "channel_swap", "clipping", "dc_offset",
                  "length_mismatch", "extra_channels", "truncated_file", "bad_samples", "no_speech", "noisy_line",
-                 "quiet_channel", "silent_tail", "echo_residual")
+                 "quiet_channel", "silent_tail", "echo_residual", "echo_ungated")
 """Every ``HealthWarning.code``; a gate names one as ``input_health_<code>_count``
 (``commands.gates.call_metrics``)."""
 
@@ -162,7 +164,8 @@ class HealthWarning:
             ``no_speech_warnings``), "noisy_line" (a noise floor above ``NOISY_FLOOR_DBFS``, or a
             speech-like one above ``SPEECHLIKE_FLOOR_DBFS``), "quiet_channel" (speech under
             ``QUIET_SPEECH_DBFS``), "silent_tail" (``silent_tail_warning``), "echo_residual" (the echo
-            gate's room tail, ``echo_residual_warnings``).
+            gate's room tail, ``echo_residual_warnings``), "echo_ungated" (echo detected with the
+            gate off, ``echo_ungated_warnings``).
         channel: "user", "agent" or None (both).
         message: one line: the problem and the fix.
         value: the measured figure (seconds, dBFS, correlation, share, offset; see code), or None.
@@ -830,6 +833,28 @@ def echo_residual_warnings(gate_info: dict) -> list[HealthWarning]:
         f"the agent stops (a speakerphone in a reverberant room); its tail can read as caller speech: phantom "
         "backchannels and barge-ins, yields read long; use a headset or the phone's echo canceller, or record "
         "each side before it reaches the room (HEURISTIC)", float(tail), RESIDUAL_TAIL_DB)]
+
+
+def echo_ungated_warnings(gate_info: dict) -> list[HealthWarning]:
+    """``echo_ungated`` when ``--echo-gate off`` was asked and the gate's estimate still detects the
+    agent leaking into the user channel (``source.echo_gate.detected``, from
+    ``timing.echo.gate_source``'s estimate on the same span ``auto`` reads). A new user's trial:
+    speakerphone calls scored with the gate off read the agent's echo as caller speech (phantom
+    barge-ins and backchannels) without a word. Pure. HEURISTIC (the detection threshold,
+    ``timing.echo.DETECT_CORRELATION``)."""
+    from livejudge.timing.echo import DETECT_CORRELATION
+
+    if not isinstance(gate_info, dict) or gate_info.get("mode") != "off" or not gate_info.get("detected"):
+        return []
+    corr = float(gate_info.get("correlation") or 0.0)
+    where = (f" at {gate_info['delay_ms']:.0f} ms, {gate_info['gain_db']:.1f} dB"
+             if all(isinstance(gate_info.get(k), (int, float)) for k in ("delay_ms", "gain_db")) else "")
+    return [HealthWarning(
+        "echo_ungated", "user",
+        f"the agent leaks into the user channel{where} (correlation {corr:.2f}) and --echo-gate off left it there: "
+        "its echo can read as caller speech (phantom barge-ins and backchannels, yields read long); score with "
+        "--echo-gate auto (the default) to gate it (HEURISTIC)", corr, float(gate_info.get("threshold")
+                                                                               or DETECT_CORRELATION))]
 
 
 def no_speech_warnings(spoke, duration_s: float, said: list[dict]) -> list[HealthWarning]:
