@@ -32,7 +32,11 @@ Sets: ``noise`` (−65…−35 dBFS, clean phrases), ``target`` (the targets' co
 the line carries it) and ``loud`` (−40…−25 dBFS at 16 kHz, beside what the ``noisy_line``
 warning says: the ground for ``livejudge.timing.health.NOISY_FLOOR_DBFS``) and ``telephone``
 (the target set's floors, kinds, tails and breaths through 8 kHz μ-law, truth as recorded: the
-ground for ``livejudge.timing.metrics.MEASURED_TIMING_ERROR_NARROWBAND``).
+ground for ``livejudge.timing.metrics.MEASURED_TIMING_ERROR_NARROWBAND``) and ``room`` (reverberant
+rooms, RT60 0.3–0.8 s at direct-to-reverberant ratios of 10 and 3 dB, −55 and −45 dBFS room
+noise, no breaths: how late offsets come, and the share of channels the ``reverberant_room``
+warning is given, the ground for ``livejudge.timing.health.REVERB_RT60_S``). Every row also gives
+the ``reverberant_room`` share, so a dry or mildly reverberant set shows how often it is said wrongly.
 
 ``--baseline`` also runs the plain frame VAD (fixed −50 dBFS gate, no refinement) to compare;
 ``--vad webrtc,silero`` runs the adaptive VAD with each frame detector (Silero: the ONNX model
@@ -56,7 +60,8 @@ import numpy as np  # noqa: E402
 from livejudge.audio import SAMPLE_RATE, TwoChannelAudio, resample  # noqa: E402
 from livejudge.session import SessionConfig, snapshot_of_call  # noqa: E402
 from livejudge.testing.dialogues import DialogueBuilder, load_clip, trim  # noqa: E402
-from livejudge.timing.health import (_frame_rms, changing_floor_warnings, channel_noise_floor_dbfs,  # noqa: E402
+from livejudge.timing.health import (_frame_rms, changing_floor_warnings, channel_noise_floor_dbfs,
+                                     reverberant_room_warnings,  # noqa: E402
                                      check_input)
 from livejudge.timing.turns import TurnConfig  # noqa: E402
 from livejudge.timing.vad import VADConfig  # noqa: E402
@@ -214,6 +219,7 @@ def stats(tot: dict) -> dict:
         "bc_false": tot["bc_false"], "latency_missed": tot["latency_missed"], "missed_utt": tot["missed_utt"],
         "n_latency": len(tot["latency_ms"]), "n_yield": len(tot["yield_ms"]),
         "noisy_line_share": round(tot["noisy_line_warned"] / tot["channels"], 3) if tot.get("channels") else None,
+        "reverberant_room_share": round(tot["room_warned"] / tot["channels"], 3) if tot.get("channels") else None,
         "floor_med_dbfs": round(float(np.median(tot["floor_dbfs"])), 1) if tot.get("floor_dbfs") else None,
     }
 
@@ -234,8 +240,13 @@ def run_condition(calls: int, rate: int, vad: VADConfig, seed0: int = 0, **line)
         ws += changing_floor_warnings({"user": _frame_rms(call.user), "agent": _frame_rms(call.agent)},
                                       [w.to_dict() for w in ws])
         warned = sum(w.code == "noisy_line" for w in ws)
+        # and the room check at the close (health.reverberant_room_warnings), on the segments found
+        rooms = reverberant_room_warnings(
+            {"user": _frame_rms(call.user), "agent": _frame_rms(call.agent)},
+            {c: [g.offset_s for g in snap.segments if g.channel == c] for c in ("user", "agent")},
+            [w.to_dict() for w in ws])
         rows.append({**evaluate(d, snap), "cpu_s": cpu_s, "audio_s": 2 * call.duration_s,
-                     "noisy_line_warned": warned, "channels": 2,
+                     "noisy_line_warned": warned, "channels": 2, "room_warned": len(rooms),
                      "floor_dbfs": [channel_noise_floor_dbfs(x) for x in (call.user, call.agent)]})
     return merge(rows)
 
@@ -275,13 +286,23 @@ def grid(quick: bool) -> list[dict]:
     for kind in ("white", "babble", "room"):
         for nd in (-40, -38, -35, -32, -30, -25):
             out.append({"set": "loud", "kind": kind, "noise_dbfs": nd, "rate": 16000, "tails": True, "ulaw": False})
+    # reverberant rooms on both sides (RT60 0.3–0.8 s, direct-to-reverberant 10 and 3 dB), no breaths:
+    # how late offsets come as the room grows, and the share of channels given reverberant_room (the
+    # ground for health.REVERB_RT60_S); not run by default
+    for nd in (-55, -45):
+        for rt60 in (0.3, 0.5, 0.8):
+            for drr in (10.0, 3.0):
+                out.append({"set": "room", "kind": "room", "noise_dbfs": nd, "rate": 16000, "tails": True,
+                            "ulaw": False, "rt60_s": rt60, "drr_db": drr, "breaths": False})
     return out
 
 
 def line_options(c: dict) -> dict:
     o = {"noise_dbfs": c["noise_dbfs"], "noise_kind": c["kind"]}
     if c["tails"]:
-        o.update(room_rt60_s=0.3, room_drr_db=10.0, breath_dbfs=c["noise_dbfs"] + 6.0)
+        o.update(room_rt60_s=c.get("rt60_s", 0.3), room_drr_db=c.get("drr_db", 10.0))
+        if c.get("breaths", True):
+            o["breath_dbfs"] = c["noise_dbfs"] + 6.0
     if c["ulaw"]:
         o["telephone_line"] = True
     if c["rate"] < SAMPLE_RATE:
@@ -298,7 +319,7 @@ def main() -> None:
     ap.add_argument("--baseline", action="store_true", help="also run the plain frame VAD")
     ap.add_argument("--sets", default="noise,target,ulaw",
                     help="condition sets to run, comma-separated: noise, target, ulaw, ulaw-rec, 8k-rec, loud, "
-                         "telephone")
+                         "telephone, room")
     ap.add_argument("--vad", default="webrtc", help="frame detectors behind the adaptive VAD, comma-separated: "
                     "webrtc (row name 'adaptive'), silero")
     ap.add_argument("--seed", type=int, default=0, help="seed of the first random call (a second seed checks for overfitting)")
@@ -316,9 +337,10 @@ def main() -> None:
     pooled_sets = {"target": target, "telephone": {v: [] for v in vads}}  # summarised over their rows
     hdr = (f"{'vad':9s} {'set':6s} {'noise':6s} {'dBFS':>5s} {'rate':>6s} | {'on med':>6s} {'on p95':>6s} "
            f"{'off med':>7s} {'off p95':>7s} | {'lat med':>7s} {'lat p95':>7s} {'yld med':>7s} | "
-           f"{'barge':>5s} {'bc ok':>5s} {'bc fp':>5s} {'lat miss':>8s} | {'floor':>5s} {'warned':>6s}")
+           f"{'barge':>5s} {'bc ok':>5s} {'bc fp':>5s} {'lat miss':>8s} | {'floor':>5s} {'warned':>6s} {'room':>5s}")
     print("errors in ms (measured − truth; p95 of |error|); HEURISTIC VAD stages, see livejudge/timing/vad.py;"
-          " floor: the noise floor input health measures (dBFS), warned: share of channels given noisy_line")
+          " floor: the noise floor input health measures (dBFS), warned: share of channels given noisy_line,"
+          " room: share given reverberant_room")
     print(hdr)
     for c in (c for c in grid(args.quick) if c["set"] in args.sets.split(",")):
         for name, vad in vads.items():
@@ -329,12 +351,13 @@ def main() -> None:
             rows.append({"vad": name, **c, **st})
             f = lambda v: "–" if v is None else f"{v:.0f}"  # noqa: E731
             g = lambda v: "–" if v is None else f"{v:.2f}"  # noqa: E731
-            print(f"{name:9s} {c['set']:6s} {c['kind']:6s} {c['noise_dbfs']:5d} {c['rate']:6d} | "
+            kind = c["kind"] if "rt60_s" not in c else f"{c['rt60_s']:.1f}/{c['drr_db']:.0f}"  # a room: RT60 s / DRR dB
+            print(f"{name:9s} {c['set']:6s} {kind:6s} {c['noise_dbfs']:5d} {c['rate']:6d} | "
                   f"{f(st['onset_med_ms']):>6s} {f(st['onset_p95_abs_ms']):>6s} {f(st['offset_med_ms']):>7s} "
                   f"{f(st['offset_p95_abs_ms']):>7s} | {f(st['latency_med_ms']):>7s} {f(st['latency_p95_abs_ms']):>7s} "
                   f"{f(st['yield_med_ms']):>7s} | {g(st['barge_in_recall']):>5s} {g(st['backchannels_right']):>5s} "
                   f"{st['bc_false']:5d} {st['latency_missed']:8d} | {f(st['floor_med_dbfs']):>5s} "
-                  f"{g(st['noisy_line_share']):>6s}", flush=True)
+                  f"{g(st['noisy_line_share']):>6s} {g(st['reverberant_room_share']):>5s}", flush=True)
     summary = {}
     for name in vads:
         if not target[name]:

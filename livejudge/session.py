@@ -528,16 +528,21 @@ class Session:
 
     def _warn_changing_floor(self) -> None:
         """At close, under the lock: a noise floor too loud in part of the call, or after the part
-        the check before streaming read (``health.changing_floor_warnings``), said and kept with
-        the input-health warnings."""
-        from livejudge.timing.health import changing_floor_warnings, report_warnings
+        the check before streaming read (``health.changing_floor_warnings``), and phrase ends that
+        decay like a reverberant room (``health.reverberant_room_warnings``), said and kept with the
+        input-health warnings."""
+        from livejudge.timing.health import changing_floor_warnings, report_warnings, reverberant_room_warnings
 
         said = self.info.get("input_health")
         said = said if isinstance(said, list) else []
         try:
-            ws = changing_floor_warnings({c: t.rms() for c, t in self._floors.items()}, said)
+            levels = {c: t.rms() for c, t in self._floors.items()}
+            ws = changing_floor_warnings(levels, said)
+            segs = [*self._timeline.timeline([]).segments, *self._segments]  # after the VADs' flush
+            ws += reverberant_room_warnings(levels, {c: sorted(g.offset_s for g in segs if g.channel == c)
+                                                     for c in CHANNELS}, said)
         except Exception as exc:  # a fault in a check must not lose the result
-            self._on_error(f"noise-floor check failed: {type(exc).__name__}: {exc}")
+            self._on_error(f"noise-floor and room check failed: {type(exc).__name__}: {exc}")
             return
         if ws:
             self.info["input_health"] = said + report_warnings(ws, self)

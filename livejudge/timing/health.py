@@ -37,6 +37,8 @@
   channel just after the agent stops (``echo_residual_warnings``): a reverberant room's tail.
 * ``echo_ungated``: the agent leaks into the user channel (the echo gate's estimate detects it)
   and ``--echo-gate off`` left it there (``echo_ungated_warnings``): its echo reads as caller speech.
+* ``reverberant_room``: a channel's phrase ends decay like a room's reverberation (RT60 ≥
+  ``REVERB_RT60_S``, ``reverberant_room_warnings``), found at the end of the call: its offsets read late.
 * ``noisy_line``: a channel's noise floor above ``NOISY_FLOOR_DBFS``, or a speech-like floor
   (babble, a television: ``SPEECHLIKE_SPREAD_DB``) above ``SPEECHLIKE_FLOOR_DBFS``: outside the
   floors on which the timing error stays within the stated figures (docs/verdicts.md, the
@@ -146,7 +148,7 @@ exit 0, with nothing measured)."""
 
 WARNING_CODES = ("too_short", "silent_channel", "identical_channels", "channel_swap", "clipping", "dc_offset",
                  "length_mismatch", "extra_channels", "truncated_file", "bad_samples", "no_speech", "noisy_line",
-                 "quiet_channel", "silent_tail", "echo_residual", "echo_ungated")
+                 "quiet_channel", "silent_tail", "echo_residual", "echo_ungated", "reverberant_room")
 """Every ``HealthWarning.code``; a gate names one as ``input_health_<code>_count``
 (``commands.gates.call_metrics``)."""
 
@@ -165,7 +167,8 @@ class HealthWarning:
             speech-like one above ``SPEECHLIKE_FLOOR_DBFS``), "quiet_channel" (speech under
             ``QUIET_SPEECH_DBFS``), "silent_tail" (``silent_tail_warning``), "echo_residual" (the echo
             gate's room tail, ``echo_residual_warnings``), "echo_ungated" (echo detected with the
-            gate off, ``echo_ungated_warnings``).
+            gate off, ``echo_ungated_warnings``), "reverberant_room" (phrase ends that decay like a
+            reverberant room, ``reverberant_room_warnings``).
         channel: "user", "agent" or None (both).
         message: one line: the problem and the fix.
         value: the measured figure (seconds, dBFS, correlation, share, offset; see code), or None.
@@ -811,6 +814,115 @@ def changing_floor_warnings(levels: dict, said: list[dict]) -> list[HealthWarnin
             f"{what}: expect offsets found late or early, and replies and barge-ins missed or invented there; "
             "denoise or record closer to the source (HEURISTIC, read in "
             f"{FLOOR_WINDOW_S:.0f} s windows)", floor, threshold))
+    return out
+
+
+REVERB_RT60_S = 0.45
+"""HEURISTIC: a channel whose phrase ends decay like a room with at least this reverberation time
+(RT60, seconds, estimated by ``phrase_end_decays``) gets ``reverberant_room``. On the example
+dialogue with a caller through a room (built from dry clips, so the truth is known; room noise at
+−55 dBFS): RT60 0.3 s (read 0.32–0.41 s) left response latencies 10–70 ms short, RT60 0.5 s (read
+0.48–0.55 s) 30–210 ms short, RT60 0.8 s (read 0.80–0.91 s) 150–390 ms short.
+``benchmarks/vad_bounds.py --sets room`` gives the share of channels warned per room, and every
+other set the share warned wrongly (none on the noise, target, μ-law and loud sets)."""
+REVERB_SHARE = 0.6
+"""HEURISTIC: at least this share of a channel's phrase ends (and ``REVERB_MIN_ENDS``) must show a
+room's decay: a room is there at every phrase end, while a dry voice's own fade on a noisy line
+(−38 dBFS) showed one at up to 3 of 13 ends."""
+REVERB_MIN_ENDS = 3
+"""HEURISTIC: fewer phrase ends with a decay than this say nothing of the room."""
+_DECAY_FRAME_S = 0.03  # FloorTrack's frames
+_DECAY_SLOPES_DB = (-10.0, -1.0)  # per 30 ms frame: RT60 0.18–1.8 s (60 dB × 0.03 s / slope)
+_DECAY_FIT_DB = 1.5  # the decay's RMS distance from its straight line in dB (a room's decay is linear in dB)
+_DECAY_SPAN_DB = 18.0  # the decay falls at least this far to the floor (12 dB: a dry voice fading into a −40 dBFS floor read as a room)
+_DECAY_REACH_DB = 6.0  # and its line meets the floor within this (speech stops with a step instead)
+
+
+def phrase_end_decays(rms: np.ndarray, offsets_s, floor_window_s: float = FLOOR_WINDOW_S) -> list[tuple | None]:
+    """How each phrase end of one channel decays: ``(rt60_s, tail_s)`` where the level falls to the
+    noise floor along a straight line in dB (a room's reverberant decay: −60 dB per RT60, Sabine;
+    the blind estimate from free decays after speech, as in Ratnam et al. 2003, JASA 114(5),
+    "Blind estimation of reverberation time"), else None (speech that stops with a step: a dry
+    voice). HEURISTIC.
+
+    The decay is looked for from 12 frames (0.36 s) before each offset to where the level first
+    reads within 3 dB of the local floor (``_noise_floor_dbfs`` of the ``floor_window_s`` around
+    the offset, at least −80 dBFS): the earliest start from which the levels to there fit a line
+    (RMS ≤ ``_DECAY_FIT_DB``) that falls 1–10 dB per frame, spans ≥ ``_DECAY_SPAN_DB`` and meets
+    the floor within ``_DECAY_REACH_DB``. ``tail_s`` is how far before the offset that decay starts:
+    how much of the room's tail the offset may hold (an over-estimate: the phrase's own fade joins
+    the line).
+
+    Args:
+        rms: the channel's 30 ms frame RMS (``FloorTrack.rms()``), float, shape (n_frames,).
+        offsets_s: the channel's segment offsets, seconds on the same clock.
+    Returns:
+        one entry per offset, in order.
+    """
+    lv = 20 * np.log10(np.maximum(np.asarray(rms, dtype=np.float64), 1e-6))
+    half = int(round(floor_window_s / 2 / _DECAY_FRAME_S))
+    out: list[tuple | None] = []
+    for off in offsets_s:
+        i0 = int(round(off / _DECAY_FRAME_S))
+        if i0 >= lv.size:
+            out.append(None)
+            continue
+        floor = max(_noise_floor_dbfs(np.asarray(rms[max(i0 - half, 0):i0 + half], dtype=np.float64)), -80.0)
+        f = next((j for j in range(max(i0 - 3, 0), min(i0 + 30, lv.size)) if lv[j] <= floor + 3.0), None)
+        found = None
+        for start in range(max(i0 - 12, 0), (f or 0) - 3):
+            seg = lv[start:f]
+            t = np.arange(seg.size, dtype=np.float64)
+            slope, icpt = np.polyfit(t, seg, 1)
+            if not (_DECAY_SLOPES_DB[0] <= slope <= _DECAY_SLOPES_DB[1]) or seg[0] - floor < _DECAY_SPAN_DB:
+                continue
+            if slope * seg.size + icpt - floor > _DECAY_REACH_DB:
+                continue
+            if float(np.sqrt(np.mean((seg - (slope * t + icpt)) ** 2))) <= _DECAY_FIT_DB:
+                found = (round(-60.0 * _DECAY_FRAME_S / slope, 2), round((i0 - start) * _DECAY_FRAME_S, 2))
+                break
+        out.append(found)
+    return out
+
+
+def reverberant_room_warnings(levels: dict, offsets: dict, said: list[dict]) -> list[HealthWarning]:
+    """``reverberant_room`` for a channel whose phrase ends decay like a room with an RT60 of at least
+    ``REVERB_RT60_S`` (median of ``phrase_end_decays``), at ``REVERB_SHARE`` of its phrase ends or
+    more: the VAD keeps part of that tail as speech, so the channel's offsets read late. A new user's
+    trial: a caller in a reverberant room (RT60 0.5–0.8 s) read response latencies 50–290 ms short,
+    flattering the agent, with no warning. Pure. HEURISTIC.
+
+    Args:
+        levels: {"user": rms, "agent": rms}, each ``FloorTrack.rms()`` (30 ms frame RMS).
+        offsets: {"user": [offset_s, ...], "agent": [...]}, the channels' segment offsets, seconds.
+        said: the input-health warnings already given, as dicts (an unmeasurable call, or a silent
+            channel, gets nothing more).
+    Returns:
+        list of HealthWarning (at most one per channel).
+    """
+    if any(w.get("unmeasurable") for w in said):
+        return []
+    told = {w.get("channel") for w in said if w.get("code") in ("silent_channel", "reverberant_room")}
+    out: list[HealthWarning] = []
+    for c in ("user", "agent"):
+        ends = list(offsets.get(c, ()))
+        if c in told or len(ends) < REVERB_MIN_ENDS:
+            continue
+        found = [d for d in phrase_end_decays(levels.get(c, np.zeros(0)), ends) if d is not None]
+        if len(found) < REVERB_MIN_ENDS or len(found) < REVERB_SHARE * len(ends):
+            continue
+        rt60 = float(np.median([d[0] for d in found]))
+        if rt60 < REVERB_RT60_S:
+            continue
+        tail_ms = 1000 * float(np.median([d[1] for d in found]))
+        side = ("response latencies read short (flattering the agent), a caller's barge-in reads later"
+                if c == "user" else "the caller's replies read quicker than they were, the agent's yields longer")
+        out.append(HealthWarning(
+            "reverberant_room", c,
+            f"the {c} channel sounds reverberant: {len(found)} of its {len(ends)} phrase ends decay like a room "
+            f"with RT60 about {rt60:.1f} s, and the timing keeps part of that tail as speech, so its offsets read "
+            f"late by up to about {tail_ms:.0f} ms: {side}; record closer to the talker or with a headset "
+            "(HEURISTIC)", rt60, REVERB_RT60_S))
     return out
 
 
