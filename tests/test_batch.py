@@ -127,6 +127,22 @@ def test_a_manifest_line_found_nowhere_names_both_places_in_the_summary(calls, t
     assert str(tmp_path / "ghost" / "nowhere.wav") in why and rows["call_0.wav"]["status"] == "ok"
 
 
+def test_a_batch_that_scored_no_call_is_red_in_junit_with_allow_skipped(tmp_path, capsys):
+    """A trial: every call skipped with --allow-skipped exited 2 ("no call could be scored") and left
+    a JUnit file with tests="0" failures="0" errors="0" beside skipped cases: green to a CI page that
+    reads only the file. With no call scored, skipped calls are errors whatever --allow-skipped says."""
+    d = tmp_path / "allbad"
+    d.mkdir()
+    for k in range(2):
+        (d / f"bad_{k}.wav").write_bytes(b"not audio at all" * 10)
+    junit = tmp_path / "j.xml"
+    assert main(["score", str(d), "--out-dir", str(tmp_path / "out"), "--judge", "none", "--allow-skipped",
+                 "--junit", str(junit)]) == 2
+    text = junit.read_text()
+    assert 'errors="2"' in text, text
+    assert "no call could be scored" in capsys.readouterr().err
+
+
 def test_score_call_raises_one_line_errors(calls):
     d, _ = calls
     with pytest.raises(CallError, match="no audio samples"):

@@ -428,6 +428,23 @@ def test_a_moment_with_no_verdict_just_before_the_calls_end_is_not_measured_not_
     assert cut.status == "error" and cut.error.startswith("the call ended 1.34 s after this moment")
     (late,) = check_call([e], [], {"duration_s": 7.36 + END_MARGIN_S + 0.5, "segments": []})
     assert late.status == "fail" and late.error is None and "no backchannel within" in late.reason
+    # its reason no longer names another moment beside "ended after this moment" (a trial read two reasons)
+    assert "nearest" not in cut.reason and cut.reason == "nothing judged within ±0.5 s of 7.36 s", cut.reason
+
+
+def test_a_moment_past_the_end_of_a_stopped_calls_result_is_not_measured(calls, capsys, tmp_path):
+    """A trial checked a result of an 870 s call stopped at 86.3 s at 200 s and read "past the end of
+    the recording (86.34 s long)", exit 2. The recording is longer; the result stops early: the moment
+    is not measured (exit 3), and the moments inside it are checked as before."""
+    doc = json.loads(calls["rude_json"].read_text())
+    doc["source"]["ended"] = "interrupted (Ctrl-C)"
+    stopped = tmp_path / "stopped.json"
+    stopped.write_text(json.dumps(doc))
+    dur = doc["duration_s"]
+    code, out, err = run([stopped, "--at", round(dur + 50.0, 1), "--expect", "yield"], capsys)
+    assert code == 3, (out, err)
+    assert f"not measured: the result covers only the first {dur:.2f} s (the call was cut short" in out, out
+    assert "past the end of the recording" not in err
 
 
 def test_check_of_a_probe_cut_before_its_recording_is_readable_fails_on_the_moments_not_played(tmp_path, capsys):

@@ -405,6 +405,17 @@ def test_different_verdict_thresholds_are_noted(tmp_path):
     assert compare([tmp_path / "a.json", tmp_path / "a.json"])["settings_differ"] == []
 
 
+def test_results_of_another_livejudge_version_are_noted(tmp_path):
+    """A trial faked livejudge_version 0.0.9 beside 0.1.0 and got no note; a result without the
+    field (older) is unknown, not a difference."""
+    a = {**_doc(1.0, 1.2, 0.3, 0.5, 3.0), "livejudge_version": "0.1.0"}
+    (tmp_path / "a.json").write_text(json.dumps(a))
+    (tmp_path / "b.json").write_text(json.dumps({**a, "livejudge_version": "0.0.9"}))
+    (tmp_path / "c.json").write_text(json.dumps(_doc(1.0, 1.2, 0.3, 0.5, 3.0)))
+    assert compare([tmp_path / "a.json", tmp_path / "b.json"])["settings_differ"] == ["livejudge version"]
+    assert compare([tmp_path / "a.json", tmp_path / "c.json"])["settings_differ"] == []
+
+
 def test_a_timing_change_within_the_measured_error_is_the_same(tmp_path):
     """p90 1.26 → 1.23 s on the same agent read "better" (a new user's trial): a latency or yield
     change no larger than the measured timing error (one measurement's p95 |error| on
@@ -870,3 +881,25 @@ def test_flags_within_the_timing_error_do_not_make_a_call_worse(tmp_path):
     paths[1].write_text(json.dumps(old))
     row = next(r for r in compare(paths[:2])["rows"] if r["metric"] == "verdict_flagged_moment_count")
     assert row["verdicts"][1] == "worse"
+
+
+def test_a_column_without_a_judge_does_not_change_the_judge_rows_rule(tmp_path, monkeypatch):
+    """A trial: A and B, single calls of the spread's head, read "same" for 0.03 → 0.00 (within the
+    spread); a third column scored with --judge none turned that into "worse". docs/cli.md says a
+    column scored without a judge beside them changes nothing in that."""
+    import livejudge.commands.compare as C
+
+    spread = {"judge": "whisper-tiny-v2 / whisper-fitted 0.3.0", "n_voices": 9, "calls_per_voice": 5,
+              "tolerance": {"mean_p_human": 0.17, "dim_rhythm": 0.3}, "source": "test"}
+    monkeypatch.setattr(C, "judge_spread", lambda: spread)
+    a, b, off = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "off.json"
+    a.write_text(json.dumps(_judged(0.40, 1.8, "0.3.0")))
+    b.write_text(json.dumps(_judged(0.30, 1.8, "0.3.0")))
+    nojudge = _judged(0.40, 1.8, "0.3.0")
+    nojudge.pop("judge_info")
+    nojudge["judge"] = []
+    nojudge["summary"]["mean_p_human"] = None
+    off.write_text(json.dumps(nojudge))
+    two, three = compare([a, b]), compare([a, b, off])
+    assert two["judge_tolerance"] == three["judge_tolerance"] == {"mean_p_human": 0.17, "dim_rhythm": 0.3}
+    assert {r["metric"]: r for r in three["rows"]}["mean_p_human"]["verdicts"][1] == "same"

@@ -418,7 +418,9 @@ def test_a_batch_gate_with_unmeasured_calls_says_whether_the_median_fails_too():
     fail, = evaluate_batch([parse_gate("yield_mean_s>0.4")], rows)
     assert fail.failed and fail.reason.endswith("the median of the 2 that measured it is 0.475, which fails too (> 0.4)")
     held, = evaluate_batch([parse_gate("yield_mean_s>0.6")], rows)
-    assert held.failed and held.reason.endswith("the median of the 2 that measured it is 0.475, which holds")
+    # "which holds" read as "the condition holds", the opposite (a trial)
+    assert held.failed and held.reason.endswith("the median of the 2 that measured it is 0.475, which would pass "
+                                                "(yield_mean_s > 0.6 does not hold)")
 
 
 def test_an_input_health_gate_names_the_warnings():
@@ -447,3 +449,15 @@ def test_a_call_that_did_not_measure_a_gated_metric_says_why_in_its_junit_case()
     xml = junit_xml([], suite="medians", calls=[{"file": "a.wav", "status": "ok"}, {"file": "b.wav", "status": "ok"}],
                     unmeasured=unmeasured_by_call([parse_gate("yield_mean_s>1")], rows))
     assert "not measured in this call: yield_mean_s (no caller barge-in" in xml
+
+
+def test_evidence_coverage_is_a_gate_metric_that_needs_the_judge():
+    """A trial: every numeric summary key was accepted as a gate but ``evidence_coverage`` ("unknown
+    metric"), though ci-gates.md says any number in the summary. It gates, and needs the judge."""
+    from livejudge.commands.gates import call_metrics, needs_judge, parse_gates, evaluate
+
+    g, = parse_gates(["evidence_coverage<0.5"])
+    assert needs_judge(g)
+    doc = {"duration_s": 40.0, "summary": {"evidence_coverage": 0.4}}
+    res, = evaluate([g], call_metrics(doc))
+    assert res.failed and res.value == 0.4

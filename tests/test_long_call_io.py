@@ -201,6 +201,42 @@ def test_truncated_file_is_scored_and_says_so(tmp_path, capsys):
     assert json.loads(whole.read_text())["errors"] == []
 
 
+def test_a_truncated_file_is_cut_short_for_gates_compare_and_the_report(tmp_path, capsys):
+    """A trial: a file cut to half passed two gates its whole call fails (exit 0, a green JUnit
+    file), and compare called its fewer flags "better". Its lost end is treated as a stopped call's:
+    the gates' passing line says it is not a pass (JUnit: an error, exit 1), compare's count rows
+    get a note and no verdict, and the report says so at the top."""
+    import json
+
+    from livejudge.commands.cli import main
+    from livejudge.commands.gates import cut_short
+
+    src = Path(__file__).resolve().parents[1] / "examples" / "example_call.wav"
+    data = src.read_bytes()
+    cut = tmp_path / "cut.wav"
+    cut.write_bytes(data[: len(data) // 2])
+    out, junit, whole = tmp_path / "r.json", tmp_path / "j.xml", tmp_path / "whole.json"
+    code = main(["score", str(cut), "--judge", "none", "--json", str(out), "--junit", str(junit),
+                 "--fail-if", "latency_p90_s>30"])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "the recording is truncated (read to" in err and "which is not a pass" in err, err
+    assert 'errors="1"' in junit.read_text()
+    doc = json.loads(out.read_text())
+    assert cut_short(doc).startswith("the recording is truncated")
+    assert main(["score", str(src), "--judge", "none", "--json", str(whole)]) == 0
+    assert cut_short(json.loads(whole.read_text())) is None
+    capsys.readouterr()
+    cmp_out = tmp_path / "cmp.json"
+    assert main(["compare", str(whole), str(out), "--json", str(cmp_out)]) == 0
+    notes = json.loads(cmp_out.read_text())["notes"]
+    assert any("the call was cut short (truncated file: it ends before its header says)" in n for n in notes), notes
+    from livejudge.outputs.html_report import render_html
+
+    assert "This recording is truncated" in render_html(doc)
+    assert "This recording is truncated" not in render_html(json.loads(whole.read_text()))
+
+
 def test_check_warns_a_truncated_file_as_score_does(tmp_path, capsys):
     """`check` ran its own copy of score's preparation and missed the last step: a file cut to
     half its length was checked with no word of it. All recorded-call commands now share

@@ -1487,7 +1487,9 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
                   "--fail-if 'METRIC>X' to gate", file=sys.stderr)
         p = write_junit(output.junit, results, suite=scope, calls=summary["calls"],
                         unmeasured=unmeasured_by_call(gates, scored),
-                        skipped_is_error=not getattr(args, "allow_skipped", False),
+                        # with no call scored the run fails (exit 2) whatever --allow-skipped says: its skipped
+                        # calls are errors, so the file is not green (a trial: tests="0" errors="0", exit 2)
+                        skipped_is_error=not getattr(args, "allow_skipped", False) or summary["n_scored"] == 0,
                         failed_each=None if failed_on is None else failed_by_call(failed_on))
         print(f"livejudge: JUnit XML written to {p}", file=sys.stderr)
     if summary["n_scored"] == 0:

@@ -246,6 +246,8 @@ def check_call(exps: list[Expectation], verdicts: list[Verdict], doc: dict,
             why = (f"the call ended {end - e.at_s:.2f} s after this moment, before its outcome could be heard "
                    f"(under {END_MARGIN_S:g} s): it is not judged")
             cause = "cut"
+            # not "(no caller moment … nearest: barge-in at 30.36 s)", which read as a second, other reason (a trial)
+            r = replace(r, reason=f"nothing judged within ±{tolerance_s:g} s of {e.at_s:.2f} s")
         out.append(replace(r, passed=False, error=why, cause=cause) if why else r)
     return out
 
@@ -630,6 +632,19 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT_PASS
     dur = doc.get("duration_s")
     late = [e for e in exps if isinstance(dur, (int, float)) and e.at_s > dur + tolerance]
+    from livejudge.commands.gates import cut_short
+
+    ended = str((doc.get("source") or {}).get("ended") or "")
+    cut = cut_short(doc) if late and ended.startswith(("interrupted", "failed")) else None
+    if cut:  # a result of a call stopped part way (Ctrl-C, SIGTERM, a failure): those moments are not measured,
+        # not bad input; "past the end of the recording (86.34 s long)" named an 870 s recording (a trial).
+        # A truncated file stays bad input (below): the file does not hold the whole call.
+        why = (f"the result covers only the first {dur:.2f} s ({cut.split(': the gates')[0]}), so this moment "
+               "was not measured; score the whole call again")
+        rest = [e for e in exps if e not in late]
+        return _report(check_call(rest, vs, doc, tolerance)
+                       + [CheckResult(e, False, f"{e.at_s:.2f} s", None, why, "cut") for e in late],
+                       not_played, args, suite)
     if late:  # bad input, not a regression: a cut recording read as a failed moment (exit 3; a new user's trial)
         more = f" (and {len(late) - 1} more)" if len(late) > 1 else ""
         raise CLIError(f"{late[0].label}{more}: {late[0].at_s:.2f} s is past the end of the recording "

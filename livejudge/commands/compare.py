@@ -160,7 +160,8 @@ SETTING_LABELS: dict[str, str] = {
 them under ``settings``) → the name compare's note gives it."""
 
 _WEIGHTS = "judge weights"
-_UNKNOWN_WHEN_MISSING = (_WEIGHTS, "echo gate (--echo-gate)")
+VERSION = "livejudge version"
+_UNKNOWN_WHEN_MISSING = (_WEIGHTS, "echo gate (--echo-gate)", VERSION)
 """Settings that results written before livejudge recorded them lack: a missing value is unknown,
 not a difference (the other settings have been in every result for long)."""
 
@@ -207,6 +208,10 @@ def _settings(doc: dict) -> dict:
             # how the call ended ("end of input", "interrupted (Ctrl-C)", "failed: …"): not a setting
             # that differs, read by cut_short_notes
             "ended": src.get("ended"),
+            # a recording that ends before its header says lost its end as a stopped call did (_cut_short)
+            "truncated": bool(src.get("truncated")),
+            # another livejudge may measure the same audio otherwise (a trial: 0.0.9 beside 0.1.0, no note)
+            VERSION: doc.get("livejudge_version"),
             # the channels its line is narrowband on, for the timing tolerance (narrowband_channels)
             LINE_CHANNELS: sorted(c for c in ((src.get("line") or {}).get("channels") or []) if c in ("user", "agent"))
             if isinstance(src.get("line"), dict) else []}
@@ -242,7 +247,7 @@ def settings_differ(cols: list[tuple], views: list[dict]) -> list[str]:
     letter = {i: chr(ord("A") + i) for i, _ in known}
     differ = []
     for key in ("pipeline config", "verdict thresholds", "transcripts (--asr)", "judge", "echo gate (--echo-gate)",
-                "route"):
+                "route", VERSION):
         seen = [(i, c[3].get(key)) for i, c in known]
         if key in _UNKNOWN_WHEN_MISSING:
             seen = [(i, v) for i, v in seen if v is not None]
@@ -360,10 +365,14 @@ def unknown_settings_notes(doc: dict, cols: list[tuple]) -> list[str]:
 
 
 def _cut_short(col: tuple) -> str | None:
-    """How a call column's call was cut short (``source.ended`` "interrupted (…)" or "failed: …"), or
-    None (it ran to its end, or the column is a batch)."""
+    """How a call column's call was cut short (``source.ended`` "interrupted (…)" or "failed: …", or a
+    truncated recording: ``source.truncated``), or None (it ran to its end, or the column is a batch)."""
     ended = (col[3] or {}).get("ended") if col[2] == "call" else None
-    return ended if isinstance(ended, str) and ended.startswith(("interrupted", "failed")) else None
+    if isinstance(ended, str) and ended.startswith(("interrupted", "failed")):
+        return ended
+    # a truncated recording lost its end as a stopped call did (a trial: "flagged moments 3 → 1, better")
+    return "truncated file: it ends before its header says" if col[2] == "call" and (col[3] or {}).get("truncated") \
+        else None
 
 
 def cut_short_notes(doc: dict, cols: list) -> list[str]:
@@ -910,12 +919,16 @@ def judge_tolerance(columns: list[tuple]) -> dict[str, float]:
     reads "same": the stored spread (``judge_spread``) when every column is one call scored by the
     head it was measured on (backbone, head and version as ``_settings`` names them, and where the
     columns name their weights, one set of them), else empty
-    (a batch's median moves less than one call; another head's spread is not measured). Pure
+    (a batch's median moves less than one call; another head's spread is not measured). Columns
+    scored without a judge are left out: they have no judge row. Pure
     but for reading the stored file."""
     spread = judge_spread()
-    if not spread or not columns or any(c[2] != "call" or c[3].get("judge") != spread["judge"] for c in columns):
+    # a column scored without a judge has no judge row to compare: it changes nothing in that (docs/cli.md;
+    # a trial's third, judge-off column turned the other two's "same" into "worse")
+    judged = [c for c in columns if c[3].get("judge") or (c[1] or {}).get("mean_p_human") is not None]
+    if not spread or not judged or any(c[2] != "call" or c[3].get("judge") != spread["judge"] for c in judged):
         return {}
-    if len({c[3].get(_WEIGHTS) for c in columns if c[3].get(_WEIGHTS)}) > 1:
+    if len({c[3].get(_WEIGHTS) for c in judged if c[3].get(_WEIGHTS)}) > 1:
         return {}  # one name, other weights: not one head, whose spread alone was measured
     return {k: float(v) for k, v in spread["tolerance"].items()}
 

@@ -64,7 +64,8 @@ def known_metrics() -> list[str]:
 
     names = [f.name for f in dataclasses.fields(Summary)]
     names += ["duration_s", "mean_p_human", "last_p_human", "judged_windows", "no_evidence_windows",
-              "dropped_windows", "judge_unavailable_windows", "user_barge_in_count", "input_health_warning_count",
+              "dropped_windows", "judge_unavailable_windows", *JUDGE_WINDOW_METRICS, "user_barge_in_count",
+              "input_health_warning_count",
               "echo_gated_s", "narrowband_channel_count", *health_metric_names(),
               *ALIASES]
     names += [f"dim_{d.id}" for d in DIMENSIONS]
@@ -94,6 +95,9 @@ def health_counts(doc: dict) -> dict[str, int | None]:
     codes = [w.get("code") for w in ws if isinstance(w, dict)]
     return {f"input_health_{c}_count": codes.count(c) for c in WARNING_CODES}
 
+
+JUDGE_WINDOW_METRICS = ("evidence_coverage",)
+"""Summary figures of the judge's windows that are not P(human): a gate on one needs the judge too."""
 
 P_HUMAN_METRICS = ("mean_p_human", "last_p_human")
 """The summary's P(human) metrics (with every ``dim_<id>``): not measured on a ``mostly_unjudged`` call."""
@@ -359,7 +363,8 @@ def explain_unmeasured(results: list[GateResult], view: dict | None) -> list[Gat
 def needs_judge(gate: Gate) -> bool:
     """Whether ``gate`` reads the judge (mean or last P(human), a dimension): without one it could
     never pass."""
-    return _is_p_human_metric(ALIASES.get(gate.metric, gate.metric))
+    name = ALIASES.get(gate.metric, gate.metric)
+    return _is_p_human_metric(name) or name in JUDGE_WINDOW_METRICS
 
 
 def check_gates_measurable(gates: Iterable[Gate], judge, *, judge_off: bool = False) -> None:
@@ -431,7 +436,7 @@ def evaluate_batch(gates: Iterable[Gate], rows: list[dict]) -> list[GateResult]:
         shown = ", ".join(missing[:3]) + (f", … {len(missing) - 3} more" if len(missing) > 3 else "")
         # whether the median fails too: a trial fixed the one unmeasured call and was still red
         verdict = (f", which fails too ({g.op} {g.threshold:g})" if OPS[g.op](res.value, g.threshold)
-                   else ", which holds")
+                   else f", which would pass ({g.metric} {g.op} {g.threshold:g} does not hold)")
         out.append(GateResult(g, res.value, True,
                               f"{g.metric} was not measured on {len(missing)} of {len(rows)} scored calls ({shown}); "
                               f"the median of the {len(rows) - len(missing)} that measured it is {res.value:g}{verdict}"))
@@ -534,15 +539,24 @@ def cut_short(doc: dict) -> str | None:
     ``--duration-s`` or a stop came first). A live call ended by Ctrl-C with its script done (or with
     no script: a person at the microphone) is a call's normal end. Its gates read only the part
     measured, so passing them is no pass: a trial's call killed by a CI timeout after 24 s of 635 s
-    wrote a green JUnit file, and a later one's SIGTERMed attach did too. Pure."""
+    wrote a green JUnit file, and a later one's SIGTERMed attach did too. A recording that is truncated
+    (``source.truncated``: it ends before its header says, or cannot be decoded past some point) is cut
+    short too: a trial's half file passed the gates its whole call fails. Pure."""
     from livejudge.outputs.report import RECORDED_KINDS
 
     src = doc.get("source") or {}
     ended = src.get("ended")
-    if not isinstance(ended, str):
-        return None
     dur = doc.get("duration_s")
     at = f" after {dur:.1f} s" if isinstance(dur, (int, float)) else ""
+    if src.get("truncated") and not str(ended or "").startswith(("interrupted", "failed")):
+        # a file that ends before its header says (or cannot be decoded past some point) lost its end as a
+        # stopped call did: a trial's file cut to half passed two gates its whole call fails
+        return (f"the recording is truncated (read to {dur:.1f} s, short of what its header says: "
+                "input_health truncated_file): the gates read only the part before it"
+                if isinstance(dur, (int, float)) else
+                "the recording is truncated (input_health truncated_file): the gates read only the part before it")
+    if not isinstance(ended, str):
+        return None
     caller = src.get("caller") if isinstance(src.get("caller"), list) else []
     unplayed = len(src.get("caller_not_played") or ()) + sum(
         1 for t in caller if isinstance(t, dict) and t.get("played") is False)

@@ -802,7 +802,10 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
     ended = str(src.get("ended") or "")
     # a call cut short says so at the top (a trial: the JSON said "interrupted (Ctrl-C)", the page nothing)
     cut = (f'<p class="cut">This call was cut short ({_esc(ended)}) after {_fmt(doc.get("duration_s"), 1, " s")}: '
-           "every figure below covers the audio up to then.</p>" if ended.startswith(("interrupted", "failed")) else "")
+           "every figure below covers the audio up to then.</p>" if ended.startswith(("interrupted", "failed"))
+           else f'<p class="cut">This recording is truncated: it ends before its header says (or could not be decoded '
+                f'past {_fmt(doc.get("duration_s"), 1, " s")}), so every figure below covers only the part that could '
+                "be read (Input health).</p>" if src.get("truncated") else "")
     window = _last_evidence_window(doc)
     sm = doc.get("summary") or {}
     ref = sm.get("latency_human_reference") or {}
