@@ -230,6 +230,12 @@ def test_check_is_pure_on_verdicts():
     r = check(Expectation(10.05, "yield", 0.4), vs)
     assert not r.passed and "later than 0.4 s" in r.reason
     assert not check(Expectation(11.0, "yield"), vs, tolerance_s=0.2).passed
+    # a slow yield passes "yield" without --within, and the line says it is flagged (a trial read "PASS …
+    # slow yield" as a pass of a flagged moment)
+    slow = [Verdict("barge_in", "slow_yield", False, 10.0, 1.2, 12.0)]
+    r = check(Expectation(10.05, "yield"), slow)
+    assert r.passed and "it yielded, as expected, though the verdicts flag it; add --within S" in r.reason
+    assert not check(Expectation(10.05, "yield", 0.8), slow).passed
     doc = pin({"verdicts": [v.to_dict() for v in vs], "verdict_config": {"yield_max_s": 0.8}}, [0, 1])
     assert [(e["expect"], e.get("within_s")) for e in doc["expect"]] == [("yield", 0.8), ("hold", None)]
 
@@ -509,3 +515,16 @@ def test_a_run_that_fails_before_its_junit_leaves_a_red_file_not_the_last_green_
     j2 = tmp_path / "new" / "j2.xml"
     assert main(["check", str(mono), "--at", "1.0", "--expect", "yield", "--junit", str(j2)]) == 2
     assert ET.parse(j2).getroot().find("testsuite").get("errors") == "1"
+
+
+def test_flags_a_result_does_not_read_are_named(calls, capsys):
+    """A trial: check RESULT.json --yield-max-s 0.2 (and --user-channel 1, --vad-aggressiveness 3)
+    read the result's verdicts as scored, without a word of the flags. A note now names them; a
+    check without them says nothing."""
+    doc = json.loads(calls["rude_json"].read_text())
+    at = next(v["t_s"] for v in doc["verdicts"] if v["kind"] == "barge_in")
+    code, _, err = run([calls["rude_json"], "--at", at, "--expect", "yield", "--yield-max-s", 0.2,
+                        "--user-channel", 1], capsys)
+    assert "note: --user-channel, --yield-max-s not applied: a result's verdicts are read as it was scored" in err, err
+    code, _, err = run([calls["rude_json"], "--at", at, "--expect", "yield"], capsys)
+    assert "not applied" not in err

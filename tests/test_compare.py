@@ -108,7 +108,7 @@ def test_compare_says_when_calls_were_measured_with_different_settings(tmp_path)
     assert doc["settings_differ"] == ["pipeline config", "transcripts (--asr)"]
     # which key of the config differs, named (a trial: "pipeline config" alone named no setting)
     assert doc["settings_differ_keys"] == {"pipeline config": ["vad.aggressiveness"]}
-    assert "measured with different pipeline config (vad.aggressiveness), transcripts (--asr)" in render_html(doc)
+    assert "measured with different settings: pipeline config (vad.aggressiveness), transcripts (--asr)" in render_html(doc)
     # one head at two versions (0.2.0 vs 0.3.0 score one call differently) is a different judge
     older, newer = copy.deepcopy(base), copy.deepcopy(base)
     older["judge_info"]["head_version"], newer["judge_info"]["head_version"] = "0.2.0", "0.3.0"
@@ -709,7 +709,7 @@ def test_a_call_cut_short_is_said_not_read_as_better(tmp_path, capsys):
                                                                "interrupted (partial results), 1 not started",
                                                     "medians": {"latency_p50_s": 0.8}}))
     assert compare([a, batch])["columns"][1]["kind"] == (
-        "batch: medians over 1 calls (2 of 3 not scored); stopped: SIGTERM after 1 of 3 calls had finished: 1 "
+        "batch: medians over 1 call (2 of 3 not scored); stopped: SIGTERM after 1 of 3 calls had finished: 1 "
         "interrupted (partial results), 1 not started")
 
 

@@ -63,7 +63,7 @@ def test_batches_scored_with_different_settings_are_noted(calls, tmp_path, capsy
     assert alike["settings_differ"] == [] and alike["settings_unknown"] == []
     assert main(["compare", str(base), str(hang)]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert ("measured with different pipeline config (vad.hangover_s), verdict thresholds (dead_air_s); part of "
+    assert ("measured with different settings: pipeline config (vad.hangover_s), verdict thresholds (dead_air_s); part of "
             "each change comes from the settings") in out
 
     # a summary written before batches recorded their settings: said, not silently nothing

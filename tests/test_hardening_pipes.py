@@ -234,3 +234,34 @@ def test_a_call_stopped_before_any_audio_is_not_counted_as_a_partial_result():
     assert "stopped before any of its audio was scored" in row["reason"] and "covers" not in row["reason"]
     row = _row_of_doc({"source": {"ended": "interrupted (SIGTERM)"}, "duration_s": 12.34}, "c2.json")
     assert row["reason"].endswith("its partial result covers the first 12.3 s")
+
+
+def test_an_output_that_names_a_recording_or_a_batch_file_is_refused_and_left_alone(tmp_path, capsys):
+    """A trial: ``score x.wav --json other.wav`` wrote JSON over another recording, and ``compare A B
+    --json B/c1.json`` replaced a batch's call result. Mending it showed worse: the stale ``--json``
+    removal deleted the recording before the check ran. Both are refused now, and the file is kept;
+    a non-JUnit file at ``--junit`` is not turned red either."""
+    import shutil
+
+    other = tmp_path / "other.wav"
+    shutil.copy(EXAMPLE, other)
+    before = other.read_bytes()
+    for flag in ("--json", "--junit"):
+        assert main(["score", str(EXAMPLE), "--judge", "none", flag, str(other)]) == 2
+        assert f"{flag} {other} is an existing audio file (a recording?)" in capsys.readouterr().err
+        assert other.read_bytes() == before
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    shutil.copy(EXAMPLE, calls / "c1.wav")
+    out = tmp_path / "out"
+    assert main(["score", str(calls), "--out-dir", str(out), "--judge", "none"]) == 0
+    kept = (out / "c1.json").read_text()
+    capsys.readouterr()
+    assert main(["compare", str(out), str(out), "--json", str(out / "c1.json")]) == 2
+    assert "is a file of the input folder" in capsys.readouterr().err
+    assert (out / "c1.json").read_text() == kept
+    # a result of livejudge at --json is still removed as a run starts (a killed run leaves none behind)
+    r = tmp_path / "r.json"
+    r.write_text(kept)
+    assert main(["score", str(tmp_path / "missing.wav"), "--judge", "none", "--json", str(r)]) == 2
+    assert not r.exists()

@@ -224,6 +224,7 @@ def test_a_truncated_file_is_cut_short_for_gates_compare_and_the_report(tmp_path
     assert 'errors="1"' in junit.read_text()
     doc = json.loads(out.read_text())
     assert cut_short(doc).startswith("the recording is truncated")
+    assert doc["gates"][0]["failed"] is False and doc["gates"][0]["cut_short"] == cut_short(doc)
     assert main(["score", str(src), "--judge", "none", "--json", str(whole)]) == 0
     assert cut_short(json.loads(whole.read_text())) is None
     capsys.readouterr()

@@ -1469,7 +1469,7 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
         results, failed_on = evaluate_each(gates, scored)
         results = explain_unmeasured(results, dimension_view(summary))
     else:
-        scope = f"medians over {summary['n_scored']} scored calls"
+        scope = f"medians over {summary['n_scored']} scored call{'s' if summary['n_scored'] != 1 else ''}"
         results = explain_unmeasured(evaluate_batch(gates, scored), dimension_view(summary))
     if gates:  # the gate outcomes in summary.json too (a trial found them only on stderr and in JUnit)
         from livejudge.commands.gates import gate_dicts

@@ -134,6 +134,8 @@ class Expectation:
         if "at_s" not in d or "expect" not in d:
             raise ValueError(f"{where} needs at_s and expect, got {d!r}")
         try:
+            if any(isinstance(d.get(k), (str, bool)) for k in ("at_s", "within_s")):
+                raise TypeError  # "16.07" was read as 16.07 while null was refused (a trial): numbers, as JSON has them
             at = float(d["at_s"])
             within = None if d.get("within_s") is None else float(d["within_s"])
         except (TypeError, ValueError):
@@ -273,6 +275,11 @@ def check(expectation: Expectation, verdicts: list[Verdict], tolerance_s: float 
         if v.value_s > e.within_s + 1e-9:
             return CheckResult(e, False, f"yielded after {v.value_s:.2f} s, later than {e.within_s:g} s ({said})", v)
         return CheckResult(e, True, f"yielded after {v.value_s:.2f} s ({said})", v)
+    if not v.ok and e.expect == "yield" and e.within_s is None and v.kind != "pause":
+        # "PASS … slow yield" read as a pass of a flagged moment (a trial): a yield is what was expected,
+        # and how soon is bounded only by --within; say so on the line
+        return CheckResult(e, True, f"{said}: it yielded, as expected, though the verdicts flag it; add --within S "
+                                    "to bound how soon", v)
     return CheckResult(e, True, said, v)
 
 
@@ -509,6 +516,12 @@ def _verdicts_of(args: argparse.Namespace, call_path: str | None, vcfg: VerdictC
         if not isinstance(doc, dict) or doc.get("verdicts") is None:
             raise CLIError(f"{call_path} is not a result document with verdicts (score the call again, or "
                            "give the recording)")
+        set_flags = [flag for dest, (flag, default) in (getattr(args, "_rejudge_flags", None) or {}).items()
+                     if getattr(args, dest, default) != default]
+        if set_flags:
+            print(f"livejudge: note: {', '.join(sorted(set_flags))} not applied: a result's verdicts are read as it was "
+                  "scored (its own thresholds and channels); check the recording to judge it with them",
+                  file=sys.stderr)
         try:
             return [Verdict.from_dict(v) for v in doc["verdicts"]], doc
         except ValueError as exc:
@@ -809,7 +822,18 @@ def register(sub) -> None:
                         "observed: what the agent did (a regression snapshot)")
     g.add_argument("-o", "--out", default=None, metavar="FILE", help="write the pinned expectations here")
     add_session_args(p)  # with the verdict thresholds (add_verdict_args)
-    p.set_defaults(func=cmd_check)
+    # the flags a result's verdicts do not read, with their defaults: a result given as CALL says which of
+    # them were set (a trial's --yield-max-s 0.2 on a result was ignored without a word)
+    rejudge = {a.dest: (a.option_strings[-1], a.default) for a in p._actions
+               if a.option_strings and a.dest in _rejudge_dests(p)}
+    p.set_defaults(func=cmd_check, _rejudge_flags=rejudge)
+
+
+def _rejudge_dests(p) -> set[str]:
+    """The dests of ``check``'s pipeline, verdict and channel flags (what scoring a recording reads)."""
+    groups = [g for g in p._action_groups if g.title and g.title.startswith(("pipeline", "verdicts"))]
+    dests = {a.dest for g in groups for a in g._group_actions}
+    return dests | {"user_channel", "agent_channel", "echo_gate"}
 
 
 __all__ = ["CheckResult", "Expectation", "add_verdict_args", "check", "junit_xml", "load_expectations",

@@ -235,6 +235,11 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     if is_batch_input(args.file) or args.out_dir is not None or getattr(args, "ray", None) is not None:
         return cmd_score_batch(args)
+    batch_only = [f for f, on in (("--jobs", getattr(args, "jobs", 1) != 1),
+                                  ("--gate-each", getattr(args, "gate_each", False))) if on]
+    if batch_only:  # ignored without a word on one file (a trial)
+        print(f"livejudge: note: {' and '.join(batch_only)} {'apply' if len(batch_only) > 1 else 'applies'} to a "
+              "batch (a folder, a manifest or --out-dir); one call is scored alone", file=sys.stderr)
     return _run_file(args, speed=None, judge_mode="every", progress=True)
 
 
@@ -332,6 +337,17 @@ def _other_paths(args: argparse.Namespace, name: str) -> list[str]:
     return [v for v in out if isinstance(v, str)]
 
 
+def _head_has(path: str, marks: tuple[bytes, ...], n: int = 512) -> bool:
+    """Whether the first ``n`` bytes of the file at ``path`` hold one of ``marks`` (False when it cannot
+    be read)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(n)
+    except OSError:
+        return False
+    return any(m in head for m in marks)
+
+
 def _write_red_junit(path: str, others: list[str], command: str, message: str, code: int | None) -> None:
     """``gates.failed_run_junit_xml`` written to ``path``, unless ``path`` is "-" or names the same
     file as one of ``others`` (the run's other paths: an input, ``--json``…; the error may be that
@@ -343,6 +359,8 @@ def _write_red_junit(path: str, others: list[str], command: str, message: str, c
         return
     if os.path.exists(path) and not os.path.isfile(path):  # a pipe or device: opening it could block for ever
         return
+    if os.path.isfile(path) and os.path.getsize(path) and not _head_has(path, (b"<testsuite", b"<?xml")):
+        return  # not a JUnit file (a recording named by mistake?): the command's own check refuses it
     try:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text(failed_run_junit_xml(command, message, code), encoding="utf-8")
@@ -352,7 +370,7 @@ def _write_red_junit(path: str, others: list[str], command: str, message: str, c
 
 def _outputs_of_a_run_under_way(args: argparse.Namespace) -> None:
     """Before the command runs, its ``--junit`` file reads red: "did not finish", and an earlier
-    ``--json`` file (a regular file no other argument names) is removed, so a run killed where
+    ``--json`` file (a livejudge document no other argument names) is removed, so a run killed where
     nothing can write (SIGKILL, the out-of-memory killer) leaves no earlier run's passing files to
     be read as its own (a trial: after ``kill -9`` the last run's green JUnit file and its result
     were still there). The command writes both when it ends, or stops; ``_junit_of_a_failed_run``
@@ -360,8 +378,13 @@ def _outputs_of_a_run_under_way(args: argparse.Namespace) -> None:
     from livejudge.outputs.guard import same_file
 
     stale = getattr(args, "json_out", None)
+    # only a livejudge result or comparison: a --json path naming a recording by mistake removed it before
+    # the check that refuses it could run (found while mending a trial's "--json other.wav")
     if isinstance(stale, str) and stale not in ("", "-") and os.path.isfile(stale) \
-            and not any(v not in ("", "-") and same_file(v, stale) for v in _other_paths(args, "json_out")):
+            and _head_has(stale, (b'"livejudge_version"', b'{\n  "columns": [')) \
+            and not any(v not in ("", "-") and (same_file(v, stale) or (  # nor a file of an input folder
+                os.path.isdir(v) and same_file(os.path.dirname(os.path.abspath(stale)), v)))
+                for v in _other_paths(args, "json_out")):
         try:
             os.unlink(stale)
         except OSError:  # not ours to remove: the command's own check says why

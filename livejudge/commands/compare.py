@@ -119,6 +119,9 @@ RULES: dict[str, Rule] = {
                                                   "after dead air, and other events judged twice, are one moment; "
                                                   "better/worse counts only the flags beyond the timing error of "
                                                   "their threshold)", short="lower"),
+    "verdict_flagged_moment_beyond_error_count": Rule("lower", "lower is better (flagged moments with a flag "
+                                                               "beyond the timing error of its threshold: the "
+                                                               "flagged row's better/worse reads these)", short="lower"),
     "mean_p_human": Rule("higher", "higher is better (more human-like)", short="higher"),
     "dropped_windows": Rule("lower", "lower is better (judge kept up)", short="lower"),
     "duration_s": _NONE,
@@ -129,7 +132,9 @@ ROWS = ["duration_s", "latency_count", "latency_p50_s", "latency_p90_s", "latenc
         "user_barge_in_count", "yield_mean_s", "yield_none_count", "agent_talk_over_count",
         "agent_early_start_count", "verdict_pause_cut_in_count", "verdict_backchannel_yielded_count",
         "overlap_ratio",
-        "agent_backchannel_count", "user_backchannel_count", "talk_ratio", "verdict_flagged_moment_count", "mean_p_human", "dropped_windows"]
+        "agent_backchannel_count", "user_backchannel_count", "talk_ratio", "verdict_flagged_moment_count",
+        # the count the flagged row's better/worse reads: "3 → 3 (+0, better)" had no row to explain it (a trial)
+        "verdict_flagged_moment_beyond_error_count", "mean_p_human", "dropped_windows"]
 
 LABELS = {
     "duration_s": "duration (s)", "latency_count": "responses measured", "latency_p50_s": "response latency p50 (s)",
@@ -143,7 +148,8 @@ LABELS = {
     "overlap_ratio": "overlap (share of speech time)",
     "backchannel_count": "backchannels (both sides)", "agent_backchannel_count": "agent backchannels",
     "user_backchannel_count": "caller backchannels", "talk_ratio": "agent share of talk",
-    "verdict_flagged_moment_count": "flagged moments (per-event verdicts)", "mean_p_human": "mean P(human)",
+    "verdict_flagged_moment_count": "flagged moments (per-event verdicts)",
+    "verdict_flagged_moment_beyond_error_count": "… of them beyond the timing error", "mean_p_human": "mean P(human)",
     "dropped_windows": "dropped judge windows",
 }
 
@@ -462,7 +468,7 @@ def load_column(path: str | Path) -> tuple[str, dict, str, dict, dict | None]:
         lost = f" ({skipped} of {doc.get('n_calls', '?')} not scored)" if isinstance(skipped, int) and skipped else ""
         if isinstance(doc.get("stopped"), str):  # a batch stopped by a signal said nothing of it (a trial)
             lost += f"; stopped: {doc['stopped']}"
-        return (name, dict(doc["medians"]), f"batch: medians over {n if isinstance(n, int) else '?'} calls{lost}",
+        return (name, dict(doc["medians"]), f"batch: medians over {n if isinstance(n, int) else '?'} call{'' if n == 1 else 's'}{lost}",
                 settings, dimension_view(doc))
     if isinstance(doc, dict) and "summary" in doc:
         check_result_document(doc, str(p))
@@ -1043,7 +1049,7 @@ def print_table(doc: dict, console=None) -> None:
         console.print("not measured by the head (no value in any column): " + ", ".join(unmeasured), style="dim",
                       highlight=False)
     if doc.get("settings_differ"):
-        console.print("note: these calls were measured with different " + settings_differ_text(doc)
+        console.print("note: these calls were measured with different settings: " + settings_differ_text(doc)
                       + "; part of each change comes from the settings, not the agent", style="yellow",
                       highlight=False)
     for note in doc.get("notes") or []:
@@ -1170,7 +1176,7 @@ def render_html(doc: dict) -> str:
             "<h1>livejudge compare</h1><p>Change and verdict against the first column; the rule per metric "
             f"says what counts as better ({HEURISTIC_TAG}: the rules and the tolerances of \"same\" are set by "
             "livejudge, docs/cli.md).</p>"
-            + (f"<p class='worse'>Note: these calls were measured with different "
+            + (f"<p class='worse'>Note: these calls were measured with different settings: "
                f"{e(settings_differ_text(doc))}; part of each change comes from the settings, "
                "not the agent.</p>" if doc.get("settings_differ") else "")
             + "".join(f"<p class='worse'>Note: {e(n)}.</p>" for n in doc.get("notes") or [])
@@ -1300,7 +1306,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if getattr(args, "gate_each", False) and not worse:
             raise ValueError("--gate-each gates --fail-if-worse on each paired call: give --fail-if-worse METRIC too")
         check_output_paths({"--json": args.json_out, "--html": args.html},
-                           [str(Path(i) / "summary.json") if Path(i).is_dir() else i for i in args.inputs],
+                           # a batch folder: its summary.json, and the folder itself (its call results)
+                           [x for i in args.inputs for x in ((str(Path(i) / "summary.json"), i) if Path(i).is_dir()
+                                                             else (i,))],
                            what="result document")
         doc = compare(args.inputs)
     except ValueError as exc:

@@ -153,7 +153,8 @@ def batch_metrics(per_call: Iterable[dict[str, float | None]]) -> dict[str, floa
             out[k] = None
             continue
         med = statistics.median(vals)
-        out[k] = int(med) if all(isinstance(v, int) for v in vals) and float(med).is_integer() else float(med)
+        # six decimals: the mean of two middle values printed as 1.9729999999999999 in summary.json (a trial)
+        out[k] = int(med) if all(isinstance(v, int) for v in vals) and float(med).is_integer() else round(float(med), 6)
     return out
 
 

@@ -485,9 +485,12 @@ def run_session(session: Session, body: Callable[[threading.Event], None], *, ti
                 print(f"livejudge: {clean(message)}", file=sys.stderr)
             if output.fail_if:  # the gate outcomes in the result too, as the LiveKit tap writes them (a trial
                 # found them only on stderr and in JUnit)
-                from livejudge.commands.gates import gate_call, gate_dicts, parse_gates
+                from livejudge.commands.gates import cut_short, gate_call, gate_dicts, parse_gates
 
                 result["gates"] = gate_dicts(gate_call(parse_gates(output.fail_if), result))
+                cut = cut_short(result)
+                for g in result["gates"] if cut else ():  # a gate that held on part of the call is no pass: the
+                    g["cut_short"] = cut  # JSON said only "failed": false (a trial; stderr and JUnit said it)
             write_code = write_outputs(result, output)
             for sink in session.sinks:  # an event log cut by a full disk: said, and exit 1 (it was exit 0)
                 if getattr(sink, "write_error", None):

@@ -100,7 +100,8 @@ def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[s
             where ``OUTPUT_EXAMPLES`` would not say it (``report -o DIR``: an .html name, not
             "result.json"; a new user's trial).
     Raises:
-        OutputPathError: "-" for a flag that writes only files, an output is an input, two
+        OutputPathError: "-" for a flag that writes only files, an output is an input, an
+            existing file of an input folder or an existing audio file (but ``--record``), two
             outputs are one file, a directory, a named pipe (``audio.is_named_pipe``), a name
             over the file system's limit, or in a directory where no file can be created
             (read-only, ``/proc``, missing permissions).
@@ -117,6 +118,17 @@ def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[s
             if same_file(p, src):
                 raise OutputPathError(f"{flag} {clean(path)} is the input {what} {clean(src)}; writing it "
                                       f"would overwrite the {'call' if what == 'recording' else what}: give another path")
+        for src in ins:  # a file of an input folder (a batch's result, its summary): compare's --json there
+            # replaced a batch's call result, and a later compare of it failed (a trial)
+            if Path(src).is_dir() and p.suffix.lower() in (".json", ".csv") and p.exists() and same_file(p.parent, src):
+                raise OutputPathError(f"{flag} {clean(path)} is a file of the input folder {clean(src)}; writing it "
+                                      "would overwrite what that folder holds: give a path outside it")
+        from livejudge.commands.batch import AUDIO_SUFFIXES
+
+        if flag != "--record" and p.suffix.lower() in AUDIO_SUFFIXES and p.is_file():
+            # score x.wav --json other.wav wrote JSON over another recording without a word (a trial)
+            raise OutputPathError(f"{flag} {clean(path)} is an existing audio file (a recording?); writing it would "
+                                  f"overwrite it: give a new path, e.g. {OUTPUT_EXAMPLES.get(flag, 'result.json')}")
         for flag2, path2 in given[:i]:
             if same_file(p, path2):
                 raise OutputPathError(f"{flag} and {flag2} are the same file ({clean(path)}): give each its own path")

@@ -394,7 +394,9 @@ def _summary_html(doc: dict) -> str:
     moments = _flagged_moments(doc)
     cards = [
         _card("duration", _fmt(doc.get("duration_s"), 1, " s")),
-        _card("mean P(human)", _fmt(ph), "" if ph is None else ("human-like (≥ 0.5)" if ph >= 0.5 else "machine-like (< 0.5)")),
+        _card("mean P(human)", _fmt(ph, 3) if ph is not None and _fmt(ph) == "0.50" else _fmt(ph),  # 0.4996 read
+              # "0.50 machine-like (< 0.5)" (a trial): three digits where two would round onto the line
+              "" if ph is None else ("human-like (≥ 0.5)" if ph >= 0.5 else "machine-like (< 0.5)")),
         _card("response latency p50", _fmt(sm.get("latency_p50_s"), 2, " s"), f"{sm.get('latency_count', 0)} responses"),
         _card("response latency p90", _fmt(sm.get("latency_p90_s"), 2, " s"),
               f"human band {ref.get('low_s', 0):.2f}–{ref.get('high_s', RESPONSE_LATENCY_HUMAN.high_s):.2f} s"),
