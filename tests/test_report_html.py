@@ -95,7 +95,11 @@ def test_report_without_judge_still_renders(result):
     doc["judge"], doc["judge_info"] = [], None
     doc["summary"]["mean_p_human"] = None
     text = render_html(doc)
-    assert all(f'<svg id="{pid}"' in text for pid in PLOT_IDS) and "judge off" in text
+    assert all(f'<svg id="{pid}"' in text for pid in PLOT_IDS[:2]) and "judge off" in text
+    # no 18 "not judged" rows, empty contributors table or P(human) caption for a call without a judge (a trial)
+    assert "Not measured: the judge was off or could not load" in text
+    assert not any(f'<svg id="{pid}"' in text for pid in PLOT_IDS[2:]) and "P(human) is drawn" not in text
+    assert "P(human) is drawn" in render_html(result)
 
 
 def test_hand_edited_results_are_refused_or_shown_for_what_they_hold(tmp_path, result, capsys):
@@ -373,7 +377,7 @@ def test_interrupted_call_still_writes_its_report(tmp_path):
     output = OutputConfig(display="none", report=str(tmp_path / "cut.html"))
     assert run_session(session, body, title="t", output=output) == EXIT_INTERRUPTED
     text = (tmp_path / "cut.html").read_text()
-    assert all(f'<svg id="{pid}"' in text for pid in PLOT_IDS)
+    assert all(f'<svg id="{pid}"' in text for pid in PLOT_IDS[:2])  # no judge here: timing plots only
     # the page says the call was cut short, as the JSON does (a trial found no word of it)
     assert "This call was cut short (interrupted (Ctrl-C)) after" in text and "ended: interrupted (Ctrl-C)" in text
 

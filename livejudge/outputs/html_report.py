@@ -809,6 +809,8 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
                 f'past {_fmt(doc.get("duration_s"), 1, " s")}), so every figure below covers only the part that could '
                 "be read (Input health).</p>" if src.get("truncated") else "")
     window = _last_evidence_window(doc)
+    # a judge-off call: 18 "not judged" rows and an empty contributors table said nothing (a trial)
+    judged = bool(doc.get("judge")) or isinstance(doc.get("judge_info"), dict)
     sm = doc.get("summary") or {}
     ref = sm.get("latency_human_reference") or {}
     lat_note = (f"Human reference: {RESPONSE_LATENCY_HUMAN.low_s:.2f}–{RESPONSE_LATENCY_HUMAN.high_s:.3f} s "
@@ -836,9 +838,10 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         "voiced frame); a turn groups segments separated by pauses shorter than "
         f"{_esc((doc.get('config') or {}).get('merge_pause_s', '–'))} s. Backchannels: short utterances "
         f"(under {_esc((doc.get('config') or {}).get('backchannel_max_s', '–'))} s) that do not take the turn "
-        '<span class="heuristic">HEURISTIC</span>. P(human) is drawn at the end of each judged window '
-        f"({_esc((doc.get('config') or {}).get('window_s', '–'))} s long); gaps in the line are windows "
-        "with no evidence.</p>",
+        '<span class="heuristic">HEURISTIC</span>.'
+        + (" P(human) is drawn at the end of each judged window "
+           f"({_esc((doc.get('config') or {}).get('window_s', '–'))} s long); gaps in the line are windows "
+           "with no evidence." if judged else "") + "</p>",
         "<h2>Verdicts</h2>",
         _verdicts_html(doc),
         '<p class="muted">One row per judged moment: caller barge-ins (did the agent yield, how fast), caller '
@@ -851,20 +854,25 @@ def render_html(doc: dict, *, title: str | None = None) -> str:
         "<h2>Response latency</h2>",
         plot_latency(doc),
         f'<p class="muted">{lat_note}</p>',
-        "<h2>Dimensions</h2>",
-        plot_dimensions(doc, window),
-        _dimensions_html(window, dimension_view(doc), dimension_means(doc)),
-        '<p class="muted">Scores on the 1–5 scale of the Turing-test paper (“Human or Machine?”, App. D.2): '
-        "1 strongly machine-like, 5 strongly human-like, 3 no lean. A gated dimension had too little evidence "
-        "in the window and does not count towards P(human). A score and a contribution can point different "
-        "ways: the score is read against the neutral rating 3 (the ODL cut-points), the contribution against "
-        "the average of the calls the head was fitted on (standardised z times its classifier weight, as in "
-        "the Turing-test paper, App. E.7), so a dimension scored a little above 3 but below that average "
-        "pushes towards machine.</p>",
-        _frame_note(doc),
-        "<h2>Top contributors per window</h2>",
-        plot_contributions(doc),
-        _contributors_html(doc),
+        *([
+            "<h2>Dimensions</h2>",
+            plot_dimensions(doc, window),
+            _dimensions_html(window, dimension_view(doc), dimension_means(doc)),
+            '<p class="muted">Scores on the 1–5 scale of the Turing-test paper (“Human or Machine?”, App. D.2): '
+            "1 strongly machine-like, 5 strongly human-like, 3 no lean. A gated dimension had too little evidence "
+            "in the window and does not count towards P(human). A score and a contribution can point different "
+            "ways: the score is read against the neutral rating 3 (the ODL cut-points), the contribution against "
+            "the average of the calls the head was fitted on (standardised z times its classifier weight, as in "
+            "the Turing-test paper, App. E.7), so a dimension scored a little above 3 but below that average "
+            "pushes towards machine.</p>",
+            _frame_note(doc),
+            "<h2>Top contributors per window</h2>",
+            plot_contributions(doc),
+            _contributors_html(doc),
+        ] if judged else [
+            "<h2>Dimensions</h2>",
+            '<p class="muted">Not measured: the judge was off or could not load (timing only), so this call has '
+            "no P(human), dimension scores or contributors.</p>"]),
         "<h2>Transcripts</h2>",
         _transcripts_html(doc),
     ]
