@@ -819,10 +819,11 @@ def changing_floor_warnings(levels: dict, said: list[dict]) -> list[HealthWarnin
 
 REVERB_RT60_S = 0.45
 """HEURISTIC: a channel whose phrase ends decay like a room with at least this reverberation time
-(RT60, seconds, estimated by ``phrase_end_decays``) gets ``reverberant_room``. On the example
-dialogue with a caller through a room (built from dry clips, so the truth is known; room noise at
-−55 dBFS): RT60 0.3 s (read 0.32–0.41 s) left response latencies 10–70 ms short, RT60 0.5 s (read
-0.48–0.55 s) 30–210 ms short, RT60 0.8 s (read 0.80–0.91 s) 150–390 ms short.
+(RT60, seconds, estimated by ``phrase_end_decays``) gets ``reverberant_room``. On a five-exchange
+dialogue with the caller through a room (built from dry clips, so the truth is known; room noise at
+−55 dBFS; direct-to-reverberant ratios 0–10 dB): RT60 0.3 s (read 0.32–0.41 s) left response
+latencies 0–90 ms short, RT60 0.5 s (read 0.48–0.55 s) 30–210 ms short, RT60 0.8 s (read
+0.80–0.91 s) 130–390 ms short.
 ``benchmarks/vad_bounds.py --sets room`` gives the share of channels warned per room, and every
 other set the share warned wrongly (none on the noise, target, μ-law and loud sets)."""
 REVERB_SHARE = 0.6
