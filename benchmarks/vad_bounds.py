@@ -33,7 +33,7 @@ the line carries it) and ``loud`` (−40…−25 dBFS at 16 kHz, beside what the
 warning says: the ground for ``livejudge.timing.health.NOISY_FLOOR_DBFS``) and ``telephone``
 (the target set's floors, kinds, tails and breaths through 8 kHz μ-law, truth as recorded: the
 ground for ``livejudge.timing.metrics.MEASURED_TIMING_ERROR_NARROWBAND``) and ``room`` (reverberant
-rooms, RT60 0.3–0.8 s at direct-to-reverberant ratios of 10 and 3 dB, −55 and −45 dBFS room
+rooms, RT60 0.3–1.6 s at direct-to-reverberant ratios of 10 and 3 dB, −55 and −45 dBFS room
 noise, no breaths: how late offsets come, and the share of channels the ``reverberant_room``
 warning is given, the ground for ``livejudge.timing.health.REVERB_RT60_S``). Every row also gives
 the ``reverberant_room`` share, so a dry or mildly reverberant set shows how often it is said wrongly.
@@ -286,11 +286,11 @@ def grid(quick: bool) -> list[dict]:
     for kind in ("white", "babble", "room"):
         for nd in (-40, -38, -35, -32, -30, -25):
             out.append({"set": "loud", "kind": kind, "noise_dbfs": nd, "rate": 16000, "tails": True, "ulaw": False})
-    # reverberant rooms on both sides (RT60 0.3–0.8 s, direct-to-reverberant 10 and 3 dB), no breaths:
+    # reverberant rooms on both sides (RT60 0.3–1.6 s, direct-to-reverberant 10 and 3 dB), no breaths:
     # how late offsets come as the room grows, and the share of channels given reverberant_room (the
     # ground for health.REVERB_RT60_S); not run by default
     for nd in (-55, -45):
-        for rt60 in (0.3, 0.5, 0.8):
+        for rt60 in (0.3, 0.5, 0.8, 1.6):
             for drr in (10.0, 3.0):
                 out.append({"set": "room", "kind": "room", "noise_dbfs": nd, "rate": 16000, "tails": True,
                             "ulaw": False, "rt60_s": rt60, "drr_db": drr, "breaths": False})

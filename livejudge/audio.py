@@ -893,6 +893,33 @@ for this long is refused: no writer was started (a trial's ``score fifo.wav`` wa
 its CI timeout killed it), seconds. Standard input and ``<(…)`` are waited for as long as they take."""
 
 
+AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".opus", ".aiff", ".aif", ".mp3")
+"""The file name endings of audio livejudge reads (what libsndfile reads; docs/cli.md)."""
+
+_AUDIO_MAGIC = (b"RIFF", b"RIFX", b"RF64", b"fLaC", b"OggS", b"FORM", b"ID3", b"\xff\xfb", b"\xff\xf3",
+                b"\xff\xf2", b".snd", b"caff", b"wvpk")
+"""The first bytes of the audio containers libsndfile and mpg123 read (WAV/RF64, FLAC, Ogg, AIFF,
+MP3 with an ID3 tag or a bare frame, AU, CAF, WavPack)."""
+
+
+def looks_like_audio(path: str | Path) -> bool:
+    """Whether ``path`` is an existing regular file that is audio by its name (``AUDIO_SUFFIXES``) or
+    by its first bytes (``_AUDIO_MAGIC``), so an output written there would destroy a recording (a
+    trial: a WAV copied to a name without an ending was overwritten by ``--json``). False for a missing
+    file, a directory, a pipe, or one that cannot be read. Never raises."""
+    p = Path(path)
+    try:
+        if not p.is_file():
+            return False
+        if p.suffix.lower() in AUDIO_SUFFIXES:
+            return True
+        with open(p, "rb") as fh:
+            head = fh.read(4)
+    except OSError:
+        return False
+    return any(head.startswith(m) for m in _AUDIO_MAGIC)
+
+
 def is_named_pipe(path: str | Path) -> bool:
     """Whether ``path`` is a FIFO in the file system (made with mkfifo), not standard input or a
     ``<(…)`` descriptor (``/dev/stdin``, ``/dev/fd/N``, ``/proc/self/fd/N``)."""

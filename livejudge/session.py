@@ -227,6 +227,7 @@ class Session:
         self._closed_result: dict | None = None
         self._scheduler = None
         self.errors: list[str] = []  # at most MAX_ERRORS entries (the last counts the rest)
+        self.say_health = True  # input-health warnings found at the close go to stderr (set_input_health)
         self._errors_dropped = 0
         self._nonfinite: dict[Channel, int] = {}  # NaN/inf samples replaced per channel
         self._nonfinite_idx: dict[Channel, int] = {}  # their entry in errors
@@ -428,10 +429,13 @@ class Session:
     def set_input_health(self, warnings: list, *, say: bool = True) -> list[dict]:
         """Record the input health of a recording checked before it was streamed
         (``livejudge.timing.health.check_call``): said (stderr unless ``say`` is False, and a
-        note each) and kept as the result's ``source.input_health``; the live probe is off."""
+        note each) and kept as the result's ``source.input_health``; the live probe is off. ``say``
+        holds for the warnings found at the close too (``say_health``): a batch says them per call, and
+        they had been printed twice, once without the call's name (a re-check)."""
         from livejudge.timing.health import report_warnings
 
         self._health = None
+        self.say_health = say
         self.info["input_health"] = report_warnings(list(warnings), self, say=say)
         return self.info["input_health"]
 
@@ -524,7 +528,7 @@ class Session:
             self._on_error(f"no-speech check failed: {type(exc).__name__}: {exc}")
             return
         if ws:
-            self.info["input_health"] = said + report_warnings(ws, self)
+            self.info["input_health"] = said + report_warnings(ws, self, say=self.say_health)
 
     def _warn_changing_floor(self) -> None:
         """At close, under the lock: a noise floor too loud in part of the call, or after the part
@@ -545,7 +549,7 @@ class Session:
             self._on_error(f"noise-floor and room check failed: {type(exc).__name__}: {exc}")
             return
         if ws:
-            self.info["input_health"] = said + report_warnings(ws, self)
+            self.info["input_health"] = said + report_warnings(ws, self, say=self.say_health)
 
     def _finish_health(self) -> None:
         """At close: the input-health check over everything the probe holds; a warning the live check

@@ -234,7 +234,7 @@ def test_check_is_pure_on_verdicts():
     # slow yield" as a pass of a flagged moment)
     slow = [Verdict("barge_in", "slow_yield", False, 10.0, 1.2, 12.0)]
     r = check(Expectation(10.05, "yield"), slow)
-    assert r.passed and "it yielded, as expected, though the verdicts flag it; add --within S" in r.reason
+    assert r.passed and "it yielded after 1.20 s, as expected, though the verdicts flag it; add --within S" in r.reason
     assert not check(Expectation(10.05, "yield", 0.8), slow).passed
     doc = pin({"verdicts": [v.to_dict() for v in vs], "verdict_config": {"yield_max_s": 0.8}}, [0, 1])
     assert [(e["expect"], e.get("within_s")) for e in doc["expect"]] == [("yield", 0.8), ("hold", None)]

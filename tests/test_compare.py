@@ -412,7 +412,8 @@ def test_results_of_another_livejudge_version_are_noted(tmp_path):
     (tmp_path / "a.json").write_text(json.dumps(a))
     (tmp_path / "b.json").write_text(json.dumps({**a, "livejudge_version": "0.0.9"}))
     (tmp_path / "c.json").write_text(json.dumps(_doc(1.0, 1.2, 0.3, 0.5, 3.0)))
-    assert compare([tmp_path / "a.json", tmp_path / "b.json"])["settings_differ"] == ["livejudge version"]
+    assert compare([tmp_path / "a.json", tmp_path / "b.json"])["settings_differ"] == [
+        "livejudge version (A 0.1.0, B 0.0.9)"]
     assert compare([tmp_path / "a.json", tmp_path / "c.json"])["settings_differ"] == []
 
 
@@ -690,12 +691,13 @@ def test_a_call_cut_short_is_said_not_read_as_better(tmp_path, capsys):
     doc = compare([a, b])
     notes = doc["notes"]
     said = [n for n in notes if "cut short" in n]
-    assert said == ["B (cut.json): the call was cut short (interrupted (Ctrl-C)) after 86.6 s: its counts cover "
-                    "only that part, so fewer flags or barge-ins there are not an improvement (its count rows have "
-                    "no verdict); compare rates, or calls that ran to their end"], notes
+    assert said == ["B (cut.json): the call was cut short (interrupted (Ctrl-C)) after 86.6 s: its figures cover "
+                    "only that part, so fewer flags or a quicker p90 there are not an improvement (its rows have no "
+                    "verdict); compare calls that ran to their end"], notes
     rows = {r["metric"]: r for r in doc["rows"]}
     assert rows["agent_talk_over_count"]["values"] == [1, 0] and rows["agent_talk_over_count"]["verdicts"][1] == ""
-    assert rows["latency_p90_s"]["verdicts"][1] == "same"  # not a count: still read
+    # a latency over part of the call too (a re-check: "p90 1.98 → 1.09, better" had lost the slow reply)
+    assert rows["latency_p90_s"]["verdicts"][1] == ""
     full_rows = {r["metric"]: r for r in compare([a, a])["rows"]}
     assert full_rows["agent_talk_over_count"]["verdicts"][1] == "same"
     assert not any("cut short" in n for n in compare([a, a])["notes"])

@@ -246,10 +246,17 @@ def test_an_output_that_names_a_recording_or_a_batch_file_is_refused_and_left_al
     other = tmp_path / "other.wav"
     shutil.copy(EXAMPLE, other)
     before = other.read_bytes()
-    for flag in ("--json", "--junit"):
-        assert main(["score", str(EXAMPLE), "--judge", "none", flag, str(other)]) == 2
-        assert f"{flag} {other} is an existing audio file (a recording?)" in capsys.readouterr().err
-        assert other.read_bytes() == before
+    bare = tmp_path / "take1"  # a recording without a file name ending: known by its first bytes (a re-check)
+    shutil.copy(EXAMPLE, bare)
+    for target in (other, bare):
+        for cmd in (["score", str(EXAMPLE), "--judge", "none", "--json"], ["score", str(EXAMPLE), "--judge", "none",
+                    "--junit"], ["check", str(EXAMPLE), "--json"], ["check", str(EXAMPLE), "--at", "16.1",
+                    "--expect", "yield", "--junit"]):
+            assert main(cmd + [str(target)]) == 2, cmd
+            assert f"{target} is an existing audio file (a recording?)" in capsys.readouterr().err
+            assert target.read_bytes() == before
+    # check wrote its result over the recording it read (a re-check): its own input is refused too
+    assert main(["check", str(other), "--json", str(other)]) == 2 and other.read_bytes() == before
     calls = tmp_path / "calls"
     calls.mkdir()
     shutil.copy(EXAMPLE, calls / "c1.wav")
@@ -258,6 +265,9 @@ def test_an_output_that_names_a_recording_or_a_batch_file_is_refused_and_left_al
     kept = (out / "c1.json").read_text()
     capsys.readouterr()
     assert main(["compare", str(out), str(out), "--json", str(out / "c1.json")]) == 2
+    assert "is a file of the input folder" in capsys.readouterr().err
+    # the batch given as its summary.json: the same folder (a re-check wrote over c1.json that way)
+    assert main(["compare", str(out / "summary.json"), str(out / "summary.json"), "--json", str(out / "c1.json")]) == 2
     assert "is a file of the input folder" in capsys.readouterr().err
     assert (out / "c1.json").read_text() == kept
     # a result of livejudge at --json is still removed as a run starts (a killed run leaves none behind)

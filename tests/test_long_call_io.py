@@ -230,8 +230,15 @@ def test_a_truncated_file_is_cut_short_for_gates_compare_and_the_report(tmp_path
     capsys.readouterr()
     cmp_out = tmp_path / "cmp.json"
     assert main(["compare", str(whole), str(out), "--json", str(cmp_out)]) == 0
-    notes = json.loads(cmp_out.read_text())["notes"]
+    cmp = json.loads(cmp_out.read_text())
+    notes = cmp["notes"]
     assert any("the call was cut short (truncated file: it ends before its header says)" in n for n in notes), notes
+    # no row of the cut call gets better/worse: its p90 "1.98 → 1.09, better" lost the slow reply (a re-check)
+    rows = {r["metric"]: r for r in cmp["rows"]}
+    assert rows["latency_p90_s"]["verdicts"][1] == "" and rows["verdict_flagged_moment_count"]["verdicts"][1] == ""
+    capsys.readouterr()
+    assert main(["compare", str(whole), str(out), "--fail-if-worse", "latency_p90_s"]) == 3
+    assert "cannot be compared" in capsys.readouterr().err
     from livejudge.outputs.html_report import render_html
 
     assert "This recording is truncated" in render_html(doc)
@@ -336,3 +343,28 @@ def test_an_ogg_cut_short_is_scored_to_its_end_with_a_truncated_warning(tmp_path
     # cut one byte short of its end: the last page is not whole
     cut.write_bytes(data[:-1])
     assert ogg_ends_cut(cut)
+
+
+def test_a_batch_with_a_truncated_call_is_not_a_pass(tmp_path, capsys):
+    """A re-check: a batch of the example and the example cut to 60 % of its bytes passed its gates
+    (exit 0, no JUnit error), while the cut file alone exits 1. The batch now says the gates read
+    part of that call only: "which is not a pass", a JUnit error, cut_short in summary.json, exit 1."""
+    import json
+
+    from livejudge.commands.cli import main
+
+    src = Path(__file__).resolve().parents[1] / "examples" / "example_call.wav"
+    d = tmp_path / "calls"
+    d.mkdir()
+    (d / "whole.wav").write_bytes(src.read_bytes())
+    data = src.read_bytes()
+    (d / "cut.wav").write_bytes(data[: int(len(data) * 0.6)])
+    junit, out = tmp_path / "j.xml", tmp_path / "out"
+    code = main(["score", str(d), "--out-dir", str(out), "--judge", "none", "--fail-if", "latency_p90_s>5",
+                 "--junit", str(junit)])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "1 of the 2 scored calls is a truncated recording (cut.wav)" in err and "which is not a pass" in err
+    assert "CallCutShort" in junit.read_text()
+    gates = json.loads((out / "summary.json").read_text())["gates"]["results"]
+    assert gates[0]["failed"] is False and gates[0]["cut_short"].startswith("1 of the 2 scored calls")

@@ -92,7 +92,7 @@ def test_score_warns_a_reverberant_caller(tmp_path, rt60_s, drr_db, warned):
     assert [w["channel"] for w in got] == ["user"] and short_s >= 0.07, (got, short_s)
     assert got[0]["value"] >= REVERB_RT60_S and abs(got[0]["value"] - rt60_s) <= 0.2, got
     assert f"RT60 about {got[0]['value']:.1f} s" in got[0]["message"]
-    assert "response latencies read short (flattering the agent)" in got[0]["message"]
+    assert "response latencies read short (flattering the agent), and a quick reply" in got[0]["message"]
 
 
 def test_an_audiobook_and_told_channels_are_not_called_reverberant():
@@ -108,3 +108,28 @@ def test_an_audiobook_and_told_channels_are_not_called_reverberant():
     for said in ([{"code": "silent_channel", "channel": "user"}],
                  [{"code": "identical_channels", "channel": None, "unmeasurable": True}]):
         assert reverberant_room_warnings(lv, offs, said) == []
+
+
+def test_a_batch_says_a_warning_found_at_the_close_once_with_its_call(tmp_path, capsys):
+    """A re-check: in a batch, ``reverberant_room`` (found at the close of the call) was printed twice,
+    once bare (with --jobs 2, of no named call) and once with the file's name."""
+    import soundfile as sf
+
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    x, _ = _call(0.8)
+    sf.write(str(calls / "room.wav"), np.clip(x, -1, 1), 16000, subtype="PCM_16")
+    assert main(["score", str(calls), "--out-dir", str(tmp_path / "out"), "--judge", "none"]) == 0
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if "sounds reverberant" in ln]
+    assert len(lines) == 1 and "room.wav" in lines[0], lines
+
+
+@pytest.mark.parametrize("rt60_s, drr_db, floor_dbfs", [(1.6, 5.0, -50.0), (1.2, 3.0, -42.0), (2.0, 5.0, -65.0)])
+def test_a_long_room_is_warned_too(rt60_s, drr_db, floor_dbfs):
+    """A re-check: rooms of RT60 1.2–2 s read latencies up to 640 ms short and were not warned: the
+    offset lay deep in the tail, where less than the required decay was left to see. The decay is now
+    looked for up to 0.9 s before the offset, and RT60s up to 3 s are read."""
+    x, _ = _call(rt60_s, drr_db, floor_dbfs)
+    got = reverberant_room_warnings({"user": _frame_rms(x[:, 0])}, {"user": _user_offsets(x)}, [])
+    assert [w.channel for w in got] == ["user"], got
+    assert abs(got[0].value - rt60_s) <= 0.25 * rt60_s, got[0].value

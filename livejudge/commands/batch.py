@@ -42,10 +42,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from livejudge.audio import AUDIO_SUFFIXES  # noqa: F401  (what libsndfile reads; re-exported, its home is audio)
 from livejudge.config import DEFAULT_QWEN_MODEL, JudgeConfig
 from livejudge.session import SessionConfig
 
-AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".opus", ".aiff", ".aif", ".mp3")  # what libsndfile reads (docs/cli.md)
 MANIFEST_SUFFIXES = (".txt", ".lst", ".list", ".manifest", ".csv", ".tsv")
 
 
@@ -1471,10 +1471,18 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
     else:
         scope = f"medians over {summary['n_scored']} scored call{'s' if summary['n_scored'] != 1 else ''}"
         results = explain_unmeasured(evaluate_batch(gates, scored), dimension_view(summary))
+    # a truncated recording lost its end as a stopped call does: gates that pass held on part of it only
+    # (a re-check: a batch with a file cut to 60 % passed, exit 0, while the file alone exits 1)
+    truncated = [Path(str(r.get("file"))).name for r in scored if "truncated_file" in (r.get("input_health_codes") or ())]
+    cut = (f"{len(truncated)} of the {len(scored)} scored calls {'is a truncated recording' if len(truncated) == 1 else 'are truncated recordings'} "
+           f"({', '.join(truncated[:3])}{', …' if len(truncated) > 3 else ''}): the gates read only the part of "
+           f"{'it' if len(truncated) == 1 else 'each'} that could be read") if truncated and gates else None
     if gates:  # the gate outcomes in summary.json too (a trial found them only on stderr and in JUnit)
         from livejudge.commands.gates import gate_dicts
 
         kept = gate_dicts(results)
+        for d in kept if cut else ():
+            d["cut_short"] = cut
         for g, d in zip(gates, kept):  # "value" is the median; with --gate-each, the calls a gate failed on
             d["value_is"] = "the median over the scored calls"  # (a trial read the median 0 as the failing value)
             if failed_on is not None:
@@ -1485,7 +1493,8 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
         if not gates:  # a trial found tests="0" unexplained
             print("livejudge: note: --junit without --fail-if: the JUnit file lists each call but no gate; add "
                   "--fail-if 'METRIC>X' to gate", file=sys.stderr)
-        p = write_junit(output.junit, results, suite=scope, calls=summary["calls"],
+        p = write_junit(output.junit, results, suite=scope, calls=summary["calls"], cut=cut,
+                        cut_case="every call was read to its end",
                         unmeasured=unmeasured_by_call(gates, scored),
                         # with no call scored the run fails (exit 2) whatever --allow-skipped says: its skipped
                         # calls are errors, so the file is not green (a trial: tests="0" errors="0", exit 2)
@@ -1503,9 +1512,11 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     if msg:
         return EXIT_GATE
-    passed = format_passed(results, scope)
+    passed = format_passed(results, scope, cut)
     if passed:
         print(passed, file=sys.stderr)
+    if passed and cut:
+        return EXIT_FAILED  # as a single truncated call's passing gates: not a pass
     if summary["n_skipped"] and not getattr(args, "allow_skipped", False):
         # a CI job that scored a folder exited 0 with a call lost (a note from a previous session)
         print(f"livejudge: exit 1: {summary['n_skipped']} of {summary['n_calls']} calls skipped (reasons above and in "

@@ -278,8 +278,9 @@ def check(expectation: Expectation, verdicts: list[Verdict], tolerance_s: float 
     if not v.ok and e.expect == "yield" and e.within_s is None and v.kind != "pause":
         # "PASS … slow yield" read as a pass of a flagged moment (a trial): a yield is what was expected,
         # and how soon is bounded only by --within; say so on the line
-        return CheckResult(e, True, f"{said}: it yielded, as expected, though the verdicts flag it; add --within S "
-                                    "to bound how soon", v)
+        after = f" after {v.value_s:.2f} s" if v.value_s is not None else ""
+        return CheckResult(e, True, f"{said}: it yielded{after}, as expected, though the verdicts flag it; add "
+                                    "--within S to bound how soon", v)
     return CheckResult(e, True, said, v)
 
 
@@ -520,7 +521,7 @@ def _verdicts_of(args: argparse.Namespace, call_path: str | None, vcfg: VerdictC
                      if getattr(args, dest, default) != default]
         if set_flags:
             print(f"livejudge: note: {', '.join(sorted(set_flags))} not applied: a result's verdicts are read as it was "
-                  "scored (its own thresholds and channels); check the recording to judge it with them",
+                  "scored (its own recording, thresholds and channels); check the recording to judge it with them",
                   file=sys.stderr)
         try:
             return [Verdict.from_dict(v) for v in doc["verdicts"]], doc
@@ -567,6 +568,14 @@ def _verdicts_of(args: argparse.Namespace, call_path: str | None, vcfg: VerdictC
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from livejudge.outputs.guard import OutputPathError, check_output_paths
+
+    try:  # as score's: check --json CALL.wav wrote its result over the recording it read (a re-check)
+        check_output_paths({"--json": args.json_out, "--junit": args.junit, "-o": args.out},
+                           [args.call, args.user, args.agent, args.expectations, args.pin_from],
+                           examples={"-o": "expectations.json", "--junit": "check.xml"})
+    except OutputPathError as exc:
+        raise CLIError(str(exc)) from None
     if args.pin_from is not None:
         return _cmd_pin(args)
     if args.event:
@@ -660,6 +669,10 @@ def cmd_check(args: argparse.Namespace) -> int:
                        not_played, args, suite)
     if late:  # bad input, not a regression: a cut recording read as a failed moment (exit 3; a new user's trial)
         more = f" (and {len(late) - 1} more)" if len(late) > 1 else ""
+        if (doc.get("source") or {}).get("truncated"):  # say what is known (a re-check read "26.11 s long")
+            raise CLIError(f"{late[0].label}{more}: {late[0].at_s:.2f} s is past the end of what could be read of "
+                           f"the recording ({dur:.2f} s): the file is truncated, it ends before its header says; "
+                           "check the whole recording")
         raise CLIError(f"{late[0].label}{more}: {late[0].at_s:.2f} s is past the end of the recording "
                        f"({dur:.2f} s long): check the time, or whether the file holds the whole call")
     results = check_call(exps, vs, doc, tolerance)
@@ -833,7 +846,7 @@ def _rejudge_dests(p) -> set[str]:
     """The dests of ``check``'s pipeline, verdict and channel flags (what scoring a recording reads)."""
     groups = [g for g in p._action_groups if g.title and g.title.startswith(("pipeline", "verdicts"))]
     dests = {a.dest for g in groups for a in g._group_actions}
-    return dests | {"user_channel", "agent_channel", "echo_gate"}
+    return dests | {"user_channel", "agent_channel", "echo_gate", "user", "agent"}
 
 
 __all__ = ["CheckResult", "Expectation", "add_verdict_args", "check", "junit_xml", "load_expectations",

@@ -382,9 +382,10 @@ def _outputs_of_a_run_under_way(args: argparse.Namespace) -> None:
     # the check that refuses it could run (found while mending a trial's "--json other.wav")
     if isinstance(stale, str) and stale not in ("", "-") and os.path.isfile(stale) \
             and _head_has(stale, (b'"livejudge_version"', b'{\n  "columns": [')) \
-            and not any(v not in ("", "-") and (same_file(v, stale) or (  # nor a file of an input folder
-                os.path.isdir(v) and same_file(os.path.dirname(os.path.abspath(stale)), v)))
-                for v in _other_paths(args, "json_out")):
+            and not any(v not in ("", "-") and (same_file(v, stale) or (  # nor a file of an input batch folder
+                (os.path.isdir(v) or os.path.basename(v) == "summary.json")
+                and same_file(os.path.dirname(os.path.abspath(stale)), v if os.path.isdir(v) else os.path.dirname(
+                    os.path.abspath(v))))) for v in _other_paths(args, "json_out")):
         try:
             os.unlink(stale)
         except OSError:  # not ours to remove: the command's own check says why

@@ -259,6 +259,9 @@ def settings_differ(cols: list[tuple], views: list[dict]) -> list[str]:
             seen = [(i, v) for i, v in seen if v is not None]
         mixed = [letter[i] for i, v in seen if isinstance(v, str) and v.startswith("mixed within ")]
         if len(seen) > 1 and any(v != seen[0][1] for _, v in seen[1:]):
+            if key == VERSION:  # which versions (a re-check: the note named none)
+                differ.append(f"{key} ({', '.join(f'{letter[i]} {v}' for i, v in seen)})")
+                continue
             differ.append(key + (f" (not the same for every call of {', '.join(mixed)})" if mixed else ""))
     # one judge name, other weights: a head retrained into its folder, or another head's copy
     same_name = judged_differ(cols) == "weights"
@@ -393,9 +396,9 @@ def cut_short_notes(doc: dict, cols: list) -> list[str]:
             name = f"{chr(ord('A') + i)} ({_shown(doc, i)})"
             dur = c[1].get("duration_s")
             at = f" after {dur:.1f} s" if isinstance(dur, (int, float)) else ""
-            notes.append(f"{name}: the call was cut short ({ended}){at}: its counts cover only that part, so "
-                         "fewer flags or barge-ins there are not an improvement (its count rows have no verdict); "
-                         "compare rates, or calls that ran to their end")
+            notes.append(f"{name}: the call was cut short ({ended}){at}: its figures cover only that part, so "
+                         "fewer flags or a quicker p90 there are not an improvement (its rows have no verdict); "
+                         "compare calls that ran to their end")
     return notes
 
 
@@ -539,7 +542,8 @@ def compare(paths: list[str | Path]) -> dict:
         verdicts = [verdict(m, base, v, judge_tol, t) for v, t in zip(values, col_tol)]
         if m == FLAGGED:  # better/worse on the flags noise could not have made (firm_flag_verdict)
             verdicts = [firm_flag_verdict(cols[0][1], c[1], vd) for c, vd in zip(cols, verdicts)]
-        if m.endswith("_count") and any(cut):  # a count over part of a call is no change of the agent
+        if any(cut):  # a figure over part of a call is no change of the agent: a count, and a latency
+            # too (a re-check: "p90 1.98 → 1.09, better" where the slow reply was in the part cut off)
             verdicts = [v if i == 0 or not (cut[i] or cut[0]) else "" for i, v in enumerate(verdicts)]
         if m in ("mean_p_human", "last_p_human") or m.startswith("dim_"):
             verdicts = ["" if other_judge[i] else v for i, v in enumerate(verdicts)]
@@ -560,6 +564,7 @@ def compare(paths: list[str | Path]) -> dict:
     out["per_call"] = per_call_changes(cols, judge_tol, other_judge)
     out["unpaired"] = unpaired_columns(cols)
     out["settings_unknown"] = [c[0] for c in cols if not _known(c)]
+    out["cut_short_columns"] = [i for i, c in enumerate(cut) if c]  # worse_gates names them
     out["notes"] = ([narrowband_note(narrow)] if narrow else []) + (unknown_settings_notes(out, cols) + cut_short_notes(out, cols) + tradeoff_notes(out)
                     + flagged_mix_notes(out, [c[1] for c in cols]) + subset_notes(out) + mixed_kind_notes(out)
                     + call_set_notes(out, cols)
@@ -1244,9 +1249,11 @@ def worse_gates(doc: dict, metrics: list[str], each: bool = False, explicit: set
                 vals = r["values"] if r is not None else [None] * len(cols)
                 if m not in explicit and all(v is None for v in vals):
                     continue
+                cut = {0, i} & set(doc.get("cut_short_columns") or ())
                 why = ("no value in A" if vals[0] is None else f"no value in {chr(ord('A') + i)}" if vals[i] is None
+                       else "a call cut short" if cut
                        else "another judge" if m in ("mean_p_human", "last_p_human") or m.startswith("dim_")
-                       else "a call cut short")
+                       else "no verdict")
                 bad.append(f"{name} cannot be compared ({_fmt(vals[0], m)} → {_fmt(vals[i], m)}: {why})")
         if each:
             bad += [f"{x['file']} in {chr(ord('A') + x['column'])} worse than in A, {_fmt(w['base'], m)} → "
@@ -1307,8 +1314,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
             raise ValueError("--gate-each gates --fail-if-worse on each paired call: give --fail-if-worse METRIC too")
         check_output_paths({"--json": args.json_out, "--html": args.html},
                            # a batch folder: its summary.json, and the folder itself (its call results)
+                           # (given as its summary.json too: a re-check wrote over a call result that way)
                            [x for i in args.inputs for x in ((str(Path(i) / "summary.json"), i) if Path(i).is_dir()
-                                                             else (i,))],
+                                                             else (i, str(Path(i).parent))
+                                                             if Path(i).name == "summary.json" else (i,))],
                            what="result document")
         doc = compare(args.inputs)
     except ValueError as exc:

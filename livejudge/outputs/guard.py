@@ -123,12 +123,14 @@ def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[s
             if Path(src).is_dir() and p.suffix.lower() in (".json", ".csv") and p.exists() and same_file(p.parent, src):
                 raise OutputPathError(f"{flag} {clean(path)} is a file of the input folder {clean(src)}; writing it "
                                       "would overwrite what that folder holds: give a path outside it")
-        from livejudge.commands.batch import AUDIO_SUFFIXES
+        from livejudge.audio import looks_like_audio
 
-        if flag != "--record" and p.suffix.lower() in AUDIO_SUFFIXES and p.is_file():
-            # score x.wav --json other.wav wrote JSON over another recording without a word (a trial)
+        if flag != "--record" and looks_like_audio(p):
+            # score x.wav --json other.wav wrote JSON over another recording without a word (a trial); by its
+            # first bytes too: a WAV copied to "take1" was overwritten (a re-check)
             raise OutputPathError(f"{flag} {clean(path)} is an existing audio file (a recording?); writing it would "
-                                  f"overwrite it: give a new path, e.g. {OUTPUT_EXAMPLES.get(flag, 'result.json')}")
+                                  f"overwrite it: give a new path, e.g. "
+                                  f"{(examples or {}).get(flag) or OUTPUT_EXAMPLES.get(flag, 'result.json')}")
         for flag2, path2 in given[:i]:
             if same_file(p, path2):
                 raise OutputPathError(f"{flag} and {flag2} are the same file ({clean(path)}): give each its own path")

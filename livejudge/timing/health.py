@@ -833,10 +833,13 @@ room's decay: a room is there at every phrase end, while a dry voice's own fade 
 REVERB_MIN_ENDS = 3
 """HEURISTIC: fewer phrase ends with a decay than this say nothing of the room."""
 _DECAY_FRAME_S = 0.03  # FloorTrack's frames
-_DECAY_SLOPES_DB = (-10.0, -1.0)  # per 30 ms frame: RT60 0.18–1.8 s (60 dB × 0.03 s / slope)
+_DECAY_SLOPES_DB = (-10.0, -0.6)  # per 30 ms frame: RT60 0.18–3 s (60 dB × 0.03 s / slope)
 _DECAY_FIT_DB = 1.5  # the decay's RMS distance from its straight line in dB (a room's decay is linear in dB)
 _DECAY_SPAN_DB = 18.0  # the decay falls at least this far to the floor (12 dB: a dry voice fading into a −40 dBFS floor read as a room)
 _DECAY_REACH_DB = 6.0  # and its line meets the floor within this (speech stops with a step instead)
+_DECAY_BACK = 30  # frames before the offset the decay may start (0.9 s: in a long room the offset lies deep
+# in the tail; with 0.36 s, RT60 1.2–2 s rooms went unwarned, a re-check)
+_DECAY_AHEAD = 60  # frames after it within which the level reaches the floor (1.8 s)
 
 
 def phrase_end_decays(rms: np.ndarray, offsets_s, floor_window_s: float = FLOOR_WINDOW_S) -> list[tuple | None]:
@@ -846,11 +849,14 @@ def phrase_end_decays(rms: np.ndarray, offsets_s, floor_window_s: float = FLOOR_
     "Blind estimation of reverberation time"), else None (speech that stops with a step: a dry
     voice). HEURISTIC.
 
-    The decay is looked for from 12 frames (0.36 s) before each offset to where the level first
-    reads within 3 dB of the local floor (``_noise_floor_dbfs`` of the ``floor_window_s`` around
-    the offset, at least −80 dBFS): the earliest start from which the levels to there fit a line
-    (RMS ≤ ``_DECAY_FIT_DB``) that falls 1–10 dB per frame, spans ≥ ``_DECAY_SPAN_DB`` and meets
-    the floor within ``_DECAY_REACH_DB``. ``tail_s`` is how far before the offset that decay starts:
+    The decay is looked for from ``_DECAY_BACK`` frames (0.9 s) before each offset to where the level
+    first reads within 3 dB of the local floor, within ``_DECAY_AHEAD`` frames (1.8 s) after it (the
+    floor: ``_noise_floor_dbfs`` of the ``floor_window_s`` around the offset, at least −80 dBFS): the
+    earliest start from which the levels to there fit a line (RMS ≤ ``_DECAY_FIT_DB``) that falls
+    0.6–10 dB per frame (RT60 0.18–3 s), spans ≥ ``_DECAY_SPAN_DB`` and meets the floor within
+    ``_DECAY_REACH_DB``. A floor loud enough to hide all but ``_DECAY_SPAN_DB`` of the decay hides
+    the room (a re-check: RT60 0.8 s at a 10 dB ratio on a −40 dBFS floor was not warned), and on
+    such floors a short room reads long (RT60 0.3 s read as 0.55 s at −40 dBFS). ``tail_s`` is how far before the offset that decay starts:
     how much of the room's tail the offset may hold (an over-estimate: the phrase's own fade joins
     the line).
 
@@ -869,9 +875,9 @@ def phrase_end_decays(rms: np.ndarray, offsets_s, floor_window_s: float = FLOOR_
             out.append(None)
             continue
         floor = max(_noise_floor_dbfs(np.asarray(rms[max(i0 - half, 0):i0 + half], dtype=np.float64)), -80.0)
-        f = next((j for j in range(max(i0 - 3, 0), min(i0 + 30, lv.size)) if lv[j] <= floor + 3.0), None)
+        f = next((j for j in range(max(i0 - 3, 0), min(i0 + _DECAY_AHEAD, lv.size)) if lv[j] <= floor + 3.0), None)
         found = None
-        for start in range(max(i0 - 12, 0), (f or 0) - 3):
+        for start in range(max(i0 - _DECAY_BACK, 0), (f or 0) - 3):
             seg = lv[start:f]
             t = np.arange(seg.size, dtype=np.float64)
             slope, icpt = np.polyfit(t, seg, 1)
@@ -916,8 +922,9 @@ def reverberant_room_warnings(levels: dict, offsets: dict, said: list[dict]) -> 
         if rt60 < REVERB_RT60_S:
             continue
         tail_ms = 1000 * float(np.median([d[1] for d in found]))
-        side = ("response latencies read short (flattering the agent), a caller's barge-in reads later"
-                if c == "user" else "the caller's replies read quicker than they were, the agent's yields longer")
+        # what moves (a re-check measured it): not the caller's onsets, so not a barge-in's time
+        side = ("response latencies read short (flattering the agent), and a quick reply can read as an early "
+                "start or as the agent restarting over the caller" if c == "user" else "the caller's replies read quicker than they were, the agent's yields longer")
         out.append(HealthWarning(
             "reverberant_room", c,
             f"the {c} channel sounds reverberant: {len(found)} of its {len(ends)} phrase ends decay like a room "
