@@ -1206,15 +1206,13 @@ def earlier_results(out: Path) -> set[str]:
         entries = list(out.iterdir())
     except OSError:
         return names
+    from livejudge.outputs.guard import head_has
+
     for f in entries:
         if f.suffix != ".json" or f.name == "summary.json":
             continue
-        try:
-            with open(f, "rb") as fh:
-                head = fh.read(256)
-        except OSError:  # a folder named x.json, no permission: not a result to speak of
-            continue
-        if b'"livejudge_version"' in head:
+        # a folder named x.json, no permission: not a result to speak of
+        if f.is_file() and head_has(f, (b'"livejudge_version"',), 256):
             names.add(f.name)
     return names
 

@@ -337,17 +337,6 @@ def _other_paths(args: argparse.Namespace, name: str) -> list[str]:
     return [v for v in out if isinstance(v, str)]
 
 
-def _head_has(path: str, marks: tuple[bytes, ...], n: int = 512) -> bool:
-    """Whether the first ``n`` bytes of the file at ``path`` hold one of ``marks`` (False when it cannot
-    be read)."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(n)
-    except OSError:
-        return False
-    return any(m in head for m in marks)
-
-
 def _write_red_junit(path: str, others: list[str], command: str, message: str, code: int | None) -> None:
     """``gates.failed_run_junit_xml`` written to ``path``, unless ``path`` is "-" or names the same
     file as one of ``others`` (the run's other paths: an input, ``--json``…; the error may be that
@@ -359,7 +348,9 @@ def _write_red_junit(path: str, others: list[str], command: str, message: str, c
         return
     if os.path.exists(path) and not os.path.isfile(path):  # a pipe or device: opening it could block for ever
         return
-    if os.path.isfile(path) and os.path.getsize(path) and not _head_has(path, (b"<testsuite", b"<?xml")):
+    from livejudge.outputs.guard import head_has
+
+    if os.path.isfile(path) and os.path.getsize(path) and not head_has(path, (b"<testsuite", b"<?xml")):
         return  # not a JUnit file (a recording named by mistake?): the command's own check refuses it
     try:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -375,17 +366,16 @@ def _outputs_of_a_run_under_way(args: argparse.Namespace) -> None:
     be read as its own (a trial: after ``kill -9`` the last run's green JUnit file and its result
     were still there). The command writes both when it ends, or stops; ``_junit_of_a_failed_run``
     the JUnit file when it fails."""
-    from livejudge.outputs.guard import same_file
+    from livejudge.outputs.guard import head_has, input_folders, same_file
 
     stale = getattr(args, "json_out", None)
     # only a livejudge result or comparison: a --json path naming a recording by mistake removed it before
     # the check that refuses it could run (found while mending a trial's "--json other.wav")
     if isinstance(stale, str) and stale not in ("", "-") and os.path.isfile(stale) \
-            and _head_has(stale, (b'"livejudge_version"', b'{\n  "columns": [')) \
-            and not any(v not in ("", "-") and (same_file(v, stale) or (  # nor a file of an input batch folder
-                (os.path.isdir(v) or os.path.basename(v) == "summary.json")
-                and same_file(os.path.dirname(os.path.abspath(stale)), v if os.path.isdir(v) else os.path.dirname(
-                    os.path.abspath(v))))) for v in _other_paths(args, "json_out")):
+            and head_has(stale, (b'"livejudge_version"', b'{\n  "columns": [')) \
+            and not any(v not in ("", "-") and same_file(v, stale) for v in _other_paths(args, "json_out")) \
+            and not any(same_file(os.path.dirname(os.path.abspath(stale)), d)  # nor a file of an input batch folder
+                        for d in input_folders(_other_paths(args, "json_out"))):
         try:
             os.unlink(stale)
         except OSError:  # not ours to remove: the command's own check says why

@@ -1313,11 +1313,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if getattr(args, "gate_each", False) and not worse:
             raise ValueError("--gate-each gates --fail-if-worse on each paired call: give --fail-if-worse METRIC too")
         check_output_paths({"--json": args.json_out, "--html": args.html},
-                           # a batch folder: its summary.json, and the folder itself (its call results)
-                           # (given as its summary.json too: a re-check wrote over a call result that way)
+                           # a batch folder: its summary.json, and the folder itself (guard.input_folders)
                            [x for i in args.inputs for x in ((str(Path(i) / "summary.json"), i) if Path(i).is_dir()
-                                                             else (i, str(Path(i).parent))
-                                                             if Path(i).name == "summary.json" else (i,))],
+                                                             else (i,))],
                            what="result document")
         doc = compare(args.inputs)
     except ValueError as exc:

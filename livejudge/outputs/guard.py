@@ -77,6 +77,31 @@ def same_file(a: str | Path, b: str | Path) -> bool:
     return os.path.realpath(a) == os.path.realpath(b)
 
 
+def input_folders(inputs: Iterable[str | Path | None]) -> list[str]:
+    """The batch folders among a command's inputs: a folder given as itself, or as its
+    ``summary.json`` (``compare`` takes either), whose call results an output must not replace."""
+    out = []
+    for i in inputs:
+        if i is None or str(i) in ("", "-"):
+            continue
+        if os.path.isdir(i):
+            out.append(str(i))
+        elif os.path.basename(str(i)) == "summary.json":
+            out.append(os.path.dirname(os.path.abspath(str(i))))
+    return out
+
+
+def head_has(path: str | Path, marks: tuple[bytes, ...], n: int = 512) -> bool:
+    """Whether the first ``n`` bytes of the file at ``path`` hold one of ``marks`` (a livejudge result
+    holds ``b'"livejudge_version"'`` there); False when it cannot be read. Never raises."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(n)
+    except OSError:
+        return False
+    return any(m in head for m in marks)
+
+
 STDOUT_FLAGS = ("--json",)
 """The output flags for which "-" means stdout (``check_output_paths`` refuses "-" for the others)."""
 
@@ -118,9 +143,9 @@ def check_output_paths(outputs: dict[str, str | Path | None], inputs: Iterable[s
             if same_file(p, src):
                 raise OutputPathError(f"{flag} {clean(path)} is the input {what} {clean(src)}; writing it "
                                       f"would overwrite the {'call' if what == 'recording' else what}: give another path")
-        for src in ins:  # a file of an input folder (a batch's result, its summary): compare's --json there
-            # replaced a batch's call result, and a later compare of it failed (a trial)
-            if Path(src).is_dir() and p.suffix.lower() in (".json", ".csv") and p.exists() and same_file(p.parent, src):
+        for src in input_folders(ins):  # a file of an input folder (a batch's result, its summary): compare's
+            # --json there replaced a batch's call result, and a later compare of it failed (a trial)
+            if p.suffix.lower() in (".json", ".csv") and p.exists() and same_file(p.parent, src):
                 raise OutputPathError(f"{flag} {clean(path)} is a file of the input folder {clean(src)}; writing it "
                                       "would overwrite what that folder holds: give a path outside it")
         from livejudge.audio import looks_like_audio
