@@ -270,8 +270,15 @@ def test_an_output_that_names_a_recording_or_a_batch_file_is_refused_and_left_al
     assert main(["compare", str(out / "summary.json"), str(out / "summary.json"), "--json", str(out / "c1.json")]) == 2
     assert "is a file of the input folder" in capsys.readouterr().err
     assert (out / "c1.json").read_text() == kept
-    # a result of livejudge at --json is still removed as a run starts (a killed run leaves none behind)
-    r = tmp_path / "r.json"
+    # a result of livejudge at --json is still removed as a run starts (a killed run leaves none behind),
+    # and an earlier run's --report too (a re-check: a failed re-run left it beside its red JUnit file)
+    r, html = tmp_path / "r.json", tmp_path / "r.html"
     r.write_text(kept)
-    assert main(["score", str(tmp_path / "missing.wav"), "--judge", "none", "--json", str(r)]) == 2
-    assert not r.exists()
+    html.write_text("<!DOCTYPE html>\n<html><head><title>livejudge report · old.wav</title></head></html>")
+    notes = tmp_path / "notes.html"
+    notes.write_text("<html><title>my notes</title></html>")
+    assert main(["score", str(tmp_path / "missing.wav"), "--judge", "none", "--json", str(r),
+                 "--report", str(html)]) == 2
+    assert not r.exists() and not html.exists()
+    assert main(["score", str(tmp_path / "missing.wav"), "--judge", "none", "--report", str(notes)]) == 2
+    assert notes.exists()  # not a livejudge report: left alone

@@ -365,6 +365,14 @@ def test_a_batch_with_a_truncated_call_is_not_a_pass(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 1, err
     assert "1 of the 2 scored calls is a truncated recording (cut.wav)" in err and "which is not a pass" in err
-    assert "CallCutShort" in junit.read_text()
+    text = junit.read_text()
+    assert "CallCutShort" in text and 'name="livejudge calls" tests="2" failures="0" errors="1"' in text, text
     gates = json.loads((out / "summary.json").read_text())["gates"]["results"]
     assert gates[0]["failed"] is False and gates[0]["cut_short"].startswith("1 of the 2 scored calls")
+    # compare of this batch: its medians hold the cut call, so no row of it gets a verdict (a re-check)
+    capsys.readouterr()
+    cmp_out = tmp_path / "cmp.json"
+    assert main(["compare", str(out), str(out / "whole.json"), "--json", str(cmp_out)]) == 0
+    cmp = json.loads(cmp_out.read_text())
+    assert any("1 of its calls is a truncated recording (cut.wav)" in n for n in cmp["notes"]), cmp["notes"]
+    assert all(v == "" for r in cmp["rows"] for v in r["verdicts"][1:]), [r["verdicts"] for r in cmp["rows"]]

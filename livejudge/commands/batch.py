@@ -55,6 +55,10 @@ def looks_like_manifest(p: Path) -> bool:
     (``AUDIO_SUFFIXES``), in a first column separated by a comma or a tab. A trial's
     ``calls_manifest`` was decoded as audio and refused with "convert it with ffmpeg". Audio and
     JSON endings are never manifests."""
+    from livejudge.audio import looks_like_audio
+
+    if p.suffix.lower() in MANIFEST_SUFFIXES and looks_like_audio(p):
+        return False  # a recording named calls.txt is a call: read as a manifest it was a traceback (a re-check)
     if p.suffix.lower() in AUDIO_SUFFIXES + MANIFEST_SUFFIXES + (".json", ".jsonl"):
         return p.suffix.lower() in MANIFEST_SUFFIXES
     try:
@@ -433,6 +437,9 @@ def _manifest(p: Path) -> list[Path]:
         lines = p.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise CallError(f"cannot read the manifest {p}: {exc}") from None
+    except UnicodeDecodeError:
+        raise CallError(f"{p} is not a text list of calls (its bytes are not UTF-8 text): a manifest lists one "
+                        "audio path per line") from None
     files, nowhere = [], []
     alone: set[str] = set()  # the files listed on a row of their own (a stereo call)
     first = True

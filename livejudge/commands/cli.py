@@ -361,25 +361,27 @@ def _write_red_junit(path: str, others: list[str], command: str, message: str, c
 
 def _outputs_of_a_run_under_way(args: argparse.Namespace) -> None:
     """Before the command runs, its ``--junit`` file reads red: "did not finish", and an earlier
-    ``--json`` file (a livejudge document no other argument names) is removed, so a run killed where
+    ``--json`` or ``--report`` file (a livejudge document no other argument names) is removed, so a run killed where
     nothing can write (SIGKILL, the out-of-memory killer) leaves no earlier run's passing files to
     be read as its own (a trial: after ``kill -9`` the last run's green JUnit file and its result
     were still there). The command writes both when it ends, or stops; ``_junit_of_a_failed_run``
     the JUnit file when it fails."""
     from livejudge.outputs.guard import head_has, input_folders, same_file
 
-    stale = getattr(args, "json_out", None)
-    # only a livejudge result or comparison: a --json path naming a recording by mistake removed it before
-    # the check that refuses it could run (found while mending a trial's "--json other.wav")
-    if isinstance(stale, str) and stale not in ("", "-") and os.path.isfile(stale) \
-            and head_has(stale, (b'"livejudge_version"', b'{\n  "columns": [')) \
-            and not any(v not in ("", "-") and same_file(v, stale) for v in _other_paths(args, "json_out")) \
-            and not any(same_file(os.path.dirname(os.path.abspath(stale)), d)  # nor a file of an input batch folder
-                        for d in input_folders(_other_paths(args, "json_out"))):
-        try:
-            os.unlink(stale)
-        except OSError:  # not ours to remove: the command's own check says why
-            pass
+    # the --report of an earlier run too: a failed re-run left it beside its red JUnit file (a re-check)
+    for dest, marks in (("json_out", (b'"livejudge_version"', b'{\n  "columns": [')),
+                        ("report", (b"<title>livejudge report",))):
+        stale = getattr(args, dest, None)
+        # only a livejudge document: a --json path naming a recording by mistake removed it before the
+        # check that refuses it could run (found while mending a trial's "--json other.wav")
+        if isinstance(stale, str) and stale not in ("", "-") and os.path.isfile(stale) and head_has(stale, marks) \
+                and not any(v not in ("", "-") and same_file(v, stale) for v in _other_paths(args, dest)) \
+                and not any(same_file(os.path.dirname(os.path.abspath(stale)), d)  # nor a file of an input folder
+                            for d in input_folders(_other_paths(args, dest))):
+            try:
+                os.unlink(stale)
+            except OSError:  # not ours to remove: the command's own check says why
+                pass
     path = getattr(args, "junit", None)
     if path:
         _write_red_junit(path, _other_paths(args, "junit"), getattr(args, "command", None) or "livejudge",

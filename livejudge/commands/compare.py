@@ -373,12 +373,21 @@ def unknown_settings_notes(doc: dict, cols: list[tuple]) -> list[str]:
     return notes
 
 
+TRUNCATED_CALLS = "_truncated_calls"
+"""A batch column's setting: the scored calls that are truncated recordings (``_cut_short``)."""
+
+
 def _cut_short(col: tuple) -> str | None:
     """How a call column's call was cut short (``source.ended`` "interrupted (…)" or "failed: …", or a
-    truncated recording: ``source.truncated``), or None (it ran to its end, or the column is a batch)."""
+    truncated recording: ``source.truncated``), or how a batch column holds truncated recordings, or
+    None (every call ran to its end)."""
     ended = (col[3] or {}).get("ended") if col[2] == "call" else None
     if isinstance(ended, str) and ended.startswith(("interrupted", "failed")):
         return ended
+    cut = (col[3] or {}).get(TRUNCATED_CALLS) if col[2] != "call" else None
+    if cut:
+        return (f"{len(cut)} of its calls {'is a truncated recording' if len(cut) == 1 else 'are truncated recordings'}"
+                f" ({', '.join(cut[:3])}{', …' if len(cut) > 3 else ''}), so its medians hold a call that lost its end")
     # a truncated recording lost its end as a stopped call did (a trial: "flagged moments 3 → 1, better")
     return "truncated file: it ends before its header says" if col[2] == "call" and (col[3] or {}).get("truncated") \
         else None
@@ -394,6 +403,9 @@ def cut_short_notes(doc: dict, cols: list) -> list[str]:
         ended = _cut_short(c)
         if ended:
             name = f"{chr(ord('A') + i)} ({_shown(doc, i)})"
+            if c[2] != "call":
+                notes.append(f"{name}: {ended}: no row of it gets better/worse; score the whole calls again")
+                continue
             dur = c[1].get("duration_s")
             at = f" after {dur:.1f} s" if isinstance(dur, (int, float)) else ""
             notes.append(f"{name}: the call was cut short ({ended}){at}: its figures cover only that part, so "
@@ -467,6 +479,10 @@ def load_column(path: str | Path) -> tuple[str, dict, str, dict, dict | None]:
                    and c.get("status") == "ok" and c.get("file") and isinstance(c.get("metrics"), dict)}
             if len(per) == len(files):  # one call per file name: paired by it (per_call_changes)
                 settings[PER_CALL] = per
+        cut = [Path(str(c.get("file"))).name for c in doc["calls"] if isinstance(c, dict) and c.get("status") == "ok"
+               and "truncated_file" in (c.get("input_health_codes") or ())] if isinstance(doc["calls"], list) else []
+        if cut:  # its medians hold a call that lost its end (a re-check: "worse, 1.53 → 1.98" from that alone)
+            settings[TRUNCATED_CALLS] = cut
         skipped = doc.get("n_skipped")  # "medians over 3 calls" hid that 2 of 5 were not scored (a trial)
         lost = f" ({skipped} of {doc.get('n_calls', '?')} not scored)" if isinstance(skipped, int) and skipped else ""
         if isinstance(doc.get("stopped"), str):  # a batch stopped by a signal said nothing of it (a trial)
@@ -1251,7 +1267,8 @@ def worse_gates(doc: dict, metrics: list[str], each: bool = False, explicit: set
                     continue
                 cut = {0, i} & set(doc.get("cut_short_columns") or ())
                 why = ("no value in A" if vals[0] is None else f"no value in {chr(ord('A') + i)}" if vals[i] is None
-                       else "a call cut short" if cut
+                       # which column is cut (a re-check: "B (whole.json) … a call cut short" where A was)
+                       else f"{'A' if 0 in cut else chr(ord('A') + i)} is a call cut short" if cut
                        else "another judge" if m in ("mean_p_human", "last_p_human") or m.startswith("dim_")
                        else "no verdict")
                 bad.append(f"{name} cannot be compared ({_fmt(vals[0], m)} → {_fmt(vals[i], m)}: {why})")
@@ -1316,7 +1333,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                            # a batch folder: its summary.json, and the folder itself (guard.input_folders)
                            [x for i in args.inputs for x in ((str(Path(i) / "summary.json"), i) if Path(i).is_dir()
                                                              else (i,))],
-                           what="result document")
+                           what="result document", examples={"--json": "compare.json"})
         doc = compare(args.inputs)
     except ValueError as exc:
         raise CLIError(str(exc)) from None

@@ -629,10 +629,13 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
     if calls is not None:
         unmeasured = unmeasured or {}
         bad = [c for c in calls if c.get("status") != "ok"]
-        n_fail = sum(1 for c in calls if c.get("status") == "ok"
+        # a truncated call is an error of its own where the gates are cut by it (a re-check: its case was green)
+        truncated = {str(c.get("file")) for c in calls if cut and c.get("status") == "ok"
+                     and "truncated_file" in (c.get("input_health_codes") or ())}
+        n_fail = sum(1 for c in calls if c.get("status") == "ok" and str(c.get("file")) not in truncated
                      and (str(c.get("file")) in unmeasured or str(c.get("file")) in (failed_each or {})))
         s2 = ET.SubElement(root, "testsuite", name="livejudge calls", tests=str(len(calls)),
-                           failures=str(n_fail), errors=str(len(bad) if skipped_is_error else 0),
+                           failures=str(n_fail), errors=str((len(bad) if skipped_is_error else 0) + len(truncated)),
                            skipped=str(0 if skipped_is_error else len(bad)))
         for c in calls:
             tc = ET.SubElement(s2, "testcase", classname="livejudge.calls", name=str(c.get("file")))
@@ -640,6 +643,9 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
                 ET.SubElement(tc, "error", message=str(c.get("reason") or "not scored"), type="NotScored")
             elif c.get("status") != "ok":
                 ET.SubElement(tc, "skipped", message=str(c.get("reason") or "not scored"))
+            elif str(c.get("file")) in truncated:
+                msg = "a truncated recording: it ends before its header says, so only the part read was measured"
+                ET.SubElement(tc, "error", message=msg, type="CallCutShort").text = msg
             elif str(c.get("file")) in (failed_each or {}):
                 msg = "gate(s) failed on this call: " + ", ".join(failed_each[str(c.get("file"))])
                 ET.SubElement(tc, "failure", message=msg, type="GateFailed").text = msg

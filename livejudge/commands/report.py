@@ -51,8 +51,8 @@ def cmd_report(args) -> int:
     out = Path(args.output) if args.output else src.with_suffix(".html")
     try:  # -o RESULT.json would overwrite the result with its own report
         # the report is an HTML page: -o DIR suggests DIR/<result>.html, not result.json (a trial)
-        check_output_paths({"--output": out}, [src], what="result document",
-                           examples={"--output": src.with_suffix(".html").name})
+        check_output_paths({"-o": out}, [src], what="result document",  # "-o", as it is typed (a re-check)
+                           examples={"-o": src.with_suffix(".html").name})
     except OutputPathError as exc:
         raise CLIError(str(exc)) from None
     try:
