@@ -369,6 +369,10 @@ def test_a_batch_with_a_truncated_call_is_not_a_pass(tmp_path, capsys):
     assert "CallCutShort" in text and 'name="livejudge calls" tests="2" failures="0" errors="1"' in text, text
     gates = json.loads((out / "summary.json").read_text())["gates"]["results"]
     assert gates[0]["failed"] is False and gates[0]["cut_short"].startswith("1 of the 2 scored calls")
+    rows = {Path(r["file"]).name: r for r in json.loads((out / "summary.json").read_text())["calls"]}
+    assert rows["cut.wav"]["status"] == "ok" and rows["cut.wav"]["reason"].startswith("a truncated recording")
+    assert rows["whole.wav"]["reason"] is None
+    assert "a truncated recording" in (out / "summary.csv").read_text()
     # compare of this batch: its medians hold the cut call, so no row of it gets a verdict (a re-check)
     capsys.readouterr()
     cmp_out = tmp_path / "cmp.json"

@@ -599,7 +599,12 @@ def _row_of_doc(doc: dict, written: str | None, write_error: str | None = None) 
                 "reason": f"{ended} before it finished; " + (said if written else "its partial result was not written")}
     from livejudge.commands.compare import recorded_settings
 
-    return {"status": "ok", "result": written, "metrics": call_metrics(doc), "errors": list(doc.get("errors") or []),
+    # a truncated recording is scored, and its row says so where a dashboard reads it (a re-check: "ok",
+    # no reason, in summary.json and summary.csv while its gates were cut short)
+    why = ("a truncated recording: it ends before its header says, so only the part that could be read was "
+           "scored" if (doc.get("source") or {}).get("truncated") else None)
+    return {"status": "ok", "reason": why, "result": written, "metrics": call_metrics(doc),
+            "errors": list(doc.get("errors") or []),
             "input_health": health_messages(doc), "echo_gate": _echo_note(doc), "line": _line_note(doc), **extra,
             # each warning's code, beside its message: a per-code gate's reason shows its own (gates.row_health)
             "input_health_codes": [str(w.get("code")) if isinstance(w, dict) else ""
@@ -1356,6 +1361,8 @@ def _report_row(row: dict, bar) -> None:
             task = next((t for t in bar[0].tasks if t.id == bar[1]), None)
             if task is not None:
                 status = {"ok": "scored"}.get(row["status"], row["status"].replace("_", " "))
+                if row["status"] == "ok" and row.get("reason"):  # a truncated recording
+                    status += " (truncated: only the part that could be read)"
                 print(clean(f"livejudge: [{task.completed:.0f}/{task.total:.0f}] {Path(row['file']).name}: {status} "
                             f"({task.elapsed or 0.0:.0f} s elapsed)"), file=sys.stderr, flush=True)
 
