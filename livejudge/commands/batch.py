@@ -1485,7 +1485,9 @@ def cmd_score_batch(args: argparse.Namespace) -> int:
         results = explain_unmeasured(evaluate_batch(gates, scored), dimension_view(summary))
     # a truncated recording lost its end as a stopped call does: gates that pass held on part of it only
     # (a re-check: a batch with a file cut to 60 % passed, exit 0, while the file alone exits 1)
-    truncated = [Path(str(r.get("file"))).name for r in scored if "truncated_file" in (r.get("input_health_codes") or ())]
+    from livejudge.commands.gates import truncated_row
+
+    truncated = [Path(str(r.get("file"))).name for r in scored if truncated_row(r)]
     cut = (f"{len(truncated)} of the {len(scored)} scored calls {'is a truncated recording' if len(truncated) == 1 else 'are truncated recordings'} "
            f"({', '.join(truncated[:3])}{', …' if len(truncated) > 3 else ''}): the gates read only the part of "
            f"{'it' if len(truncated) == 1 else 'each'} that could be read") if truncated and gates else None

@@ -479,8 +479,10 @@ def load_column(path: str | Path) -> tuple[str, dict, str, dict, dict | None]:
                    and c.get("status") == "ok" and c.get("file") and isinstance(c.get("metrics"), dict)}
             if len(per) == len(files):  # one call per file name: paired by it (per_call_changes)
                 settings[PER_CALL] = per
-        cut = [Path(str(c.get("file"))).name for c in doc["calls"] if isinstance(c, dict) and c.get("status") == "ok"
-               and "truncated_file" in (c.get("input_health_codes") or ())] if isinstance(doc["calls"], list) else []
+        from livejudge.commands.gates import truncated_row
+
+        cut = [Path(str(c.get("file"))).name for c in doc["calls"] if truncated_row(c)] \
+            if isinstance(doc["calls"], list) else []
         if cut:  # its medians hold a call that lost its end (a re-check: "worse, 1.53 → 1.98" from that alone)
             settings[TRUNCATED_CALLS] = cut
         skipped = doc.get("n_skipped")  # "medians over 3 calls" hid that 2 of 5 were not scored (a trial)

@@ -532,6 +532,14 @@ def gate_dicts(results: list[GateResult]) -> list[dict]:
     return [{"gate": r.gate.text, "value": r.value, "failed": r.failed, "reason": r.reason} for r in results]
 
 
+def truncated_row(row: object) -> bool:
+    """Whether a batch's row (``summary.json``'s ``calls``) is a scored call from a truncated recording
+    (its ``input_health_codes`` hold ``truncated_file``): its figures cover only the part read, so the
+    batch's gates, its JUnit case and ``compare`` of the batch treat it as cut short. Pure."""
+    return (isinstance(row, dict) and row.get("status") == "ok"
+            and "truncated_file" in (row.get("input_health_codes") or ()))
+
+
 def cut_short(doc: dict) -> str | None:
     """Why a call's result covers only part of the call, or None. Cut short: a recording (``score``,
     ``replay``, ``check``) stopped before its end (``source.ended`` "interrupted (…)"); any call that
@@ -630,8 +638,7 @@ def junit_xml(results: list[GateResult], *, suite: str, calls: list[dict] | None
         unmeasured = unmeasured or {}
         bad = [c for c in calls if c.get("status") != "ok"]
         # a truncated call is an error of its own where the gates are cut by it (a re-check: its case was green)
-        truncated = {str(c.get("file")) for c in calls if cut and c.get("status") == "ok"
-                     and "truncated_file" in (c.get("input_health_codes") or ())}
+        truncated = {str(c.get("file")) for c in calls if cut and truncated_row(c)}
         n_fail = sum(1 for c in calls if c.get("status") == "ok" and str(c.get("file")) not in truncated
                      and (str(c.get("file")) in unmeasured or str(c.get("file")) in (failed_each or {})))
         s2 = ET.SubElement(root, "testsuite", name="livejudge calls", tests=str(len(calls)),
