@@ -218,17 +218,26 @@ def test_barge_in_row_counts_settled_verdicts_never_going_back():
 
     d, s = _session()
     seen = []
+    buf = io.StringIO()
+    plain = PlainLines(s, buf, events=False)
 
     class Probe:
+        """Reads the count and writes the plain line at one instant: a judge result reaches sinks on
+        the judge thread while the audio thread goes on settling verdicts, so two sinks reading one
+        after the other can see different counts (a loaded CI machine did: 1 then 2)."""
+
         def on_event(self, event):
             from livejudge.events import JudgeResult
 
             if isinstance(event, JudgeResult):
-                seen.append(barge_in_counts(s.settled_verdicts))
+                with s._lock:  # the audio path's lock: nothing settles between the two reads
+                    seen.append(barge_in_counts(s.settled_verdicts))
+                    plain.on_event(event)
+
+        def on_close(self, result):
+            pass
 
     s.add_sink(Probe())
-    buf = io.StringIO()
-    s.add_sink(PlainLines(s, buf, events=False))
     stream_call(s, d.call)
     r = s.close()
     counts = [n for n, _, _ in seen]
