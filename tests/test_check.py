@@ -450,6 +450,7 @@ def test_a_moment_past_the_end_of_a_stopped_calls_result_is_not_measured(calls, 
     code, out, err = run([stopped, "--at", round(dur + 50.0, 1), "--expect", "yield"], capsys)
     assert code == 3, (out, err)
     assert f"not measured: the result covers only the first {dur:.2f} s (the call was cut short" in out, out
+    assert "the gates" not in out  # the reason alone: the gates' sentence is not check's
     assert "past the end of the recording" not in err
 
 

@@ -160,6 +160,14 @@ def test_gates_on_a_call_cut_short_are_no_pass(tmp_path, capsys, monkeypatch):
     assert cut_short({"source": {"kind": "attach", "ended": "script done", "caller": [{"played": True}]}}) is None
     # inside a Pipecat pipeline the observer cannot tell Ctrl-C from SIGTERM: a normal stop
     assert cut_short({"source": {"kind": "pipecat", "ended": "interrupted (Ctrl-C or SIGTERM)"}}) is None
+    # the reason alone, for a caller that says its own consequence (check: "not measured")
+    from livejudge.commands.gates import cut_short_reason
+
+    failed = {"source": {"kind": "attach", "ended": "failed: agent"}, "duration_s": 4.0}
+    assert cut_short_reason(failed) == "the call was cut short (failed: agent after 4.0 s)"
+    assert cut_short(failed) == cut_short_reason(failed) + ": the gates read only the part before it"
+    assert cut_short(unfinished) == cut_short_reason(unfinished) + ": the gates read only the part played"
+    assert cut_short_reason({"source": {"kind": "score", "ended": "end of input"}}) is None
 
 
 def test_a_gate_says_why_a_metric_was_not_measured_and_if_measured_lets_it_pass(tmp_path, capsys):

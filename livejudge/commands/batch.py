@@ -599,16 +599,19 @@ def _row_of_doc(doc: dict, written: str | None, write_error: str | None = None) 
                 "reason": f"{ended} before it finished; " + (said if written else "its partial result was not written")}
     from livejudge.commands.compare import recorded_settings
 
+    from livejudge.commands.gates import truncated_row
+
+    # each warning's code, beside its message: a per-code gate's reason shows its own (gates.row_health)
+    codes = [str(w.get("code")) if isinstance(w, dict) else "" for w in (doc.get("source") or {}).get("input_health") or []]
     # a truncated recording is scored, and its row says so where a dashboard reads it (a re-check: "ok",
-    # no reason, in summary.json and summary.csv while its gates were cut short)
+    # no reason, in summary.json and summary.csv while its gates were cut short); read as the batch's
+    # gates, JUnit and compare read it (gates.truncated_row)
     why = ("a truncated recording: it ends before its header says, so only the part that could be read was "
-           "scored" if (doc.get("source") or {}).get("truncated") else None)
+           "scored" if truncated_row({"status": "ok", "input_health_codes": codes}) else None)
     return {"status": "ok", "reason": why, "result": written, "metrics": call_metrics(doc),
             "errors": list(doc.get("errors") or []),
             "input_health": health_messages(doc), "echo_gate": _echo_note(doc), "line": _line_note(doc), **extra,
-            # each warning's code, beside its message: a per-code gate's reason shows its own (gates.row_health)
-            "input_health_codes": [str(w.get("code")) if isinstance(w, dict) else ""
-                                   for w in (doc.get("source") or {}).get("input_health") or []],
+            "input_health_codes": codes,
             # what it was measured with: write_summary keeps those every call shared, and drops this
             "settings": recorded_settings(doc)}
 

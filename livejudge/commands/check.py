@@ -654,14 +654,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT_PASS
     dur = doc.get("duration_s")
     late = [e for e in exps if isinstance(dur, (int, float)) and e.at_s > dur + tolerance]
-    from livejudge.commands.gates import cut_short
+    from livejudge.commands.gates import cut_short_reason
 
     ended = str((doc.get("source") or {}).get("ended") or "")
-    cut = cut_short(doc) if late and ended.startswith(("interrupted", "failed")) else None
+    cut = cut_short_reason(doc) if late and ended.startswith(("interrupted", "failed")) else None
     if cut:  # a result of a call stopped part way (Ctrl-C, SIGTERM, a failure): those moments are not measured,
         # not bad input; "past the end of the recording (86.34 s long)" named an 870 s recording (a trial).
         # A truncated file stays bad input (below): the file does not hold the whole call.
-        why = (f"the result covers only the first {dur:.2f} s ({cut.split(': the gates')[0]}), so this moment "
+        why = (f"the result covers only the first {dur:.2f} s ({cut}), so this moment "
                "was not measured; score the whole call again")
         rest = [e for e in exps if e not in late]
         return _report(check_call(rest, vs, doc, tolerance)
@@ -837,8 +837,9 @@ def register(sub) -> None:
     add_session_args(p)  # with the verdict thresholds (add_verdict_args)
     # the flags a result's verdicts do not read, with their defaults: a result given as CALL says which of
     # them were set (a trial's --yield-max-s 0.2 on a result was ignored without a word)
+    dests = _rejudge_dests(p)
     rejudge = {a.dest: (a.option_strings[-1], a.default) for a in p._actions
-               if a.option_strings and a.dest in _rejudge_dests(p)}
+               if a.option_strings and a.dest in dests}
     p.set_defaults(func=cmd_check, _rejudge_flags=rejudge)
 
 

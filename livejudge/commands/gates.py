@@ -541,16 +541,31 @@ def truncated_row(row: object) -> bool:
 
 
 def cut_short(doc: dict) -> str | None:
-    """Why a call's result covers only part of the call, or None. Cut short: a recording (``score``,
-    ``replay``, ``check``) stopped before its end (``source.ended`` "interrupted (…)"); any call that
-    failed mid-way ("failed: …"); a live call stopped by SIGTERM or SIGHUP (a CI timeout), or one whose
-    scripted caller did not finish (``source.caller`` turns not ``played``, ``caller_not_played``:
-    ``--duration-s`` or a stop came first). A live call ended by Ctrl-C with its script done (or with
-    no script: a person at the microphone) is a call's normal end. Its gates read only the part
-    measured, so passing them is no pass: a trial's call killed by a CI timeout after 24 s of 635 s
-    wrote a green JUnit file, and a later one's SIGTERMed attach did too. A recording that is truncated
-    (``source.truncated``: it ends before its header says, or cannot be decoded past some point) is cut
-    short too: a trial's half file passed the gates its whole call fails. Pure."""
+    """Why a call's result covers only part of the call, or None, as one sentence for the gates: the
+    reason (``cut_short_reason``) and ": the gates read only the part before it" (or "played"). Its
+    gates read only the part measured, so passing them is no pass: a trial's call killed by a CI
+    timeout after 24 s of 635 s wrote a green JUnit file, and a later one's SIGTERMed attach did too;
+    a trial's truncated file cut to half passed two gates its whole call fails. Pure."""
+    why = _cut_short(doc)
+    return None if why is None else f"{why[0]}: the gates read only the part {why[1]}"
+
+
+def cut_short_reason(doc: dict) -> str | None:
+    """Why a call's result covers only part of the call, or None: the reason alone (each caller says
+    what follows from it; ``check`` names why a moment was not measured). Cut short: a recording
+    (``score``, ``replay``, ``check``) stopped before its end (``source.ended`` "interrupted (…)");
+    any call that failed mid-way ("failed: …"); a live call stopped by SIGTERM or SIGHUP (a CI
+    timeout), or one whose scripted caller did not finish (``source.caller`` turns not ``played``,
+    ``caller_not_played``: ``--duration-s`` or a stop came first); a recording that is truncated
+    (``source.truncated``: it ends before its header says, or cannot be decoded past some point). A
+    live call ended by Ctrl-C with its script done (or with no script: a person at the microphone)
+    is a call's normal end. Pure."""
+    why = _cut_short(doc)
+    return None if why is None else why[0]
+
+
+def _cut_short(doc: dict) -> tuple[str, str] | None:
+    """``(reason, the part the gates read)`` for ``cut_short`` and ``cut_short_reason``, or None."""
     from livejudge.outputs.report import RECORDED_KINDS
 
     src = doc.get("source") or {}
@@ -560,10 +575,9 @@ def cut_short(doc: dict) -> str | None:
     if src.get("truncated") and not str(ended or "").startswith(("interrupted", "failed")):
         # a file that ends before its header says (or cannot be decoded past some point) lost its end as a
         # stopped call did: a trial's file cut to half passed two gates its whole call fails
-        return (f"the recording is truncated (read to {dur:.1f} s, short of what its header says: "
-                "input_health truncated_file): the gates read only the part before it"
-                if isinstance(dur, (int, float)) else
-                "the recording is truncated (input_health truncated_file): the gates read only the part before it")
+        return ((f"the recording is truncated (read to {dur:.1f} s, short of what its header says: "
+                 "input_health truncated_file)" if isinstance(dur, (int, float)) else
+                 "the recording is truncated (input_health truncated_file)"), "before it")
     if not isinstance(ended, str):
         return None
     caller = src.get("caller") if isinstance(src.get("caller"), list) else []
@@ -572,10 +586,10 @@ def cut_short(doc: dict) -> str | None:
     recorded = src.get("kind") in RECORDED_KINDS
     if ended.startswith("failed") or (ended.startswith("interrupted")
                                       and (recorded or not ended.startswith("interrupted (Ctrl-C"))):
-        return f"the call was cut short ({ended}{at}): the gates read only the part before it"
+        return f"the call was cut short ({ended}{at})", "before it"
     if unplayed:
         return (f"the caller's script did not finish ({ended}{at}, {unplayed} scripted turn(s) not played to "
-                "their end): the gates read only the part played")
+                "their end)", "played")
     return None
 
 
