@@ -556,6 +556,9 @@ class CallReader:
             cut one reads as silence to the other's end.
         warnings: after reading, one message per file with samples beyond ±``MAX_SAMPLE_ABS``
             (clipped), and one per file with NaN or ±inf samples (set to 0).
+        unfinished: after reading, one message per WAV whose header was never finished (its
+            ``data`` chunk declares 0 bytes while the file holds audio): its samples are read as
+            its ``fmt`` chunk describes them, to the end of its bytes.
     Raises:
         AudioFormatError: as ``load_call``; also from ``blocks()`` when a file's first block cannot
             be decoded (damage later on is ``truncated``).
@@ -569,6 +572,7 @@ class CallReader:
         self.truncated: list[str] = []  # one line per file that ended before its header said
         self.warnings: list[str] = []  # one line per file whose samples had to be clipped or zeroed
         self.not_numbers: list[str] = []  # those of ``warnings`` whose samples were NaN/±inf (set to 0)
+        self.unfinished: list[str] = []  # one line per WAV whose header was never finished (read as raw)
         try:
             if path is not None:
                 f = _open_sound(path)
@@ -632,6 +636,9 @@ class CallReader:
     def close(self) -> None:
         for f in self._files:
             f.close()
+            src = getattr(f, "livejudge_source", None)  # a WAV read past its unfinished header
+            if src is not None:
+                src.close()
 
     def __enter__(self) -> "CallReader":
         return self
@@ -744,6 +751,12 @@ class CallReader:
                 self.warnings.append(msg)
                 if nonfinite:
                     self.not_numbers.append(msg)
+        if getattr(f, "livejudge_unfinished", False):
+            msg = (f"{name}'s header was never finished (it declares no samples: a recorder stopped before it "
+                   f"closed the file, or a writer that never does): its {done / f.samplerate:.1f} s of samples were "
+                   "read as its fmt chunk describes them; if the recorder stopped early, the call went on past them")
+            if msg not in self.unfinished:
+                self.unfinished.append(msg)
         declared = max(int(f.frames), int(getattr(f, "livejudge_declared_frames", None) or 0))
         if done < declared and damaged is None:
             msg = (f"{name} is truncated: its header says {declared / f.samplerate:.1f} s but only "
@@ -849,6 +862,95 @@ def ogg_ends_cut(path: str | Path) -> bool:
             lacing = tail[at + 27:at + 27 + n_seg]
             if len(lacing) == n_seg and at + 27 + n_seg + sum(lacing) == len(tail):
                 return not struct.unpack("<B", head[5:6])[0] & 0x04
+
+
+def _unfinished_wav_data_at(path: str | Path) -> int | None:
+    """The byte offset of the samples of a RIFF/WAVE file whose ``data`` chunk declares 0 bytes (a
+    header never finished: a recorder stopped before it wrote the lengths, or a streaming writer's
+    placeholder), or None for any other file."""
+    import struct
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(12)
+            if len(head) < 12 or head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+                return None
+            for _ in range(64):  # a handful of chunks precede the data in any real file
+                ch = fh.read(8)
+                if len(ch) < 8:
+                    return None
+                cid, size = ch[:4], struct.unpack("<I", ch[4:])[0]
+                if cid == b"data":
+                    return fh.tell() if size == 0 else None
+                fh.seek(size + (size & 1), 1)
+    except OSError:
+        return None
+    return None
+
+
+class _FromOffset:
+    """A binary file read from byte ``offset`` on, as if the file began there: what libsndfile's
+    RAW reader needs to read the samples of a WAV whose header was never finished (soundfile's
+    virtual I/O calls ``seek``, ``tell`` and ``read``/``readinto``)."""
+
+    def __init__(self, path: str, offset: int) -> None:
+        self._fh = open(path, "rb")
+        self._offset = offset
+        self._fh.seek(offset)
+        self.path = path
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        self._fh.seek(self._offset + pos if whence == 0 else pos, whence)
+        return self.tell()
+
+    def tell(self) -> int:
+        return self._fh.tell() - self._offset
+
+    def read(self, n: int = -1) -> bytes:
+        return self._fh.read(n)
+
+    def readinto(self, buf) -> int:
+        return self._fh.readinto(buf)
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __str__(self) -> str:  # what messages name (SoundFile.name is this object)
+        return self.path
+
+
+def _read_unfinished_wav(f, p: Path):
+    """``f`` (an open SoundFile of ``p`` that reads 0 frames) again as its samples, when ``p`` is a WAV
+    whose ``data`` chunk declares 0 bytes but whose file holds more than ``UNFINISHED_HEADER_BYTES``
+    (a recorder stopped before it finished the header: a trial's 2.8 MB call had been refused with
+    a sox command to repair it): libsndfile's RAW reader over the bytes after the chunk's header,
+    in the format the ``fmt`` chunk declares. Returns the new SoundFile (``f`` closed), marked
+    ``livejudge_unfinished``, or ``f`` itself for any other file."""
+    import soundfile as sf
+
+    try:
+        if f.frames or str(f.format) != "WAV" or os.path.getsize(p) <= UNFINISHED_HEADER_BYTES:
+            return f
+    except OSError:
+        return f
+    at = _unfinished_wav_data_at(p)
+    if at is None:
+        return f
+    src = _FromOffset(str(p), at)
+    try:
+        g = sf.SoundFile(src, mode="r", format="RAW", samplerate=int(f.samplerate), channels=int(f.channels),
+                         subtype=str(f.subtype), endian="LITTLE")
+    except Exception:  # noqa: BLE001  (a subtype RAW cannot read: the file stays refused as before)
+        src.close()
+        return f
+    if not g.frames:
+        g.close()
+        src.close()
+        return f
+    f.close()
+    g.livejudge_unfinished = True
+    g.livejudge_source = src  # closed with the SoundFile's reader (CallReader.close)
+    return g
 
 
 def _wav_declared_frames(path: str | Path) -> int | None:
@@ -1028,6 +1130,7 @@ def _open_sound(path: str | Path):
         raise AudioFormatError(f"cannot decode {path}: {_decode_error(exc, p)} ({_what_it_is(p) or decode_hint()})") from exc
     declared = _wav_declared_frames(p)
     ogg_cut = str(getattr(f, "format", "")) == "OGG" and ogg_ends_cut(p)
+    f = _read_unfinished_wav(f, p)  # a header never finished: its samples, read as raw (a warning says so)
     if spooled is not None:
         os.unlink(spooled)  # the open file stays readable; nothing is left behind
     f.livejudge_declared_frames = declared if declared is not None and declared > f.frames else None

@@ -508,45 +508,72 @@ def test_a_wav_cut_to_its_first_bytes_is_called_truncated(tmp_path, capsys, call
     assert len(err) == 1 and "cut.wav is truncated: its header says" in err[0] and "under 1 s" in err[0], err
 
 
-def test_one_file_as_both_sides_and_a_wav_whose_header_was_never_finished(call, tmp_path, capsys):
-    """Two trial findings, each now one line and exit 2 that names the real problem:
-    `--user X --agent X` was read as "the two channels carry the same signal … a mono recording
-    copied to both?"; a WAV whose data chunk says 0 bytes while 2.7 MB of samples follow (a
-    recorder killed before it closed the file) was "an empty recording"."""
+def test_one_file_as_both_sides_is_named(call, tmp_path, capsys):
+    """A trial finding, now one line and exit 2 that names the real problem: `--user X --agent X`
+    was read as "the two channels carry the same signal … a mono recording copied to both?"."""
     wav = str(call[0])
     assert main(["score", "--user", wav, "--agent", str(Path(wav).parent / ".." / Path(wav).parent.name / "call.wav"),
                  "--judge", "none"]) == 2
     assert capsys.readouterr().err.strip() == (f"livejudge: --user and --agent name the same file ({wav}): give the "
                                                "caller's recording to --user and the agent's to --agent")
-    assert main(["check", "--user", wav, "--agent", wav, "--at", "1.0", "--expect", "yield"]) == 2
-    assert "--user and --agent name the same file" in capsys.readouterr().err
     manifest = tmp_path / "pairs.csv"  # a batch row naming one file as both sides: that call skipped, why said
     manifest.write_text(f"{wav},{wav}\n")
     main(["score", str(manifest), "--out-dir", str(tmp_path / "out"), "--judge", "none"])
     capsys.readouterr()
     (row,) = json.loads((tmp_path / "out" / "summary.json").read_text())["calls"]
     assert row["status"] == "skipped" and "as both the user's and the agent's file" in row["reason"], row
-    data = bytearray(Path(wav).read_bytes())
-    at = data.index(b"data")
-    data[at + 4:at + 8] = b"\0\0\0\0"  # the data chunk's size as a streaming writer leaves it
-    bad = tmp_path / "unfinished.wav"
-    bad.write_bytes(bytes(data))
-    assert main(["score", str(bad), "--judge", "none"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert err.startswith(f"livejudge: {bad}: its header says it holds no samples, but the file has ") and \
-        "the header was never finished" in err and f"sox --ignore-length {bad} fixed.wav" in err, err
-    # one side of such a file (a re-check: it read as a silent caller, latency n=0, exit 0)
-    x, _ = sf.read(wav, dtype="float32")
-    user, agent = tmp_path / "user.wav", tmp_path / "agent.wav"
-    sf.write(str(user), x[:, 0], 16000, subtype="PCM_16")
-    sf.write(str(agent), x[:, 1], 16000, subtype="PCM_16")
-    side = bytearray(user.read_bytes())
-    at = side.index(b"data")
-    side[at + 4:at + 8] = b"\0\0\0\0"
-    user.write_bytes(bytes(side))
-    assert main(["score", "--user", str(user), "--agent", str(agent), "--judge", "none"]) == 2
-    assert f"livejudge: {user}: its header says it holds no samples" in capsys.readouterr().err
     empty = tmp_path / "empty.wav"
     sf.write(str(empty), np.zeros((0, 2), np.float32), 16000)  # truly empty: the old words stand
     assert main(["score", str(empty), "--judge", "none"]) == 2
     assert "has no audio samples (an empty recording)" in capsys.readouterr().err
+
+
+def _unfinished(src: Path, dst: Path) -> Path:
+    """``src`` with its data chunk's size (and the RIFF size) set to 0, as a recorder killed before it
+    closed the file leaves them."""
+    data = bytearray(src.read_bytes())
+    at = data.index(b"data")
+    data[at + 4:at + 8] = b"\0\0\0\0"
+    data[4:8] = b"\0\0\0\0"
+    dst.write_bytes(bytes(data))
+    return dst
+
+
+@pytest.mark.parametrize("subtype,rate", [("PCM_16", 16000), ("PCM_24", 48000), ("FLOAT", 16000),
+                                          ("ULAW", 8000), ("PCM_U8", 8000)])
+def test_a_wav_whose_header_was_never_finished_is_read_to_the_end_of_its_bytes(call, tmp_path, capsys, subtype, rate):
+    """A WAV whose data chunk says 0 bytes while megabytes of samples follow (a recorder killed before
+    it closed the file) was refused (exit 2) with a sox command to repair it: a call cut off lost
+    its result. It is now read as its fmt chunk describes it, to the end of its bytes, and scored
+    exactly as the finished file is, with an ``unfinished_header`` warning (the recorder may have
+    stopped early); the same for one side given as --user."""
+    from livejudge.audio import resample
+
+    x, sr = sf.read(str(call[0]), dtype="float32")
+    y = np.stack([resample(x[:, 0], sr, rate), resample(x[:, 1], sr, rate)], axis=1) if rate != sr else x
+    whole = tmp_path / "whole.wav"
+    sf.write(str(whole), y, rate, subtype=subtype)
+    bad = _unfinished(whole, tmp_path / "unfinished.wav")
+    assert sf.info(str(bad)).frames == 0  # what libsndfile reads of it
+    assert _score(str(whole), "--json", str(tmp_path / "whole.json")) == 0
+    capsys.readouterr()
+    assert _score(str(bad), "--json", str(tmp_path / "bad.json")) == 0
+    err = capsys.readouterr().err
+    assert "unfinished.wav's header was never finished" in err and f"its {len(y) / rate:.1f} s of samples" in err, err
+    a, b = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("whole", "bad"))
+    same = (lambda sm: {k: v for k, v in sm.items() if k != "input_health_warning_count"})
+    assert same(a["summary"]) == same(b["summary"]) and a["duration_s"] == b["duration_s"]
+    assert b["summary"]["input_health_warning_count"] == a["summary"]["input_health_warning_count"] + 1
+    assert [w["code"] for w in b["source"]["input_health"]] == \
+        [w["code"] for w in a["source"]["input_health"]] + ["unfinished_header"]
+    if subtype != "PCM_16":
+        return
+    # one side of such a file (a re-check of the refusal had read it as a silent caller, latency n=0)
+    user, agent = tmp_path / "user.wav", tmp_path / "agent.wav"
+    sf.write(str(user), y[:, 0], rate, subtype=subtype)
+    sf.write(str(agent), y[:, 1], rate, subtype=subtype)
+    _unfinished(user, user)
+    assert _score("--user", str(user), "--agent", str(agent), "--json", str(tmp_path / "sides.json")) == 0
+    sides = json.loads((tmp_path / "sides.json").read_text())
+    assert same(sides["summary"]) == same(a["summary"]), capsys.readouterr().err
+    assert "unfinished_header" in [w["code"] for w in sides["source"]["input_health"]]

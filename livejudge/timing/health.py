@@ -147,8 +147,8 @@ exit 0, with nothing measured)."""
 
 
 WARNING_CODES = ("too_short", "silent_channel", "identical_channels", "channel_swap", "clipping", "dc_offset",
-                 "length_mismatch", "extra_channels", "truncated_file", "bad_samples", "no_speech", "noisy_line",
-                 "quiet_channel", "silent_tail", "echo_residual", "echo_ungated", "reverberant_room")
+                 "length_mismatch", "extra_channels", "truncated_file", "bad_samples", "unfinished_header", "no_speech",
+                 "noisy_line", "quiet_channel", "silent_tail", "echo_residual", "echo_ungated", "reverberant_room")
 """Every ``HealthWarning.code``; a gate names one as ``input_health_<code>_count``
 (``commands.gates.call_metrics``)."""
 
@@ -161,7 +161,8 @@ class HealthWarning:
         code: one of ``WARNING_CODES``: "too_short", "silent_channel", "identical_channels",
             "channel_swap", "clipping", "dc_offset",
             "length_mismatch", "extra_channels" (a file of more than two channels: which two are read),
-            "truncated_file", "bad_samples" (found while the file was read: ``reader_warnings``),
+            "truncated_file", "bad_samples", "unfinished_header" (a WAV whose header was never finished,
+            read to the end of its bytes) (found while the file was read: ``reader_warnings``),
             "no_speech" (a channel with sound but no VAD speech, found at the end of the call:
             ``no_speech_warnings``), "noisy_line" (a noise floor above ``NOISY_FLOOR_DBFS``, or a
             speech-like one above ``SPEECHLIKE_FLOOR_DBFS``), "quiet_channel" (speech under
@@ -647,11 +648,15 @@ def reader_warnings(reader) -> list[HealthWarning]:
     """The problems a ``livejudge.audio.CallReader`` found while the call was read, as input-health
     warnings: ``truncated_file`` (a file that ended before its header said: its missing end is not
     scored; a stereo file ends where its bytes do, and of two files the cut one reads as silence
-    to the other's end) and ``bad_samples`` (samples beyond full scale clipped, NaN or ±inf set to 0). They
+    to the other's end), ``bad_samples`` (samples beyond full scale clipped, NaN or ±inf set to 0) and
+    ``unfinished_header`` (a WAV whose header declares no samples, read to the end of its bytes). They
     used to go only to the result's ``errors``, so a gate on ``input_health_warning_count`` passed
     a file cut to a third of its length (a new user's trial). Each message as the reader wrote it."""
     out = [HealthWarning("truncated_file", None, msg, None, None) for msg in getattr(reader, "truncated", ())]
     out += [HealthWarning("bad_samples", None, msg, None, None) for msg in getattr(reader, "warnings", ())]
+    # a WAV whose header declares no samples is read to the end of its bytes (it had been refused with
+    # a sox command to repair it): said, since a recorder that never finished the file may have stopped early
+    out += [HealthWarning("unfinished_header", None, msg, None, None) for msg in getattr(reader, "unfinished", ())]
     return out
 
 
