@@ -144,6 +144,37 @@ def test_busy_1013_and_reconnect(tmp_path, capsys):
     assert kinds.count("ws.reconnect") == 1 and doc["source"]["attach"]["connects"] == 2
 
 
+def test_a_connection_lost_before_the_agents_first_audio_is_retried_with_reconnect(tmp_path, capsys):
+    """`--reconnect` retried a drop mid-call but not one before the agent's first audio (a restarting
+    agent, a proxy's reset: the last notes' item): the call failed at once. A lost connection (1006,
+    no close frame) before any audio is now retried like any other drop; without --reconnect it
+    still fails (exit 1) and says the connection dropped before any audio."""
+    conns = []
+    speak = _agent_audio_then(_silent)
+
+    async def handler(ws):
+        conns.append(1)
+        if len(conns) == 1:
+            ws.transport.abort()  # the first connection is lost before any audio
+            return
+        await speak(ws)
+
+    with fake_agent(handler) as port:
+        code, out, ev = _attach(tmp_path, port, "--input-wav", _wav(tmp_path), "--reconnect", "2", "--duration-s", "2.5")
+    err = capsys.readouterr().err
+    assert code == 0, err
+    doc = _partial(out, ev)
+    kinds = [e["kind"] for e in doc["framework_events"]]
+    assert kinds.count("ws.reconnect") == 1 and doc["source"]["attach"]["connects"] == 2 and len(conns) == 2
+    assert doc["source"]["attach"]["agent_audio_in_s"] > 0.5  # the second connection's audio was heard
+    conns.clear()
+    with fake_agent(handler) as port:
+        code, out, ev = _attach(tmp_path, port, "--input-wav", _wav(tmp_path), "--duration-s", "2.5")
+    err = capsys.readouterr().err
+    assert code == 1 and "dropped" in err and "1006" in err, err
+    assert len(conns) == 1
+
+
 def test_agent_silent(tmp_path, capsys):
     with fake_agent(_silent) as port:
         code, out, ev = _attach(tmp_path, port, "--input-wav", _wav(tmp_path), "--silence-timeout-s", "1.0")

@@ -824,7 +824,12 @@ class AttachClient:
                 try:
                     return await self._one_connection()
                 except AttachError as exc:
-                    retry = exc.kind in ("unreachable", "busy", "dropped") and tries < self.config.reconnect
+                    # a connection lost (1006, no close frame) before the agent's first audio is retried
+                    # too: a restarting agent or a proxy's reset (the last notes' item); a close the agent
+                    # chose before any audio is a wire or route fault, which retrying cannot mend
+                    lost = exc.kind == "dropped" or (exc.kind == "closed_early"
+                                                     and getattr(exc, "close_code", None) == 1006)
+                    retry = (exc.kind in ("unreachable", "busy") or lost) and tries < self.config.reconnect
                     if not retry or self.stop.is_set():
                         raise
                     delay = min(8.0, self.config.backoff_s * 2 ** tries)
@@ -934,8 +939,9 @@ class AttachClient:
 
                 why = await asyncio.to_thread(early_close, self.config.url, protocol.name, code or 1006,
                                               time.perf_counter() - t)
-                raise AttachError((why or str(exc)).replace(self.config.url, self.config.display_url),
-                                  "closed_early") from None
+                err = AttachError((why or str(exc)).replace(self.config.url, self.config.display_url), "closed_early")
+                err.close_code = code or 1006  # type: ignore[attr-defined]  (1006: retried with --reconnect)
+                raise err from None
             raise AttachError(str(exc), "handshake") from None
 
     async def _one_connection(self) -> str:
@@ -993,7 +999,9 @@ class AttachClient:
                 why = await asyncio.to_thread(
                     closed_before_audio, self.config.url, protocol.name, code, self.now_s() - self._conn_t_s,
                     self.stats.messages_in)
-                raise AttachError(why.replace(self.config.url, self.config.display_url), "closed_early") from None
+                err = AttachError(why.replace(self.config.url, self.config.display_url), "closed_early")
+                err.close_code = code  # type: ignore[attr-defined]  (1006: retried with --reconnect)
+                raise err from None
         finally:
             end_s = self._conn_end_s = self.now_s()
             for t in tasks:
