@@ -85,6 +85,34 @@ def test_compare_cli_table_json_html_and_errors(tmp_path, capsys, monkeypatch):
     assert main(["compare", str(a), str(tmp_path / "x.json")]) == 2
 
 
+def test_compare_csv_has_one_row_per_metric_and_column(tmp_path, capsys):
+    """Compare had no CSV (only a batch wrote summary.csv; the last notes' item): `--csv` writes one
+    row per metric and column with its value, its change against the first column and its verdict,
+    the same figures as the JSON; the baseline's change and verdict are empty, a value not measured
+    is an empty cell. "-" is refused (only --json writes to stdout)."""
+    import csv
+
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(_doc(1.2, 2.0, 0.2, 0.5, 2.0)))
+    b.write_text(json.dumps(_doc(0.5, 1.0, 0.6, None, 3.5)))
+    out = tmp_path / "c.csv"
+    assert main(["compare", str(a), str(b), "--csv", str(out), "--json", str(tmp_path / "c.json")]) == 0
+    assert f"CSV rows written to {out}" in capsys.readouterr().err
+    rows = list(csv.DictReader(out.read_text(encoding="utf-8").splitlines()))
+    doc = json.loads((tmp_path / "c.json").read_text())
+    assert len(rows) == 2 * len(doc["rows"])
+    by = {(r["metric"], r["column"]): r for r in rows}
+    p90a, p90b = by[("latency_p90_s", "0")], by[("latency_p90_s", "1")]
+    assert (float(p90a["value"]), p90a["change"], p90a["verdict"], p90a["input"]) == (2.0, "", "", str(a))
+    assert (float(p90b["value"]), float(p90b["change"]), p90b["verdict"]) == (1.0, -1.0, "better")
+    assert by[("mean_p_human", "1")]["verdict"] == "better" and by[("dim_rhythm", "1")]["verdict"] == "better"
+    assert by[("yield_mean_s", "1")]["value"] == "" and by[("yield_mean_s", "0")]["value"] == "0.5"
+    for r in doc["rows"]:  # the same figures as the JSON
+        assert by[(r["metric"], "1")]["verdict"] == r["verdicts"][1] and by[(r["metric"], "1")]["rule"] == r["rule"]
+    assert main(["compare", str(a), str(b), "--csv", "-"]) == 2
+    assert "--csv - is not supported" in capsys.readouterr().err
+
+
 def test_compare_says_when_calls_were_measured_with_different_settings(tmp_path):
     """New-user trial: comparing a call scored with transcripts and another without, at other VAD
     settings, showed P(human) 'better' with no word that the settings differed."""

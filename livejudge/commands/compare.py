@@ -1175,6 +1175,34 @@ def same_within(doc: dict, metric: str) -> str:
     return f", ±{tol:.3f} same" if tol else ""  # three decimals: a +0.20 change beside "±0.20" read "better" at 0.199
 
 
+CSV_FIELDS = ("metric", "label", "column", "input", "kind", "value", "change", "verdict", "rule")
+"""``compare --csv``'s header: one row per metric and column (a tidy table for a spreadsheet or a
+dashboard). ``column`` counts from 0, the first input (the baseline); ``input`` is that input as given;
+``change`` is against the baseline."""
+
+
+def comparison_csv(doc: dict) -> str:
+    """The comparison's rows as CSV text (``CSV_FIELDS``): one row per metric and column, in the
+    table's order, with its value, its change against the first column, its verdict ("better",
+    "worse", "same", or empty where the row has no rule or the column cannot be compared) and the
+    row's rule. Empty cells where a value was not measured. Pure."""
+    import csv
+    import io
+
+    cols = doc.get("columns") or []
+    f = io.StringIO(newline="")
+    w = csv.writer(f)
+    w.writerow(CSV_FIELDS)
+    for row in doc.get("rows") or []:
+        values, changes, verdicts = (row.get(k) or [] for k in ("values", "changes", "verdicts"))
+        for i, c in enumerate(cols):
+            cell = (lambda xs: "" if i >= len(xs) or xs[i] is None else xs[i])
+            w.writerow([row.get("metric", ""), row.get("label", ""), i, c.get("name") or c.get("shown", ""),
+                        c.get("kind", ""), cell(values), "" if i == 0 else cell(changes),
+                        "" if i == 0 else cell(verdicts), row.get("rule", "")])
+    return f.getvalue()
+
+
 def render_html(doc: dict) -> str:
     """The comparison as one self-contained HTML page (no script, no network)."""
     e = html.escape
@@ -1310,6 +1338,9 @@ def register(sub) -> None:
     p.add_argument("--html", default=None, metavar="OUT.html", help="also write the table as an HTML page")
     p.add_argument("--json", dest="json_out", default=None, metavar="OUT",
                    help="write the comparison as JSON ('-' = stdout, and no table)")
+    p.add_argument("--csv", dest="csv_out", default=None, metavar="OUT.csv",
+                   help="also write the rows as CSV: one row per metric and column (metric, label, column, "
+                        "input, kind, value, change, verdict, rule)")
     p.add_argument("--fail-if-worse", action="append", default=[], metavar="METRIC",
                    help="exit 3 when a later column reads 'worse' than the first on METRIC by the table's rule "
                         "(a batch: on its medians), e.g. latency_p90_s or yield_none_count; repeatable or "
@@ -1331,7 +1362,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         worse, named = parse_worse(getattr(args, "fail_if_worse", None) or [])
         if getattr(args, "gate_each", False) and not worse:
             raise ValueError("--gate-each gates --fail-if-worse on each paired call: give --fail-if-worse METRIC too")
-        check_output_paths({"--json": args.json_out, "--html": args.html},
+        check_output_paths({"--json": args.json_out, "--html": args.html, "--csv": getattr(args, "csv_out", None)},
                            # a batch folder: its summary.json, and the folder itself (guard.input_folders)
                            [x for i in args.inputs for x in ((str(Path(i) / "summary.json"), i) if Path(i).is_dir()
                                                              else (i,))],
@@ -1353,7 +1384,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     # exit 1, no word, neither file written); each "written" line follows the table, as before
     written, failed = [], None
     for path, text, what in ((args.json_out if args.json_out != "-" else None, lambda: json.dumps(doc, indent=2), "comparison"),
-                             (args.html, lambda: render_html(doc), "HTML table")):
+                             (args.html, lambda: render_html(doc), "HTML table"),
+                             (getattr(args, "csv_out", None), lambda: comparison_csv(doc), "CSV rows")):
         if not path:
             continue
         try:

@@ -106,7 +106,8 @@ STDOUT_FLAGS = ("--json",)
 """The output flags for which "-" means stdout (``check_output_paths`` refuses "-" for the others)."""
 
 
-OUTPUT_EXAMPLES: dict[str, str] = {"--report": "report.html", "--html": "compare.html", "--events": "events.jsonl",
+OUTPUT_EXAMPLES: dict[str, str] = {"--report": "report.html", "--html": "compare.html", "--csv": "compare.csv",
+                                   "--events": "events.jsonl",
                                    "--junit": "gates.xml", "--record": "call.wav"}
 """The file name a "is a directory" message suggests inside it, by flag (else "result.json")."""
 
