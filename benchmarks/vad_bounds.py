@@ -231,7 +231,7 @@ def run_condition(calls: int, rate: int, vad: VADConfig, seed0: int = 0, **line)
         d = random_dialogue(seed0 + k, **line)
         call = through_rate(d.call, rate)
         t0 = time.perf_counter()
-        snap = snapshot_of_call(call, cfg)
+        snap = snapshot_of_call(call, cfg, read_ahead=True)  # as score reads a recording (prime_noise_floor)
         cpu_s = time.perf_counter() - t0
         # what the input-health check says of this line (a noisy_line warning per channel) and the
         # noise floor it measures, beside the errors: the ground for health.NOISY_FLOOR_DBFS

@@ -426,6 +426,28 @@ class Session:
     def add_sink(self, sink: Sink) -> None:
         self.sinks.append(sink)
 
+    def prime_noise_floor(self, user: np.ndarray, agent: np.ndarray) -> None:
+        """Start each channel's VAD noise floor from its first seconds, read ahead
+        (``StreamingVAD.prime_noise``): a recording's (``sources.recording.PreparedRecording.start``),
+        which can be read before it is streamed. A recording that starts inside a phrase had that
+        phrase read as noise (its first turn short, split or lost). Call before the first ``push``.
+
+        Args:
+            user, agent: float32, shape (n,), 16 kHz: the first ``config.vad.noise_history_s`` (or
+                less) of each channel, as it will be streamed (the front end is applied here).
+        Raises:
+            RuntimeError: after audio was pushed.
+        """
+        from livejudge.timing.frontend import StreamingHighPass
+
+        hp = self.config.vad.highpass_hz
+        with self._lock:
+            for c, x in (("user", user), ("agent", agent)):
+                x = np.asarray(x, dtype=np.float32).reshape(-1)
+                if hp is not None:  # a fresh filter: the stream's own starts the same way on the same samples
+                    x = StreamingHighPass(hp)(x)
+                self._vads[c].prime_noise(x)
+
     def set_input_health(self, warnings: list, *, say: bool = True) -> list[dict]:
         """Record the input health of a recording checked before it was streamed
         (``livejudge.timing.health.check_call``): said (stderr unless ``say`` is False, and a
@@ -1096,7 +1118,8 @@ def window_from_timeline(tl: Timeline, start_s: float, end_s: float, user: np.nd
 
 def snapshot_of_call(call: TwoChannelAudio, config: SessionConfig | None = None,
                      transcriber: Transcriber | None = None,
-                     transcribe_channels: tuple[Channel, ...] = ("agent",)) -> WindowSnapshot:
+                     transcribe_channels: tuple[Channel, ...] = ("agent",),
+                     read_ahead: bool = False) -> WindowSnapshot:
     """VAD and turn-taking over a whole recorded call, as one WindowSnapshot covering it.
 
     Used to embed whole calls for training and evaluation. Audio: float32 16 kHz per channel.
@@ -1110,7 +1133,10 @@ def snapshot_of_call(call: TwoChannelAudio, config: SessionConfig | None = None,
         call = TwoChannelAudio(highpass(call.user, cfg.vad.highpass_hz), highpass(call.agent, cfg.vad.highpass_hz),
                                call.sample_rate_in, call.channels)
         cfg = replace(cfg, vad=replace(cfg.vad, highpass_hz=None))
-    segs = detect_segments(call.user, "user", cfg.vad) + detect_segments(call.agent, "agent", cfg.vad)
+    # read_ahead: the noise floor read from the call's first seconds, as score reads a recording
+    # (Session.prime_noise_floor); the judge's training and evaluation keep it off (as computed)
+    segs = (detect_segments(call.user, "user", cfg.vad, read_ahead=read_ahead)
+            + detect_segments(call.agent, "agent", cfg.vad, read_ahead=read_ahead))
     tl = analyze(segs, cfg.turns)
     transcripts = []
     if transcriber is not None:

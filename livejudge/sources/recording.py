@@ -55,7 +55,11 @@ class PreparedRecording:
 
     def start(self, session: Any, say: bool = True) -> None:
         """Put the warnings and the line note on ``session`` before streaming (``say``: one line each
-        on stderr now; a batch says them per call in its summary instead)."""
+        on stderr now; a batch says them per call in its summary instead), and start its VADs' noise
+        floors from the call's first seconds (``Session.prime_noise_floor``: a recording can be read
+        ahead; one that starts inside a phrase had that phrase read as noise)."""
+        u, a = head_of(self.call, session.config.vad.noise_history_s)
+        session.prime_noise_floor(u, a)
         session.set_input_health(list(self.health), say=say)
         if self.gain_db:
             session.info["gain_db"] = dict(self.gain_db)
@@ -107,6 +111,20 @@ def prepare_recording(reader: Any, echo_gate: str, *, log: bool = True) -> Prepa
                   if w.code == "quiet_channel" and w.channel in gains else w for w in health]
     return PreparedRecording(call=call, reader=reader, gate_info=gate_info, health=tuple(health), line=line,
                              gain_db=gains)
+
+
+def head_of(call: Any, seconds: float) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``seconds`` of what ``stream_call`` will stream from ``call`` (a TwoChannelAudio,
+    a ``CallReader`` or a ``ScaledReader``): (user, agent), float32 16 kHz, as its ``blocks``
+    give them (gain and echo gate applied). Reads only the first block of a reader."""
+    from livejudge.audio import SAMPLE_RATE
+
+    n = int(round(seconds * SAMPLE_RATE))
+    if hasattr(call, "user") and hasattr(call, "agent"):
+        return call.user[:n], call.agent[:n]
+    for u, a in call.blocks(seconds):
+        return u[:n], a[:n]
+    return np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.float32)
 
 
 def _scaled(call: Any, gains_db: dict) -> Any:

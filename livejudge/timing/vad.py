@@ -9,7 +9,11 @@ WebRTC reads faint noise as speech and keeps saying "speech" for up to ~140 ms a
    ``noise_history_s``); a frame can be speech only when its level exceeds
    ``max(energy_floor_dbfs, noise median + 1.28 σ + gate_margin_db)``. (With a fixed −50 dBFS
    gate, a channel whose noise sat at −49…−43 dBFS got offsets 100–170 ms late: WebRTC's own
-   hangover frames passed the gate.) No segment opens before 0.3 s of the channel is known.
+   hangover frames passed the gate.) No segment opens before 0.3 s of the channel is known. A
+   recording is read ahead (``StreamingVAD.prime_noise``): over its first ``noise_history_s`` the
+   estimate is the one of those seconds, and the high band's refinement threshold goes no higher
+   than their noise gives, so a recording that starts inside a phrase does not read that phrase
+   as noise (a trial's first turns came out short, split or lost); a live stream cannot.
 2. **Voicing before opening.** A run of gated speech frames opens a segment only once it has
    ``min_voiced_s`` of periodic frames (normalised autocorrelation ≥ ``voicing_threshold`` at
    a lag of 2.5–15 ms, F0 67–400 Hz). Clicks, pops, breaths and other short non-speech bursts
@@ -293,11 +297,30 @@ class NoiseFloor:
     def __init__(self, capacity: int, min_count: int = 30, update_every: int = 30) -> None:
         self._ring = np.zeros(capacity, dtype=np.float64)
         self._n = 0
+        self._primed = 0  # levels read ahead (``prime``), held until the stream's own take their places
         self._since = 0
         self._min = min_count
         self._every = update_every
         self.median_db: float | None = None
         self.sigma_db: float = 0.0
+
+    def prime(self, levels_db: np.ndarray) -> None:
+        """Hold the levels of the stream's first ``capacity`` sub-frames, read ahead, before any
+        ``add``: the estimate then starts from them, and each level the stream adds later takes the
+        place of its own read-ahead copy, so over the stream's first ``capacity`` sub-frames the
+        estimate is the one of those sub-frames, as it is of the last ``capacity`` ones later on
+        (a recording that starts inside a phrase had its speech read as the noise floor). Only
+        before the first ``add``."""
+        if self._n:
+            raise RuntimeError("NoiseFloor.prime comes before the first add")
+        lv = np.asarray(levels_db, dtype=np.float64)[: len(self._ring)]
+        self._ring[: len(lv)] = lv
+        self._primed = len(lv)
+        if self._primed >= self._min:
+            self._estimate()
+
+    def _estimate(self) -> None:
+        self.median_db, self.sigma_db = _median_sigma(self._ring[: min(max(self._n, self._primed), len(self._ring))])
 
     def add(self, levels_db: np.ndarray) -> None:
         k = len(levels_db)
@@ -311,11 +334,9 @@ class NoiseFloor:
             self._ring[(self._n + np.arange(k)) % cap] = levels_db
         self._n += k
         self._since += k
-        if self._n >= self._min and (self._since >= self._every or self.median_db is None):
+        if max(self._n, self._primed) >= self._min and (self._since >= self._every or self.median_db is None):
             self._since = 0
-            p5, p20 = np.percentile(self._ring[: min(self._n, cap)], (5, 20))
-            self.sigma_db = float(min(max((p20 - p5) / 0.80, 0.3), 4.0))
-            self.median_db = float(p20 + 0.84 * self.sigma_db)
+            self._estimate()
 
     def above(self, z: float, margin_db: float) -> float | None:
         """Level z noise standard deviations + ``margin_db`` above the noise median, dBFS."""
@@ -326,6 +347,22 @@ class NoiseFloor:
 
 def _db(power: np.ndarray) -> np.ndarray:
     return 10.0 * np.log10(power + 1e-12)
+
+
+def _median_sigma(levels_db: np.ndarray) -> tuple[float, float]:
+    """(median, σ) of noise sub-frame levels assumed normal in dB, read off their low percentiles
+    (``NoiseFloor``): σ = (p20 − p5)/0.80 (clipped to 0.3–4 dB), median p20 + 0.84 σ, dB."""
+    p5, p20 = np.percentile(levels_db, (5, 20))
+    sigma = float(min(max((p20 - p5) / 0.80, 0.3), 4.0))
+    return float(p20 + 0.84 * sigma), sigma
+
+
+def _normal_thr(levels_db: np.ndarray, margin_db: float) -> float:
+    """The normal-in-dB noise threshold of sub-frame levels (as ``NoiseFloor``: σ = (p20 − p5)/0.80,
+    median p20 + 0.84 σ), ``GATE_Z`` σ + ``margin_db`` above the median, dBFS."""
+    p5, p20 = np.percentile(levels_db, (5, 20))
+    sigma = float(min(max((p20 - p5) / 0.80, 0.3), 4.0))
+    return float(p20 + 0.84 * sigma + GATE_Z * sigma + margin_db)
 
 
 class StreamingVAD:
@@ -388,6 +425,11 @@ class StreamingVAD:
         self._onset_s: float | None = None
         self._prev_offset_s = float("-inf")  # the last segment's offset: the next onset is not before it
         self._hi_sub = -1  # newest sub-frame whose levels are stored
+        # read ahead (prime_noise): the high-band noise threshold of the channel's first seconds, and
+        # how many sub-frames they cover (within them, neither band's refinement threshold goes above
+        # what those seconds give)
+        self._prime_hb_thr = float("inf")
+        self._primed_subs = 0
 
     # ------------------------------------------------------------------ public state
     @property
@@ -440,6 +482,40 @@ class StreamingVAD:
         return self._fixed_gate_db if g is None else max(self._fixed_gate_db, g)
 
     # ------------------------------------------------------------------ streaming
+    def prime_noise(self, samples: np.ndarray) -> None:
+        """Start the noise floor (``NoiseFloor.prime``) from the channel's first seconds, read ahead:
+        a recording's first ``noise_history_s`` (front end applied, as ``push`` gets them), before
+        the first ``push``. Without it the floor is learnt from the stream's start, and a recording
+        that starts inside a phrase read that phrase as noise: a new user's trial cut a call 0.2 s
+        into a caller's phrase and measured it 1.6 s long for 2.5 s, a 0.35 s reply as 1.02 s, or
+        lost it. A live stream cannot read ahead (its first phrase stays so). No effect with
+        ``adaptive=False``.
+
+        Args:
+            samples: float32, shape (n,), 16 kHz, high-passed as ``push``'s input.
+        Raises:
+            RuntimeError: after the first ``push``.
+        """
+        if not self._adaptive:
+            return
+        if self._frames_done or self._pending.size:
+            raise RuntimeError("StreamingVAD.prime_noise comes before the first push")
+        x = np.asarray(samples, dtype=np.float64).reshape(-1)
+        n = len(x) // self._sub_len
+        if n < self._noise._min:
+            return
+        u = x[: n * self._sub_len].reshape(n, self._sub_len)
+        lvl = _db(np.einsum("ij,ij->i", u, u) / self._sub_len)
+        self._noise.prime(lvl)
+        self._primed_subs = n
+        # the high band's noise threshold as the refinement reads it off quiet sub-frames (its
+        # NOISE_TAIL_Q percentile), here those under the frame gate: read off the noise itself
+        noise = lvl < self.gate_dbfs
+        if int(noise.sum()) >= MIN_QUIET_SUBS:
+            hb = np.convolve(u.reshape(-1), self._hb_fir, mode="same").reshape(n, -1)
+            hbl = _db(np.einsum("ij,ij->i", hb, hb) / self._sub_len)
+            self._prime_hb_thr = float(np.percentile(hbl[noise], NOISE_TAIL_Q)) + self.config.refine_margin_db
+
     def push(self, samples: np.ndarray) -> list[SpeechSegment]:
         x = np.asarray(samples, dtype=np.float32)
         if self._pending.size:
@@ -597,9 +673,7 @@ class StreamingVAD:
             self._tail_kept = (hi, self._tail_db, self._hb_thr)
         else:
             self._tail_db = None
-            p5, p20 = np.percentile(self._hbc, (5, 20))
-            sigma = float(min(max((p20 - p5) / 0.80, 0.3), 4.0))
-            self._hb_thr = float(p20 + 0.84 * sigma + GATE_Z * sigma + self.config.refine_margin_db)
+            self._hb_thr = _normal_thr(self._hbc, self.config.refine_margin_db)
             kept = self._tail_kept
             fallback = self._noise.above(REFINE_Z, 0.0)
             if (kept is not None and (hi - kept[0]) * self._sub_s <= TAIL_KEEP_S
@@ -609,6 +683,13 @@ class StreamingVAD:
                 # levels read speech as noise (it is lower; a higher one was read off a speech
                 # lead-in among too few quiet sub-frames: once −18 dBFS, a phrase cut 260 ms short)
                 self._tail_db, self._hb_thr = kept[1], min(kept[2], self._hb_thr)
+        if hi < self._primed_subs:
+            # a recording read ahead (prime_noise), within its first seconds: the stored high-band
+            # levels may be mostly speech (a recording that starts inside a phrase), and their low
+            # percentiles read it as noise, so a word-final fricative fell under the threshold (a
+            # trial's call cut inside a phrase lost its last 0.2–0.3 s): the high band's threshold
+            # goes no higher than what the first seconds give
+            self._hb_thr = min(self._hb_thr, self._prime_hb_thr)
         run0 = max(lo, (self._run_start or 0) * self._spf)
         self._peak_hb_db = float(self._hbc[run0 - lo:].max()) if hi >= run0 else -120.0
 
@@ -790,9 +871,12 @@ class StreamingVAD:
 
 
 def detect_segments(samples: np.ndarray, channel: Channel, config: VADConfig | None = None,
-                    start_s: float = 0.0) -> list[SpeechSegment]:
+                    start_s: float = 0.0, read_ahead: bool = False) -> list[SpeechSegment]:
     """Run the front end (``config.highpass_hz``) and the streaming VAD over a whole array
-    (float32, shape (n,), 16 kHz) and return all segments, session seconds."""
+    (float32, shape (n,), 16 kHz) and return all segments, session seconds. ``read_ahead``: start
+    the noise floor from the first ``noise_history_s`` (``StreamingVAD.prime_noise``), as
+    ``score`` does for a recording (``Session.prime_noise_floor``); off by default, so the judge's
+    stored features and the corpus build stay as they were computed."""
     cfg = (config or VADConfig()).validate()
     x = np.asarray(samples, dtype=np.float32)
     if cfg.highpass_hz is not None:
@@ -800,4 +884,6 @@ def detect_segments(samples: np.ndarray, channel: Channel, config: VADConfig | N
 
         x = highpass(x, cfg.highpass_hz)
     vad = StreamingVAD(channel, cfg, start_s=start_s)
+    if read_ahead:
+        vad.prime_noise(x[: int(round(cfg.noise_history_s * SAMPLE_RATE))])
     return vad.push(x) + vad.flush()
