@@ -6,7 +6,7 @@ first seconds ahead (``Session.prime_noise_floor``).
 
 The calls are built from real clips with a known timeline (``DialogueBuilder``) and cut; each
 measured value is checked against the truth. Stated tolerance: offsets and latencies within 60 ms
-(``benchmarks/vad_bounds.py``'s target set: p95 47 ms on a whole call; the errors seen before were
+(``benchmarks/vad_bounds.py``'s target set: p95 55 ms on a whole call; the errors seen before were
 190–3060 ms)."""
 
 from __future__ import annotations

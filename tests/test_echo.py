@@ -136,8 +136,12 @@ def test_no_leakage_is_unchanged(dialogue):
     assert not info["applied"] and info["correlation"] < DETECT_CORRELATION
     assert user is d.call.user  # auto leaves a clean call untouched, bit for bit
     forced, info = gate_call(d.call.user, d.call.agent, "on")
-    assert info["applied"]
+    assert info["applied"] and info["gated_s"] == 0.0
     _assert_same(_user_view(_score(replace(d.call, user=forced))), ref, "forced on a clean call")
+    # on as asked with nothing found and nothing gated: scored as recorded, bit for bit (trial J: the
+    # gate's high-passed output, high-passed again by the front end, moved a caller's offset 120 ms
+    # on a call without echo while saying "0.0 s gated")
+    assert forced is d.call.user
     assert gate_call(d.call.user, d.call.agent, "off") == (d.call.user, {"mode": "off", "applied": False})
 
 

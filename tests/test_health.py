@@ -472,7 +472,7 @@ def test_a_telephone_band_call_gets_a_line_note_not_a_warning(tmp_path, capsys):
         # a gate metric of its own (a trial: a telephone call could not be gated on)
         assert doc["summary"]["narrowband_channel_count"] == (2 if narrow else 0)
         # each verdict carries the line, so within_timing_error uses the narrowband error (298 ms for
-        # a latency, not the wideband 47 ms: a trial's 0.60 s reply read 0.86 s on a mu-law line)
+        # a latency, not the wideband 55 ms: a trial's 0.60 s reply read 0.86 s on a mu-law line)
         lat = [v for v in doc["verdicts"] if v["kind"] in ("latency", "barge_in")]
         assert lat and all(v.get("line", "wideband") == ("narrowband" if narrow else "wideband") for v in lat)
         if narrow:

@@ -286,12 +286,12 @@ def test_slow_latency_text_names_the_human_mean(gap_s, words):
 @pytest.mark.parametrize("gap_s, outcome, near", [
     (0.70, "human", True),    # 42 ms under the edge: the truth may be above it
     (0.78, "s2s", True),      # 38 ms over: flagged, but noise could have put it there
-    (0.80, "s2s", False),     # 58 ms over: beyond the 47 ms p95 error
+    (0.80, "s2s", False),     # 58 ms over: beyond the 55 ms p95 error
     (0.60, "human", False),
     (1.20, "s2s", False),
 ])
 def test_a_latency_within_the_timing_error_of_its_edge_says_so(gap_s, outcome, near):
-    """A latency within MEASURED_TIMING_ERROR (47 ms, p95 on noisy built calls) of the human
+    """A latency within MEASURED_TIMING_ERROR (55 ms, p95 on noisy built calls) of the human
     edge keeps its outcome and says it is that close, in the JSON and its line (a flag 10 ms over
     the edge read as certain as one a second over; a noted defect)."""
     from livejudge.timing.metrics import MEASURED_TIMING_ERROR
@@ -372,7 +372,7 @@ def test_a_late_start_into_a_pause_is_judged_by_its_latency_alone():
 
 def test_within_timing_error_uses_the_lines_measured_error():
     """A 0.86 s reply on a telephone line, 118 ms above the 0.742 s human edge: outside the wideband
-    47 ms p95 error, inside the narrowband 298 ms (the line carries no word-final fricative, so
+    55 ms p95 error, inside the narrowband 298 ms (the line carries no word-final fricative, so
     latencies read long); the verdict's line round-trips through its dict."""
     from livejudge.timing.metrics import MEASURED_TIMING_ERROR, MEASURED_TIMING_ERROR_NARROWBAND
     from livejudge.timing.verdicts import Verdict, on_line, verdict_text

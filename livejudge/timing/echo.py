@@ -633,6 +633,14 @@ def gate_call(user: np.ndarray, agent: np.ndarray, mode: str = "auto",
         g = echo_gate(u, agent, path)
         info.update(g.to_dict())
         info["applied"] = True
+        if not path.detected and not g.gated_s:
+            # on as asked, no leakage found and no frame gated: the channel is scored as recorded. The
+            # gate's output is high-passed (then the front end's high-pass again), and subtracting an
+            # echo estimate that is not there had moved a caller's offset 120 ms on a call with no echo,
+            # "0.0 s gated" (trial J)
+            tail = residual_tail_db(_clean(u), agent)
+            info["residual_tail_db"] = None if tail is None else round(tail, 1)
+            return user, info
         tail = residual_tail_db(g.user, agent)
         info["residual_tail_db"] = None if tail is None else round(tail, 1)
         return g.user, info

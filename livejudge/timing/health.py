@@ -116,7 +116,7 @@ crowd of many more talkers is steadier and may read below this, dB."""
 SPEECHLIKE_FLOOR_DBFS = -44.0
 """HEURISTIC: a speech-like floor (``SPEECHLIKE_SPREAD_DB``) above this is ``noisy_line`` too:
 babble at −40 dBFS RMS reads about −43 dBFS as a floor and already moves latencies (median error
-+26 ms, p95 468 ms; ``benchmarks/vad_bounds.py --sets loud``, docs/verdicts.md), while the same
++28 ms, p95 468 ms; ``benchmarks/vad_bounds.py --sets loud``, docs/verdicts.md), while the same
 rule gave no warning on 300 channels of built calls at −65…−45 dBFS, dBFS. Babble whose talkers
 pause (a café) reads a floor 9–11 dB under its level and is not caught at −40 dBFS RMS though it
 moves the timing (a new user's trial; docs/verdicts.md, "Louder floors")."""

@@ -227,7 +227,7 @@ class Verdict:
     def timing_error_s(self) -> float | None:
         """The measured timing error of ``value_s`` on this call's line, seconds (p95 |measured −
         truth| on noisy built calls, ``benchmarks/vad_bounds.py``): a latency's
-        ``latency_p95_abs_s`` (47 ms wideband, 298 ms narrowband), a yield time's
+        ``latency_p95_abs_s`` (55 ms wideband, 298 ms narrowband), a yield time's
         ``yield_p95_abs_s`` (107 ms, 98 ms); None for kinds without a measured error."""
         return _TIMING_ERROR_S[self.line if self.line in _TIMING_ERROR_S else "wideband"].get((self.kind, self.outcome))
 
