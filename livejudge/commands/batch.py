@@ -598,7 +598,6 @@ def _row_of_doc(doc: dict, written: str | None, write_error: str | None = None) 
         return {"status": "interrupted", "result": written, "metrics": None, **extra,
                 "reason": f"{ended} before it finished; " + (said if written else "its partial result was not written")}
     from livejudge.commands.compare import recorded_settings
-
     from livejudge.commands.gates import truncated_row
 
     # each warning's code, beside its message: a per-code gate's reason shows its own (gates.row_health)

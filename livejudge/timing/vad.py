@@ -360,9 +360,8 @@ def _median_sigma(levels_db: np.ndarray) -> tuple[float, float]:
 def _normal_thr(levels_db: np.ndarray, margin_db: float) -> float:
     """The normal-in-dB noise threshold of sub-frame levels (as ``NoiseFloor``: σ = (p20 − p5)/0.80,
     median p20 + 0.84 σ), ``GATE_Z`` σ + ``margin_db`` above the median, dBFS."""
-    p5, p20 = np.percentile(levels_db, (5, 20))
-    sigma = float(min(max((p20 - p5) / 0.80, 0.3), 4.0))
-    return float(p20 + 0.84 * sigma + GATE_Z * sigma + margin_db)
+    median, sigma = _median_sigma(levels_db)
+    return median + GATE_Z * sigma + margin_db
 
 
 class StreamingVAD:
@@ -426,8 +425,8 @@ class StreamingVAD:
         self._prev_offset_s = float("-inf")  # the last segment's offset: the next onset is not before it
         self._hi_sub = -1  # newest sub-frame whose levels are stored
         # read ahead (prime_noise): the high-band noise threshold of the channel's first seconds, and
-        # how many sub-frames they cover (within them, neither band's refinement threshold goes above
-        # what those seconds give)
+        # how many sub-frames they cover (within them, the high band's refinement threshold goes no
+        # higher than that)
         self._prime_hb_thr = float("inf")
         self._primed_subs = 0
 
