@@ -731,3 +731,47 @@ def test_a_quiet_caller_is_not_read_as_a_swap():
     d = example_dialogue(seed=0)
     w = check_input(_int16(d.call.user * 0.01), _int16(d.call.agent))
     assert "channel_swap" not in [x.code for x in w] and "quiet_channel" in [x.code for x in w], w
+
+
+def test_a_caller_file_that_stops_early_is_not_read_as_a_zero_padded_agent():
+    """Trial K: `--user` and `--agent` files of different lengths (the caller's 18 s shorter),
+    padded with zeros to the longer, read "the user channel is digital silence between its speech
+    (42 % of frames) … swap the two files", and so did a stereo file whose caller channel stops
+    early. Zeros before a channel's first sound or after its last are not between its speech: no
+    channel_swap. Zeros between the words (a noise gate) still give the listen-first warning."""
+    d = example_dialogue(seed=0)
+    u = d.call.user.copy()
+    stop = int(u.size * 0.55)
+    u[stop:] = 0.0  # the caller's side ends early; what follows is padding
+    assert "channel_swap" not in [w.code for w in check_input(u, d.call.agent)]
+    late = d.call.user.copy()
+    late[: int(late.size * 0.3)] = 0.0  # or starts late
+    assert "channel_swap" not in [w.code for w in check_input(late, d.call.agent)]
+    gated = u.copy()
+    for i in range(0, stop - 480, 480):  # zeros between its words too: the noise-gate reading stands
+        if np.sqrt(np.mean(gated[i:i + 480] ** 2)) < 10 ** (-50 / 20):
+            gated[i:i + 480] = 0.0
+    assert "channel_swap" in [w.code for w in check_input(gated, d.call.agent)]
+
+
+def test_a_short_fragment_of_speech_at_a_normal_level_is_not_quiet():
+    """Trial K: a recording that starts 0.34 s before the caller's phrase ends read "the user channel
+    is quiet (loudest 2 s at −33 dBFS)" and was scaled up 17.7 dB: the loudest 2 s of frames held
+    1.7 s of silence. The level is now read off the frames near its loudest, so a fragment of speech
+    reads its own level; a channel of quiet speech is still warned, also beside a click 30 dB louder."""
+    from livejudge.testing.dialogues import load_clip, trim
+    from livejudge.timing.health import QUIET_SPEECH_DBFS, speech_level_dbfs
+
+    clip = trim(load_clip("cmu_cards_005"))
+    part = clip[clip.size // 2: clip.size // 2 + int(0.34 * 16000)]  # 0.34 s of the phrase
+    frag = np.zeros(16000 * 6, np.float32)
+    frag[: part.size] = part  # then silence
+    assert speech_level_dbfs(part) > QUIET_SPEECH_DBFS
+    assert abs(speech_level_dbfs(frag) - speech_level_dbfs(part)) < 1.0  # its own level, not diluted
+    d = example_dialogue(seed=0)
+    assert "quiet_channel" not in [w.code for w in check_input(frag, d.call.agent[: frag.size])]
+    quiet = (d.call.user * np.float32(10 ** (-25 / 20))).copy()
+    quiet[16000 * 5] = 0.9  # a click far above the speech does not set its level
+    quiet[16000 * 5 + 1] = -0.9
+    assert speech_level_dbfs(quiet) < QUIET_SPEECH_DBFS
+    assert "quiet_channel" in [w.code for w in check_input(quiet, d.call.agent)]

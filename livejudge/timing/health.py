@@ -211,6 +211,16 @@ def _digital_silence_share(rms: np.ndarray) -> float:
     return float(np.mean(rms < 10 ** (DIGITAL_SILENCE_DBFS / 20))) if rms.size else 0.0
 
 
+def _between_sound(rms: np.ndarray) -> np.ndarray:
+    """A channel's 30 ms frame RMS levels from its first frame of sound to its last (digital silence,
+    below ``DIGITAL_SILENCE_DBFS``, cut off at both ends). A file that starts late or stops early
+    (zeros before or after it: two files of different lengths, padded to the longer) has no zeros
+    between its speech and no floor of −120 dBFS (trial K: a caller's file 18 s shorter than the
+    agent's read "42 % digital silence between its speech" and the caller was called the agent)."""
+    sound = np.flatnonzero(rms >= 10 ** (DIGITAL_SILENCE_DBFS / 20))
+    return rms[sound[0]:sound[-1] + 1] if sound.size else rms[:0]
+
+
 def _noise_floor_dbfs(rms: np.ndarray) -> float:
     """The noise floor of a channel from its 30 ms frame RMS levels (``_frame_rms``: DC removed):
     their ``NOISE_FLOOR_PERCENTILE`` percentile, dBFS (−120.0 for digital silence or no frame)."""
@@ -237,10 +247,18 @@ def quiet_gain_db(level_dbfs: float) -> float:
     return round(min(MAX_GAIN_DB, max(0.0, QUIET_TARGET_DBFS - level_dbfs)), 1)
 
 
+SPEECH_LEVEL_RANGE_DB = 20.0
+"""HEURISTIC: ``speech_level_dbfs`` reads only frames within this many dB of a channel's fifth
+loudest 30 ms frame (one or two clicks louder than the speech do not set the reference), dB."""
+
+
 def speech_level_dbfs(x: np.ndarray) -> float:
     """A channel's speech level: the RMS of its loudest ``QUIET_TOP_S`` of 30 ms frames (each
-    frame's DC removed), dBFS (−120.0 without a frame). HEURISTIC: for a channel with at least that
-    much speech it is the level of its louder speech, whatever share of the call it talks.
+    frame's DC removed) among those within ``SPEECH_LEVEL_RANGE_DB`` of its fifth loudest frame,
+    dBFS (−120.0 without a frame). HEURISTIC: for a channel with at least that much speech it is the
+    level of its louder speech, whatever share of the call it talks; with less (a recording that
+    starts 0.3 s before the caller's phrase ends), its speech alone: a trial's 0.34 s of speech at a
+    normal level had been averaged with 1.7 s of silence, read "quiet" and scaled up 17.7 dB.
 
     Args:
         x: float32 mono 16 kHz samples, full scale ±1."""
@@ -248,7 +266,9 @@ def speech_level_dbfs(x: np.ndarray) -> float:
     if not rms.size:
         return -120.0
     k = max(1, int(round(QUIET_TOP_S / 0.03)))
-    top = np.partition(rms, max(0, rms.size - k))[-k:] if rms.size > k else rms
+    ref = float(np.partition(rms, max(0, rms.size - 5))[max(0, rms.size - 5)])
+    loud = rms[rms >= ref * 10 ** (-SPEECH_LEVEL_RANGE_DB / 20)]
+    top = np.partition(loud, max(0, loud.size - k))[-k:] if loud.size > k else loud
     return float(10 * np.log10(max(float(np.mean(top**2)), 1e-12)))
 
 
@@ -376,7 +396,9 @@ def check_input(user: np.ndarray, agent: np.ndarray, *, lengths: tuple[int, int]
                     f"the agent channel carries an echo of the user channel (correlation {reverse.correlation:.2f}), "
                     f"the reverse of speakerphone echo: {fix}", float(reverse.correlation), DETECT_CORRELATION))
             elif usual is None or not usual.detected:  # no echo to tell the order: the noise floors
-                ru, ra = _frame_rms(u[:n]), _frame_rms(a[:n])
+                # each channel from its first sound to its last: padding is neither silence between
+                # speech nor a floor
+                ru, ra = _between_sound(_frame_rms(u[:n])), _between_sound(_frame_rms(a[:n]))
                 du, da = _digital_silence_share(ru), _digital_silence_share(ra)
                 # a quiet channel's room noise can sit under one 16-bit step, and its floor is low
                 # because all of it is: neither cue says anything of the order (a caller 40 dB down
