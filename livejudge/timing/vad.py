@@ -11,9 +11,9 @@ WebRTC reads faint noise as speech and keeps saying "speech" for up to ~140 ms a
    gate, a channel whose noise sat at −49…−43 dBFS got offsets 100–170 ms late: WebRTC's own
    hangover frames passed the gate.) No segment opens before 0.3 s of the channel is known. A
    recording is read ahead (``StreamingVAD.prime_noise``): over its first ``noise_history_s`` the
-   estimate is the one of those seconds, and the high band's refinement threshold goes no higher
-   than their noise gives, so a recording that starts inside a phrase does not read that phrase
-   as noise (a trial's first turns came out short, split or lost); a live stream cannot.
+   estimate is the one of those seconds, and the refinement's thresholds go no higher than their
+   noise gives, so a recording that starts inside a phrase does not read that phrase as noise
+   (trials' first turns came out short, split or lost); a live stream cannot.
 2. **Voicing before opening.** A run of gated speech frames opens a segment only once it has
    ``min_voiced_s`` of periodic frames (normalised autocorrelation ≥ ``voicing_threshold`` at
    a lag of 2.5–15 ms, F0 67–400 Hz). Clicks, pops, breaths and other short non-speech bursts
@@ -424,10 +424,11 @@ class StreamingVAD:
         self._onset_s: float | None = None
         self._prev_offset_s = float("-inf")  # the last segment's offset: the next onset is not before it
         self._hi_sub = -1  # newest sub-frame whose levels are stored
-        # read ahead (prime_noise): the high-band noise threshold of the channel's first seconds, and
-        # how many sub-frames they cover (within them, the high band's refinement threshold goes no
-        # higher than that)
+        # read ahead (prime_noise): the noise thresholds of the channel's first seconds (high band;
+        # full band, before refine_margin_db), and how many sub-frames they cover (within them, the
+        # refinement's thresholds go no higher than these)
         self._prime_hb_thr = float("inf")
+        self._prime_tail_db = float("inf")
         self._primed_subs = 0
 
     # ------------------------------------------------------------------ public state
@@ -507,13 +508,14 @@ class StreamingVAD:
         lvl = _db(np.einsum("ij,ij->i", u, u) / self._sub_len)
         self._noise.prime(lvl)
         self._primed_subs = n
-        # the high band's noise threshold as the refinement reads it off quiet sub-frames (its
+        # each band's noise threshold as the refinement reads it off quiet sub-frames (their
         # NOISE_TAIL_Q percentile), here those under the frame gate: read off the noise itself
         noise = lvl < self.gate_dbfs
         if int(noise.sum()) >= MIN_QUIET_SUBS:
             hb = np.convolve(u.reshape(-1), self._hb_fir, mode="same").reshape(n, -1)
             hbl = _db(np.einsum("ij,ij->i", hb, hb) / self._sub_len)
             self._prime_hb_thr = float(np.percentile(hbl[noise], NOISE_TAIL_Q)) + self.config.refine_margin_db
+            self._prime_tail_db = float(np.percentile(lvl[noise], NOISE_TAIL_Q))
 
     def push(self, samples: np.ndarray) -> list[SpeechSegment]:
         x = np.asarray(samples, dtype=np.float32)
@@ -683,12 +685,15 @@ class StreamingVAD:
                 # lead-in among too few quiet sub-frames: once −18 dBFS, a phrase cut 260 ms short)
                 self._tail_db, self._hb_thr = kept[1], min(kept[2], self._hb_thr)
         if hi < self._primed_subs:
-            # a recording read ahead (prime_noise), within its first seconds: the stored high-band
-            # levels may be mostly speech (a recording that starts inside a phrase), and their low
-            # percentiles read it as noise, so a word-final fricative fell under the threshold (a
-            # trial's call cut inside a phrase lost its last 0.2–0.3 s): the high band's threshold
-            # goes no higher than what the first seconds give
+            # a recording read ahead (prime_noise), within its first seconds: the stored levels may be
+            # mostly speech (a recording that starts inside a phrase), their low percentiles read it as
+            # noise, and its "quiet" sub-frames may be a word's first frames that the frame VAD had not
+            # yet called speech, so a phrase's end fell under the threshold (trials J and K: a call cut
+            # inside a phrase lost its last 0.2–0.3 s, wideband and over μ-law): neither band's
+            # threshold goes higher than the noise of the first seconds gives
             self._hb_thr = min(self._hb_thr, self._prime_hb_thr)
+            if self._tail_db is not None:  # the full band's, read off quiet sub-frames, likewise
+                self._tail_db = min(self._tail_db, self._prime_tail_db)
         run0 = max(lo, (self._run_start or 0) * self._spf)
         self._peak_hb_db = float(self._hbc[run0 - lo:].max()) if hi >= run0 else -120.0
 
