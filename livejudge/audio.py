@@ -864,10 +864,10 @@ def ogg_ends_cut(path: str | Path) -> bool:
                 return not struct.unpack("<B", head[5:6])[0] & 0x04
 
 
-def _unfinished_wav_data_at(path: str | Path) -> int | None:
-    """The byte offset of the samples of a RIFF/WAVE file whose ``data`` chunk declares 0 bytes (a
-    header never finished: a recorder stopped before it wrote the lengths, or a streaming writer's
-    placeholder), or None for any other file."""
+def _wav_data_chunk(path: str | Path) -> tuple[int, int, int] | None:
+    """Where a RIFF/WAVE file's ``data`` chunk holds its samples: ``(byte offset of the samples,
+    the size the chunk header declares, the fmt chunk's block align or 0 if none came first)``, or
+    None (not WAV, no data chunk among the first 64 chunks, a short fmt chunk, unreadable)."""
     import struct
 
     try:
@@ -875,17 +875,33 @@ def _unfinished_wav_data_at(path: str | Path) -> int | None:
             head = fh.read(12)
             if len(head) < 12 or head[:4] != b"RIFF" or head[8:12] != b"WAVE":
                 return None
+            block_align = 0
             for _ in range(64):  # a handful of chunks precede the data in any real file
                 ch = fh.read(8)
                 if len(ch) < 8:
                     return None
                 cid, size = ch[:4], struct.unpack("<I", ch[4:])[0]
-                if cid == b"data":
-                    return fh.tell() if size == 0 else None
-                fh.seek(size + (size & 1), 1)
+                if cid == b"fmt ":
+                    fmt = fh.read(size)
+                    if len(fmt) < 14:
+                        return None
+                    block_align = struct.unpack("<H", fmt[12:14])[0]
+                    fh.seek(size & 1, 1)
+                elif cid == b"data":
+                    return fh.tell(), size, block_align
+                else:
+                    fh.seek(size + (size & 1), 1)
     except OSError:
         return None
     return None
+
+
+def _unfinished_wav_data_at(path: str | Path) -> int | None:
+    """The byte offset of the samples of a RIFF/WAVE file whose ``data`` chunk declares 0 bytes (a
+    header never finished: a recorder stopped before it wrote the lengths, or a streaming writer's
+    placeholder), or None for any other file."""
+    chunk = _wav_data_chunk(path)
+    return chunk[0] if chunk is not None and chunk[1] == 0 else None
 
 
 class _FromOffset:
@@ -957,34 +973,10 @@ def _wav_declared_frames(path: str | Path) -> int | None:
     """Frames a RIFF/WAVE file's ``data`` chunk header declares, or None (not WAV, no size, or a
     streaming writer's 0/0xFFFFFFFF placeholder). libsndfile reports the frames actually present,
     so a larger declared count means the file was cut short."""
-    import struct
-
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(12)
-            if len(head) < 12 or head[:4] != b"RIFF" or head[8:12] != b"WAVE":
-                return None
-            block_align = 0
-            for _ in range(64):  # a handful of chunks precede the data in any real file
-                ch = fh.read(8)
-                if len(ch) < 8:
-                    return None
-                cid, size = ch[:4], struct.unpack("<I", ch[4:])[0]
-                if cid == b"fmt ":
-                    fmt = fh.read(size)
-                    if len(fmt) < 14:
-                        return None
-                    block_align = struct.unpack("<H", fmt[12:14])[0]
-                    fh.seek(size & 1, 1)
-                elif cid == b"data":
-                    if not block_align or size in (0, 0xFFFFFFFF):
-                        return None
-                    return size // block_align
-                else:
-                    fh.seek(size + (size & 1), 1)
-    except OSError:
+    chunk = _wav_data_chunk(path)
+    if chunk is None or not chunk[2] or chunk[1] in (0, 0xFFFFFFFF):
         return None
-    return None
+    return chunk[1] // chunk[2]
 
 
 PIPE_SAY_S = 2.0

@@ -1,11 +1,20 @@
 """Shared fixtures. Tests never touch a model hub."""
 
 import os
+import signal
 
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    # a suite started in the background of a non-interactive shell (`pytest … &`) inherits Ctrl-C
+    # ignored, and so does every app the Ctrl-C tests spawn: Python then installs no
+    # KeyboardInterrupt, the app sleeps through the test's SIGINT, and the test timed out at 60 s
+    # (the Pipecat and LiveKit embeddings' tests, seen as "slow under load" for a week). A terminal
+    # and CI start it with Ctrl-C live: the same here.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
